@@ -1,0 +1,7 @@
+"""``python -m inspector``: same as the ``inspector`` command."""
+
+import sys
+
+from inspector.cli import main
+
+sys.exit(main())

@@ -1,0 +1,161 @@
+"""Command line: ``inspector [FILE...]`` opens the window; subcommands run headless.
+
+    inspector [--screenshot OUT.png [--size WxH]] [FILE[::/hdf5/path] ...]
+    inspector verify [--json] [--hash-arrays] FILE...
+    inspector export SOURCE DEST.aucx [--exported-at ISO-8601] [--overwrite]
+    inspector install-desktop [--uninstall]
+
+Exit status of ``verify``: 0 when every file is ok, 1 when any is not, 2 for
+usage errors (issue 2 item 5).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from inspector import __version__
+
+SUBCOMMANDS = {
+    "verify": "check files headless and print a report (or JSON lines with --json)",
+    "export": "write an AUC source (AUCX archive or CSV/TSV scan table) to a new AUCX archive",
+    "install-desktop": "install (or --uninstall) the desktop entry, MIME types and icons for this user",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # usage errors exit 2
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _gui_parser() -> argparse.ArgumentParser:
+    epilog = "subcommands:\n" + "\n".join(f"  {k:<16} {v}" for k, v in SUBCOMMANDS.items())
+    epilog += "\n\nRun 'inspector SUBCOMMAND --help' for the options of each."
+    p = _Parser(
+        prog="inspector",
+        description="Inspect VneuroTK HDF5 recordings and AUCX archives. "
+        "With no FILE, opens the bundled sample files.",
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--version", action="version", version=f"inspector {__version__}")
+    p.add_argument("files", nargs="*", metavar="FILE",
+                   help="files to open, one tab each; FILE::/group/dataset opens a recording at that node")
+    p.add_argument("--screenshot", metavar="OUT.png",
+                   help="open the files, wait until the views are populated, save a PNG of the window and exit")
+    p.add_argument("--size", metavar="WxH", default="1280x800", help="window size for --screenshot")
+    return p
+
+
+def _verify_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="inspector verify", description=SUBCOMMANDS["verify"])
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--json", action="store_true", help="one JSON object per file, one per line")
+    p.add_argument("--hash-arrays", action="store_true",
+                   help="also materialise neural arrays and report their SHA-256 and float64 sum")
+    return p
+
+
+def _export_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="inspector export", description=SUBCOMMANDS["export"])
+    p.add_argument("source", help="an AUCX archive, or a CSV/TSV scan table or folder with a manifest")
+    p.add_argument("dest", help="the archive to write (DEST.aucx)")
+    p.add_argument("--exported-at", metavar="ISO-8601", default=None,
+                   help="export time recorded in the archive (default: now, UTC)")
+    p.add_argument("--overwrite", action="store_true", help="replace DEST if it exists")
+    return p
+
+
+def _install_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="inspector install-desktop", description=SUBCOMMANDS["install-desktop"])
+    p.add_argument("--uninstall", action="store_true", help="remove what install-desktop wrote")
+    return p
+
+
+def format_report(doc) -> str:
+    """The human-readable ``verify`` report of one document."""
+    lines = [f"{doc.path}: {doc.format}: {'OK' if doc.ok else 'NOT OK'}"]
+    for key, value in doc.summary.items():
+        if key in ("members",):
+            continue
+        text = json.dumps(value, ensure_ascii=False, default=str)
+        if len(text) > 100:
+            text = text[:97] + "..."
+        lines.append(f"  {key}: {text}")
+    if doc.members:
+        bad = [m for m in doc.members if m.status != "ok"]
+        lines.append(f"  checksums: {len(doc.members) - len(bad)}/{len(doc.members)} members ok")
+        for m in bad:
+            lines.append(f"    {m.status:<16} {m.name}")
+    if doc.findings:
+        lines.append("  findings:")
+        for f in doc.findings:
+            loc = f" [{f.location}]" if f.location else ""
+            lines.append(f"    {f.severity:<7} {f.code}{loc}: {f.message}")
+    return "\n".join(lines)
+
+
+def cmd_verify(argv: Sequence[str]) -> int:
+    args = _verify_parser().parse_args(argv)
+    from inspector.formats import open_document
+
+    all_ok = True
+    for path in args.files:
+        with open_document(path, hash_arrays=args.hash_arrays) as doc:
+            doc.verify()
+            all_ok &= doc.ok
+            if args.json:
+                print(json.dumps(doc.to_json(), ensure_ascii=False, allow_nan=False, default=str), flush=True)
+            else:
+                print(format_report(doc), flush=True)
+    return 0 if all_ok else 1
+
+
+def cmd_export(argv: Sequence[str]) -> int:
+    args = _export_parser().parse_args(argv)
+    from inspector.formats.export import ExportError, export_to_aucx
+
+    try:
+        result = export_to_aucx(args.source, args.dest, exported_at=args.exported_at,
+                                overwrite=args.overwrite)
+    except ExportError as exc:
+        print(f"inspector export: {exc}", file=sys.stderr)
+        return 1
+    print(f"wrote {result}")
+    return 0
+
+
+def cmd_install_desktop(argv: Sequence[str]) -> int:
+    args = _install_parser().parse_args(argv)
+    from inspector.desktop import install, uninstall
+
+    actions = uninstall() if args.uninstall else install()
+    for line in actions:
+        print(line)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``inspector`` script and ``python -m inspector``."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "verify":
+        return cmd_verify(argv[1:])
+    if argv and argv[0] == "export":
+        return cmd_export(argv[1:])
+    if argv and argv[0] == "install-desktop":
+        return cmd_install_desktop(argv[1:])
+    args = _gui_parser().parse_args(argv)
+    size = None
+    if args.screenshot:
+        try:
+            w, h = (int(v) for v in args.size.lower().split("x"))
+            size = (w, h)
+        except ValueError:
+            print(f"inspector: error: --size must look like 1280x800, not {args.size!r}", file=sys.stderr)
+            return 2
+    from inspector.app import run_gui
+
+    return run_gui(args.files, screenshot=args.screenshot, size=size)

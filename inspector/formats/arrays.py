@@ -1,0 +1,215 @@
+"""Lazy array references and per-bin min/max envelopes for plotting.
+
+An :class:`ArrayRef` exposes ``shape`` and ``dtype`` at once and reads data
+only on request, through :meth:`ArrayRef.read` (a selection of the logical
+array) and :meth:`ArrayRef.envelope` (min/max per bin of one line of samples,
+as a plot at a given pixel width needs it).  Nothing here imports Qt.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+#: When a range holds at most this many samples per bin, raw samples are
+#: returned instead of an envelope.
+RAW_SAMPLES_PER_BIN = 2
+
+
+@dataclass
+class Envelope:
+    """Min/max of one line of samples over ``[start, stop)`` in ``bins`` bins.
+
+    Attributes:
+        start, stop: sample index range covered (stop exclusive).
+        x: float64 ``(n,)``: the first sample index of each bin (or the sample
+            index of each raw sample when ``raw`` is true).
+        lo, hi: float64 ``(n,)``: per-bin minimum and maximum over finite
+            values; NaN where a bin has no finite value (a gap). When ``raw``
+            is true ``lo`` and ``hi`` are the samples themselves.
+        raw: True when the range was small enough to return raw samples.
+        exact: False for a progressive preview that will be refined.
+    """
+
+    start: int
+    stop: int
+    x: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    raw: bool
+    exact: bool = True
+
+    def __len__(self) -> int:
+        return int(self.x.shape[0])
+
+
+def bin_edges(start: int, stop: int, bins: int) -> np.ndarray:
+    """Integer bin edges splitting ``[start, stop)`` into at most ``bins`` bins.
+
+    Returns int64 ``(k + 1,)`` with ``k = min(bins, stop - start)``; every bin
+    holds at least one sample.
+    """
+    n = max(stop - start, 0)
+    k = max(min(bins, n), 0)
+    if k == 0:
+        return np.array([start], dtype=np.int64)
+    return start + (np.arange(k + 1, dtype=np.int64) * n) // k
+
+
+def minmax_bins(values: np.ndarray, edges: np.ndarray, offset: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Per-bin (min, max) of a 1-D array over finite values.
+
+    Args:
+        values: 1-D array of any real dtype (any byte order) holding the
+            samples ``[edges[0] - offset, edges[-1] - offset)``.
+        edges: int64 bin edges (see :func:`bin_edges`).
+        offset: sample index of ``values[0]``.
+
+    Returns:
+        Two float64 arrays ``(len(edges) - 1,)``; NaN for bins without a
+        finite value.  Integers are converted to float64 first, so no
+        overflow occurs.
+    """
+    v = np.asarray(values, dtype=np.float64)
+    k = len(edges) - 1
+    lo = np.full(k, np.nan)
+    hi = np.full(k, np.nan)
+    if k <= 0 or v.size == 0:
+        return lo, hi
+    idx = (edges[:-1] - offset).astype(np.intp)
+    finite = np.isfinite(v)
+    if finite.all():
+        lo = np.minimum.reduceat(v, idx)
+        hi = np.maximum.reduceat(v, idx)
+        return lo, hi
+    vlo = np.where(finite, v, np.inf)
+    vhi = np.where(finite, v, -np.inf)
+    lo = np.minimum.reduceat(vlo, idx)
+    hi = np.maximum.reduceat(vhi, idx)
+    lo[~np.isfinite(lo)] = np.nan
+    hi[~np.isfinite(hi)] = np.nan
+    return lo, hi
+
+
+def envelope_of(values: np.ndarray, start: int, stop: int, bins: int) -> Envelope:
+    """Envelope of an in-memory 1-D line (``values`` covers ``[start, stop)``)."""
+    v = np.asarray(values)
+    n = stop - start
+    if n <= bins * RAW_SAMPLES_PER_BIN:
+        f = v.astype(np.float64)
+        f[~np.isfinite(f)] = np.nan
+        x = np.arange(start, stop, dtype=np.float64)
+        return Envelope(start, stop, x, f, f, raw=True)
+    edges = bin_edges(start, stop, bins)
+    lo, hi = minmax_bins(v, edges, offset=start)
+    return Envelope(start, stop, edges[:-1].astype(np.float64), lo, hi, raw=False)
+
+
+class ArrayRef(ABC):
+    """A lazily read array.
+
+    Subclasses implement :meth:`read`; :meth:`envelope` has a default that
+    reads the requested line in blocks.
+
+    Attributes:
+        name: display name (``"neuro"``, ``"signal"``...).
+        shape: logical shape.
+        dtype: logical numpy dtype (native byte order not guaranteed).
+        storage: how it is stored (``"dense"``, ``"coo"``, ``"npy"``...).
+        location: file location (HDF5 path or archive member).
+        sample_axis: the axis plotted as x by default (time or points).
+        attrs: display metadata (units, channel names, sampling rate...).
+    """
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    storage: str = "dense"
+    location: str = ""
+    sample_axis: int = 0
+
+    def __init__(self) -> None:
+        self.attrs: dict[str, Any] = {}
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @abstractmethod
+    def read(self, selection: Any = Ellipsis) -> np.ndarray:
+        """Return ``array[selection]`` (numpy basic indexing), native byte order.
+
+        Raises:
+            OSError: the file cannot be read (changed, truncated, locked).
+            IndexError: the selection is out of bounds.
+        """
+
+    def line_selection(self, index: tuple[int | None, ...], start: int, stop: int) -> tuple:
+        """The selection of samples ``[start, stop)`` along the ``None`` axis of ``index``."""
+        if len(index) != self.ndim or sum(i is None for i in index) != 1:
+            raise ValueError(f"index {index!r} must have {self.ndim} entries, exactly one None")
+        return tuple(slice(start, stop) if i is None else int(i) for i in index)
+
+    def envelope(
+        self, index: tuple[int | None, ...], start: int, stop: int, bins: int
+    ) -> Envelope:
+        """Per-bin min/max of one line of samples.
+
+        Args:
+            index: one entry per axis; ``None`` marks the sample axis, the
+                others fix a position (e.g. ``(None, 3)`` is channel 3 of a
+                ``(time, channels)`` array; ``(5, None, 3)`` trial 5, channel 3).
+            start, stop: sample range (clipped to the axis length).
+            bins: number of bins (the plot's width in pixels).
+        """
+        axis = index.index(None)
+        n = self.shape[axis]
+        start = max(0, min(int(start), n))
+        stop = max(start, min(int(stop), n))
+        bins = max(1, int(bins))
+        if stop - start <= bins * RAW_SAMPLES_PER_BIN:
+            return envelope_of(self.read(self.line_selection(index, start, stop)), start, stop, bins)
+        edges = bin_edges(start, stop, bins)
+        lo = np.empty(len(edges) - 1)
+        hi = np.empty(len(edges) - 1)
+        block = max(1 << 20, 1)
+        b0 = 0
+        while b0 < len(edges) - 1:
+            # take whole bins up to ~block samples
+            s = edges[b0]
+            b1 = int(np.searchsorted(edges, s + block, side="right")) - 1
+            b1 = max(b1, b0 + 1)
+            b1 = min(b1, len(edges) - 1)
+            e = edges[b1]
+            vals = self.read(self.line_selection(index, int(s), int(e)))
+            lo[b0:b1], hi[b0:b1] = minmax_bins(vals, edges[b0 : b1 + 1], offset=int(s))
+            b0 = b1
+        return Envelope(start, stop, edges[:-1].astype(np.float64), lo, hi, raw=False)
+
+
+class NumpyArrayRef(ArrayRef):
+    """An :class:`ArrayRef` over an in-memory array (small arrays, tests)."""
+
+    def __init__(self, name: str, array: np.ndarray, *, location: str = "", storage: str = "memory",
+                 sample_axis: int = 0) -> None:
+        super().__init__()
+        self.name = name
+        self._a = np.asarray(array)
+        self.shape = tuple(self._a.shape)
+        self.dtype = self._a.dtype
+        self.location = location
+        self.storage = storage
+        self.sample_axis = sample_axis
+
+    def read(self, selection: Any = Ellipsis) -> np.ndarray:
+        out = np.asarray(self._a[selection])
+        if not out.dtype.isnative:
+            out = out.astype(out.dtype.newbyteorder("="))
+        return out

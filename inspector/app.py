@@ -1,0 +1,92 @@
+"""The GUI entry point: build the application, open files, optionally screenshot."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from inspector import APP_ID, APP_NAME, __version__
+
+
+def bundled_samples() -> list[Path]:
+    """Sample files shipped in ``inspector.resources/samples`` (opened when no file is given)."""
+    from importlib.resources import as_file, files
+
+    root = files("inspector.resources") / "samples"
+    out: list[Path] = []
+    with as_file(root) as folder:
+        folder = Path(folder)
+        if folder.is_dir():
+            for p in sorted(folder.iterdir()):
+                if p.name.startswith((".", "_")) or p.suffix in (".md", ".txt", ".py"):
+                    continue
+                out.append(p)
+    return out
+
+
+def make_application(argv: Sequence[str] | None = None):
+    """Create (or return) the QApplication with the app's identity set."""
+    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(list(argv) if argv is not None else [sys.argv[0]])
+    app.setApplicationName(APP_NAME)
+    app.setOrganizationName("Inspector")
+    app.setOrganizationDomain("vneurotk.org")
+    app.setApplicationVersion(__version__)
+    QGuiApplication.setDesktopFileName(APP_ID)
+    try:
+        from inspector.ui.icons import app_icon
+
+        app.setWindowIcon(app_icon())
+    except (ImportError, AttributeError):
+        pass
+    return app
+
+
+def run_gui(files: Sequence[str], screenshot: str | None = None,
+            size: tuple[int, int] | None = None) -> int:
+    """Show the main window with ``files`` (or the bundled samples) and run the event loop.
+
+    With ``screenshot``, waits until every tab is populated, saves a PNG of the
+    window and returns 0 (1 if the PNG could not be written).
+    """
+    app = make_application()
+    from PySide6.QtCore import QTimer
+
+    from inspector.ui.main_window import MainWindow
+
+    win = MainWindow()
+    if screenshot:
+        win.resize(*(size or (1280, 800)))
+    else:
+        win.resize(1280, 800)
+        win.restore_geometry()
+    targets = list(files) or [str(p) for p in bundled_samples()]
+    win.show()
+    win.open_paths(targets)
+    if screenshot:
+        result = {"code": 1}
+
+        def grab() -> None:
+            app.processEvents()
+            pix = win.grab()
+            result["code"] = 0 if pix.save(screenshot) else 1
+            if result["code"]:
+                print(f"inspector: could not write {screenshot}", file=sys.stderr)
+            win.close()
+            app.quit()
+
+        def settle() -> None:
+            QTimer.singleShot(getattr(win, "settle_ms", 800), grab)
+
+        win.all_ready.connect(settle)
+        if not targets:
+            settle()
+        QTimer.singleShot(120_000, grab)  # never hang forever
+        app.exec()
+        return result["code"]
+    return app.exec()

@@ -1,0 +1,1 @@
+"""Qt widgets: the main window, document tabs, docks, dialogs and plots."""

@@ -9,6 +9,7 @@ never converted.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,3 +74,59 @@ class AucExperiment:
     def scan_signal(self, i: int) -> np.ndarray:
         """Signal of the real points of scan ``i`` (float64, masked points dropped)."""
         return np.asarray(self.signal[i], dtype=np.float64)[self.mask[i]]
+
+    def observations_dict(self) -> dict[str, Any]:
+        """The ``observations`` object of the reference ``to_dict()`` form.
+
+        Shared mode: ``mode, signal_unit, radius_unit, scan_ids, radius``
+        (list of float) and ``signal`` (list of rows).  Per-scan mode adds
+        ``mask`` (rows of bool) and writes padded positions (mask False) of
+        ``radius`` and ``signal`` as ``None``, so padding is never shown as a
+        measured value (``openauc==0.1.0a1`` ``Observations.to_dict``).
+        """
+        out: dict[str, Any] = {
+            "mode": self.mode,
+            "signal_unit": self.signal_unit,
+            "radius_unit": self.radius_unit,
+            "scan_ids": [str(s) for s in self.scan_ids],
+        }
+        radius = np.asarray(self.radius, dtype=np.float64)
+        signal = np.asarray(self.signal, dtype=np.float64)
+        if self.mode == "shared":
+            out["radius"] = radius.tolist()
+            out["signal"] = signal.tolist()
+            return out
+        mask = np.asarray(self.mask, dtype=bool)
+        out["mask"] = mask.tolist()
+        out["radius"] = [
+            [float(v) if keep else None for v, keep in zip(row, mrow, strict=True)]
+            for row, mrow in zip(radius, mask, strict=True)
+        ]
+        out["signal"] = [
+            [float(v) if keep else None for v, keep in zip(row, mrow, strict=True)]
+            for row, mrow in zip(signal, mask, strict=True)
+        ]
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """The experiment in the reference ``to_dict()`` form (JSON-ready).
+
+        Keys: ``metadata``, ``instrument``, ``samples``, ``scans``,
+        ``observations`` (see :meth:`observations_dict`) and ``provenance``,
+        exactly as ``openauc.AUCExperiment.to_dict()`` (0.1.0a1) lays them
+        out.  The description dicts are deep-copied, so the result can be
+        changed freely.
+        """
+        return {
+            "metadata": copy.deepcopy(self.metadata),
+            "instrument": copy.deepcopy(self.instrument),
+            "samples": copy.deepcopy(self.samples),
+            "scans": copy.deepcopy(self.scans),
+            "observations": self.observations_dict(),
+            "provenance": copy.deepcopy(self.provenance),
+        }
+
+
+def experiment_to_dict(exp: AucExperiment) -> dict[str, Any]:
+    """``exp.to_dict()``: the reference ``to_dict()`` form of ``exp``."""
+    return exp.to_dict()

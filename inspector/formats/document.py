@@ -114,6 +114,8 @@ MEMBER_STATUSES = (
     "malformed-entry",
     "duplicate-entry",
     "cancelled",
+    # a member that failed a ZIP safety check and was never decompressed
+    "refused",
 )
 
 

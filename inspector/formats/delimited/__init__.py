@@ -1,0 +1,115 @@
+"""Generic CSV/TSV AUC scan tables with a manifest (format id ``auc-delimited``).
+
+Reads the two generic layouts of the reference library ``openauc==0.1.0a1``
+(``generic-long``, ``generic-wide``; documents ``docs/formats/
+generic-delimited.md``, ``manifest-v1.md`` and ``parser-detection.md`` of
+``ronfinn/openauc-io``) into the shared :class:`~inspector.formats.auc_model.
+AucExperiment`, with the import provenance the reference records.  Everything
+the reference rejects is an error finding naming the file and the line,
+column or manifest key; nothing is guessed.
+
+Two entry points:
+
+* :func:`open_delimited` -> :class:`~inspector.formats.document.Document`;
+  never raises.
+* :func:`load_delimited` -> ``AucExperiment``; raises a
+  :class:`DelimitedError` subclass whose ``findings`` list every problem.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from datetime import datetime
+from pathlib import Path
+
+from inspector.formats.auc_model import AucExperiment
+from inspector.formats.delimited.errors import (
+    AmbiguousSourceError,
+    DataConflictError,
+    DelimitedError,
+    InvalidValueError,
+    ManifestInvalidError,
+    SourceParseError,
+    UnsupportedLayoutError,
+)
+from inspector.formats.delimited.loader import ImportResult, run_import
+from inspector.formats.delimited.resolve import MANIFEST_NAMES
+from inspector.formats.document import FORMAT_DELIMITED, Document
+
+__all__ = [
+    "MANIFEST_NAMES",
+    "AmbiguousSourceError",
+    "DataConflictError",
+    "DelimitedError",
+    "ImportResult",
+    "InvalidValueError",
+    "ManifestInvalidError",
+    "SourceParseError",
+    "UnsupportedLayoutError",
+    "load_delimited",
+    "open_delimited",
+    "run_import",
+]
+
+
+def open_delimited(path: str | os.PathLike[str]) -> Document:
+    """Open a delimited AUC source as a :class:`Document` (format ``"auc-delimited"``).
+
+    Args:
+        path: a folder holding one manifest and its data file, a manifest file
+            (``.json``/``.yaml``/``.yml``), or a data file with a manifest
+            beside it.
+
+    Returns:
+        The document: ``header``, ``tree`` (source files with sizes and
+        SHA-256), ``provenance`` (import record), ``tables["scans"]``,
+        ``arrays`` (``radius`` float64 ``(points,)`` or ``(scans, points)``
+        NaN-padded, ``signal`` float64 ``(scans, points)``, ``mask`` bool
+        ``(scans, points)``), ``extra["experiment"]`` and ``summary`` (keys
+        ``experiment_id``, ``radius_axis_mode``, ``n_scans``, ``n_points``,
+        ``scan_ids``, ``radius_unit``, ``signal_unit``, ``parser``,
+        ``source_files`` and ``model``: the reference ``to_dict()`` form).
+        A rejected source has error findings and no experiment.
+
+    Never raises: an unexpected failure becomes an ``internal.reader-failed``
+    error finding.
+    """
+    p = Path(path)
+    try:
+        from inspector.formats.delimited.view import build_document
+
+        return build_document(run_import(p))
+    except Exception as exc:  # noqa: BLE001 - the contract is: never raise
+        doc = Document(p, format=FORMAT_DELIMITED)
+        doc.error("internal.reader-failed",
+                  f"{p.name}: the delimited reader failed unexpectedly: "
+                  f"{type(exc).__name__}: {exc}", "")
+        doc.extra["traceback"] = traceback.format_exc()
+        return doc
+
+
+def load_delimited(path: str | os.PathLike[str], *,
+                   imported_at: datetime | None = None) -> AucExperiment:
+    """Import a delimited AUC source (strict API).
+
+    Args:
+        path: folder, manifest file or data file (see :func:`open_delimited`).
+        imported_at: the provenance import time; now (UTC) when omitted.
+
+    Returns:
+        The experiment with its import provenance (parser ``generic-long`` or
+        ``generic-wide``, parser version ``inspector.__version__``).
+
+    Raises:
+        DelimitedError: a subclass for the first rule broken
+            (:class:`SourceParseError`, :class:`ManifestInvalidError`,
+            :class:`AmbiguousSourceError`, :class:`DataConflictError`,
+            :class:`UnsupportedLayoutError`, :class:`InvalidValueError`);
+            its ``findings`` list every error found.
+    """
+    result = run_import(Path(path), imported_at=imported_at)
+    if not result.ok:
+        raise result.error()
+    assert result.experiment is not None
+    return result.experiment

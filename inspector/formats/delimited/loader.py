@@ -1,0 +1,137 @@
+"""One import of a delimited AUC source, from a path to an experiment or findings.
+
+The stages follow the reference ``openauc.load`` (``docs/formats/
+generic-delimited.md``): resolve the manifest and data file, read and validate
+the manifest, check the data file, find the delimiter, choose the layout,
+parse, build the canonical model, record provenance.  Each stage reports every
+problem it finds; a stage with errors stops the import.  Nothing raises:
+:func:`run_import` returns an :class:`ImportResult`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from inspector.formats.auc_model import AucExperiment
+from inspector.formats.delimited.errors import Abort, Collector, DelimitedError
+from inspector.formats.delimited.layouts import (
+    LONG,
+    ParsedLayout,
+    parse_long,
+    parse_wide,
+    select_layout,
+)
+from inspector.formats.delimited.manifest import Manifest, delimiter_token, read_manifest
+from inspector.formats.delimited.model import assumptions, build_experiment
+from inspector.formats.delimited.provenance import SourceFile, digest_file, import_provenance
+from inspector.formats.delimited.resolve import Layout, resolve_data_file, resolve_layout
+from inspector.formats.delimited.table import Table, build_table, detect_delimiter, read_lines
+from inspector.formats.document import Finding
+
+
+@dataclass
+class ImportResult:
+    """Everything one import learnt, whether or not it succeeded.
+
+    Attributes:
+        path: the path that was opened.
+        experiment: the experiment (with provenance) or None when rejected.
+        collector: the findings and the first error kind.
+        layout, manifest, data_file, table, format_id: what was resolved,
+            as far as the import got.
+        files: the source files read, with digests (manifest, data file).
+    """
+
+    path: Path
+    collector: Collector = field(default_factory=Collector)
+    experiment: AucExperiment | None = None
+    layout: Layout | None = None
+    manifest: Manifest | None = None
+    data_file: Path | None = None
+    table: Table | None = None
+    parsed: ParsedLayout | None = None
+    format_id: str | None = None
+    files: list[SourceFile] = field(default_factory=list)
+
+    @property
+    def findings(self) -> list[Finding]:
+        return self.collector.findings
+
+    @property
+    def ok(self) -> bool:
+        return self.experiment is not None and not self.collector.has_errors
+
+    def error(self) -> DelimitedError:
+        """The exception for a rejected import (its ``findings`` hold every finding)."""
+        return self.collector.exception()
+
+
+def _digest(result: ImportResult, role: str, path: Path) -> None:
+    try:
+        result.files.append(digest_file(role, path))
+    except OSError as exc:
+        result.collector.error("parse", "source.unreadable",
+                               f"{path.name}: cannot be read: {exc}", path.name)
+
+
+def run_import(path: str | Path, *, imported_at: datetime | None = None) -> ImportResult:
+    """Import the delimited source at ``path`` (folder, manifest or data file).
+
+    ``imported_at`` fixes the provenance time (default: now, UTC).  Never
+    raises for bad input.
+    """
+    target = Path(path)
+    result = ImportResult(target)
+    try:
+        _stages(result, target, imported_at)
+    except Abort:
+        result.experiment = None
+    return result
+
+
+def _stages(result: ImportResult, target: Path, imported_at: datetime | None) -> None:
+    col = result.collector
+    if not target.exists():
+        col.error("parse", "source.not-found", f"{target}: no such file or folder", target.name)
+        col.checkpoint()
+    layout = resolve_layout(target, col)
+    col.checkpoint()
+    assert layout is not None
+    result.layout = layout
+    manifest = read_manifest(layout.manifest_file, col)
+    result.manifest = manifest
+    if manifest is not None and layout.manifest_file.is_file():
+        _digest(result, "manifest", layout.manifest_file)
+    col.checkpoint()
+    assert manifest is not None
+    data_file = resolve_data_file(layout, manifest, col)
+    col.checkpoint()
+    assert data_file is not None
+    result.data_file = data_file
+    _digest(result, "data_file", data_file)
+    col.checkpoint()
+    lines = read_lines(data_file, col)
+    col.checkpoint()
+    assert lines is not None
+    declared = delimiter_token(manifest.delimiter) if manifest.delimiter else None
+    delimiter = detect_delimiter(lines, data_file, declared, manifest.loc("delimiter"), col)
+    col.checkpoint()
+    assert delimiter is not None
+    table = build_table(lines, data_file, delimiter)
+    result.table = table
+    format_id = select_layout(manifest, table, col)
+    col.checkpoint()
+    assert format_id is not None
+    result.format_id = format_id
+    parsed = (parse_long if format_id == LONG else parse_wide)(manifest, table, col)
+    col.checkpoint()
+    assert parsed is not None
+    result.parsed = parsed
+    exp = build_experiment(parsed, manifest, table.name, col)
+    col.checkpoint()
+    assert exp is not None
+    exp.provenance = import_provenance(result.files, format_id, assumptions(parsed, exp),
+                                       imported_at=imported_at)
+    result.experiment = exp

@@ -1,0 +1,351 @@
+"""Manifest schema version 1.0 (JSON canonical, YAML accepted).
+
+Rules of ``docs/formats/manifest-v1.md`` (``ronfinn/openauc-io``) as the
+reference ``openauc==0.1.0a1`` applies them: ``schema_version`` must be the
+string ``"1.0"``; ``data_file`` (a relative path that neither is absolute nor
+escapes the folder) and ``experiment.experiment_id`` are required; unknown
+fields are rejected at every level (only ``extension`` is an open object);
+text fields must be strings (a YAML ``cell: 1`` is an int and is rejected);
+number fields take numbers or numeric text; ``experiment_type`` and
+``optical_system`` must be one of their values exactly; ``delimiter`` is
+``","``, ``"comma"`` or ``"tab"`` (any case, surrounding blanks allowed).
+
+Every violation becomes one error finding located at
+``"<manifest name>:<dotted key path>"``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import yaml
+
+from inspector.formats.delimited.errors import Collector
+from inspector.formats.delimited.values import (
+    EXPERIMENT_TYPES,
+    OPTICAL_SYSTEMS,
+    manifest_float,
+)
+
+SUPPORTED_SCHEMA_VERSION = "1.0"
+MANIFEST_SUFFIXES = (".json", ".yaml", ".yml")
+RULE = "[manifest-v1]"
+
+_REQUIRED = object()
+
+# field -> (type, default). Types: str, ostr, ofloat, optical (optional),
+# exptype, model:<name>, omodel:<name>, tuple:<name>, odict.
+_SCHEMAS: dict[str, dict[str, tuple[str, Any]]] = {
+    "manifest": {
+        "schema_version": ("str", _REQUIRED),
+        "format": ("ostr", None),
+        "data_file": ("str", _REQUIRED),
+        "experiment": ("model:experiment", _REQUIRED),
+        "instrument": ("omodel:instrument", None),
+        "samples": ("tuple:sample", ()),
+        "defaults": ("model:defaults", {}),
+        "columns": ("omodel:columns", None),
+        "delimiter": ("ostr", None),
+        "notes": ("ostr", None),
+        "extension": ("odict", None),
+    },
+    "experiment": {
+        "experiment_id": ("str", _REQUIRED),
+        "name": ("ostr", None),
+        "description": ("ostr", None),
+        "experiment_type": ("exptype", "unknown"),
+        "operator": ("ostr", None),
+        "notes": ("ostr", None),
+    },
+    "instrument": {
+        "manufacturer": ("ostr", None),
+        "model": ("ostr", None),
+        "serial_number": ("ostr", None),
+        "rotor_id": ("ostr", None),
+        "nominal_speed_rpm": ("ofloat", None),
+        "temperature_c": ("ofloat", None),
+        "cell": ("ostr", None),
+        "channel": ("ostr", None),
+        "centrepiece": ("ostr", None),
+        "optical_system": ("optical", None),
+        "wavelength_nm": ("ofloat", None),
+    },
+    "sample": {
+        "sample_id": ("str", _REQUIRED),
+        "description": ("ostr", None),
+        "buffer_description": ("ostr", None),
+        "concentration_value": ("ofloat", None),
+        "concentration_unit": ("ostr", None),
+        "density": ("ofloat", None),
+        "viscosity": ("ofloat", None),
+        "partial_specific_volume": ("ofloat", None),
+        "notes": ("ostr", None),
+    },
+    "defaults": {
+        "optical_system": ("optical", None),
+        "signal_unit": ("ostr", None),
+        "cell": ("ostr", None),
+        "channel": ("ostr", None),
+        "wavelength_nm": ("ofloat", None),
+        "rotor_speed_rpm": ("ofloat", None),
+        "temperature_c": ("ofloat", None),
+    },
+    "columns": {
+        "radius": ("str", _REQUIRED),
+        "scans": ("tuple:wide_scan", _REQUIRED),
+    },
+    "wide_scan": {
+        "column": ("str", _REQUIRED),
+        "scan_id": ("str", _REQUIRED),
+        "elapsed_seconds": ("ofloat", None),
+        "wavelength_nm": ("ofloat", None),
+        "optical_system": ("optical", None),
+        "rotor_speed_rpm": ("ofloat", None),
+        "temperature_c": ("ofloat", None),
+        "cell": ("ostr", None),
+        "channel": ("ostr", None),
+        "source_scan_id": ("ostr", None),
+    },
+}
+
+
+@dataclass
+class Manifest:
+    """A validated manifest.
+
+    Attributes:
+        path: the manifest file as it was found (not resolved).
+        name: its file name (used in locations and provenance).
+        values: validated fields, nested dicts/lists mirroring the schema;
+            numbers are float, optional absent fields None.
+        raw: the parsed JSON/YAML mapping, for display.
+    """
+
+    path: Path
+    values: dict[str, Any]
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    def loc(self, key: str) -> str:
+        """Location of a dotted key path inside this manifest."""
+        return f"{self.name}:{key}" if key else self.name
+
+    @property
+    def format(self) -> str | None:
+        return self.values["format"]
+
+    @property
+    def data_file(self) -> str:
+        return self.values["data_file"]
+
+    @property
+    def experiment(self) -> dict[str, Any]:
+        return self.values["experiment"]
+
+    @property
+    def instrument(self) -> dict[str, Any] | None:
+        return self.values["instrument"]
+
+    @property
+    def samples(self) -> list[dict[str, Any]]:
+        return self.values["samples"]
+
+    @property
+    def defaults(self) -> dict[str, Any]:
+        return self.values["defaults"]
+
+    @property
+    def columns(self) -> dict[str, Any] | None:
+        return self.values["columns"]
+
+    @property
+    def delimiter(self) -> str | None:
+        return self.values["delimiter"]
+
+
+def _key(prefix: str, name: str | int) -> str:
+    if isinstance(name, int):
+        return f"{prefix}[{name}]"
+    return f"{prefix}.{name}" if prefix else str(name)
+
+
+class _Validator:
+    def __init__(self, name: str, col: Collector) -> None:
+        self.name = name
+        self.col = col
+        self.ok = True
+
+    def fail(self, key: str, message: str) -> None:
+        self.ok = False
+        self.col.error("manifest", "manifest.invalid-field",
+                       f"{self.name}: field {key or '(top level)'}: {message} {RULE}",
+                       f"{self.name}:{key}" if key else self.name)
+
+    def model(self, schema_name: str, data: Any, prefix: str) -> dict[str, Any] | None:
+        if not isinstance(data, dict):
+            self.fail(prefix, f"must be a mapping (object), got {_kind(data)}")
+            return None
+        schema = _SCHEMAS[schema_name]
+        out: dict[str, Any] = {}
+        for key in data:
+            if not isinstance(key, str) or key not in schema:
+                self.fail(_key(prefix, str(key)), "unknown field; unknown fields are rejected "
+                          "(only 'extension' holds free-form data)")
+        for fname, (ftype, default) in schema.items():
+            key = _key(prefix, fname)
+            if fname not in data:
+                if default is _REQUIRED:
+                    self.fail(key, "required field is missing")
+                    out[fname] = None
+                else:
+                    out[fname] = self.value(ftype, default, key) if ftype.startswith("model:") \
+                        else (list(default) if isinstance(default, tuple) else default)
+                continue
+            out[fname] = self.value(ftype, data[fname], key)
+        return out
+
+    def value(self, ftype: str, v: Any, key: str) -> Any:
+        if v is None and ftype.startswith("o"):  # ostr, ofloat, optical, omodel, odict
+            return None
+        if ftype in ("str", "ostr"):
+            if isinstance(v, bytes | bytearray):
+                try:
+                    return bytes(v).decode("utf-8")
+                except UnicodeDecodeError:
+                    pass
+            if not isinstance(v, str):
+                self.fail(key, f"must be a string, got {_kind(v)} {v!r}")
+                return None
+            return v
+        if ftype == "ofloat":
+            f = manifest_float(v)
+            if f is None:
+                self.fail(key, f"must be a number, got {_kind(v)} {v!r}")
+            return f
+        if ftype == "optical":
+            if not isinstance(v, str) or v not in OPTICAL_SYSTEMS:
+                self.fail(key, f"must be one of {list(OPTICAL_SYSTEMS)}, got {v!r}")
+                return None
+            return v
+        if ftype == "exptype":
+            if not isinstance(v, str) or v not in EXPERIMENT_TYPES:
+                self.fail(key, f"must be one of {list(EXPERIMENT_TYPES)}, got {v!r}")
+                return None
+            return v
+        if ftype.startswith(("model:", "omodel:")):
+            return self.model(ftype.split(":", 1)[1], v, key)
+        if ftype.startswith("tuple:"):
+            if not isinstance(v, list | tuple):
+                self.fail(key, f"must be a list, got {_kind(v)}")
+                return []
+            return [self.model(ftype.split(":", 1)[1], item, _key(key, i))
+                    for i, item in enumerate(v)]
+        if ftype == "odict":
+            if not isinstance(v, dict):
+                self.fail(key, f"must be a mapping (object), got {_kind(v)}")
+                return None
+            bad = [k for k in v if not isinstance(k, str)]
+            if bad:
+                self.fail(key, f"keys must be strings, got {bad[0]!r}")
+            return v
+        raise AssertionError(ftype)  # pragma: no cover - schema typo
+
+
+def _kind(v: Any) -> str:
+    if v is None:
+        return "null"
+    return {bool: "boolean", int: "integer", float: "number", str: "string",
+            list: "list", dict: "mapping"}.get(type(v), type(v).__name__)
+
+
+def check_data_file_path(value: str) -> str | None:
+    """Why ``value`` is not a safe relative data-file path, or None if it is.
+
+    Rejected (manifest-v1.md, "Top-level fields"): empty or blank, absolute
+    (``/x``, ``\\x``), a drive form (``C:...``), or containing a ``..`` part.
+    """
+    if not value or not value.strip():
+        return "must be a non-empty relative path"
+    pure = PurePosixPath(value)
+    if pure.is_absolute() or value.startswith(("/", "\\")):
+        return f"must be relative, got {value!r}"
+    if ".." in pure.parts:
+        return f"must not escape the experiment folder, got {value!r}"
+    if len(value) >= 2 and value[1] == ":":
+        return f"must be relative, got {value!r} (drive letter)"
+    return None
+
+
+def delimiter_token(declared: str) -> str:
+    """The delimiter a declared ``delimiter`` field names (``comma``/``tab`` mapped)."""
+    token = declared.strip().lower()
+    return {"comma": ",", "tab": "\t"}.get(token, declared)
+
+
+def read_manifest(path: Path, col: Collector) -> Manifest | None:
+    """Read and validate the manifest at ``path``; errors go to ``col``.
+
+    Returns None when the file cannot be read or parsed or is not a mapping;
+    otherwise a :class:`Manifest` (check ``col.has_errors`` for field errors).
+    """
+    name = path.name
+    suffix = path.suffix.lower()
+    if not path.is_file():
+        col.error("manifest", "manifest.not-found", f"{name}: manifest file not found {RULE}", name)
+        return None
+    if suffix not in MANIFEST_SUFFIXES:
+        col.error("manifest", "manifest.bad-suffix",
+                  f"{name}: unsupported manifest suffix {suffix!r} "
+                  f"(a manifest is .json, .yaml or .yml) {RULE}", name)
+        return None
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        col.error("manifest", "manifest.not-utf8",
+                  f"{name}: not UTF-8 text (byte {exc.start}) {RULE}", name)
+        return None
+    except OSError as exc:
+        col.error("manifest", "manifest.unreadable", f"{name}: cannot be read: {exc}", name)
+        return None
+    try:
+        raw = yaml.safe_load(text) if suffix in (".yaml", ".yml") else json.loads(text)
+    except json.JSONDecodeError as exc:
+        col.error("manifest", "manifest.not-json",
+                  f"{name}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno} {RULE}",
+                  f"{name}:{exc.lineno}")
+        return None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{name}:{mark.line + 1}" if mark is not None else name
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        col.error("manifest", "manifest.not-yaml", f"{name}: not valid YAML: {problem} {RULE}", where)
+        return None
+    except RecursionError:
+        col.error("manifest", "manifest.too-deep", f"{name}: nested too deeply to parse {RULE}", name)
+        return None
+    if not isinstance(raw, dict):
+        col.error("manifest", "manifest.not-mapping",
+                  f"{name}: the top level must be a mapping (object), got {_kind(raw)} {RULE}", name)
+        return None
+    v = _Validator(name, col)
+    values = v.model("manifest", raw, "")
+    assert values is not None
+    sv = values.get("schema_version")
+    if isinstance(sv, str) and sv != SUPPORTED_SCHEMA_VERSION:
+        v.fail("schema_version", f"unsupported schema_version {sv!r}; only "
+               f"{SUPPORTED_SCHEMA_VERSION!r} is read (manifests are never migrated)")
+    df = values.get("data_file")
+    if isinstance(df, str):
+        why = check_data_file_path(df)
+        if why:
+            v.fail("data_file", why)
+    delim = values.get("delimiter")
+    if isinstance(delim, str) and delim.strip().lower() not in {",", "\t", "comma", "tab"}:
+        v.fail("delimiter", f"must be ',', 'comma' or 'tab', got {delim!r}")
+    return Manifest(path=path, values=values, raw=raw)

@@ -1,0 +1,193 @@
+"""Build the inspector :class:`Document` of a delimited import.
+
+The document has the same views as an AUCX archive: a header tree, a raw tree
+of the source files, an import-provenance tree, a ``scans`` table, the
+``radius``/``signal``/``mask`` arrays, the experiment in ``extra`` and a
+``verify --json`` summary.  A rejected source still shows what was resolved
+(files, digests, manifest content) next to its findings.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from inspector.formats.arrays import NumpyArrayRef
+from inspector.formats.auc_model import AucExperiment
+from inspector.formats.delimited.loader import ImportResult
+from inspector.formats.document import FORMAT_DELIMITED, Document, Node
+
+
+def _qvalue(q: dict[str, Any] | None) -> float:
+    if not q or q.get("value") is None:
+        return math.nan
+    return float(q["value"])
+
+
+def _qtext(q: dict[str, Any] | None) -> str | None:
+    if q is None:
+        return None
+    if q.get("status") != "present":
+        return q.get("status")
+    unit = q.get("unit_label") or q.get("unit")
+    return f"{q['value']:g} {unit}"
+
+
+def scans_table(exp: AucExperiment) -> pd.DataFrame:
+    """One row per scan: id, index, point count, radius range, elapsed time, conditions.
+
+    Quantities are floats in their retained units (NaN where absent);
+    ``elapsed_status`` keeps the present/missing/unknown/not_applicable status.
+    """
+    rows = []
+    for i, s in enumerate(exp.scans):
+        r = exp.scan_radius(i) if i < exp.n_scans else []
+        rows.append({
+            "scan_id": s.get("scan_id"),
+            "index": s.get("index"),
+            "points": int(len(r)),
+            "radius_min": float(min(r)) if len(r) else math.nan,
+            "radius_max": float(max(r)) if len(r) else math.nan,
+            "elapsed_time_s": _qvalue(s.get("elapsed_time")),
+            "elapsed_status": (s.get("elapsed_time") or {}).get("status"),
+            "acquired_at": s.get("acquired_at"),
+            "cell": s.get("cell"),
+            "channel": s.get("channel"),
+            "optical_system": s.get("optical_system"),
+            "wavelength_nm": _qvalue(s.get("wavelength")),
+            "rotor_speed_rpm": _qvalue(s.get("rotor_speed")),
+            "temperature_c": _qvalue(s.get("temperature")),
+            "source_file": s.get("source_file"),
+            "annotations": "; ".join(s.get("annotations") or []),
+        })
+    return pd.DataFrame(rows)
+
+
+def _tree_of(node: Node, value: Any, location: str) -> None:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            loc = f"{location}.{k}" if not location.endswith(":") else f"{location}{k}"
+            if isinstance(v, dict | list):
+                _tree_of(node.add(str(k), kind="group", location=loc), v, loc)
+            else:
+                node.add(str(k), v, location=loc)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            loc = f"{location}[{i}]"
+            if isinstance(v, dict | list):
+                _tree_of(node.add(f"[{i}]", kind="group", location=loc), v, loc)
+            else:
+                node.add(f"[{i}]", v, location=loc)
+
+
+def _source_tree(res: ImportResult) -> Node:
+    root = Node(res.path.name or str(res.path), kind="group", location="")
+    digests = {f.role: f for f in res.files}
+    if res.layout is not None:
+        mf = res.layout.manifest_file
+        m = root.add(mf.name, kind="file", location=mf.name, detail="manifest")
+        if "manifest" in digests:
+            d = digests["manifest"]
+            m.detail = f"manifest, {d.size} bytes"
+            m.add("size", d.size, location=mf.name)
+            m.add("sha256", d.sha256, location=mf.name)
+        if res.manifest is not None:
+            _tree_of(m.add("content", kind="group", location=f"{mf.name}:"), res.manifest.raw,
+                     f"{mf.name}:")
+    if res.data_file is not None:
+        name = res.data_file.name
+        t = root.add(name, kind="file", location=name, detail="data file")
+        if "data_file" in digests:
+            d = digests["data_file"]
+            t.detail = f"data file, {d.size} bytes"
+            t.add("size", d.size, location=name)
+            t.add("sha256", d.sha256, location=name)
+        if res.table is not None:
+            tab = res.table
+            t.add("delimiter", {",": "comma", "\t": "tab"}[tab.delimiter], location=name)
+            t.add("rows", len(tab.rows), location=name)
+            cols = t.add("columns", kind="group", location=f"{name}:{tab.header_line}")
+            for c in tab.header:
+                cols.add(c, kind="column", location=f"{name}:{c}")
+    return root
+
+
+def _provenance_tree(prov: dict[str, Any]) -> Node:
+    root = Node("import", kind="group", location="provenance.import")
+    for key in ("parser_name", "parser_version", "imported_at", "source_path",
+                "source_filename", "sha256"):
+        root.add(key, prov.get(key))
+    files = root.add("source_checksums", kind="group")
+    for entry in prov.get("source_checksums", []):
+        f = files.add(entry["role"], entry["filename"], kind="file", location=entry["filename"],
+                      detail=f"{entry['byte_size']} bytes")
+        for k in ("role", "filename", "algorithm", "value", "byte_size"):
+            f.add(k, entry.get(k), location=entry["filename"])
+    for key in ("warnings", "assumptions", "transformations", "supplied_values",
+                "converted_values", "inferred_values", "user_confirmed_values", "unknown_values"):
+        items = prov.get(key) or []
+        group = root.add(key, kind="group", detail=str(len(items)))
+        for i, text in enumerate(items):
+            group.add(f"[{i}]", text)
+    return root
+
+
+def build_document(res: ImportResult) -> Document:
+    """The :class:`Document` for an import result (rejected or not)."""
+    doc = Document(res.path, format=FORMAT_DELIMITED)
+    doc.findings.extend(res.findings)
+    doc.tree = _source_tree(res)
+    h = doc.header
+    h.add("format", FORMAT_DELIMITED)
+    h.add("parser", res.format_id, detail="layout")
+    if res.layout is not None:
+        h.add("manifest", res.layout.manifest_file.name, location=res.layout.manifest_file.name)
+    if res.data_file is not None:
+        h.add("data file", res.data_file.name, location=res.data_file.name)
+    summary: dict[str, Any] = {
+        "parser": res.format_id,
+        "source_files": [f.to_checksum() for f in res.files],
+    }
+    exp = res.experiment
+    if exp is None:
+        doc.summary = summary
+        return doc
+    prov = exp.provenance or {}
+    h.add("experiment id", exp.experiment_id, location=res.layout.manifest_file.name
+          + ":experiment.experiment_id" if res.layout else "")
+    h.add("experiment type", exp.metadata.get("experiment_type"))
+    h.add("radius axis mode", exp.mode)
+    h.add("scans", exp.n_scans)
+    h.add("points", exp.n_points, detail="per scan (padded width in per_scan mode)")
+    h.add("radius unit", exp.radius_unit)
+    h.add("signal unit", exp.signal_unit)
+    h.add("parser version", prov.get("parser_version"))
+    doc.provenance = _provenance_tree(prov)
+    doc.tables["scans"] = scans_table(exp)
+    data_name = res.data_file.name if res.data_file else ""
+    units = {"radius": exp.radius_unit, "signal": exp.signal_unit}
+    rloc = f"{data_name}:{res.parsed.radius_column}" if res.parsed else data_name
+    sloc = f"{data_name}:signal" if res.format_id == "generic-long" else data_name
+    radius = NumpyArrayRef("radius", exp.radius, location=rloc,
+                           sample_axis=0 if exp.radius.ndim == 1 else 1)
+    signal = NumpyArrayRef("signal", exp.signal, location=sloc, sample_axis=1)
+    mask = NumpyArrayRef("mask", exp.mask, location=data_name, sample_axis=1)
+    for ref in (radius, signal, mask):
+        ref.attrs.update({"unit": units.get(ref.name), "scan_ids": list(exp.scan_ids),
+                          "radius_axis_mode": exp.mode})
+    doc.arrays = {"radius": radius, "signal": signal, "mask": mask}
+    doc.extra["experiment"] = exp
+    summary.update({
+        "experiment_id": exp.experiment_id,
+        "radius_axis_mode": exp.mode,
+        "n_scans": exp.n_scans,
+        "n_points": exp.n_points,
+        "scan_ids": list(exp.scan_ids),
+        "radius_unit": exp.radius_unit,
+        "signal_unit": exp.signal_unit,
+        "model": exp.to_dict(),
+    })
+    doc.summary = summary
+    return doc

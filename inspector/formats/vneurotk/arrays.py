@@ -1,0 +1,295 @@
+"""Lazy array references over a VneuroTK recording (dense and COO).
+
+* :class:`H5DatasetRef`: any chunked or contiguous HDF5 dataset (the dense
+  ``neuro`` array, ``vision_store/<i>/array``).  ``read`` touches only the
+  chunks of the selection.
+* :class:`CooNeuroRef`: the COO neural array of spec section 2: datasets
+  ``neuro_row``, ``neuro_col``, ``neuro_data`` holding the sparse matrix of
+  shape ``(n_trials * n_time, n_channels)`` (duplicates add up), reshaped to
+  ``neuro_shape``.  Reads fetch the rows of the requested trials only: on the
+  first read the row dataset is streamed once in blocks to verify that it is
+  sorted (the reference writer sorts it, but a reader must check) and to
+  record each block's first/last row; later reads binary-search those blocks
+  with ``numpy.searchsorted``.  Unsorted rows fall back to a block-wise scan
+  of the whole row dataset per read (correct, slower).  The array is never
+  densified whole unless the selection asks for all of it.
+
+Every read first checks that the file was not replaced
+(:meth:`~inspector.formats.vneurotk.source.H5Source.check`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import h5py
+import numpy as np
+
+from inspector.formats.arrays import ArrayRef
+from inspector.formats.vneurotk.source import H5Source
+
+#: Elements of ``neuro_row`` read per block when indexing COO rows.
+COO_BLOCK = 1 << 20
+
+
+def _native(a: np.ndarray) -> np.ndarray:
+    a = np.asarray(a)
+    if a.dtype.byteorder not in ("=", "|") and not a.dtype.isnative:
+        return a.astype(a.dtype.newbyteorder("="))
+    return a
+
+
+def normalize_selection(selection: Any, shape: tuple[int, ...]) -> tuple[Any, ...]:
+    """Expand ``selection`` (ints, slices, Ellipsis) to one entry per axis.
+
+    Raises:
+        IndexError: too many indices or an integer out of bounds.
+        TypeError: an unsupported index type (fancy indexing).
+    """
+    if not isinstance(selection, tuple):
+        selection = (selection,)
+    n_ell = sum(1 for s in selection if s is Ellipsis)
+    if n_ell > 1:
+        raise IndexError("at most one Ellipsis is allowed")
+    if n_ell:
+        i = next(i for i, s in enumerate(selection) if s is Ellipsis)
+        fill = len(shape) - (len(selection) - 1)
+        selection = selection[:i] + (slice(None),) * fill + selection[i + 1 :]
+    if len(selection) > len(shape):
+        raise IndexError(f"too many indices for an array of shape {shape}")
+    selection = selection + (slice(None),) * (len(shape) - len(selection))
+    out: list[Any] = []
+    for s, n in zip(selection, shape, strict=True):
+        if isinstance(s, (int, np.integer)) and not isinstance(s, bool):
+            k = int(s)
+            if k < 0:
+                k += n
+            if not 0 <= k < n:
+                raise IndexError(f"index {int(s)} is out of bounds for an axis of size {n}")
+            out.append(k)
+        elif isinstance(s, slice):
+            out.append(s)
+        else:
+            raise TypeError(f"unsupported index {s!r}: use integers, slices or Ellipsis")
+    return tuple(out)
+
+
+class H5DatasetRef(ArrayRef):
+    """A lazy reference to one HDF5 dataset.
+
+    Args:
+        source: the open file (identity-checked on every read).
+        dataset: the h5py dataset (may live behind an external link).
+        name: display name; location defaults to the dataset path.
+        sample_axis: axis plotted as x.
+    """
+
+    def __init__(self, source: H5Source, dataset: h5py.Dataset, name: str, *,
+                 location: str | None = None, storage: str = "dense", sample_axis: int = 0) -> None:
+        super().__init__()
+        self._source = source
+        self._ds = dataset
+        self.name = name
+        self.shape = tuple(int(n) for n in dataset.shape)
+        self.dtype = np.dtype(dataset.dtype)
+        self.location = location or dataset.name
+        self.storage = storage
+        self.sample_axis = sample_axis
+
+    def read(self, selection: Any = Ellipsis) -> np.ndarray:
+        """Return ``array[selection]`` in native byte order (see :class:`ArrayRef`)."""
+        sel = normalize_selection(selection, self.shape)
+        # h5py rejects negative steps; read forward and flip.
+        flips = []
+        fixed = []
+        for axis, s in enumerate(sel):
+            if isinstance(s, slice) and s.step is not None and s.step < 0:
+                idx = range(*s.indices(self.shape[axis]))
+                if len(idx) == 0:
+                    fixed.append(slice(0, 0))
+                else:
+                    fixed.append(slice(idx[-1], idx[0] + 1, -s.step))
+                    flips.append(sum(1 for x in sel[:axis] if not isinstance(x, int)))
+            else:
+                fixed.append(s)
+        out = self._source.read(self._ds, tuple(fixed))
+        out = np.asarray(out)
+        for ax in flips:
+            out = np.flip(out, axis=ax)
+        return _native(out)
+
+    def read_raw_blocks(self, rows: int = 0):
+        """Yield the C-order array in blocks along axis 0 (stored byte order).
+
+        Used for hashing without holding the whole array.
+        """
+        if len(self.shape) == 0:
+            yield np.asarray(self._source.read(self._ds, ()))
+            return
+        n0 = self.shape[0]
+        per_row = max(1, int(np.prod(self.shape[1:], dtype=np.int64)) * self.dtype.itemsize)
+        step = rows or max(1, (64 << 20) // per_row)
+        for a in range(0, n0, step):
+            yield np.ascontiguousarray(self._source.read(self._ds, slice(a, min(n0, a + step))))
+
+
+class CooNeuroRef(ArrayRef):
+    """The COO neural array, read per trial (spec section 2).
+
+    Args:
+        source: the open file.
+        row, col, data: the ``neuro_row``, ``neuro_col``, ``neuro_data``
+            datasets (1-D, equal length).
+        shape: ``neuro_shape`` ``(n_trials, n_time, n_channels)``.
+        dtype: ``neuro_dtype``.
+    """
+
+    storage = "coo"
+
+    def __init__(self, source: H5Source, row: h5py.Dataset, col: h5py.Dataset, data: h5py.Dataset,
+                 shape: tuple[int, int, int], dtype: np.dtype, *, name: str = "neuro",
+                 sample_axis: int = 1) -> None:
+        super().__init__()
+        self._source = source
+        self._row, self._col, self._data = row, col, data
+        self.name = name
+        self.shape = tuple(int(n) for n in shape)
+        self.dtype = np.dtype(dtype)
+        self.location = "/neuro_row"
+        self.sample_axis = sample_axis
+        self.nnz = int(row.shape[0]) if row.shape else 0
+        self._blocks: list[tuple[int, int, int, int]] | None = None  # (start, stop, first, last)
+        self._sorted: bool | None = None
+
+    # -- row index ---------------------------------------------------------
+    @property
+    def rows_sorted(self) -> bool | None:
+        """True/False once the row dataset was checked (first read); None before."""
+        return self._sorted
+
+    def _ensure_index(self) -> None:
+        if self._sorted is not None:
+            return
+        blocks = []
+        ok = True
+        prev_last = None
+        for a in range(0, self.nnz, COO_BLOCK):
+            b = min(self.nnz, a + COO_BLOCK)
+            r = np.asarray(self._source.read(self._row, slice(a, b))).astype(np.int64, copy=False)
+            if r.size and ok:
+                if np.any(r[1:] < r[:-1]) or (prev_last is not None and r[0] < prev_last):
+                    ok = False
+            if r.size:
+                blocks.append((a, b, int(r[0]), int(r[-1])))
+                prev_last = int(r[-1])
+        self._blocks = blocks
+        self._sorted = ok
+
+    def _positions(self, lo: int, hi: int) -> tuple[int, int]:
+        """Return ``[a, b)``: positions of rows in ``[lo, hi)`` (sorted rows only)."""
+        assert self._blocks is not None
+        a = b = None
+        for start, stop, first, last in self._blocks:
+            if a is None and last >= lo:
+                if first >= lo:
+                    a = start
+                else:
+                    r = np.asarray(self._source.read(self._row, slice(start, stop)))
+                    a = start + int(np.searchsorted(r, lo, side="left"))
+            if last >= hi:
+                if first >= hi:
+                    b = start
+                else:
+                    r = np.asarray(self._source.read(self._row, slice(start, stop)))
+                    b = start + int(np.searchsorted(r, hi, side="left"))
+                break
+        if a is None:
+            a = self.nnz
+        if b is None:
+            b = self.nnz
+        return a, max(a, b)
+
+    def _entries(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Row, column and value of every stored entry with ``lo <= row < hi``."""
+        self._ensure_index()
+        if self._sorted:
+            a, b = self._positions(lo, hi)
+            r = np.asarray(self._source.read(self._row, slice(a, b))).astype(np.int64)
+            c = np.asarray(self._source.read(self._col, slice(a, b))).astype(np.int64)
+            d = np.asarray(self._source.read(self._data, slice(a, b)))
+            return r, c, d
+        rs, cs, ds = [], [], []
+        for a in range(0, self.nnz, COO_BLOCK):
+            b = min(self.nnz, a + COO_BLOCK)
+            r = np.asarray(self._source.read(self._row, slice(a, b))).astype(np.int64)
+            m = (r >= lo) & (r < hi)
+            if m.any():
+                rs.append(r[m])
+                cs.append(np.asarray(self._source.read(self._col, slice(a, b))).astype(np.int64)[m])
+                ds.append(np.asarray(self._source.read(self._data, slice(a, b)))[m])
+        if not rs:
+            return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, self.dtype)
+        return np.concatenate(rs), np.concatenate(cs), np.concatenate(ds)
+
+    def dense_trials(self, t0: int, t1: int) -> np.ndarray:
+        """Densify trials ``[t0, t1)`` only: ``(t1 - t0, n_time, n_channels)``.
+
+        Raises:
+            OSError: the file changed, or stored coordinates fall outside
+                ``neuro_shape`` (corrupt COO data, spec section 2).
+        """
+        n_tr, n_t, n_ch = self.shape
+        lo, hi = t0 * n_t, t1 * n_t
+        r, c, d = self._entries(lo, hi)
+        if c.size and (c.min() < 0 or c.max() >= n_ch):
+            raise OSError(
+                f"{self._source.path}: neuro_col holds a column outside 0..{n_ch - 1} "
+                "(COO coordinates must fit neuro_shape, spec section 2)"
+            )
+        out = np.zeros(((t1 - t0) * n_t, n_ch), dtype=self.dtype)
+        if r.size:
+            np.add.at(out, (r - lo, c), _native(d).astype(self.dtype, copy=False))
+        return out.reshape(t1 - t0, n_t, n_ch)
+
+    def check_bounds(self) -> None:
+        """Stream the coordinates once; raise OSError if any is outside the shape."""
+        n_tr, n_t, n_ch = self.shape
+        for a in range(0, self.nnz, COO_BLOCK):
+            b = min(self.nnz, a + COO_BLOCK)
+            r = np.asarray(self._source.read(self._row, slice(a, b)))
+            c = np.asarray(self._source.read(self._col, slice(a, b)))
+            if r.size and (r.min() < 0 or r.max() >= n_tr * n_t):
+                raise OSError(f"{self._source.path}: neuro_row holds a row outside 0..{n_tr * n_t - 1} (spec section 2)")
+            if c.size and (c.min() < 0 or c.max() >= n_ch):
+                raise OSError(f"{self._source.path}: neuro_col holds a column outside 0..{n_ch - 1} (spec section 2)")
+
+    def read(self, selection: Any = Ellipsis) -> np.ndarray:
+        """Return ``array[selection]``; only the selected trials are densified."""
+        sel = normalize_selection(selection, self.shape)
+        s0 = sel[0]
+        if isinstance(s0, int):
+            block = self.dense_trials(s0, s0 + 1)[0]
+            return np.ascontiguousarray(block[sel[1:]])
+        idx = np.arange(self.shape[0])[s0]
+        if idx.size == 0:
+            return np.zeros((0,) + self._rest_shape(sel[1:]), dtype=self.dtype)
+        t0, t1 = int(idx.min()), int(idx.max()) + 1
+        block = self.dense_trials(t0, t1)
+        if not (idx.size == t1 - t0 and idx[0] == t0 and np.all(np.diff(idx) == 1)):
+            block = block[idx - t0]
+        return np.ascontiguousarray(block[(slice(None),) + sel[1:]])
+
+    def _rest_shape(self, rest: tuple[Any, ...]) -> tuple[int, ...]:
+        out = []
+        for s, n in zip(rest, self.shape[1:], strict=True):
+            if isinstance(s, slice):
+                out.append(len(range(*s.indices(n))))
+        return tuple(out)
+
+    def read_raw_blocks(self, rows: int = 0):
+        """Yield the dense array in blocks of trials (C order)."""
+        n_tr, n_t, n_ch = self.shape
+        per = max(1, n_t * n_ch * self.dtype.itemsize)
+        step = rows or max(1, (64 << 20) // per)
+        for a in range(0, n_tr, step):
+            yield self.dense_trials(a, min(n_tr, a + step))

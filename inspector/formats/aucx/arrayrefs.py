@@ -1,0 +1,173 @@
+"""Lazy :class:`ArrayRef` views of the ``.npy`` members of an AUCX archive.
+
+Shape and dtype come from the ``.npy`` header parsed at open; data is read
+on demand straight from the ZIP (never extracted to disk):
+
+* stored (uncompressed) members: the rows a selection needs are read by
+  seeking to their byte offset;
+* deflated members up to :data:`CACHE_LIMIT` bytes: inflated once and cached;
+* larger deflated members: inflated from the start up to the last row
+  needed, keeping only the requested rows (bounded by the request).
+
+:class:`MaskedLineRef` (radius and signal) honours the validity mask in
+:meth:`envelope`: positions whose mask entry is False (per-scan NaN padding)
+and non-finite values become gaps, never plotted values (seed "Both radius
+modes": the mask is authoritative).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from inspector.formats.arrays import ArrayRef, Envelope, envelope_of
+from inspector.formats.aucx.npyfmt import NpyHeader
+from inspector.formats.aucx.stream import MemberStream
+from inspector.formats.aucx.zipscan import STORED, ZipEntry
+
+#: Deflated members up to this many data bytes are inflated once and cached.
+CACHE_LIMIT = 64 << 20
+
+
+class NpyMemberRef(ArrayRef):
+    """An array stored as an ``.npy`` member of a ZIP archive.
+
+    Args:
+        name: ``"radius"``, ``"signal"`` or ``"mask"``.
+        path: the archive.
+        entry: its (safe) ZIP entry.
+        header: the parsed ``.npy`` header (non-object dtype).
+        attrs: display metadata (units...).
+
+    :meth:`read` returns native-byte-order arrays; raises ``OSError`` when the
+    member cannot be inflated (changed or corrupt file) and ``IndexError``
+    for out-of-range selections.
+    """
+
+    def __init__(self, name: str, path: Path, entry: ZipEntry, header: NpyHeader,
+                 attrs: dict[str, Any] | None = None) -> None:
+        super().__init__()
+        self.name = name
+        self.path = Path(path)
+        self.entry = entry
+        self.header = header
+        self.shape = tuple(header.shape)
+        self.dtype = header.dtype
+        self.location = entry.name
+        self.storage = "npy-stored" if entry.method == STORED else "npy-deflated"
+        self.sample_axis = len(self.shape) - 1 if self.shape else 0
+        self.attrs.update(attrs or {})
+        self._cache: np.ndarray | None = None
+        self._lock = threading.Lock()
+
+    # -- raw access -------------------------------------------------------
+    @property
+    def _row_bytes(self) -> int:
+        n = self.dtype.itemsize
+        for s in self.shape[1:]:
+            n *= s
+        return n
+
+    def _from_bytes(self, raw: bytes, rows: int) -> np.ndarray:
+        a = np.frombuffer(raw, dtype=self.dtype)
+        a = a.reshape((rows, *self.shape[1:]) if self.shape else ())
+        if not self.dtype.isnative:
+            a = a.astype(self.dtype.newbyteorder("="))
+        return a
+
+    def _whole(self) -> np.ndarray:
+        with self._lock:
+            if self._cache is None:
+                raw = self._read_range(0, self.header.nbytes)
+                rows = self.shape[0] if self.shape else 1
+                a = self._from_bytes(raw, rows)
+                if self.header.fortran_order:
+                    a = np.frombuffer(raw, dtype=self.dtype).reshape(
+                        self.shape[::-1]).T
+                    if not self.dtype.isnative:
+                        a = a.astype(self.dtype.newbyteorder("="))
+                self._cache = a
+            return self._cache
+
+    def _read_range(self, start: int, stop: int) -> bytes:
+        """Bytes ``[start, stop)`` of the array data (after the header)."""
+        off = self.header.data_offset
+        if self.entry.method == STORED and self.entry.data_offset is not None:
+            with open(self.path, "rb") as fh:
+                fh.seek(self.entry.data_offset + off + start)
+                raw = fh.read(stop - start)
+        else:
+            stream = MemberStream(self.path, self.entry, limit=off + stop, crc=False)
+            parts: list[bytes] = []
+            pos = 0
+            for block in stream:
+                b0, b1 = pos, pos + len(block)
+                pos = b1
+                lo, hi = max(b0, off + start), min(b1, off + stop)
+                if lo < hi:
+                    parts.append(block[lo - b0 : hi - b0])
+            if stream.result.problem is not None and stream.result.problem[0] != "zip.size-exceeded":
+                raise OSError(f"{self.entry.name}: {stream.result.problem[1]}")
+            raw = b"".join(parts)
+        if len(raw) != stop - start:
+            raise OSError(f"{self.entry.name}: array data is shorter than its header says")
+        return raw
+
+    # -- ArrayRef ---------------------------------------------------------
+    def read(self, selection: Any = Ellipsis) -> np.ndarray:
+        if (self.header.fortran_order or not self.shape
+                or (self.entry.method != STORED and self.header.nbytes <= CACHE_LIMIT)):
+            return np.asarray(self._whole()[selection])
+        sel = selection if isinstance(selection, tuple) else (selection,)
+        if not sel or sel[0] is Ellipsis:
+            if self.header.nbytes <= CACHE_LIMIT or self.entry.method == STORED:
+                return np.asarray(self._whole()[selection])
+            sel = (slice(None), *sel)
+        first, rest = sel[0], sel[1:]
+        n = self.shape[0]
+        if isinstance(first, slice):
+            rows = range(n)[first]
+            if len(rows) == 0:
+                return np.empty((0, *self.shape[1:]), dtype=self.dtype.newbyteorder("="))[rest]
+            r0, r1 = min(rows[0], rows[-1]), max(rows[0], rows[-1]) + 1
+            block = self._rows(r0, r1)
+            picked = block[np.asarray(rows, dtype=np.intp) - r0]
+            return np.asarray(picked[(slice(None), *rest)])
+        i = int(first)
+        if i < -n or i >= n:
+            raise IndexError(f"index {i} is out of bounds for axis 0 with size {n}")
+        i %= n
+        return np.asarray(self._rows(i, i + 1)[(0, *rest)])
+
+    def _rows(self, r0: int, r1: int) -> np.ndarray:
+        rb = self._row_bytes
+        return self._from_bytes(self._read_range(r0 * rb, r1 * rb), r1 - r0)
+
+
+class MaskedLineRef(NpyMemberRef):
+    """A radius or signal member whose envelope hides masked-out positions.
+
+    ``mask`` is the mask member's :class:`NpyMemberRef` (bool, same
+    ``(scans, points)`` shape for signal and per-scan radius) or None.
+    """
+
+    def __init__(self, *args: Any, mask: NpyMemberRef | None = None, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.mask = mask
+
+    def envelope(self, index: tuple[int | None, ...], start: int, stop: int,
+                 bins: int) -> Envelope:
+        """Per-bin min/max of one scan line, masked and NaN positions left out."""
+        axis = index.index(None)
+        n = self.shape[axis]
+        start = max(0, min(int(start), n))
+        stop = max(start, min(int(stop), n))
+        values = np.asarray(self.read(self.line_selection(index, start, stop)), dtype=np.float64)
+        if (self.mask is not None and self.mask.shape == self.shape
+                and self.mask.dtype == np.bool_):
+            keep = np.asarray(self.mask.read(self.line_selection(index, start, stop)), dtype=bool)
+            values = np.where(keep, values, np.nan)
+        return envelope_of(values, start, stop, max(1, int(bins)))

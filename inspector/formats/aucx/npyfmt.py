@@ -1,0 +1,110 @@
+"""NumPy ``.npy`` headers: parse from the first bytes of a member, write exactly.
+
+The ``.npy`` format (NumPy NEP 1, "A simple file format for NumPy arrays"):
+magic ``\\x93NUMPY``, major/minor version, a little-endian header length
+(uint16 for 1.0, uint32 for 2.0/3.0), and a Python-literal dict with
+``descr``, ``fortran_order`` and ``shape``, padded with spaces and a final
+newline so the data starts on a 64-byte boundary.
+
+Parsing uses NumPy's own safe header readers (``ast.literal_eval``; nothing is
+ever unpickled: object dtypes are *detected* from the header, never loaded).
+Writing reproduces NumPy 2.x's format 1.0 header byte for byte, including the
+spare spaces NumPy leaves after the dict so a growing first axis fits (AUCX
+spec section 2: ``.npy`` members are written with pickling disabled).
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+import numpy as np
+
+MAGIC = b"\x93NUMPY"
+#: How many header bytes are read at most to parse a header.
+MAX_HEADER_BYTES = 1 << 16
+_ALIGN = 64
+_GROWTH_AXIS_MAX_DIGITS = 21
+
+
+@dataclass(frozen=True)
+class NpyHeader:
+    """A parsed ``.npy`` header.
+
+    ``shape`` tuple of ints; ``dtype`` numpy dtype (possibly non-native byte
+    order); ``fortran_order`` bool; ``data_offset`` byte offset of the data
+    in the member; ``version`` ``(major, minor)``.
+    """
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    fortran_order: bool
+    data_offset: int
+    version: tuple[int, int]
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of array data the header announces (0 for object dtypes)."""
+        n = 1
+        for s in self.shape:
+            n *= int(s)
+        return n * (0 if self.dtype.hasobject else self.dtype.itemsize)
+
+
+def parse_header(head: bytes) -> NpyHeader:
+    """Parse the header at the start of ``head`` (the member's first bytes).
+
+    Raises:
+        ValueError: not an ``.npy`` header, unsupported version, malformed
+            dict, or ``head`` too short to hold the whole header.
+    """
+    if len(head) < 10 or head[:6] != MAGIC:
+        raise ValueError("not a .npy array (missing \\x93NUMPY magic)")
+    major, minor = head[6], head[7]
+    fp = io.BytesIO(head)
+    fp.seek(8)
+    if major == 1:
+        reader = np.lib.format.read_array_header_1_0
+    elif major in (2, 3):
+        reader = np.lib.format.read_array_header_2_0
+    else:
+        raise ValueError(f"unsupported .npy format version {major}.{minor}")
+    try:
+        shape, fortran_order, dtype = reader(fp, max_header_size=MAX_HEADER_BYTES)
+    except (ValueError, SyntaxError, EOFError) as exc:
+        raise ValueError(f"malformed .npy header: {exc}") from exc
+    return NpyHeader(tuple(int(s) for s in shape), np.dtype(dtype), bool(fortran_order),
+                     fp.tell(), (major, minor))
+
+
+def header_bytes(dtype: np.dtype, shape: tuple[int, ...]) -> bytes:
+    """The format 1.0 header NumPy 2.x writes for a C-ordered array.
+
+    Args:
+        dtype: a non-object dtype (``float64``, ``bool``...).
+        shape: the array shape.
+
+    Raises:
+        ValueError: object dtype (never written), or a header over 65535 bytes.
+    """
+    dtype = np.dtype(dtype)
+    if dtype.hasobject:
+        raise ValueError("object arrays are never written (pickling disabled)")
+    descr = np.lib.format.dtype_to_descr(dtype)
+    text = "{" + f"'descr': {descr!r}, 'fortran_order': False, 'shape': {tuple(shape)!r}, " + "}"
+    if shape:
+        text += " " * (_GROWTH_AXIS_MAX_DIGITS - len(repr(shape[0])))
+    raw = text.encode("latin1")
+    pad = _ALIGN - (len(MAGIC) + 4 + len(raw) + 1) % _ALIGN
+    raw = raw + b" " * (pad % _ALIGN) + b"\n"
+    if len(raw) > 0xFFFF:
+        raise ValueError("header too long for .npy format 1.0")
+    return MAGIC + b"\x01\x00" + len(raw).to_bytes(2, "little") + raw
+
+
+def npy_bytes(array: np.ndarray) -> bytes:
+    """The complete ``.npy`` encoding of ``array`` (C order, format 1.0)."""
+    a = np.asarray(array)
+    if not a.flags.c_contiguous:
+        a = a.copy(order="C")
+    return header_bytes(a.dtype, a.shape) + a.tobytes(order="C")

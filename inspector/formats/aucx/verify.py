@@ -1,0 +1,240 @@
+"""Deferred streaming verification of an opened AUCX archive (issue 4 item 3).
+
+``doc.verifier(progress, cancelled)`` streams every present, safe member
+through SHA-256 (and CRC-32) while inflating, in fixed-size blocks, on up to
+:data:`WORKERS` threads (``zlib`` and ``hashlib`` release the GIL).  Array
+members also feed an :class:`~.contentcheck.ArrayScan` so the mask and
+finiteness rules are checked without holding any array.
+
+Statuses (``MemberCheck.status``): ``ok``, ``mismatch``, ``missing-member``,
+``unlisted``, ``malformed-entry``, ``duplicate-entry``, ``refused`` (failed
+a ZIP safety check, never decompressed) and ``cancelled``.  The checksum
+file itself has no recorded digest; it is ``ok`` when it inflates cleanly.
+``progress(done, total, member_check)`` is called after each member from the
+calling thread; when ``cancelled()`` returns True the remaining members become
+``cancelled``, a warning ``verify.cancelled`` is added and ``doc.verified``
+stays False.  Only a complete run sets ``doc.verified = True`` (seed
+"Checksums": nothing is reported verified before verification succeeds).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import queue
+import threading
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+
+import numpy as np
+
+from inspector.formats.aucx import layout as L
+from inspector.formats.aucx.contentcheck import ArrayScan, cross_check
+from inspector.formats.aucx.stream import MemberStream
+from inspector.formats.document import CancelFn, Document, MemberCheck, ProgressFn
+
+WORKERS = 2
+_POLL_S = 0.05
+
+
+class _Cancelled(Exception):
+    pass
+
+
+@dataclass
+class _Outcome:
+    digest: str
+    problem: tuple[str, str] | None
+    scan: ArrayScan | None
+
+
+def _hash_member(st, name: str, scan: ArrayScan | None, stop: threading.Event) -> _Outcome:
+    """Hash one member, pipelining inflation and hashing on two threads."""
+    entry = st.scan.first(name)
+    stream = MemberStream(st.path, entry)
+    h = hashlib.sha256()
+    if entry.file_size < (8 << 20):
+        for block in stream:
+            if stop.is_set():
+                raise _Cancelled
+            h.update(block)
+            if scan is not None:
+                scan.feed(block)
+    else:
+        q: queue.Queue = queue.Queue(maxsize=4)
+        err: list[BaseException] = []
+
+        def consume() -> None:
+            try:
+                while True:
+                    block = q.get()
+                    if block is None:
+                        return
+                    h.update(block)
+                    if scan is not None:
+                        scan.feed(block)
+            except BaseException as exc:  # noqa: BLE001 - re-raised below
+                err.append(exc)
+                while q.get() is not None:
+                    pass
+
+        t = threading.Thread(target=consume, daemon=True)
+        t.start()
+        try:
+            for block in stream:
+                if stop.is_set():
+                    raise _Cancelled
+                q.put(block)
+        finally:
+            q.put(None)
+            t.join()
+        if err:
+            raise err[0]
+    if scan is not None:
+        scan.finish()
+    return _Outcome(h.hexdigest(), stream.result.problem, scan)
+
+
+def _status(st, name: str, computed: str | None) -> str:
+    e = st.scan.first(name)
+    if e is None:
+        return "missing-member"
+    if not e.safe:
+        return "refused"
+    if e.duplicate:
+        return "duplicate-entry"
+    if name == L.CHECKSUMS:
+        return "ok"
+    line = st.line_status.get(name)
+    if line is None:
+        return "unlisted"
+    if line in ("malformed-entry", "duplicate-entry"):
+        return line
+    return "ok" if computed == st.listed.get(name) else "mismatch"
+
+
+def run_verification(doc: Document, st, progress: ProgressFn | None = None,
+                     cancelled: CancelFn | None = None) -> None:
+    """Stream, hash and check every member of ``doc`` (see module docstring)."""
+    # a previous (cancelled) run leaves nothing behind
+    for f in st.verify_findings:
+        if f in doc.findings:
+            doc.findings.remove(f)
+    st.verify_findings.clear()
+    rows: list[MemberCheck] = doc.members
+    for row in rows:
+        row.status, row.computed = "pending", None
+    total = len(rows)
+    done = 0
+
+    def add(sev: str, code: str, msg: str, loc: str) -> None:
+        st.verify_findings.append(getattr(doc, sev)(code, msg, loc))
+
+    def report(row: MemberCheck) -> None:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(done, total, row)
+
+    scans: dict[str, ArrayScan] = {}
+    for key, member in L.ARRAY_MEMBERS.items():
+        h = st.headers.get(key)
+        if h is None:
+            continue
+        if key == "mask" and h.dtype == np.bool_:
+            scans[member] = ArrayScan(h, "mask")
+        elif key != "mask" and h.dtype.kind == "f":
+            scans[member] = ArrayScan(h, "finite")
+
+    work: list[MemberCheck] = []
+    for row in rows:
+        e = st.scan.first(row.name)
+        if e is None or not e.safe:
+            row.status = _status(st, row.name, None)
+            report(row)
+        else:
+            work.append(row)
+    work.sort(key=lambda r: -st.scan.first(r.name).file_size)
+
+    stop = threading.Event()
+    was_cancelled = False
+    outcomes: dict[str, _Outcome] = {}
+    with ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="aucx-verify") as pool:
+        futures: dict[Future, MemberCheck] = {
+            pool.submit(_hash_member, st, r.name, scans.get(r.name), stop): r for r in work}
+        pending = set(futures)
+        while pending:
+            if cancelled is not None and cancelled():
+                stop.set()
+                was_cancelled = True
+            finished, pending = wait(pending, timeout=_POLL_S, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                row = futures[fut]
+                try:
+                    out = fut.result()
+                except _Cancelled:
+                    continue
+                outcomes[row.name] = out
+                row.computed = out.digest
+                row.status = _status(st, row.name, out.digest)
+                report(row)
+    if was_cancelled:
+        for row in rows:
+            if row.status == "pending":
+                row.status = "cancelled"
+        add("warning", "verify.cancelled",
+            f"{st.path.name}: verification cancelled after {done} of {total} member(s); the "
+            "archive is not verified", "")
+        doc.summary["members"] = [m.to_json() for m in rows]
+        _set_integrity(doc, "cancelled")
+        return
+
+    name = st.path.name
+    for row in rows:
+        out = outcomes.get(row.name)
+        if out is not None and out.problem is not None:
+            code, msg = out.problem
+            add("error", code, f"{name}: member {row.name!r}: {msg} (APPNOTE 4.4; seed "
+                "'Safety')", row.name)
+        if row.status == "mismatch":
+            add("error", "checksums.mismatch",
+                f"{name}: checksum mismatch for {row.name!r} (recorded {row.recorded}, computed "
+                f"{row.computed}); the member changed after checksums.sha256 was written "
+                "(seed 'Checksums')", row.name)
+        elif row.status == "duplicate-entry" and row.computed is not None:
+            rec = st.listed.get(row.name)
+            if rec and rec != row.computed:
+                add("error", "checksums.mismatch",
+                    f"{name}: checksum mismatch for {row.name!r} (recorded {rec}, computed "
+                    f"{row.computed}) (seed 'Checksums')", row.name)
+        elif (row.status == "malformed-entry" and row.computed is not None
+              and st.listed.get(row.name) and st.listed[row.name] != row.computed):
+            add("error", "checksums.mismatch",
+                f"{name}: checksum mismatch for {row.name!r} (recorded {st.listed[row.name]}, "
+                f"computed {row.computed}) (seed 'Checksums')", row.name)
+
+    content_ok = True
+    if st.mode is not None:
+        def got(member: str) -> ArrayScan | None:
+            out = outcomes.get(member)
+            return out.scan if out is not None and out.problem is None else None
+
+        for code, msg, loc in cross_check(st.mode, got(L.RADIUS), got(L.SIGNAL), got(L.MASK)):
+            add("error", code, f"{name}: {msg}", loc)
+            content_ok = False
+
+    doc.verified = True
+    all_ok = all(r.status == "ok" for r in rows)
+    doc.summary["members"] = [m.to_json() for m in rows]
+    doc.summary["checksum_verified"] = all_ok and st.checksum_present
+    _set_integrity(doc, "verified" if doc.ok else "failed verification")
+    feeding = (L.MANIFEST, L.EXPERIMENT, L.PROVENANCE, L.RADIUS, L.SIGNAL, L.MASK)
+    if not content_ok or not doc.ok or any(
+            r.status != "ok" for r in rows if r.name in feeding):
+        doc.extra.pop("experiment", None)
+        doc.extra.pop("aucx_parts", None)
+
+
+def _set_integrity(doc: Document, text: str) -> None:
+    for node in doc.header.children:
+        if node.name == "integrity":
+            node.value = text

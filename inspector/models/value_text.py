@@ -9,6 +9,37 @@ import numpy as np
 
 MISSING_TEXT = "∅"
 
+#: Text of a missing table cell (None, pandas NA, NaT, NaN); shown greyed italic.
+NA_TEXT = "<NA>"
+
+
+def is_missing(value: Any) -> bool:
+    """True for None, ``pd.NA``, ``pd.NaT``, float NaN and ``numpy.datetime64('NaT')``.
+
+    Empty strings are *not* missing (they are shown as ``''``).
+    """
+    if value is None:
+        return True
+    try:
+        import pandas as pd
+
+        if value is pd.NA or value is pd.NaT:
+            return True
+    except ImportError:  # pragma: no cover
+        pass
+    if isinstance(value, float | np.floating):
+        return math.isnan(float(value))
+    if isinstance(value, np.datetime64 | np.timedelta64):
+        return bool(np.isnat(value))
+    return False
+
+
+def is_unknown(value: Any) -> bool:
+    """True for the provenance placeholder ``"unknown"`` (any case) and missing values."""
+    if isinstance(value, str):
+        return value.strip().lower() == "unknown"
+    return is_missing(value)
+
 
 def value_type_name(value: Any) -> str:
     """Short type label shown beside a value (``int``, ``str``, ``float``...)."""

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QProgressBar,
+    QProgressDialog,
     QTabWidget,
 )
 
@@ -19,6 +20,11 @@ from inspector import APP_NAME, __version__
 from inspector.formats import open_document
 from inspector.jobs import JobRunner
 from inspector.ui.document_tab import DocumentTab
+from inspector.ui.export_support import (
+    export_source,
+    export_unavailable_reason,
+    suggested_export_path,
+)
 from inspector.ui.findings_dock import FindingsDock
 
 FILE_FILTER = (
@@ -26,6 +32,13 @@ FILE_FILTER = (
     "VneuroTK recordings (*.h5 *.hdf5);;AUCX archives (*.aucx);;"
     "AUC scan tables (*.csv *.tsv *.txt);;All files (*)"
 )
+
+
+def _key(path: Path) -> str:
+    try:
+        return str(Path(path).resolve())
+    except OSError:
+        return str(Path(path).absolute())
 
 
 def split_node(arg: str) -> tuple[Path, str | None]:
@@ -40,10 +53,14 @@ class MainWindow(QMainWindow):
     """The application window.
 
     Signals:
-        all_ready(): every tab opened so far has its views populated.
+        all_ready(): every tab opened so far has its views populated and its
+            verification (AUCX checksums) finished.
+        export_finished(bool ok, str text): an export ended; ``text`` is the
+            written path, or the reason it failed.
     """
 
     all_ready = Signal()
+    export_finished = Signal(bool, str)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -63,6 +80,7 @@ class MainWindow(QMainWindow):
         self.findings = FindingsDock(self)
         self.findings.finding_activated.connect(self._finding_activated)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.findings)
+        self.resizeDocks([self.findings], [150], Qt.Orientation.Vertical)
         self.busy = QProgressBar(self)
         self.busy.setRange(0, 0)
         self.busy.setMaximumWidth(160)
@@ -85,16 +103,28 @@ class MainWindow(QMainWindow):
                                   triggered=self.reload_current)
         self.act_close = QAction("&Close", self, shortcut=QKeySequence("Ctrl+W"),
                                  triggered=lambda: self.close_tab(self.tabs.currentIndex()))
+        self.act_export = QAction("&Export to AUCX…", self, shortcut=QKeySequence("Ctrl+E"),
+                                  triggered=self.export_current)
         m.addAction(self.act_reload)
-        m.addAction(self.act_close)
         m.addSeparator()
+        m.addAction(self.act_export)
+        m.addSeparator()
+        m.addAction(self.act_close)
         m.addAction(QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit, triggered=self.close))
+        m.setToolTipsVisible(True)
         self.file_menu = m
+        e = mb.addMenu("&Edit")
+        self.act_find = QAction("&Filter…", self, shortcut=QKeySequence.StandardKey.Find,
+                                triggered=self.focus_filter)
+        self.act_find.setStatusTip("Focus the filter box of the current view")
+        e.addAction(self.act_find)
+        self.edit_menu = e
         v = mb.addMenu("&View")
         v.addAction(self.findings.toggleViewAction())
         self.view_menu = v
         h = mb.addMenu("&Help")
         h.addAction(QAction("&About Inspector", self, triggered=self.show_about))
+        self._update_actions()
 
     # -- opening ----------------------------------------------------------
     def open_dialog(self) -> None:
@@ -105,16 +135,38 @@ class MainWindow(QMainWindow):
         """Open each path (``FILE`` or ``FILE::/node``) in its own tab."""
         return [self.open_path(*split_node(str(a))) for a in args]
 
+    def tab_for(self, path: Path) -> DocumentTab | None:
+        """The tab already showing ``path`` (None if it is not open)."""
+        key = _key(path)
+        return next((t for t in self.document_tabs() if _key(t.path) == key), None)
+
     def open_path(self, path: Path, node: str | None = None) -> DocumentTab:
-        """Open one file on a background job; returns its (still loading) tab."""
+        """Open one file on a background job; returns its (still loading) tab.
+
+        A file that is already open is not opened twice: its tab is brought
+        forward (and ``node`` selected in it).
+        """
         path = Path(path)
+        existing = self.tab_for(path)
+        if existing is not None:
+            self.tabs.setCurrentWidget(existing)
+            if node:
+                existing.initial_node = node
+                existing.select_location(node)
+            return existing
+        tab = self._new_tab(path, node)
+        self._remember(path)
+        return tab
+
+    def _new_tab(self, path: Path, node: str | None, index: int = -1) -> DocumentTab:
         tab = DocumentTab(path, self.jobs, node=node)
         tab.findings_changed.connect(self.refresh_findings)
+        tab.views_ready.connect(self._tab_views_ready)
         tab.ready.connect(self._tab_ready)
-        i = self.tabs.addTab(tab, path.name or str(path))
+        tab.status_message.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        i = self.tabs.insertTab(index, tab, path.name or str(path))
         self.tabs.setTabToolTip(i, str(path))
         self.tabs.setCurrentIndex(i)
-        self._remember(path)
         self.statusBar().showMessage(f"Opening {path}…")
         self.jobs.submit(
             lambda ctx, p=path: open_document(p),
@@ -123,8 +175,13 @@ class MainWindow(QMainWindow):
         )
         return tab
 
+    def _tab_views_ready(self) -> None:
+        self.refresh_findings()
+        self._update_actions()
+
     def _tab_ready(self) -> None:
         self.refresh_findings()
+        self._update_actions()
         tab = self.sender()
         if isinstance(tab, DocumentTab) and tab.doc is not None:
             i = self.tabs.indexOf(tab)
@@ -134,8 +191,12 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(
                 f"{tab.doc.name}: {tab.doc.format}, "
                 f"{len(tab.doc.findings)} finding(s)", 5000)
-        if all(t.is_ready for t in self.document_tabs()):
+        if self.all_tabs_ready():
             self.all_ready.emit()
+
+    def all_tabs_ready(self) -> bool:
+        """Every tab has its views and finished verifying."""
+        return all(t.is_ready for t in self.document_tabs())
 
     def document_tabs(self) -> list[DocumentTab]:
         return [self.tabs.widget(i) for i in range(self.tabs.count())]
@@ -153,17 +214,30 @@ class MainWindow(QMainWindow):
             tab.close_document()
             tab.deleteLater()
         self.refresh_findings()
+        self._update_actions()
 
     def reload_current(self) -> None:
+        """Reopen the current document from disk in the same tab position (F5)."""
         tab = self.current_tab()
-        if tab is None:
-            return
+        if tab is not None:
+            self.reload_tab(tab)
+
+    def reload_tab(self, tab: DocumentTab) -> DocumentTab:
+        """Replace ``tab`` by a fresh tab reading the file again; returns the new tab."""
         index = self.tabs.indexOf(tab)
         path, node = tab.path, tab.initial_node
-        self.close_tab(index)
-        new = self.open_path(path, node)
-        self.tabs.insertTab(index, self.tabs.widget(self.tabs.indexOf(new)), path.name)
-        self.tabs.setCurrentIndex(index)
+        self.tabs.removeTab(index)
+        tab.close_document()
+        tab.deleteLater()
+        new = self._new_tab(path, node, index)
+        self.refresh_findings()
+        return new
+
+    def focus_filter(self) -> None:
+        """Ctrl+F: focus the filter box of the current tab's view."""
+        tab = self.current_tab()
+        if tab is not None:
+            tab.focus_filter()
 
     # -- findings ---------------------------------------------------------
     def refresh_findings(self) -> None:
@@ -181,6 +255,129 @@ class MainWindow(QMainWindow):
     def _current_changed(self, index: int) -> None:
         tab = self.current_tab()
         self.setWindowTitle(f"{tab.path.name} — {APP_NAME}" if tab else APP_NAME)
+        self._update_actions()
+
+    def _update_actions(self) -> None:
+        tab = self.current_tab()
+        has = tab is not None
+        self.act_reload.setEnabled(has)
+        self.act_close.setEnabled(has)
+        reason = export_unavailable_reason(tab.doc if has and tab.has_views else None)
+        self.act_export.setEnabled(reason is None)
+        tip = reason or "Write the current AUC document as a verified AUCX archive"
+        self.act_export.setToolTip(tip)
+        self.act_export.setStatusTip(tip)
+
+    # -- export to AUCX (issue 8 item 3) ---------------------------------
+    def ask_export_path(self, suggested: str) -> str | None:
+        """Ask where to write the archive (None if cancelled). Tests override this."""
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Export to AUCX", suggested, "AUCX archives (*.aucx)",
+            options=QFileDialog.Option.DontConfirmOverwrite)
+        return path or None
+
+    def confirm_replace(self, path: str) -> bool:
+        """Ask once before replacing an existing file. Tests override this."""
+        answer = QMessageBox.question(
+            self, "Replace file?", f"{path} already exists.\nReplace it with the exported archive?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def offer_open(self, path: str) -> bool:
+        """Tell that the export succeeded and offer to open it. Tests override this."""
+        answer = QMessageBox.question(
+            self, "Export finished", f"Wrote {path}.\nOpen the new archive?",
+            QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Close,
+            QMessageBox.StandardButton.Open)
+        return answer == QMessageBox.StandardButton.Open
+
+    def report_error(self, message: str) -> None:
+        """Say why an export failed. Tests override this."""
+        QMessageBox.warning(self, "Export to AUCX failed", message)
+
+    def export_current(self) -> None:
+        """File > Export to AUCX…: ask for a destination, write it on a job."""
+        tab = self.current_tab()
+        doc = tab.doc if tab is not None and tab.has_views else None
+        reason = export_unavailable_reason(doc)
+        if reason is not None:
+            self.report_error(reason)
+            return
+        answer = self.ask_export_path(str(suggested_export_path(doc)))
+        if not answer:
+            return
+        dest = Path(answer)
+        if not dest.suffix:
+            dest = dest.with_suffix(".aucx")
+        if _key(dest) == _key(doc.path):
+            self.report_error(f"{dest} is the document being exported; an opened file is never "
+                              "overwritten. Choose another file name.")
+            return
+        overwrite = False
+        if dest.exists():
+            if not self.confirm_replace(str(dest)):
+                return
+            overwrite = True
+        self.start_export(export_source(doc), dest, overwrite)
+
+    def start_export(self, source, dest: Path, overwrite: bool) -> None:
+        """Run ``export_to_aucx(source, dest)`` on a job with a progress dialog."""
+        try:
+            from inspector.formats.export import ExportError, export_to_aucx
+        except ImportError as exc:
+            self.report_error(f"Export to AUCX is not available: {exc}")
+            self.export_finished.emit(False, str(exc))
+            return
+        dlg = QProgressDialog(f"Exporting to {dest.name}…", "", 0, 0, self)
+        dlg.setWindowTitle("Export to AUCX")
+        dlg.setCancelButton(None)
+        dlg.setWindowModality(Qt.WindowModality.WindowModal)
+        dlg.setMinimumDuration(300)
+        dlg.setAutoClose(False)
+        dlg.setValue(0)
+        self.export_dialog = dlg
+
+        def work(ctx):
+            def progress(*args):
+                ints = [a for a in args if isinstance(a, int) and not isinstance(a, bool)]
+                if len(ints) >= 2:
+                    ctx.progress(ints[0], ints[1], None)
+
+            try:
+                export_to_aucx(source, dest, overwrite=overwrite, progress=progress)
+            except ExportError as exc:
+                return False, str(exc)
+            return True, str(dest)
+
+        def on_progress(done: int, total: int, _payload) -> None:
+            dlg.setMaximum(max(total, 1))
+            dlg.setValue(done)
+
+        def done(result) -> None:
+            dlg.close()
+            ok, text = result
+            self._export_done(ok, text)
+
+        def failed(message: str, _tb: str) -> None:
+            dlg.close()
+            self._export_done(False, message)
+
+        self.statusBar().showMessage(f"Exporting to {dest}…")
+        self.jobs.submit(work, on_done=done, on_error=failed, on_progress=on_progress)
+
+    def _export_done(self, ok: bool, text: str) -> None:
+        self.export_finished.emit(ok, text)
+        if not ok:
+            self.statusBar().showMessage("Export failed", 8000)
+            self.report_error(text)
+            return
+        self.statusBar().showMessage(f"Exported {text}", 8000)
+        stale = self.tab_for(Path(text))
+        if stale is not None:
+            self.reload_tab(stale)
+        if self.offer_open(text):
+            self.open_path(Path(text))
 
     # -- drag and drop ----------------------------------------------------
     def dragEnterEvent(self, event) -> None:

@@ -1,0 +1,147 @@
+"""Table model of an archive's checksum table (one row per member).
+
+Rows are snapshots of :class:`inspector.formats.document.MemberCheck`
+objects; :meth:`ChecksumModel.update_member` applies a row streamed by the
+verification job (issue 4), so the table fills in live.  Status is given as
+text, icon and colour (never colour alone).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+
+from inspector.formats.document import MemberCheck
+from inspector.models.roles import CopyRole, LocationRole, NameRole, StatusRole
+from inspector.models.style import monospace_font, muted_color, status_color, status_icon
+
+_D = Qt.ItemDataRole
+
+COLUMNS = ("Member", "Status", "Recorded digest", "Computed digest")
+
+#: Human text of each status.
+STATUS_TEXT = {
+    "pending": "pending…",
+    "ok": "ok",
+    "mismatch": "MISMATCH",
+    "missing-member": "missing member",
+    "unlisted": "unlisted",
+    "malformed-entry": "malformed entry",
+    "duplicate-entry": "duplicate entry",
+    "cancelled": "not checked (cancelled)",
+    "refused": "refused (unsafe)",
+}
+
+#: Statuses that count as a failed member in the verdict.
+FAILED = frozenset(
+    {"mismatch", "missing-member", "unlisted", "malformed-entry", "duplicate-entry", "refused"}
+)
+
+
+class ChecksumModel(QAbstractTableModel):
+    """Columns: member name, status, recorded digest, computed digest."""
+
+    def __init__(self, members: list[MemberCheck] | None = None, parent=None) -> None:
+        super().__init__(parent)
+        self._rows: list[MemberCheck] = []
+        self._src: list[int] = []
+        self.set_members(members or [])
+
+    def set_members(self, members: list[MemberCheck]) -> None:
+        """Replace every row with snapshots of ``members``."""
+        self.beginResetModel()
+        self._rows = [replace(m) for m in members]
+        self._src = [id(m) for m in members]
+        self.endResetModel()
+
+    def update_member(self, m: MemberCheck) -> int:
+        """Apply a streamed row: same object (or else first same-named pending row) updated,
+        unknown names appended.  Returns the row number."""
+        row = next((i for i, s in enumerate(self._src) if s == id(m)), -1)
+        if row < 0:
+            row = next((i for i, r in enumerate(self._rows) if r.name == m.name and r.status == "pending"), -1)
+        if row < 0:
+            row = next((i for i, r in enumerate(self._rows) if r.name == m.name), -1)
+        if row < 0:
+            row = len(self._rows)
+            self.beginInsertRows(QModelIndex(), row, row)
+            self._rows.append(replace(m))
+            self._src.append(id(m))
+            self.endInsertRows()
+            return row
+        self._rows[row] = replace(m)
+        self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+        return row
+
+    def member(self, row: int) -> MemberCheck:
+        return self._rows[row]
+
+    def members(self) -> list[MemberCheck]:
+        return list(self._rows)
+
+    def row_of(self, name: str) -> int:
+        """Row of the member called ``name`` (-1 if none)."""
+        return next((i for i, r in enumerate(self._rows) if r.name == name), -1)
+
+    def counts(self) -> dict[str, int]:
+        """Number of rows per status."""
+        out: dict[str, int] = {}
+        for r in self._rows:
+            out[r.status] = out.get(r.status, 0) + 1
+        return out
+
+    # -- Qt -----------------------------------------------------------------
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation, role=_D.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == _D.DisplayRole:
+            return COLUMNS[section]
+        if orientation == Qt.Orientation.Vertical and role == _D.DisplayRole:
+            return str(section + 1)
+        return None
+
+    def data(self, index: QModelIndex, role=_D.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        m = self._rows[index.row()]
+        col = index.column()
+        if role == _D.DisplayRole:
+            if col == 0:
+                return m.name
+            if col == 1:
+                return STATUS_TEXT.get(m.status, m.status)
+            digest = m.recorded if col == 2 else m.computed
+            if digest is None:
+                if col == 2:
+                    return "(not listed)"
+                return "—" if m.status not in ("pending",) else ""
+            return digest
+        if role == _D.ToolTipRole:
+            if col == 1:
+                return f"{m.name}: {STATUS_TEXT.get(m.status, m.status)}"
+            return self.data(index, _D.DisplayRole)
+        if role == CopyRole:
+            return (m.name, m.status, m.recorded or "", m.computed or "")[col]
+        if role == StatusRole:
+            return m.status
+        if role in (LocationRole, NameRole):
+            return m.name
+        if role == _D.DecorationRole and col == 1:
+            return status_icon(m.status)
+        if role == _D.ForegroundRole:
+            if col == 1:
+                return status_color(m.status)
+            if col == 3 and m.status == "mismatch":
+                return status_color(m.status)
+            if (col == 2 and m.recorded is None) or (col == 3 and m.computed is None):
+                return muted_color()
+            return None
+        if role == _D.FontRole and col in (2, 3):
+            return monospace_font()
+        return None

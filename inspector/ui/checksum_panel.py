@@ -1,0 +1,184 @@
+"""Checksum view of an archive: verdict banner, progress and Cancel, member table."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from inspector.formats.document import MemberCheck
+from inspector.models.checksum_model import FAILED, STATUS_TEXT, ChecksumModel
+from inspector.models.roles import CopyRole
+from inspector.models.style import kind_color, status_icon
+from inspector.ui.copy_support import install_copy_actions
+
+
+def verdict_text(members: list[MemberCheck], state: str) -> tuple[str, str]:
+    """``(kind, text)`` of the banner for ``state`` in verifying/done/cancelled/failed.
+
+    kind is ``"pending"``, ``"ok"`` or ``"bad"``.
+    """
+    n = len(members)
+    done = sum(1 for m in members if m.status not in ("pending", "cancelled"))
+    failed = [m for m in members if m.status in FAILED]
+    noun = "member" if n == 1 else "members"
+    if state == "verifying":
+        return "pending", f"Verifying… {done} of {n} {noun} checked"
+    if state == "error":
+        return "bad", f"Verification could not finish ({done} of {n} {noun} checked)"
+    if failed:
+        shown = ", ".join(f"{m.name} ({STATUS_TEXT.get(m.status, m.status)})" for m in failed[:4])
+        more = f", and {len(failed) - 4} more" if len(failed) > 4 else ""
+        text = f"{len(failed)} of {n} {noun} failed: {shown}{more}"
+        if state == "cancelled":
+            text += f" (cancelled after {done} of {n})"
+        return "bad", text
+    if state == "cancelled":
+        return "pending", f"Verification cancelled: {done} of {n} {noun} checked, none failed so far"
+    if n == 0:
+        return "bad", "No members to verify"
+    return "ok", f"All {n} {noun} verified"
+
+
+class ChecksumPanel(QWidget):
+    """Banner + progress bar + Cancel above a table of members.
+
+    Signals:
+        cancel_requested(): the Cancel button was pressed.
+        member_selected(str): the current row's member name.
+    """
+
+    cancel_requested = Signal()
+    member_selected = Signal(str)
+
+    def __init__(self, members: list[MemberCheck], parent=None) -> None:
+        super().__init__(parent)
+        self.model = ChecksumModel(members, self)
+        self.state = "pending"
+        self.extra_note = ""
+        self.banner_icon = QLabel(self)
+        self.banner = QLabel(self)
+        self.banner.setObjectName("verdictBanner")
+        self.banner.setWordWrap(True)
+        self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.progress = QProgressBar(self)
+        self.progress.setMaximumWidth(220)
+        self.progress.setFormat("%v / %m")
+        self.cancel = QPushButton("Cancel", self)
+        self.cancel.setToolTip("Stop verifying the remaining members")
+        self.cancel.clicked.connect(self.cancel_requested)
+        self.banner_box = QWidget(self)
+        self.banner_box.setAutoFillBackground(True)
+        bl = QHBoxLayout(self.banner_box)
+        bl.setContentsMargins(8, 6, 8, 6)
+        bl.addWidget(self.banner_icon)
+        bl.addWidget(self.banner, 1)
+        bl.addWidget(self.progress)
+        bl.addWidget(self.cancel)
+        self.view = QTableView(self)
+        self.view.setAccessibleName("Checksums")
+        self.view.setModel(self.model)
+        self.view.setAlternatingRowColors(True)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
+        self.view.setWordWrap(False)
+        self.view.verticalHeader().setVisible(False)
+        hh = self.view.horizontalHeader()
+        hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        hh.setStretchLastSection(True)
+        self.view.setColumnWidth(0, 190)
+        self.view.setColumnWidth(1, 150)
+        self.view.setColumnWidth(2, 330)
+        install_copy_actions(self.view, value_column=None, extra=[
+            ("Copy recorded digest", lambda: self._digest(2)),
+            ("Copy computed digest", lambda: self._digest(3)),
+        ])
+        self.view.selectionModel().currentChanged.connect(self._current)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(2, 2, 2, 2)
+        lay.addWidget(self.banner_box)
+        lay.addWidget(self.view, 1)
+        self.set_state("pending")
+
+    def _digest(self, col: int) -> str:
+        idx = self.view.currentIndex()
+        return str(idx.siblingAtColumn(col).data(CopyRole) or "") if idx.isValid() else ""
+
+    def _current(self, cur: QModelIndex, _prev: QModelIndex) -> None:
+        if cur.isValid():
+            self.member_selected.emit(self.model.member(cur.row()).name)
+
+    # -- verification state ---------------------------------------------
+    def start(self) -> None:
+        """Verification began."""
+        self.progress.setRange(0, max(self.model.rowCount(), 1))
+        self.progress.setValue(0)
+        self.set_state("verifying")
+
+    def on_progress(self, done: int, total: int, member: MemberCheck | None) -> None:
+        """A member was checked (``progress(done, total, member_check)``)."""
+        if member is not None:
+            self.model.update_member(member)
+        self.progress.setRange(0, max(total, 1))
+        self.progress.setValue(done)
+        self.set_state("verifying")
+
+    def finish(self, members: list[MemberCheck], state: str = "done") -> None:
+        """Verification ended: ``state`` is done, cancelled or error."""
+        if members:
+            self.model.set_members(members)
+        self.set_state(state)
+
+    def set_state(self, state: str) -> None:
+        self.state = state
+        running = state in ("verifying", "pending")
+        self.progress.setVisible(running)
+        self.cancel.setVisible(running)
+        self.cancel.setEnabled(state == "verifying")
+        if state == "pending":
+            kind, text = "pending", "Verification not started"
+        else:
+            kind, text = verdict_text(self.model.members(), state)
+        if self.extra_note and not running:
+            text += f" · {self.extra_note}"
+        self.banner.setText(text)
+        icon_status = {"ok": "ok", "bad": "mismatch"}.get(kind, "pending")
+        self.banner_icon.setPixmap(status_icon(icon_status).pixmap(16, 16))
+        pal = self.banner_box.palette()
+        base = self.palette().color(QPalette.ColorRole.Window)
+        accent = kind_color(kind)
+        pal.setColor(QPalette.ColorRole.Window, _mix(base, accent, 0.16))
+        self.banner_box.setPalette(pal)
+        self.banner_box.setToolTip(text)
+
+    @property
+    def verdict(self) -> str:
+        return self.banner.text()
+
+    def select_member(self, name: str) -> bool:
+        row = self.model.row_of(name)
+        if row < 0:
+            return False
+        idx = self.model.index(row, 0)
+        self.view.setCurrentIndex(idx)
+        self.view.selectionModel().select(
+            idx, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+        self.view.scrollTo(idx)
+        return True
+
+
+def _mix(a: QColor, b: QColor, t: float) -> QColor:
+    return QColor(
+        round(a.red() * (1 - t) + b.red() * t),
+        round(a.green() * (1 - t) + b.green() * t),
+        round(a.blue() * (1 - t) + b.blue() * t),
+    )

@@ -1,0 +1,89 @@
+"""Stimulus thumbnails: a lazily decoded icon grid with typed-ID captions."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QSize, Signal
+from PySide6.QtWidgets import QAbstractItemView, QLabel, QListView, QVBoxLayout, QWidget
+
+from inspector.formats.document import Stimulus
+from inspector.jobs import JobRunner
+from inspector.models.stimuli_model import THUMB, StimuliModel
+from inspector.ui.copy_support import install_copy_actions
+from inspector.ui.image_convert import thumbnail
+
+
+class StimuliPanel(QWidget):
+    """Icon-mode list of stimuli; each image is decoded on a job when it first shows.
+
+    Images that cannot be decoded (e.g. a legacy path that does not exist)
+    get a crossed-out placeholder and :attr:`load_failed` is emitted; no
+    dialog is shown.
+
+    Signals:
+        load_failed(object stimulus, str message)
+        stimulus_selected(object stimulus)
+    """
+
+    load_failed = Signal(object, str)
+    stimulus_selected = Signal(object)
+
+    def __init__(self, stimuli: list[Stimulus], jobs: JobRunner, parent=None) -> None:
+        super().__init__(parent)
+        self.jobs = jobs
+        self.model = StimuliModel(stimuli, self)
+        self.model.thumbnail_requested.connect(self._request)
+        self.view = QListView(self)
+        self.view.setAccessibleName("Stimuli")
+        self.view.setViewMode(QListView.ViewMode.IconMode)
+        self.view.setResizeMode(QListView.ResizeMode.Adjust)
+        self.view.setMovement(QListView.Movement.Static)
+        self.view.setUniformItemSizes(True)
+        self.view.setIconSize(QSize(THUMB, THUMB))
+        self.view.setGridSize(QSize(THUMB + 28, THUMB + 40))
+        self.view.setSpacing(4)
+        self.view.setWordWrap(True)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.view.setModel(self.model)
+        install_copy_actions(self.view, value_column=None)
+        self.view.selectionModel().currentChanged.connect(self._current)
+        self.note = QLabel(f"{len(stimuli)} stimuli; images are decoded as they scroll into view.")
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(2, 2, 2, 2)
+        lay.addWidget(self.note)
+        lay.addWidget(self.view, 1)
+        self._closed = False
+
+    def _current(self, cur: QModelIndex, _prev: QModelIndex) -> None:
+        if cur.isValid():
+            self.stimulus_selected.emit(self.model.stimulus(cur.row()))
+
+    def _request(self, row: int) -> None:
+        stim = self.model.stimulus(row)
+
+        def work(ctx, stim=stim):
+            return thumbnail(stim.load(), THUMB)
+
+        self.jobs.submit(work, on_done=lambda img, r=row: self._done(r, img),
+                         on_error=lambda msg, tb, r=row: self._failed(r, msg))
+
+    def _done(self, row: int, image) -> None:
+        if not self._closed:
+            self.model.set_thumbnail(row, image)
+
+    def _failed(self, row: int, message: str) -> None:
+        if self._closed:
+            return
+        self.model.set_failed(row, message)
+        self.load_failed.emit(self.model.stimulus(row), message)
+
+    def select_location(self, location: str) -> bool:
+        for r in range(self.model.rowCount()):
+            if self.model.stimulus(r).location == location:
+                self.view.setCurrentIndex(self.model.index(r))
+                self.view.scrollTo(self.model.index(r))
+                return True
+        return False
+
+    def shutdown(self) -> None:
+        """Ignore results still on their way (the tab is closing)."""
+        self._closed = True

@@ -1,0 +1,153 @@
+"""Header view: the summary tree beside the raw object tree / member list, with a filter box."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QLabel,
+    QLineEdit,
+    QSplitter,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from inspector.formats.document import Node
+from inspector.models.node_filter_model import NodeFilterProxy
+from inspector.models.node_tree_model import NodeTreeModel
+from inspector.models.roles import NodeRole
+from inspector.ui.copy_support import install_copy_actions
+
+
+def make_tree_view(model, parent: QWidget | None = None) -> QTreeView:
+    """A tree view with copy actions; ``model`` is a NodeTreeModel or a proxy over one."""
+    view = QTreeView(parent)
+    view.setModel(model)
+    view.setUniformRowHeights(True)
+    view.setAlternatingRowColors(True)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+    view.header().setStretchLastSection(True)
+    view.setColumnWidth(0, 170)
+    view.setColumnWidth(1, 170)
+    view.setColumnWidth(2, 70)
+    install_copy_actions(view, value_column=1)
+    return view
+
+
+class FilteredTree(QWidget):
+    """A NodeTreeModel behind a :class:`NodeFilterProxy`, shown in a tree view."""
+
+    node_selected = Signal(object)
+    filter_cleared = Signal()
+
+    def __init__(self, root: Node, title: str, parent=None) -> None:
+        super().__init__(parent)
+        self.model = NodeTreeModel(root, self)
+        self.proxy = NodeFilterProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self.view = make_tree_view(self.proxy, self)
+        self.view.setAccessibleName(title)
+        self.label = QLabel(title)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(2)
+        lay.addWidget(self.label)
+        lay.addWidget(self.view, 1)
+        self.view.selectionModel().currentChanged.connect(self._current)
+
+    def _current(self, cur: QModelIndex, _prev: QModelIndex) -> None:
+        n = cur.data(NodeRole) if cur.isValid() else None
+        if n is not None:
+            self.node_selected.emit(n)
+
+    def set_filter(self, text: str) -> None:
+        self.proxy.set_text(text)
+        if text.strip():
+            self.view.expandAll()
+
+    def select_node(self, n: Node) -> bool:
+        """Select ``n`` (clearing a filter that hides it); True if shown."""
+        src = self.model.index_of_node(n)
+        if not src.isValid():
+            return False
+        idx = self.proxy.mapFromSource(src)
+        if not idx.isValid():
+            self.proxy.set_text("")
+            self.filter_cleared.emit()
+            idx = self.proxy.mapFromSource(src)
+        self.view.setCurrentIndex(idx)
+        self.view.selectionModel().select(
+            idx, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+        self.view.scrollTo(idx, QAbstractItemView.ScrollHint.PositionAtCenter)
+        return True
+
+    def select_location(self, location: str) -> bool:
+        n = self.model.root.find(location) if location else None
+        return n is not None and n is not self.model.root and self.select_node(n)
+
+
+class HeaderPanel(QWidget):
+    """Filter box over the header tree (left) and the raw tree (right, if any).
+
+    Signals:
+        node_selected(Node): the current node of either tree changed.
+    """
+
+    node_selected = Signal(object)
+
+    def __init__(self, header: Node, tree: Node | None, tree_title: str, parent=None) -> None:
+        super().__init__(parent)
+        self.filter_edit = QLineEdit(self)
+        self.filter_edit.setPlaceholderText("Filter nodes by name, value or location (Ctrl+F)")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.setAccessibleName("Filter header and tree")
+        self._timer = QTimer(self, singleShot=True, interval=150)
+        self._timer.timeout.connect(self._apply_filter)
+        self.filter_edit.textChanged.connect(lambda _t: self._timer.start())
+        self.header = FilteredTree(header, "Header", self)
+        self.header.view.expandAll()
+        self.header.node_selected.connect(self.node_selected)
+        self.header.filter_cleared.connect(self._filter_cleared)
+        self.raw: FilteredTree | None = None
+        split = QSplitter(Qt.Orientation.Horizontal, self)
+        split.setChildrenCollapsible(False)
+        split.addWidget(self.header)
+        if tree is not None:
+            self.raw = FilteredTree(tree, tree_title, self)
+            self.raw.view.expandToDepth(0)
+            self.raw.node_selected.connect(self.node_selected)
+            self.raw.filter_cleared.connect(self._filter_cleared)
+            split.addWidget(self.raw)
+            split.setSizes([1, 1])
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(2, 2, 2, 2)
+        lay.addWidget(self.filter_edit)
+        lay.addWidget(split, 1)
+        self.setTabOrder(self.filter_edit, self.header.view)
+        if self.raw is not None:
+            self.setTabOrder(self.header.view, self.raw.view)
+
+    def trees(self) -> list[FilteredTree]:
+        return [t for t in (self.header, self.raw) if t is not None]
+
+    def apply_filter_now(self) -> None:
+        """Apply the filter text at once (the box applies it after a short pause)."""
+        self._timer.stop()
+        self._apply_filter()
+
+    def _filter_cleared(self) -> None:
+        self.filter_edit.blockSignals(True)
+        self.filter_edit.clear()
+        self.filter_edit.blockSignals(False)
+        for t in self.trees():
+            t.set_filter("")
+
+    def _apply_filter(self) -> None:
+        for t in self.trees():
+            t.set_filter(self.filter_edit.text())
+
+    def select_location(self, location: str, prefer_raw: bool = True) -> bool:
+        order = [self.raw, self.header] if prefer_raw else [self.header, self.raw]
+        return any(t is not None and t.select_location(location) for t in order)

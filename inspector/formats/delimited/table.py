@@ -108,7 +108,10 @@ def detect_delimiter(lines: list[tuple[int, str]], path: Path, declared: str | N
             + ("has fewer than 2 fields" if broken[d] == lines[0][0] else
                "has a different number of fields than the header")
             for d in DELIMITERS)
-        first = min(broken[d] for d in DELIMITERS if broken[d] is not None)
+        # point at the line that breaks a delimiter the header does split on
+        header_line = lines[0][0]
+        plausible = [broken[d] for d in DELIMITERS if broken[d] != header_line]
+        first = min(plausible) if plausible else header_line
         col.error("parse", "table.no-consistent-delimiter",
                   f"{name}: no consistent delimiter ({detail}) {RULE}", f"{name}:{first}")
         return None

@@ -124,6 +124,8 @@ def desktop_entry(command: Sequence[str] = ("inspector",)) -> str:
         f"Icon={APP_ICON}",
         "Terminal=false",
         "StartupNotify=true",
+        # X11 WM_CLASS class of Qt windows is the application name (checked with xprop)
+        f"StartupWMClass={APP_NAME}",
         "Categories=Science;DataVisualization;Qt;",
         "Keywords=HDF5;AUCX;VneuroTK;neuroscience;ultracentrifugation;recording;archive;checksum;",
         "MimeType=" + "".join(f"{m};" for m in HANDLED_MIME_TYPES),

@@ -63,7 +63,7 @@ def test_icon_pngs_are_renders_of_the_committed_svg(qapp, name):
                 r, g, b, a = committed.getpixel((x, y))
                 diffs.append(abs(c.alpha() - a) + (abs(c.red() - r) + abs(c.green() - g)
                                                    + abs(c.blue() - b) if a else 0))
-        assert sum(diffs) / len(diffs) < 8, f"{name} {size}px differs from its SVG"
+        assert sum(diffs) / len(diffs) < 3, f"{name} {size}px differs from its SVG"
 
 
 def test_icon_path_unknown_raises():
@@ -135,6 +135,7 @@ def test_desktop_entry_keys():
     assert entry["Exec"] == "inspector %F"
     assert entry["Icon"] == inspector.APP_ID
     assert entry["Name"] == inspector.APP_NAME
+    assert entry["StartupWMClass"] == inspector.APP_NAME
     mimes = entry["MimeType"].split(";")
     assert mimes[-1] == "" and {"application/x-aucx", "application/x-hdf5", "application/x-hdf"} <= set(mimes)
     assert "Science" in entry["Categories"].split(";")

@@ -29,7 +29,7 @@ from inspector.formats.aucx.stream import MemberStream
 from inspector.formats.aucx.zipscan import STORED, ZipEntry
 
 #: Deflated members up to this many data bytes are inflated once and cached.
-CACHE_LIMIT = 64 << 20
+CACHE_LIMIT = 16 << 20
 
 
 class NpyMemberRef(ArrayRef):

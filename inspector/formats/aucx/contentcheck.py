@@ -23,15 +23,17 @@ from inspector.formats.aucx.npyfmt import NpyHeader
 class ArrayScan:
     """Accumulate a packed bit per element of one array member.
 
-    ``kind`` ``"finite"`` (bit = value non-finite) or ``"mask"`` (bit = True).
+    ``kind`` ``"finite"`` (bit = value non-finite) or ``"mask"`` (bit = True);
+    with ``keep_bits=False`` only the counts are kept (enough in shared mode).
     Feed the whole member (header included) through :meth:`feed`; then
     :attr:`bits` (packed uint8, C or stored order) and :attr:`count` (number of
     set bits; for a mask also :attr:`false_count`) are available.
     """
 
-    def __init__(self, header: NpyHeader, kind: str) -> None:
+    def __init__(self, header: NpyHeader, kind: str, keep_bits: bool = True) -> None:
         self.header = header
         self.kind = kind
+        self.keep_bits = keep_bits
         self.itemsize = header.dtype.itemsize
         self._skip = header.data_offset
         self._carry = b""
@@ -60,9 +62,9 @@ class ArrayScan:
         a = np.frombuffer(raw, dtype=self.header.dtype)
         flags = ~np.isfinite(a) if self.kind == "finite" else a.astype(bool, copy=False)
         self.elements += a.size
-        packed = np.packbits(flags)
         self.count += int(np.count_nonzero(flags))
-        self._parts.append(packed)
+        if self.keep_bits:
+            self._parts.append(np.packbits(flags))
 
     def finish(self) -> None:
         if self._carry:

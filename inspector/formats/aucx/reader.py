@@ -45,7 +45,7 @@ from inspector.formats.document import FORMAT_AUCX, Document, MemberCheck
 SMALL_MEMBER_LIMIT = 16 << 20
 #: Arrays totalling at most this many bytes are loaded into
 #: ``doc.extra["experiment"]`` at open; larger ones stay lazy only.
-EXPERIMENT_LOAD_LIMIT = CACHE_LIMIT
+EXPERIMENT_LOAD_LIMIT = 8 << 20
 
 
 @dataclass

@@ -20,7 +20,7 @@ from pathlib import Path
 from inspector.formats.aucx.zipscan import DEFLATED, STORED, ZipEntry
 
 READ_BLOCK = 1 << 20
-OUT_BLOCK = 4 << 20
+OUT_BLOCK = 1 << 20
 
 
 @dataclass

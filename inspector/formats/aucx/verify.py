@@ -60,7 +60,7 @@ def _hash_member(st, name: str, scan: ArrayScan | None, stop: threading.Event) -
             if scan is not None:
                 scan.feed(block)
     else:
-        q: queue.Queue = queue.Queue(maxsize=4)
+        q: queue.Queue = queue.Queue(maxsize=2)
         err: list[BaseException] = []
 
         def consume() -> None:
@@ -140,10 +140,11 @@ def run_verification(doc: Document, st, progress: ProgressFn | None = None,
         h = st.headers.get(key)
         if h is None:
             continue
+        keep = st.mode == "per_scan"
         if key == "mask" and h.dtype == np.bool_:
-            scans[member] = ArrayScan(h, "mask")
+            scans[member] = ArrayScan(h, "mask", keep)
         elif key != "mask" and h.dtype.kind == "f":
-            scans[member] = ArrayScan(h, "finite")
+            scans[member] = ArrayScan(h, "finite", keep)
 
     work: list[MemberCheck] = []
     for row in rows:
@@ -231,7 +232,6 @@ def run_verification(doc: Document, st, progress: ProgressFn | None = None,
     if not content_ok or not doc.ok or any(
             r.status != "ok" for r in rows if r.name in feeding):
         doc.extra.pop("experiment", None)
-        doc.extra.pop("aucx_parts", None)
 
 
 def _set_integrity(doc: Document, text: str) -> None:

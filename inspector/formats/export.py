@@ -42,7 +42,8 @@ class ExportError(Exception):
 def parse_exported_at(value: str | datetime | None) -> datetime | None:
     """The export time as a datetime (ISO-8601 text accepted; ``Z`` allowed).
 
-    A time without an offset is kept as given (naive), as the reference does.
+    A time without an offset is passed on as given (the AUCX writer takes a
+    naive time as UTC).
 
     Raises:
         ExportError: text that is not ISO-8601.

@@ -32,6 +32,7 @@ from inspector.formats.document import (
     Node,
 )
 from inspector.jobs import JobRunner
+from inspector.models.checksum_model import FAILED
 from inspector.ui.checksum_panel import ChecksumPanel
 from inspector.ui.detail_pane import DetailPane
 from inspector.ui.stimuli_panel import StimuliPanel
@@ -168,6 +169,8 @@ class DocumentTab(QWidget):
             self.checksums.cancel_requested.connect(self.cancel_verification)
             self.checksums.member_selected.connect(self._member_selected)
             self.views.addTab(self.checksums, "Checksums")
+            if not self.initial_node:
+                self.views.setCurrentWidget(self.checksums)  # the verdict is what an archive is about
 
         right = QSplitter(Qt.Orientation.Vertical)
         right.setChildrenCollapsible(False)
@@ -290,10 +293,14 @@ class DocumentTab(QWidget):
         self._set_ready()
 
     def _note_errors(self) -> None:
-        n = sum(1 for f in self.doc.findings if f.severity == "error")
+        failed = {m.name for m in self.checksums.model.members() if m.status in FAILED}
+        n = sum(1 for f in self.doc.findings if f.severity == "error" and f.location not in failed)
+        note = ""
         if n:
-            self.checksums.extra_note = f"{n} error finding{'s' if n != 1 else ''} in all (see Findings)"
-            self.checksums.set_state(self.checksums.state)
+            note = f"{n} other error finding{'s' if n != 1 else ''} (see Findings)" if failed else (
+                f"{n} error finding{'s' if n != 1 else ''} (see Findings)")
+        self.checksums.extra_note = note
+        self.checksums.set_state(self.checksums.state)
 
     # -- selection → detail pane / plot ----------------------------------
     def _node_selected(self, n: Node) -> None:

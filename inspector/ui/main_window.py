@@ -80,7 +80,7 @@ class MainWindow(QMainWindow):
         self.findings = FindingsDock(self)
         self.findings.finding_activated.connect(self._finding_activated)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.findings)
-        self.resizeDocks([self.findings], [150], Qt.Orientation.Vertical)
+        self._docks_sized = False
         self.busy = QProgressBar(self)
         self.busy.setRange(0, 0)
         self.busy.setMaximumWidth(160)
@@ -429,6 +429,12 @@ class MainWindow(QMainWindow):
             f"h5py {v['h5py']}, HDF5 {v['HDF5']}<br>"
             f"numpy {v['numpy']}, pandas {v['pandas']}",
         )
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not self._docks_sized:  # a compact findings dock on first show
+            self._docks_sized = True
+            self.resizeDocks([self.findings], [max(120, self.height() // 6)], Qt.Orientation.Vertical)
 
     def closeEvent(self, event) -> None:
         s = QSettings()

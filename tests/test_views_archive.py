@@ -1,0 +1,199 @@
+"""Issue 5: the views of AUCX archives and AUC sources: checksums streamed live, provenance, scans."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+
+from inspector.formats.document import Document, MemberCheck, Node
+from inspector.jobs import JobRunner
+from inspector.models.roles import StatusRole
+from inspector.ui.document_tab import DocumentTab
+from inspector.ui.main_window import MainWindow
+from tests.conftest import FIXTURES, load_expected
+
+EXPECTED = {e["file"]: e for e in load_expected("aucx")}
+
+try:
+    import inspector.formats.aucx as _aucx  # noqa: F401
+
+    HAVE_AUCX = hasattr(_aucx, "open_archive")
+except ImportError:  # pragma: no cover - depends on the reader being present
+    HAVE_AUCX = False
+needs_aucx = pytest.mark.skipif(not HAVE_AUCX, reason="AUCX reader (inspector.formats.aucx) missing")
+
+
+def _open(qtbot, *paths):
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.resize(1024, 640)
+    win.open_paths([str(p) for p in paths])
+    qtbot.waitUntil(lambda: win.document_tabs() and win.all_tabs_ready(), timeout=20000)
+    return win
+
+
+def _statuses(panel):
+    m = panel.model
+    return {m.member(r).name: m.index(r, 1).data(StatusRole) for r in range(m.rowCount())}
+
+
+# -- streaming verification on a hand-built document ------------------------------------
+def _gated_doc(n: int, gate: threading.Event, bad: str | None = None) -> Document:
+    doc = Document(FIXTURES / "aucx" / "hand-built.aucx", format="aucx")
+    doc.members = [MemberCheck(f"m{i}.bin", f"{i:064x}") for i in range(n)]
+    doc.tree = Node("hand-built.aucx", kind="group")
+    for m in doc.members:
+        doc.tree.add(m.name, kind="member", location=m.name)
+    doc.verified = False
+
+    def verifier(progress, cancelled):
+        for i, m in enumerate(doc.members):
+            if i == 1:
+                gate.wait(10)
+            if cancelled and cancelled():
+                for rest in doc.members[i:]:
+                    rest.status = "cancelled"
+                break
+            m.computed = m.recorded if m.name != bad else "f" * 64
+            m.status = "ok" if m.name != bad else "mismatch"
+            if m.name == bad:
+                doc.error("checksums.mismatch", f"mismatch for {m.name}", m.name)
+            if progress:
+                progress(i + 1, n, m)
+        doc.verified = True
+
+    doc.verifier = verifier
+    return doc
+
+
+def test_checksum_rows_fill_in_live_then_verdict(qtbot):
+    gate = threading.Event()
+    jobs = JobRunner()
+    tab = DocumentTab(FIXTURES / "aucx" / "hand-built.aucx", jobs)
+    qtbot.addWidget(tab)
+    tab.set_document(_gated_doc(3, gate, bad="m2.bin"))
+    panel = tab.checksums
+    assert tab.has_views and not tab.is_ready
+    qtbot.waitUntil(lambda: _statuses(panel)["m0.bin"] == "ok", timeout=5000)
+    assert _statuses(panel) == {"m0.bin": "ok", "m1.bin": "pending", "m2.bin": "pending"}
+    assert panel.verdict == "Verifying… 1 of 3 members checked"
+    assert panel.progress.isVisibleTo(tab) and panel.cancel.isEnabled()
+    with qtbot.waitSignal(tab.ready, timeout=5000):
+        gate.set()
+    assert _statuses(panel) == {"m0.bin": "ok", "m1.bin": "ok", "m2.bin": "mismatch"}
+    assert panel.verdict.startswith("1 of 3 members failed: m2.bin (MISMATCH)")
+    assert not panel.progress.isVisibleTo(tab) and not panel.cancel.isVisibleTo(tab)
+    assert tab.is_ready and tab.verify_state == "done"
+    jobs.wait(2000)
+
+
+def test_cancel_verification(qtbot):
+    gate = threading.Event()
+    jobs = JobRunner()
+    tab = DocumentTab(FIXTURES / "aucx" / "hand-built.aucx", jobs)
+    qtbot.addWidget(tab)
+    tab.set_document(_gated_doc(4, gate))
+    qtbot.waitUntil(lambda: _statuses(tab.checksums)["m0.bin"] == "ok", timeout=5000)
+    with qtbot.waitSignal(tab.ready, timeout=5000):
+        tab.checksums.cancel.click()
+        gate.set()
+    assert tab.verify_state == "cancelled"
+    assert list(_statuses(tab.checksums).values()) == ["ok", "cancelled", "cancelled", "cancelled"]
+    assert tab.checksums.verdict.startswith("Verification cancelled: 1 of 4 members checked")
+    jobs.wait(2000)
+
+
+# -- corpus archives ---------------------------------------------------------------------
+@needs_aucx
+def test_valid_archive_all_members_verified(qtbot):
+    exp = EXPECTED["src_demo_experiment.aucx"]
+    win = _open(qtbot, FIXTURES / "aucx/src_demo_experiment.aucx")
+    tab = win.current_tab()
+    assert [tab.views.tabText(i) for i in range(tab.views.count())] == [
+        "Header", "Scans", "Provenance", "Checksums"]
+    panel = tab.checksums
+    st = _statuses(panel)
+    assert sorted(st) == sorted(exp["info"]["members"])
+    assert set(st.values()) == {"ok"}
+    m = panel.model
+    for r in range(m.rowCount()):
+        name = m.member(r).name
+        assert m.index(r, 3).data() == exp["member_sha256"][name]
+    assert panel.verdict == f"All {len(exp['member_sha256'])} members verified"
+    scans = tab.tables["scans"].model
+    assert scans.rowCount() == exp["info"]["n_scans"]
+    col = [scans.headerData(c, Qt.Orientation.Horizontal) for c in range(scans.columnCount())].index("scan_id")
+    assert [scans.index(r, col).data() for r in range(scans.rowCount())] == exp["info"]["scan_ids"]
+
+
+@needs_aucx
+def test_byte_flip_archive_mismatch_on_signal(qtbot):
+    exp = EXPECTED["bad_signal_byte_flip.aucx"]
+    win = _open(qtbot, FIXTURES / "aucx/bad_signal_byte_flip.aucx")
+    tab = win.current_tab()
+    panel = tab.checksums
+    st = _statuses(panel)
+    assert st.pop("arrays/signal.npy") == "mismatch"
+    assert set(st.values()) == {"ok"}
+    row = panel.model.row_of("arrays/signal.npy")
+    assert panel.model.index(row, 3).data() == exp["member_sha256"]["arrays/signal.npy"]
+    assert panel.model.index(row, 1).data() == "MISMATCH"
+    assert panel.model.index(row, 1).data(Qt.ItemDataRole.DecorationRole) is not None
+    assert panel.verdict.startswith("1 of 7 members failed: arrays/signal.npy")
+    # the findings dock was refreshed after verification and a click selects the member
+    fm = win.findings.model
+    rows = [fm.finding(r) for r in range(fm.rowCount())]
+    hit = next((f, owner) for _, f, owner in rows if f.location == "arrays/signal.npy")
+    panel.view.setCurrentIndex(panel.model.index(0, 0))
+    tab.views.setCurrentIndex(0)
+    win._finding_activated(*hit)
+    assert tab.views.currentWidget() is panel
+    assert panel.view.currentIndex().row() == row
+    # copy the computed digest
+    panel.view.setCurrentIndex(panel.model.index(row, 3))
+    acts = {a.text(): a for a in panel.view.actions()}
+    acts["Copy value"].trigger()
+    assert QGuiApplication.clipboard().text() == exp["member_sha256"]["arrays/signal.npy"]
+    acts["Copy recorded digest"].trigger()
+    assert QGuiApplication.clipboard().text() == exp["reference_error"]["message"].split("recorded ")[1][:64]
+
+
+@needs_aucx
+def test_multi_problem_archive_verdict_names_each_failure(qtbot):
+    win = _open(qtbot, FIXTURES / "aucx/multi_signal_flip_unlisted_member_bad_line.aucx")
+    panel = win.current_tab().checksums
+    st = _statuses(panel)
+    assert st["arrays/signal.npy"] == "mismatch" and st["extras/unlisted.bin"] == "unlisted"
+    assert panel.verdict.startswith("3 of 8 members failed")
+    for name in ("arrays/signal.npy", "extras/unlisted.bin", "provenance.json"):
+        assert name in panel.verdict
+
+
+@needs_aucx
+def test_archive_provenance_keeps_import_and_export_apart(qtbot):
+    exp = EXPECTED["src_demo_experiment.aucx"]["info"]["export"]
+    win = _open(qtbot, FIXTURES / "aucx/src_demo_experiment.aucx")
+    root = win.current_tab().provenance.model.root
+    top = {c.name: c for c in root.children}
+    assert {"import", "export"} <= set(top)
+    export = {c.name: c.value for c in top["export"].children}
+    for key in ("software", "software_version", "exported_at", "member_count"):
+        assert export[key] == exp[key]
+    imp = top["import"]
+    sources = next(c for c in imp.children if c.name == "source_files")
+    roles = sorted(f.value for s in sources.children for f in s.children if f.name == "role")
+    assert "data_file" in roles
+    assert not any(c.name == "exported_at" for c in imp.walk())
+
+
+def test_delimited_source_has_scans_but_no_checksums(qtbot):
+    pytest.importorskip("inspector.formats.delimited")
+    win = _open(qtbot, FIXTURES / "auc-delimited/demo_experiment")
+    tab = win.current_tab()
+    titles = [tab.views.tabText(i) for i in range(tab.views.count())]
+    assert titles[:2] == ["Header", "Scans"] and "Checksums" not in titles
+    assert tab.checksums is None and tab.is_ready
+    assert win.act_export.isEnabled()

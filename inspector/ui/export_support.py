@@ -25,9 +25,18 @@ def export_unavailable_reason(doc: Document | None) -> str | None:
 
 
 def export_source(doc: Document) -> Any:
-    """What to hand to ``export_to_aucx``: the loaded experiment if any, else the path."""
+    """What to hand to ``export_to_aucx``.
+
+    The experiment already loaded (``doc.extra["experiment"]``) when the
+    document is verified and has no error; otherwise the path, so that the
+    exporter re-reads and verifies the source and refuses a corrupt one with
+    an ``ExportError`` saying why (an unverified archive is never laundered
+    into a freshly checksummed one).
+    """
     exp = doc.extra.get("experiment")
-    return exp if exp is not None else doc.path
+    if exp is not None and doc.ok and doc.verified:
+        return exp
+    return doc.path
 
 
 def suggested_export_path(doc: Document) -> Path:

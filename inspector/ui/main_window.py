@@ -339,10 +339,8 @@ class MainWindow(QMainWindow):
         self.export_dialog = dlg
 
         def work(ctx):
-            def progress(*args):
-                ints = [a for a in args if isinstance(a, int) and not isinstance(a, bool)]
-                if len(ints) >= 2:
-                    ctx.progress(ints[0], ints[1], None)
+            def progress(done, total, message=None, *_rest):
+                ctx.progress(int(done), int(total), message)
 
             try:
                 export_to_aucx(source, dest, overwrite=overwrite, progress=progress)
@@ -350,9 +348,11 @@ class MainWindow(QMainWindow):
                 return False, str(exc)
             return True, str(dest)
 
-        def on_progress(done: int, total: int, _payload) -> None:
+        def on_progress(done: int, total: int, message) -> None:
             dlg.setMaximum(max(total, 1))
             dlg.setValue(done)
+            if isinstance(message, str) and message:
+                dlg.setLabelText(f"Exporting to {dest.name}: {message}…")
 
         def done(result) -> None:
             dlg.close()

@@ -113,6 +113,12 @@ def open_recording(path: Path, *, hash_arrays: bool = False) -> Document:
         ctx.fail(exc)
     except OSError as exc:
         doc.error("file.read-failed", f"{path.name}: reading failed: {exc}", "")
+    except Exception as exc:  # noqa: BLE001 - bad input must never escape as an exception
+        import traceback
+
+        doc.error("internal.reader-failed",
+                  f"{path.name}: the recording reader failed unexpectedly: {type(exc).__name__}: {exc}", "")
+        doc.extra["traceback"] = traceback.format_exc()
     return doc
 
 
@@ -368,19 +374,21 @@ def _vision_info_facts(info: dict[str, Any]) -> dict[str, Any]:
 def _trial_stim_ids(labels: Labels, scan, positions: list[int], vision_info: dict | None) -> list[Any]:
     values = [scan.at.get(int(p)) for p in positions]
     if labels.dtype != "object" and vision_info is not None:
-        known = vision_info.get("stim_ids", []) or []
-        mapped = []
+        # The reference maps each numeric label to the first vision_info ID equal
+        # to it (so 10.0 reads as the int ID 10); a dict keeps Python equality.
+        first: dict[Any, Any] = {}
+        for k in vision_info.get("stim_ids", []) or []:
+            try:
+                first.setdefault(k, k)
+            except TypeError:
+                continue
+        out = []
         for v in values:
-            hit = v
-            for k in known:
-                try:
-                    if k == v:
-                        hit = k
-                        break
-                except (TypeError, ValueError):
-                    continue
-            mapped.append(hit)
-        values = mapped
+            try:
+                out.append(first.get(v, v))
+            except TypeError:
+                out.append(v)
+        values = out
     return values
 
 

@@ -37,20 +37,30 @@ def dataset_detail(ds: h5py.Dataset) -> str:
         shape = "(" + ", ".join(str(n) for n in ds.shape) + ")"
     parts = [f"{shape} {ds.dtype}"]
     try:
-        if ds.chunks:
-            parts.append("chunks (" + ", ".join(str(n) for n in ds.chunks) + ")")
+        dcpl = ds.id.get_create_plist()
+        layout = dcpl.get_layout()
+        if layout == h5py.h5d.CHUNKED:
+            parts.append("chunks (" + ", ".join(str(n) for n in dcpl.get_chunk()) + ")")
+        elif layout == h5py.h5d.VIRTUAL:
+            parts.append("virtual")
+        elif layout == h5py.h5d.COMPACT:
+            parts.append("compact")
         elif ds.shape not in (None, ()):
             parts.append("contiguous")
-        if ds.compression:
-            filt = ds.compression + (f"({ds.compression_opts})" if ds.compression_opts is not None else "")
-            if ds.shuffle:
-                filt += "+shuffle"
-            parts.append(filt)
-        if ds.is_virtual:
-            parts.append("virtual")
-        if ds.external:
+        filters = []
+        for i in range(dcpl.get_nfilters()):
+            code, _flags, values, _name = dcpl.get_filter(i)
+            if code == h5py.h5z.FILTER_DEFLATE:
+                filters.append(f"gzip({values[0]})" if values else "gzip")
+            elif code == h5py.h5z.FILTER_SHUFFLE:
+                filters.append("shuffle")
+            else:
+                filters.append(_name.decode("ascii", "replace") if isinstance(_name, bytes) else str(code))
+        if filters:
+            parts.append("+".join(f for f in filters if f != "shuffle") + ("+shuffle" if "shuffle" in filters else ""))
+        if dcpl.get_external_count():
             parts.append("external raw storage")
-    except (OSError, RuntimeError, ValueError):
+    except (OSError, RuntimeError, ValueError, AttributeError):
         pass
     return ", ".join(parts)
 
@@ -125,7 +135,7 @@ def _walk(group: h5py.Group, node: Node, report: Report, seen: set, path: Path) 
                        f"{loc}: external link to {link.filename}:{link.path} cannot be resolved "
                        f"(dangling link): {exc}", loc)
                 continue
-            target_file = obj.file.filename
+            target_file = h5py.h5f.get_name(obj.id).decode("utf-8", "backslashreplace")
             report("warning", "link.external",
                    f"{loc} is an external link to {link.filename}:{link.path} "
                    f"(resolved to {target_file}); followed read-only, its data live outside this file "
@@ -144,11 +154,12 @@ def _walk(group: h5py.Group, node: Node, report: Report, seen: set, path: Path) 
                 report("error", "tree.object-unreadable", f"{loc}: object cannot be opened: {exc}", loc)
                 continue
         target = via if via is not None else node
-        try:
-            key = (obj.file.id.fileno, h5py.h5o.get_info(obj.id).token if hasattr(h5py.h5o.get_info(obj.id), "token") else h5py.h5o.get_info(obj.id).addr)
-        except Exception:  # noqa: BLE001 - identity is only used to stop cycles
-            key = (id(obj), loc)
         if isinstance(obj, h5py.Group):
+            try:
+                info = h5py.h5o.get_info(obj.id)
+                key = (obj.id.fileno, getattr(info, "token", None) or getattr(info, "addr", None))
+            except Exception:  # noqa: BLE001 - identity is only used to stop cycles
+                key = (id(obj), loc)
             child = target.add(name, None, kind="group", location=loc, detail=f"{len(obj)} members") if via is None else via
             if via is not None:
                 via.kind = "link"

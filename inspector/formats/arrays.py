@@ -4,11 +4,25 @@ An :class:`ArrayRef` exposes ``shape`` and ``dtype`` at once and reads data
 only on request, through :meth:`ArrayRef.read` (a selection of the logical
 array) and :meth:`ArrayRef.envelope` (min/max per bin of one line of samples,
 as a plot at a given pixel width needs it).  Nothing here imports Qt.
+
+Chunked storage hook (optional, for large compressed HDF5 datasets): an
+``ArrayRef`` whose data lives in equally shaped compressed chunks can return a
+:class:`ChunkLayout` from :meth:`ArrayRef.chunk_layout` and implement
+:meth:`ArrayRef.read_raw_chunk` (the stored, still filtered bytes of one
+chunk, e.g. ``h5py.Dataset.id.read_direct_chunk(offset)``).  Then
+:meth:`ArrayRef.envelope` decodes chunks in parallel threads (zlib releases
+the GIL) and keeps a per-chunk, per-channel min/max summary
+(:mod:`inspector.formats.chunk_summary`) so that later views of any channel
+or window of the same array are fast.  :func:`inspector.formats.chunk_summary.h5_chunk_layout`
+builds the layout of an ``h5py.Dataset``.
 """
 
 from __future__ import annotations
 
+import inspect
+import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +58,71 @@ class Envelope:
 
     def __len__(self) -> int:
         return int(self.x.shape[0])
+
+    def edges(self) -> np.ndarray:
+        """float64 ``(n + 1,)`` bin edges: ``x`` followed by ``stop``.
+
+        For a raw envelope every "bin" is one sample.  Bins of the chunked
+        path may be snapped to summary block boundaries, so use these edges
+        (not :func:`bin_edges`) to know exactly which samples a bin covers.
+        """
+        return np.append(self.x, float(self.stop))
+
+    def centers(self) -> np.ndarray:
+        """float64 ``(n,)``: the x position to draw each bin at (sample units).
+
+        Raw samples are drawn at their index; a bin at the middle of the
+        samples it covers (``(first + last) / 2``).
+        """
+        if self.raw or len(self) == 0:
+            return self.x.copy()
+        e = self.edges()
+        return (e[:-1] + e[1:] - 1.0) / 2.0
+
+
+#: ``preview(envelope)``: receives progressive previews (``exact=False``).
+PreviewFn = Callable[[Envelope], None]
+#: ``cancelled() -> bool``: polled between blocks; True stops the work.
+CancelledFn = Callable[[], bool]
+
+
+class EnvelopeCancelled(Exception):
+    """Raised by :meth:`ArrayRef.envelope` when ``cancelled()`` returned True."""
+
+
+@dataclass(frozen=True)
+class ChunkLayout:
+    """How an array is stored: equally shaped, individually filtered chunks.
+
+    Returned by :meth:`ArrayRef.chunk_layout` to opt in to the parallel
+    chunk decoder and the per-chunk min/max summary
+    (:mod:`inspector.formats.chunk_summary`).
+
+    Attributes:
+        chunks: chunk shape, one entry per axis of the logical array
+            (HDF5 ``Dataset.chunks``).
+        dtype: the stored element dtype, including its byte order
+            (HDF5 ``Dataset.dtype``); numeric (``b``, ``i``, ``u``, ``f``) only.
+        filters: the filter pipeline in write order, as HDF5 applies it:
+            names among ``"shuffle"``, ``"gzip"`` (deflate) and
+            ``"fletcher32"``.  Chunks with any other filter are decoded by
+            :meth:`ArrayRef.read` instead (``filters`` then holds ``"other"``).
+        identity: hashable key naming this exact data, used to cache the
+            summary on disk: ``(st_dev, st_ino, st_size, st_mtime_ns,
+            dataset_path)`` of the file; None disables the disk cache.
+    """
+
+    chunks: tuple[int, ...]
+    dtype: np.dtype
+    filters: tuple[str, ...] = ()
+    identity: tuple | None = None
+
+    @property
+    def decodable(self) -> bool:
+        """True when every filter can be undone without HDF5 (zlib + unshuffle)."""
+        return all(f in ("shuffle", "gzip", "fletcher32") for f in self.filters) and (
+            np.dtype(self.dtype).kind in "biuf"
+        )
 
 
 def bin_edges(start: int, stop: int, bins: int) -> np.ndarray:
@@ -99,7 +178,7 @@ def envelope_of(values: np.ndarray, start: int, stop: int, bins: int) -> Envelop
     v = np.asarray(values)
     n = stop - start
     if n <= bins * RAW_SAMPLES_PER_BIN:
-        f = v.astype(np.float64)
+        f = np.array(v, dtype=np.float64).reshape(-1)
         f[~np.isfinite(f)] = np.nan
         x = np.arange(start, stop, dtype=np.float64)
         return Envelope(start, stop, x, f, f, raw=True)
@@ -142,6 +221,39 @@ class ArrayRef(ABC):
     def size(self) -> int:
         return int(np.prod(self.shape, dtype=np.int64))
 
+    # -- optional chunked-storage hook ------------------------------------
+    def chunk_layout(self) -> ChunkLayout | None:
+        """The chunk layout of the stored data, or None (the default).
+
+        Override together with :meth:`read_raw_chunk` to let
+        :meth:`envelope` decode chunks in parallel and keep a per-chunk
+        min/max summary.  Return None for contiguous, tiny, virtual, COO or
+        otherwise non-chunked storage.
+        """
+        return None
+
+    def read_raw_chunk(self, offset: tuple[int, ...]) -> tuple[int, bytes]:
+        """The stored bytes of the chunk starting at logical index ``offset``.
+
+        Only called when :meth:`chunk_layout` returns a layout whose filters
+        are all decodable.  Must be safe to call from several threads at once
+        (h5py serialises its own calls).
+
+        Args:
+            offset: the chunk's first index on every axis (multiples of
+                ``chunk_layout().chunks``).
+
+        Returns:
+            ``(filter_mask, data)`` exactly as
+            ``h5py.Dataset.id.read_direct_chunk(offset)`` returns them: bit
+            ``i`` of ``filter_mask`` set means filter ``i`` of the pipeline
+            was skipped for this chunk; ``data`` is the filtered bytes.
+
+        Raises:
+            OSError: the file cannot be read or changed since it was opened.
+        """
+        raise NotImplementedError
+
     @abstractmethod
     def read(self, selection: Any = Ellipsis) -> np.ndarray:
         """Return ``array[selection]`` (numpy basic indexing), native byte order.
@@ -158,7 +270,14 @@ class ArrayRef(ABC):
         return tuple(slice(start, stop) if i is None else int(i) for i in index)
 
     def envelope(
-        self, index: tuple[int | None, ...], start: int, stop: int, bins: int
+        self,
+        index: tuple[int | None, ...],
+        start: int,
+        stop: int,
+        bins: int,
+        *,
+        preview: PreviewFn | None = None,
+        cancelled: CancelledFn | None = None,
     ) -> Envelope:
         """Per-bin min/max of one line of samples.
 
@@ -168,30 +287,87 @@ class ArrayRef(ABC):
                 ``(time, channels)`` array; ``(5, None, 3)`` trial 5, channel 3).
             start, stop: sample range (clipped to the axis length).
             bins: number of bins (the plot's width in pixels).
+            preview: optional; called (on the calling thread) with coarse
+                ``exact=False`` envelopes while a long computation runs.
+            cancelled: optional; polled between blocks, stops the work by
+                raising :class:`EnvelopeCancelled` when it returns True.
+
+        Returns:
+            An exact :class:`Envelope` (``raw=True`` when the range holds at
+            most ``RAW_SAMPLES_PER_BIN * bins`` samples).  Bins follow
+            :func:`bin_edges`, except on the chunk-summary path where inner
+            edges may be snapped to summary blocks (see :meth:`Envelope.edges`).
+
+        Raises:
+            OSError: the data cannot be read.
+            ValueError: ``index`` does not have one ``None`` per the rules above.
         """
+        self.line_selection(index, 0, 0)  # validates index
         axis = index.index(None)
         n = self.shape[axis]
         start = max(0, min(int(start), n))
         stop = max(start, min(int(stop), n))
         bins = max(1, int(bins))
+        layout = self.chunk_layout()
+        if layout is not None:
+            from inspector.formats import chunk_summary  # lazy: avoids an import cycle
+
+            if chunk_summary.worth_summarising(self, layout):
+                return chunk_summary.chunked_envelope(
+                    self, index, start, stop, bins, preview=preview, cancelled=cancelled
+                )
         if stop - start <= bins * RAW_SAMPLES_PER_BIN:
             return envelope_of(self.read(self.line_selection(index, start, stop)), start, stop, bins)
         edges = bin_edges(start, stop, bins)
-        lo = np.empty(len(edges) - 1)
-        hi = np.empty(len(edges) - 1)
-        block = max(1 << 20, 1)
+        k = len(edges) - 1
+        lo = np.full(k, np.nan)
+        hi = np.full(k, np.nan)
+        block = 1 << 20
         b0 = 0
-        while b0 < len(edges) - 1:
+        t0 = time.monotonic()
+        next_preview = t0 + 0.25
+        while b0 < k:
+            if cancelled is not None and cancelled():
+                raise EnvelopeCancelled()
             # take whole bins up to ~block samples
             s = edges[b0]
             b1 = int(np.searchsorted(edges, s + block, side="right")) - 1
-            b1 = max(b1, b0 + 1)
-            b1 = min(b1, len(edges) - 1)
+            b1 = min(max(b1, b0 + 1), k)
             e = edges[b1]
             vals = self.read(self.line_selection(index, int(s), int(e)))
             lo[b0:b1], hi[b0:b1] = minmax_bins(vals, edges[b0 : b1 + 1], offset=int(s))
             b0 = b1
+            if preview is not None and b0 < k and time.monotonic() >= next_preview:
+                next_preview = time.monotonic() + 0.5
+                preview(Envelope(start, stop, edges[:-1].astype(np.float64), lo.copy(), hi.copy(),
+                                 raw=False, exact=False))
         return Envelope(start, stop, edges[:-1].astype(np.float64), lo, hi, raw=False)
+
+
+def envelope_with_preview(
+    ref: ArrayRef,
+    index: tuple[int | None, ...],
+    start: int,
+    stop: int,
+    bins: int,
+    preview: PreviewFn | None = None,
+    cancelled: CancelledFn | None = None,
+) -> Envelope:
+    """Call ``ref.envelope`` passing ``preview``/``cancelled`` only if it accepts them.
+
+    Subclasses written against the original ``envelope(index, start, stop,
+    bins)`` signature keep working (they just give no previews).
+    """
+    try:
+        params = inspect.signature(ref.envelope).parameters
+    except (TypeError, ValueError):
+        params = {}
+    kw: dict[str, Any] = {}
+    if "preview" in params:
+        kw["preview"] = preview
+    if "cancelled" in params:
+        kw["cancelled"] = cancelled
+    return ref.envelope(index, start, stop, bins, **kw)
 
 
 class NumpyArrayRef(ArrayRef):

@@ -1,0 +1,215 @@
+"""Headless benchmark of plot envelopes on a 1 GB continuous recording (issue 6).
+
+Writes once (cached in ``$TMPDIR``, default ``/tmp``) a VneuroTK-style
+continuous recording: ``neuro`` float32 ``(4194304, 64)`` (1 GiB), gzip level
+4 + shuffle, chunked as the reference writer does (halve the longest axis
+until a chunk holds at most 1 MiB: ``(4096, 64)``), then measures through the
+app's own code path (``open_document`` -> ``doc.arrays["neuro"].envelope``,
+or :class:`inspector.formats.chunk_summary.H5DatasetRef` when the reader does
+not expose the chunk hook) and prints one JSON object:
+
+- ``first_preview_ms``: cold summary; time to the first progressive preview
+  of the whole range of one channel at 2000 bins.
+- ``exact_full_ms``: cold summary; time to the exact envelope of that range.
+- ``window_10k_ms``: envelope of a 10 000-sample window in the middle
+  (decoded-chunk cache emptied first).
+- ``naive_full_ms``: h5py read of the whole channel, then numpy min/max per bin.
+- ``other_channel_ms``: whole-range envelope of another channel afterwards.
+- ``peak_rss_mb``: peak resident memory of the measuring process.
+
+Medians of ``--repeat`` runs (default 3).  Usage::
+
+    python benchmarks/plot_envelope.py [--repeat N] [--path FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+N_SAMPLES = 4 * 1024 * 1024
+N_CHANNELS = 64
+SFREQ = 1000.0
+BINS = 2000
+
+
+def reference_chunks(shape: tuple[int, ...], itemsize: int, target: int = 1 << 20) -> tuple[int, ...]:
+    """Chunk shape of the reference writer: halve the longest axis until <= target bytes."""
+    chunks = [max(1, s) for s in shape]
+    while int(np.prod(chunks)) * itemsize > target:
+        ax = max(range(len(chunks)), key=lambda i: chunks[i])
+        if chunks[ax] == 1:
+            break
+        chunks[ax] = max(1, (chunks[ax] + 1) // 2)
+    return tuple(chunks)
+
+
+def write_recording(path: Path) -> None:
+    """Write the benchmark recording (child process, so its memory is not measured)."""
+    import h5py
+
+    rng = np.random.default_rng(6)
+    chunks = reference_chunks((N_SAMPLES, N_CHANNELS), 4)
+    tmp = path.with_suffix(".tmp")
+    with h5py.File(tmp, "w") as f:
+        f.attrs["vneurotk_format"] = "recording"
+        f.attrs["vneurotk_schema_version"] = np.int64(1)
+        f.attrs["writer_version"] = "0.1.0"
+        f.attrs["data_mode"] = "continuous"
+        f.attrs["neuro_format"] = "dense"
+        ds = f.create_dataset("neuro", shape=(N_SAMPLES, N_CHANNELS), dtype="<f4", chunks=chunks,
+                              compression="gzip", compression_opts=4, shuffle=True)
+        freqs = rng.uniform(0.5, 40.0, N_CHANNELS)
+        amp = rng.uniform(5.0, 50.0, N_CHANNELS)
+        step = chunks[0] * 16
+        for s in range(0, N_SAMPLES, step):
+            t = (np.arange(s, min(s + step, N_SAMPLES)) / SFREQ)[:, None]
+            block = amp * np.sin(2 * np.pi * freqs * t) + rng.standard_normal((t.shape[0], N_CHANNELS)) * 3
+            ds[s : s + t.shape[0]] = block.astype(np.float32)
+        n_trials = 400
+        starts = np.linspace(0, N_SAMPLES - 5000, n_trials).astype(np.int64)
+        f.create_dataset("trial_starts", data=starts)
+        f.create_dataset("trial_ends", data=starts + 4000)
+        f.create_dataset("vision_onsets", data=starts + 500)
+        trial = np.full(N_SAMPLES, np.nan)
+        for i, s in enumerate(starts):
+            trial[s : s + 4000] = i
+        f.create_dataset("trial", data=trial)
+        f.create_dataset("stim_labels", data=np.zeros(N_SAMPLES))
+        f.attrs["stim_labels_encoding"] = "native"
+        f.attrs["stim_labels_shape"] = [N_SAMPLES]
+        ni = f.create_group("neuro_info")
+        ni.attrs["sfreq"] = SFREQ
+        ni.attrs["ch_names"] = np.array([f"ch{i:02d}" for i in range(N_CHANNELS)], dtype=h5py.string_dtype())
+        ni.attrs["shape"] = [N_SAMPLES, N_CHANNELS]
+    os.replace(tmp, path)
+
+
+def open_ref(path: Path):
+    """The ``neuro`` ArrayRef as the app gets it, plus a description of the path used."""
+    import h5py
+
+    from inspector.formats import chunk_summary
+
+    try:
+        from inspector.formats import open_document
+
+        doc = open_document(path)
+        ref = doc.arrays.get("neuro")
+        if ref is not None and ref.chunk_layout() is not None:
+            return ref, "open_document (reader's ArrayRef with chunk hook)", doc
+    except Exception:  # noqa: BLE001 - reader missing or incomplete: use the reference ArrayRef
+        pass
+    f = h5py.File(path, "r")
+    st = os.stat(path)
+    ref = chunk_summary.H5DatasetRef("neuro", f["neuro"], (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
+    return ref, "chunk_summary.H5DatasetRef (reader has no chunk hook yet)", f
+
+
+def reset_summary(ref) -> None:
+    if hasattr(ref, "_chunk_summary"):
+        del ref._chunk_summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--path", type=Path, default=Path(tempfile.gettempdir()) / "inspector-bench-1gb.h5")
+    ap.add_argument("--write-only", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.write_only:
+        write_recording(args.path)
+        return 0
+    if not args.path.exists():
+        print(f"writing {args.path} (once)...", file=sys.stderr)
+        subprocess.run([sys.executable, __file__, "--write-only", "--path", str(args.path)], check=True)
+
+    cache_home = tempfile.mkdtemp(prefix="inspector-bench-cache-")
+    os.environ["XDG_CACHE_HOME"] = cache_home
+    from inspector.formats.arrays import bin_edges, envelope_with_preview, minmax_bins
+
+    ref, how, keep = open_ref(args.path)
+    print(f"code path: {how}; chunks {ref.chunk_layout()}", file=sys.stderr)
+    n = ref.shape[0]
+    ch, other = 5, 41
+    res: dict[str, list[float]] = {k: [] for k in ("first", "exact", "window", "naive", "other")}
+
+    # warm the page cache once so every method sees the same (hot) file
+    with open(args.path, "rb") as fh:
+        while fh.read(64 << 20):
+            pass
+
+    for _ in range(args.repeat):
+        reset_summary(ref)
+        shutil.rmtree(os.path.join(cache_home, "inspector"), ignore_errors=True)
+        first: list[float] = []
+        t0 = time.perf_counter()
+
+        def preview(env, first=first, t0=t0):
+            if not first:
+                first.append(time.perf_counter() - t0)
+
+        env = envelope_with_preview(ref, (None, ch), 0, n, BINS, preview=preview)
+        t1 = time.perf_counter() - t0
+        assert env.exact and not env.raw
+        res["exact"].append(t1 * 1000)
+        res["first"].append((first[0] if first else t1) * 1000)
+
+        s = getattr(ref, "_chunk_summary", None)
+        t0 = time.perf_counter()
+        env2 = ref.envelope((None, other), 0, n, BINS)
+        res["other"].append((time.perf_counter() - t0) * 1000)
+        assert env2.exact
+
+        if s is not None:
+            s._decoded.clear()
+            s._decoded_bytes = 0
+        mid = n // 2 + _ * 50_000
+        t0 = time.perf_counter()
+        ref.envelope((None, ch), mid, mid + 10_000, BINS)
+        res["window"].append((time.perf_counter() - t0) * 1000)
+
+    import h5py
+
+    with h5py.File(args.path, "r") as f:
+        ds = f["neuro"]
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            line = ds[:, ch]
+            lo, hi = minmax_bins(line, bin_edges(0, n, BINS))
+            res["naive"].append((time.perf_counter() - t0) * 1000)
+            del line
+    # the naive envelope and ours agree at the same bin edges
+    e = env.edges().astype(np.int64)
+    with h5py.File(args.path, "r") as f:
+        lo2, hi2 = minmax_bins(f["neuro"][:, ch], e)
+    assert np.array_equal(lo2, env.lo) and np.array_equal(hi2, env.hi), "envelope differs from numpy"
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    out = {
+        "first_preview_ms": round(statistics.median(res["first"]), 1),
+        "exact_full_ms": round(statistics.median(res["exact"]), 1),
+        "window_10k_ms": round(statistics.median(res["window"]), 1),
+        "naive_full_ms": round(statistics.median(res["naive"]), 1),
+        "other_channel_ms": round(statistics.median(res["other"]), 1),
+        "peak_rss_mb": round(peak, 1),
+    }
+    print(json.dumps(out))
+    shutil.rmtree(cache_home, ignore_errors=True)
+    del keep
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

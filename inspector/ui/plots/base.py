@@ -1,0 +1,135 @@
+"""Common parts of the plot views: a pyqtgraph plot, a placeholder, exports.
+
+Every view (:class:`PlotView` subclasses) owns one ``pg.PlotWidget`` and adds
+"Export as PNG…", "Export as SVG…" and "Export plotted data as CSV…" to the
+plot's context menu (the ViewBox menu).  The same exports are methods
+(:meth:`PlotView.export_png`, :meth:`PlotView.export_svg`,
+:meth:`PlotView.export_csv`) for tests and scripts.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFileDialog, QLabel, QStackedWidget, QVBoxLayout, QWidget
+
+
+def _exporter(kind: str):
+    import pyqtgraph.exporters as ex
+
+    return {"png": ex.ImageExporter, "svg": ex.SVGExporter}[kind]
+
+
+class PlotView(QWidget):
+    """A widget holding one pyqtgraph plot (or a placeholder text instead).
+
+    Attributes:
+        plot_widget: the ``pg.PlotWidget``.
+        plot_item: its ``PlotItem``.
+        controls: a layout above the plot for view-specific controls.
+    """
+
+    x_label = "x"
+    y_label = "y"
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.plot_widget = pg.PlotWidget(background="w")
+        self.plot_item = self.plot_widget.getPlotItem()
+        self.plot_item.showGrid(x=True, y=True, alpha=0.2)
+        for ax in ("left", "bottom"):
+            self.plot_item.getAxis(ax).setPen(pg.mkPen("#444"))
+            self.plot_item.getAxis(ax).setTextPen(pg.mkPen("#222"))
+        self._placeholder = QLabel()
+        self._placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._placeholder.setWordWrap(True)
+        self._stack = QStackedWidget()
+        self._stack.addWidget(self.plot_widget)
+        self._stack.addWidget(self._placeholder)
+        self.status = QLabel()
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(2, 2, 2, 2)
+        self.controls = QVBoxLayout()
+        lay.addLayout(self.controls)
+        lay.addWidget(self._stack, 1)
+        lay.addWidget(self.status)
+        self._install_menu()
+
+    def add_legend(self) -> pg.LegendItem:
+        """The plot's legend (created once), dark text on a light box."""
+        if self.plot_item.legend is None:
+            self.plot_item.addLegend(offset=(-10, 10), labelTextColor="#222",
+                                     brush=pg.mkBrush(255, 255, 255, 200), pen=pg.mkPen("#bbb"))
+        return self.plot_item.legend
+
+    # -- placeholder -------------------------------------------------------------
+    def show_placeholder(self, text: str) -> None:
+        """Show ``text`` instead of the plot (empty arrays, unreadable data)."""
+        self._placeholder.setText(text)
+        self._stack.setCurrentWidget(self._placeholder)
+
+    def placeholder_text(self) -> str | None:
+        """The placeholder text if shown, else None."""
+        if self._stack.currentWidget() is self._placeholder:
+            return self._placeholder.text()
+        return None
+
+    # -- exports -----------------------------------------------------------------
+    def _install_menu(self) -> None:
+        menu = self.plot_item.vb.menu
+        menu.addSeparator()
+        menu.addAction("Export as PNG…", lambda: self._ask_export("png"))
+        menu.addAction("Export as SVG…", lambda: self._ask_export("svg"))
+        menu.addAction("Export plotted data as CSV…", lambda: self._ask_export("csv"))
+
+    def _ask_export(self, kind: str) -> None:
+        filters = {"png": "PNG image (*.png)", "svg": "SVG image (*.svg)", "csv": "CSV table (*.csv)"}
+        path, _ = QFileDialog.getSaveFileName(self, f"Export {kind.upper()}", f"plot.{kind}", filters[kind])
+        if path:
+            getattr(self, f"export_{kind}")(Path(path))
+
+    def export_png(self, path: Path, width: int | None = None) -> None:
+        """Render the plot to a PNG file (``width`` pixels; default: as shown)."""
+        exp = _exporter("png")(self.plot_item)
+        if width:
+            exp.parameters()["width"] = int(width)
+        exp.export(str(path))
+
+    def export_svg(self, path: Path) -> None:
+        """Render the plot to an SVG file."""
+        _exporter("svg")(self.plot_item).export(str(path))
+
+    def curves(self) -> list[tuple[str, np.ndarray, np.ndarray]]:
+        """``(name, x, y)`` of every visible curve, as drawn (NaN = gap)."""
+        out = []
+        for i, item in enumerate(self.plot_item.listDataItems()):
+            if not item.isVisible():
+                continue
+            x, y = item.getData()
+            if x is None or y is None:
+                continue
+            name = item.name() or f"curve {i + 1}"
+            out.append((str(name), np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)))
+        return out
+
+    def export_csv(self, path: Path) -> int:
+        """Write the plotted data as a long table ``curve, x, y``; returns rows written.
+
+        Gaps (NaN) are not written: every row is a drawn point (for an
+        envelope, its alternating bin minima and maxima).
+        """
+        rows = 0
+        with open(path, "w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh)
+            w.writerow(["curve", f"x [{self.x_label}]", f"y [{self.y_label}]"])
+            for name, x, y in self.curves():
+                keep = np.isfinite(x) & np.isfinite(y)
+                for xv, yv in zip(x[keep], y[keep], strict=True):
+                    w.writerow([name, repr(float(xv)), repr(float(yv))])
+                    rows += 1
+        return rows

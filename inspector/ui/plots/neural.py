@@ -1,0 +1,475 @@
+"""Lazy line plots of neural arrays: continuous ``(time, channels)`` and epochs.
+
+Every curve is drawn from :meth:`ArrayRef.envelope` of the visible x-range
+at the plot's pixel width, computed on a background job.  Panning or zooming
+restarts a debounce timer (:data:`DEBOUNCE_MS`); when it fires, one job
+computes the envelopes of all shown lines (key ``"plot:<id>"``: the runner
+cancels and drops the previous one).  Results of an older request
+(generation) are ignored.  Envelopes are drawn as a zig-zag line through the
+bin minima and maxima (``connect="finite"``: NaN bins are gaps); when zoomed
+in far enough the envelope is the raw samples.  Memory held is a few points
+per pixel per line, whatever the array size.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from inspector.formats.arrays import ArrayRef, Envelope, EnvelopeCancelled, envelope_with_preview
+from inspector.jobs import JobRunner
+from inspector.ui.plots.base import PlotView
+
+#: Debounce delay after the last pan/zoom before new envelopes are requested.
+DEBOUNCE_MS = 80
+#: Extra range requested on each side, as a fraction of the visible width.
+PAD_FRACTION = 0.5
+#: At most this many trials are overlaid at once.
+MAX_OVERLAY_TRIALS = 200
+#: Markers are drawn only when at most this many fall in the visible range.
+MAX_MARKERS = 300
+#: Channels selected when a continuous array is first shown.
+DEFAULT_CHANNELS = 4
+
+_PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2",
+            "#7f7f7f", "#bcbd22"]
+
+
+def zigzag(env: Envelope) -> tuple[np.ndarray, np.ndarray]:
+    """Sample-unit ``(x, y)`` to draw an envelope: raw samples, or lo/hi interleaved.
+
+    For a binned envelope each bin gives two points at its centre (min then
+    max), so one line draws the whole band at pixel resolution; NaN bins stay
+    NaN (gaps with ``connect="finite"``).
+    """
+    if env.raw:
+        return env.x.astype(np.float64), np.asarray(env.lo, dtype=np.float64)
+    c = env.centers()
+    x = np.repeat(c, 2)
+    y = np.empty(2 * len(env))
+    y[0::2] = env.lo
+    y[1::2] = env.hi
+    return x, y
+
+
+def _as_array(value: Any) -> np.ndarray | None:
+    if value is None:
+        return None
+    if isinstance(value, ArrayRef):
+        try:
+            value = value.read()
+        except (OSError, ValueError):
+            return None
+    try:
+        arr = np.asarray(value, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        return None
+    return arr
+
+
+class _Line:
+    """One drawn line (or an overlay of several lines drawn as one item)."""
+
+    def __init__(self, key: str, label: str, indices: list[tuple], color: str, offset_slot: int) -> None:
+        self.key = key
+        self.label = label
+        self.indices = indices
+        self.color = color
+        self.slot = offset_slot
+        self.item: pg.PlotDataItem | None = None
+        self.x: np.ndarray | None = None  # sample units
+        self.y: np.ndarray | None = None
+        self.exact = False
+        self.raw = False
+
+
+class NeuralView(PlotView):
+    """Plot of a neural :class:`ArrayRef` (``data_mode`` continuous or epochs).
+
+    Args:
+        ref: the array; ``ref.attrs`` may hold ``sfreq`` (Hz), ``ch_names``
+            and ``data_mode``.  2-D arrays are ``(time, channels)`` (or a 1-D
+            line), 3-D arrays ``(trials, time, channels)``.
+        jobs: runs every read.
+        markers: ``{"trial_starts": array, "vision_onsets": array, ...}``
+            sample positions (absolute for continuous, within the epoch for
+            epochs), any may be missing.
+    """
+
+    def __init__(self, ref: ArrayRef, jobs: JobRunner, markers: dict[str, Any] | None = None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ref = ref
+        self.jobs = jobs
+        self.epochs = ref.ndim == 3
+        self.time_axis = 1 if self.epochs else 0
+        self.n = int(ref.shape[self.time_axis]) if ref.ndim else 0
+        self.n_channels = int(ref.shape[-1]) if ref.ndim >= 2 else 1
+        self.n_trials = int(ref.shape[0]) if self.epochs else 0
+        sf = ref.attrs.get("sfreq")
+        try:
+            sf = float(sf) if sf is not None else None
+        except (TypeError, ValueError):
+            sf = None
+        self.sfreq = sf if sf and np.isfinite(sf) and sf > 0 else None
+        self.x_label = "s" if self.sfreq else "samples"
+        self.y_label = str(ref.attrs.get("unit", "value"))
+        names = ref.attrs.get("ch_names")
+        try:
+            names = [str(c) for c in names] if names is not None else None
+        except TypeError:
+            names = None
+        if names is None or len(names) != self.n_channels:
+            names = [f"ch {i}" for i in range(self.n_channels)]
+        self.ch_names = names
+        self.markers = {k: a for k, a in ((k, _as_array(v)) for k, v in (markers or {}).items()) if a is not None}
+        self.generation = 0
+        self.lines: list[_Line] = []
+        self.submitted = 0  # jobs submitted (tests: debouncing)
+        self.spacing = 0.0
+        self._marker_items: dict[str, pg.PlotCurveItem] = {}
+        self._marker_positions: dict[str, np.ndarray] = {}
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(DEBOUNCE_MS)
+        self._timer.timeout.connect(self.request)
+        self._build_controls()
+        vb = self.plot_item.vb
+        self.plot_item.setLabel("bottom", "time" if self.sfreq else "sample", units=self.x_label)
+        self.plot_item.setLabel("left", self.y_label)
+        vb.setMouseEnabled(x=True, y=True)
+        vb.enableAutoRange(axis="y")
+        vb.setAutoVisible(y=True)
+        self._setup()
+
+    # -- controls ------------------------------------------------------------------
+    def _build_controls(self) -> None:
+        row = QHBoxLayout()
+        self.mode = QComboBox()
+        self.mode.addItems(["Stacked", "Overlaid"])
+        self.markers_box = QCheckBox("Markers")
+        self.markers_box.setChecked(True)
+        self.markers_box.setEnabled(bool(self.markers))
+        self.markers_box.setToolTip("Trial boundaries and stimulus onsets")
+        self.overlay_box = QCheckBox("All trials overlaid")
+        self.overlay_box.setVisible(self.epochs)
+        row.addWidget(QLabel("Channels:"))
+        row.addWidget(self.mode)
+        row.addWidget(self.overlay_box)
+        row.addWidget(self.markers_box)
+        row.addStretch(1)
+        self.controls.addLayout(row)
+        self.channel_list = QListWidget()
+        self.channel_list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.channel_list.addItems(self.ch_names)
+        self.trial_list = QListWidget()
+        self.trial_list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.trial_list.addItems([f"trial {i}" for i in range(self.n_trials)])
+        side = QWidget()
+        sl = QVBoxLayout(side)
+        sl.setContentsMargins(0, 0, 0, 0)
+        sl.addWidget(QLabel("Channels"))
+        sl.addWidget(self.channel_list, 2)
+        if self.epochs:
+            sl.addWidget(QLabel("Trials"))
+            sl.addWidget(self.trial_list, 1)
+        # put the lists left of the plot
+        stack_parent = self._stack.parentWidget()
+        lay = stack_parent.layout()
+        split = QSplitter(Qt.Orientation.Horizontal)
+        lay.replaceWidget(self._stack, split)
+        split.addWidget(side)
+        split.addWidget(self._stack)
+        split.setStretchFactor(1, 1)
+        split.setSizes([140, 600])
+        self.splitter = split
+        for i in range(min(DEFAULT_CHANNELS, self.n_channels)):
+            self.channel_list.item(i).setSelected(True)
+        if self.epochs and self.n_trials:
+            self.trial_list.item(0).setSelected(True)
+        self.channel_list.itemSelectionChanged.connect(self.rebuild)
+        self.trial_list.itemSelectionChanged.connect(self.rebuild)
+        self.mode.currentIndexChanged.connect(self._restack)
+        self.overlay_box.toggled.connect(self.rebuild)
+        self.markers_box.toggled.connect(self._update_markers)
+
+    # -- setup ---------------------------------------------------------------------
+    def _to_x(self, samples: np.ndarray | float) -> np.ndarray | float:
+        return samples / self.sfreq if self.sfreq else samples
+
+    def _to_samples(self, x: float) -> float:
+        return x * self.sfreq if self.sfreq else x
+
+    def _setup(self) -> None:
+        if self.ref.ndim == 0 or self.ref.size == 0 or self.n == 0:
+            self.show_placeholder(f"{self.ref.name}: empty array (shape {tuple(self.ref.shape)}): "
+                                  "nothing to plot")
+            return
+        vb = self.plot_item.vb
+        x1 = self._to_x(float(max(self.n - 1, 1)))
+        vb.setLimits(xMin=-0.05 * x1 - 1e-9, xMax=1.05 * x1 + 1e-9)
+        vb.setXRange(0.0, x1, padding=0.02)
+        vb.sigXRangeChanged.connect(self.schedule)
+        vb.sigYRangeChanged.connect(self._draw_markers)
+        vb.sigResized.connect(self.schedule)
+        self.rebuild()
+
+    def selected_channels(self) -> list[int]:
+        return sorted(self.channel_list.row(i) for i in self.channel_list.selectedItems())
+
+    def selected_trials(self) -> list[int]:
+        return sorted(self.trial_list.row(i) for i in self.trial_list.selectedItems())
+
+    def _index(self, trial: int | None, ch: int) -> tuple:
+        if self.ref.ndim == 1:
+            return (None,)
+        if self.epochs:
+            return (trial, None, ch)
+        return (None, ch) if self.ref.sample_axis == 0 else (ch, None)
+
+    def rebuild(self) -> None:
+        """Recreate the curves for the current channel/trial selection and request data."""
+        for line in self.lines:
+            if line.item is not None:
+                self.plot_item.removeItem(line.item)
+        self.lines = []
+        legend = self.add_legend()
+        legend.clear()
+        chans = self.selected_channels()
+        if self.epochs:
+            trials = self.selected_trials()
+            if self.overlay_box.isChecked():
+                all_t = list(range(min(self.n_trials, MAX_OVERLAY_TRIALS)))
+                for k, c in enumerate(chans):
+                    self.lines.append(_Line(f"all:{c}", f"{self.ch_names[c]} (all trials)",
+                                            [self._index(t, c) for t in all_t], _PALETTE[k % len(_PALETTE)], k))
+            else:
+                k = 0
+                for t in trials:
+                    for c in chans:
+                        label = f"{self.ch_names[c]} trial {t}"
+                        self.lines.append(_Line(f"{t}:{c}", label, [self._index(t, c)],
+                                                _PALETTE[k % len(_PALETTE)], k))
+                        k += 1
+        else:
+            for k, c in enumerate(chans):
+                self.lines.append(_Line(str(c), self.ch_names[c], [self._index(None, c)],
+                                        _PALETTE[k % len(_PALETTE)], k))
+        for line in self.lines:
+            pen = pg.mkPen(line.color, width=1)
+            if len(line.indices) > 1:
+                c = pg.mkColor(line.color)
+                c.setAlpha(90)
+                pen = pg.mkPen(c, width=1)
+            line.item = pg.PlotDataItem(name=line.label, pen=pen, connect="finite",
+                                        skipFiniteCheck=False)
+            if self.n == 1:
+                line.item.setSymbol("o")
+                line.item.setSymbolBrush(pg.mkBrush(line.color))
+            self.plot_item.addItem(line.item)
+        self._restack()
+        self._update_markers()
+        self.request()
+
+    # -- requests ------------------------------------------------------------------
+    def schedule(self, *args: Any) -> None:
+        """Restart the debounce timer (pan/zoom/resize)."""
+        self._timer.start()
+
+    def visible_samples(self) -> tuple[int, int, int]:
+        """``(start, stop, bins)`` to request: visible range plus padding, pixel bins."""
+        (x0, x1), _ = self.plot_item.vb.viewRange()
+        s0 = self._to_samples(x0)
+        s1 = self._to_samples(x1)
+        w = max(s1 - s0, 1.0)
+        a = int(np.floor(max(0.0, s0 - PAD_FRACTION * w)))
+        b = int(np.ceil(min(float(self.n), s1 + PAD_FRACTION * w + 1)))
+        px = self.plot_item.vb.width()
+        try:
+            px *= self.plot_widget.devicePixelRatioF()
+        except AttributeError:
+            pass
+        px = max(int(px), 200)
+        bins = max(1, int(px * (b - a) / w))
+        return a, max(b, a + 1), bins
+
+    def request(self) -> None:
+        """Submit one job computing the envelopes of every line for the visible range."""
+        if not self.lines or self.n == 0:
+            return
+        self._update_markers()
+        self.generation += 1
+        gen = self.generation
+        start, stop, bins = self.visible_samples()
+        ref = self.ref
+        lines = [(ln.key, list(ln.indices)) for ln in self.lines]
+
+        def work(ctx):
+            out = {}
+            for key, indices in lines:
+                envs = []
+                for idx in indices:
+                    def preview(env, key=key, n=len(indices)):
+                        if n == 1:
+                            ctx.progress(0, 1, (gen, key, [env]))
+                    try:
+                        envs.append(envelope_with_preview(ref, idx, start, stop, bins, preview,
+                                                          lambda: ctx.cancelled))
+                    except EnvelopeCancelled:
+                        ctx.check()
+                        raise
+                    ctx.check()
+                out[key] = envs
+                ctx.progress(0, 1, (gen, key, envs))
+            return gen, out
+
+        self.submitted += 1
+        self.status.setText("reading…")
+        self.jobs.submit(work, on_done=self._done, on_error=self._failed,
+                         on_progress=self._progress, key=f"plot:{id(self)}")
+
+    def _progress(self, done: int, total: int, payload: Any) -> None:
+        gen, key, envs = payload
+        if gen == self.generation:
+            self._apply(key, envs)
+
+    def _done(self, result: Any) -> None:
+        gen, out = result
+        if gen != self.generation:
+            return  # stale: a newer request exists
+        for key, envs in out.items():
+            self._apply(key, envs)
+        exact = all(ln.exact for ln in self.lines)
+        raw = all(ln.raw for ln in self.lines)
+        self.status.setText(("raw samples" if raw else "min/max per pixel") + ("" if exact else " (preview)"))
+
+    def _failed(self, message: str, tb: str) -> None:
+        self.status.setText(f"cannot read {self.ref.name}: {message}")
+
+    def _apply(self, key: str, envs: list[Envelope]) -> None:
+        line = next((ln for ln in self.lines if ln.key == key), None)
+        if line is None or not envs:
+            return
+        xs, ys = [], []
+        for env in envs:
+            x, y = zigzag(env)
+            xs.append(x)
+            ys.append(y)
+            if len(envs) > 1:
+                xs.append(np.array([np.nan]))
+                ys.append(np.array([np.nan]))
+        line.x = np.concatenate(xs)
+        line.y = np.concatenate(ys)
+        line.exact = all(e.exact for e in envs)
+        line.raw = all(e.raw for e in envs)
+        self._restack()
+
+    # -- drawing -------------------------------------------------------------------
+    def _restack(self) -> None:
+        stacked = self.mode.currentText() == "Stacked" and len(self.lines) > 1
+        spans = []
+        for ln in self.lines:
+            if ln.y is not None and np.isfinite(ln.y).any():
+                spans.append(float(np.nanmax(ln.y) - np.nanmin(ln.y)))
+        self.spacing = (max(spans) if spans else 1.0) or 1.0
+        ticks = []
+        for ln in self.lines:
+            if ln.item is None:
+                continue
+            if ln.x is None:
+                ln.item.setData([], [])
+                continue
+            y = ln.y
+            off = 0.0
+            if stacked:
+                mid = float(np.nanmean(ln.y)) if np.isfinite(ln.y).any() else 0.0
+                off = -ln.slot * self.spacing * 1.1 - mid
+                y = ln.y + off
+                ticks.append((-ln.slot * self.spacing * 1.1, ln.label))
+            ln.item.setData(self._to_x(ln.x), y, connect="finite")
+        left = self.plot_item.getAxis("left")
+        if self.plot_item.legend is not None:
+            self.plot_item.legend.setVisible(not stacked)  # the y ticks name the lines
+        if stacked:
+            left.setTicks([ticks, []])
+            self.plot_item.setLabel("left", f"{self.y_label} (offset per line)")
+        else:
+            left.setTicks(None)
+            self.plot_item.setLabel("left", self.y_label)
+
+    def _update_markers(self, *args: Any) -> None:
+        """Draw trial boundaries and onsets in the visible range (one item per kind).
+
+        Each kind is one ``PlotCurveItem`` of vertical segments
+        (``connect="pairs"``) spanning the current y-range, ignored by
+        autoscaling.
+        """
+        self._marker_positions = {}
+        if self.markers_box.isChecked() and self.markers and self.n:
+            (x0, x1), _ = self.plot_item.vb.viewRange()
+            total = 0
+            for name, arr in self.markers.items():
+                if self.epochs:
+                    trials = self.selected_trials()
+                    if self.overlay_box.isChecked() or not trials:
+                        continue
+                    vals = arr[[t for t in trials if t < arr.size]]
+                else:
+                    vals = arr
+                xs = np.asarray(self._to_x(vals[np.isfinite(vals)]), dtype=np.float64)
+                xs = np.unique(xs[(xs >= x0) & (xs <= x1)])
+                self._marker_positions[name] = xs
+                total += xs.size
+            if total > MAX_MARKERS:
+                self.status.setText(f"{total} markers in view: zoom in to see them")
+                self._marker_positions = {}
+        self._draw_markers()
+
+    def _draw_markers(self, *args: Any) -> None:
+        styles = {"trial_starts": ("#2ca02c", Qt.PenStyle.DashLine),
+                  "trial_ends": ("#999999", Qt.PenStyle.DotLine),
+                  "vision_onsets": ("#d62728", Qt.PenStyle.SolidLine)}
+        _, (y0, y1) = self.plot_item.vb.viewRange()
+        for name in list(self._marker_items):
+            if name not in self._marker_positions:
+                self.plot_item.removeItem(self._marker_items.pop(name))
+        for name, xs in self._marker_positions.items():
+            item = self._marker_items.get(name)
+            if item is None:
+                color, style = styles.get(name, ("#555555", Qt.PenStyle.DashLine))
+                item = pg.PlotCurveItem(pen=pg.mkPen(color, style=style), name=None)
+                item.setZValue(-5)
+                self.plot_item.addItem(item, ignoreBounds=True)
+                self._marker_items[name] = item
+            x = np.repeat(xs, 2)
+            y = np.tile([y0, y1], xs.size).astype(np.float64)
+            item.setData(x, y, connect="pairs")
+
+    def curves(self) -> list[tuple[str, np.ndarray, np.ndarray]]:
+        """``(label, x, y)`` of every line as drawn (x in seconds or samples; offsets included)."""
+        out = []
+        for ln in self.lines:
+            if ln.item is None or ln.x is None:
+                continue
+            x, y = ln.item.getData()
+            if x is not None:
+                out.append((ln.label, np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)))
+        return out
+
+    def marker_count(self) -> int:
+        """Number of marker lines currently drawn."""
+        return int(sum(xs.size for xs in self._marker_positions.values()))

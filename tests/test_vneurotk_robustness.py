@@ -264,3 +264,26 @@ def test_schema1_trial_structure_checked(tmp_path):
     with open_recording(p) as doc:
         errs = [f for f in doc.findings if f.severity == "error"]
         assert [f.code for f in errs] == ["trials.onsets"] and errs[0].location == "/vision_onsets"
+
+
+def test_damaged_bytes_never_raise(tmp_path):
+    import random
+    from pathlib import Path
+
+    src = Path(__file__).parent / "fixtures" / "vneurotk" / "v1" / "epochs_dense_f64_strids.h5"
+    data = src.read_bytes()
+    rng = random.Random(7)
+    p = tmp_path / "damaged.h5"
+    outcomes = set()
+    for _ in range(12):
+        d = bytearray(data)
+        for _ in range(4):
+            d[rng.randrange(len(d))] = rng.randrange(256)
+        p.write_bytes(bytes(d))
+        doc = open_recording(p, hash_arrays=True)  # must not raise
+        assert not any(f.code == "internal.reader-failed" for f in doc.findings), doc.extra.get("traceback")
+        outcomes.add(doc.ok)
+        json_ok = __import__("json").dumps(doc.to_json(), allow_nan=False)
+        assert json_ok
+        doc.close()
+    assert False in outcomes

@@ -111,8 +111,8 @@ def open_recording(path: Path, *, hash_arrays: bool = False) -> Document:
         _read(ctx)
     except RuleError as exc:
         ctx.fail(exc)
-    except OSError as exc:
-        doc.error("file.read-failed", f"{path.name}: reading failed: {exc}", "")
+    except (OSError, RuntimeError, KeyError) as exc:
+        doc.error("file.corrupt", f"{path.name}: HDF5 could not read the file structure (damaged file?): {exc}", "")
     except Exception as exc:  # noqa: BLE001 - bad input must never escape as an exception
         import traceback
 
@@ -233,7 +233,10 @@ def _guard(ctx: _Ctx, fn):
         return fn()
     except RuleError as exc:
         ctx.fail(exc)
-    except (OSError, KeyError, TypeError, ValueError) as exc:
+    except (OSError, RuntimeError, KeyError) as exc:
+        ctx.doc.error("file.corrupt", f"{ctx.name}: HDF5 could not read part of the file (damaged file?): "
+                      f"{type(exc).__name__}: {exc}", "")
+    except (TypeError, ValueError) as exc:
         ctx.doc.error("read.failed", f"{ctx.name}: {type(exc).__name__}: {exc}", "")
     return None
 

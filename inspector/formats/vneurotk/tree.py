@@ -160,7 +160,12 @@ def _walk(group: h5py.Group, node: Node, report: Report, seen: set, path: Path) 
                 key = (obj.id.fileno, getattr(info, "token", None) or getattr(info, "addr", None))
             except Exception:  # noqa: BLE001 - identity is only used to stop cycles
                 key = (id(obj), loc)
-            child = target.add(name, None, kind="group", location=loc, detail=f"{len(obj)} members") if via is None else via
+            try:
+                members = f"{len(obj)} members"
+            except (OSError, RuntimeError, ValueError) as exc:
+                report("error", "tree.group-unreadable", f"{loc}: group cannot be read: {exc}", loc)
+                members = "unreadable"
+            child = target.add(name, None, kind="group", location=loc, detail=members) if via is None else via
             if via is not None:
                 via.kind = "link"
             _attr_nodes(obj, child, report)

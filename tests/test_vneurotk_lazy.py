@@ -131,18 +131,26 @@ def test_labels_are_not_read_whole_at_open(tmp_path, monkeypatch):
     write_recording(p, n_trials=30, n_time=100)
     monkeypatch.setattr(lab, "LABEL_BLOCK", 256)
     reads = []
-    real = h5py.Dataset.__getitem__
+    real_get = h5py.Dataset.__getitem__
+    real_direct = h5py.Dataset.read_direct
 
-    def spy(self, sel):
+    def spy_get(self, sel):
         if self.name == "/stim_labels":
             reads.append(sel)
-        return real(self, sel)
+        return real_get(self, sel)
 
-    monkeypatch.setattr(h5py.Dataset, "__getitem__", spy)
+    def spy_direct(self, dest, source_sel=None, dest_sel=None):
+        if self.name == "/stim_labels":
+            reads.append(source_sel)
+        return real_direct(self, dest, source_sel, dest_sel)
+
+    monkeypatch.setattr(h5py.Dataset, "__getitem__", spy_get)
+    monkeypatch.setattr(h5py.Dataset, "read_direct", spy_direct)
     with open_recording(p) as doc:
         assert doc.summary["stim_labels"]["non_missing_count"] == 30
         assert doc.extra["trial_stim_ids"] == [10, 20, 30] * 10
-    assert reads and all(isinstance(s, slice) and s.stop - s.start <= 256 for s in reads)
+    assert len(reads) == -(-3000 // 256)
+    assert all(isinstance(s, slice) and s.stop - s.start <= 256 for s in reads)
 
 
 def _add_stimuli(p, entries):

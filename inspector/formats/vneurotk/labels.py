@@ -131,7 +131,9 @@ class Labels:
             RuleError: an unknown type code or malformed payload.
             OSError: the file changed or cannot be read.
         """
-        pos = np.asarray(sorted(set(int(p) for p in positions)), dtype=np.int64)
+        pos = np.unique(np.asarray(list(positions), dtype=np.int64))
+        if self._ds is not None and not self.is_str and self._ds.dtype.kind in "fiub" and self._ds.ndim == 1:
+            return self._scan_numeric(pos)
         out = LabelScan()
         for a in range(0, self.count, LABEL_BLOCK):
             b = min(self.count, a + LABEL_BLOCK)
@@ -147,6 +149,34 @@ class Labels:
                 for p in want:
                     out.at[int(p)] = _py(vals[int(p) - a])
             out.non_missing_count += int((~missing).sum())
+        return out
+
+    def _scan_numeric(self, pos: np.ndarray) -> LabelScan:
+        """Fast path for native numeric labels: one reused buffer, NaN counting only."""
+        out = LabelScan()
+        ds = self._ds
+        buf = np.empty(min(LABEL_BLOCK, max(self.count, 1)), dtype=ds.dtype)
+        is_float = ds.dtype.kind == "f"
+        for a in range(0, self.count, LABEL_BLOCK):
+            b = min(self.count, a + LABEL_BLOCK)
+            self._source.check()
+            v = buf[: b - a]
+            try:
+                ds.read_direct(v, np.s_[a:b], np.s_[0 : b - a])
+            except (OSError, RuntimeError, TypeError) as exc:
+                raise OSError(f"{self._source.path}: cannot read {ds.name}: {exc}") from exc
+            if len(out.first) < 5:
+                out.first.extend(_py(x) for x in v[: 5 - len(out.first)])
+            nan = np.isnan(v) if is_float else None
+            n_missing = int(np.count_nonzero(nan)) if nan is not None else 0
+            out.non_missing_count += (b - a) - n_missing
+            if len(out.first_non_missing) < 5:
+                idx = np.flatnonzero(~nan) if nan is not None else np.arange(b - a)
+                out.first_non_missing.extend(_py(v[i]) for i in idx[: 5 - len(out.first_non_missing)])
+            want = pos[(pos >= a) & (pos < b)]
+            if want.size:
+                for p, x in zip(want.tolist(), v[want - a].tolist(), strict=True):
+                    out.at[p] = x
         return out
 
     def read(self, selection: Any = Ellipsis) -> np.ndarray:

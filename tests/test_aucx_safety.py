@@ -236,7 +236,8 @@ def test_stored_members_verify_and_read_by_seeking(tmp_path):
 
 def big_archive(tmp_path) -> pathlib.Path:
     n_scans, n_points = 50, 125_000  # signal member: 50 MB
-    signal = np.tile(np.linspace(0.0, 1.0, n_points), (n_scans, 1))
+    signal = np.full((n_scans, n_points), 0.5)  # compressible: quick to build
+    signal[:, -1] = 1.0
     exp = AucExperiment(
         metadata={"experiment_id": "big"}, instrument=None, samples=[],
         scans=[{"scan_id": f"s{i}", "index": i} for i in range(n_scans)], provenance=None,

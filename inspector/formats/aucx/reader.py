@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from inspector.formats.aucx import layout as L
-from inspector.formats.aucx.arrayrefs import CACHE_LIMIT, MaskedLineRef, NpyMemberRef
+from inspector.formats.aucx.arrayrefs import MaskedLineRef, NpyMemberRef
 from inspector.formats.aucx.checksums import ChecksumFile, parse_checksums
 from inspector.formats.aucx.model import build_experiment, scans_table
 from inspector.formats.aucx.npyfmt import MAX_HEADER_BYTES, NpyHeader, parse_header

@@ -265,3 +265,41 @@ def test_memory_stays_bounded_on_a_50mb_member(tmp_path):
     assert "experiment" not in doc.extra  # too large to load whole at open
     assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing extracted
     assert read_experiment(path).signal.shape == (50, 125_000)
+
+
+def _npy(a: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, a, allow_pickle=False)
+    return buf.getvalue()
+
+
+def test_masked_in_nan_is_reported_per_scan(tmp_path):
+    with zipfile.ZipFile(FIXTURES / "aucx" / "src_per_scan.aucx") as zf:
+        members = {i.filename: zf.read(i) for i in zf.infolist()}
+        signal = np.load(io.BytesIO(members["arrays/signal.npy"]))
+        mask = np.load(io.BytesIO(members["arrays/mask.npy"]))
+    assert not mask.all()  # NaN padding behind False is fine ...
+    signal[mask.nonzero()[0][0], mask.nonzero()[1][0]] = np.nan  # ... a masked-in NaN is not
+    members["arrays/signal.npy"] = _npy(signal)
+    doc = opened(tmp_path, raw_zip(with_checksums(members)))
+    assert errors(doc) == {("array.masked-in-non-finite", "arrays/signal.npy")}
+    assert "experiment" not in doc.extra
+
+
+def test_non_finite_value_on_shared_axis(tmp_path):
+    members = base_members()
+    radius = np.load(io.BytesIO(members["arrays/radius.npy"]))
+    radius[0] = np.inf
+    members["arrays/radius.npy"] = _npy(radius)
+    doc = opened(tmp_path, raw_zip(with_checksums(members)))
+    assert errors(doc) == {("array.non-finite", "arrays/radius.npy")}
+
+
+def test_member_vanishing_during_verification_is_a_finding(tmp_path):
+    path = tmp_path / "gone.aucx"
+    path.write_bytes(BASE.read_bytes())
+    doc = open_archive(path)
+    path.unlink()
+    doc.verify()
+    assert doc.verified and not doc.ok
+    assert {f.code for f in doc.findings} == {"member.unreadable"}

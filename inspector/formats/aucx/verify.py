@@ -8,7 +8,9 @@ finiteness rules are checked without holding any array.
 
 Statuses (``MemberCheck.status``): ``ok``, ``mismatch``, ``missing-member``,
 ``unlisted``, ``malformed-entry``, ``duplicate-entry``, ``refused`` (failed
-a ZIP safety check, never decompressed) and ``cancelled``.  The checksum
+a ZIP safety check, never decompressed) and ``cancelled``; a member that
+cannot be read at all (file changed under us) is ``mismatch`` with a
+``member.unreadable`` finding.  The checksum
 file itself has no recorded digest; it is ``ok`` when it inflates cleanly.
 ``progress(done, total, member_check)`` is called after each member from the
 calling thread; when ``cancelled()`` returns True the remaining members become
@@ -159,6 +161,7 @@ def run_verification(doc: Document, st, progress: ProgressFn | None = None,
     stop = threading.Event()
     was_cancelled = False
     outcomes: dict[str, _Outcome] = {}
+    unreadable: set[str] = set()
     with ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="aucx-verify") as pool:
         futures: dict[Future, MemberCheck] = {
             pool.submit(_hash_member, st, r.name, scans.get(r.name), stop): r for r in work}
@@ -173,6 +176,15 @@ def run_verification(doc: Document, st, progress: ProgressFn | None = None,
                 try:
                     out = fut.result()
                 except _Cancelled:
+                    continue
+                except (OSError, ValueError, MemoryError) as exc:
+                    # the file changed or vanished under us: not verified
+                    row.status = "mismatch"
+                    unreadable.add(row.name)
+                    add("error", "member.unreadable",
+                        f"{st.path.name}: member {row.name!r} could not be read while "
+                        f"verifying: {type(exc).__name__}: {exc}", row.name)
+                    report(row)
                     continue
                 outcomes[row.name] = out
                 row.computed = out.digest
@@ -196,7 +208,7 @@ def run_verification(doc: Document, st, progress: ProgressFn | None = None,
             code, msg = out.problem
             add("error", code, f"{name}: member {row.name!r}: {msg} (APPNOTE 4.4; seed "
                 "'Safety')", row.name)
-        if row.status == "mismatch":
+        if row.status == "mismatch" and row.name not in unreadable:
             add("error", "checksums.mismatch",
                 f"{name}: checksum mismatch for {row.name!r} (recorded {row.recorded}, computed "
                 f"{row.computed}); the member changed after checksums.sha256 was written "

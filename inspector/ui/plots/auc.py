@@ -57,13 +57,15 @@ class AucView(PlotView):
         self.plot_item.setLabel("bottom", "radius", units=None)
         self.plot_item.setLabel("bottom", f"radius ({radius_unit})" if radius_unit else "radius")
         self.plot_item.setLabel("left", f"signal ({signal_unit})" if signal_unit else "signal")
+        for ax in ("left", "bottom"):
+            self.plot_item.getAxis(ax).enableAutoSIPrefix(False)  # units are given, never rescaled
         data = scan_curves(radius, signal, mask)
         self.scan_ids = [str(s) for s in scan_ids][: len(data)]
         self.scan_ids += [f"scan {i + 1}" for i in range(len(self.scan_ids), len(data))]
         cmap = pg.colormap.get("viridis")
         n = len(data)
         self.colors = [cmap.map(0.9 * i / max(n - 1, 1), mode="qcolor") for i in range(n)]
-        legend = self.add_legend()
+        legend = self.add_legend(offset=(-10, -40))  # bottom right: profiles rise to the right
         if n > 10:
             legend.setColumnCount(2)
         self.items: list[pg.PlotDataItem] = []

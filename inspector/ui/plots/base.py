@@ -60,10 +60,10 @@ class PlotView(QWidget):
         lay.addWidget(self.status)
         self._install_menu()
 
-    def add_legend(self) -> pg.LegendItem:
+    def add_legend(self, offset: tuple[int, int] = (-10, 10)) -> pg.LegendItem:
         """The plot's legend (created once), dark text on a light box."""
         if self.plot_item.legend is None:
-            self.plot_item.addLegend(offset=(-10, 10), labelTextColor="#222",
+            self.plot_item.addLegend(offset=offset, labelTextColor="#222",
                                      brush=pg.mkBrush(255, 255, 255, 200), pen=pg.mkPen("#bbb"))
         return self.plot_item.legend
 

@@ -1,0 +1,298 @@
+"""Envelope correctness against numpy (issue 6 item 7) and the chunk summary."""
+
+from __future__ import annotations
+
+import os
+
+import h5py
+import numpy as np
+import pytest
+
+from inspector.formats import chunk_summary as cs
+from inspector.formats.arrays import (
+    ArrayRef,
+    ChunkLayout,
+    Envelope,
+    EnvelopeCancelled,
+    NumpyArrayRef,
+    envelope_with_preview,
+)
+
+
+def expected(line: np.ndarray, env: Envelope) -> tuple[np.ndarray, np.ndarray]:
+    """numpy min/max over finite values of each bin of ``env`` (NaN when none)."""
+    v = np.asarray(line, dtype=np.float64)
+    e = env.edges().astype(np.int64)
+    lo, hi = [], []
+    for a, b in zip(e[:-1], e[1:], strict=True):
+        seg = v[a:b]
+        seg = seg[np.isfinite(seg)]
+        lo.append(seg.min() if seg.size else np.nan)
+        hi.append(seg.max() if seg.size else np.nan)
+    return np.array(lo), np.array(hi)
+
+
+def check(ref: ArrayRef, full: np.ndarray, index: tuple, start: int, stop: int, bins: int) -> Envelope:
+    env = ref.envelope(index, start, stop, bins)
+    line = full[tuple(slice(None) if i is None else i for i in index)]
+    assert env.start == max(0, start) and env.exact
+    if env.raw:
+        v = np.asarray(line[start:stop], dtype=np.float64)
+        v[~np.isfinite(v)] = np.nan
+        np.testing.assert_array_equal(env.lo, v)
+        np.testing.assert_array_equal(env.x, np.arange(start, stop))
+    else:
+        assert env.edges()[0] == start and env.edges()[-1] == stop
+        assert np.all(np.diff(env.edges()) > 0)
+        lo, hi = expected(line, env)
+        np.testing.assert_array_equal(env.lo, lo)
+        np.testing.assert_array_equal(env.hi, hi)
+    return env
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 1001, 4099, 100_003])
+@pytest.mark.parametrize("bins", [1, 3, 500])
+def test_numpy_ref_random_odd_lengths(n, bins):
+    rng = np.random.default_rng(n + bins)
+    a = rng.standard_normal((n, 3))
+    ref = NumpyArrayRef("x", a)
+    for ch in range(3):
+        check(ref, a, (None, ch), 0, n, bins)
+    if n > 10:
+        check(ref, a, (None, 1), 3, n - 4, bins)
+
+
+def test_nan_and_inf_never_leak():
+    a = np.arange(10_000, dtype=np.float64).reshape(-1, 1)
+    a[100:300, 0] = np.nan
+    a[5000, 0] = np.inf
+    a[5001, 0] = -np.inf
+    ref = NumpyArrayRef("x", a)
+    env = check(ref, a, (None, 0), 0, 10_000, 100)
+    assert np.isnan(env.lo[1]) and np.isnan(env.hi[2])  # bins 100..300 are all NaN
+    assert np.all(np.isfinite(env.hi[~np.isnan(env.hi)]))
+    raw = ref.envelope((None, 0), 4990, 5010, 100)
+    assert raw.raw and np.isnan(raw.lo[10]) and np.isnan(raw.lo[11]) and raw.lo[9] == 4999
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int32, np.int64, np.uint64])
+def test_integer_extremes_no_overflow(dtype):
+    info = np.iinfo(dtype)
+    a = np.zeros((9000, 1), dtype=dtype)
+    a[::2, 0] = info.max
+    a[1::2, 0] = info.min
+    ref = NumpyArrayRef("x", a)
+    env = check(ref, a, (None, 0), 0, 9000, 40)
+    assert env.hi.max() == float(info.max) and env.lo.min() == float(info.min)
+    assert env.lo.dtype == np.float64
+
+
+def test_big_endian_equals_native():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((5001, 2)).astype("<f4")
+    b = a.astype(">f4")
+    e1 = NumpyArrayRef("a", a).envelope((None, 1), 0, 5001, 77)
+    e2 = NumpyArrayRef("b", b).envelope((None, 1), 0, 5001, 77)
+    np.testing.assert_array_equal(e1.lo, e2.lo)
+    np.testing.assert_array_equal(e1.hi, e2.hi)
+    r = NumpyArrayRef("b", b).envelope((None, 1), 10, 20, 77)
+    np.testing.assert_array_equal(r.lo, a[10:20, 1].astype(np.float64))
+
+
+def test_empty_and_single_sample():
+    empty = NumpyArrayRef("e", np.zeros((0, 3)))
+    env = empty.envelope((None, 0), 0, 10, 100)
+    assert len(env) == 0 and env.raw
+    one = NumpyArrayRef("o", np.array([[2.5, 3.5]]))
+    env = one.envelope((None, 1), 0, 1, 100)
+    assert env.raw and list(env.lo) == [3.5] and list(env.x) == [0.0]
+
+
+class CooLike(ArrayRef):
+    """An epochs array read per trial only (like the COO reader); counts reads."""
+
+    def __init__(self, dense: np.ndarray) -> None:
+        super().__init__()
+        self.name, self.shape, self.dtype = "coo", dense.shape, dense.dtype
+        self.storage, self.sample_axis = "coo", 1
+        self._dense = dense
+        self.reads: list = []
+
+    def read(self, selection=Ellipsis):
+        self.reads.append(selection)
+        t = selection[0]
+        assert isinstance(t, int), "a per-trial reader never reads several trials"
+        return self._dense[t][selection[1:]]
+
+
+def test_coo_like_per_trial():
+    rng = np.random.default_rng(3)
+    dense = np.where(rng.random((6, 3001, 4)) > 0.9, rng.standard_normal((6, 3001, 4)), 0.0)
+    ref = CooLike(dense)
+    for t in (0, 5):
+        check(ref, dense, (t, None, 2), 0, 3001, 50)
+        check(ref, dense, (t, None, 3), 100, 170, 50)
+    assert all(isinstance(s[0], int) for s in ref.reads)
+
+
+def test_masked_values_as_nan():
+    """A masked scan line (NaN where mask is false) gives gaps, not zeros."""
+    sig = np.linspace(0, 1, 3000)
+    mask = np.ones(3000, bool)
+    mask[1000:2000] = False
+    line = np.where(mask, sig, np.nan).reshape(-1, 1)
+    env = check(NumpyArrayRef("s", line), line, (None, 0), 0, 3000, 30)
+    assert np.isnan(env.lo[10:20]).all() and not np.isnan(env.lo[:10]).any()
+
+
+def test_preview_and_cancel_on_base_path(monkeypatch):
+    import inspector.formats.arrays as arrays_mod
+
+    a = np.random.default_rng(0).standard_normal((3_000_000, 1))
+    ref = NumpyArrayRef("x", a)
+    clock = iter(np.arange(0.0, 1000.0, 1.0))
+    monkeypatch.setattr(arrays_mod.time, "monotonic", lambda: next(clock))
+    previews: list[Envelope] = []
+    env = envelope_with_preview(ref, (None, 0), 0, 3_000_000, 100, previews.append, None)
+    assert previews and not previews[0].exact and env.exact
+    assert np.isnan(previews[0].lo[-1])  # later bins not computed yet
+    with pytest.raises(EnvelopeCancelled):
+        ref.envelope((None, 0), 0, 3_000_000, 100, cancelled=lambda: True)
+
+
+class OldStyleRef(NumpyArrayRef):
+    """A subclass written against the original envelope signature."""
+
+    def envelope(self, index, start, stop, bins):
+        return super().envelope(index, start, stop, bins)
+
+
+def test_envelope_with_preview_accepts_old_signature():
+    ref = OldStyleRef("x", np.arange(100.0).reshape(-1, 1))
+    env = envelope_with_preview(ref, (None, 0), 0, 100, 10, lambda e: None, lambda: False)
+    assert env.hi[-1] == 99.0
+
+
+# -- chunk summary ------------------------------------------------------------------
+
+
+@pytest.fixture()
+def chunked(tmp_path, monkeypatch):
+    """A chunked, gzip+shuffle, big-endian HDF5 array with NaN/inf, and its ref factory."""
+    monkeypatch.setattr(cs, "SUMMARY_MIN_BYTES", 0)
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((50_021, 5)).astype(">f4")
+    a[700:1500, 2] = np.nan
+    a[20_000, 3] = np.inf
+    path = tmp_path / "c.h5"
+    with h5py.File(path, "w") as f:
+        f.create_dataset("neuro", data=a, chunks=(1000, 3), compression="gzip", compression_opts=4,
+                         shuffle=True)
+    files = []
+
+    def make():
+        f = h5py.File(path, "r")
+        files.append(f)
+        st = os.stat(path)
+        return cs.H5DatasetRef("neuro", f["neuro"], (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
+
+    yield a, make, path
+    for f in files:
+        f.close()
+
+
+def test_chunk_layout_and_decode(chunked):
+    a, make, _ = chunked
+    ref = make()
+    lay = ref.chunk_layout()
+    assert lay == ChunkLayout((1000, 3), np.dtype(">f4"), ("shuffle", "gzip"), lay.identity)
+    assert lay.decodable and lay.identity[-1] == "/neuro"
+    mask, raw = ref.read_raw_chunk((3000, 3))
+    chunk = cs.decode_chunk(raw, mask, lay)
+    np.testing.assert_array_equal(chunk[:, :2], a[3000:4000, 3:5])
+
+
+def test_chunked_envelope_matches_numpy(chunked):
+    a, make, _ = chunked
+    ref = make()
+    assert cs.worth_summarising(ref, ref.chunk_layout())
+    for ch in range(5):
+        for start, stop, bins in [(0, 50_021, 40), (13, 49_999, 37), (0, 50_021, 2000), (5, 2000, 300),
+                                  (100, 130, 50), (0, 1500, 5), (999, 1001, 1)]:
+            check(ref, a, (None, ch), start, stop, bins)
+    s = ref._chunk_summary
+    assert s.complete and s.block == 200
+
+
+def test_summary_equals_numpy_blocks(chunked):
+    a, make, _ = chunked
+    ref = make()
+    s = cs.summarise_all(ref)
+    v = a.astype(np.float64)
+    for b in (0, 3, 4, 100, s.n_blocks - 1):
+        seg = v[b * s.block : (b + 1) * s.block]
+        for ch in range(5):
+            col = seg[:, ch][np.isfinite(seg[:, ch])]
+            lo = col.min() if col.size else np.nan
+            hi = col.max() if col.size else np.nan
+            np.testing.assert_array_equal([s.lo[b, ch], s.hi[b, ch]], np.array([lo, hi], dtype=s.lo.dtype))
+
+
+def test_summary_cache_in_user_cache_folder(chunked, tmp_path):
+    a, make, path = chunked
+    ref = make()
+    cs.summarise_all(ref)
+    cache = ref._chunk_summary.cache_path()
+    assert cache.is_file()
+    assert cache.is_relative_to(cs.cache_dir()) and str(cs.cache_dir()).startswith(os.environ["XDG_CACHE_HOME"])
+    assert sorted(p.name for p in path.parent.iterdir()) == ["c.h5"]  # nothing next to the data
+    ref2 = make()
+    s2 = cs.summary_for(ref2)
+    assert s2.complete  # loaded from disk: no chunk decoded
+    np.testing.assert_array_equal(s2.lo, ref._chunk_summary.lo)
+    # a modified file (different mtime/size) does not reuse the cache
+    ref._ds.file.close()
+    ref2._ds.file.close()
+    with h5py.File(path, "a") as f:
+        f["neuro"][0, 0] = 123.0
+    ref3 = make()
+    assert not cs.summary_for(ref3).complete
+    env = ref3.envelope((None, 0), 0, 50_021, 10)
+    assert env.hi[0] == 123.0
+
+
+def test_chunked_previews_then_exact(chunked, monkeypatch):
+    a, make, _ = chunked
+    ref = make()
+    monkeypatch.setattr(cs, "FIRST_PREVIEW_CHUNKS", 2)
+    monkeypatch.setattr(cs, "FIRST_PREVIEW_S", 0.0)
+    previews: list[Envelope] = []
+    env = ref.envelope((None, 1), 0, 50_021, 100, preview=previews.append)
+    assert previews and all(not p.exact for p in previews) and env.exact
+    assert np.isfinite(previews[0].lo).all()  # gaps filled from the nearest decoded chunk
+    check(ref, a, (None, 1), 0, 50_021, 100)
+
+
+def test_other_filters_fall_back_to_hdf5(tmp_path, monkeypatch):
+    monkeypatch.setattr(cs, "SUMMARY_MIN_BYTES", 0)
+    a = np.arange(40_000, dtype=np.int16).reshape(-1, 2)
+    with h5py.File(tmp_path / "l.h5", "w") as f:
+        f.create_dataset("d", data=a, chunks=(512, 2), compression="lzf")
+    with h5py.File(tmp_path / "l.h5", "r") as f:
+        ref = cs.H5DatasetRef("d", f["d"])
+        assert ref.chunk_layout().filters == ("other",) and not ref.chunk_layout().decodable
+        check(ref, a, (None, 1), 0, 20_000, 64)
+        check(ref, a, (None, 0), 1, 19_999, 1000)
+
+
+def test_interleaved_order_is_a_permutation_spread_early():
+    order = cs.interleaved_order(1000)
+    assert sorted(order.tolist()) == list(range(1000))
+    first = np.sort(order[:16])
+    assert first[0] == 0 and first[-1] > 900
+
+
+def test_unshuffle_roundtrip():
+    x = np.arange(1001, dtype="<f8")
+    b = x.view(np.uint8).reshape(-1, 8).T.copy().ravel()  # HDF5 shuffle
+    np.testing.assert_array_equal(cs.unshuffle(b.tobytes() + b"\x01", 8)[:-1].view("<f8"), x)

@@ -303,3 +303,32 @@ def test_member_vanishing_during_verification_is_a_finding(tmp_path):
     doc.verify()
     assert doc.verified and not doc.ok
     assert {f.code for f in doc.findings} == {"member.unreadable"}
+
+
+class _Unseekable(io.RawIOBase):
+    def __init__(self) -> None:
+        self.data = bytearray()
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b) -> int:
+        self.data += b
+        return len(b)
+
+
+@pytest.mark.parametrize("variant", ["zip64-extra", "data-descriptor"])
+def test_other_valid_zip_layouts_verify(tmp_path, variant):
+    """ZIP64 extra fields and data descriptors (APPNOTE 4.3.9, 4.5.3) are legal."""
+    members = base_members()
+    sink = _Unseekable() if variant == "data-descriptor" else tmp_path / "v.aucx"
+    with zipfile.ZipFile(sink, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in members.items():
+            with zf.open(name, "w", force_zip64=variant == "zip64-extra") as fh:
+                fh.write(data)
+    if variant == "data-descriptor":
+        (tmp_path / "v.aucx").write_bytes(bytes(sink.data))
+        assert all(i.flag_bits & 0x8 for i in zipfile.ZipFile(tmp_path / "v.aucx").infolist())
+    doc = open_archive(tmp_path / "v.aucx")
+    doc.verify()
+    assert doc.ok and doc.verified, [f.to_json() for f in doc.findings]

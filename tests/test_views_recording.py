@@ -181,3 +181,25 @@ def test_copy_value_name_location(qtbot):
     assert QGuiApplication.clipboard().text() == "device"
     acts["Copy location"].trigger()
     assert QGuiApplication.clipboard().text().startswith("/neuro_info")
+
+
+def test_provenance_unknown_marked_and_filter(qtbot):
+    name = "v1/epochs_dense_f64_strids.h5"
+    rec = EXPECTED[name]["vision_records"][0]
+    unknown = sorted(k for k, v in rec["provenance"].items() if v in ("unknown", None))
+    assert "model_revision" in unknown
+    win = _open(qtbot, FIXTURES / "vneurotk" / name)
+    prov = win.current_tab().provenance
+    model = prov.model
+    first = next(n for n in model.root.children if n.children)
+    for node in first.children:
+        if node.children:
+            continue
+        idx = model.index_of_node(node).siblingAtColumn(1)
+        assert idx.data(MissingRole) == (node.name in unknown), node.name
+        if node.name in unknown:
+            assert idx.data(Qt.ItemDataRole.FontRole).italic()
+    prov.filter_edit.setText("model_revision")
+    prov.apply_filter_now()
+    shown = [prov.tree.proxy.index(r, 0).data() for r in range(prov.tree.proxy.rowCount())]
+    assert shown and all(s.startswith(rec["model"]) for s in shown)

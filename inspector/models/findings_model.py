@@ -7,6 +7,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 
 from inspector.formats.document import SEVERITIES, Finding
+from inspector.models.roles import CopyRole, LocationRole, NameRole
 
 COLUMNS = ("Severity", "Code", "Message", "Location", "File")
 SeverityRankRole = Qt.ItemDataRole.UserRole + 10
@@ -57,6 +58,12 @@ class FindingsModel(QAbstractTableModel):
             return self.data(index, Qt.ItemDataRole.DisplayRole)
         if role == FindingRole:
             return (f, owner)
+        if role == CopyRole:
+            return (f.severity, f.code, f.message, f.location, label)[col]
+        if role == LocationRole:
+            return f.location
+        if role == NameRole:
+            return f.code
         if role == Qt.ItemDataRole.DecorationRole and col == 0:
             from inspector.ui.icons import severity_icon
 

@@ -96,10 +96,10 @@ class ChecksumPanel(QWidget):
         self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         hh = self.view.horizontalHeader()
         hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        hh.setStretchLastSection(True)
-        self.view.setColumnWidth(0, 190)
-        self.view.setColumnWidth(1, 150)
-        self.view.setColumnWidth(2, 330)
+        hh.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        hh.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.view.setColumnWidth(0, 160)
+        self.view.setColumnWidth(1, 135)
         install_copy_actions(self.view, value_column=None, extra=[
             ("Copy recorded digest", lambda: self._digest(2)),
             ("Copy computed digest", lambda: self._digest(3)),

@@ -37,7 +37,7 @@ from inspector.ui.checksum_panel import ChecksumPanel
 from inspector.ui.detail_pane import DetailPane
 from inspector.ui.stimuli_panel import StimuliPanel
 from inspector.ui.table_panel import TablePanel
-from inspector.ui.tree_panel import FilteredTree, HeaderPanel, make_tree_view
+from inspector.ui.tree_panel import HeaderPanel, TreePanel, make_tree_view
 
 __all__ = ["DocumentTab", "make_tree_view"]
 
@@ -95,7 +95,7 @@ class DocumentTab(QWidget):
         self.views: QTabWidget | None = None
         self.header_panel: HeaderPanel | None = None
         self.tables: dict[str, TablePanel] = {}
-        self.provenance: FilteredTree | None = None
+        self.provenance: TreePanel | None = None
         self.stimuli: StimuliPanel | None = None
         self.checksums: ChecksumPanel | None = None
         self.detail: DetailPane | None = None
@@ -153,8 +153,7 @@ class DocumentTab(QWidget):
             self.tables[name] = panel
             self.views.addTab(panel, title)
         if doc.provenance is not None and doc.provenance.children:
-            self.provenance = FilteredTree(doc.provenance, "Provenance", self)
-            self.provenance.label.setVisible(False)
+            self.provenance = TreePanel(doc.provenance, "Provenance", self)
             self.provenance.view.expandToDepth(2)
             self.provenance.view.setColumnWidth(0, 260)
             self.provenance.node_selected.connect(self._node_selected)

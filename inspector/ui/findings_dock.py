@@ -6,6 +6,7 @@ from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal
 from PySide6.QtWidgets import QAbstractItemView, QDockWidget, QHeaderView, QTableView
 
 from inspector.models.findings_model import FindingRole, FindingsModel, SeverityRankRole
+from inspector.ui.copy_support import install_copy_actions
 
 
 class FindingsDock(QDockWidget):
@@ -35,11 +36,14 @@ class FindingsDock(QDockWidget):
         self.view.verticalHeader().setVisible(False)
         hh = self.view.horizontalHeader()
         hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        hh.setStretchLastSection(True)
+        hh.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        hh.setStretchLastSection(False)
         self.view.setColumnWidth(0, 90)
-        self.view.setColumnWidth(1, 220)
-        self.view.setColumnWidth(2, 520)
+        self.view.setColumnWidth(1, 200)
         self.view.setColumnWidth(3, 160)
+        self.view.setColumnWidth(4, 170)
+        self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
+        install_copy_actions(self.view, value_column=2)
         self.view.clicked.connect(self._activate)
         self.view.activated.connect(self._activate)
         self.setWidget(self.view)

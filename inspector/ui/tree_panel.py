@@ -151,3 +151,43 @@ class HeaderPanel(QWidget):
     def select_location(self, location: str, prefer_raw: bool = True) -> bool:
         order = [self.raw, self.header] if prefer_raw else [self.header, self.raw]
         return any(t is not None and t.select_location(location) for t in order)
+
+
+class TreePanel(QWidget):
+    """A filter box over one :class:`FilteredTree` (the provenance view)."""
+
+    node_selected = Signal(object)
+
+    def __init__(self, root: Node, title: str, parent=None) -> None:
+        super().__init__(parent)
+        self.filter_edit = QLineEdit(self)
+        self.filter_edit.setPlaceholderText(f"Filter {title.lower()} by name, value or location (Ctrl+F)")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.setAccessibleName(f"Filter {title}")
+        self.tree = FilteredTree(root, title, self)
+        self.tree.label.setVisible(False)
+        self.tree.node_selected.connect(self.node_selected)
+        self.tree.filter_cleared.connect(lambda: self.filter_edit.setText(""))
+        self._timer = QTimer(self, singleShot=True, interval=150)
+        self._timer.timeout.connect(self.apply_filter_now)
+        self.filter_edit.textChanged.connect(lambda _t: self._timer.start())
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(2, 2, 2, 2)
+        lay.addWidget(self.filter_edit)
+        lay.addWidget(self.tree, 1)
+        self.setTabOrder(self.filter_edit, self.tree.view)
+
+    @property
+    def model(self) -> NodeTreeModel:
+        return self.tree.model
+
+    @property
+    def view(self) -> QTreeView:
+        return self.tree.view
+
+    def apply_filter_now(self) -> None:
+        self._timer.stop()
+        self.tree.set_filter(self.filter_edit.text())
+
+    def select_location(self, location: str) -> bool:
+        return self.tree.select_location(location)

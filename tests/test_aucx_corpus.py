@@ -263,3 +263,14 @@ def test_lazy_arrays_match_experiment_and_envelope_honours_mask():
     assert (doc.arrays["radius"].read(i)[:n_real] == exp.scan_radius(i)).all()
     binned = sig.envelope((i, None), 0, 150, 10)
     assert not binned.raw and len(binned) == 10
+
+
+def test_unverified_experiment_metadata_is_withheld():
+    """experiment.json's checksum line is malformed, so its content is unverified."""
+    opened_only = open_archive(AUCX / "bad_checksum_line_malformed.aucx")
+    assert "scans" in opened_only.tables  # shown while pending ...
+    doc = verified("bad_checksum_line_malformed.aucx")
+    assert "scans" not in doc.tables  # ... withheld once it failed
+    assert doc.summary["experiment_id"] is None
+    assert doc.summary["n_scans"] == 3  # manifest.json verified: still shown
+    assert doc.provenance.detail == ""

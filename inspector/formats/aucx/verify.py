@@ -240,10 +240,31 @@ def run_verification(doc: Document, st, progress: ProgressFn | None = None,
     doc.summary["members"] = [m.to_json() for m in rows]
     doc.summary["checksum_verified"] = all_ok and st.checksum_present
     _set_integrity(doc, "verified" if doc.ok else "failed verification")
+    # content is verified when its digest matched, even on a line whose
+    # format is faulted (upper-case hex)
+    _withhold_unverified(doc, {
+        r.name: "ok" if r.status == "ok" or (
+            r.status == "malformed-entry" and r.computed is not None
+            and r.computed == st.listed.get(r.name)) else r.status
+        for r in rows})
     feeding = (L.MANIFEST, L.EXPERIMENT, L.PROVENANCE, L.RADIUS, L.SIGNAL, L.MASK)
     if not content_ok or not doc.ok or any(
             r.status != "ok" for r in rows if r.name in feeding):
         doc.extra.pop("experiment", None)
+
+
+def _withhold_unverified(doc: Document, status: dict[str, str]) -> None:
+    """Parts whose member failed verification are no longer shown as facts:
+    the scan table and experiment id (``experiment.json``); the provenance
+    tree is marked unverified (``provenance.json``)."""
+    if status.get(L.EXPERIMENT) != "ok":
+        doc.tables.pop("scans", None)
+        doc.summary["experiment_id"] = None
+        for node in doc.header.children:
+            if node.name == "experiment_id":
+                node.detail = "not verified"
+    if status.get(L.PROVENANCE) != "ok" and doc.provenance is not None:
+        doc.provenance.detail = "not verified: provenance.json failed verification"
 
 
 def _set_integrity(doc: Document, text: str) -> None:

@@ -42,7 +42,7 @@ from inspector.formats.aucx.zipscan import ZipScan, scan_zip, unsafe_name_reason
 from inspector.formats.document import FORMAT_AUCX, Document, MemberCheck
 
 #: JSON and checksum members larger than this are not parsed at open.
-SMALL_MEMBER_LIMIT = 16 << 20
+SMALL_MEMBER_LIMIT = 64 << 20
 #: Arrays totalling at most this many bytes are loaded into
 #: ``doc.extra["experiment"]`` at open; larger ones stay lazy only.
 EXPERIMENT_LOAD_LIMIT = 8 << 20

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QFileDialog, QLabel, QStackedWidget, QVBoxLayout, 
 def _exporter(kind: str):
     import pyqtgraph.exporters as ex
 
-    return {"png": ex.ImageExporter, "svg": ex.SVGExporter}[kind]
+    return {"png": ex.ImageExporter}[kind]
 
 
 class PlotView(QWidget):
@@ -101,8 +101,26 @@ class PlotView(QWidget):
         exp.export(str(path))
 
     def export_svg(self, path: Path) -> None:
-        """Render the plot to an SVG file."""
-        _exporter("svg")(self.plot_item).export(str(path))
+        """Render the plot to an SVG file (Qt's SVG generator, vector curves).
+
+        pyqtgraph's own SVG exporter fails on some Qt 6 paths, so the plot's
+        scene area is painted into a ``QSvgGenerator`` instead.
+        """
+        from PySide6.QtCore import QRectF
+        from PySide6.QtGui import QPainter
+        from PySide6.QtSvg import QSvgGenerator
+
+        source = self.plot_item.sceneBoundingRect()
+        gen = QSvgGenerator()
+        gen.setFileName(str(path))
+        gen.setSize(source.size().toSize())
+        gen.setViewBox(QRectF(0, 0, source.width(), source.height()))
+        gen.setTitle("Inspector plot")
+        painter = QPainter(gen)
+        try:
+            self.plot_widget.scene().render(painter, QRectF(0, 0, source.width(), source.height()), source)
+        finally:
+            painter.end()
 
     def curves(self) -> list[tuple[str, np.ndarray, np.ndarray]]:
         """``(name, x, y)`` of every visible curve, as drawn (NaN = gap)."""

@@ -1,0 +1,286 @@
+"""Plot widgets (issue 6): curves for corpus files, debouncing, stale results, exports."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from inspector.formats.arrays import NumpyArrayRef
+from inspector.formats.document import Document
+from inspector.jobs import JobRunner
+from inspector.ui.plots import AucView, NeuralView, PatternView, PlotPanel
+from inspector.ui.plots import neural as neural_mod
+from tests.conftest import FIXTURES, load_expected
+
+pytest.importorskip("pytestqt")
+
+
+@pytest.fixture()
+def jobs(qtbot):
+    runner = JobRunner()
+    yield runner
+    runner.cancel_all()
+    runner.wait(5000)
+
+
+def settle(qtbot, jobs, view=None, rounds=3):
+    """Let timers fire and jobs finish."""
+    for _ in range(rounds):
+        qtbot.wait(neural_mod.DEBOUNCE_MS + 40)
+        jobs.wait(5000)
+        qtbot.wait(10)
+
+
+def panel_for(qtbot, jobs, path, name):
+    from inspector.formats import open_document
+
+    doc = open_document(path)
+    panel = PlotPanel(doc, jobs)
+    qtbot.addWidget(panel)
+    panel.resize(800, 450)
+    panel.show()
+    panel.show_array(name)
+    settle(qtbot, jobs)
+    return panel, doc
+
+
+def test_aucx_demo_draws_one_curve_per_scan(qtbot, jobs):
+    pytest.importorskip("inspector.formats.aucx.reader")
+    exp = next(e for e in load_expected("aucx") if e["file"] == "src_demo_experiment.aucx")
+    panel, doc = panel_for(qtbot, jobs, FIXTURES / "aucx" / "src_demo_experiment.aucx", "signal")
+    view = panel.view
+    assert isinstance(view, AucView)
+    curves = view.curves()
+    assert len(curves) == exp["info"]["n_scans"] == 4
+    assert [c[0] for c in curves] == exp["info"]["scan_ids"]
+    assert all(np.isfinite(c[2]).sum() == exp["info"]["n_points"] for c in curves)
+    assert view.plot_item.getAxis("bottom").labelText == f"radius ({exp['info']['radius_unit']})"
+    # hide and highlight from the list
+    view.set_visible(1, False)
+    assert len(view.curves()) == 3
+    view.highlight(2)
+    assert view.items[2].opts["pen"].width() == 3 and view.items[0].opts["pen"].color().alpha() == 50
+    doc.close()
+
+
+def test_per_scan_archive_never_draws_masked_points(qtbot, jobs):
+    pytest.importorskip("inspector.formats.aucx.reader")
+    panel, doc = panel_for(qtbot, jobs, FIXTURES / "aucx" / "syn_per_scan_radius_s2_8x150.aucx", "signal")
+    exp = doc.extra["experiment"]
+    view = panel.view
+    assert len(view.curves()) == exp.n_scans
+    for i, (_, x, y) in enumerate(view.curves()):
+        drawn = np.isfinite(y)
+        assert drawn.sum() == exp.mask[i].sum()
+        np.testing.assert_array_equal(x[drawn], exp.scan_radius(i))
+        np.testing.assert_array_equal(y[drawn], exp.scan_signal(i))
+        assert not drawn[~exp.mask[i]].any()
+    doc.close()
+
+
+def test_scan_curves_break_at_masked_gaps():
+    from inspector.ui.plots.auc import scan_curves
+
+    radius = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+    signal = np.array([[1.0, 2.0, 3.0, 4.0, 5.0]])
+    mask = np.array([[True, True, False, True, True]])
+    (x, y), = scan_curves(radius, signal, mask)
+    assert np.isnan(y[2]) and np.isnan(x[2]) and list(y[[0, 1, 3, 4]]) == [1, 2, 4, 5]
+
+
+def test_continuous_recording_plots_selected_channels(qtbot, jobs):
+    pytest.importorskip("inspector.formats.vneurotk.reader")
+    panel, doc = panel_for(qtbot, jobs, FIXTURES / "vneurotk" / "v1" / "continuous_small_chunks.h5", "neuro")
+    view = panel.view
+    assert isinstance(view, NeuralView)
+    ref = doc.arrays["neuro"]
+    assert view.sfreq == 256.0 and view.x_label == "s"
+    assert [c[0] for c in view.curves()] == ref.attrs["ch_names"][:4]
+    view.channel_list.clearSelection()
+    for i in (1, 5, 9):
+        view.channel_list.item(i).setSelected(True)
+    settle(qtbot, jobs)
+    curves = view.curves()
+    assert [c[0] for c in curves] == [ref.attrs["ch_names"][i] for i in (1, 5, 9)]
+    assert view.marker_count() == 15  # 5 trial starts + 5 ends + 5 onsets in view
+    view.mode.setCurrentText("Overlaid")
+    data = ref.read()
+    for (_, x, y), ch in zip(view.curves(), (1, 5, 9), strict=True):
+        # 2048 samples at ~1000 px: min/max per pixel, values within the channel's range
+        assert np.nanmin(y) == pytest.approx(float(data[:, ch].min()))
+        assert np.nanmax(y) == pytest.approx(float(data[:, ch].max()))
+        assert x[0] >= 0 and x[-1] <= 2048 / 256.0
+    view.markers_box.setChecked(False)
+    assert view.marker_count() == 0
+    doc.close()
+
+
+def test_epochs_recording_trials_and_overlay(qtbot, jobs):
+    pytest.importorskip("inspector.formats.vneurotk.reader")
+    panel, doc = panel_for(qtbot, jobs, FIXTURES / "vneurotk" / "v1" / "epochs_dense_f64_strids.h5", "neuro")
+    view = panel.view
+    ref = doc.arrays["neuro"]
+    assert view.epochs and view.n_trials == ref.shape[0]
+    assert len(view.curves()) == min(4, ref.shape[2])
+    view.trial_list.item(3).setSelected(True)
+    settle(qtbot, jobs)
+    assert len(view.curves()) == 2 * min(4, ref.shape[2])
+    view.mode.setCurrentText("Overlaid")
+    name, x, y = view.curves()[-1]
+    np.testing.assert_allclose(y, ref.read()[3, :, 3])  # raw samples of trial 3
+    view.overlay_box.setChecked(True)
+    settle(qtbot, jobs)
+    name, x, y = view.curves()[0]
+    assert "all trials" in name and np.isnan(y).sum() == ref.shape[0]  # one break per trial
+    doc.close()
+
+
+def test_patterns_recording_heatmap(qtbot, jobs):
+    pytest.importorskip("inspector.formats.vneurotk.reader")
+    panel, doc = panel_for(qtbot, jobs, FIXTURES / "vneurotk" / "v1" / "patterns_stim_index.h5", "neuro")
+    view = panel.view
+    assert isinstance(view, PatternView)
+    np.testing.assert_array_equal(view.image, doc.arrays["neuro"].read().astype(np.float64))
+    assert view.colorbar is not None
+    doc.close()
+
+
+def _doc(array, **attrs):
+    doc = Document(Path("mem.h5"))
+    ref = NumpyArrayRef("neuro", array)
+    ref.attrs.update(attrs)
+    doc.arrays["neuro"] = ref
+    return doc
+
+
+@pytest.mark.parametrize("array", [np.zeros((0, 4)), np.zeros((0, 0, 2))])
+def test_empty_array_placeholder(qtbot, jobs, array):
+    view = NeuralView(_doc(array).arrays["neuro"], jobs)
+    qtbot.addWidget(view)
+    assert "empty array" in view.placeholder_text()
+
+
+def test_single_sample_is_one_point(qtbot, jobs):
+    view = NeuralView(_doc(np.array([[4.0, 5.0]])).arrays["neuro"], jobs)
+    qtbot.addWidget(view)
+    view.show()
+    view.mode.setCurrentText("Overlaid")
+    settle(qtbot, jobs)
+    (_, x, y), (_, x2, y2) = view.curves()
+    assert list(x) == [0.0] and list(y) == [4.0] and list(y2) == [5.0]
+    assert view.lines[0].item.opts["symbol"] == "o"
+
+
+def test_int_and_big_endian_and_nan_autoscale(qtbot, jobs):
+    a = np.zeros((50_000, 3), dtype=">i8")
+    a[:, 0] = np.iinfo(np.int64).max
+    a[::2, 1] = np.iinfo(np.int64).min
+    f = np.linspace(-1, 1, 50_000)
+    f[100:20_000] = np.nan
+    f[30_000] = np.inf
+    doc = _doc(a)
+    view = NeuralView(doc.arrays["neuro"], jobs)
+    qtbot.addWidget(view)
+    view.show()
+    view.mode.setCurrentText("Overlaid")
+    settle(qtbot, jobs)
+    ys = [c[2] for c in view.curves()]
+    assert np.nanmax(ys[0]) == float(np.iinfo(np.int64).max)
+    assert np.nanmin(ys[1]) == float(np.iinfo(np.int64).min)
+    _, (y0, y1) = view.plot_item.vb.viewRange()
+    assert np.isfinite(y0) and np.isfinite(y1) and y1 > y0
+    view2 = NeuralView(_doc(f.reshape(-1, 1)).arrays["neuro"], jobs)
+    qtbot.addWidget(view2)
+    view2.show()
+    settle(qtbot, jobs)
+    (_, x, y), = view2.curves()
+    assert np.isnan(y).any() and np.all(np.isfinite(y[~np.isnan(y)]))
+    _, (y0, y1) = view2.plot_item.vb.viewRange()
+    assert -1.5 < y0 < y1 < 1.5
+
+
+class SlowRef(NumpyArrayRef):
+    """Blocks reads until released; records the ranges asked for."""
+
+    def __init__(self, a):
+        super().__init__("slow", a)
+        self.gate = threading.Event()
+        self.ranges = []
+
+    def envelope(self, index, start, stop, bins, *, preview=None, cancelled=None):
+        self.ranges.append((start, stop))
+        self.gate.wait(5)
+        return super().envelope(index, start, stop, bins)
+
+
+def test_debounce_coalesces_range_changes(qtbot, jobs):
+    a = np.random.default_rng(0).standard_normal((100_000, 1))
+    view = NeuralView(_doc(a).arrays["neuro"], jobs)
+    qtbot.addWidget(view)
+    view.resize(700, 400)
+    view.show()
+    settle(qtbot, jobs)
+    before = view.submitted
+    for k in range(10):  # a burst of zoom steps faster than the debounce delay
+        view.plot_item.vb.setXRange(1000 + k * 100, 20_000 - k * 100, padding=0)
+    assert view.submitted == before  # nothing requested during the burst
+    qtbot.waitUntil(lambda: view.submitted == before + 1, timeout=2000)
+    jobs.wait(5000)
+    qtbot.wait(2 * neural_mod.DEBOUNCE_MS)
+    assert view.submitted == before + 1
+    (_, x, _), = view.curves()
+    assert x[0] >= 1000 - 0.5 * 19_000 and x[-1] <= 20_000 + 0.5 * 19_000 + 1
+    assert view.lines[0].raw is False
+
+
+def test_stale_results_are_dropped(qtbot, jobs):
+    a = np.arange(200_000, dtype=np.float64).reshape(-1, 1)
+    ref = SlowRef(a)
+    view = NeuralView(ref, jobs)
+    qtbot.addWidget(view)
+    view.resize(700, 400)
+    view.show()
+    qtbot.waitUntil(lambda: len(ref.ranges) == 1, timeout=2000)  # first request blocked in the job
+    view.plot_item.vb.setXRange(150_000, 150_100, padding=0)  # zoom far in: raw samples
+    qtbot.waitUntil(lambda: len(ref.ranges) == 2, timeout=2000)
+    ref.gate.set()
+    jobs.wait(5000)
+    settle(qtbot, jobs, rounds=2)
+    line = view.lines[0]
+    assert line.raw  # the newest answer (raw samples of the zoomed window) is shown
+    assert np.nanmin(line.y) >= 150_000 - 50 - 1 and np.nanmax(line.y) < 150_100 + 51 + 1
+
+
+def test_exports(qtbot, jobs, tmp_path):
+    pytest.importorskip("inspector.formats.aucx.reader")
+    panel, doc = panel_for(qtbot, jobs, FIXTURES / "aucx" / "src_demo_experiment.aucx", "radius")
+    view = panel.view
+    view.export_png(tmp_path / "p.png", width=400)
+    view.export_svg(tmp_path / "p.svg")
+    rows = view.export_csv(tmp_path / "p.csv")
+    assert (tmp_path / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert b"<svg" in (tmp_path / "p.svg").read_bytes()[:2000]
+    lines = (tmp_path / "p.csv").read_text().splitlines()
+    assert lines[0] == "curve,x [cm],y [AU]" and rows == len(lines) - 1 == 4 * 12
+    assert lines[1].startswith("scan_001,")
+    actions = [a.text() for a in view.plot_item.vb.menu.actions()]
+    assert {"Export as PNG…", "Export as SVG…", "Export plotted data as CSV…"} <= set(actions)
+    doc.close()
+
+
+def test_unknown_array_message(qtbot, jobs):
+    panel = PlotPanel(Document(Path("x.h5")), jobs)
+    qtbot.addWidget(panel)
+    panel.show_array("nope")
+    assert "No array named 'nope'" in panel.message()
+
+
+def test_expected_json_is_the_oracle():
+    # the AUC test above compares against these facts; make sure they are what we think
+    exp = json.loads((FIXTURES / "aucx" / "expected.json").read_text())
+    demo = next(e for e in exp if e["file"] == "src_demo_experiment.aucx")
+    assert demo["info"]["n_scans"] == 4 and demo["info"]["radius_unit"] == "cm"

@@ -47,6 +47,7 @@ class ChecksumModel(QAbstractTableModel):
         super().__init__(parent)
         self._rows: list[MemberCheck] = []
         self._src: list[int] = []
+        self._icons: dict[str, object] = {}
         self.set_members(members or [])
 
     def set_members(self, members: list[MemberCheck]) -> None:
@@ -133,7 +134,10 @@ class ChecksumModel(QAbstractTableModel):
         if role in (LocationRole, NameRole):
             return m.name
         if role == _D.DecorationRole and col == 1:
-            return status_icon(m.status)
+            icon = self._icons.get(m.status)
+            if icon is None:
+                icon = self._icons[m.status] = status_icon(m.status)
+            return icon
         if role == _D.ForegroundRole:
             if col == 1:
                 return status_color(m.status)

@@ -8,8 +8,6 @@ text, never by colour alone.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
     QBrush,
@@ -85,7 +83,6 @@ def monospace_font() -> QFont:
     return f
 
 
-@lru_cache(maxsize=32)
 def _status_icon(kind: str, dark: bool) -> QIcon:
     size = 16
     pix = QPixmap(size, size)
@@ -121,5 +118,9 @@ def _status_icon(kind: str, dark: bool) -> QIcon:
 
 
 def status_icon(status: str) -> QIcon:
-    """Icon of a checksum status: check (ok), cross (failed), dots (pending)."""
+    """Icon of a checksum status: check (ok), cross (failed), dots (pending).
+
+    Drawn on each call; callers cache it (no module-level Qt objects, which
+    would outlive the QApplication at interpreter exit).
+    """
     return _status_icon(STATUS_KIND.get(status, "bad"), is_dark())

@@ -203,3 +203,19 @@ def test_provenance_unknown_marked_and_filter(qtbot):
     prov.apply_filter_now()
     shown = [prov.tree.proxy.index(r, 0).data() for r in range(prov.tree.proxy.rowCount())]
     assert shown and all(s.startswith(rec["model"]) for s in shown)
+
+
+def test_finding_on_trial_meta_column_selects_the_column(qtbot):
+    win = _open(qtbot, FIXTURES / "vneurotk/v1/writer_str_column_missing.h5")
+    tab = win.current_tab()
+    fm = win.findings.model
+    f, owner = next(fm.finding(r)[1:] for r in range(fm.rowCount())
+                    if fm.finding(r)[1].location.startswith("/trial_meta/columns/0"))
+    win._finding_activated(f, owner)
+    panel = tab.tables["trial_meta"]
+    assert tab.views.currentWidget() is panel
+    assert panel.view.currentIndex().column() == 0
+    assert tab.tree_view.currentIndex().data(NodeRole).location == f.location
+    # selecting a cell shows its full typed value in the detail pane
+    panel.view.setCurrentIndex(panel.model.index(0, 1))
+    assert tab.detail.title.text().startswith("<b>Trial metadata[0, ")

@@ -60,6 +60,12 @@ def _plot_panel_class():
     return PlotPanel
 
 
+# Imported up front: besides the plot panel, the package installs a guard
+# against a PySide6 6.12 / Python 3.11 refcount leak on True/None that every
+# view's signal traffic is exposed to (see inspector/ui/plots/__init__.py).
+_plot_panel_class()
+
+
 class DocumentTab(QWidget):
     """Shows one document.
 
@@ -364,8 +370,12 @@ class DocumentTab(QWidget):
             return True
         for panel in self.tables.values():
             if panel.location and location.startswith(panel.location + "/"):
-                column = location[len(panel.location) + 1:].split("/")[0].split("@")[0]
-                if panel.select_column(column):
+                parts = [p.split("@")[0] for p in location[len(panel.location) + 1:].split("/")]
+                if parts[0] == "columns" and len(parts) > 1 and parts[1].isdigit():
+                    found = panel.select_column_index(int(parts[1]))  # schema 1: columns/<i>
+                else:
+                    found = panel.select_column(parts[0])  # schema 0: one dataset per column
+                if found:
                     if self.header_panel.raw is not None:
                         self.header_panel.raw.select_location(location)
                     self.views.setCurrentWidget(panel)

@@ -94,12 +94,16 @@ class TablePanel(QWidget):
                                 f"column {col!s}, dtype {dtype}")
 
     def select_column(self, name: str) -> bool:
-        """Make column ``name`` current (first row); True if it exists."""
+        """Make column ``name`` current and selected; True if it exists."""
         cols = [str(c) for c in self.model.frame.columns]
-        if name not in cols:
+        return name in cols and self.select_column_index(cols.index(name))
+
+    def select_column_index(self, c: int) -> bool:
+        """Make column ``c`` (position) current and selected; True if it exists."""
+        if not 0 <= c < self.model.columnCount():
             return False
-        c = cols.index(name)
-        self.view.setCurrentIndex(self.model.index(0, c) if self.model.rowCount() else QModelIndex())
+        if self.model.rowCount():
+            self.view.setCurrentIndex(self.model.index(0, c))
         self.view.selectColumn(c)
         self.view.scrollTo(self.model.index(0, c))
         return True

@@ -174,3 +174,17 @@ def test_array_to_qimage(qapp, arr):
 
 def test_unused_index_is_invalid(qapp):
     assert NodeTreeModel(None).rowCount(QModelIndex()) == 0
+
+
+def test_status_colours_follow_palette(qapp):
+    from PySide6.QtGui import QColor, QPalette
+
+    from inspector.models.style import is_dark, status_color
+
+    light, dark = QPalette(), QPalette()
+    light.setColor(QPalette.ColorRole.Window, QColor("#f0f0f0"))
+    dark.setColor(QPalette.ColorRole.Window, QColor("#202020"))
+    assert not is_dark(light) and is_dark(dark)
+    for status in ("ok", "mismatch"):
+        on_light, on_dark = status_color(status, light), status_color(status, dark)
+        assert on_light.lightness() < 128 < on_dark.lightness()  # readable on each background

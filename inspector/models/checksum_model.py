@@ -15,7 +15,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 
 from inspector.formats.document import MemberCheck
 from inspector.models.roles import CopyRole, LocationRole, NameRole, StatusRole
-from inspector.models.style import monospace_font, muted_color, status_color, status_icon
+from inspector.models.style import is_dark, monospace_font, muted_color, status_color, status_icon
 
 _D = Qt.ItemDataRole
 
@@ -47,7 +47,7 @@ class ChecksumModel(QAbstractTableModel):
         super().__init__(parent)
         self._rows: list[MemberCheck] = []
         self._src: list[int] = []
-        self._icons: dict[str, object] = {}
+        self._icons: dict[tuple[str, bool], object] = {}
         self.set_members(members or [])
 
     def set_members(self, members: list[MemberCheck]) -> None:
@@ -134,9 +134,10 @@ class ChecksumModel(QAbstractTableModel):
         if role in (LocationRole, NameRole):
             return m.name
         if role == _D.DecorationRole and col == 1:
-            icon = self._icons.get(m.status)
+            key = (m.status, is_dark())
+            icon = self._icons.get(key)
             if icon is None:
-                icon = self._icons[m.status] = status_icon(m.status)
+                icon = self._icons[key] = status_icon(m.status)
             return icon
         if role == _D.ForegroundRole:
             if col == 1:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -66,6 +66,7 @@ class ChecksumPanel(QWidget):
         self.model = ChecksumModel(members, self)
         self.state = "pending"
         self.extra_note = ""
+        self._restyling = False
         self.banner_icon = QLabel(self)
         self.banner = QLabel(self)
         self.banner.setObjectName("verdictBanner")
@@ -161,6 +162,17 @@ class ChecksumPanel(QWidget):
         pal.setColor(QPalette.ColorRole.Window, _mix(base, accent, 0.16))
         self.banner_box.setPalette(pal)
         self.banner_box.setToolTip(text)
+
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        """Re-derive the banner colours when the system palette switches light/dark."""
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange) \
+                and hasattr(self, "banner_box") and not self._restyling:
+            self._restyling = True
+            try:
+                self.set_state(self.state)
+            finally:
+                self._restyling = False
 
     @property
     def verdict(self) -> str:

@@ -204,6 +204,7 @@ class DocumentTab(QWidget):
         self.splitter = split
         self._stack.addWidget(split)
         self._stack.setCurrentWidget(split)
+        self.setFocusProxy(self.views)  # keyboard: the tab hands focus to its views
         self.has_views = True
         self._show_initial()
         self.views_ready.emit()

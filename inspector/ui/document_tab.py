@@ -60,11 +60,6 @@ def _plot_panel_class():
     return PlotPanel
 
 
-# Imported up front: besides the plot panel, the package installs a guard
-# against a PySide6 6.12 / Python 3.11 refcount leak on True/None that every
-# view's signal traffic is exposed to (see inspector/ui/plots/__init__.py).
-_plot_panel_class()
-
 
 class DocumentTab(QWidget):
     """Shows one document.

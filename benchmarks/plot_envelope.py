@@ -97,24 +97,14 @@ def write_recording(path: Path) -> None:
 
 
 def open_ref(path: Path):
-    """The ``neuro`` ArrayRef as the app gets it, plus a description of the path used."""
-    import h5py
+    """The ``neuro`` ArrayRef exactly as the app gets it (``open_document``), and the document."""
+    from inspector.formats import open_document
 
-    from inspector.formats import chunk_summary
-
-    try:
-        from inspector.formats import open_document
-
-        doc = open_document(path)
-        ref = doc.arrays.get("neuro")
-        if ref is not None and ref.chunk_layout() is not None:
-            return ref, "open_document (reader's ArrayRef with chunk hook)", doc
-    except Exception:  # noqa: BLE001 - reader missing or incomplete: use the reference ArrayRef
-        pass
-    f = h5py.File(path, "r")
-    st = os.stat(path)
-    ref = chunk_summary.H5DatasetRef("neuro", f["neuro"], (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
-    return ref, "chunk_summary.H5DatasetRef (reader has no chunk hook yet)", f
+    doc = open_document(path)
+    ref = doc.arrays.get("neuro")
+    if ref is None or ref.chunk_layout() is None:
+        raise SystemExit(f"{path}: the reader gave no chunked 'neuro' array: {doc.findings}")
+    return ref, "open_document (reader's ArrayRef with chunk hook)", doc
 
 
 def reset_summary(ref) -> None:

@@ -118,6 +118,23 @@ class H5DatasetRef(ArrayRef):
             out = np.flip(out, axis=ax)
         return _native(out)
 
+    def chunk_layout(self):
+        """The dataset's chunk layout for the chunk-summary envelope path (see
+        :meth:`inspector.formats.arrays.ArrayRef.chunk_layout`); None if contiguous."""
+        if not hasattr(self, "_layout"):
+            from inspector.formats.chunk_summary import h5_chunk_layout
+
+            self._layout = h5_chunk_layout(self._ds, self._source.identity)
+        return self._layout
+
+    def read_raw_chunk(self, offset: tuple[int, ...]) -> tuple[int, bytes]:
+        """``(filter_mask, stored bytes)`` of the chunk at ``offset``, after the
+        file-identity check; raises ``OSError`` if the file changed."""
+        from inspector.formats.chunk_summary import h5_read_raw_chunk
+
+        self._source.check()
+        return h5_read_raw_chunk(self._ds, offset)
+
     def read_raw_blocks(self, rows: int = 0):
         """Yield the C-order array in blocks along axis 0 (stored byte order).
 

@@ -77,7 +77,7 @@ def test_metadata(wheel):
     assert "Environment :: X11 Applications :: Qt" in classifiers
     assert "Intended Audience :: Science/Research" in classifiers
     requires = [r.split(";")[0].replace(" ", "") for r in meta.get_all("Requires-Dist")]
-    assert "PySide6-Essentials>=6.6" in requires and "h5py>=3.10" in requires
+    assert "PySide6-Essentials<6.12,>=6.8" in requires and "h5py>=3.10" in requires
     assert meta["Description-Content-Type"] == "text/markdown"
     assert meta.get_payload().strip()  # the README is the long description
 

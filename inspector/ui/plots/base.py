@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFileDialog, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 
@@ -38,12 +39,15 @@ class PlotView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.plot_widget = pg.PlotWidget(background="w")
+        # Follow the system's light or dark palette (issue 5 item 7).
+        palette = self.palette()
+        self.plot_widget = pg.PlotWidget(background=palette.color(QPalette.ColorRole.Base))
         self.plot_item = self.plot_widget.getPlotItem()
         self.plot_item.showGrid(x=True, y=True, alpha=0.2)
+        text = palette.color(QPalette.ColorRole.Text)
         for ax in ("left", "bottom"):
-            self.plot_item.getAxis(ax).setPen(pg.mkPen("#444"))
-            self.plot_item.getAxis(ax).setTextPen(pg.mkPen("#222"))
+            self.plot_item.getAxis(ax).setPen(pg.mkPen(text))
+            self.plot_item.getAxis(ax).setTextPen(pg.mkPen(text))
         self._placeholder = QLabel()
         self._placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._placeholder.setWordWrap(True)
@@ -61,10 +65,15 @@ class PlotView(QWidget):
         self._install_menu()
 
     def add_legend(self, offset: tuple[int, int] = (-10, 10)) -> pg.LegendItem:
-        """The plot's legend (created once), dark text on a light box."""
+        """The plot's legend (created once): palette text on a translucent base-coloured box."""
         if self.plot_item.legend is None:
-            self.plot_item.addLegend(offset=offset, labelTextColor="#222",
-                                     brush=pg.mkBrush(255, 255, 255, 200), pen=pg.mkPen("#bbb"))
+            palette = self.palette()
+            box = palette.color(QPalette.ColorRole.Base)
+            box.setAlpha(200)
+            self.plot_item.addLegend(offset=offset,
+                                     labelTextColor=palette.color(QPalette.ColorRole.Text),
+                                     brush=pg.mkBrush(box),
+                                     pen=pg.mkPen(palette.color(QPalette.ColorRole.Mid)))
         return self.plot_item.legend
 
     # -- placeholder -------------------------------------------------------------

@@ -106,8 +106,8 @@ class PlotPanel(QWidget):
             n = np.asarray(signal).shape[0] if np.asarray(signal).ndim == 2 else 1
             ids = list(self.doc.summary.get("scan_ids") or [f"scan {i + 1}" for i in range(n)])
             self._set_view(AucView(radius, signal, mask, ids,
-                                   str(self.doc.summary.get("radius_unit", "")),
-                                   str(self.doc.summary.get("signal_unit", ""))))
+                                   str(self.doc.summary.get("radius_unit") or ""),
+                                   str(self.doc.summary.get("signal_unit") or "")))
 
         def failed(message, tb):
             self._message.setText(f"cannot read the scans: {message}")

@@ -132,8 +132,11 @@ class MainWindow(QMainWindow):
         self.open_paths(paths)
 
     def open_paths(self, args) -> list[DocumentTab]:
-        """Open each path (``FILE`` or ``FILE::/node``) in its own tab."""
-        return [self.open_path(*split_node(str(a))) for a in args]
+        """Open each path (``FILE`` or ``FILE::/node``) in its own tab; the first one is shown."""
+        tabs = [self.open_path(*split_node(str(a))) for a in args]
+        if tabs:
+            self.tabs.setCurrentWidget(tabs[0])
+        return tabs
 
     def tab_for(self, path: Path) -> DocumentTab | None:
         """The tab already showing ``path`` (None if it is not open)."""

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QIcon, QPixmap
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QSplitter, QWidget
 
 from inspector.ui.plots.base import PlotView
@@ -66,8 +67,6 @@ class AucView(PlotView):
         n = len(data)
         self.colors = [cmap.map(0.9 * i / max(n - 1, 1), mode="qcolor") for i in range(n)]
         legend = self.add_legend(offset=(-10, -40))  # bottom right: profiles rise to the right
-        if n > 10:
-            legend.setColumnCount(2)
         self.items: list[pg.PlotDataItem] = []
         for i, (x, y) in enumerate(data):
             item = pg.PlotDataItem(x, y, connect="finite", name=self.scan_ids[i],
@@ -76,12 +75,17 @@ class AucView(PlotView):
                                    symbolBrush=pg.mkBrush(self.colors[i]))
             self.plot_item.addItem(item)
             self.items.append(item)
+        if n > 8:  # a legend of every scan would hide the data: name the first and the last only
+            for item in self.items[1:-1]:
+                legend.removeItem(item)
         self.scan_list = QListWidget()
         for i, sid in enumerate(self.scan_ids):
             it = QListWidgetItem(sid)
             it.setFlags(it.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             it.setCheckState(Qt.CheckState.Checked)
-            it.setForeground(self.colors[i])
+            swatch = QPixmap(12, 12)
+            swatch.fill(self.colors[i])
+            it.setIcon(QIcon(swatch))  # the colour as a swatch: text stays readable
             self.scan_list.addItem(it)
         self.scan_list.itemChanged.connect(self._visibility)
         self.scan_list.itemSelectionChanged.connect(self._highlight)

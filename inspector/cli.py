@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 
@@ -142,7 +143,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``inspector`` script and ``python -m inspector``."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "verify":
-        return cmd_verify(argv[1:])
+        try:
+            return cmd_verify(argv[1:])
+        except BrokenPipeError:  # e.g. `inspector verify ... | head`: the reader left, not an error of ours
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            return 1
     if argv and argv[0] == "export":
         return cmd_export(argv[1:])
     if argv and argv[0] == "install-desktop":

@@ -87,17 +87,39 @@ def test_existing_destination_is_confirmed_once(qtbot, tmp_path):
     assert d.asked == [str(FIXTURES / "aucx" / f"{exp_id}.aucx")]
 
 
+def test_export_disabled_for_a_document_with_errors(qtbot, tmp_path):
+    src = tmp_path / "flip.aucx"
+    shutil.copy(FIXTURES / "aucx/bad_signal_byte_flip.aucx", src)
+    win = _open(qtbot, src)
+    assert not win.act_export.isEnabled()
+    assert "has errors" in win.act_export.toolTip()
+
+
 def test_failed_export_says_why_and_leaves_no_file(qtbot, tmp_path):
     src = tmp_path / "flip.aucx"
     shutil.copy(FIXTURES / "aucx/bad_signal_byte_flip.aucx", src)
     win = _open(qtbot, src)
     dest = tmp_path / "new.aucx"
     d = Dialogs(win, str(dest))
-    ok, text = _export(qtbot, win)
+    with qtbot.waitSignal(win.export_finished, timeout=20000) as sig:
+        win.start_export(src, dest, False)  # e.g. a script or a stale menu state
+    ok, text = sig.args
     assert not ok and d.errors == [text] and d.offered == []
     assert "signal.npy" in text or "checksum" in text.lower()
     assert not dest.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["flip.aucx"]
+
+
+def test_export_into_a_missing_folder_fails_cleanly(qtbot, tmp_path):
+    src = tmp_path / "demo.aucx"
+    shutil.copy(FIXTURES / "aucx/src_demo_experiment.aucx", src)
+    win = _open(qtbot, src)
+    dest = tmp_path / "missing" / "new.aucx"
+    d = Dialogs(win, str(dest))
+    ok, text = _export(qtbot, win)
+    assert not ok and d.errors == [text]
+    assert "does not exist" in text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["demo.aucx"]
 
 
 def test_export_refuses_to_overwrite_the_open_document(qtbot, tmp_path):

@@ -66,13 +66,15 @@ def open_document(path: str | os.PathLike[str], *, hash_arrays: bool = False) ->
         doc.extra["traceback"] = traceback.format_exc()
         return doc
     doc = Document(p, format=FORMAT_UNKNOWN)
-    doc.error(
-        "format.unrecognised",
-        f"{p.name}: unrecognised format: not an HDF5 file (no HDF5 signature), "
-        "not an AUCX archive (no ZIP signature with manifest.json), "
-        "and not a CSV/TSV AUC scan table",
-        "",
-    )
+    from inspector.formats.sniff import looks_like_zip
+
+    if looks_like_zip(p):
+        reason = ("a ZIP archive without a manifest.json member, so not an AUCX archive "
+                  "(AUCX 1.0 format, 'Members')")
+    else:
+        reason = ("not an HDF5 file (no HDF5 signature), not an AUCX archive (no ZIP signature), "
+                  "and not a CSV/TSV AUC scan table with a manifest")
+    doc.error("format.unrecognised", f"{p.name}: unrecognised format: {reason}", "")
     size = p.stat().st_size if p.is_file() else 0
     doc.header.add("format", "unknown")
     doc.header.add("size", f"{size} bytes")

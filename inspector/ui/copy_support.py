@@ -53,8 +53,10 @@ def copy_cells(view: QAbstractItemView, value_column: int | None) -> str:
         return "\n".join(lines)
     sm = view.selectionModel()
     cells = list(sm.selectedIndexes()) if sm is not None else []
-    if not cells:
-        cur = view.currentIndex()
+    cur = view.currentIndex()
+    one_row = len({(i.row(), i.parent()) for i in cells}) <= 1
+    if not cells or (one_row and cur.isValid() and (not cells or cells[0].row() == cur.row())):
+        # a single row (tables select whole rows): the cell under the cursor
         return _text(cur, CopyRole) if cur.isValid() else ""
     grid: dict[int, dict[int, str]] = {}
     for i in cells:

@@ -164,7 +164,7 @@ class DocumentTab(QWidget):
             self.stimuli.load_failed.connect(self._stimulus_failed)
             self.stimuli.stimulus_selected.connect(self._stimulus_selected)
             self.views.addTab(self.stimuli, f"Stimuli ({len(doc.stimuli)})")
-        if doc.members or (doc.verifier is not None and not doc.verified):
+        if doc.members or doc.format == FORMAT_AUCX:
             self.checksums = ChecksumPanel(doc.members, self)
             self.checksums.cancel_requested.connect(self.cancel_verification)
             self.checksums.member_selected.connect(self._member_selected)
@@ -203,7 +203,7 @@ class DocumentTab(QWidget):
         self.has_views = True
         self._show_initial()
         self.views_ready.emit()
-        if self.checksums is not None and doc.verifier is not None and not doc.verified:
+        if doc.verifier is not None and not doc.verified:
             self.start_verification()
         else:
             if self.checksums is not None:
@@ -242,7 +242,8 @@ class DocumentTab(QWidget):
 
     # -- verification ---------------------------------------------------
     def start_verification(self) -> None:
-        """Stream the archive's checksums on a job; rows fill in as members finish."""
+        """Run the document's deferred checks on a job: an archive's checksums stream in
+        member by member; a recording's stimulus images are decoded."""
         doc, cancel, state, lock = self.doc, self._cancel, self._vstate, self._vlock
         state["running"] = True
         self.verify_state = "running"
@@ -258,13 +259,14 @@ class DocumentTab(QWidget):
                         doc.close()
             return cancel.is_set()
 
-        self.checksums.start()
+        if self.checksums is not None:
+            self.checksums.start()
         self.status_message.emit(f"Verifying {self.path.name}…")
         self.jobs.submit(work, on_done=self._verified, on_error=self._verify_failed,
                          on_progress=self._verify_progress)
 
     def _verify_progress(self, done: int, total: int, member) -> None:
-        if not self._vstate["closed"]:
+        if not self._vstate["closed"] and self.checksums is not None:
             self.checksums.on_progress(done, total, member)
 
     def cancel_verification(self) -> None:
@@ -278,9 +280,10 @@ class DocumentTab(QWidget):
         if self._vstate["closed"]:
             return
         self.verify_state = "cancelled" if cancelled else "done"
-        self.checksums.finish(self.doc.members, self.verify_state)
-        self._note_errors()
-        self.status_message.emit(f"{self.path.name}: {self.checksums.verdict}")
+        if self.checksums is not None:
+            self.checksums.finish(self.doc.members, self.verify_state)
+            self._note_errors()
+            self.status_message.emit(f"{self.path.name}: {self.checksums.verdict}")
         self.findings_changed.emit()
         self._set_ready()
 
@@ -289,7 +292,8 @@ class DocumentTab(QWidget):
             return
         self.verify_state = "error"
         self.doc.error("internal.verify-failed", f"{self.path.name}: verification failed: {message}")
-        self.checksums.finish(self.doc.members, "error")
+        if self.checksums is not None:
+            self.checksums.finish(self.doc.members, "error")
         self.findings_changed.emit()
         self._set_ready()
 

@@ -16,6 +16,10 @@ def export_unavailable_reason(doc: Document | None) -> str | None:
     if doc is None:
         return "Export to AUCX needs an open AUC document (an AUCX archive or a CSV/TSV scan table)."
     if doc.format in EXPORTABLE:
+        if doc.verified and not doc.ok:
+            return (f"{doc.name} has errors (see Findings); an AUC document that fails its "
+                    "checks is not exported, so that a corrupt archive is never re-checksummed "
+                    "as if it were valid.")
         return None
     if doc.format == FORMAT_RECORDING:
         return (f"{doc.name} is a VneuroTK recording; only AUC documents (AUCX archives and "

@@ -26,6 +26,7 @@ from inspector.ui.export_support import (
     suggested_export_path,
 )
 from inspector.ui.findings_dock import FindingsDock
+from inspector.ui.icons import severity_icon
 
 FILE_FILTER = (
     "Inspector files (*.h5 *.hdf5 *.aucx *.csv *.tsv *.json *.yaml *.yml);;"
@@ -188,9 +189,11 @@ class MainWindow(QMainWindow):
         tab = self.sender()
         if isinstance(tab, DocumentTab) and tab.doc is not None:
             i = self.tabs.indexOf(tab)
-            if i >= 0 and not tab.doc.ok:
-                self.tabs.setTabIcon(i, self.style().standardIcon(
-                    self.style().StandardPixmap.SP_MessageBoxWarning))
+            severities = {f.severity for f in tab.doc.findings}
+            worst = "error" if "error" in severities else "warning" if "warning" in severities else None
+            if i >= 0 and worst:
+                self.tabs.setTabIcon(i, severity_icon(worst))
+                self.tabs.setTabToolTip(i, f"{tab.path}\n{worst}: see Findings")
             self.statusBar().showMessage(
                 f"{tab.doc.name}: {tab.doc.format}, "
                 f"{len(tab.doc.findings)} finding(s)", 5000)

@@ -2,7 +2,7 @@
 
 Line format: ``<64 lowercase hex digits><two spaces><member name>``, one per
 member except the checksum file itself, sorted by member name, each line
-ending in ``\\n`` (spec section 1).  Parsing never stops at the first bad
+ending in ``\\n`` (AUCX on-disk notes §1).  Parsing never stops at the first bad
 line: every line is classified, so each problem can become its own finding
 located at the member it concerns.
 """
@@ -85,7 +85,7 @@ def parse_checksums(raw: bytes) -> ChecksumFile:
             entry.problem = (
                 "checksums.malformed-line",
                 f"{CHECKSUM_MEMBER} line {number} is malformed: expected "
-                f"'<64-hex digest>  <member name>' (two spaces), got {line!r} (seed 'Checksums')")
+                f"'<64-hex digest>  <member name>' (two spaces), got {line!r} (AUCX 1.0 format, 'Checksums')")
         else:
             entry.name = name
             digest = digest.strip()
@@ -93,7 +93,7 @@ def parse_checksums(raw: bytes) -> ChecksumFile:
                 entry.problem = (
                     "checksums.digest-length",
                     f"{CHECKSUM_MEMBER} line {number} does not carry a 64-digit hexadecimal "
-                    f"SHA-256 digest ({len(digest)} characters: {digest!r}) (seed 'Checksums')")
+                    f"SHA-256 digest ({len(digest)} characters: {digest!r}) (AUCX 1.0 format, 'Checksums')")
             else:
                 entry.digest = digest.lower()
                 if not _LOWER64.fullmatch(digest):
@@ -101,13 +101,13 @@ def parse_checksums(raw: bytes) -> ChecksumFile:
                         "checksums.digest-not-lowercase",
                         f"{CHECKSUM_MEMBER} line {number} writes its digest in upper-case hex; "
                         "the seed's line format is '<64 lowercase hex digits>  <name>' "
-                        "(seed 'Checksums')")
+                        "(AUCX 1.0 format, 'Checksums')")
         if entry.name is not None:
             if entry.name in seen and entry.problem is None:
                 entry.problem = (
                     "checksums.duplicate-entry",
                     f"{CHECKSUM_MEMBER} line {number} lists {entry.name!r} again; repeated "
-                    "member names are rejected (seed 'Checksums')")
+                    "member names are rejected (AUCX 1.0 format, 'Checksums')")
             seen.add(entry.name)
         result.lines.append(entry)
     if not result.lines:
@@ -116,5 +116,5 @@ def parse_checksums(raw: bytes) -> ChecksumFile:
 
 
 def checksum_document(digests: dict[str, str]) -> bytes:
-    """``<digest>  <name>\\n`` lines sorted by name (spec section 1)."""
+    """``<digest>  <name>\\n`` lines sorted by name (AUCX on-disk notes §1)."""
     return "".join(f"{d}  {n}\n" for n, d in sorted(digests.items())).encode("utf-8")

@@ -95,13 +95,13 @@ def cross_check(mode: str, radius: ArrayScan | None, signal: ArrayScan | None,
             out.append(("array.shared-mask-not-all-true",
                         f"shared-axis archive whose mask has {mask.false_count} False "
                         "entr(y/ies); in shared mode every stored value is a real observation "
-                        "and the mask must be all true (seed 'Both radius modes')",
+                        "and the mask must be all true (AUCX 1.0 format, 'Both radius modes')",
                         "arrays/mask.npy"))
         for scan, member in ((radius, "arrays/radius.npy"), (signal, "arrays/signal.npy")):
             if scan is not None and scan.count:
                 out.append(("array.non-finite",
                             f"{member} holds {scan.count} non-finite value(s) on a shared axis, "
-                            "where every value is a real observation (seed 'Both radius "
+                            "where every value is a real observation (AUCX 1.0 format, 'Both radius "
                             "modes')", member))
         return out
     if mask is None or mask.header.fortran_order:
@@ -116,6 +116,6 @@ def cross_check(mode: str, radius: ArrayScan | None, signal: ArrayScan | None,
         if bad:
             out.append(("array.masked-in-non-finite",
                         f"{member} holds {bad} non-finite value(s) where the mask says a real "
-                        "observation exists (padding marked valid; seed 'Both radius modes')",
+                        "observation exists (padding marked valid; AUCX 1.0 format, 'Both radius modes')",
                         member))
     return out

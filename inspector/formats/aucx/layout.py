@@ -23,7 +23,7 @@ WRITE_ORDER = (MANIFEST, *PAYLOAD, CHECKSUMS)
 ARRAY_MEMBERS = {"radius": RADIUS, "signal": SIGNAL, "mask": MASK}
 
 MODES = ("shared", "per_scan")
-#: The fixed unit strings of the reference model (spec section 1).
+#: The fixed unit strings of the reference model (AUCX on-disk notes §1).
 UNITS = ("cm", "s", "rpm", "degC", "nm", "cm2/s", "AU", "fringe", "instrument_unit",
          "calibrated_unit", "other", "unknown")
 

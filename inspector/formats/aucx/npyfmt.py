@@ -10,7 +10,7 @@ Parsing uses NumPy's own safe header readers (``ast.literal_eval``; nothing is
 ever unpickled: object dtypes are *detected* from the header, never loaded).
 Writing reproduces NumPy 2.x's format 1.0 header byte for byte, including the
 spare spaces NumPy leaves after the dict so a growing first axis fits (AUCX
-spec section 2: ``.npy`` members are written with pickling disabled).
+AUCX on-disk notes §2: ``.npy`` members are written with pickling disabled).
 """
 
 from __future__ import annotations

@@ -76,7 +76,7 @@ def open_archive(path: Path) -> Document:
     plus ``members``), ``extra["experiment"]`` (an :class:`AucExperiment`
     when the arrays are small and safe) and a ``verifier`` for the streamed
     checksum and content verification.  Rules: seed ``002_59993c7ffff01d56``
-    ("Safety", "Checksums", "Both radius modes") and spec section 4.
+    ("Safety", "Checksums", "Both radius modes") and AUCX on-disk notes §4.
     """
     p = Path(path)
     doc = Document(p, format=FORMAT_AUCX)
@@ -140,7 +140,7 @@ def _checksums(doc: Document, st: ArchiveState) -> None:
     if e is None:
         doc.error("checksums.missing",
                   f"{name} has no {L.CHECKSUMS}; an archive without checksums cannot be "
-                  "verified and is not accepted (seed 'Checksums')", L.CHECKSUMS)
+                  "verified and is not accepted (AUCX 1.0 format, 'Checksums')", L.CHECKSUMS)
         return
     st.checksum_present = True
     raw = _read_small(doc, st, L.CHECKSUMS)
@@ -149,7 +149,7 @@ def _checksums(doc: Document, st: ArchiveState) -> None:
     cf = parse_checksums(raw)
     st.checksums = cf
     if cf.problem is not None:
-        doc.error(cf.problem[0], f"{name}: {cf.problem[1]} (seed 'Checksums')", L.CHECKSUMS)
+        doc.error(cf.problem[0], f"{name}: {cf.problem[1]} (AUCX 1.0 format, 'Checksums')", L.CHECKSUMS)
     for line in cf.lines:
         if line.problem is not None:
             code, msg = line.problem
@@ -179,19 +179,19 @@ def _checksums(doc: Document, st: ArchiveState) -> None:
         if listed not in present:
             doc.error("checksums.listed-missing",
                       f"{name}: {L.CHECKSUMS} lists {listed!r}, which is missing from the "
-                      "archive (seed 'Checksums')", listed)
+                      "archive (AUCX 1.0 format, 'Checksums')", listed)
     if cf.problem is None:
         for member in st.scan.names:
             if member != L.CHECKSUMS and member not in st.line_status:
                 doc.error("checksums.unlisted",
                           f"{name} contains member {member!r} that {L.CHECKSUMS} does not list "
-                          "(seed 'Checksums': unlisted members are rejected)", member)
+                          "(AUCX 1.0 format, 'Checksums': unlisted members are rejected)", member)
 
 
 def _manifest(doc: Document, st: ArchiveState) -> None:
     name = st.path.name
     if st.scan.first(L.MANIFEST) is None:
-        doc.error("manifest.missing", f"{name} has no {L.MANIFEST} (seed 'Structure')",
+        doc.error("manifest.missing", f"{name} has no {L.MANIFEST} (AUCX 1.0 format, 'Structure')",
                   L.MANIFEST)
         return
     raw = _read_small(doc, st, L.MANIFEST)
@@ -206,7 +206,7 @@ def _manifest(doc: Document, st: ArchiveState) -> None:
     if not isinstance(manifest, dict):
         doc.error("manifest.not-object",
                   f"{name}: {L.MANIFEST} must contain a JSON object, got "
-                  f"{type(manifest).__name__} (spec section 4 step 4)", L.MANIFEST)
+                  f"{type(manifest).__name__} (AUCX on-disk notes §4 step 4)", L.MANIFEST)
         return
     st.manifest = manifest
     version = manifest.get("aucx_format_version")
@@ -218,7 +218,7 @@ def _manifest(doc: Document, st: ArchiveState) -> None:
         doc.error("manifest.version-unsupported",
                   f"{name}: unsupported AUCX format version {version!r}; only "
                   f"{L.AUCX_FORMAT_VERSION!r} is read and archives are never migrated "
-                  "(seed 'Current format version'). The remaining checks treat it as 1.0.",
+                  "(AUCX 1.0 format, 'Current format version'). The remaining checks treat it as 1.0.",
                   L.MANIFEST)
     _parts(doc, st, manifest)
     _observations(doc, st, manifest)
@@ -229,7 +229,7 @@ def _parts(doc: Document, st: ArchiveState, manifest: dict[str, Any]) -> None:
     parts = manifest.get("parts")
     if not isinstance(parts, list) or not all(isinstance(x, str) for x in parts):
         doc.error("manifest.parts-invalid",
-                  f"{name}: manifest 'parts' must be a list of member names (spec section 1)",
+                  f"{name}: manifest 'parts' must be a list of member names (AUCX on-disk notes §1)",
                   L.MANIFEST)
         return
     present = set(st.scan.names)
@@ -237,16 +237,16 @@ def _parts(doc: Document, st: ArchiveState, manifest: dict[str, Any]) -> None:
         if required not in parts:
             doc.error("manifest.parts-incomplete",
                       f"{name}: manifest 'parts' omits the required member {required!r} "
-                      "(seed 'Structure')", required)
+                      "(AUCX 1.0 format, 'Structure')", required)
     for part in parts:
         why = unsafe_name_reason(part)
         if why is not None and part not in present:
             doc.error("manifest.unsafe-part-name",
-                      f"{name}: manifest part name {part!r} {why} (seed 'Safety')", L.MANIFEST)
+                      f"{name}: manifest part name {part!r} {why} (AUCX 1.0 format, 'Safety')", L.MANIFEST)
         if part not in present and part not in st.line_status:
             doc.error("manifest.part-missing",
                       f"{name}: manifest lists part {part!r}, which is missing from the archive "
-                      "(seed 'Structure': a listed part that is absent is rejected)", part)
+                      "(AUCX 1.0 format, 'Structure': a listed part that is absent is rejected)", part)
     allowed = set(parts) | {L.MANIFEST, L.CHECKSUMS}
     for member in st.scan.names:
         if member in allowed:
@@ -255,7 +255,7 @@ def _parts(doc: Document, st: ArchiveState, manifest: dict[str, Any]) -> None:
             continue  # already reported as unlisted (neither listed nor a part)
         doc.error("manifest.member-not-in-parts",
                   f"{name} contains member {member!r} that the manifest does not list as a "
-                  "part (seed 'Structure': unlisted members are rejected)", member)
+                  "part (AUCX 1.0 format, 'Structure': unlisted members are rejected)", member)
 
 
 def _observations(doc: Document, st: ArchiveState, manifest: dict[str, Any]) -> None:
@@ -263,7 +263,7 @@ def _observations(doc: Document, st: ArchiveState, manifest: dict[str, Any]) -> 
     block = manifest.get("observations")
     if not isinstance(block, dict):
         doc.error("manifest.observations-invalid",
-                  f"{name}: manifest has no 'observations' object (spec section 1)", L.MANIFEST)
+                  f"{name}: manifest has no 'observations' object (AUCX on-disk notes §1)", L.MANIFEST)
         return
     problems = []
     mode = block.get("mode")
@@ -285,7 +285,7 @@ def _observations(doc: Document, st: ArchiveState, manifest: dict[str, Any]) -> 
     if problems:
         doc.error("manifest.observations-invalid",
                   f"{name}: manifest 'observations' block is invalid: " + "; ".join(problems)
-                  + " (spec section 1)", L.MANIFEST)
+                  + " (AUCX on-disk notes §1)", L.MANIFEST)
 
 
 def _payload_json(doc: Document, st: ArchiveState):
@@ -310,7 +310,7 @@ def _payload_json(doc: Document, st: ArchiveState):
                     or not md.get("experiment_id", "").strip():
                 doc.error("experiment.metadata-invalid",
                           f"{name}: {member} needs a 'metadata' object with a non-empty "
-                          "experiment_id (spec section 1)", member)
+                          "experiment_id (AUCX on-disk notes §1)", member)
             if not isinstance(payload.get("scans", []), list) or not isinstance(
                     payload.get("samples", []), list):
                 doc.error("experiment.invalid",
@@ -320,7 +320,7 @@ def _payload_json(doc: Document, st: ArchiveState):
             export = payload.get("export")
             if not isinstance(export, dict):
                 doc.error("provenance.no-export",
-                          f"{name}: {member} has no 'export' object (seed 'Provenance')", member)
+                          f"{name}: {member} has no 'export' object (AUCX 1.0 format, 'Provenance')", member)
                 export = None
             imported = payload.get("import")
             if imported is not None and not isinstance(imported, dict):
@@ -357,7 +357,7 @@ def _arrays(doc: Document, st: ArchiveState) -> None:
             doc.error("array.pickled",
                       f"{name}: {member} is an object-dtype (pickled) .npy array; arrays are "
                       "loaded with pickling disabled, so it is rejected and never unpickled "
-                      "(seed 'Safety')", member)
+                      "(AUCX 1.0 format, 'Safety')", member)
             continue
         if h.data_offset + h.nbytes != e.file_size:
             doc.error("array.size-mismatch",
@@ -370,13 +370,13 @@ def _arrays(doc: Document, st: ArchiveState) -> None:
             doc.error("array.dtype",
                       f"{name}: {key} array has dtype {h.dtype}; expected "
                       f"{'exactly bool' if key == 'mask' else 'a floating-point dtype'} "
-                      "(seed 'Safety')", member)
+                      "(AUCX 1.0 format, 'Safety')", member)
         d = declared.get(key) if isinstance(declared.get(key), dict) else {}
         shape = d.get("shape")
         if isinstance(shape, list) and tuple(shape) != h.shape:
             doc.error("array.shape-mismatch",
                       f"{name}: manifest declares {key} shape {tuple(shape)} but the stored "
-                      f"array has shape {h.shape} (seed 'Safety')", member)
+                      f"array has shape {h.shape} (AUCX 1.0 format, 'Safety')", member)
         if isinstance(d.get("dtype"), str) and d["dtype"] != str(h.dtype):
             doc.warning("array.declared-dtype",
                         f"{name}: manifest declares {key} dtype {d['dtype']!r} but the stored "
@@ -384,7 +384,7 @@ def _arrays(doc: Document, st: ArchiveState) -> None:
     sig, rad, mask = (st.headers.get(k) for k in ("signal", "radius", "mask"))
     if sig is not None and len(sig.shape) != 2:
         doc.error("array.ndim", f"{name}: signal must be 2-D (scan, point), got "
-                  f"{len(sig.shape)}-D (seed 'Both radius modes')", L.SIGNAL)
+                  f"{len(sig.shape)}-D (AUCX 1.0 format, 'Both radius modes')", L.SIGNAL)
     if st.mode is None and rad is not None and len(rad.shape) in (1, 2):
         st.mode = "shared" if len(rad.shape) == 1 else "per_scan"
         doc.info("manifest.mode-inferred",
@@ -393,23 +393,23 @@ def _arrays(doc: Document, st: ArchiveState) -> None:
     if sig is not None and len(sig.shape) == 2:
         if mask is not None and mask.shape != sig.shape:
             doc.error("array.shape", f"{name}: mask shape {mask.shape} does not match signal "
-                      f"shape {sig.shape} (seed 'Both radius modes')", L.MASK)
+                      f"shape {sig.shape} (AUCX 1.0 format, 'Both radius modes')", L.MASK)
         ids = block.get("scan_ids")
         if isinstance(ids, list) and len(ids) != sig.shape[0]:
             doc.error("array.scan-count",
                       f"{name}: manifest lists {len(ids)} scan id(s) but the signal array has "
-                      f"{sig.shape[0]} row(s) (seed 'Safety')", L.MANIFEST)
+                      f"{sig.shape[0]} row(s) (AUCX 1.0 format, 'Safety')", L.MANIFEST)
         if rad is not None and st.mode == "shared":
             if len(rad.shape) != 1:
                 doc.error("array.ndim", f"{name}: a shared radius axis must be 1-D, got "
-                          f"{len(rad.shape)}-D (seed 'Both radius modes')", L.RADIUS)
+                          f"{len(rad.shape)}-D (AUCX 1.0 format, 'Both radius modes')", L.RADIUS)
             elif rad.shape[0] != sig.shape[1]:
                 doc.error("array.shape", f"{name}: shared radius axis has {rad.shape[0]} "
                           f"point(s) but signal has {sig.shape[1]} column(s)", L.RADIUS)
         elif rad is not None and st.mode == "per_scan":
             if len(rad.shape) != 2:
                 doc.error("array.ndim", f"{name}: per-scan radius must be 2-D (scan, point), "
-                          f"got {len(rad.shape)}-D (seed 'Both radius modes')", L.RADIUS)
+                          f"got {len(rad.shape)}-D (AUCX 1.0 format, 'Both radius modes')", L.RADIUS)
             elif rad.shape != sig.shape:
                 doc.error("array.shape", f"{name}: radius shape {rad.shape} does not match "
                           f"signal shape {sig.shape}", L.RADIUS)

@@ -212,18 +212,18 @@ def run_verification(doc: Document, st, progress: ProgressFn | None = None,
             add("error", "checksums.mismatch",
                 f"{name}: checksum mismatch for {row.name!r} (recorded {row.recorded}, computed "
                 f"{row.computed}); the member changed after checksums.sha256 was written "
-                "(seed 'Checksums')", row.name)
+                "(AUCX 1.0 format, 'Checksums')", row.name)
         elif row.status == "duplicate-entry" and row.computed is not None:
             rec = st.listed.get(row.name)
             if rec and rec != row.computed:
                 add("error", "checksums.mismatch",
                     f"{name}: checksum mismatch for {row.name!r} (recorded {rec}, computed "
-                    f"{row.computed}) (seed 'Checksums')", row.name)
+                    f"{row.computed}) (AUCX 1.0 format, 'Checksums')", row.name)
         elif (row.status == "malformed-entry" and row.computed is not None
               and st.listed.get(row.name) and st.listed[row.name] != row.computed):
             add("error", "checksums.mismatch",
                 f"{name}: checksum mismatch for {row.name!r} (recorded {st.listed[row.name]}, "
-                f"computed {row.computed}) (seed 'Checksums')", row.name)
+                f"computed {row.computed}) (AUCX 1.0 format, 'Checksums')", row.name)
 
     content_ok = True
     if st.mode is not None:

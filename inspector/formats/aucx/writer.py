@@ -55,7 +55,7 @@ class ArchiveWriteError(Exception):
 
 
 def dumps(payload: Any) -> bytes:
-    """Deterministic JSON (spec section 2): sorted keys, indent 2, ``": "``,
+    """Deterministic JSON (AUCX on-disk notes §2): sorted keys, indent 2, ``": "``,
     non-ASCII kept, trailing newline.  Raises ``ValueError`` for NaN/inf."""
     text = json.dumps(payload, sort_keys=True, indent=2, separators=(",", ": "),
                       ensure_ascii=False, allow_nan=False)
@@ -158,7 +158,7 @@ def _check(exp: AucExperiment, radius: np.ndarray, signal: np.ndarray,
                 problems.append("shared-axis radius/signal hold non-finite values")
             if np.asarray(exp.mask).size and not np.asarray(exp.mask, dtype=bool).all():
                 problems.append("shared-axis mask is not all true; export in per-scan mode "
-                                "(seed 'Both radius modes')")
+                                "(AUCX 1.0 format, 'Both radius modes')")
         elif radius.shape != signal.shape or mask.shape != signal.shape:
             problems.append("per-scan radius, signal and mask shapes differ")
         elif not (np.isfinite(radius[mask]).all() and np.isfinite(signal[mask]).all()):

@@ -136,7 +136,7 @@ class ZipScan:
 def unsafe_name_reason(name: str) -> str | None:
     """Why ``name`` is not an acceptable AUCX member name, or None if it is.
 
-    Rules (seed "Safety"; spec section 4 step 2): not empty, not a directory
+    Rules (seed "Safety"; AUCX on-disk notes §4 step 2): not empty, not a directory
     entry, no backslash, not absolute (``/x`` or a drive letter ``C:``), no
     ``..`` component.
     """
@@ -230,12 +230,12 @@ def _scan(fh, scan: ZipScan) -> None:
                 "zip.truncated",
                 f"{name}: starts like a ZIP archive but has no end-of-central-directory "
                 "record: the archive is truncated or its central directory is lost "
-                "(APPNOTE 4.3.16; seed 'Safety': unreadable ZIP)"))
+                "(APPNOTE 4.3.16; AUCX 1.0 format, 'Safety': unreadable ZIP)"))
         else:
             scan.problems.append(ZipProblem(
                 "zip.not-a-zip",
                 f"{name}: is not a ZIP archive (no ZIP end-of-central-directory record); "
-                "an AUCX archive is a ZIP of parts (seed 'AUCX — the archival container')"))
+                "an AUCX archive is a ZIP of parts (AUCX 1.0 format, 'AUCX — the archival container')"))
         return
     eocd_pos, eocd = found
     (_, _disk, _cd_disk, _n_disk, n_total, cd_size, cd_offset, comment_len) = _EOCD.unpack_from(eocd)
@@ -318,7 +318,7 @@ def _scan(fh, scan: ZipScan) -> None:
         scan.problems.append(ZipProblem(
             "zip.empty",
             f"{name}: the ZIP archive contains no members; an AUCX archive needs "
-            "manifest.json, its parts and checksums.sha256 (seed 'Structure')"))
+            "manifest.json, its parts and checksums.sha256 (AUCX 1.0 format, 'Structure')"))
         return
     _check_entries(fh, scan, cd_start)
 
@@ -338,7 +338,7 @@ def _check_entries(fh, scan: ZipScan, cd_start: int) -> None:
             problems.append(ZipProblem(
                 "zip.unsafe-name",
                 f"{name}: member name {e.name!r} {why}; absolute, '..' and backslash names "
-                "and directory entries are rejected (seed 'Safety')", e.name))
+                "and directory entries are rejected (AUCX 1.0 format, 'Safety')", e.name))
         if counts[e.name] > 1:
             e.duplicate = True
             if e.name not in reported_dup:
@@ -346,25 +346,25 @@ def _check_entries(fh, scan: ZipScan, cd_start: int) -> None:
                 problems.append(ZipProblem(
                     "zip.duplicate-member",
                     f"{name}: {counts[e.name]} ZIP entries are named {e.name!r}; duplicate "
-                    "member names are rejected (seed 'Safety')", e.name))
+                    "member names are rejected (AUCX 1.0 format, 'Safety')", e.name))
         if e.flags & 0x1:
             e.safe = False
             problems.append(ZipProblem(
                 "zip.encrypted",
                 f"{name}: member {e.name!r} has the encrypted flag set (general purpose bit 0); "
-                "encrypted members are rejected and never decompressed (seed 'Safety')", e.name))
+                "encrypted members are rejected and never decompressed (AUCX 1.0 format, 'Safety')", e.name))
         if e.method not in (STORED, DEFLATED):
             e.safe = False
             problems.append(ZipProblem(
                 "zip.unsupported-compression",
                 f"{name}: member {e.name!r} uses compression method {e.method}; only stored (0) "
-                "and deflate (8) are read (spec section 2)", e.name))
+                "and deflate (8) are read (AUCX on-disk notes §2)", e.name))
         if e.file_size > MAX_MEMBER_BYTES:
             e.safe = False
             problems.append(ZipProblem(
                 "zip.declared-size",
                 f"{name}: member {e.name!r} declares {e.file_size} bytes uncompressed, above the "
-                f"{MAX_MEMBER_BYTES}-byte (512 MiB) limit (seed 'Safety')", e.name))
+                f"{MAX_MEMBER_BYTES}-byte (512 MiB) limit (AUCX 1.0 format, 'Safety')", e.name))
         total += e.file_size
     if total > MAX_TOTAL_BYTES:
         for e in scan.entries:
@@ -372,7 +372,7 @@ def _check_entries(fh, scan: ZipScan, cd_start: int) -> None:
         problems.append(ZipProblem(
             "zip.total-size",
             f"{name}: members declare {total} bytes uncompressed in total, above the "
-            f"{MAX_TOTAL_BYTES}-byte (2 GiB) limit (seed 'Safety')"))
+            f"{MAX_TOTAL_BYTES}-byte (2 GiB) limit (AUCX 1.0 format, 'Safety')"))
     # Local headers and data spans (APPNOTE 4.3.7, 4.3.9)
     for e in scan.entries:
         _read_local(fh, scan, e, cd_start)
@@ -386,7 +386,7 @@ def _check_entries(fh, scan: ZipScan, cd_start: int) -> None:
                     "zip.overlap",
                     f"{name}: member {e.name!r} (bytes {e.header_offset}-{e.span_end}) overlaps "
                     f"member {other.name!r} (bytes {other.header_offset}-{other.span_end}); "
-                    "overlapping entries are rejected (ZIP bomb / ambiguity guard, seed 'Safety')",
+                    "overlapping entries are rejected (ZIP bomb / ambiguity guard, AUCX 1.0 format, 'Safety')",
                     e.name))
                 break
 
@@ -417,7 +417,7 @@ def _read_local(fh, scan: ZipScan, e: ZipEntry, cd_start: int) -> None:
         scan.problems.append(ZipProblem(
             "zip.encrypted",
             f"{name}: member {e.name!r} has the encrypted flag set in its local header; "
-            "encrypted members are rejected (seed 'Safety')", e.name))
+            "encrypted members are rejected (AUCX 1.0 format, 'Safety')", e.name))
     if lmethod != e.method:
         e.safe = False
         scan.problems.append(ZipProblem(
@@ -433,7 +433,7 @@ def _read_local(fh, scan: ZipScan, e: ZipEntry, cd_start: int) -> None:
             scan.problems.append(ZipProblem(
                 "zip.declared-size",
                 f"{name}: member {e.name!r}'s local header declares {lusize} bytes, above the "
-                f"{MAX_MEMBER_BYTES}-byte (512 MiB) limit (seed 'Safety')", e.name))
+                f"{MAX_MEMBER_BYTES}-byte (512 MiB) limit (AUCX 1.0 format, 'Safety')", e.name))
     e.data_offset = e.header_offset + _LOCAL.size + nlen + xlen
     end = e.data_offset + e.compressed_size
     if e.flags & 0x8:

@@ -30,7 +30,7 @@ MAGIC = "recording"
 MIN_SCHEMA, MAX_SCHEMA = 0, 1
 DATA_MODES = ("continuous", "epochs", "patterns")
 HEADER_ATTRS = (MAGIC_ATTR, VERSION_ATTR, WRITER_ATTR, "data_mode", "neuro_format")
-SEED = "seed 'Format header'"
+SEED = "VneuroTK format, 'Format header'"
 
 
 @dataclass
@@ -97,12 +97,13 @@ def read_header(f: h5py.File) -> Header:
         return hdr
     version = _raw_attr(f, VERSION_ATTR)
     if isinstance(version, (bool, np.bool_)) or not isinstance(version, (int, np.integer)):
-        kind = type(version).__name__
+        kind = "boolean" if isinstance(version, (bool, np.bool_)) else type(version).__name__
+        shown = version.item() if isinstance(version, np.generic) else version
         if isinstance(version, np.ndarray):
             kind = f"{version.dtype} array of shape {version.shape}"
         hdr.errors.append(RuleError(
             "header.version-type",
-            f"root attribute '{VERSION_ATTR}' must be an integer, got {version!r} ({kind}); "
+            f"root attribute '{VERSION_ATTR}' must be an integer, got {shown!r} ({kind}); "
             f"a malformed version is rejected ({SEED})",
             f"/@{VERSION_ATTR}",
         ))
@@ -137,7 +138,7 @@ def read_data_mode(f: h5py.File, schema_version: int) -> tuple[str | None, list[
         errors.append(RuleError(
             "header.missing-data-mode",
             "schema-1 file lacks the required root attribute 'data_mode' ("
-            "seed 'Format header': data_mode is a nonempty required field)",
+            "VneuroTK format, 'Format header': data_mode is a nonempty required field)",
             loc,
         ))
         return None, errors
@@ -152,12 +153,12 @@ def read_data_mode(f: h5py.File, schema_version: int) -> tuple[str | None, list[
     elif mode == "":
         errors.append(RuleError(
             "header.empty-data-mode",
-            "schema-1 root attribute 'data_mode' is empty; it must be nonempty (seed 'Format header')",
+            "schema-1 root attribute 'data_mode' is empty; it must be nonempty (VneuroTK format, 'Format header')",
             loc,
         ))
         return None, errors
     if mode not in DATA_MODES:
-        extra = (" (the 'continues' typo is normalised only in schema 0, seed 'Compatibility policy')"
+        extra = (" (the 'continues' typo is normalised only in schema 0, VneuroTK format, 'Compatibility policy')"
                  if mode == "continues" else "")
         errors.append(RuleError(
             "header.invalid-data-mode",

@@ -1,7 +1,7 @@
-"""Per-sample stimulus labels (spec section 3), read lazily in blocks.
+"""Per-sample stimulus labels (VneuroTK on-disk notes §3), read lazily in blocks.
 
 Storage (root attributes): ``stim_labels_encoding`` = ``typed_scalars`` (a
-typed scalar sequence group, spec section 4, NaN allowed), ``native`` or
+typed scalar sequence group, VneuroTK on-disk notes §4, NaN allowed), ``native`` or
 absent (legacy: a plain dataset; with ``stim_labels_is_str`` true it holds
 UTF-8 byte strings where the empty string means missing).
 ``stim_labels_shape`` reshapes the flat array.
@@ -67,7 +67,7 @@ class Labels:
             self.dtype = "object"
         else:
             if not isinstance(obj, h5py.Dataset):
-                raise RuleError("labels.not-dataset", f"/stim_labels must be a dataset for encoding {self.encoding!r} (spec section 3)", "/stim_labels")
+                raise RuleError("labels.not-dataset", f"/stim_labels must be a dataset for encoding {self.encoding!r} (VneuroTK on-disk notes §3)", "/stim_labels")
             self._ds = obj
             n = int(np.prod(obj.shape, dtype=np.int64)) if obj.shape is not None else 0
             self.is_str = bool(np.asarray(f.attrs.get("stim_labels_is_str", False)).reshape(-1)[0]) if "stim_labels_is_str" in f.attrs else False
@@ -81,11 +81,11 @@ class Labels:
             try:
                 shape = tuple(int(x) for x in raw)
             except (TypeError, ValueError):
-                raise RuleError("labels.bad-shape", f"stim_labels_shape {raw!r} is not a list of integers (spec section 3)", "/@stim_labels_shape") from None
+                raise RuleError("labels.bad-shape", f"stim_labels_shape {raw!r} is not a list of integers (VneuroTK on-disk notes §3)", "/@stim_labels_shape") from None
             if int(np.prod(shape, dtype=np.int64)) != n or any(x < 0 for x in shape):
                 raise RuleError(
                     "labels.shape-mismatch",
-                    f"stim_labels_shape {list(shape)} does not hold the {n} stored labels (spec section 3)",
+                    f"stim_labels_shape {list(shape)} does not hold the {n} stored labels (VneuroTK on-disk notes §3)",
                     "/@stim_labels_shape",
                 )
             self.shape = shape
@@ -97,7 +97,7 @@ class Labels:
             codes = np.asarray(self._source.read(self._types, slice(a, b))).astype(np.int64)
             bad = ~np.isin(codes, np.arange(1, 8))
             if bad.any():
-                raise RuleError("scalar.unknown-code", f"/stim_labels/types holds unknown typed scalar code {int(codes[bad][0])} (spec section 4)", "/stim_labels/types")
+                raise RuleError("scalar.unknown-code", f"/stim_labels/types holds unknown typed scalar code {int(codes[bad][0])} (VneuroTK on-disk notes §4)", "/stim_labels/types")
             missing = np.isin(codes, MISSING_CODES)
             has_float = bool((codes == CODE_FLOAT).any())
             if not (need_all or has_float):

@@ -3,7 +3,7 @@
 Order of the checks follows the reference reader (corpus README, "How the
 verdict was obtained"): header and data mode, neural array, metadata
 (``neuro_info``, labels, ``vision_info``, trial arrays, ``trial_info``,
-``trial_meta``), the schema-1 trial-structure contract (spec section 3),
+``trial_meta``), the schema-1 trial-structure contract (VneuroTK on-disk notes §3),
 visual representations and their alignment, then the stimulus index.  Each
 broken rule becomes an error finding naming the rule and HDF5 location; the
 reader never raises for bad input.
@@ -145,7 +145,7 @@ def _read(ctx: _Ctx) -> None:
         ctx.fail(e)
     if schema == 0:
         doc.info("schema.historical", f"{ctx.name}: no format header: historical schema 0 "
-                 "(seed 'Compatibility policy'); read without modifying it", "/")
+                 "(VneuroTK format, 'Compatibility policy'); read without modifying it", "/")
 
     neuro = _guard(ctx, lambda: _read_neuro(ctx, mode))
     shape = tuple(neuro.shape) if neuro is not None else None
@@ -201,7 +201,7 @@ def _read(ctx: _Ctx) -> None:
                    if mode == "patterns" else "the trial structure is incomplete or invalid")
             ctx.fail(RuleError("vision.unaligned",
                                f"vision data cannot be aligned to trials/rows because explicit stimulus IDs are "
-                               f"missing ({why}; spec section 3 and 5)", "/vision_store" if has_vs else "/stimuli_db"))
+                               f"missing ({why}; VneuroTK on-disk notes §3 and 5)", "/vision_store" if has_vs else "/stimuli_db"))
         if has_vs:
             got = _guard(ctx, lambda: read_records(f))
             if got is not None:
@@ -251,39 +251,39 @@ def _read_neuro(ctx: _Ctx, mode: str | None):
     if fmt == "coo":
         for attr in ("neuro_shape", "neuro_dtype"):
             if attr not in f.attrs:
-                raise RuleError("neuro.coo-missing-attr", f"COO neural data lacks the required root attribute '{attr}' (spec section 2)", f"/@{attr}")
+                raise RuleError("neuro.coo-missing-attr", f"COO neural data lacks the required root attribute '{attr}' (VneuroTK on-disk notes §2)", f"/@{attr}")
         missing = [n for n in ("neuro_row", "neuro_col", "neuro_data") if not isinstance(f.get(n), h5py.Dataset)]
         if missing:
             raise RuleError("neuro.coo-missing-dataset",
-                            f"COO neural data lacks the required dataset(s) {', '.join(missing)} (spec section 2)",
+                            f"COO neural data lacks the required dataset(s) {', '.join(missing)} (VneuroTK on-disk notes §2)",
                             "/" + missing[0])
         raw = np.asarray(f.attrs["neuro_shape"]).reshape(-1)
         try:
             shape = tuple(int(x) for x in raw)
         except (TypeError, ValueError):
-            raise RuleError("neuro.coo-shape", f"neuro_shape {raw!r} is not a list of integers (spec section 2)", "/@neuro_shape") from None
+            raise RuleError("neuro.coo-shape", f"neuro_shape {raw!r} is not a list of integers (VneuroTK on-disk notes §2)", "/@neuro_shape") from None
         if len(shape) != 3:
-            raise RuleError("neuro.coo-shape", f"COO neuro_shape {list(shape)} must have exactly three dimensions (spec section 2)", "/@neuro_shape")
+            raise RuleError("neuro.coo-shape", f"COO neuro_shape {list(shape)} must have exactly three dimensions (VneuroTK on-disk notes §2)", "/@neuro_shape")
         dt = as_text(f.attrs["neuro_dtype"])
         try:
             dtype = np.dtype(dt.value if dt is not None else str(f.attrs["neuro_dtype"]))
         except TypeError:
-            raise RuleError("neuro.coo-dtype", f"neuro_dtype {f.attrs['neuro_dtype']!r} is not a numpy dtype (spec section 2)", "/@neuro_dtype") from None
+            raise RuleError("neuro.coo-dtype", f"neuro_dtype {f.attrs['neuro_dtype']!r} is not a numpy dtype (VneuroTK on-disk notes §2)", "/@neuro_dtype") from None
         row, col, data = f["neuro_row"], f["neuro_col"], f["neuro_data"]
         lens = {d.name: d.shape for d in (row, col, data)}
         if any(s is None or len(s) != 1 for s in lens.values()) or len({s[0] for s in lens.values()}) != 1:
-            raise RuleError("neuro.coo-lengths", f"neuro_row, neuro_col and neuro_data must be 1-D of equal length, got {lens} (spec section 2)", "/neuro_row")
+            raise RuleError("neuro.coo-lengths", f"neuro_row, neuro_col and neuro_data must be 1-D of equal length, got {lens} (VneuroTK on-disk notes §2)", "/neuro_row")
         ref = CooNeuroRef(ctx.src, row, col, data, shape, dtype, sample_axis=sample_axis)
         ctx.doc.arrays["neuro"] = ref
         return ref
     if fmt != "dense":
-        raise RuleError("neuro.format", f"neuro_format {fmt!r} is not 'dense' or 'coo' (spec section 2)", "/@neuro_format")
+        raise RuleError("neuro.format", f"neuro_format {fmt!r} is not 'dense' or 'coo' (VneuroTK on-disk notes §2)", "/@neuro_format")
     ds = f.get("neuro")
     if not isinstance(ds, h5py.Dataset):
         what = "missing" if ds is None else "not a dataset"
-        raise RuleError("neuro.missing", f"dense neural data: the required dataset '/neuro' is {what} (spec section 2)", "/neuro")
+        raise RuleError("neuro.missing", f"dense neural data: the required dataset '/neuro' is {what} (VneuroTK on-disk notes §2)", "/neuro")
     if ds.shape is None:
-        raise RuleError("neuro.empty", "dense '/neuro' has a null dataspace (no data) (spec section 2)", "/neuro")
+        raise RuleError("neuro.empty", "dense '/neuro' has a null dataspace (no data) (VneuroTK on-disk notes §2)", "/neuro")
     ref = H5DatasetRef(ctx.src, ds, "neuro", location="/neuro", storage="dense", sample_axis=sample_axis)
     ctx.doc.arrays["neuro"] = ref
     return ref
@@ -327,11 +327,11 @@ def _read_neuro_info(ctx: _Ctx, shape: tuple[int, ...]) -> dict[str, Any]:
         try:
             declared = tuple(int(x) for x in np.asarray(raw_shape).reshape(-1))
         except (TypeError, ValueError):
-            raise RuleError("neuro-info.shape", f"neuro_info shape {raw_shape!r} is not an integer shape (spec section 2)", "/neuro_info@shape") from None
+            raise RuleError("neuro-info.shape", f"neuro_info shape {raw_shape!r} is not an integer shape (VneuroTK on-disk notes §2)", "/neuro_info@shape") from None
         if declared != tuple(shape):
             where = "/neuro" if ctx.doc.arrays["neuro"].storage == "dense" else "/@neuro_shape"
             raise RuleError("neuro-info.shape-mismatch",
-                            f"neuro_info/shape {list(declared)} contradicts the neural array shape {list(shape)} of {where} (spec section 2)",
+                            f"neuro_info/shape {list(declared)} contradicts the neural array shape {list(shape)} of {where} (VneuroTK on-disk notes §2)",
                             "/neuro_info@shape")
     out = {k: plain(v) for k, v in info.items()}
     out["shape"] = list(shape)
@@ -442,7 +442,7 @@ def _vision_facts(ctx: _Ctx, records, trial_ids) -> list[dict[str, Any]]:
                 uniq = list(dict.fromkeys(repr(m) for m in missing))
                 ctx.fail(RuleError("vision.ids-not-covered",
                                    f"{r.location}/stim_ids do not cover the trial stimulus IDs: missing {len(uniq)} ID(s) "
-                                   f"{', '.join(uniq[:5])} (records must align to every trial/row, spec section 5)",
+                                   f"{', '.join(uniq[:5])} (records must align to every trial/row, VneuroTK on-disk notes §5)",
                                    f"{r.location}/stim_ids"))
             else:
                 aligned = [len(trial_ids)] + list(ref.shape[1:])
@@ -468,7 +468,7 @@ def _read_stimuli(ctx: _Ctx) -> None:
                                         (lambda e=e: decode_image(ctx.src, e, folder))))
         fact: dict[str, Any] = {"id": typed(e.stim_id), "kind": e.kind}
         if e.kind not in ("array", "image_bytes", "path"):
-            ctx.warn(RuleError("stimuli.unknown-kind", f"{e.location}@kind {e.kind!r} is not array, image_bytes or path; shown as stored pixels (spec section 5)", f"{e.location}@kind"))
+            ctx.warn(RuleError("stimuli.unknown-kind", f"{e.location}@kind {e.kind!r} is not array, image_bytes or path; shown as stored pixels (VneuroTK on-disk notes §5)", f"{e.location}@kind"))
         if e.kind == "path":
             try:
                 target = resolve_path(e, folder)
@@ -478,7 +478,7 @@ def _read_stimuli(ctx: _Ctx) -> None:
             if target is not None and not target.is_file():
                 ctx.fail(RuleError("stimuli.path-missing",
                                    f"{e.location}: legacy image path {target} does not exist (relative paths resolve "
-                                   "from the recording's folder; seed 'Compatibility policy')", e.location))
+                                   "from the recording's folder; VneuroTK format, 'Compatibility policy')", e.location))
         if ctx.hash_arrays:
             try:
                 img = decode_image(ctx.src, e, folder)

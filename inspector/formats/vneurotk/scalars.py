@@ -38,29 +38,29 @@ def decode_one(code: int, payload: Any, *, allow_nonfinite: bool, location: str)
 
     Raises:
         RuleError: unknown code, malformed payload, or a non-finite float
-            where it is not allowed (spec section 4).
+            where it is not allowed (VneuroTK on-disk notes §4).
     """
     t = as_text(payload)
     text = t.value if t is not None else str(payload)
     if code == CODE_BOOL:
         if text not in ("0", "1"):
-            raise RuleError("scalar.malformed", f"typed bool payload {text!r} is not '0' or '1' (spec section 4)", location)
+            raise RuleError("scalar.malformed", f"typed bool payload {text!r} is not '0' or '1' (VneuroTK on-disk notes §4)", location)
         return text == "1"
     if code == CODE_INT:
         try:
             return int(text)
         except ValueError:
-            raise RuleError("scalar.malformed", f"typed int payload {text!r} is not decimal text (spec section 4)", location) from None
+            raise RuleError("scalar.malformed", f"typed int payload {text!r} is not decimal text (VneuroTK on-disk notes §4)", location) from None
     if code == CODE_FLOAT:
         try:
             value = float.fromhex(text)
         except (ValueError, OverflowError):
-            raise RuleError("scalar.malformed", f"typed float payload {text!r} is not float.hex() text (spec section 4)", location) from None
+            raise RuleError("scalar.malformed", f"typed float payload {text!r} is not float.hex() text (VneuroTK on-disk notes §4)", location) from None
         if not allow_nonfinite and not math.isfinite(value):
             raise RuleError(
                 "scalar.nonfinite",
                 f"typed float value {value!r} is not finite; schema-1 typed scalars allow NaN only "
-                "where missing values are allowed (seed, 'Safe scalar identifiers'; spec section 4)",
+                "where missing values are allowed (seed, 'Safe scalar identifiers'; VneuroTK on-disk notes §4)",
                 location,
             )
         return value
@@ -72,7 +72,7 @@ def decode_one(code: int, payload: Any, *, allow_nonfinite: bool, location: str)
         return pd.NA
     if code == CODE_NAT:
         return pd.NaT
-    raise RuleError("scalar.unknown-code", f"unknown typed scalar code {code} (spec section 4 allows 1..7)", location)
+    raise RuleError("scalar.unknown-code", f"unknown typed scalar code {code} (VneuroTK on-disk notes §4 allows 1..7)", location)
 
 
 def sequence_parts(group: h5py.Group, location: str) -> tuple[h5py.Dataset, h5py.Dataset]:
@@ -84,17 +84,17 @@ def sequence_parts(group: h5py.Group, location: str) -> tuple[h5py.Dataset, h5py
     if not is_scalar_sequence(group):
         raise RuleError(
             "scalar.encoding",
-            f"{location} is not a typed scalar sequence (needs attribute encoding='{SCALAR_ENCODING}', spec section 4)",
+            f"{location} is not a typed scalar sequence (needs attribute encoding='{SCALAR_ENCODING}', VneuroTK on-disk notes §4)",
             location,
         )
     missing = [n for n in ("types", "values") if not isinstance(group.get(n), h5py.Dataset)]
     if missing:
-        raise RuleError("scalar.incomplete", f"typed scalar sequence {location} lacks dataset(s) {', '.join(missing)} (spec section 4)", location)
+        raise RuleError("scalar.incomplete", f"typed scalar sequence {location} lacks dataset(s) {', '.join(missing)} (VneuroTK on-disk notes §4)", location)
     types, values = group["types"], group["values"]
     if types.shape != values.shape or len(types.shape) != 1:
         raise RuleError(
             "scalar.length-mismatch",
-            f"typed scalar sequence {location}: types {types.shape} and values {values.shape} differ in length (spec section 4)",
+            f"typed scalar sequence {location}: types {types.shape} and values {values.shape} differ in length (VneuroTK on-disk notes §4)",
             location,
         )
     return types, values

@@ -6,7 +6,7 @@ Every group, dataset and link becomes a :class:`~inspector.formats.document.Node
 dtype, chunking and filters in ``detail``.  Scalar datasets and null-dataspace
 (``h5py.Empty``) datasets/attributes are shown for what they are.
 
-Safety (spec section 6, "External links and virtual datasets point outside
+Safety (VneuroTK on-disk notes §6, "External links and virtual datasets point outside
 the file: never follow one silently"): external links and virtual datasets
 are followed read-only, each reported as a warning naming its target file; a
 dangling link or a missing virtual-dataset source is an error.  Text
@@ -139,7 +139,7 @@ def _walk(group: h5py.Group, node: Node, report: Report, seen: set, path: Path) 
             report("warning", "link.external",
                    f"{loc} is an external link to {link.filename}:{link.path} "
                    f"(resolved to {target_file}); followed read-only, its data live outside this file "
-                   "(spec section 6)", loc)
+                   "(VneuroTK on-disk notes §6)", loc)
         elif isinstance(link, h5py.SoftLink):
             via = node.add(name, link.path, kind="link", location=loc, detail=f"soft link to {link.path}")
             try:
@@ -208,8 +208,8 @@ def _check_virtual(ds: h5py.Dataset, loc: str, report: Report, path: Path) -> No
         if not resolved.exists():
             report("error", "vds.missing-source",
                    f"{loc} is a virtual dataset whose source file {name} does not exist; HDF5 would "
-                   "silently return fill values (spec section 6)", loc)
+                   "silently return fill values (VneuroTK on-disk notes §6)", loc)
         else:
             report("warning", "vds.external",
                    f"{loc} is a virtual dataset reading from {name}; followed read-only, its data live "
-                   "outside this file (spec section 6)", loc)
+                   "outside this file (VneuroTK on-disk notes §6)", loc)

@@ -1,4 +1,4 @@
-"""Trial metadata rebuilt as a ``pandas.DataFrame`` (spec section 5).
+"""Trial metadata rebuilt as a ``pandas.DataFrame`` (VneuroTK on-disk notes §5).
 
 ``encoding = "pandas_v1"`` (schema 1): ``column_index`` and ``index``
 subgroups (``name_present``, typed ``name``, ``kind`` = ``range`` with
@@ -13,7 +13,7 @@ No ``encoding`` attribute (schema 0): each child dataset is one column, in
 HDF5 name order; byte/object columns are decoded to text.
 
 Non-finite floats in nullable/object columns break the typed-scalar rule
-(spec section 4).  The reference writer produces them for missing values of
+(VneuroTK on-disk notes §4).  The reference writer produces them for missing values of
 pandas ``str`` columns while its reader rejects them
 (``v1/writer_str_column_missing.h5``): :func:`read_trial_meta` reports an
 error finding and still shows the table with those cells as missing.
@@ -39,17 +39,17 @@ def _text_attr(group: h5py.Group, name: str, loc: str, default: str | None = Non
     if name not in group.attrs:
         if default is not None:
             return default
-        raise RuleError("trial-meta.missing-attr", f"{loc} lacks attribute '{name}' (spec section 5, trial_meta)", f"{loc}@{name}")
+        raise RuleError("trial-meta.missing-attr", f"{loc} lacks attribute '{name}' (VneuroTK on-disk notes §5, trial_meta)", f"{loc}@{name}")
     t = as_text(group.attrs[name])
     if t is None:
-        raise RuleError("trial-meta.bad-attr", f"{loc}@{name} must be text (spec section 5)", f"{loc}@{name}")
+        raise RuleError("trial-meta.bad-attr", f"{loc}@{name} must be text (VneuroTK on-disk notes §5)", f"{loc}@{name}")
     return t.value
 
 
 def _child(group: h5py.Group, name: str, loc: str) -> Any:
     obj = group.get(name)
     if obj is None:
-        raise RuleError("trial-meta.missing", f"{loc} lacks '{name}' (spec section 5, trial_meta)", f"{loc}/{name}")
+        raise RuleError("trial-meta.missing", f"{loc} lacks '{name}' (VneuroTK on-disk notes §5, trial_meta)", f"{loc}/{name}")
     return obj
 
 
@@ -65,7 +65,7 @@ def _typed_values(group: h5py.Group, name: str, loc: str, report: Report) -> lis
         report(RuleError(
             "trial-meta.nonfinite",
             f"{loc}/{name} stores {bad} missing value(s) as a typed float NaN; typed scalars outside "
-            "stimulus labels must be finite (spec section 4; seed 'Trial metadata'). The reference "
+            "stimulus labels must be finite (VneuroTK on-disk notes §4; VneuroTK format, 'Trial metadata'). The reference "
             "writer produces this for missing values of pandas 'str' columns but its reader rejects "
             "the file; shown here as missing values",
             f"{loc}/{name}",
@@ -74,13 +74,13 @@ def _typed_values(group: h5py.Group, name: str, loc: str, report: Report) -> lis
 
 
 def read_series(group: h5py.Group, loc: str, report: Report) -> pd.Series:
-    """Rebuild one pandas series group (spec section 5).
+    """Rebuild one pandas series group (VneuroTK on-disk notes §5).
 
     Raises:
         RuleError: unknown kind, missing parts, or values pandas rejects.
     """
     if not isinstance(group, h5py.Group):
-        raise RuleError("trial-meta.not-group", f"{loc} must be a series group (spec section 5)", loc)
+        raise RuleError("trial-meta.not-group", f"{loc} must be a series group (VneuroTK on-disk notes §5)", loc)
     kind = _text_attr(group, "kind", loc)
     dtype = _text_attr(group, "dtype", loc)
     try:
@@ -112,8 +112,8 @@ def read_series(group: h5py.Group, loc: str, report: Report) -> pd.Series:
     except RuleError:
         raise
     except (TypeError, ValueError, KeyError, OverflowError, OSError) as exc:
-        raise RuleError("trial-meta.bad-series", f"{loc}: cannot rebuild a {kind} series of dtype {dtype!r}: {exc} (spec section 5)", loc) from exc
-    raise RuleError("trial-meta.unknown-kind", f"{loc}: unknown series kind {kind!r} (spec section 5)", f"{loc}@kind")
+        raise RuleError("trial-meta.bad-series", f"{loc}: cannot rebuild a {kind} series of dtype {dtype!r}: {exc} (VneuroTK on-disk notes §5)", loc) from exc
+    raise RuleError("trial-meta.unknown-kind", f"{loc}: unknown series kind {kind!r} (VneuroTK on-disk notes §5)", f"{loc}@kind")
 
 
 def read_index(group: h5py.Group, loc: str, report: Report) -> pd.Index:
@@ -122,25 +122,25 @@ def read_index(group: h5py.Group, loc: str, report: Report) -> pd.Index:
     if bool(group.attrs.get("name_present", False)):
         vals = _typed_values(group, "name", loc, report)
         if len(vals) != 1:
-            raise RuleError("trial-meta.bad-name", f"{loc}/name must hold exactly one value (spec section 5)", f"{loc}/name")
+            raise RuleError("trial-meta.bad-name", f"{loc}/name must hold exactly one value (VneuroTK on-disk notes §5)", f"{loc}/name")
         name = vals[0]
     kind = _text_attr(group, "kind", loc)
     if kind == "range":
         try:
             return pd.RangeIndex(int(group.attrs["start"]), int(group.attrs["stop"]), int(group.attrs["step"]), name=name)
         except (KeyError, TypeError, ValueError) as exc:
-            raise RuleError("trial-meta.bad-range", f"{loc}: range index needs integer start/stop/step ({exc}) (spec section 5)", loc) from exc
+            raise RuleError("trial-meta.bad-range", f"{loc}: range index needs integer start/stop/step ({exc}) (VneuroTK on-disk notes §5)", loc) from exc
     if kind == "values":
         series = read_series(_child(group, "data", loc), f"{loc}/data", report)
         return pd.Index(series.array, name=name)
-    raise RuleError("trial-meta.unknown-index", f"{loc}: unknown index kind {kind!r} (spec section 5)", f"{loc}@kind")
+    raise RuleError("trial-meta.unknown-index", f"{loc}: unknown index kind {kind!r} (VneuroTK on-disk notes §5)", f"{loc}@kind")
 
 
 def read_trial_meta(tm: h5py.Group, report: Report) -> pd.DataFrame:
     """Rebuild ``/trial_meta`` (either encoding) as a DataFrame.
 
     Raises:
-        RuleError: the group breaks a rule of spec section 5.
+        RuleError: the group breaks a rule of VneuroTK on-disk notes §5.
     """
     loc = tm.name
     enc = as_text(tm.attrs.get("encoding", "legacy"))
@@ -149,7 +149,7 @@ def read_trial_meta(tm: h5py.Group, report: Report) -> pd.DataFrame:
         for name in tm:
             obj = tm[name]
             if not isinstance(obj, h5py.Dataset):
-                raise RuleError("trial-meta.legacy-not-dataset", f"{loc}/{name}: legacy trial_meta columns must be datasets (spec section 5)", f"{loc}/{name}")
+                raise RuleError("trial-meta.legacy-not-dataset", f"{loc}/{name}: legacy trial_meta columns must be datasets (VneuroTK on-disk notes §5)", f"{loc}/{name}")
             vals = np.asarray(obj[()])
             if vals.dtype.kind in ("S", "O"):
                 vals = np.array([as_text(v).value if as_text(v) else str(v) for v in vals.reshape(-1)])
@@ -157,7 +157,7 @@ def read_trial_meta(tm: h5py.Group, report: Report) -> pd.DataFrame:
         try:
             return pd.DataFrame(cols)
         except ValueError as exc:
-            raise RuleError("trial-meta.legacy-lengths", f"{loc}: legacy columns cannot form a table: {exc} (spec section 5)", loc) from exc
+            raise RuleError("trial-meta.legacy-lengths", f"{loc}: legacy columns cannot form a table: {exc} (VneuroTK on-disk notes §5)", loc) from exc
     if "column_index" in tm:
         column_index = read_index(tm["column_index"], f"{loc}/column_index", report)
     else:
@@ -169,5 +169,5 @@ def read_trial_meta(tm: h5py.Group, report: Report) -> pd.DataFrame:
         frame.columns = column_index
         frame.index = read_index(_child(tm, "index", loc), f"{loc}/index", report)
     except ValueError as exc:
-        raise RuleError("trial-meta.length-mismatch", f"{loc}: index or column labels do not match the columns: {exc} (spec section 5)", loc) from exc
+        raise RuleError("trial-meta.length-mismatch", f"{loc}: index or column labels do not match the columns: {exc} (VneuroTK on-disk notes §5)", loc) from exc
     return frame

@@ -1,4 +1,4 @@
-"""Trial arrays and the trial-structure contract (spec section 3).
+"""Trial arrays and the trial-structure contract (VneuroTK on-disk notes §3).
 
 Root datasets ``trial`` (per sample), ``trial_starts``, ``trial_ends`` and
 ``vision_onsets`` (per trial).  The per-trial arrays are small and read at
@@ -29,7 +29,7 @@ import numpy as np
 from inspector.formats.vneurotk.arrays import H5DatasetRef
 from inspector.formats.vneurotk.source import H5Source, RuleError
 
-SPEC = "spec section 3"
+SPEC = "VneuroTK on-disk notes §3"
 
 
 @dataclass

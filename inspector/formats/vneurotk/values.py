@@ -15,7 +15,7 @@ Non-finite floats are written as the strings ``"NaN"``, ``"Infinity"`` and
 
 Text attributes may be stored as variable- or fixed-length strings, as bytes
 or as one-element arrays; :func:`as_text` reads them all the same (seed,
-"Format header"; spec section 1 "Text attributes may arrive as bytes or
+"Format header"; VneuroTK on-disk notes §1 "Text attributes may arrive as bytes or
 str").  Invalid UTF-8 never raises: it is shown with backslash escapes and
 reported by the caller (:class:`Text.valid` is False).
 """

@@ -56,13 +56,13 @@ def provenance_as_read(raw: dict[str, Any] | None, model: str) -> dict[str, Any]
         }
     version = raw.get("serialization_version", 1)
     if isinstance(version, bool) or not isinstance(version, int) or version != 1:
-        raise RuleError("vision.provenance-version", f"unsupported extraction provenance serialization version {version!r} (spec section 5)")
+        raise RuleError("vision.provenance-version", f"unsupported extraction provenance serialization version {version!r} (VneuroTK on-disk notes §5)")
     deps = raw.get("dependency_versions", {})
     if not isinstance(deps, dict):
-        raise RuleError("vision.provenance-field", "extraction provenance dependency_versions must be an object (spec section 5)")
+        raise RuleError("vision.provenance-field", "extraction provenance dependency_versions must be an object (VneuroTK on-disk notes §5)")
     pretrained = raw.get("pretrained", UNKNOWN)
     if not isinstance(pretrained, (bool, str)):
-        raise RuleError("vision.provenance-field", "extraction provenance pretrained must be a bool or 'unknown' (spec section 5)")
+        raise RuleError("vision.provenance-field", "extraction provenance pretrained must be a bool or 'unknown' (VneuroTK on-disk notes §5)")
     h = raw.get("stimulus_content_hash")
     return {
         "serialization_version": 1,
@@ -97,7 +97,7 @@ class VisionRecord:
 
 def _text(group: h5py.Group, name: str, loc: str) -> str:
     if name not in group.attrs:
-        raise RuleError("vision.missing-attr", f"{loc} lacks attribute '{name}' (spec section 5, vision_store)", f"{loc}@{name}")
+        raise RuleError("vision.missing-attr", f"{loc} lacks attribute '{name}' (VneuroTK on-disk notes §5, vision_store)", f"{loc}@{name}")
     t = as_text(group.attrs[name])
     return t.value if t is not None else str(group.attrs[name])
 
@@ -119,7 +119,7 @@ def numeric_keys(group: h5py.Group, loc: str) -> list[str]:
     keys = list(group.keys())
     bad = [k for k in keys if not k.lstrip("-").isdigit()]
     if bad:
-        raise RuleError("vision.non-numeric-key", f"{loc}/{bad[0]}: entries must be named by integers in numeric order (spec section 5)", f"{loc}/{bad[0]}")
+        raise RuleError("vision.non-numeric-key", f"{loc}/{bad[0]}: entries must be named by integers in numeric order (VneuroTK on-disk notes §5)", f"{loc}/{bad[0]}")
     return sorted(keys, key=int)
 
 
@@ -130,11 +130,11 @@ def read_records(f: h5py.File) -> tuple[list[VisionRecord], list[RuleError]]:
     reference silently drops, missing schema-1 provenance).
 
     Raises:
-        RuleError: a rule of spec section 5 is broken.
+        RuleError: a rule of VneuroTK on-disk notes §5 is broken.
     """
     vs = f["vision_store"]
     if not isinstance(vs, h5py.Group):
-        raise RuleError("vision.not-group", "/vision_store must be a group (spec section 5)", "/vision_store")
+        raise RuleError("vision.not-group", "/vision_store must be a group (VneuroTK on-disk notes §5)", "/vision_store")
     records: list[VisionRecord] = []
     warnings: list[RuleError] = []
     seen: set[tuple[str, str]] = set()
@@ -142,10 +142,10 @@ def read_records(f: h5py.File) -> tuple[list[VisionRecord], list[RuleError]]:
         grp = vs[key]
         loc = f"/vision_store/{key}"
         if not isinstance(grp, h5py.Group):
-            raise RuleError("vision.not-group", f"{loc} must be a group (spec section 5)", loc)
+            raise RuleError("vision.not-group", f"{loc} must be a group (VneuroTK on-disk notes §5)", loc)
         if "stim_ids" not in grp or "array" not in grp:
             missing = [n for n in ("stim_ids", "array") if n not in grp]
-            raise RuleError("vision.missing", f"{loc} lacks {', '.join(missing)} (spec section 5, vision_store)", loc)
+            raise RuleError("vision.missing", f"{loc} lacks {', '.join(missing)} (VneuroTK on-disk notes §5, vision_store)", loc)
         sid = grp["stim_ids"]
         ids = read_sequence(sid, f"{loc}/stim_ids") if isinstance(sid, h5py.Group) else plain_ids(sid)
         model = _text(grp, "model", loc)
@@ -157,22 +157,22 @@ def read_records(f: h5py.File) -> tuple[list[VisionRecord], list[RuleError]]:
             try:
                 prov_raw = json.loads(t.value if t is not None else "")
             except json.JSONDecodeError as exc:
-                raise RuleError("vision.provenance-json", f"{loc}@extraction_provenance is not valid JSON: {exc} (spec section 5)", f"{loc}@extraction_provenance") from exc
+                raise RuleError("vision.provenance-json", f"{loc}@extraction_provenance is not valid JSON: {exc} (VneuroTK on-disk notes §5)", f"{loc}@extraction_provenance") from exc
             if not isinstance(prov_raw, dict):
-                raise RuleError("vision.provenance-json", f"{loc}@extraction_provenance must hold a JSON object (spec section 5)", f"{loc}@extraction_provenance")
+                raise RuleError("vision.provenance-json", f"{loc}@extraction_provenance must hold a JSON object (VneuroTK on-disk notes §5)", f"{loc}@extraction_provenance")
         try:
             as_read = provenance_as_read(prov_raw, model)
         except RuleError as exc:
             raise RuleError(exc.code, f"{loc}: {exc.message}", f"{loc}@extraction_provenance") from exc
         if as_read["model_id"] not in (model, UNKNOWN):
-            raise RuleError("vision.provenance-model", f"{loc}: provenance model_id {as_read['model_id']!r} does not match the record model {model!r} (spec section 5)", f"{loc}@extraction_provenance")
+            raise RuleError("vision.provenance-model", f"{loc}: provenance model_id {as_read['model_id']!r} does not match the record model {model!r} (VneuroTK on-disk notes §5)", f"{loc}@extraction_provenance")
         arr = grp["array"]
         if not isinstance(arr, h5py.Dataset) or arr.shape is None or len(arr.shape) == 0:
-            raise RuleError("vision.array-shape", f"{loc}/array must be a dataset with at least one dimension (spec section 5)", f"{loc}/array")
+            raise RuleError("vision.array-shape", f"{loc}/array must be a dataset with at least one dimension (VneuroTK on-disk notes §5)", f"{loc}/array")
         if len(ids) != arr.shape[0]:
-            raise RuleError("vision.ids-length", f"{loc}: {len(ids)} stim_ids but the array has {arr.shape[0]} rows (one row per stimulus, spec section 5)", f"{loc}/stim_ids")
+            raise RuleError("vision.ids-length", f"{loc}: {len(ids)} stim_ids but the array has {arr.shape[0]} rows (one row per stimulus, VneuroTK on-disk notes §5)", f"{loc}/stim_ids")
         if len(set(_hashable(i) for i in ids)) != len(ids):
-            raise RuleError("vision.duplicate-ids", f"{loc}/stim_ids holds repeated stimulus IDs; records store unique stimuli (spec section 5)", f"{loc}/stim_ids")
+            raise RuleError("vision.duplicate-ids", f"{loc}/stim_ids holds repeated stimulus IDs; records store unique stimuli (VneuroTK on-disk notes §5)", f"{loc}/stim_ids")
         if (model, module_name) in seen:
             warnings.append(RuleError("vision.duplicate-record", f"{loc} repeats model {model!r} module {module_name!r}; the reference keeps only the first such record", loc))
             continue
@@ -182,7 +182,7 @@ def read_records(f: h5py.File) -> tuple[list[VisionRecord], list[RuleError]]:
         ref = tuple(records[0].stim_ids)
         for r in records[1:]:
             if tuple(r.stim_ids) != ref:
-                raise RuleError("vision.ids-differ", f"{r.location}/stim_ids differ from {records[0].location}/stim_ids; all records must share the same stimulus IDs (spec section 5)", f"{r.location}/stim_ids")
+                raise RuleError("vision.ids-differ", f"{r.location}/stim_ids differ from {records[0].location}/stim_ids; all records must share the same stimulus IDs (VneuroTK on-disk notes §5)", f"{r.location}/stim_ids")
     return records, warnings
 
 
@@ -208,14 +208,14 @@ def read_stimuli_index(f: h5py.File) -> tuple[list[StimulusEntry], list[RuleErro
     """Index ``/stimuli_db`` (IDs, kinds) without reading image data.
 
     Returns the entries in the reference's index order and problems found
-    (duplicate IDs are errors: seed 'Safe scalar identifiers'; spec section 5).
+    (duplicate IDs are errors: VneuroTK format, 'Safe scalar identifiers'; VneuroTK on-disk notes §5).
 
     Raises:
         RuleError: the layout is broken (non-numeric entry names, missing id).
     """
     db = f["stimuli_db"]
     if not isinstance(db, h5py.Group):
-        raise RuleError("stimuli.not-group", "/stimuli_db must be a group (spec section 5)", "/stimuli_db")
+        raise RuleError("stimuli.not-group", "/stimuli_db must be a group (VneuroTK on-disk notes §5)", "/stimuli_db")
     entries: list[StimulusEntry] = []
     problems: list[RuleError] = []
     enc = as_text(db.attrs.get("encoding", "legacy"))
@@ -225,31 +225,31 @@ def read_stimuli_index(f: h5py.File) -> tuple[list[StimulusEntry], list[RuleErro
             loc = f"/stimuli_db/{key}"
             entry = db[key]
             if not isinstance(entry, h5py.Group) or not is_scalar_sequence(entry.get("id")):
-                raise RuleError("stimuli.bad-entry", f"{loc} must be a group with a typed 'id' sequence (spec section 5)", loc)
+                raise RuleError("stimuli.bad-entry", f"{loc} must be a group with a typed 'id' sequence (VneuroTK on-disk notes §5)", loc)
             ids = read_sequence(entry["id"], f"{loc}/id")
             if len(ids) != 1:
-                raise RuleError("stimuli.bad-id", f"{loc}/id must hold exactly one value, got {len(ids)} (spec section 5)", f"{loc}/id")
+                raise RuleError("stimuli.bad-id", f"{loc}/id must hold exactly one value, got {len(ids)} (VneuroTK on-disk notes §5)", f"{loc}/id")
             sid = ids[0]
             k = (type(sid).__name__ if isinstance(sid, str) else "num", _hashable(sid))
             if k in seen:
                 problems.append(RuleError(
                     "stimuli.duplicate-id",
                     f"{loc}/id repeats stimulus ID {sid!r} of {seen[k]}; stimulus IDs must be unique "
-                    "(spec section 5; seed 'Safe scalar identifiers')",
+                    "(VneuroTK on-disk notes §5; VneuroTK format, 'Safe scalar identifiers')",
                     f"{loc}/id",
                 ))
                 continue
             seen[k] = loc
             img = entry.get("image")
             if not isinstance(img, h5py.Dataset):
-                raise RuleError("stimuli.missing-image", f"{loc} lacks the 'image' dataset (spec section 5)", f"{loc}/image")
+                raise RuleError("stimuli.missing-image", f"{loc} lacks the 'image' dataset (VneuroTK on-disk notes §5)", f"{loc}/image")
             entries.append(StimulusEntry(sid, _kind(img), f"{loc}/image", img))
         return entries, problems
     for name in db:
         obj = db[name]
         ds = obj.get("image") if isinstance(obj, h5py.Group) else obj
         if not isinstance(ds, h5py.Dataset):
-            raise RuleError("stimuli.bad-entry", f"/stimuli_db/{name} is neither an image dataset nor a group holding one (spec section 5)", f"/stimuli_db/{name}")
+            raise RuleError("stimuli.bad-entry", f"/stimuli_db/{name} is neither an image dataset nor a group holding one (VneuroTK on-disk notes §5)", f"/stimuli_db/{name}")
         kt = as_text(obj.attrs.get("key_type", "str"))
         key_type = kt.value if kt is not None else "str"
         sid: Any = name

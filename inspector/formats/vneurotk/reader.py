@@ -281,7 +281,11 @@ def _read_neuro(ctx: _Ctx, mode: str | None):
     ds = f.get("neuro")
     if not isinstance(ds, h5py.Dataset):
         what = "missing" if ds is None else "not a dataset"
-        raise RuleError("neuro.missing", f"dense neural data: the required dataset '/neuro' is {what} (VneuroTK on-disk notes §2)", "/neuro")
+        hint = ""
+        if ds is None and not any(k in f.attrs for k in ("vneurotk_format", "vneurotk_schema_version", "data_mode")):
+            hint = ("; with no VneuroTK header, no data_mode and no neural data this HDF5 file is "
+                    "probably not a VneuroTK recording at all (its objects are still listed)")
+        raise RuleError("neuro.missing", f"dense neural data: the required dataset '/neuro' is {what}{hint} (VneuroTK on-disk notes §2)", "/neuro")
     if ds.shape is None:
         raise RuleError("neuro.empty", "dense '/neuro' has a null dataspace (no data) (VneuroTK on-disk notes §2)", "/neuro")
     ref = H5DatasetRef(ctx.src, ds, "neuro", location="/neuro", storage="dense", sample_axis=sample_axis)
@@ -340,6 +344,10 @@ def _read_neuro_info(ctx: _Ctx, shape: tuple[int, ...]) -> dict[str, Any]:
     ref.attrs["sfreq"] = sfreq if isinstance(sfreq, (int, float)) and not isinstance(sfreq, bool) else None
     ch = out.get("ch_names")
     ref.attrs["ch_names"] = [str(c) for c in ch] if isinstance(ch, list) else None
+    # The unit of the samples, when neuro_info names one (free attributes: "units", "unit", "unit_type").
+    unit = next((out[k] for k in ("units", "unit", "unit_type") if isinstance(out.get(k), str) and out[k]), None)
+    if unit is not None:
+        ref.attrs["unit"] = unit
     return out
 
 

@@ -127,7 +127,8 @@ class NeuralView(PlotView):
             sf = None
         self.sfreq = sf if sf and np.isfinite(sf) and sf > 0 else None
         self.x_label = "s" if self.sfreq else "samples"
-        self.y_label = str(ref.attrs.get("unit", "value"))
+        unit = ref.attrs.get("unit")
+        self.y_label = f"value ({unit})" if unit else "value"
         names = ref.attrs.get("ch_names")
         try:
             names = [str(c) for c in names] if names is not None else None

@@ -26,12 +26,23 @@ def scan_curves(radius: np.ndarray, signal: np.ndarray, mask: np.ndarray | None)
         radius: ``(points,)`` shared or ``(scans, points)`` per-scan radius.
         signal: ``(scans, points)``.
         mask: bool ``(scans, points)`` (True = real observation) or None.
+
+    Raises:
+        ValueError: the shapes do not fit together (a damaged archive); the
+            plot then shows why instead of guessing.
     """
     signal = np.asarray(signal, dtype=np.float64)
     if signal.ndim == 1:
         signal = signal[None, :]
     radius = np.asarray(radius, dtype=np.float64)
+    if signal.ndim != 2:
+        raise ValueError(f"signal must be 2-D (scans, points), got shape {signal.shape}")
+    if radius.shape not in ((signal.shape[1],), signal.shape):
+        raise ValueError(f"radius shape {radius.shape} fits neither ({signal.shape[1]},) "
+                         f"nor the signal shape {signal.shape}")
     m = np.ones(signal.shape, bool) if mask is None else np.asarray(mask, dtype=bool)
+    if m.shape != signal.shape:
+        raise ValueError(f"mask shape {m.shape} differs from the signal shape {signal.shape}")
     out = []
     for i in range(signal.shape[0]):
         r = radius if radius.ndim == 1 else radius[i]

@@ -88,10 +88,17 @@ class PlotPanel(QWidget):
         self._message.setText(f"{name}: {ref.ndim}-D arrays are not plotted (shape {tuple(ref.shape)}).")
         self._message.show()
 
+    def _auc_view(self, *args: Any) -> None:
+        try:
+            self._set_view(AucView(*args))
+        except ValueError as exc:  # damaged arrays: say why, never guess
+            self._message.setText(f"cannot plot the scans: {exc} (see Findings)")
+            self._message.show()
+
     def _show_auc(self, exp: Any) -> None:
         if exp is not None:
-            self._set_view(AucView(exp.radius, exp.signal, exp.mask, list(exp.scan_ids),
-                                   exp.radius_unit, exp.signal_unit))
+            self._auc_view(exp.radius, exp.signal, exp.mask, list(exp.scan_ids),
+                           exp.radius_unit, exp.signal_unit)
             return
         arrays = self.doc.arrays
 
@@ -105,9 +112,9 @@ class PlotPanel(QWidget):
             radius, signal, mask = res
             n = np.asarray(signal).shape[0] if np.asarray(signal).ndim == 2 else 1
             ids = list(self.doc.summary.get("scan_ids") or [f"scan {i + 1}" for i in range(n)])
-            self._set_view(AucView(radius, signal, mask, ids,
-                                   str(self.doc.summary.get("radius_unit") or ""),
-                                   str(self.doc.summary.get("signal_unit") or "")))
+            self._auc_view(radius, signal, mask, ids,
+                           str(self.doc.summary.get("radius_unit") or ""),
+                           str(self.doc.summary.get("signal_unit") or ""))
 
         def failed(message, tb):
             self._message.setText(f"cannot read the scans: {message}")

@@ -1,0 +1,63 @@
+"""Issue 2 item 7: every corpus file opens, headless and in the window, and the
+verdict agrees with the reference's ``expected.json`` (except the one
+REFERENCE-QUIRK archive, decided in ``test_aucx_corpus``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from inspector.formats import open_document
+from inspector.ui.main_window import MainWindow
+from tests.conftest import FIXTURES, load_expected
+
+QUIRKS = {"aucx/ok_checksum_uppercase_hex.aucx"}
+FORMATS = {"vneurotk": "vneurotk-recording", "aucx": "aucx", "auc-delimited": "auc-delimited"}
+
+
+def _cases() -> list[tuple[str, str, bool]]:
+    out = []
+    for folder in ("vneurotk", "aucx", "auc-delimited"):
+        for entry in load_expected(folder):
+            out.append((folder, f"{folder}/{entry['file']}", bool(entry["valid"])))
+    return out
+
+
+CASES = _cases()
+
+
+def test_every_fixture_file_is_covered():
+    listed = {rel for _, rel, _ in CASES}
+    on_disk = {str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("vneurotk/**/*.h5")}
+    on_disk |= {str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("aucx/*.aucx")}
+    assert on_disk <= listed
+
+
+@pytest.mark.parametrize(("folder", "rel", "valid"), CASES, ids=[c[1] for c in CASES])
+def test_headless_verdict(folder, rel, valid):
+    with open_document(FIXTURES / rel) as doc:
+        doc.verify()
+        assert not [f for f in doc.findings if f.code.startswith("internal.")]
+        if rel in QUIRKS:
+            return
+        assert doc.ok is valid, [f.to_json() for f in doc.findings if f.severity == "error"]
+        if valid:
+            assert doc.format == FORMATS[folder]
+
+
+@pytest.mark.parametrize("folder", ["vneurotk", "aucx", "auc-delimited"])
+def test_every_file_opens_in_the_window(qtbot, folder):
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.resize(1024, 640)
+    cases = [(rel, valid) for f, rel, valid in CASES if f == folder]
+    win.open_paths([str(FIXTURES / rel) for rel, _ in cases])
+    qtbot.waitUntil(win.all_tabs_ready, timeout=60000)
+    tabs = win.document_tabs()
+    assert len(tabs) == len(cases)
+    for tab, (rel, valid) in zip(tabs, cases, strict=True):
+        assert tab.has_views, rel
+        assert not [f for f in tab.doc.findings if f.code.startswith("internal.")], rel
+        if rel not in QUIRKS:
+            assert tab.doc.ok is valid, rel
+    for i in reversed(range(win.tabs.count())):
+        win.close_tab(i)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -82,7 +83,7 @@ def format_report(doc) -> str:
     for key, value in doc.summary.items():
         if key in ("members",):
             continue
-        text = json.dumps(value, ensure_ascii=False, default=str)
+        text = json.dumps(json_safe(value), ensure_ascii=False, default=str)
         if len(text) > 100:
             text = text[:97] + "..."
         lines.append(f"  {key}: {text}")
@@ -99,6 +100,35 @@ def format_report(doc) -> str:
     return "\n".join(lines)
 
 
+def json_safe(value):
+    """``value`` with non-finite floats written as the corpus writes them ("NaN",
+    "Infinity", "-Infinity") and text that is not valid UTF-8 (lone surrogates)
+    backslash-escaped, so that one JSON line can always be printed."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+        return value
+    if isinstance(value, dict):
+        return {json_safe(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    return value
+
+
+def json_line(obj) -> str:
+    """One strict-JSON line (RFC 8259: no NaN), falling back to :func:`json_safe`."""
+    try:
+        text = json.dumps(obj, ensure_ascii=False, allow_nan=False, default=str)
+        text.encode("utf-8")
+        return text
+    except (ValueError, UnicodeEncodeError):
+        return json.dumps(json_safe(obj), ensure_ascii=False, allow_nan=False, default=str)
+
+
 def cmd_verify(argv: Sequence[str]) -> int:
     args = _verify_parser().parse_args(argv)
     from inspector.formats import open_document
@@ -109,9 +139,9 @@ def cmd_verify(argv: Sequence[str]) -> int:
             doc.verify()
             all_ok &= doc.ok
             if args.json:
-                print(json.dumps(doc.to_json(), ensure_ascii=False, allow_nan=False, default=str), flush=True)
+                print(json_line(doc.to_json()), flush=True)
             else:
-                print(format_report(doc), flush=True)
+                print(json_safe(format_report(doc)), flush=True)
     return 0 if all_ok else 1
 
 

@@ -38,9 +38,17 @@ def open_document(path: str | os.PathLike[str], *, hash_arrays: bool = False) ->
     sniffed format.
     """
     p = Path(path)
-    if not p.exists():
+    try:
+        os.stat(p)
+    except OSError as exc:
         doc = Document(p)
-        doc.error("file.not-found", f"{p}: no such file or folder", "")
+        if p.is_symlink():
+            doc.error("file.bad-link", f"{p}: a symbolic link that cannot be followed "
+                      f"({exc.strerror or exc})", "")
+        elif isinstance(exc, FileNotFoundError):
+            doc.error("file.not-found", f"{p}: no such file or folder", "")
+        else:
+            doc.error("file.unreadable", f"{p}: cannot be read ({exc.strerror or exc})", "")
         return doc
     fmt = sniff(p)
     try:

@@ -38,7 +38,7 @@ FILE_FILTER = (
 def _key(path: Path) -> str:
     try:
         return str(Path(path).resolve())
-    except OSError:
+    except (OSError, RuntimeError):  # RuntimeError: a symbolic-link loop (Python < 3.13)
         return str(Path(path).absolute())
 
 
@@ -399,10 +399,11 @@ class MainWindow(QMainWindow):
     # -- settings ---------------------------------------------------------
     def _remember(self, path: Path) -> None:
         s = QSettings()
-        recent = [p for p in (s.value("recent", []) or []) if p != str(path.resolve())]
-        recent.insert(0, str(path.resolve()))
+        key = _key(path)
+        recent = [p for p in (s.value("recent", []) or []) if p != key]
+        recent.insert(0, key)
         s.setValue("recent", recent[:10])
-        s.setValue("lastDir", str(path.resolve().parent))
+        s.setValue("lastDir", str(Path(key).parent))
 
     def _last_dir(self) -> str:
         return str(QSettings().value("lastDir", "") or "")

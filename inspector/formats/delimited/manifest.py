@@ -169,6 +169,66 @@ class Manifest:
         return self.values["delimiter"]
 
 
+
+#: Manifests are a few KB; a bigger one is refused before it is parsed.
+MAX_MANIFEST_BYTES = 16 << 20
+#: Values a YAML manifest may expand to once its aliases are followed.
+MAX_YAML_NODES = 1_000_000
+
+
+class ManifestTooLarge(ValueError):
+    """A manifest larger than :data:`MAX_MANIFEST_BYTES` or expanding beyond :data:`MAX_YAML_NODES`."""
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON value (RFC 8259 has no NaN or Infinity)")
+
+
+def load_yaml_bounded(text: str):
+    """``yaml.safe_load`` that refuses documents whose aliases expand beyond
+    :data:`MAX_YAML_NODES` values (a "billion laughs" manifest).
+
+    The node graph is composed first (aliases are shared, not copied), its
+    expanded size is counted with memoisation, and only then is it built.
+
+    Raises:
+        ManifestTooLarge: the expanded document is too large.
+        yaml.YAMLError: not valid YAML (python tags are refused by the safe loader).
+    """
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        sizes: dict[int, int] = {}
+
+        def expanded(n) -> int:
+            key = id(n)
+            if key in sizes:
+                return sizes[key]
+            sizes[key] = 1  # guards recursive aliases while counting
+            total = 1
+            if isinstance(n, yaml.SequenceNode):
+                for child in n.value:
+                    total += expanded(child)
+                    if total > MAX_YAML_NODES:
+                        break
+            elif isinstance(n, yaml.MappingNode):
+                for k, v in n.value:
+                    total += expanded(k) + expanded(v)
+                    if total > MAX_YAML_NODES:
+                        break
+            sizes[key] = total
+            return total
+
+        if expanded(node) > MAX_YAML_NODES:
+            raise ManifestTooLarge(
+                f"expands to more than {MAX_YAML_NODES:,} values once its YAML aliases are "
+                "followed (an alias bomb); refused")
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
 def _key(prefix: str, name: str | int) -> str:
     if isinstance(name, int):
         return f"{prefix}[{name}]"
@@ -305,6 +365,12 @@ def read_manifest(path: Path, col: Collector) -> Manifest | None:
                   f"(a manifest is .json, .yaml or .yml) {RULE}", name)
         return None
     try:
+        size = path.stat().st_size
+        if size > MAX_MANIFEST_BYTES:
+            col.error("manifest", "manifest.too-large",
+                      f"{name}: {size:,} bytes; a manifest is at most {MAX_MANIFEST_BYTES:,} bytes "
+                      f"and is refused unparsed {RULE}", name)
+            return None
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         col.error("manifest", "manifest.not-utf8",
@@ -314,7 +380,11 @@ def read_manifest(path: Path, col: Collector) -> Manifest | None:
         col.error("manifest", "manifest.unreadable", f"{name}: cannot be read: {exc}", name)
         return None
     try:
-        raw = yaml.safe_load(text) if suffix in (".yaml", ".yml") else json.loads(text)
+        raw = load_yaml_bounded(text) if suffix in (".yaml", ".yml") else json.loads(
+            text, parse_constant=_reject_constant)
+    except ManifestTooLarge as exc:
+        col.error("manifest", "manifest.too-large", f"{name}: {exc} {RULE}", name)
+        return None
     except json.JSONDecodeError as exc:
         col.error("manifest", "manifest.not-json",
                   f"{name}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno} {RULE}",
@@ -328,6 +398,9 @@ def read_manifest(path: Path, col: Collector) -> Manifest | None:
         return None
     except RecursionError:
         col.error("manifest", "manifest.too-deep", f"{name}: nested too deeply to parse {RULE}", name)
+        return None
+    except ValueError as exc:  # NaN/Infinity literals, integers beyond Python's digit limit
+        col.error("manifest", "manifest.bad-value", f"{name}: {exc} {RULE}", name)
         return None
     if not isinstance(raw, dict):
         col.error("manifest", "manifest.not-mapping",

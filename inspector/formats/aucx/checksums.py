@@ -13,6 +13,10 @@ import re
 from dataclasses import dataclass, field
 
 CHECKSUM_MEMBER = "checksums.sha256"
+#: Lines classified at most: an AUCX archive has 6 checksummed members; a
+#: file with more lines gets ``checksums.too-many-lines`` and the rest is
+#: not read (bounded time and memory).
+MAX_LINES = 10_000
 _HEX = re.compile(r"[0-9a-fA-F]+")
 _LOWER64 = re.compile(r"[0-9a-f]{64}")
 
@@ -61,8 +65,9 @@ class ChecksumFile:
 def parse_checksums(raw: bytes) -> ChecksumFile:
     """Classify every line of a ``checksums.sha256`` member.
 
-    Never raises.  A line ``<digest>  <name>`` with a 64-digit lowercase hex
-    digest is well-formed; anything else gets a problem (see
+    Never raises.  At most :data:`MAX_LINES` non-blank lines are classified
+    (then ``problem`` is ``checksums.too-many-lines``).  A line
+    ``<digest>  <name>`` with a 64-digit lowercase hex digest is well-formed; anything else gets a problem (see
     :class:`ChecksumLine`).  A second line naming the same member gets
     ``checksums.duplicate-entry``.
     """
@@ -76,6 +81,13 @@ def parse_checksums(raw: bytes) -> ChecksumFile:
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
+        if len(result.lines) >= MAX_LINES:
+            result.problem = (
+                "checksums.too-many-lines",
+                f"{CHECKSUM_MEMBER} has more than {MAX_LINES} lines; only the first "
+                f"{MAX_LINES} are read (an AUCX archive checksums 6 members), so members "
+                "listed after line " + str(number - 1) + " are not verified")
+            break
         digest, sep, name = line.partition("  ")
         entry = ChecksumLine(number, line, None, None)
         if not sep or not name.strip():
@@ -85,7 +97,7 @@ def parse_checksums(raw: bytes) -> ChecksumFile:
             entry.problem = (
                 "checksums.malformed-line",
                 f"{CHECKSUM_MEMBER} line {number} is malformed: expected "
-                f"'<64-hex digest>  <member name>' (two spaces), got {line!r} (AUCX 1.0 format, 'Checksums')")
+                f"'<64-hex digest>  <member name>' (two spaces), got {_clip(line)} (AUCX 1.0 format, 'Checksums')")
         else:
             entry.name = name
             digest = digest.strip()
@@ -93,7 +105,7 @@ def parse_checksums(raw: bytes) -> ChecksumFile:
                 entry.problem = (
                     "checksums.digest-length",
                     f"{CHECKSUM_MEMBER} line {number} does not carry a 64-digit hexadecimal "
-                    f"SHA-256 digest ({len(digest)} characters: {digest!r}) (AUCX 1.0 format, 'Checksums')")
+                    f"SHA-256 digest ({len(digest)} characters: {_clip(digest)}) (AUCX 1.0 format, 'Checksums')")
             else:
                 entry.digest = digest.lower()
                 if not _LOWER64.fullmatch(digest):
@@ -113,6 +125,12 @@ def parse_checksums(raw: bytes) -> ChecksumFile:
     if not result.lines:
         result.problem = ("checksums.empty", f"{CHECKSUM_MEMBER} lists no members")
     return result
+
+
+def _clip(text: str) -> str:
+    """``repr(text)``, shortened to about 100 characters for a message."""
+    shown = repr(text)
+    return shown if len(shown) <= 100 else shown[:97] + "..."
 
 
 def checksum_document(digests: dict[str, str]) -> bytes:

@@ -23,7 +23,6 @@ concerns.  Nothing is ever extracted to disk.
 from __future__ import annotations
 
 import functools
-import json
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +33,8 @@ import numpy as np
 from inspector.formats.aucx import layout as L
 from inspector.formats.aucx.arrayrefs import MaskedLineRef, NpyMemberRef
 from inspector.formats.aucx.checksums import ChecksumFile, parse_checksums
+from inspector.formats.aucx.findingcap import cap_repeated
+from inspector.formats.aucx.jsonmember import parse_json_member
 from inspector.formats.aucx.model import build_experiment, scans_table
 from inspector.formats.aucx.npyfmt import MAX_HEADER_BYTES, NpyHeader, parse_header
 from inspector.formats.aucx.stream import MemberStream, read_member
@@ -41,8 +42,20 @@ from inspector.formats.aucx.trees import header_tree, member_tree, provenance_tr
 from inspector.formats.aucx.zipscan import ZipScan, scan_zip, unsafe_name_reason
 from inspector.formats.document import FORMAT_AUCX, Document, MemberCheck
 
-#: JSON and checksum members larger than this are not parsed at open.
-SMALL_MEMBER_LIMIT = 64 << 20
+#: Largest ``manifest.json`` / ``provenance.json`` parsed, in bytes.  Real
+#: ones are about 1 KiB (10 000 scans: a 0.2 MiB manifest); larger members
+#: are reported (``member.too-large``) and not parsed.
+JSON_MEMBER_LIMIT = 4 << 20
+#: Largest ``experiment.json`` parsed: it grows by about 1 KiB per scan
+#: (10 000 scans: 9 MiB, parsed in about 1 s).
+EXPERIMENT_MEMBER_LIMIT = 32 << 20
+#: Largest ``checksums.sha256`` parsed (7 lines of ~80 bytes in practice).
+CHECKSUM_MEMBER_LIMIT = 4 << 20
+#: Most ``[`` and ``{`` a JSON member may contain: bounds the objects built
+#: by parsing (10 000 scans need about 90 000).
+MAX_JSON_CONTAINERS = 1_000_000
+_LIMITS = {L.MANIFEST: JSON_MEMBER_LIMIT, L.PROVENANCE: JSON_MEMBER_LIMIT,
+           L.EXPERIMENT: EXPERIMENT_MEMBER_LIMIT, L.CHECKSUMS: CHECKSUM_MEMBER_LIMIT}
 #: Arrays totalling at most this many bytes are loaded into
 #: ``doc.extra["experiment"]`` at open; larger ones stay lazy only.
 EXPERIMENT_LOAD_LIMIT = 8 << 20
@@ -88,6 +101,7 @@ def open_archive(path: Path) -> Document:
                   f"{p.name}: the AUCX reader failed unexpectedly: {type(exc).__name__}: {exc}")
         doc.extra["traceback"] = traceback.format_exc()
         doc.verifier = None
+    doc.findings[:] = cap_repeated(doc.findings)
     return doc
 
 
@@ -101,7 +115,7 @@ def _open(doc: Document, p: Path) -> None:
         return
     scan = scan_zip(p)
     for prob in scan.problems:
-        if prob.code == "zip.prefixed-data":
+        if prob.code in ("zip.prefixed-data", "zip.many-members"):
             doc.warning(prob.code, prob.message, prob.location)
         else:
             doc.error(prob.code, prob.message, prob.location)
@@ -125,13 +139,42 @@ def _open(doc: Document, p: Path) -> None:
 
 # --------------------------------------------------------------------------
 def _read_small(doc: Document, st: ArchiveState, name: str) -> bytes | None:
+    """The bytes of a JSON or checksum member, or None (with a finding).
+
+    Members declaring more than their limit (:data:`_LIMITS`) are not
+    inflated: an AUCX metadata member is a few KiB, and parsing is the only
+    step whose memory grows with the member.
+    """
     e = st.scan.first(name)
     if e is None or not e.safe:
         return None
-    data, why = read_member(st.path, e, SMALL_MEMBER_LIMIT)
+    limit = _LIMITS[name]
+    if e.file_size > limit:
+        doc.error("member.too-large",
+                  f"{st.path.name}: {name} declares {e.file_size} bytes, more than the "
+                  f"{limit} bytes ({limit >> 20} MiB) read for this member; it is not parsed "
+                  "(AUCX metadata members are a few KiB; seed 'Safety': declared sizes are "
+                  "limits)", name)
+        return None
+    data, why = read_member(st.path, e, limit)
     if data is None:
         doc.error("member.unreadable", f"{st.path.name}: {name} could not be read: {why}", name)
     return data
+
+
+def _parse_json(doc: Document, st: ArchiveState, member: str, raw: bytes, code: str) -> Any:
+    """Parse a JSON member strictly (:func:`.jsonmember.parse_json_member`);
+    None with an error finding ``code`` at the member when it is unacceptable."""
+    containers = raw.count(b"[") + raw.count(b"{")
+    if containers > MAX_JSON_CONTAINERS:
+        value, why = None, (f"it holds {containers} arrays/objects, more than the "
+                            f"{MAX_JSON_CONTAINERS} parsed (AUCX metadata has a few per scan)")
+    else:
+        value, why = parse_json_member(raw)
+    if why is not None:
+        doc.error(code, f"{st.path.name}: {member} is not valid JSON: {why} (RFC 8259; "
+                  "AUCX on-disk notes §1)", member)
+    return value
 
 
 def _checksums(doc: Document, st: ArchiveState) -> None:
@@ -197,11 +240,9 @@ def _manifest(doc: Document, st: ArchiveState) -> None:
     raw = _read_small(doc, st, L.MANIFEST)
     if raw is None:
         return
-    try:
-        manifest = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        doc.error("manifest.not-json", f"{name}: {L.MANIFEST} is not valid JSON: {exc}",
-                  L.MANIFEST)
+    manifest = _parse_json(doc, st, L.MANIFEST, raw, "manifest.not-json")
+    del raw
+    if manifest is None:
         return
     if not isinstance(manifest, dict):
         doc.error("manifest.not-object",
@@ -216,7 +257,7 @@ def _manifest(doc: Document, st: ArchiveState) -> None:
                   "read; archives are never migrated)", L.MANIFEST)
     elif version != L.AUCX_FORMAT_VERSION:
         doc.error("manifest.version-unsupported",
-                  f"{name}: unsupported AUCX format version {version!r}; only "
+                  f"{name}: unsupported AUCX format version {_short(version)}; only "
                   f"{L.AUCX_FORMAT_VERSION!r} is read and archives are never migrated "
                   "(AUCX 1.0 format, 'Current format version'). The remaining checks treat it as 1.0.",
                   L.MANIFEST)
@@ -268,24 +309,37 @@ def _observations(doc: Document, st: ArchiveState, manifest: dict[str, Any]) -> 
     problems = []
     mode = block.get("mode")
     if mode not in L.MODES:
-        problems.append(f"mode {mode!r} is not 'shared' or 'per_scan'")
+        problems.append(f"mode {_short(mode)} is not 'shared' or 'per_scan'")
     else:
         st.mode = mode
     for key in ("radius_unit", "signal_unit"):
         if block.get(key) not in L.UNITS:
-            problems.append(f"{key} {block.get(key)!r} is not one of the fixed unit strings")
+            problems.append(f"{key} {_short(block.get(key))} is not one of the fixed unit strings")
     ids = block.get("scan_ids")
     if not isinstance(ids, list) or not all(isinstance(x, str) and x.strip() for x in ids):
         problems.append("scan_ids must be a list of non-empty strings")
     elif len(set(ids)) != len(ids):
         problems.append("scan_ids repeat an identifier")
     for key in ("n_scans", "n_points"):
-        if key in block and (not isinstance(block[key], int) or isinstance(block[key], bool)):
-            problems.append(f"{key} must be an integer")
+        if key in block and _count(block[key]) is None:
+            problems.append(f"{key} must be a non-negative integer, got {_short(block[key])}")
     if problems:
         doc.error("manifest.observations-invalid",
                   f"{name}: manifest 'observations' block is invalid: " + "; ".join(problems)
                   + " (AUCX on-disk notes §1)", L.MANIFEST)
+
+
+def _count(value: Any) -> int | None:
+    """``value`` when it is a non-negative integer (not a bool), else None."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    return None
+
+
+def _short(value: Any) -> str:
+    """A bounded repr of a manifest value for a finding message."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _payload_json(doc: Document, st: ArchiveState):
@@ -295,10 +349,9 @@ def _payload_json(doc: Document, st: ArchiveState):
         raw = _read_small(doc, st, member) if not _dup(st, member) else None
         if raw is None:
             continue
-        try:
-            payload = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            doc.error("json.invalid", f"{name}: {member} is not valid JSON: {exc}", member)
+        payload = _parse_json(doc, st, member, raw, "json.invalid")
+        del raw
+        if payload is None:
             continue
         if not isinstance(payload, dict):
             doc.error("json.not-object", f"{name}: {member} must contain a JSON object, got "
@@ -375,11 +428,11 @@ def _arrays(doc: Document, st: ArchiveState) -> None:
         shape = d.get("shape")
         if isinstance(shape, list) and tuple(shape) != h.shape:
             doc.error("array.shape-mismatch",
-                      f"{name}: manifest declares {key} shape {tuple(shape)} but the stored "
+                      f"{name}: manifest declares {key} shape {_short(tuple(shape))} but the stored "
                       f"array has shape {h.shape} (AUCX 1.0 format, 'Safety')", member)
         if isinstance(d.get("dtype"), str) and d["dtype"] != str(h.dtype):
             doc.warning("array.declared-dtype",
-                        f"{name}: manifest declares {key} dtype {d['dtype']!r} but the stored "
+                        f"{name}: manifest declares {key} dtype {_short(d['dtype'])} but the stored "
                         f"array is {h.dtype}", member)
     sig, rad, mask = (st.headers.get(k) for k in ("signal", "radius", "mask"))
     if sig is not None and len(sig.shape) != 2:
@@ -399,6 +452,13 @@ def _arrays(doc: Document, st: ArchiveState) -> None:
             doc.error("array.scan-count",
                       f"{name}: manifest lists {len(ids)} scan id(s) but the signal array has "
                       f"{sig.shape[0]} row(s) (AUCX 1.0 format, 'Safety')", L.MANIFEST)
+        for key, axis, what in (("n_scans", 0, "row(s)"), ("n_points", 1, "column(s)")):
+            count = _count(block.get(key))
+            if count is not None and count != sig.shape[axis]:
+                doc.error("array.scan-count" if axis == 0 else "array.point-count",
+                          f"{name}: manifest declares {key} = {_short(count)} but the signal "
+                          f"array has {sig.shape[axis]} {what} (AUCX 1.0 format, 'Safety': "
+                          "declared shapes must match the stored arrays)", L.MANIFEST)
         if rad is not None and st.mode == "shared":
             if len(rad.shape) != 1:
                 doc.error("array.ndim", f"{name}: a shared radius axis must be 1-D, got "
@@ -439,7 +499,8 @@ def _facts(doc: Document, st: ArchiveState, experiment, imported, export) -> Non
     ids = obs.get("scan_ids") if isinstance(obs.get("scan_ids"), list) else []
 
     def _int(v: Any) -> int:
-        return v if isinstance(v, int) and not isinstance(v, bool) else 0
+        count = _count(v)
+        return 0 if count is None else count
 
     doc.summary.update({
         "aucx_format_version": m.get("aucx_format_version"),

@@ -14,20 +14,40 @@ from inspector.formats.aucx.npyfmt import NpyHeader
 from inspector.formats.aucx.zipscan import STORED, ZipScan
 from inspector.formats.document import Node
 
+#: Children shown per JSON object/array; the rest is summarised in one node
+#: (10 000 scans still show every scan id).
+MAX_CHILDREN = 10_000
+
 
 def json_node(name: str, value: Any, location: str = "", kind: str = "field") -> Node:
-    """A tree of ``value`` (dicts by key, lists by index; scalars as values)."""
+    """A tree of ``value`` (dicts by key, lists by index; scalars as values).
+
+    At most :data:`MAX_CHILDREN` children per object/array; the others are
+    summarised by a final ``"..."`` node.  ``value`` comes from
+    :func:`.jsonmember.parse_json_member`, which bounds its depth.
+    """
     if isinstance(value, dict):
         node = Node(name, None, kind="group", location=location)
-        for key in value:
+        for i, key in enumerate(value):
+            if i == MAX_CHILDREN:
+                _more(node, len(value) - i, location)
+                break
             node.children.append(json_node(str(key), value[key], location))
         return node
     if isinstance(value, list):
         node = Node(name, None, kind="group", location=location, detail=f"{len(value)} item(s)")
         for i, item in enumerate(value):
+            if i == MAX_CHILDREN:
+                _more(node, len(value) - i, location)
+                break
             node.children.append(json_node(f"[{i}]", item, location))
         return node
     return Node(name, value, kind=kind, location=location)
+
+
+def _more(node: Node, count: int, location: str) -> None:
+    node.add("...", None, kind="field", location=location,
+             detail=f"{count} more item(s) not shown")
 
 
 def member_tree(scan: ZipScan) -> Node:

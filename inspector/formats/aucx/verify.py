@@ -31,10 +31,17 @@ import numpy as np
 
 from inspector.formats.aucx import layout as L
 from inspector.formats.aucx.contentcheck import ArrayScan, cross_check
+from inspector.formats.aucx.findingcap import cap_repeated
 from inspector.formats.aucx.stream import MemberStream
 from inspector.formats.document import CancelFn, Document, MemberCheck, ProgressFn
 
 WORKERS = 2
+#: Batches submitted to the pool at once (bounded queue of work).
+IN_FLIGHT = 2 * WORKERS
+#: Small members are hashed in batches of at most this many members ...
+BATCH_MEMBERS = 512
+#: ... or this many declared bytes (a larger member is a batch of its own).
+BATCH_BYTES = 1 << 20
 _POLL_S = 0.05
 
 
@@ -96,6 +103,37 @@ def _hash_member(st, name: str, scan: ArrayScan | None, stop: threading.Event) -
     return _Outcome(h.hexdigest(), stream.result.problem, scan)
 
 
+def _hash_batch(st, names: list[str], scans: dict[str, ArrayScan],
+                stop: threading.Event) -> list[_Outcome | BaseException]:
+    """Hash several members in turn; a member that cannot be read gives its
+    exception in place of an outcome.  Raises ``_Cancelled`` when stopped."""
+    out: list[_Outcome | BaseException] = []
+    for name in names:
+        if stop.is_set():
+            raise _Cancelled
+        try:
+            out.append(_hash_member(st, name, scans.get(name), stop))
+        except (OSError, ValueError, MemoryError) as exc:
+            out.append(exc)
+    return out
+
+
+def _batches(st, work: list[MemberCheck]):
+    """``work`` (largest first) cut into batches of at most BATCH_MEMBERS
+    members and, unless a single member is larger, BATCH_BYTES bytes."""
+    batch: list[MemberCheck] = []
+    size = 0
+    for row in work:
+        n = st.scan.first(row.name).file_size
+        if batch and (size + n > BATCH_BYTES or len(batch) >= BATCH_MEMBERS):
+            yield batch
+            batch, size = [], 0
+        batch.append(row)
+        size += n
+    if batch:
+        yield batch
+
+
 def _status(st, name: str, computed: str | None) -> str:
     e = st.scan.first(name)
     if e is None:
@@ -116,12 +154,25 @@ def _status(st, name: str, computed: str | None) -> str:
 
 def run_verification(doc: Document, st, progress: ProgressFn | None = None,
                      cancelled: CancelFn | None = None) -> None:
-    """Stream, hash and check every member of ``doc`` (see module docstring)."""
-    # a previous (cancelled) run leaves nothing behind
-    for f in st.verify_findings:
-        if f in doc.findings:
-            doc.findings.remove(f)
+    """Stream, hash and check every member of ``doc`` (see module docstring).
+
+    Findings repeated for many members are capped per code
+    (:func:`.findingcap.cap_repeated`).
+    """
+    if st.verify_findings:
+        stale = {id(f) for f in st.verify_findings}
+        doc.findings[:] = [f for f in doc.findings if id(f) not in stale]
     st.verify_findings.clear()
+    start = len(doc.findings)
+    try:
+        _run(doc, st, progress, cancelled)
+    finally:
+        doc.findings[:] = cap_repeated(doc.findings, start)
+        st.verify_findings[:] = doc.findings[start:]
+
+
+def _run(doc: Document, st, progress: ProgressFn | None, cancelled: CancelFn | None) -> None:
+    # a previous (cancelled) run left nothing behind (see run_verification)
     rows: list[MemberCheck] = doc.members
     for row in rows:
         row.status, row.computed = "pending", None
@@ -162,34 +213,51 @@ def run_verification(doc: Document, st, progress: ProgressFn | None = None,
     was_cancelled = False
     outcomes: dict[str, _Outcome] = {}
     unreadable: set[str] = set()
+    # Members go to the pool in batches (small members together, up to
+    # BATCH_MEMBERS or BATCH_BYTES each) and at most IN_FLIGHT batches are
+    # submitted at a time, so each wait() looks at a handful of futures: the
+    # work is linear in the member count even for 100 000 entries.
+    todo = iter(_batches(st, work))
     with ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="aucx-verify") as pool:
-        futures: dict[Future, MemberCheck] = {
-            pool.submit(_hash_member, st, r.name, scans.get(r.name), stop): r for r in work}
-        pending = set(futures)
+        futures: dict[Future, list[MemberCheck]] = {}
+        pending: set[Future] = set()
+
+        def refill() -> None:
+            while len(pending) < IN_FLIGHT and not stop.is_set():
+                batch = next(todo, None)
+                if batch is None:
+                    return
+                fut = pool.submit(_hash_batch, st, [r.name for r in batch], scans, stop)
+                futures[fut] = batch
+                pending.add(fut)
+
+        refill()
         while pending:
             if cancelled is not None and cancelled():
                 stop.set()
                 was_cancelled = True
             finished, pending = wait(pending, timeout=_POLL_S, return_when=FIRST_COMPLETED)
+            refill()
             for fut in finished:
-                row = futures[fut]
+                batch = futures.pop(fut)
                 try:
-                    out = fut.result()
+                    results = fut.result()
                 except _Cancelled:
                     continue
-                except (OSError, ValueError, MemoryError) as exc:
-                    # the file changed or vanished under us: not verified
-                    row.status = "mismatch"
-                    unreadable.add(row.name)
-                    add("error", "member.unreadable",
-                        f"{st.path.name}: member {row.name!r} could not be read while "
-                        f"verifying: {type(exc).__name__}: {exc}", row.name)
+                for row, out in zip(batch, results, strict=False):
+                    if isinstance(out, BaseException):
+                        # the file changed or vanished under us: not verified
+                        row.status = "mismatch"
+                        unreadable.add(row.name)
+                        add("error", "member.unreadable",
+                            f"{st.path.name}: member {row.name!r} could not be read while "
+                            f"verifying: {type(out).__name__}: {out}", row.name)
+                        report(row)
+                        continue
+                    outcomes[row.name] = out
+                    row.computed = out.digest
+                    row.status = _status(st, row.name, out.digest)
                     report(row)
-                    continue
-                outcomes[row.name] = out
-                row.computed = out.digest
-                row.status = _status(st, row.name, out.digest)
-                report(row)
     if was_cancelled:
         for row in rows:
             if row.status == "pending":

@@ -14,21 +14,36 @@ the running Python's :mod:`zipfile` version, and reports:
 * declared uncompressed sizes above 512 MiB per member or 2 GiB in total;
 * entries whose local header + compressed data span overlaps another entry's,
   or runs into the central directory or past the end of the file;
-* compression methods other than stored (0) and deflate (8).
+* compression methods other than stored (0) and deflate (8);
+* far more members than an AUCX archive has (it has 7): a warning above
+  :data:`MANY_MEMBERS`; a central directory larger than
+  :data:`MAX_CENTRAL_DIRECTORY_BYTES` or holding more than
+  :data:`MAX_ENTRIES` entries is not read at all.
 
-Nothing here raises for bad input: problems are :class:`ZipProblem` records.
+Every step is linear in the number of entries except the overlap check,
+which sorts the spans once (O(n log n)).  Nothing here raises for bad input:
+problems are :class:`ZipProblem` records.
 """
 
 from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 #: Seed "Safety": members declaring more than 512 MiB are rejected.
 MAX_MEMBER_BYTES = 512 * 1024 * 1024
 #: Seed "Safety": more than 2 GiB declared in total is rejected.
 MAX_TOTAL_BYTES = 2 * 1024 * 1024 * 1024
+
+#: An AUCX archive has 7 members; above this many a ``zip.many-members``
+#: warning is given (the members are still listed and hashed).
+MANY_MEMBERS = 1000
+#: Central directories with more entries than this are not read (fatal).
+MAX_ENTRIES = 1_000_000
+#: Central directories larger than this are not read (fatal): a 7-member
+#: archive needs well under 1 KiB; 1M short names need about 64 MiB.
+MAX_CENTRAL_DIRECTORY_BYTES = 64 << 20
 
 STORED = 0
 DEFLATED = 8
@@ -117,20 +132,26 @@ class ZipScan:
     fatal: bool = False
     comment: bytes = b""
 
+    _index: dict[str, ZipEntry] | None = field(default=None, repr=False)
+    _index_len: int = field(default=-1, repr=False)
+
+    def _by_name(self) -> dict[str, ZipEntry]:
+        # rebuilt only when entries were added since (O(n) once, O(1) lookups)
+        if self._index is None or self._index_len != len(self.entries):
+            index: dict[str, ZipEntry] = {}
+            for e in self.entries:
+                index.setdefault(e.name, e)
+            self._index, self._index_len = index, len(self.entries)
+        return self._index
+
     def first(self, name: str) -> ZipEntry | None:
-        """The first entry called ``name`` (the one shown for duplicates)."""
-        for e in self.entries:
-            if e.name == name:
-                return e
-        return None
+        """The first entry called ``name`` (the one shown for duplicates); O(1)."""
+        return self._by_name().get(name)
 
     @property
     def names(self) -> list[str]:
         """Unique member names in central-directory order."""
-        seen: dict[str, None] = {}
-        for e in self.entries:
-            seen.setdefault(e.name, None)
-        return list(seen)
+        return list(self._by_name())
 
 
 def unsafe_name_reason(name: str) -> str | None:
@@ -148,7 +169,7 @@ def unsafe_name_reason(name: str) -> str | None:
         return "uses backslashes"
     if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
         return "is absolute"
-    if any(part == ".." for part in PurePosixPath(name).parts):
+    if ".." in name.split("/"):
         return "traverses directories ('..')"
     return None
 
@@ -266,6 +287,15 @@ def _scan(fh, scan: ZipScan) -> None:
             "zip.prefixed-data",
             f"{name}: {concat} bytes precede the ZIP data; offsets are shifted accordingly"))
     cd_start = cd_offset + concat
+    if cd_size > MAX_CENTRAL_DIRECTORY_BYTES or n_total > MAX_ENTRIES:
+        scan.fatal = True
+        scan.problems.append(ZipProblem(
+            "zip.too-many-members",
+            f"{name}: the central directory announces {n_total} entries in {cd_size} bytes, "
+            f"above the reader's limits ({MAX_ENTRIES} entries, {MAX_CENTRAL_DIRECTORY_BYTES} "
+            "bytes); an AUCX archive has 7 members, so it is not read further "
+            "(AUCX 1.0 format, 'Structure' and 'Safety')"))
+        return
     fh.seek(cd_start)
     cdir = fh.read(cd_size)
     if len(cdir) != cd_size:
@@ -304,6 +334,14 @@ def _scan(fh, scan: ZipScan) -> None:
             usize = z64.get("file_size", usize)
             csize = z64.get("compressed_size", csize)
             offset = z64.get("header_offset", offset)
+        if len(scan.entries) >= MAX_ENTRIES:
+            scan.fatal = True
+            scan.problems.append(ZipProblem(
+                "zip.too-many-members",
+                f"{name}: the central directory holds more than {MAX_ENTRIES} entries; an "
+                "AUCX archive has 7 members, so it is not read further "
+                "(AUCX 1.0 format, 'Structure' and 'Safety')"))
+            return
         scan.entries.append(ZipEntry(
             name=member, index=len(scan.entries), flags=flags, method=method, crc=crc,
             compressed_size=csize, file_size=usize, header_offset=offset + concat,
@@ -320,6 +358,12 @@ def _scan(fh, scan: ZipScan) -> None:
             f"{name}: the ZIP archive contains no members; an AUCX archive needs "
             "manifest.json, its parts and checksums.sha256 (AUCX 1.0 format, 'Structure')"))
         return
+    if len(scan.entries) > MANY_MEMBERS:
+        scan.problems.append(ZipProblem(
+            "zip.many-members",
+            f"{name}: the archive holds {len(scan.entries)} ZIP entries; an AUCX archive has "
+            f"7 members (AUCX 1.0 format, 'Structure'), so this is far more than expected "
+            "(every entry is still listed and hashed)"))
     _check_entries(fh, scan, cd_start)
 
 
@@ -376,19 +420,32 @@ def _check_entries(fh, scan: ZipScan, cd_start: int) -> None:
     # Local headers and data spans (APPNOTE 4.3.7, 4.3.9)
     for e in scan.entries:
         _read_local(fh, scan, e, cd_start)
+    _check_overlaps(scan)
+
+
+def _check_overlaps(scan: ZipScan) -> None:
+    """Flag every entry whose span starts inside an earlier-starting span.
+
+    Spans (local header to end of data) are sorted by start once; walking
+    them keeps the span reaching furthest so far, so each entry is compared
+    with one other: O(n log n) for n entries.  Two spans overlap exactly when
+    the later-starting one starts before the furthest end seen so far.
+    """
+    name = scan.path.name
     spans = sorted((e for e in scan.entries if e.span_end is not None),
                    key=lambda e: (e.header_offset, e.index))
-    for i, e in enumerate(spans):
-        for other in spans[:i]:
-            if e.header_offset < other.span_end and other.header_offset < e.span_end:
-                e.safe = False
-                problems.append(ZipProblem(
-                    "zip.overlap",
-                    f"{name}: member {e.name!r} (bytes {e.header_offset}-{e.span_end}) overlaps "
-                    f"member {other.name!r} (bytes {other.header_offset}-{other.span_end}); "
-                    "overlapping entries are rejected (ZIP bomb / ambiguity guard, AUCX 1.0 format, 'Safety')",
-                    e.name))
-                break
+    reach: ZipEntry | None = None
+    for e in spans:
+        if reach is not None and e.header_offset < reach.span_end:
+            e.safe = False
+            scan.problems.append(ZipProblem(
+                "zip.overlap",
+                f"{name}: member {e.name!r} (bytes {e.header_offset}-{e.span_end}) overlaps "
+                f"member {reach.name!r} (bytes {reach.header_offset}-{reach.span_end}); "
+                "overlapping entries are rejected (ZIP bomb / ambiguity guard, AUCX 1.0 format, 'Safety')",
+                e.name))
+        if reach is None or e.span_end > reach.span_end:
+            reach = e
 
 
 def _read_local(fh, scan: ZipScan, e: ZipEntry, cd_start: int) -> None:

@@ -31,6 +31,14 @@ import numpy as np
 #: When a range holds at most this many samples per bin, raw samples are
 #: returned instead of an envelope.
 RAW_SAMPLES_PER_BIN = 2
+#: Most samples of one line read for one envelope on the plain (non-summary)
+#: path; wider ranges are *sampled*: every bin reads an evenly placed window
+#: of ``MAX_VIEW_SAMPLES // bins`` samples and the envelope is ``exact=False``.
+#: Keeps the work of one view proportional to the screen, not to the array
+#: (a declared ``(2**40, 5)`` array must not be read whole to draw it).
+MAX_VIEW_SAMPLES = 1 << 24
+#: Most samples fetched by one ``read`` call of the plain envelope path.
+READ_BLOCK_SAMPLES = 1 << 20
 
 
 @dataclass
@@ -320,9 +328,11 @@ class ArrayRef(ABC):
             return envelope_of(self.read(self.line_selection(index, start, stop)), start, stop, bins)
         edges = bin_edges(start, stop, bins)
         k = len(edges) - 1
+        if stop - start > MAX_VIEW_SAMPLES:
+            return self._sampled_envelope(index, edges, cancelled)
         lo = np.full(k, np.nan)
         hi = np.full(k, np.nan)
-        block = 1 << 20
+        block = READ_BLOCK_SAMPLES
         b0 = 0
         t0 = time.monotonic()
         next_preview = t0 + 0.25
@@ -334,14 +344,47 @@ class ArrayRef(ABC):
             b1 = int(np.searchsorted(edges, s + block, side="right")) - 1
             b1 = min(max(b1, b0 + 1), k)
             e = edges[b1]
-            vals = self.read(self.line_selection(index, int(s), int(e)))
-            lo[b0:b1], hi[b0:b1] = minmax_bins(vals, edges[b0 : b1 + 1], offset=int(s))
+            if b1 == b0 + 1 and e - s > block:
+                # one bin wider than a block: fold it block by block (bounded memory)
+                for a in range(int(s), int(e), block):
+                    if cancelled is not None and cancelled():
+                        raise EnvelopeCancelled()
+                    vals = self.read(self.line_selection(index, a, min(int(e), a + block)))
+                    blo, bhi = minmax_bins(vals, np.array([a, min(int(e), a + block)]), offset=a)
+                    lo[b0] = np.fmin(lo[b0], blo[0])
+                    hi[b0] = np.fmax(hi[b0], bhi[0])
+            else:
+                vals = self.read(self.line_selection(index, int(s), int(e)))
+                lo[b0:b1], hi[b0:b1] = minmax_bins(vals, edges[b0 : b1 + 1], offset=int(s))
             b0 = b1
             if preview is not None and b0 < k and time.monotonic() >= next_preview:
                 next_preview = time.monotonic() + 0.5
                 preview(Envelope(start, stop, edges[:-1].astype(np.float64), lo.copy(), hi.copy(),
                                  raw=False, exact=False))
         return Envelope(start, stop, edges[:-1].astype(np.float64), lo, hi, raw=False)
+
+    def _sampled_envelope(self, index: tuple[int | None, ...], edges: np.ndarray,
+                          cancelled: CancelledFn | None) -> Envelope:
+        """Envelope of a range too wide to read: one centred window per bin.
+
+        Reads at most :data:`MAX_VIEW_SAMPLES` samples in total; the result
+        is ``exact=False`` (extremes outside the windows may be missed).
+        """
+        k = len(edges) - 1
+        per = max(1, min(READ_BLOCK_SAMPLES, MAX_VIEW_SAMPLES // max(k, 1)))
+        lo = np.full(k, np.nan)
+        hi = np.full(k, np.nan)
+        for i in range(k):
+            if cancelled is not None and cancelled():
+                raise EnvelopeCancelled()
+            s, e = int(edges[i]), int(edges[i + 1])
+            w = min(per, e - s)
+            a = s + (e - s - w) // 2
+            vals = self.read(self.line_selection(index, a, a + w))
+            blo, bhi = minmax_bins(vals, np.array([a, a + w]), offset=a)
+            lo[i], hi[i] = blo[0], bhi[0]
+        return Envelope(int(edges[0]), int(edges[-1]), edges[:-1].astype(np.float64), lo, hi,
+                        raw=False, exact=False)
 
 
 def envelope_with_preview(

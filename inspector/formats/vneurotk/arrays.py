@@ -120,11 +120,19 @@ class H5DatasetRef(ArrayRef):
 
     def chunk_layout(self):
         """The dataset's chunk layout for the chunk-summary envelope path (see
-        :meth:`inspector.formats.arrays.ArrayRef.chunk_layout`); None if contiguous."""
+        :meth:`inspector.formats.arrays.ArrayRef.chunk_layout`); None if contiguous.
+
+        Virtual and external-storage datasets never use the raw-chunk hook
+        (``read_direct_chunk`` does not apply to them): None.
+        """
         if not hasattr(self, "_layout"):
             from inspector.formats.chunk_summary import h5_chunk_layout
 
-            self._layout = h5_chunk_layout(self._ds, self._source.identity)
+            try:
+                indirect = bool(self._ds.is_virtual) or bool(self._ds.external)
+            except (OSError, RuntimeError, ValueError, AttributeError):
+                indirect = True
+            self._layout = None if indirect else h5_chunk_layout(self._ds, self._source.identity)
         return self._layout
 
     def read_raw_chunk(self, offset: tuple[int, ...]) -> tuple[int, bytes]:

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from inspector.formats.document import FORMAT_RECORDING, Document, Stimulus
-from inspector.formats.vneurotk.arrays import CooNeuroRef, H5DatasetRef
+from inspector.formats.vneurotk.arrays import COO_BLOCK, CooNeuroRef, H5DatasetRef
 from inspector.formats.vneurotk.header import read_data_mode, read_header
 from inspector.formats.vneurotk.labels import Labels
 from inspector.formats.vneurotk.scalars import read_sequence
@@ -269,12 +269,25 @@ def _read_neuro(ctx: _Ctx, mode: str | None):
             dtype = np.dtype(dt.value if dt is not None else str(f.attrs["neuro_dtype"]))
         except TypeError:
             raise RuleError("neuro.coo-dtype", f"neuro_dtype {f.attrs['neuro_dtype']!r} is not a numpy dtype (VneuroTK on-disk notes §2)", "/@neuro_dtype") from None
+        if dtype.kind not in NUMERIC_KINDS:
+            raise RuleError("neuro.coo-dtype", f"neuro_dtype {dtype.str!r} ({dtype.name}) is not a numeric (bool, int, uint "
+                            "or float) dtype; neural data must be a numeric array (VneuroTK on-disk notes §2)", "/@neuro_dtype")
+        if any(n < 0 for n in shape):
+            raise RuleError("neuro.coo-shape", f"COO neuro_shape {list(shape)} has a negative dimension (VneuroTK on-disk notes §2)", "/@neuro_shape")
         row, col, data = f["neuro_row"], f["neuro_col"], f["neuro_data"]
+        for ds, what in ((row, "neuro_row"), (col, "neuro_col")):
+            if np.dtype(ds.dtype).kind not in "iu":
+                raise RuleError("neuro.coo-index-dtype", f"{what} has dtype {ds.dtype}; COO coordinates must be integers "
+                                "(VneuroTK on-disk notes §2)", f"/{what}")
+        if np.dtype(data.dtype).kind not in NUMERIC_KINDS:
+            raise RuleError("neuro.coo-data-dtype", f"neuro_data has dtype {data.dtype}; neural data must be a numeric array "
+                            "(VneuroTK on-disk notes §2)", "/neuro_data")
         lens = {d.name: d.shape for d in (row, col, data)}
         if any(s is None or len(s) != 1 for s in lens.values()) or len({s[0] for s in lens.values()}) != 1:
             raise RuleError("neuro.coo-lengths", f"neuro_row, neuro_col and neuro_data must be 1-D of equal length, got {lens} (VneuroTK on-disk notes §2)", "/neuro_row")
         ref = CooNeuroRef(ctx.src, row, col, data, shape, dtype, sample_axis=sample_axis)
         ctx.doc.arrays["neuro"] = ref
+        _add_verifier(ctx, lambda progress, cancelled: _verify_coo_bounds(ctx, ref, progress, cancelled))
         return ref
     if fmt != "dense":
         raise RuleError("neuro.format", f"neuro_format {fmt!r} is not 'dense' or 'coo' (VneuroTK on-disk notes §2)", "/@neuro_format")
@@ -288,12 +301,74 @@ def _read_neuro(ctx: _Ctx, mode: str | None):
         raise RuleError("neuro.missing", f"dense neural data: the required dataset '/neuro' is {what}{hint} (VneuroTK on-disk notes §2)", "/neuro")
     if ds.shape is None:
         raise RuleError("neuro.empty", "dense '/neuro' has a null dataspace (no data) (VneuroTK on-disk notes §2)", "/neuro")
+    kind = np.dtype(ds.dtype).kind
+    if kind not in NUMERIC_KINDS + "c":
+        raise RuleError("neuro.dtype", f"dense '/neuro' has dtype {ds.dtype}: neural data must be a numeric array "
+                        "(bool, int, uint or float) (VneuroTK on-disk notes §2)", "/neuro")
+    if kind in "bc":
+        ctx.warn(RuleError("neuro.dtype-unusual", f"dense '/neuro' has {'boolean' if kind == 'b' else 'complex'} dtype "
+                           f"{ds.dtype}; neural samples are expected to be real numbers (int, uint or float); "
+                           "shown as stored (VneuroTK on-disk notes §2)", "/neuro"))
     ref = H5DatasetRef(ctx.src, ds, "neuro", location="/neuro", storage="dense", sample_axis=sample_axis)
     ctx.doc.arrays["neuro"] = ref
     return ref
 
 
+#: dtype kinds accepted as neural samples: bool, signed/unsigned int, float.
+NUMERIC_KINDS = "biuf"
+#: Largest neural array (logical bytes) materialised for ``--hash-arrays``.
+MAX_HASH_BYTES = 4 << 30
+
+
+def _add_verifier(ctx: _Ctx, fn) -> None:
+    """Chain ``fn(progress, cancelled)`` after any deferred verifier already set."""
+    prev = ctx.doc.verifier
+
+    def run(progress=None, cancelled=None):
+        if prev is not None:
+            prev(progress, cancelled)
+        if cancelled is not None and cancelled():
+            return
+        fn(progress, cancelled)
+        ctx.doc.verified = True
+
+    ctx.doc.verifier = run
+    ctx.doc.verified = False
+
+
+def _verify_coo_bounds(ctx: _Ctx, ref: CooNeuroRef, progress, cancelled) -> None:
+    """Stream ``neuro_row``/``neuro_col`` in blocks (bounded memory): every
+    coordinate must fall inside ``neuro_shape`` (VneuroTK on-disk notes §2)."""
+    n_tr, n_t, n_ch = ref.shape
+    limits = {"neuro_row": n_tr * n_t, "neuro_col": n_ch}
+    for what, ds in (("neuro_row", ref._row), ("neuro_col", ref._col)):
+        lo = hi = None
+        try:
+            for a in range(0, ref.nnz, COO_BLOCK):
+                if cancelled is not None and cancelled():
+                    return
+                v = np.asarray(ctx.src.read(ds, slice(a, min(ref.nnz, a + COO_BLOCK))))
+                if v.size:
+                    vmin, vmax = int(v.min()), int(v.max())
+                    lo = vmin if lo is None else min(lo, vmin)
+                    hi = vmax if hi is None else max(hi, vmax)
+        except (OSError, ValueError, TypeError) as exc:
+            ctx.doc.error("neuro.unreadable", f"{ctx.name}: /{what} cannot be read: {exc}", f"/{what}")
+            continue
+        if lo is not None and (lo < 0 or hi >= limits[what]):
+            ctx.doc.error("neuro.coo-out-of-range",
+                          f"{ctx.name}: /{what} holds coordinates from {lo} to {hi}, outside 0..{limits[what] - 1} "
+                          f"allowed by neuro_shape {list(ref.shape)} (VneuroTK on-disk notes §2)", f"/{what}")
+
+
 def _hash_neuro(ctx: _Ctx, neuro) -> None:
+    logical = float(np.prod([float(n) for n in neuro.shape])) * np.dtype(neuro.dtype).itemsize
+    if logical > MAX_HASH_BYTES:
+        ctx.doc.warning("neuro.too-large-to-hash",
+                        f"{ctx.name}: the neural array {list(neuro.shape)} {np.dtype(neuro.dtype).name} is "
+                        f"{logical / 2**30:.3g} GiB (logical size), too large to hash (limit "
+                        f"{MAX_HASH_BYTES / 2**30:.0f} GiB); sha256 and sum are not reported", neuro.location)
+        return
     h = hashlib.sha256()
     total = 0.0
     chunks = []
@@ -344,6 +419,13 @@ def _read_neuro_info(ctx: _Ctx, shape: tuple[int, ...]) -> dict[str, Any]:
     ref.attrs["sfreq"] = sfreq if isinstance(sfreq, (int, float)) and not isinstance(sfreq, bool) else None
     ch = out.get("ch_names")
     ref.attrs["ch_names"] = [str(c) for c in ch] if isinstance(ch, list) else None
+    if isinstance(ch, list):
+        bad = [i for i, c in enumerate(ch) if not isinstance(c, str)]
+        if bad:
+            ctx.warn(RuleError("neuro-info.ch-names-type",
+                               f"neuro_info ch_names holds {len(bad)} non-string entr{'y' if len(bad) == 1 else 'ies'} "
+                               f"(first at index {bad[0]}: {ch[bad[0]]!r}); channel names should be strings, one per "
+                               "channel (VneuroTK on-disk notes §2, neuro_info)", "/neuro_info@ch_names"))
     # The unit of the samples, when neuro_info names one (free attributes: "units", "unit", "unit_type").
     unit = next((out[k] for k in ("units", "unit", "unit_type") if isinstance(out.get(k), str) and out[k]), None)
     if unit is not None:
@@ -511,5 +593,4 @@ def _read_stimuli(ctx: _Ctx) -> None:
                 if progress is not None:
                     progress(i + 1, len(entries), None)
             ctx.doc.verified = True
-        ctx.doc.verifier = verifier
-        ctx.doc.verified = False
+        _add_verifier(ctx, verifier)

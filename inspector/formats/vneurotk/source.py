@@ -11,10 +11,20 @@ Locking: HDF5 takes a shared lock when reading.  If another process holds an
 exclusive lock (a writer), the file is reopened without locking and the
 caller gets a warning (:attr:`H5Source.lock_warning`); if that fails too the
 open fails with a clear message.
+
+Virtual datasets at exit: HDF5 crashes (SIGSEGV in ``H5P_close`` during
+``H5_term_library``) when the creation property list of a virtual dataset is
+still open when the process exits, which happens whenever a document is
+still referenced (e.g. by the GUI) at interpreter shutdown.
+:func:`release_virtual_plists` closes every such list; it is registered with
+:mod:`atexit` (Python's exit handlers run before HDF5's C exit handler) the
+first time a file is opened.
 """
 
 from __future__ import annotations
 
+import atexit
+import gc
 import os
 from pathlib import Path
 from typing import Any
@@ -65,6 +75,39 @@ def _is_lock_error(exc: BaseException) -> bool:
     return any(p in text for p in _LOCK_PHRASES)
 
 
+def release_virtual_plists() -> int:
+    """Close every open dataset-creation property list of a virtual dataset.
+
+    Returns the number closed.  Safe to call at any time: h5py objects whose
+    list was closed only lose their cached layout information.
+    """
+    closed = 0
+    try:
+        objs = gc.get_objects()
+    except Exception:  # noqa: BLE001 - best effort at shutdown
+        return 0
+    for obj in objs:
+        if type(obj) is not h5py.h5p.PropDCID:
+            continue
+        try:
+            if obj.valid and obj.get_layout() == h5py.h5d.VIRTUAL:
+                obj._close()
+                closed += 1
+        except Exception:  # noqa: BLE001 - best effort at shutdown
+            continue
+    return closed
+
+
+_exit_hook_registered = False
+
+
+def _register_exit_hook() -> None:
+    global _exit_hook_registered
+    if not _exit_hook_registered:
+        _exit_hook_registered = True
+        atexit.register(release_virtual_plists)
+
+
 class H5Source:
     """An open, read-only HDF5 file plus its identity.
 
@@ -83,6 +126,7 @@ class H5Source:
         except OSError as exc:
             raise OpenError("file.unreadable", f"{self.path.name}: cannot stat file: {exc}") from exc
         self.identity = _identity(st)
+        _register_exit_hook()
         self.file = self._open()
         # The identity of what was actually opened (guards a replace during open).
         try:

@@ -114,6 +114,18 @@ def plain_ids(obj: h5py.Dataset) -> list[Any]:
     return raw.tolist()
 
 
+def _nonstandard_constant(name: str, loc: str, warnings: list[RuleError]) -> str:
+    """``parse_constant`` hook: keep ``NaN``/``Infinity``/``-Infinity`` as the
+    string of the same name (the corpus ``expected.json`` convention for
+    non-finite floats) so summaries stay valid JSON, and record a warning
+    (RFC 8259 JSON has no such constants)."""
+    where = f"{loc}@extraction_provenance"
+    warnings.append(RuleError("vision.provenance-nonstandard-json",
+                              f"non-standard JSON constant {name} in extraction_provenance, {where}; kept as the "
+                              f"string {name!r} (RFC 8259 has no NaN/Infinity; VneuroTK on-disk notes §5)", where))
+    return name
+
+
 def numeric_keys(group: h5py.Group, loc: str) -> list[str]:
     """Child names in numeric order; a non-numeric name breaks the rule."""
     keys = list(group.keys())
@@ -155,7 +167,8 @@ def read_records(f: h5py.File) -> tuple[list[VisionRecord], list[RuleError]]:
         if "extraction_provenance" in grp.attrs:
             t = as_text(grp.attrs["extraction_provenance"])
             try:
-                prov_raw = json.loads(t.value if t is not None else "")
+                prov_raw = json.loads(t.value if t is not None else "",
+                                      parse_constant=lambda c, loc=loc: _nonstandard_constant(c, loc, warnings))
             except json.JSONDecodeError as exc:
                 raise RuleError("vision.provenance-json", f"{loc}@extraction_provenance is not valid JSON: {exc} (VneuroTK on-disk notes §5)", f"{loc}@extraction_provenance") from exc
             if not isinstance(prov_raw, dict):
@@ -281,6 +294,32 @@ def resolve_path(entry: StimulusEntry, folder: Path) -> Path:
     return p if p.is_absolute() else folder / p
 
 
+def _pillow_rgb(opener: Any, what: str) -> np.ndarray:
+    """Decode an image with Pillow to an RGB ``(height, width, 3)`` uint8 array.
+
+    Every Pillow failure becomes ``OSError`` naming ``what``: unknown
+    formats, corrupt data, and decompression bombs (images declaring more
+    than ``PIL.Image.MAX_IMAGE_PIXELS`` pixels: ``DecompressionBombWarning``
+    is raised as an error here, ``DecompressionBombError`` is caught), so a
+    hostile header never allocates gigabytes or escapes as a traceback.
+    """
+    import warnings
+
+    from PIL import Image
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(opener()) as im:
+                return np.asarray(im.convert("RGB"))
+    except MemoryError as exc:
+        raise OSError(f"{what}: image too large to decode ({exc})") from exc
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+        raise OSError(f"{what}: refused to decode a possible decompression bomb: {exc}") from exc
+    except Exception as exc:  # noqa: BLE001 - Pillow raises many types on hostile input
+        raise OSError(f"{what}: {type(exc).__name__}: {exc}") from exc
+
+
 def decode_image(source: H5Source, entry: StimulusEntry, folder: Path) -> np.ndarray:
     """Decode one stimulus image the way the reference does.
 
@@ -292,22 +331,13 @@ def decode_image(source: H5Source, entry: StimulusEntry, folder: Path) -> np.nda
         OSError: the file changed, the path is missing, or Pillow cannot decode.
         ValueError: the stored value has the wrong shape for its kind.
     """
-    from PIL import Image, UnidentifiedImageError
-
     source.check()
     if entry.kind == "path":
         path = resolve_path(entry, folder)
-        try:
-            with Image.open(path) as im:
-                return np.asarray(im.convert("RGB"))
-        except (FileNotFoundError, UnidentifiedImageError) as exc:
-            raise OSError(f"stimulus {entry.stim_id!r}: cannot load image file {path}: {exc}") from exc
+        return _pillow_rgb(lambda: path, f"stimulus {entry.stim_id!r}: cannot load image file {path}")
     if entry.kind == "image_bytes":
         data = np.asarray(source.read(entry.dataset, ()))
-        try:
-            with Image.open(io.BytesIO(data.tobytes())) as im:
-                return np.asarray(im.convert("RGB"))
-        except (UnidentifiedImageError, OSError, ValueError) as exc:
-            raise OSError(f"stimulus {entry.stim_id!r}: image_bytes at {entry.location} cannot be decoded: {exc}") from exc
+        return _pillow_rgb(lambda: io.BytesIO(data.tobytes()),
+                           f"stimulus {entry.stim_id!r}: image_bytes at {entry.location} cannot be decoded")
     out = np.asarray(source.read(entry.dataset, ()) if entry.dataset.shape == () else source.read(entry.dataset, slice(None)))
     return out

@@ -34,6 +34,8 @@ from inspector.formats.arrays import ArrayRef, Envelope, EnvelopeCancelled, enve
 from inspector.jobs import JobRunner
 from inspector.ui.plots.base import PlotView
 
+#: Most channels (and trials) offered in the selection lists.
+MAX_LISTED = 4096
 #: Debounce delay after the last pan/zoom before new envelopes are requested.
 DEBOUNCE_MS = 80
 #: Extra range requested on each side, as a fraction of the visible width.
@@ -131,12 +133,16 @@ class NeuralView(PlotView):
         self.y_label = f"value ({unit})" if unit else "value"
         names = ref.attrs.get("ch_names")
         try:
-            names = [str(c) for c in names] if names is not None else None
+            names = [str(c) for c in names] if names is not None and len(names) == self.n_channels else None
         except TypeError:
             names = None
-        if names is None or len(names) != self.n_channels:
-            names = [f"ch {i}" for i in range(self.n_channels)]
-        self.ch_names = names
+        # Lists stay proportional to the screen, not to the array: a declared
+        # (10, 64, 2**40) array must not build 2**40 list items.
+        self.listed_channels = min(self.n_channels, MAX_LISTED)
+        self.listed_trials = min(self.n_trials, MAX_LISTED)
+        if names is None:
+            names = [f"ch {i}" for i in range(self.listed_channels)]
+        self.ch_names = names[: self.listed_channels]
         self.markers = {k: a for k, a in ((k, _as_array(v)) for k, v in (markers or {}).items()) if a is not None}
         self.generation = 0
         self.lines: list[_Line] = []
@@ -179,14 +185,16 @@ class NeuralView(PlotView):
         self.channel_list.addItems(self.ch_names)
         self.trial_list = QListWidget()
         self.trial_list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.trial_list.addItems([f"trial {i}" for i in range(self.n_trials)])
+        self.trial_list.addItems([f"trial {i}" for i in range(self.listed_trials)])
         side = QWidget()
         sl = QVBoxLayout(side)
         sl.setContentsMargins(0, 0, 0, 0)
-        sl.addWidget(QLabel("Channels"))
+        more = "" if self.listed_channels == self.n_channels else f" (first {self.listed_channels} of {self.n_channels})"
+        sl.addWidget(QLabel("Channels" + more))
         sl.addWidget(self.channel_list, 2)
         if self.epochs:
-            sl.addWidget(QLabel("Trials"))
+            more = "" if self.listed_trials == self.n_trials else f" (first {self.listed_trials} of {self.n_trials})"
+            sl.addWidget(QLabel("Trials" + more))
             sl.addWidget(self.trial_list, 1)
         # put the lists left of the plot
         stack_parent = self._stack.parentWidget()
@@ -198,7 +206,7 @@ class NeuralView(PlotView):
         split.setStretchFactor(1, 1)
         split.setSizes([140, 600])
         self.splitter = split
-        for i in range(min(DEFAULT_CHANNELS, self.n_channels)):
+        for i in range(min(DEFAULT_CHANNELS, self.listed_channels)):
             self.channel_list.item(i).setSelected(True)
         if self.epochs and self.n_trials:
             self.trial_list.item(0).setSelected(True)

@@ -1,0 +1,288 @@
+"""Hostile AUCX archives found by a tester: each must open, verify and
+serialise (``verify --json``) with findings at the member concerned, in
+bounded time and memory (seed 002 "Safety"; AUCX on-disk notes §1; RFC 8259).
+
+Every archive is built in ``tmp_path`` from the corpus archive
+``syn_equilibrium_s1_6x200.aucx`` (6 scans x 200 points, shared radius) with
+a correct ``checksums.sha256``, so only the crafted fault remains.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from inspector.formats import open_document
+from inspector.formats.aucx import checksums as checksums_mod
+from inspector.formats.aucx import open_archive
+from inspector.formats.aucx.findingcap import MAX_PER_CODE
+from inspector.formats.aucx.jsonmember import MAX_DEPTH, parse_json_member
+from inspector.formats.aucx.reader import JSON_MEMBER_LIMIT, MAX_JSON_CONTAINERS
+from inspector.formats.aucx.trees import MAX_CHILDREN, json_node
+from inspector.formats.aucx.zipscan import MANY_MEMBERS, ZipEntry, ZipScan, _check_overlaps
+from tests.conftest import FIXTURES
+
+BASE = FIXTURES / "aucx" / "syn_equilibrium_s1_6x200.aucx"
+MEMBERS = ("manifest.json", "experiment.json", "provenance.json", "arrays/radius.npy",
+           "arrays/signal.npy", "arrays/mask.npy", "checksums.sha256")
+
+
+def base_members() -> dict[str, bytes]:
+    with zipfile.ZipFile(BASE) as zf:
+        return {n: zf.read(n) for n in zf.namelist() if n != "checksums.sha256"}
+
+
+def build(path: Path, members: dict[str, bytes], *, checksums: bool = True,
+          method: int = zipfile.ZIP_DEFLATED) -> Path:
+    """Write ``members`` (plus a correct checksums.sha256) to ``path``."""
+    members = dict(members)
+    if checksums:
+        members["checksums.sha256"] = "".join(
+            f"{hashlib.sha256(d).hexdigest()}  {n}\n" for n, d in sorted(members.items())
+        ).encode()
+    with zipfile.ZipFile(path, "w", method) as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return path
+
+
+def with_manifest(path: Path, edit) -> Path:
+    m = base_members()
+    manifest = json.loads(m["manifest.json"])
+    edit(manifest)
+    m["manifest.json"] = json.dumps(manifest).encode()
+    return build(path, m)
+
+
+def verified(path: Path):
+    doc = open_document(path)
+    doc.verify()
+    # what `inspector verify --json` prints: strict JSON, encodable as UTF-8
+    json.dumps(doc.to_json(), allow_nan=False, ensure_ascii=False).encode("utf-8")
+    return doc
+
+
+def codes(doc) -> set[tuple[str, str]]:
+    return {(f.code, f.location) for f in doc.findings if f.severity == "error"}
+
+
+def statuses(doc) -> dict[str, str]:
+    return {m.name: m.status for m in doc.members}
+
+
+def assert_rest_checked(doc) -> None:
+    """The other checks still ran: every member was hashed against its
+    recorded digest and the three arrays were read."""
+    assert statuses(doc) == {n: "ok" for n in MEMBERS}
+    assert doc.arrays["signal"].shape == (6, 200)
+    assert doc.arrays["radius"].shape == (200,)
+    assert "internal.reader-failed" not in {f.code for f in doc.findings}
+
+
+# -- P4: many members -------------------------------------------------------
+def test_many_members_are_listed_hashed_and_capped(tmp_path):
+    """9 000 extra members (an AUCX archive has 7): a warning, every member
+    listed and hashed, and the per-member findings capped (the overlap and
+    lookup steps were quadratic: 100 000 members never finished)."""
+    m = base_members()
+    n_extra = 9_000
+    for i in range(n_extra):
+        m[f"junk/{i}"] = b""
+    doc = verified(build(tmp_path / "many.aucx", m, method=zipfile.ZIP_STORED))
+    assert [f.severity for f in doc.findings if f.code == "zip.many-members"] == ["warning"]
+    assert len(doc.members) == n_extra + 7
+    # listed in checksums.sha256 but not in the manifest parts
+    assert statuses(doc)["junk/8999"] == "ok"
+    assert all(m.computed == hashlib.sha256(b"").hexdigest()
+               for m in doc.members if m.name.startswith("junk/"))
+    not_in_parts = [f for f in doc.findings if f.code == "manifest.member-not-in-parts"]
+    assert len(not_in_parts) == MAX_PER_CODE + 1
+    assert not_in_parts[-1].location == ""
+    assert f"{n_extra - MAX_PER_CODE} more" in not_in_parts[-1].message
+    assert len(doc.tree.children) == n_extra + 7
+    assert MANY_MEMBERS < n_extra
+
+
+def _entry(name: str, index: int, start: int, end: int) -> ZipEntry:
+    e = ZipEntry(name=name, index=index, flags=0, method=0, crc=0, compressed_size=0,
+                 file_size=0, header_offset=start, date_time=(1980, 1, 1, 0, 0, 0),
+                 external_attr=0, create_system=3, create_version=20)
+    e.span_end = end
+    return e
+
+
+def test_overlap_check_finds_spans_inside_an_earlier_long_span():
+    """Sorted sweep with the furthest end so far: B and C both lie inside A
+    although C does not touch its neighbour B; D starts exactly where A ends."""
+    scan = ZipScan(Path("x.aucx"))
+    scan.entries = [_entry("D", 0, 1000, 1100), _entry("C", 1, 300, 400),
+                    _entry("A", 2, 0, 1000), _entry("B", 3, 100, 200)]
+    _check_overlaps(scan)
+    flagged = {p.location: p.message for p in scan.problems if p.code == "zip.overlap"}
+    assert set(flagged) == {"B", "C"}
+    assert "'A'" in flagged["C"]
+    assert [e.safe for e in scan.entries] == [True, False, True, False]
+
+
+# -- P5: NaN / Infinity ------------------------------------------------------
+@pytest.mark.parametrize("member, edit, token", [
+    ("manifest.json", lambda j: j["observations"].__setitem__("radius_unit", float("nan")), "NaN"),
+    ("manifest.json", lambda j: j.__setitem__("aucx_format_version", float("nan")), "NaN"),
+    ("manifest.json", lambda j: j["observations"].__setitem__("n_points", float("-inf")),
+     "-Infinity"),
+    ("provenance.json", lambda j: j["export"].__setitem__("member_count", float("nan")), "NaN"),
+    ("experiment.json", lambda j: j["scans"][0].__setitem__("index", float("inf")), "Infinity"),
+])
+def test_nan_and_infinity_literals_are_findings(tmp_path, member, edit, token):
+    m = base_members()
+    payload = json.loads(m[member])
+    edit(payload)
+    m[member] = json.dumps(payload).encode()  # Python writes NaN / Infinity literals
+    assert token.encode() in m[member]
+    doc = verified(build(tmp_path / "nan.aucx", m))
+    code = "manifest.not-json" if member == "manifest.json" else "json.invalid"
+    msgs = [f.message for f in doc.findings if f.code == code and f.location == member]
+    assert len(msgs) == 1
+    assert f"{member} is not valid JSON: {token} is not a JSON value" in msgs[0]
+    assert_rest_checked(doc)
+
+
+def test_overflowing_number_is_a_finding(tmp_path):
+    m = base_members()
+    m["manifest.json"] = m["manifest.json"].replace(b'"radius_unit": "cm"',
+                                                    b'"radius_unit": 1e999')
+    doc = verified(build(tmp_path / "inf.aucx", m))
+    assert ("manifest.not-json", "manifest.json") in codes(doc)
+    assert doc.summary["radius_unit"] is None
+
+
+# -- P6: lone surrogates ------------------------------------------------------
+@pytest.mark.parametrize("where", ["scan_id", "key"])
+def test_lone_surrogate_is_a_finding(tmp_path, where):
+    m = base_members()
+    if where == "scan_id":
+        m["manifest.json"] = m["manifest.json"].replace(b'"scan_001"', b'"\\ud800"')
+    else:
+        m["manifest.json"] = m["manifest.json"].replace(b'"software"', b'"\\udcff"')
+    doc = verified(build(tmp_path / "sur.aucx", m))
+    msgs = [f.message for f in doc.findings if f.code == "manifest.not-json"]
+    assert len(msgs) == 1 and "lone surrogate" in msgs[0]
+    assert doc.summary["scan_ids"] == []
+    assert_rest_checked(doc)
+
+
+def test_surrogate_pair_is_accepted():
+    assert parse_json_member(b'["\\ud83d\\ude00"]') == (["\U0001F600"], None)
+
+
+# -- P9: parse failures other than JSONDecodeError ---------------------------
+@pytest.mark.parametrize("member", ["manifest.json", "experiment.json"])
+def test_deep_nesting_is_a_finding(tmp_path, member):
+    m = base_members()
+    m[member] = b"[" * 100_000 + b"]" * 100_000
+    doc = verified(build(tmp_path / "deep.aucx", m))
+    code = "manifest.not-json" if member == "manifest.json" else "json.invalid"
+    assert (code, member) in codes(doc)
+    assert_rest_checked(doc)
+    if member == "experiment.json":  # the manifest was still read
+        assert doc.summary["scan_ids"] == [f"scan_{i:03d}" for i in range(1, 7)]
+
+
+def test_nesting_limit_is_exact():
+    ok = b"[" * MAX_DEPTH + b"]" * MAX_DEPTH
+    assert parse_json_member(ok)[1] is None
+    deeper = b"{\"a\":" + ok + b"}"
+    value, why = parse_json_member(deeper)
+    assert value is None and why == f"nesting is deeper than {MAX_DEPTH} levels"
+
+
+def test_integer_beyond_digit_limit_is_a_finding(tmp_path):
+    m = base_members()
+    m["manifest.json"] = m["manifest.json"].replace(b'"n_scans": 6',
+                                                    b'"n_scans": ' + b"9" * 5000)
+    doc = verified(build(tmp_path / "bigint.aucx", m))
+    msgs = [f.message for f in doc.findings if f.code == "manifest.not-json"]
+    assert len(msgs) == 1 and "4300 digits" in msgs[0]
+    assert_rest_checked(doc)
+
+
+# -- P11: oversize members ---------------------------------------------------
+def test_oversize_manifest_is_not_parsed(tmp_path):
+    m = base_members()
+    m["manifest.json"] = b'{"x": "' + b"a" * JSON_MEMBER_LIMIT + b'"}'
+    doc = verified(build(tmp_path / "big.aucx", m))
+    msgs = [f.message for f in doc.findings if f.code == "member.too-large"]
+    assert len(msgs) == 1 and f"declares {JSON_MEMBER_LIMIT + 9} bytes" in msgs[0]
+    assert [f.location for f in doc.findings if f.code == "member.too-large"] == ["manifest.json"]
+    assert statuses(doc)["manifest.json"] == "ok"  # still hashed
+
+
+def test_too_many_containers_are_not_parsed(tmp_path):
+    m = base_members()
+    m["provenance.json"] = b"[" + b"[]," * MAX_JSON_CONTAINERS + b"0]"
+    doc = verified(build(tmp_path / "containers.aucx", m))
+    msgs = [f.message for f in doc.findings if f.code == "json.invalid"]
+    assert len(msgs) == 1 and f"{MAX_JSON_CONTAINERS + 1} arrays/objects" in msgs[0]
+    assert_rest_checked(doc)
+
+
+def test_checksum_lines_are_capped(tmp_path):
+    m = base_members()
+    lines = "".join(f"{hashlib.sha256(d).hexdigest()}  {n}\n" for n, d in sorted(m.items()))
+    filler = "".join(f"{'0' * 64}  absent/{i}\n" for i in range(checksums_mod.MAX_LINES))
+    m["checksums.sha256"] = (lines + filler).encode()
+    doc = verified(build(tmp_path / "lines.aucx", m, checksums=False))
+    too_many = [f for f in doc.findings if f.code == "checksums.too-many-lines"]
+    assert len(too_many) == 1 and too_many[0].location == "checksums.sha256"
+    missing = [f for f in doc.findings if f.code == "checksums.listed-missing"]
+    # the first MAX_LINES lines were read: 6 real members, the rest absent
+    assert len(missing) == MAX_PER_CODE + 1
+    assert f"{checksums_mod.MAX_LINES - 6 - MAX_PER_CODE} more" in missing[-1].message
+    assert statuses(doc)["arrays/signal.npy"] == "ok"
+
+
+def test_json_tree_shows_at_most_max_children():
+    node = json_node("scan_ids", [f"s{i}" for i in range(MAX_CHILDREN + 5)])
+    assert len(node.children) == MAX_CHILDREN + 1
+    assert node.children[-1].detail == "5 more item(s) not shown"
+    assert node.detail == f"{MAX_CHILDREN + 5} item(s)"
+
+
+# -- n_scans / n_points --------------------------------------------------------
+def test_huge_n_scans_is_reported(tmp_path):
+    path = with_manifest(tmp_path / "n.aucx",
+                         lambda j: j["observations"].__setitem__("n_scans", 10**30))
+    doc = verified(path)
+    msgs = [f.message for f in doc.findings if f.code == "array.scan-count"]
+    assert len(msgs) == 1
+    assert f"n_scans = {10**30} but the signal array has 6 row(s)" in msgs[0]
+
+
+def test_n_points_must_match_signal_columns(tmp_path):
+    path = with_manifest(tmp_path / "p.aucx",
+                         lambda j: j["observations"].__setitem__("n_points", 199))
+    doc = verified(path)
+    assert ("array.point-count", "manifest.json") in codes(doc)
+    assert doc.summary["n_points"] == 199
+
+
+@pytest.mark.parametrize("value", [-1, 6.0, True, "6", None, [6]])
+def test_n_scans_must_be_a_non_negative_integer(tmp_path, value):
+    path = with_manifest(tmp_path / "t.aucx",
+                         lambda j: j["observations"].__setitem__("n_scans", value))
+    doc = verified(path)
+    msgs = [f.message for f in doc.findings if f.code == "manifest.observations-invalid"]
+    assert len(msgs) == 1 and "n_scans must be a non-negative integer" in msgs[0]
+    assert doc.summary["n_scans"] == 0
+
+
+def test_unmodified_base_is_clean(tmp_path):
+    """The builder itself introduces no fault (guards every test above)."""
+    doc = verified(build(tmp_path / "ok.aucx", base_members()))
+    assert doc.ok and doc.findings == []
+    assert doc.summary["n_scans"] == 6 and doc.summary["n_points"] == 200
+    assert open_archive(BASE).summary["scan_ids"] == doc.summary["scan_ids"]

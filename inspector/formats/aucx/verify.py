@@ -13,7 +13,10 @@ cannot be read at all (file changed under us) is ``mismatch`` with a
 ``member.unreadable`` finding.  The checksum
 file itself has no recorded digest; it is ``ok`` when it inflates cleanly.
 ``progress(done, total, member_check)`` is called after each member from the
-calling thread; when ``cancelled()`` returns True the remaining members become
+calling thread (for archives of more than :data:`PROGRESS_EACH` members: after
+every ``total // PROGRESS_CALLS``-th member and the last, so a consumer doing
+O(members) work per call stays linear; every row is final in ``doc.members``
+when the verifier returns); when ``cancelled()`` returns True the remaining members become
 ``cancelled``, a warning ``verify.cancelled`` is added and ``doc.verified``
 stays False.  Only a complete run sets ``doc.verified = True`` (seed
 "Checksums": nothing is reported verified before verification succeeds).
@@ -38,6 +41,10 @@ from inspector.formats.document import CancelFn, Document, MemberCheck, Progress
 WORKERS = 2
 #: Batches submitted to the pool at once (bounded queue of work).
 IN_FLIGHT = 2 * WORKERS
+#: Up to this many members, progress is reported after every member ...
+PROGRESS_EACH = 1000
+#: ... above it, about this many times in all.
+PROGRESS_CALLS = 200
 #: Small members are hashed in batches of at most this many members ...
 BATCH_MEMBERS = 512
 #: ... or this many declared bytes (a larger member is a batch of its own).
@@ -182,10 +189,12 @@ def _run(doc: Document, st, progress: ProgressFn | None, cancelled: CancelFn | N
     def add(sev: str, code: str, msg: str, loc: str) -> None:
         st.verify_findings.append(getattr(doc, sev)(code, msg, loc))
 
+    step = 1 if total <= PROGRESS_EACH else total // PROGRESS_CALLS
+
     def report(row: MemberCheck) -> None:
         nonlocal done
         done += 1
-        if progress is not None:
+        if progress is not None and (done % step == 0 or done == total):
             progress(done, total, row)
 
     scans: dict[str, ArrayScan] = {}

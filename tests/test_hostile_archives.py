@@ -92,7 +92,12 @@ def test_many_members_are_listed_hashed_and_capped(tmp_path):
     n_extra = 9_000
     for i in range(n_extra):
         m[f"junk/{i}"] = b""
-    doc = verified(build(tmp_path / "many.aucx", m, method=zipfile.ZIP_STORED))
+    doc = open_document(build(tmp_path / "many.aucx", m, method=zipfile.ZIP_STORED))
+    calls: list[tuple[int, int]] = []
+    doc.verify(progress=lambda done, total, row: calls.append((done, total)))
+    json.dumps(doc.to_json(), allow_nan=False)
+    # throttled above 1000 members, so a window doing O(n) work per call stays linear
+    assert 200 <= len(calls) <= 201 and calls[-1] == (n_extra + 7, n_extra + 7)
     assert [f.severity for f in doc.findings if f.code == "zip.many-members"] == ["warning"]
     assert len(doc.members) == n_extra + 7
     # listed in checksums.sha256 but not in the manifest parts
@@ -286,3 +291,18 @@ def test_unmodified_base_is_clean(tmp_path):
     assert doc.ok and doc.findings == []
     assert doc.summary["n_scans"] == 6 and doc.summary["n_points"] == 200
     assert open_archive(BASE).summary["scan_ids"] == doc.summary["scan_ids"]
+
+
+def test_structured_signal_is_not_handed_out_for_plotting(tmp_path):
+    """A structured .npy signal gets array.dtype and no plottable array (the
+    AUC plot raised TypeError converting it to float64)."""
+    import io
+
+    import numpy as np
+    m = base_members()
+    buf = io.BytesIO()
+    np.save(buf, np.zeros((6, 200), dtype=[("a", "<f8"), ("b", "<f8")]))
+    m["arrays/signal.npy"] = buf.getvalue()
+    doc = verified(build(tmp_path / "structured.aucx", m))
+    assert ("array.dtype", "arrays/signal.npy") in codes(doc)
+    assert "signal" not in doc.arrays and doc.arrays["radius"].shape == (200,)

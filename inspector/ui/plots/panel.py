@@ -91,7 +91,7 @@ class PlotPanel(QWidget):
     def _auc_view(self, *args: Any) -> None:
         try:
             self._set_view(AucView(*args))
-        except ValueError as exc:  # damaged arrays: say why, never guess
+        except (ValueError, TypeError) as exc:  # damaged arrays: say why, never guess
             self._message.setText(f"cannot plot the scans: {exc} (see Findings)")
             self._message.show()
 

@@ -47,6 +47,9 @@ def scan_curves(radius: np.ndarray, signal: np.ndarray, mask: np.ndarray | None)
     for i in range(signal.shape[0]):
         r = radius if radius.ndim == 1 else radius[i]
         keep = m[i] & np.isfinite(r) & np.isfinite(signal[i])
+        if not keep.any():  # a scan with no real point draws nothing (and no all-NaN curve)
+            out.append((np.empty(0), np.empty(0)))
+            continue
         out.append((np.where(keep, r, np.nan), np.where(keep, signal[i], np.nan)))
     return out
 

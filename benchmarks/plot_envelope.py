@@ -5,8 +5,8 @@ continuous recording: ``neuro`` float32 ``(4194304, 64)`` (1 GiB), gzip level
 4 + shuffle, chunked as the reference writer does (halve the longest axis
 until a chunk holds at most 1 MiB: ``(4096, 64)``), then measures through the
 app's own code path (``open_document`` -> ``doc.arrays["neuro"].envelope``,
-or :class:`inspector.formats.chunk_summary.H5DatasetRef` when the reader does
-not expose the chunk hook) and prints one JSON object:
+the recording reader's own ArrayRef with its chunk hook) and prints one JSON
+object:
 
 - ``first_preview_ms``: cold summary; time to the first progressive preview
   of the whole range of one channel at 2000 bins.

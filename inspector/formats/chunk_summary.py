@@ -136,47 +136,6 @@ def h5_read_raw_chunk(dataset: Any, offset: tuple[int, ...]) -> tuple[int, bytes
     return int(mask), bytes(data) if not isinstance(data, bytes) else data
 
 
-class H5DatasetRef(ArrayRef):
-    """An :class:`ArrayRef` over an ``h5py.Dataset`` that opts in to chunk decoding.
-
-    A reference implementation of the hook (used by the benchmark and the
-    tests); readers may subclass it or copy its three methods.
-
-    Args:
-        name: display name.
-        dataset: an open ``h5py.Dataset`` (kept open by the caller).
-        identity: ``(st_dev, st_ino, st_size, st_mtime_ns)`` of the file, or None.
-        sample_axis: the plotted axis.
-    """
-
-    def __init__(self, name: str, dataset: Any, identity: tuple | None = None,
-                 sample_axis: int = 0) -> None:
-        super().__init__()
-        self.name = name
-        self._ds = dataset
-        self.shape = tuple(int(s) for s in dataset.shape)
-        self.dtype = np.dtype(dataset.dtype)
-        self.location = str(dataset.name)
-        self.storage = "dense"
-        self.sample_axis = sample_axis
-        self._layout = h5_chunk_layout(dataset, identity)
-
-    def read(self, selection: Any = Ellipsis) -> np.ndarray:
-        try:
-            out = np.asarray(self._ds[selection])
-        except (KeyError, RuntimeError) as exc:
-            raise OSError(str(exc)) from exc
-        if not out.dtype.isnative:
-            out = out.astype(out.dtype.newbyteorder("="))
-        return out
-
-    def chunk_layout(self) -> ChunkLayout | None:
-        return self._layout
-
-    def read_raw_chunk(self, offset: tuple[int, ...]) -> tuple[int, bytes]:
-        return h5_read_raw_chunk(self._ds, offset)
-
-
 # -- decoding ------------------------------------------------------------------------
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QIcon, QPixmap
+from PySide6.QtGui import QIcon, QPalette, QPixmap
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QSplitter, QWidget
 
 from inspector.ui.plots.base import PlotView
@@ -79,7 +79,11 @@ class AucView(PlotView):
         self.scan_ids += [f"scan {i + 1}" for i in range(len(self.scan_ids), len(data))]
         cmap = pg.colormap.get("viridis")
         n = len(data)
-        self.colors = [cmap.map(0.9 * i / max(n - 1, 1), mode="qcolor") for i in range(n)]
+        # viridis runs from dark purple to yellow: on a dark background skip its darkest end
+        dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128
+        first = 0.3 if dark else 0.0
+        self.colors = [cmap.map(first + (0.9 - first) * i / max(n - 1, 1), mode="qcolor")
+                       for i in range(n)]
         legend = self.add_legend(offset=(-10, -40))  # bottom right: profiles rise to the right
         self.items: list[pg.PlotDataItem] = []
         for i, (x, y) in enumerate(data):

@@ -161,7 +161,7 @@ def _walk(group: h5py.Group, node: Node, report: Report, seen: set, path: Path) 
             except Exception:  # noqa: BLE001 - identity is only used to stop cycles
                 key = (id(obj), loc)
             try:
-                members = f"{len(obj)} members"
+                members = f"{len(obj)} member{'' if len(obj) == 1 else 's'}"
             except (OSError, RuntimeError, ValueError) as exc:
                 report("error", "tree.group-unreadable", f"{loc}: group cannot be read: {exc}", loc)
                 members = "unreadable"

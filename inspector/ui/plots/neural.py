@@ -164,6 +164,10 @@ class NeuralView(PlotView):
         self._setup()
 
     # -- controls ------------------------------------------------------------------
+    def _count_channels(self) -> None:
+        shown = len(self.channel_list.selectedItems())
+        self.channel_label.setText(f"Channels: {shown} of {self.n_channels} shown{self._channel_more}")
+
     def _build_controls(self) -> None:
         row = QHBoxLayout()
         self.mode = QComboBox()
@@ -190,7 +194,10 @@ class NeuralView(PlotView):
         sl = QVBoxLayout(side)
         sl.setContentsMargins(0, 0, 0, 0)
         more = "" if self.listed_channels == self.n_channels else f" (first {self.listed_channels} of {self.n_channels})"
-        sl.addWidget(QLabel("Channels" + more))
+        self.channel_label = QLabel("Channels" + more)
+        self.channel_label.setToolTip("Ctrl-click or Shift-click to choose the channels plotted")
+        self._channel_more = more
+        sl.addWidget(self.channel_label)
         sl.addWidget(self.channel_list, 2)
         if self.epochs:
             more = "" if self.listed_trials == self.n_trials else f" (first {self.listed_trials} of {self.n_trials})"
@@ -210,6 +217,8 @@ class NeuralView(PlotView):
             self.channel_list.item(i).setSelected(True)
         if self.epochs and self.n_trials:
             self.trial_list.item(0).setSelected(True)
+        self._count_channels()
+        self.channel_list.itemSelectionChanged.connect(self._count_channels)
         self.channel_list.itemSelectionChanged.connect(self.rebuild)
         self.trial_list.itemSelectionChanged.connect(self.rebuild)
         self.mode.currentIndexChanged.connect(self._restack)

@@ -68,6 +68,10 @@ def run_gui(files: Sequence[str], screenshot: str | None = None,
     targets = list(files) or [str(p) for p in bundled_samples()]
     win.show()
     win.open_paths(targets)
+    if not files and targets:
+        win.all_ready.connect(lambda: win.statusBar().showMessage(
+            f"No file given: showing the {len(targets)} bundled sample files. "
+            "Open your own with File > Open (Ctrl+O) or drop them on the window."))
     if screenshot:
         result = {"code": 1}
 

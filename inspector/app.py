@@ -4,25 +4,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from inspector import APP_ID, APP_NAME, __version__
-
-
-def bundled_samples() -> list[Path]:
-    """Sample files shipped in ``inspector.resources/samples`` (opened when no file is given)."""
-    from importlib.resources import as_file, files
-
-    root = files("inspector.resources") / "samples"
-    out: list[Path] = []
-    with as_file(root) as folder:
-        folder = Path(folder)
-        if folder.is_dir():
-            for p in sorted(folder.iterdir()):
-                if p.name.startswith((".", "_")) or p.suffix in (".md", ".txt", ".py"):
-                    continue
-                out.append(p)
-    return out
+from inspector.resources_access import sample_files
 
 
 def make_application(argv: Sequence[str] | None = None):
@@ -65,7 +49,7 @@ def run_gui(files: Sequence[str], screenshot: str | None = None,
     else:
         win.resize(1280, 800)
         win.restore_geometry()
-    targets = list(files) or [str(p) for p in bundled_samples()]
+    targets = list(files) or [str(p) for p in sample_files()]
     win.show()
     win.open_paths(targets)
     if not files and targets:

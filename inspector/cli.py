@@ -19,6 +19,7 @@ import sys
 from collections.abc import Sequence
 
 from inspector import __version__
+from inspector.formats.findings import with_file
 
 SUBCOMMANDS = {
     "verify": "check files headless and print a report (or JSON lines with --json)",
@@ -95,8 +96,7 @@ def format_report(doc) -> str:
     if doc.findings:
         lines.append("  findings:")
         for f in doc.findings:
-            loc = f" [{f.location}]" if f.location else ""
-            lines.append(f"    {f.severity:<7} {f.code}{loc}: {f.message}")
+            lines.append(f"    {f.severity:<7} {f.code}: {with_file(doc.name, f)}")
     return "\n".join(lines)
 
 

@@ -25,7 +25,7 @@ from inspector.formats.delimited import (
 )
 from inspector.formats.delimited.values import format_datetime, parse_timestamp
 from inspector.formats.document import FORMAT_DELIMITED
-from inspector.formats.sniff import sniff
+from inspector.formats.registry import sniff
 
 LONG = "scan,radius_cm,signal\ns1,5.90,0.10\ns1,5.91,0.20\ns2,5.90,0.30\ns2,5.91,0.40\n"
 

@@ -37,7 +37,7 @@ def wheel(tmp_path_factory) -> Path:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy2(ROOT / name, src / name)
-    for name in ("inspector", "resources"):
+    for name in ("inspector",):
         shutil.copytree(ROOT / name, src / name, ignore=ignore)
     cmd = [sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "-w", str(tmp / "out"),
            "--quiet", "--disable-pip-version-check"]
@@ -101,17 +101,17 @@ def test_icons_are_package_data(wheel, names):
             for f in files:
                 member = f"inspector/resources/icons/{f}"
                 assert member in names
-                assert zf.read(member) == (ROOT / "resources" / "icons" / f).read_bytes()
+                assert zf.read(member) == (ROOT / "inspector" / "resources" / "icons" / f).read_bytes()
 
 
 def test_samples_are_package_data(wheel, names):
     src = wheel.parent.parent / "src"  # the copy the wheel was built from
-    shipped = [p for p in (src / "resources" / "samples").rglob("*")
+    shipped = [p for p in (src / "inspector" / "resources" / "samples").rglob("*")
                if p.is_file() and "__pycache__" not in p.parts]
     assert any(p.suffix == ".aucx" for p in shipped) and any(p.suffix == ".h5" for p in shipped)
     with zipfile.ZipFile(wheel) as zf:
         for p in shipped:
-            member = "inspector/resources/" + p.relative_to(src / "resources").as_posix()
+            member = "inspector/resources/" + p.relative_to(src / "inspector" / "resources").as_posix()
             assert member in names, f"{member} missing from the wheel"
             assert zf.read(member) == p.read_bytes()
 

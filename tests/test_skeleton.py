@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.cli import main
+from inspector.cli import format_report, main
 from inspector.formats import open_document, sniff
 from tests.conftest import FIXTURES
 
@@ -55,7 +55,9 @@ def test_unrecognised_file_gets_a_clear_finding(tmp_path):
     assert not doc.ok
     assert [f.code for f in doc.findings] == ["format.unrecognised"]
     assert "unrecognised format" in doc.findings[0].message
-    assert "notes.aucx" in doc.findings[0].message
+    # the file is named once, by the report, not in every message
+    assert "notes.aucx" not in doc.findings[0].message
+    assert "notes.aucx: unrecognised format" in format_report(doc)
 
 
 def test_plain_zip_without_manifest_is_unknown(tmp_path):
@@ -79,7 +81,8 @@ def test_verify_json_contract_and_exit_codes(capsys, tmp_path):
     obj = json.loads(capsys.readouterr().out.strip())
     assert set(obj) == {"path", "format", "ok", "findings", "summary"}
     assert obj["format"] == "unknown" and obj["ok"] is False
-    assert set(obj["findings"][0]) == {"severity", "code", "message", "location"}
+    assert set(obj["findings"][0]) == {"severity", "code", "message", "location", "rule"}
+    assert obj["findings"][0]["rule"]  # every finding names the source of its rule
     with pytest.raises(SystemExit) as e:
         main(["verify"])
     assert e.value.code == 2

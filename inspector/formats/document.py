@@ -1,63 +1,66 @@
 """The format-independent result of opening a file: a :class:`Document`.
 
-Every reader in :mod:`inspector.formats` turns a path into a ``Document``.
-The GUI (through :mod:`inspector.models`) and the headless ``inspector verify``
-command both consume it, so they report exactly the same findings (DESIGN.md,
-"Contracts").  Nothing here imports Qt.
+Every reader registered in :mod:`inspector.formats.registry` turns a path
+into a ``Document``.  The GUI (through :mod:`inspector.models`) and the
+headless ``inspector verify`` command both consume it, so they report exactly
+the same findings (docs/architecture.md, "Contracts").  A document says what
+it offers through typed capabilities (:mod:`.capabilities`); views are chosen
+by capability, never by format name.  Nothing here imports Qt.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+from inspector.formats.capabilities import (
+    MEMBER_STATUSES,
+    AucScans,
+    AucxExport,
+    CancelFn,
+    CheckResult,
+    ChecksumTable,
+    DeferredCheck,
+    MemberCheck,
+    MemberStatus,
+    Progress,
+    ProgressFn,
+    Stimulus,
+    TrialStructure,
+)
+from inspector.formats.findings import SEVERITIES, Finding, Findings, Rule, Scope, Severity
 
-from inspector.formats.arrays import ArrayRef
+if TYPE_CHECKING:
+    import pandas as pd
 
-#: Severities, most severe first.
-SEVERITIES = ("error", "warning", "info")
+    from inspector.formats.arrays import ArrayRef
 
-#: Format identifiers used in ``Document.format`` and in ``verify --json``.
-FORMAT_RECORDING = "vneurotk-recording"
-FORMAT_AUCX = "aucx"
-FORMAT_DELIMITED = "auc-delimited"
-FORMAT_UNKNOWN = "unknown"
+__all__ = [
+    "FORMAT_AUCX", "FORMAT_DELIMITED", "FORMAT_RECORDING", "FORMAT_UNKNOWN", "MEMBER_STATUSES",
+    "SEVERITIES", "AucScans", "AucxExport", "CancelFn", "CheckResult", "ChecksumTable",
+    "DeferredCheck", "Document", "Finding", "Findings", "FormatId", "MemberCheck",
+    "MemberStatus", "Node", "Progress", "ProgressFn", "Rule", "Scope", "Severity", "Stimulus",
+    "TrialStructure",
+]
 
 
-@dataclass(frozen=True)
-class Finding:
-    """One problem or remark about a file.
+class FormatId(StrEnum):
+    """Format identifiers of ``Document.format`` and ``verify --json``."""
 
-    Attributes:
-        severity: ``"error"`` (the file breaks a rule; the document is not ok),
-            ``"warning"`` (readable but suspicious) or ``"info"``.
-        code: short stable identifier, e.g. ``"header.missing-writer-version"``.
-        message: one sentence naming the rule broken and its source.
-        location: where in the file: an HDF5 path (``"/neuro"``), an archive
-            member (``"arrays/mask.npy"``) or ``"file:line"`` for text sources;
-            ``""`` for the file as a whole.
-    """
+    RECORDING = "vneurotk-recording"
+    AUCX = "aucx"
+    DELIMITED = "auc-delimited"
+    UNKNOWN = "unknown"
 
-    severity: str
-    code: str
-    message: str
-    location: str = ""
 
-    def __post_init__(self) -> None:
-        if self.severity not in SEVERITIES:
-            raise ValueError(f"unknown severity {self.severity!r}")
-
-    def to_json(self) -> dict[str, str]:
-        return {
-            "severity": self.severity,
-            "code": self.code,
-            "message": self.message,
-            "location": self.location,
-        }
+FORMAT_RECORDING = FormatId.RECORDING
+FORMAT_AUCX = FormatId.AUCX
+FORMAT_DELIMITED = FormatId.DELIMITED
+FORMAT_UNKNOWN = FormatId.UNKNOWN
 
 
 @dataclass
@@ -90,11 +93,13 @@ class Node:
         self.children.append(child)
         return child
 
-    def walk(self):
-        """Yield this node and every descendant, depth first."""
-        yield self
-        for c in self.children:
-            yield from c.walk()
+    def walk(self) -> Iterator[Node]:
+        """Yield this node and every descendant, depth first (iteratively)."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
 
     def find(self, location: str) -> Node | None:
         """Return the first node whose ``location`` equals ``location``."""
@@ -104,67 +109,35 @@ class Node:
         return None
 
 
-#: Member statuses of an archive's checksum table (issue 4).
-MEMBER_STATUSES = (
-    "pending",
-    "ok",
-    "mismatch",
-    "missing-member",
-    "unlisted",
-    "malformed-entry",
-    "duplicate-entry",
-    "cancelled",
-    # a member that failed a ZIP safety check and was never decompressed
-    "refused",
-)
+class _Transitional:
+    """Old reader-facing API kept while the readers move to rules.
 
-
-@dataclass
-class MemberCheck:
-    """One row of an archive's checksum table.
-
-    ``recorded`` is the digest in ``checksums.sha256`` (None if unlisted);
-    ``computed`` the streamed SHA-256 of the member (None until hashed or if
-    the member is missing); ``status`` one of :data:`MEMBER_STATUSES`.
+    TRANSITIONAL: removed once every reader reports through ``Rule`` objects
+    and returns ``CheckResult`` objects (see docs/architecture.md).
     """
 
-    name: str
-    recorded: str | None
-    computed: str | None = None
-    status: str = "pending"
+    findings: Findings
+    _verified_override: bool | None
+    checks: list[DeferredCheck]
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "recorded": self.recorded,
-            "computed": self.computed,
-            "status": self.status,
-        }
+    def error(self, code: str, message: str, location: str = "") -> Finding:
+        f = Finding(Severity.ERROR, code, message, location)
+        self.findings.add(f)
+        return f
 
+    def warning(self, code: str, message: str, location: str = "") -> Finding:
+        f = Finding(Severity.WARNING, code, message, location)
+        self.findings.add(f)
+        return f
 
-@dataclass
-class Stimulus:
-    """A stimulus image, decoded on demand.
-
-    ``stim_id`` keeps its Python type (int, str, float...). ``kind`` is the
-    stored kind (``array``, ``image_bytes``, ``path``). ``load`` returns an
-    ``(H, W)`` or ``(H, W, C)`` uint8/float array, raising ``OSError`` or
-    ``ValueError`` when the image cannot be decoded or found.
-    """
-
-    stim_id: Any
-    kind: str
-    location: str
-    load: Callable[[], Any]
-
-
-#: ``progress(done, total, member_check)`` during verification.
-ProgressFn = Callable[[int, int, MemberCheck | None], None]
-CancelFn = Callable[[], bool]
+    def info(self, code: str, message: str, location: str = "") -> Finding:
+        f = Finding(Severity.INFO, code, message, location)
+        self.findings.add(f)
+        return f
 
 
 @dataclass
-class Document:
+class Document(_Transitional):
     """Everything the inspector knows about one opened file.
 
     Built by :func:`inspector.formats.open_document`; never raises for bad
@@ -172,77 +145,128 @@ class Document:
 
     Attributes:
         path: the file (or folder, for delimited sources) that was opened.
-        format: one of ``"vneurotk-recording"``, ``"aucx"``,
-            ``"auc-delimited"``, ``"unknown"``.
-        findings: every problem found, in discovery order.
-        summary: the JSON-ready facts of ``inspector verify --json`` (issue 2
-            item 5; key names of the corpus ``expected.json`` files).
+        format: see :class:`FormatId`.
+        kind_label: what the file is, for titles (``"VneuroTK recording"``).
+        tree_title: the title of the raw structure view (``"HDF5 objects"``).
+        findings: the collector of every finding, in discovery order.
+        summary: the JSON-ready facts of ``inspector verify --json`` only;
+            views never read it (they read the capabilities below).
         header: the summary tree (format, versions, modes, array facts).
         tree: the raw structure: HDF5 object tree or archive member list.
         provenance: provenance tree (vision records, import/export records).
-        tables: named ``pandas.DataFrame`` objects (``"trial_meta"``,
-            ``"scans"``...).
+        tables: named ``pandas.DataFrame`` objects (``"trial_meta"``, ``"scans"``).
+        table_locations: the file location of each table, for findings.
         arrays: named lazy :class:`ArrayRef` objects for plotting.
-        members: the checksum table (archives only).
-        stimuli: stimulus images (recordings only).
-        verifier: for formats with a deferred streaming check (AUCX checksums),
-            a callable ``verifier(progress, cancelled)`` that fills in
-            :attr:`members` and appends findings; None otherwise.  Until it has
-            run, :attr:`verified` is False and nothing is reported verified.
-        extra: format-specific objects for views (e.g. AUC experiment model).
+        stimuli: stimulus images.
+        checksums: the checksum table, for archives.
+        trials: the trial structure, for recordings.
+        auc: the AUC experiment, for AUC documents.
+        export: how to export the document to AUCX, when it can be.
+        checks: deferred checks still to run (see :meth:`verify`, :meth:`apply`).
+        traceback: the traceback of a reader bug (``internal.reader-failed``).
     """
 
     path: Path
     format: str = FORMAT_UNKNOWN
-    findings: list[Finding] = field(default_factory=list)
+    kind_label: str = "Unrecognised file"
+    tree_title: str = "Structure"
+    findings: Findings = field(default_factory=Findings)
     summary: dict[str, Any] = field(default_factory=dict)
     header: Node = field(default_factory=lambda: Node("header", kind="group"))
     tree: Node | None = None
     provenance: Node | None = None
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    table_locations: dict[str, str] = field(default_factory=dict)
     arrays: dict[str, ArrayRef] = field(default_factory=dict)
-    members: list[MemberCheck] = field(default_factory=list)
     stimuli: list[Stimulus] = field(default_factory=list)
-    verifier: Callable[[ProgressFn | None, CancelFn | None], None] | None = None
-    verified: bool = True
+    checksums: ChecksumTable | None = None
+    trials: TrialStructure | None = None
+    auc: AucScans | None = None
+    export: AucxExport | None = None
+    checks: list[DeferredCheck] = field(default_factory=list)
+    traceback: str | None = None
+    # TRANSITIONAL (see _Transitional)
     extra: dict[str, Any] = field(default_factory=dict)
+    verifier: Any = None
+    _verified_override: bool | None = field(default=None, repr=False)
+    _members_list: list[MemberCheck] | None = field(default=None, repr=False)
     _closers: list[Callable[[], None]] = field(default_factory=list, repr=False)
 
     # -- findings -------------------------------------------------------
-    def error(self, code: str, message: str, location: str = "") -> Finding:
-        """Record and return an error finding."""
-        return self._add("error", code, message, location)
-
-    def warning(self, code: str, message: str, location: str = "") -> Finding:
-        """Record and return a warning finding."""
-        return self._add("warning", code, message, location)
-
-    def info(self, code: str, message: str, location: str = "") -> Finding:
-        """Record and return an info finding."""
-        return self._add("info", code, message, location)
-
-    def _add(self, severity: str, code: str, message: str, location: str) -> Finding:
-        f = Finding(severity, code, message, location)
-        self.findings.append(f)
-        return f
+    def report(self, rule: Rule, message: str, location: str = "") -> Finding:
+        """Record a finding of ``rule`` (shorthand for ``findings.report``)."""
+        return self.findings.report(rule, message, location)
 
     @property
     def ok(self) -> bool:
-        """True exactly when there is no error finding (issue 2 item 5)."""
-        return not any(f.severity == "error" for f in self.findings)
+        """True exactly when there is no error finding."""
+        return not self.findings.has_errors
 
     @property
     def name(self) -> str:
+        """The file or folder name (the whole path when it has none)."""
         return self.path.name or str(self.path)
 
-    # -- verification ---------------------------------------------------
-    def verify(self, progress: ProgressFn | None = None, cancelled: CancelFn | None = None) -> None:
-        """Run the deferred verification (if any) to completion.
+    # -- deferred checks --------------------------------------------------
+    @property
+    def verified(self) -> bool:
+        """True when no deferred check is still pending."""
+        if self._verified_override is not None:
+            return self._verified_override
+        return not self.checks
 
-        Safe to call more than once: later calls do nothing.
+    @verified.setter
+    def verified(self, value: bool) -> None:  # TRANSITIONAL
+        self._verified_override = value
+
+    @property
+    def members(self) -> Any:
+        """The checksum table's rows (empty when the document has none)."""
+        if self._members_list is not None:  # TRANSITIONAL
+            return self._members_list
+        return self.checksums.members if self.checksums is not None else ()
+
+    @members.setter
+    def members(self, rows: list[MemberCheck]) -> None:  # TRANSITIONAL
+        self._members_list = rows
+
+    def apply(self, check: DeferredCheck, result: CheckResult) -> None:
+        """Apply what ``check`` found; call from the thread that owns the document.
+
+        A complete result retires ``check``; a cancelled one keeps it pending.
         """
-        if self.verifier is not None and not self.verified:
+        self.findings.extend(result.findings)
+        if result.checksums is not None:
+            self.checksums = result.checksums
+        self.summary.update(result.summary)
+        if result.header is not None:
+            self.header = result.header
+        for name in result.withdraw_tables:
+            self.tables.pop(name, None)
+            self.table_locations.pop(name, None)
+        for name in result.withdraw_arrays:
+            self.arrays.pop(name, None)
+        if result.withdraw_auc:
+            self.auc = None
+            self.export = None
+        elif result.auc is not None:
+            self.auc = result.auc
+        if result.complete and check in self.checks:
+            self.checks.remove(check)
+
+    def verify(self, progress: ProgressFn | None = None, cancelled: CancelFn | None = None) -> None:
+        """Run every pending deferred check here and apply its result (headless path).
+
+        Safe to call more than once: later calls do nothing once all checks
+        have completed.
+        """
+        if self.verifier is not None and not self.verified:  # TRANSITIONAL
             self.verifier(progress, cancelled)
+        for check in list(self.checks):
+            result = check.run(progress, cancelled)
+            self.apply(check, result)
+            if not result.complete:
+                return
 
     # -- lifetime -------------------------------------------------------
     def on_close(self, fn: Callable[[], None]) -> None:
@@ -266,10 +290,10 @@ class Document:
 
     # -- JSON -----------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
-        """The ``verify --json`` object for this document (issue 2 item 5)."""
+        """The ``verify --json`` object for this document."""
         return {
             "path": os.fspath(self.path),
-            "format": self.format,
+            "format": str(self.format),
             "ok": self.ok,
             "findings": [f.to_json() for f in self.findings],
             "summary": self.summary,

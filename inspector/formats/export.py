@@ -79,7 +79,7 @@ def load_source(source: str | os.PathLike[str] | AucExperiment) -> AucExperiment
     path = Path(source)
     if not path.exists():
         raise ExportError(f"{path}: no such file or folder")
-    from inspector.formats.sniff import sniff
+    from inspector.formats.registry import sniff
 
     fmt = sniff(path)
     if fmt == FORMAT_AUCX:

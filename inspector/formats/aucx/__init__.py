@@ -14,16 +14,45 @@ Rules: seed ``002_59993c7ffff01d56.txt`` and spec ``aucx-archive.md``.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from inspector.formats.aucx import sniff as _sniff
 from inspector.formats.aucx.experiment import ArchiveReadError, read_experiment
 from inspector.formats.aucx.layout import AUCX_FORMAT_VERSION
 from inspector.formats.aucx.reader import open_archive
 from inspector.formats.aucx.writer import ArchiveWriteError, write_aucx
+from inspector.formats.document import Document, FormatId
+from inspector.formats.reader_api import OpenOptions
 
 __all__ = [
     "AUCX_FORMAT_VERSION",
+    "READER",
     "ArchiveReadError",
     "ArchiveWriteError",
+    "AucxReader",
     "open_archive",
     "read_experiment",
     "write_aucx",
 ]
+
+
+class AucxReader:
+    """The registry's reader for AUCX archives (a ZIP listing ``manifest.json``)."""
+
+    format_id = str(FormatId.AUCX)
+    display_name = "AUCX archives"
+    file_patterns = ("*.aucx", "*.zip")
+    priority = 20
+    opens_folders = False
+
+    def sniff(self, path: Path) -> bool:
+        return _sniff.is_zip_with_manifest(path)
+
+    def open(self, path: Path, options: OpenOptions) -> Document:
+        return open_archive(path)
+
+    def mismatch_reason(self, path: Path) -> str:
+        return _sniff.mismatch_reason(path)
+
+
+READER = AucxReader()

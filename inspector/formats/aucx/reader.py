@@ -33,7 +33,6 @@ import numpy as np
 from inspector.formats.aucx import layout as L
 from inspector.formats.aucx.arrayrefs import MaskedLineRef, NpyMemberRef
 from inspector.formats.aucx.checksums import ChecksumFile, parse_checksums
-from inspector.formats.aucx.findingcap import cap_repeated
 from inspector.formats.aucx.jsonmember import parse_json_member
 from inspector.formats.aucx.model import build_experiment, scans_table
 from inspector.formats.aucx.npyfmt import MAX_HEADER_BYTES, NpyHeader, parse_header
@@ -103,7 +102,6 @@ def open_archive(path: Path) -> Document:
                   f"{p.name}: the AUCX reader failed unexpectedly: {type(exc).__name__}: {exc}")
         doc.extra["traceback"] = traceback.format_exc()
         doc.verifier = None
-    doc.findings[:] = cap_repeated(doc.findings)
     return doc
 
 

@@ -34,7 +34,6 @@ import numpy as np
 
 from inspector.formats.aucx import layout as L
 from inspector.formats.aucx.contentcheck import ArrayScan, cross_check
-from inspector.formats.aucx.findingcap import cap_repeated
 from inspector.formats.aucx.stream import MemberStream
 from inspector.formats.document import CancelFn, Document, MemberCheck, ProgressFn
 
@@ -174,7 +173,6 @@ def run_verification(doc: Document, st, progress: ProgressFn | None = None,
     try:
         _run(doc, st, progress, cancelled)
     finally:
-        doc.findings[:] = cap_repeated(doc.findings, start)
         st.verify_findings[:] = doc.findings[start:]
 
 

@@ -35,10 +35,14 @@ from inspector.formats.delimited.errors import (
 )
 from inspector.formats.delimited.loader import ImportResult, run_import
 from inspector.formats.delimited.resolve import MANIFEST_NAMES
-from inspector.formats.document import FORMAT_DELIMITED, Document
+from inspector.formats.delimited.sniff import is_delimited_source
+from inspector.formats.document import FORMAT_DELIMITED, Document, FormatId
+from inspector.formats.reader_api import OpenOptions
 
 __all__ = [
     "MANIFEST_NAMES",
+    "READER",
+    "DelimitedReader",
     "AmbiguousSourceError",
     "DataConflictError",
     "DelimitedError",
@@ -113,3 +117,25 @@ def load_delimited(path: str | os.PathLike[str], *,
         raise result.error()
     assert result.experiment is not None
     return result.experiment
+
+
+class DelimitedReader:
+    """The registry's reader for CSV/TSV AUC scan tables with a manifest."""
+
+    format_id = str(FormatId.DELIMITED)
+    display_name = "CSV/TSV AUC scan tables"
+    file_patterns = ("*.csv", "*.tsv", "*.txt", "*.json", "*.yaml", "*.yml")
+    priority = 30
+    opens_folders = True
+
+    def sniff(self, path: Path) -> bool:
+        return is_delimited_source(path)
+
+    def open(self, path: Path, options: OpenOptions) -> Document:
+        return open_delimited(path)
+
+    def mismatch_reason(self, path: Path) -> str:
+        return "not a CSV/TSV AUC scan table with a manifest"
+
+
+READER = DelimitedReader()

@@ -17,6 +17,33 @@ Entry point: :func:`open_recording`.  Rules come from the seed document
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from inspector.formats.document import Document, FormatId
+from inspector.formats.reader_api import OpenOptions
+from inspector.formats.signatures import has_hdf5_signature
 from inspector.formats.vneurotk.reader import SUMMARY_KEYS, open_recording
 
-__all__ = ["SUMMARY_KEYS", "open_recording"]
+__all__ = ["READER", "SUMMARY_KEYS", "RecordingReader", "open_recording"]
+
+
+class RecordingReader:
+    """The registry's reader for VneuroTK recordings (any file with an HDF5 signature)."""
+
+    format_id = str(FormatId.RECORDING)
+    display_name = "VneuroTK recordings"
+    file_patterns = ("*.h5", "*.hdf5")
+    priority = 10
+    opens_folders = False
+
+    def sniff(self, path: Path) -> bool:
+        return has_hdf5_signature(path)
+
+    def open(self, path: Path, options: OpenOptions) -> Document:
+        return open_recording(path, hash_arrays=options.hash_arrays)
+
+    def mismatch_reason(self, path: Path) -> str:
+        return "not an HDF5 file (no HDF5 signature)"
+
+
+READER = RecordingReader()

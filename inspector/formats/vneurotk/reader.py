@@ -126,7 +126,7 @@ def _read(ctx: _Ctx) -> None:
     doc, f = ctx.doc, ctx.f
 
     def report(sev: str, code: str, msg: str, loc: str) -> None:
-        doc._add(sev, code, f"{ctx.name}: {msg}", loc)
+        getattr(doc, sev)(code, f"{ctx.name}: {msg}", loc)
 
     doc.tree = build_tree(f, doc.path, report)
     hdr = read_header(f)

@@ -1,0 +1,235 @@
+"""What a document offers, as typed optional capabilities.
+
+The UI chooses its views by which of these a :class:`~.document.Document`
+has, never by its format name (docs/architecture.md, "Seams"):
+
+* :class:`TrialStructure`: trials and stimulus-onset markers of a recording.
+* :class:`AucScans`: an AUC experiment (scans against radius).
+* :class:`ChecksumTable`: an archive's member digests and their statuses.
+* :class:`AucxExport`: the document can be exported to an AUCX archive.
+
+Deferred work (streaming verification of an archive, a recording's
+``verify()``) is a :class:`DeferredCheck`: it runs on a worker thread, emits
+immutable :class:`Progress` events and returns an immutable
+:class:`CheckResult`, which the thread that owns the document applies with
+``Document.apply``.  Nothing here mutates a document.
+
+Nothing here imports Qt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from inspector.formats.findings import Finding
+
+if TYPE_CHECKING:
+    from inspector.formats.auc_model import AucExperiment
+    from inspector.formats.document import Node
+
+
+class MemberStatus(StrEnum):
+    """Status of one row of an archive's checksum table (AUCX format, "Checksums")."""
+
+    PENDING = "pending"
+    OK = "ok"
+    MISMATCH = "mismatch"
+    MISSING_MEMBER = "missing-member"
+    UNLISTED = "unlisted"
+    MALFORMED_ENTRY = "malformed-entry"
+    DUPLICATE_ENTRY = "duplicate-entry"
+    CANCELLED = "cancelled"
+    REFUSED = "refused"
+    """The member failed a ZIP safety check and was never decompressed."""
+
+
+#: Member statuses, in the order of :class:`MemberStatus`.
+MEMBER_STATUSES: tuple[MemberStatus, ...] = tuple(MemberStatus)
+
+
+@dataclass  # TRANSITIONAL: frozen once the AUCX verifier returns CheckResult
+class MemberCheck:
+    """One row of an archive's checksum table.
+
+    Attributes:
+        name: the member name.
+        recorded: the lowercase hex SHA-256 in ``checksums.sha256`` (None if unlisted).
+        computed: the streamed SHA-256 of the member (None until hashed, or missing).
+        status: see :class:`MemberStatus`.
+    """
+
+    name: str
+    recorded: str | None
+    computed: str | None = None
+    status: MemberStatus = MemberStatus.PENDING
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``verify --json`` form: name, recorded, computed, status."""
+        return {"name": self.name, "recorded": self.recorded,
+                "computed": self.computed, "status": str(self.status)}
+
+
+@dataclass(frozen=True)
+class ChecksumTable:
+    """An archive's checksum table.
+
+    Attributes:
+        members: one row per member, in archive order.
+        verified: True once every member was streamed through SHA-256; until
+            then nothing is reported verified (AUCX format, "Checksums").
+    """
+
+    members: tuple[MemberCheck, ...]
+    verified: bool = False
+
+
+@dataclass(frozen=True)
+class TrialStructure:
+    """The trials of a recording, in samples of the neural array's time axis.
+
+    Attributes:
+        data_mode: ``"continuous"``, ``"epochs"`` or ``"patterns"``.
+        trial_starts, trial_ends: int64 ``(trials,)`` sample positions, or None.
+        vision_onsets: int64 ``(trials,)`` stimulus-onset samples, or None.
+        trial_stim_ids: the stimulus ID of each trial (typed), or None.
+        stim_labels: the label of each stimulus ID, or None.
+        sampling_rate_hz: samples per second when the file states it.
+        time_unit: the unit of one sample step when known (``"ms"``), else ``""``.
+    """
+
+    data_mode: str
+    trial_starts: np.ndarray | None = None
+    trial_ends: np.ndarray | None = None
+    vision_onsets: np.ndarray | None = None
+    trial_stim_ids: tuple[Any, ...] | None = None
+    stim_labels: Any = None
+    sampling_rate_hz: float | None = None
+    time_unit: str = ""
+
+    def markers(self) -> dict[str, np.ndarray]:
+        """The marker arrays that are present, by name (``trial_starts``...)."""
+        named = {"trial_starts": self.trial_starts, "trial_ends": self.trial_ends,
+                 "vision_onsets": self.vision_onsets}
+        return {k: v for k, v in named.items() if v is not None}
+
+
+@dataclass(frozen=True)
+class AucScans:
+    """An AUC experiment: scans of signal against radius.
+
+    Attributes:
+        scan_ids: one string per scan, in scan order.
+        radius_unit, signal_unit: as recorded (``""`` when unknown).
+        experiment_id: the experiment's ID, or None when unknown.
+        experiment: the loaded experiment when it is small and safe to hold,
+            else None (the arrays ``radius``, ``signal``, ``mask`` of the
+            document stay lazy).
+        radius_array, signal_array, mask_array: names in ``Document.arrays``.
+        untrusted_arrays: array names whose member failed its checksum, so a
+            plot of them must say so.
+    """
+
+    scan_ids: tuple[str, ...]
+    radius_unit: str = ""
+    signal_unit: str = ""
+    experiment_id: str | None = None
+    experiment: AucExperiment | None = None
+    radius_array: str = "radius"
+    signal_array: str = "signal"
+    mask_array: str = "mask"
+    untrusted_arrays: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class AucxExport:
+    """The document can be exported to AUCX.
+
+    Attributes:
+        experiment_id: used for the suggested file name (None when unknown).
+        load: returns the experiment to write; raises ``ExportError``
+            (:mod:`inspector.formats.export`) when the source is rejected.
+    """
+
+    experiment_id: str | None
+    load: Callable[[], AucExperiment]
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One progress event of a deferred check: ``done`` of ``total`` steps.
+
+    ``member`` is the checksum row that was just finished, when there is one.
+    """
+
+    done: int
+    total: int
+    member: MemberCheck | None = None
+
+
+ProgressFn = Callable[[Progress], None]
+CancelFn = Callable[[], bool]
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """What a deferred check found; applied by the thread owning the document.
+
+    Attributes:
+        findings: new findings, in discovery order.
+        checksums: the new checksum table, or None to keep the current one.
+        summary: ``verify --json`` summary keys to set.
+        header: a new header tree, or None to keep the current one.
+        withdraw_tables, withdraw_arrays: names no longer offered (their
+            content failed verification).
+        auc: a new :class:`AucScans`, or None to keep the current one.
+        withdraw_auc: True when the AUC experiment is no longer offered.
+        complete: True when the check ran to its end (not cancelled).
+    """
+
+    findings: tuple[Finding, ...] = ()
+    checksums: ChecksumTable | None = None
+    summary: Mapping[str, Any] = field(default_factory=dict)
+    header: Node | None = None
+    withdraw_tables: tuple[str, ...] = ()
+    withdraw_arrays: tuple[str, ...] = ()
+    auc: AucScans | None = None
+    withdraw_auc: bool = False
+    complete: bool = True
+
+
+class DeferredCheck(Protocol):
+    """Slow verification of an opened document, run off the GUI thread.
+
+    ``run`` must not mutate the document: it reads what opening learned and
+    returns a :class:`CheckResult`.  ``progress`` is called from the running
+    thread; ``cancelled`` is polled before the first step and between steps.
+    """
+
+    title: str
+
+    def run(self, progress: ProgressFn | None = None,
+            cancelled: CancelFn | None = None) -> CheckResult: ...
+
+
+@dataclass(frozen=True)
+class Stimulus:
+    """A stimulus image, decoded on demand.
+
+    Attributes:
+        stim_id: the typed ID (int, str, float...).
+        kind: the stored kind (``array``, ``image_bytes``, ``path``).
+        location: where it is stored (HDF5 path).
+        load: returns an ``(H, W)`` or ``(H, W, C)`` uint8/float array;
+            raises ``OSError`` or ``ValueError`` when the image cannot be
+            decoded or found.
+    """
+
+    stim_id: Any
+    kind: str
+    location: str
+    load: Callable[[], Any]

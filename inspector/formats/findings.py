@@ -1,0 +1,252 @@
+"""Findings: the rules a file can break, and the one collector every reader uses.
+
+A :class:`Rule` is declared once, in the ``rules.py`` of the format package
+that checks it, with its code, severity, a sentence in our own words and the
+source of the rule (a seed document, a spec section, a reference library's
+documentation).  Every rule is listed in :data:`RULES`, from which
+``docs/findings.md`` is generated (``python -m inspector.formats.rulebook``).
+
+A reader reports a broken rule with :meth:`Findings.report`: the severity,
+code, rule source and scope come from the rule, the message and the location
+from the place where the rule was checked.  Messages never name the file: the
+GUI has a File column, and the text report prefixes the file name in one place
+(:func:`with_file`).  Repeated findings of one code are capped in one place,
+the collector (:data:`MAX_PER_CODE`).
+
+Nothing here imports Qt (docs/architecture.md, "Layers").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import overload
+
+
+class Severity(StrEnum):
+    """How bad a finding is, most severe first in :data:`SEVERITIES`."""
+
+    ERROR = "error"
+    """The file breaks a rule; a document with an error is not ok."""
+    WARNING = "warning"
+    """Readable, but suspicious or outside what the format document promises."""
+    INFO = "info"
+    """A remark (a historical schema, an inferred mode)."""
+
+
+#: Severities, most severe first.
+SEVERITIES: tuple[Severity, ...] = (Severity.ERROR, Severity.WARNING, Severity.INFO)
+
+
+class Scope(StrEnum):
+    """Which question a finding answers (AUCX format document, "Validation").
+
+    ``integrity``: is the container readable, safe and self-consistent (for a
+    recording: does it follow the recording format).  ``structure`` and
+    ``validation``: is the experiment inside consistent.
+    """
+
+    INTEGRITY = "integrity"
+    STRUCTURE = "structure"
+    VALIDATION = "validation"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem or remark about a file.
+
+    Attributes:
+        severity: see :class:`Severity`.
+        code: short stable identifier of the rule, e.g. ``"header.partial"``.
+        message: one sentence saying what is wrong here; never the file name.
+        location: where in the file: an HDF5 path (``"/neuro"``, ``"/g@attr"``),
+            an archive member (``"arrays/mask.npy"``) or ``"file:line"`` for
+            text sources; ``""`` for the file as a whole.
+        rule: the source of the rule (``Rule.source``); ``""`` only for
+            findings made outside a rule catalogue (tests).
+        scope: see :class:`Scope`.
+    """
+
+    severity: Severity
+    code: str
+    message: str
+    location: str = ""
+    rule: str = ""
+    scope: Scope = Scope.INTEGRITY
+
+    def __post_init__(self) -> None:
+        # Accept plain strings from callers and keep the enum types.
+        object.__setattr__(self, "severity", Severity(self.severity))
+        object.__setattr__(self, "scope", Scope(self.scope))
+
+    def to_json(self) -> dict[str, str]:
+        """The ``verify --json`` form: severity, code, message, location, rule."""
+        return {
+            "severity": str(self.severity),
+            "code": self.code,
+            "message": self.message,
+            "location": self.location,
+            "rule": self.rule,
+        }
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule a file can break, declared once with its severity and source.
+
+    Attributes:
+        code: the finding code (unique across all formats).
+        severity: the severity of every finding of this rule.
+        summary: the rule in our own words (for ``docs/findings.md``).
+        source: where the rule comes from, e.g.
+            ``"AUCX 1.0 format document, 'Safety'"``.
+        scope: see :class:`Scope`.
+    """
+
+    code: str
+    severity: Severity
+    summary: str
+    source: str
+    scope: Scope = Scope.INTEGRITY
+
+    def finding(self, message: str, location: str = "") -> Finding:
+        """A :class:`Finding` of this rule at ``location``."""
+        return Finding(self.severity, self.code, message, location, self.source, self.scope)
+
+
+#: Every declared rule by code, in declaration order.
+RULES: dict[str, Rule] = {}
+
+
+def rule(code: str, severity: Severity, summary: str, source: str,
+         scope: Scope = Scope.INTEGRITY) -> Rule:
+    """Declare a rule and list it in :data:`RULES`.
+
+    Raises:
+        ValueError: ``code`` was declared before with another definition.
+    """
+    new = Rule(code, Severity(severity), summary, source, Scope(scope))
+    old = RULES.get(code)
+    if old is not None and old != new:
+        raise ValueError(f"finding code {code!r} declared twice with different definitions")
+    RULES[code] = new
+    return new
+
+
+#: Findings kept per code by a collector; the rest are counted in one note.
+MAX_PER_CODE = 100
+
+
+class Findings:
+    """The ordered findings of one document, capped per code.
+
+    Iterating yields the findings in discovery order.  For a code reported
+    more than ``limit`` times, the first ``limit`` findings are kept and one
+    note of the same code and severity follows the last kept one, saying how
+    many were left out.  Not thread-safe: only the thread that owns the
+    document adds to it (docs/architecture.md, "Deferred work").
+    """
+
+    def __init__(self, findings: Iterable[Finding] = (), *, limit: int = MAX_PER_CODE) -> None:
+        self._limit = limit
+        self._kept: list[Finding] = []
+        self._counts: dict[str, int] = {}
+        self._note_after: dict[str, Finding] = {}
+        self.extend(findings)
+
+    # -- adding ------------------------------------------------------------
+    def report(self, rule: Rule, message: str, location: str = "") -> Finding:
+        """Record a finding of ``rule`` at ``location`` and return it."""
+        finding = rule.finding(message, location)
+        self.add(finding)
+        return finding
+
+    def add(self, finding: Finding) -> None:
+        """Record an already made finding (for instance from a check result)."""
+        n = self._counts.get(finding.code, 0) + 1
+        self._counts[finding.code] = n
+        if n <= self._limit:
+            self._kept.append(finding)
+            if n == self._limit:
+                self._note_after[finding.code] = finding
+
+    def extend(self, findings: Iterable[Finding]) -> None:
+        """Record several findings in order."""
+        for finding in findings:
+            self.add(finding)
+
+    # -- reading -----------------------------------------------------------
+    def _notes(self) -> dict[int, Finding]:
+        """Cap notes keyed by the id of the kept finding they follow."""
+        notes: dict[int, Finding] = {}
+        for code, last in self._note_after.items():
+            left_out = self._counts[code] - self._limit
+            if left_out > 0:
+                notes[id(last)] = Finding(
+                    last.severity, code,
+                    f"... and {left_out} more {code!r} finding(s) like the above "
+                    f"(only the first {self._limit} are listed)", "", last.rule, last.scope)
+        return notes
+
+    def __iter__(self) -> Iterator[Finding]:
+        notes = self._notes()
+        for finding in self._kept:
+            yield finding
+            note = notes.get(id(finding))
+            if note is not None:
+                yield note
+
+    def as_list(self) -> list[Finding]:
+        """The findings as a new list (what :meth:`__iter__` yields)."""
+        return list(self)
+
+    def __len__(self) -> int:
+        return len(self._kept) + len(self._notes())
+
+    def __bool__(self) -> bool:
+        return bool(self._kept)
+
+    @overload
+    def __getitem__(self, index: int) -> Finding: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Finding]: ...
+    def __getitem__(self, index: int | slice) -> Finding | list[Finding]:
+        return self.as_list()[index]
+
+    def __setitem__(self, index: slice, findings: Iterable[Finding]) -> None:
+        """TRANSITIONAL: ``findings[:] = ...`` replaces every finding."""
+        if index != slice(None):
+            raise TypeError("only findings[:] = ... is supported")
+        self._kept = list(findings)
+        self._counts, self._note_after = {}, {}
+        for f in self._kept:
+            self._counts[f.code] = self._counts.get(f.code, 0) + 1
+
+    def count(self, code: str) -> int:
+        """How many findings of ``code`` were reported (capped ones included)."""
+        return self._counts.get(code, 0)
+
+    @property
+    def has_errors(self) -> bool:
+        """True when any error finding was reported."""
+        return any(f.severity is Severity.ERROR for f in self._kept)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Findings):
+            return self.as_list() == other.as_list()
+        if isinstance(other, list | tuple):
+            return self.as_list() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Findings({self.as_list()!r})"
+
+
+def with_file(name: str, finding: Finding) -> str:
+    """The text-report line of ``finding`` in file ``name``: the one place the
+    file name is added to a message."""
+    where = f" [{finding.location}]" if finding.location else ""
+    return f"{name}: {finding.message}{where}"

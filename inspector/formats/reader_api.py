@@ -1,0 +1,60 @@
+"""The interface between the reader registry and a format package.
+
+A format package exposes ``READER``, an object following :class:`FormatReader`;
+the registry (:mod:`.registry`) finds it.  Nothing here imports a format
+package or Qt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from inspector.formats.document import Document
+
+
+@dataclass(frozen=True)
+class OpenOptions:
+    """Options of :func:`open_document`; a reader ignores those it has no use for.
+
+    Attributes:
+        hash_arrays: also hash the neural array of a recording (``neuro.sha256``
+            and ``neuro.sum`` in the summary; this reads the whole array).
+    """
+
+    hash_arrays: bool = False
+
+
+@runtime_checkable
+class FormatReader(Protocol):
+    """A format's reader, as the registry sees it.
+
+    Attributes:
+        format_id: the ``Document.format`` it produces (``"aucx"``).
+        display_name: what the format is called in the Open dialog.
+        file_patterns: glob patterns for the Open dialog (``("*.aucx",)``);
+            recognition is by content, these only filter the dialog.
+        priority: readers are asked in increasing priority (the more specific
+            formats first).
+        opens_folders: True when a folder can be such a document.
+    """
+
+    format_id: str
+    display_name: str
+    file_patterns: tuple[str, ...]
+    priority: int
+    opens_folders: bool
+
+    def sniff(self, path: Path) -> bool:
+        """True when ``path`` is of this format by its content; never raises."""
+        ...
+
+    def open(self, path: Path, options: OpenOptions) -> Document:
+        """Open ``path`` read-only; bad input becomes findings, never an exception."""
+        ...
+
+    def mismatch_reason(self, path: Path) -> str:
+        """Why ``path`` is not of this format, for the ``format.unrecognised``
+        finding (for example "not an HDF5 file (no HDF5 signature)")."""
+        ...

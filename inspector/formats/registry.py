@@ -1,0 +1,174 @@
+"""The reader registry: every format is one package that registers a reader.
+
+A format package (a sub-package of :mod:`inspector.formats`) registers
+itself with one line in its ``__init__.py``: ``READER = SomeReader()``, an
+object following :class:`~.reader_api.FormatReader`.  :func:`readers`
+imports every sub-package of ``inspector.formats`` the first time it is
+asked and registers each ``READER`` it finds, so a new format needs no edit
+anywhere else: not in ``ui/``, not in ``cli.py``, not in ``pyproject.toml``
+(which discovers packages).  Format packages never import this module, so
+there is no import cycle.
+
+:func:`open_document` asks the readers, in priority order, which one
+recognises the file by its content (never by its extension), opens it with
+that reader, and is the single place where an unexpected reader failure is
+caught: such a failure is the finding ``internal.reader-failed``, a bug to
+fix, never a verdict on the file.
+
+Nothing here imports Qt.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pkgutil
+import threading
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+
+from inspector.formats.document import FORMAT_UNKNOWN, Document
+from inspector.formats.findings import Severity, rule
+from inspector.formats.reader_api import FormatReader, OpenOptions
+
+__all__ = ["FormatReader", "OpenOptions", "open_document", "open_filters", "reader_for",
+           "readers", "register", "sniff"]
+
+_SOURCE = "Inspector's reader contract (docs/architecture.md, 'Seams')"
+READER_FAILED = rule(
+    "internal.reader-failed", Severity.ERROR,
+    "A reader raised an unexpected exception: a bug in Inspector, reported with its traceback.",
+    _SOURCE)
+FILE_NOT_FOUND = rule(
+    "file.not-found", Severity.ERROR, "The path does not exist.", _SOURCE)
+FILE_BAD_LINK = rule(
+    "file.bad-link", Severity.ERROR, "The path is a symbolic link that cannot be followed.",
+    _SOURCE)
+FILE_UNREADABLE = rule(
+    "file.unreadable", Severity.ERROR, "The path exists but cannot be read.", _SOURCE)
+FORMAT_UNRECOGNISED = rule(
+    "format.unrecognised", Severity.ERROR,
+    "No registered reader recognises the file's content.", _SOURCE)
+
+
+_READERS: list[FormatReader] = []
+_DISCOVERED = False
+_LOCK = threading.Lock()
+
+
+def register(reader: FormatReader) -> FormatReader:
+    """Add ``reader`` to the registry (discovery does this for every ``READER``).
+
+    Raises:
+        ValueError: another reader already has its ``format_id``.
+    """
+    with _LOCK:
+        if any(r.format_id == reader.format_id for r in _READERS if r is not reader):
+            raise ValueError(f"a reader for {reader.format_id!r} is already registered")
+        if reader not in _READERS:
+            _READERS.append(reader)
+            _READERS.sort(key=lambda r: r.priority)
+    return reader
+
+
+def _discover() -> None:
+    """Import every format package of ``inspector.formats`` once."""
+    global _DISCOVERED
+    if _DISCOVERED:
+        return
+    import inspector.formats as formats_pkg
+
+    for info in pkgutil.iter_modules(formats_pkg.__path__):
+        if info.ispkg:
+            package = importlib.import_module(f"{formats_pkg.__name__}.{info.name}")
+            reader = getattr(package, "READER", None)
+            if reader is not None:
+                register(reader)
+    _DISCOVERED = True
+
+
+def readers() -> Sequence[FormatReader]:
+    """The registered readers in the order they are asked."""
+    _discover()
+    return tuple(_READERS)
+
+
+def reader_for(path: Path) -> FormatReader | None:
+    """The first reader that recognises ``path`` by its content, or None."""
+    for reader in readers():
+        if path.is_dir() and not reader.opens_folders:
+            continue
+        if reader.sniff(path):
+            return reader
+    return None
+
+
+def sniff(path: str | os.PathLike[str]) -> str:
+    """The format id of ``path`` by content (``"unknown"`` when no reader claims it)."""
+    reader = reader_for(Path(path))
+    return reader.format_id if reader is not None else str(FORMAT_UNKNOWN)
+
+
+def open_filters() -> list[tuple[str, tuple[str, ...]]]:
+    """``(display name, patterns)`` of every format, for an Open dialog."""
+    return [(r.display_name, r.file_patterns) for r in readers() if r.file_patterns]
+
+
+def open_document(path: str | os.PathLike[str], *, hash_arrays: bool = False) -> Document:
+    """Open ``path`` read-only and return its :class:`Document`.
+
+    The format is recognised from content by the registered readers.
+    Opening reads headers and small metadata only; arrays stay lazy.
+
+    Never raises for bad input: a path that cannot be read, a file no reader
+    recognises, or a reader bug becomes an error finding.
+    """
+    p = Path(path)
+    missing = _stat_problem(p)
+    if missing is not None:
+        return missing
+    reader = reader_for(p)
+    if reader is None:
+        return _unrecognised(p)
+    try:
+        return reader.open(p, OpenOptions(hash_arrays=hash_arrays))
+    except Exception as exc:  # noqa: BLE001 - the one never-raise wrapper
+        return reader_failed(p, reader.format_id, exc)
+
+
+def reader_failed(path: Path, format_id: str, exc: BaseException) -> Document:
+    """The document of a reader that raised: one ``internal.reader-failed`` finding."""
+    doc = Document(path, format=format_id)
+    doc.report(READER_FAILED,
+               f"the {format_id} reader failed unexpectedly: {type(exc).__name__}: {exc}")
+    doc.traceback = "".join(traceback.format_exception(exc))
+    return doc
+
+
+def _stat_problem(p: Path) -> Document | None:
+    try:
+        os.stat(p)
+    except OSError as exc:
+        doc = Document(p)
+        if p.is_symlink():
+            doc.report(FILE_BAD_LINK,
+                       f"a symbolic link that cannot be followed ({exc.strerror or exc})")
+        elif isinstance(exc, FileNotFoundError):
+            doc.report(FILE_NOT_FOUND, f"{p}: no such file or folder")
+        else:
+            doc.report(FILE_UNREADABLE, f"cannot be read ({exc.strerror or exc})")
+        return doc
+    return None
+
+
+def _unrecognised(p: Path) -> Document:
+    doc = Document(p, format=FORMAT_UNKNOWN)
+    reasons = [rd.mismatch_reason(p) for rd in readers()]
+    reason = ", ".join(r for r in reasons if r) or "no reader is registered"
+    doc.report(FORMAT_UNRECOGNISED, f"unrecognised format: {reason}")
+    size = p.stat().st_size if p.is_file() else 0
+    doc.header.add("format", "unknown")
+    doc.header.add("size", f"{size} bytes")
+    doc.summary = {"size": size}
+    return doc

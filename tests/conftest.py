@@ -32,3 +32,12 @@ def _isolated_settings(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
     yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _worker_pool():
+    """The shared worker pool, as the entry points open it (inspector.formats.workers)."""
+    from inspector.formats.workers import worker_pool
+
+    with worker_pool() as executor:
+        yield executor

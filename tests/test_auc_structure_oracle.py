@@ -386,6 +386,11 @@ def test_readiness_json_and_reuse_of_findings(built):
     assert S.structure_summary(ours, findings=findings)["validation"] == {
         "error": 0, "warning": 7, "info": 2}
     assert S.structure_summary(ours, checksum_available=True)["checksum_available"] is True
+    block = json.loads(json.dumps(S.examine(ours).to_json(), allow_nan=False))
+    assert block["structurally_valid"] is True
+    assert block["structure_counts"] == {"error": 0, "warning": 0, "info": 0}
+    assert block["counts"] == block["summary"]["validation"]
+    assert [e["status"] for e in block["readiness"]] == ["blocked", "blocked", "not_assessed"]
 
 
 # -- where openauc contradicts its documents ---------------------------------

@@ -403,6 +403,19 @@ class AucStructure:
         """No structure finding is an error (reference ``is_valid``)."""
         return not any(f.severity is Severity.ERROR for f in self.structure)
 
+    def to_json(self) -> dict[str, Any]:
+        """A ``verify --json`` block: ``structurally_valid``, ``structure_counts``
+        and ``counts`` (per severity, structure findings / every tier),
+        ``readiness`` (:meth:`ReadinessEntry.to_json` each) and ``summary``.
+        The findings themselves travel in the document's findings."""
+        return {
+            "structurally_valid": self.structurally_valid,
+            "structure_counts": _counts(self.structure),
+            "counts": _counts(self.findings),
+            "readiness": [entry.to_json() for entry in self.readiness],
+            "summary": self.summary,
+        }
+
 
 def examine(exp: AucExperiment, *, locate: Locate = model_location,
             checksum_available: bool | None = None) -> AucStructure:

@@ -451,3 +451,20 @@ def test_malformed_descriptions_never_raise():
     assert result.summary["cells"] == ["3"] and result.summary["points_per_scan"] == [0, 0]
     assert result.summary["rotor_speed"]["n_present"] == 0
     json.dumps(result.summary, allow_nan=False)
+
+
+def test_masks_with_holes_read_like_compacted_rows(built):
+    """Padding may sit anywhere in a row (the mask is authoritative,
+    docs/concepts/data-model.md); real points keep their order."""
+    ours, _ = built["per-scan-rows"]
+    n, width = ours.mask.shape
+    spread = np.zeros((n, 2 * width + 1), dtype=bool)
+    spread[:, 1::2] = ours.mask  # a padding column before every real one
+    radius = np.full(spread.shape, -7.0)  # junk under padding must not count
+    radius[spread] = ours.radius[ours.mask]
+    holes = copy.copy(ours)
+    holes.radius, holes.mask = radius, spread
+    holes.signal = np.where(spread, 0.5, np.nan)
+    assert S.examine(holes) == S.examine(ours)
+    assert [f.code for f in S.structure_findings(holes)] == [
+        "structure.radius_not_monotonic", "structure.duplicate_radius_within_scan"]

@@ -315,7 +315,6 @@ def _summary(f: Facts, findings: Sequence[Finding], checksum: bool | None) -> di
     wavelength = f.scan_q["wavelength"]
     cells, no_cell = _labels(f.cells)
     channels, no_channel = _labels(f.channels)
-    radius = f.radius_values
     prov = f.provenance
     return {
         **_identity(f),
@@ -325,8 +324,7 @@ def _summary(f: Facts, findings: Sequence[Finding], checksum: bool | None) -> di
         "scans_without_wavelength": int(np.count_nonzero(wavelength.status != PRESENT)),
         "cells": cells, "scans_without_cell": no_cell,
         "channels": channels, "scans_without_channel": no_channel,
-        "radius": {"minimum": float(radius.min()) if radius.size else None,
-                   "maximum": float(radius.max()) if radius.size else None,
+        "radius": {"minimum": f.radius.minimum, "maximum": f.radius.maximum,
                    "unit": f.radius_unit, "n_present": sum(points), "n_absent": 0},
         "elapsed_time": _range(f.scan_q["elapsed_time"], "s"),
         "rotor_speed": _range(f.scan_q["rotor_speed"], "rpm"),

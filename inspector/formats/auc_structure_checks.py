@@ -138,12 +138,11 @@ def check_no_scans(f: Facts) -> list[Issue]:
 
 
 def check_non_physical_radius(f: Facts) -> list[Issue]:
-    bad = f.radius_values[f.radius_values <= 0]
-    if not bad.size:
+    if not f.radius.nonpositive:
         return []
     return [Issue(R.NON_PHYSICAL_RADIUS,
-                  f"{bad.size} radial position(s) are zero or negative (smallest "
-                  f"{float(bad.min()):g}); a radius must be greater than zero")]
+                  f"{f.radius.nonpositive} radial position(s) are zero or negative (smallest "
+                  f"{f.radius.minimum:g}); a radius must be greater than zero")]
 
 
 def check_optical_signal_unit(f: Facts) -> list[Issue]:

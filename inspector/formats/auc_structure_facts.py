@@ -24,7 +24,8 @@ import numpy as np
 
 from inspector.formats.auc_model import AucExperiment
 
-__all__ = ["ABSENT", "PRESENT", "Facts", "Quantities", "gather", "quantity_present"]
+__all__ = ["ABSENT", "PRESENT", "Facts", "Quantities", "RadiusStats", "gather",
+           "quantity_present"]
 
 PRESENT = "present"
 ABSENT = "absent"
@@ -121,10 +122,10 @@ class Facts:
     Observations: ``obs_ids`` (``scan_ids`` of the observations), ``n_obs``
     (rows of the signal array), ``mode``,
     ``signal_unit``, ``radius_unit``, ``points`` (int64 ``(n_obs,)``: real
-    observations per row; the axis width in shared mode), ``radius_values``
-    (float64, every real radius, flattened; the whole axis in shared mode),
-    ``rows`` (float64 ``(n_obs, width)``: per-scan radius rows with real
-    points first and NaN after; the shared axis as one row in shared mode),
+    observations per row; the axis width in shared mode), ``rows`` (float64
+    ``(n_obs, width)``: per-scan radius rows with real points first and NaN
+    after; the shared axis as one row in shared mode, even without scans),
+    ``radius`` (:class:`RadiusStats` over every real radius of ``rows``),
     ``rising``/``falling``/``level`` (bool per row of ``rows``: some step
     between consecutive real points goes up / down / is zero).
     """
@@ -146,8 +147,8 @@ class Facts:
     signal_unit: str
     radius_unit: str
     points: np.ndarray
-    radius_values: np.ndarray
     rows: np.ndarray
+    radius: RadiusStats
     rising: np.ndarray
     falling: np.ndarray
     level: np.ndarray
@@ -166,41 +167,66 @@ class Facts:
         return self.instrument is not None and quantity_present(self.instrument.get(field))
 
 
-def _observation_arrays(exp: AucExperiment, n_obs: int) -> tuple[np.ndarray, ...]:
-    """``(points, radius_values, rows)`` from the arrays already in memory.
+@dataclass(frozen=True)
+class RadiusStats:
+    """Reductions over the real radial positions (finite values only: the
+    reference model holds no other kind, so a non-finite radius is the
+    integrity checks' business).
 
-    ``radius_values`` keeps finite values only (the reference model holds no
-    other kind, so a non-finite radius is the integrity checks' business).
+    Attributes:
+        minimum, maximum: the observed range, None without any position.
+        nonpositive: how many positions are zero or negative.
     """
+
+    minimum: float | None
+    maximum: float | None
+    nonpositive: int
+
+    @classmethod
+    def of(cls, rows: np.ndarray) -> RadiusStats:
+        """Over ``rows`` (NaN where no real position is)."""
+        if not rows.size:
+            return cls(None, None, 0)
+        low = float(np.fmin.reduce(rows, axis=None))
+        high = float(np.fmax.reduce(rows, axis=None))
+        if not math.isfinite(low) or not math.isfinite(high):  # no finite position
+            finite = rows[np.isfinite(rows)]
+            if not finite.size:
+                return cls(None, None, 0)
+            low, high = float(finite.min()), float(finite.max())
+        return cls(low, high, int(np.count_nonzero(rows <= 0)))
+
+
+def _observation_arrays(exp: AucExperiment, n_obs: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(points, rows)`` from the arrays already in memory (see :class:`Facts`)."""
     radius = np.asarray(exp.radius, dtype=np.float64)
     if exp.mode == "shared":
-        axis = radius.reshape(-1)
-        points = np.full(n_obs, axis.shape[0], dtype=np.int64)
-        return points, axis[np.isfinite(axis)], axis.reshape(1, -1)
+        axis = radius.reshape(1, -1)
+        return np.full(n_obs, axis.shape[1], dtype=np.int64), axis
     mask = np.asarray(exp.mask, dtype=bool)
     if mask.ndim != 2 or mask.shape[0] != n_obs or radius.shape != mask.shape:
-        empty = np.zeros((n_obs, 0))
-        return np.zeros(n_obs, dtype=np.int64), np.zeros(0), empty
-    points = mask.sum(axis=1).astype(np.int64)
+        return np.zeros(n_obs, dtype=np.int64), np.zeros((n_obs, 0))
     rows = np.where(mask, radius, np.nan)
-    if mask.shape[1] > 1 and bool((mask[:, 1:] & ~mask[:, :-1]).any()):
+    if mask.shape[1] > 1 and bool((mask[:, 1:] > mask[:, :-1]).any()):
         # A hole before a real point: move real points first, keeping their order.
         order = np.argsort(~mask, axis=1, kind="stable")
         rows = np.take_along_axis(rows, order, axis=1)
-    values = radius[mask]
-    return points, values[np.isfinite(values)], rows
+    return np.count_nonzero(mask, axis=1).astype(np.int64), rows
 
 
-def _steps(rows: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, ...]:
-    """``(rising, falling, level)``: bool per row over steps between real points."""
+def _steps(rows: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``(rising, falling, level)``: bool per row over steps between real points.
+
+    Real points are consecutive and finite, padding NaN: a step touching
+    padding is NaN and compares false, so no mask is needed.
+    """
     if rows.shape[1] < 2:
         none = np.zeros(rows.shape[0], dtype=bool)
         return none, none, none
     step = np.diff(rows, axis=1)
-    inside = np.arange(step.shape[1])[None, :] < (counts - 1)[:, None]
-    rising = np.asarray(((step > 0) & inside).any(axis=1), dtype=bool)
-    falling = np.asarray(((step < 0) & inside).any(axis=1), dtype=bool)
-    level = np.asarray(((step == 0) & inside).any(axis=1), dtype=bool)
+    rising = np.asarray((step > 0).any(axis=1), dtype=bool)
+    falling = np.asarray((step < 0).any(axis=1), dtype=bool)
+    level = np.asarray((step == 0).any(axis=1), dtype=bool)
     return rising, falling, level
 
 
@@ -213,9 +239,8 @@ def gather(exp: AucExperiment) -> Facts:
     """
     scans = [_as_dict(s) for s in exp.scans]
     samples = [_as_dict(s) for s in exp.samples]
-    points, radius_values, rows = _observation_arrays(exp, exp.n_scans)
-    counts = np.array([rows.shape[1]]) if exp.mode == "shared" else points
-    rising, falling, level = _steps(rows, counts)
+    points, rows = _observation_arrays(exp, exp.n_scans)
+    rising, falling, level = _steps(rows)
     return Facts(
         metadata=_as_dict(exp.metadata),
         instrument=exp.instrument if isinstance(exp.instrument, dict) else None,
@@ -234,8 +259,8 @@ def gather(exp: AucExperiment) -> Facts:
         signal_unit=str(exp.signal_unit),
         radius_unit=str(exp.radius_unit),
         points=points,
-        radius_values=radius_values,
         rows=rows,
+        radius=RadiusStats.of(rows),
         rising=rising,
         falling=falling,
         level=level,

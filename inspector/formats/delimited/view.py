@@ -22,6 +22,8 @@ from inspector.formats.arrays import NumpyArrayRef
 from inspector.formats.auc_model import AucExperiment
 from inspector.formats.capabilities import AucScans, AucxExport
 from inspector.formats.delimited.loader import ImportResult
+from inspector.formats.delimited.manifest import key_path
+from inspector.formats.delimited.values import MAX_SHOWN, shown
 from inspector.formats.document import FORMAT_DELIMITED, Document, Node
 
 #: ``Document.kind_label`` of a delimited source.
@@ -75,21 +77,48 @@ def scans_table(exp: AucExperiment) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _tree_of(node: Node, value: Any, location: str) -> None:
-    if isinstance(value, dict):
-        for k, v in value.items():
-            loc = f"{location}.{k}" if not location.endswith(":") else f"{location}{k}"
-            if isinstance(v, dict | list):
-                _tree_of(node.add(str(k), kind="group", location=loc), v, loc)
+#: Nodes of the manifest content shown at most (the rest is counted in one node).
+MAX_TREE_NODES = 10_000
+
+
+def _label(key: str | int) -> str:
+    """The tree label of a manifest key: ``[i]`` for a list item, a long key cut."""
+    if isinstance(key, int):
+        return f"[{key}]"
+    return key if len(key) <= MAX_SHOWN else shown(key)[1:-1]
+
+
+def _manifest_tree(root: Node, raw: dict[str, Any], manifest_name: str) -> None:
+    """Add the parsed manifest under ``root``, iteratively, with key-path locations.
+
+    A value that contains itself (a YAML alias back to an enclosing anchor) is
+    shown once and then marked; at most :data:`MAX_TREE_NODES` nodes are added.
+    """
+    budget = MAX_TREE_NODES
+    stack: list[tuple[Node, Any, str, frozenset[int]]] = [(root, raw, "", frozenset())]
+    while stack:
+        node, value, prefix, above = stack.pop()
+        above = above | {id(value)}
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        pending = []
+        for i, (k, v) in enumerate(items):
+            if budget <= 0:
+                node.add("...", f"{len(value) - i:,} more value(s) not shown", kind="note")
+                stack.clear()
+                break
+            budget -= 1
+            key = k if isinstance(value, list) else str(k)
+            path = key_path(prefix, key)
+            loc = f"{manifest_name}:{path}"
+            if not isinstance(v, dict | list):
+                node.add(_label(key), v, location=loc)
+            elif id(v) in above:
+                node.add(_label(key), "(the enclosing value again: a YAML alias)",
+                         kind="alias", location=loc)
             else:
-                node.add(str(k), v, location=loc)
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            loc = f"{location}[{i}]"
-            if isinstance(v, dict | list):
-                _tree_of(node.add(f"[{i}]", kind="group", location=loc), v, loc)
-            else:
-                node.add(f"[{i}]", v, location=loc)
+                pending.append((node.add(_label(key), kind="group", location=loc), v, path,
+                                above))
+        stack.extend(reversed(pending))
 
 
 def _source_tree(res: ImportResult) -> Node:
@@ -104,8 +133,8 @@ def _source_tree(res: ImportResult) -> Node:
             m.add("size", d.size, location=mf.name)
             m.add("sha256", d.sha256, location=mf.name)
         if res.manifest is not None:
-            _tree_of(m.add("content", kind="group", location=f"{mf.name}:"), res.manifest.raw,
-                     f"{mf.name}:")
+            _manifest_tree(m.add("content", kind="group", location=f"{mf.name}:"),
+                           res.manifest.raw, mf.name)
     if res.data_file is not None:
         name = res.data_file.name
         t = root.add(name, kind="file", location=name, detail="data file")

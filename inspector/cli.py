@@ -64,7 +64,8 @@ def _verify_parser() -> argparse.ArgumentParser:
 
 def _export_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="inspector export", description=SUBCOMMANDS["export"])
-    p.add_argument("source", help="an AUCX archive, or a CSV/TSV scan table or folder with a manifest")
+    p.add_argument("source",
+                   help="an AUCX archive, or a CSV/TSV scan table or folder with a manifest")
     p.add_argument("dest", help="the archive to write (DEST.aucx)")
     p.add_argument("--exported-at", metavar="ISO-8601", default=None,
                    help="export time recorded in the archive (default: now, UTC)")

@@ -156,34 +156,42 @@ class Manifest:
 
     @property
     def format(self) -> str | None:
+        """The declared layout id (``format``), or None for detection."""
         return self.values["format"]
 
     @property
     def data_file(self) -> str:
+        """The declared data file, relative to the manifest's folder."""
         return self.values["data_file"]
 
     @property
     def experiment(self) -> dict[str, Any]:
+        """The validated ``experiment`` block."""
         return self.values["experiment"]
 
     @property
     def instrument(self) -> dict[str, Any] | None:
+        """The validated ``instrument`` block, or None."""
         return self.values["instrument"]
 
     @property
     def samples(self) -> list[dict[str, Any]]:
+        """The validated ``samples`` entries."""
         return self.values["samples"]
 
     @property
     def defaults(self) -> dict[str, Any]:
+        """The validated ``defaults`` block (every key present, None when absent)."""
         return self.values["defaults"]
 
     @property
     def columns(self) -> dict[str, Any] | None:
+        """The validated wide-format ``columns`` mapping, or None."""
         return self.values["columns"]
 
     @property
     def delimiter(self) -> str | None:
+        """The declared ``delimiter`` text, or None."""
         return self.values["delimiter"]
 
 

@@ -46,7 +46,8 @@ class Layout:
 
 
 def manifests_in(folder: Path) -> list[Path]:
-    """The standard manifest files present in ``folder``, in name order of :data:`MANIFEST_NAMES`."""
+    """The standard manifest files present in ``folder``, in the order of
+    :data:`MANIFEST_NAMES`."""
     return [folder / n for n in MANIFEST_NAMES if (folder / n).is_file()]
 
 

@@ -142,6 +142,7 @@ def table_float(text: str) -> float | None:
 
 
 def is_finite(value: float | None) -> bool:
+    """True for a number that is neither NaN nor infinite (False for None)."""
     return value is not None and math.isfinite(value)
 
 

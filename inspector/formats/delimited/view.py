@@ -16,11 +16,13 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from inspector.formats.arrays import NumpyArrayRef
 from inspector.formats.auc_model import AucExperiment
 from inspector.formats.capabilities import AucScans, AucxExport
+from inspector.formats.delimited.layouts import LONG
 from inspector.formats.delimited.loader import ImportResult
 from inspector.formats.delimited.manifest import key_path
 from inspector.formats.delimited.values import MAX_SHOWN, shown
@@ -33,18 +35,10 @@ TREE_TITLE = "Source files"
 
 
 def _qvalue(q: dict[str, Any] | None) -> float:
+    """The value of a quantity object as a float, NaN when absent."""
     if not q or q.get("value") is None:
         return math.nan
     return float(q["value"])
-
-
-def _qtext(q: dict[str, Any] | None) -> str | None:
-    if q is None:
-        return None
-    if q.get("status") != "present":
-        return q.get("status")
-    unit = q.get("unit_label") or q.get("unit")
-    return f"{q['value']:g} {unit}"
 
 
 def scans_table(exp: AucExperiment) -> pd.DataFrame:
@@ -55,13 +49,13 @@ def scans_table(exp: AucExperiment) -> pd.DataFrame:
     """
     rows = []
     for i, s in enumerate(exp.scans):
-        r = exp.scan_radius(i) if i < exp.n_scans else []
+        r = exp.scan_radius(i) if i < exp.n_scans else np.empty(0)
         rows.append({
             "scan_id": s.get("scan_id"),
             "index": s.get("index"),
-            "points": int(len(r)),
-            "radius_min": float(min(r)) if len(r) else math.nan,
-            "radius_max": float(max(r)) if len(r) else math.nan,
+            "points": int(r.size),
+            "radius_min": float(r.min()) if r.size else math.nan,
+            "radius_max": float(r.max()) if r.size else math.nan,
             "elapsed_time_s": _qvalue(s.get("elapsed_time")),
             "elapsed_status": (s.get("elapsed_time") or {}).get("status"),
             "acquired_at": s.get("acquired_at"),
@@ -184,13 +178,8 @@ def _loader(res: ImportResult) -> Callable[[], AucExperiment]:
     return load
 
 
-def build_document(res: ImportResult) -> Document:
-    """The :class:`Document` for an import result (rejected or not)."""
-    doc = Document(res.path, format=FORMAT_DELIMITED, kind_label=KIND_LABEL,
-                   tree_title=TREE_TITLE, findings=res.findings)
-    doc.export = AucxExport(res.experiment.experiment_id if res.experiment else None,
-                            _loader(res))
-    doc.tree = _source_tree(res)
+def _header(doc: Document, res: ImportResult) -> None:
+    """The header tree: format, layout and files; the experiment's facts when imported."""
     h = doc.header
     h.add("format", FORMAT_DELIMITED)
     h.add("parser", res.format_id, detail="layout")
@@ -198,30 +187,27 @@ def build_document(res: ImportResult) -> Document:
         h.add("manifest", res.layout.manifest_file.name, location=res.layout.manifest_file.name)
     if res.data_file is not None:
         h.add("data file", res.data_file.name, location=res.data_file.name)
-    summary: dict[str, Any] = {
-        "parser": res.format_id,
-        "source_files": [f.to_checksum() for f in res.files],
-    }
     exp = res.experiment
     if exp is None:
-        doc.summary = summary
-        return doc
-    prov = exp.provenance or {}
-    h.add("experiment id", exp.experiment_id, location=res.layout.manifest_file.name
-          + ":experiment.experiment_id" if res.layout else "")
+        return
+    id_loc = f"{res.layout.manifest_file.name}:experiment.experiment_id" if res.layout else ""
+    h.add("experiment id", exp.experiment_id, location=id_loc)
     h.add("experiment type", exp.metadata.get("experiment_type"))
     h.add("radius axis mode", exp.mode)
     h.add("scans", exp.n_scans)
     h.add("points", exp.n_points, detail="per scan (padded width in per_scan mode)")
     h.add("radius unit", exp.radius_unit)
     h.add("signal unit", exp.signal_unit)
-    h.add("parser version", prov.get("parser_version"))
-    doc.provenance = _provenance_tree(prov)
-    doc.tables["scans"] = scans_table(exp)
+    h.add("parser version", (exp.provenance or {}).get("parser_version"))
+
+
+def _arrays(res: ImportResult, exp: AucExperiment) -> dict[str, NumpyArrayRef]:
+    """``radius`` float64 ``(points,)`` or ``(scans, points)``, ``signal`` float64 and
+    ``mask`` bool ``(scans, points)``, located at their data-file columns."""
     data_name = res.data_file.name if res.data_file else ""
     units = {"radius": exp.radius_unit, "signal": exp.signal_unit}
     rloc = f"{data_name}:{res.parsed.radius_column}" if res.parsed else data_name
-    sloc = f"{data_name}:signal" if res.format_id == "generic-long" else data_name
+    sloc = f"{data_name}:signal" if res.format_id == LONG else data_name
     radius = NumpyArrayRef("radius", exp.radius, location=rloc,
                            sample_axis=0 if exp.radius.ndim == 1 else 1)
     signal = NumpyArrayRef("signal", exp.signal, location=sloc, sample_axis=1)
@@ -229,21 +215,53 @@ def build_document(res: ImportResult) -> Document:
     for ref in (radius, signal, mask):
         ref.attrs.update({"unit": units.get(ref.name), "scan_ids": list(exp.scan_ids),
                           "radius_axis_mode": exp.mode})
-    doc.arrays = {"radius": radius, "signal": signal, "mask": mask}
-    doc.table_locations["scans"] = data_name
+    return {"radius": radius, "signal": signal, "mask": mask}
+
+
+def _summary(res: ImportResult) -> dict[str, Any]:
+    """The ``verify --json`` summary (the experiment's facts and model when imported)."""
+    summary: dict[str, Any] = {
+        "parser": res.format_id,
+        "source_files": [f.to_checksum() for f in res.files],
+    }
+    exp = res.experiment
+    if exp is not None:
+        summary.update({
+            "experiment_id": exp.experiment_id,
+            "radius_axis_mode": exp.mode,
+            "n_scans": exp.n_scans,
+            "n_points": exp.n_points,
+            "scan_ids": list(exp.scan_ids),
+            "radius_unit": exp.radius_unit,
+            "signal_unit": exp.signal_unit,
+            "model": exp.to_dict(),
+        })
+    return summary
+
+
+def build_document(res: ImportResult) -> Document:
+    """The :class:`Document` for an import result (rejected or not).
+
+    Every document offers ``export`` (its ``load`` raises the import's
+    :class:`~.errors.DelimitedError` for a rejected source); an imported one
+    also offers provenance, the ``scans`` table, the arrays and ``auc``.
+    """
+    doc = Document(res.path, format=FORMAT_DELIMITED, kind_label=KIND_LABEL,
+                   tree_title=TREE_TITLE, findings=res.findings)
+    doc.export = AucxExport(res.experiment.experiment_id if res.experiment else None,
+                            _loader(res))
+    doc.tree = _source_tree(res)
+    _header(doc, res)
+    doc.summary = _summary(res)
+    exp = res.experiment
+    if exp is None:
+        return doc
+    doc.provenance = _provenance_tree(exp.provenance or {})
+    doc.tables["scans"] = scans_table(exp)
+    doc.table_locations["scans"] = res.data_file.name if res.data_file else ""
+    doc.arrays = dict(_arrays(res, exp))
     doc.auc = AucScans(scan_ids=tuple(exp.scan_ids), radius_unit=exp.radius_unit,
                        signal_unit=exp.signal_unit, experiment_id=exp.experiment_id,
                        experiment=exp, radius_array="radius", signal_array="signal",
                        mask_array="mask")
-    summary.update({
-        "experiment_id": exp.experiment_id,
-        "radius_axis_mode": exp.mode,
-        "n_scans": exp.n_scans,
-        "n_points": exp.n_points,
-        "scan_ids": list(exp.scan_ids),
-        "radius_unit": exp.radius_unit,
-        "signal_unit": exp.signal_unit,
-        "model": exp.to_dict(),
-    })
-    doc.summary = summary
     return doc

@@ -70,7 +70,7 @@ def test_aucx_demo_draws_one_curve_per_scan(qtbot, jobs):
 def test_per_scan_archive_never_draws_masked_points(qtbot, jobs):
     pytest.importorskip("inspector.formats.aucx.reader")
     panel, doc = panel_for(qtbot, jobs, FIXTURES / "aucx" / "syn_per_scan_radius_s2_8x150.aucx", "signal")
-    exp = doc.extra["experiment"]
+    exp = doc.auc.experiment
     view = panel.view
     assert len(view.curves()) == exp.n_scans
     for i, (_, x, y) in enumerate(view.curves()):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 
 import pytest
@@ -50,15 +51,17 @@ def _gated_doc(n: int, gate: threading.Event, bad: str | None = None) -> Documen
     doc.verified = False
 
     def verifier(progress, cancelled):
-        for i, m in enumerate(doc.members):
+        rows = doc.members  # MemberCheck rows are frozen: replaced, never edited
+        for i, m in enumerate(list(rows)):
             if i == 1:
                 gate.wait(10)
             if cancelled and cancelled():
-                for rest in doc.members[i:]:
-                    rest.status = "cancelled"
+                for j in range(i, n):
+                    rows[j] = dataclasses.replace(rows[j], status="cancelled")
                 break
-            m.computed = m.recorded if m.name != bad else "f" * 64
-            m.status = "ok" if m.name != bad else "mismatch"
+            m = rows[i] = dataclasses.replace(
+                m, computed=m.recorded if m.name != bad else "f" * 64,
+                status="ok" if m.name != bad else "mismatch")
             if m.name == bad:
                 doc.error("checksums.mismatch", f"mismatch for {m.name}", m.name)
             if progress:

@@ -17,9 +17,14 @@ import math
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from inspector import __version__
 from inspector.formats.findings import with_file
+from inspector.formats.workers import worker_pool
+
+if TYPE_CHECKING:
+    from inspector.formats.document import Document
 
 SUBCOMMANDS = {
     "verify": "check files headless and print a report (or JSON lines with --json)",
@@ -78,8 +83,12 @@ def _install_parser() -> argparse.ArgumentParser:
     return p
 
 
-def format_report(doc) -> str:
-    """The human-readable ``verify`` report of one document."""
+def format_report(doc: Document) -> str:
+    """The human-readable ``verify`` report of one document.
+
+    The file name is prefixed to each finding here, once (:func:`with_file`);
+    finding messages never carry it themselves.
+    """
     lines = [f"{doc.path}: {doc.format}: {'OK' if doc.ok else 'NOT OK'}"]
     for key, value in doc.summary.items():
         if key in ("members",):
@@ -88,9 +97,10 @@ def format_report(doc) -> str:
         if len(text) > 100:
             text = text[:97] + "..."
         lines.append(f"  {key}: {text}")
-    if doc.members:
-        bad = [m for m in doc.members if m.status != "ok"]
-        lines.append(f"  checksums: {len(doc.members) - len(bad)}/{len(doc.members)} members ok")
+    members = doc.checksums.members if doc.checksums is not None else ()
+    if members:
+        bad = [m for m in members if m.status != "ok"]
+        lines.append(f"  checksums: {len(members) - len(bad)}/{len(members)} members ok")
         for m in bad:
             lines.append(f"    {m.status:<16} {m.name}")
     if doc.findings:
@@ -100,7 +110,7 @@ def format_report(doc) -> str:
     return "\n".join(lines)
 
 
-def json_safe(value):
+def json_safe(value: Any) -> Any:
     """``value`` with non-finite floats written as the corpus writes them ("NaN",
     "Infinity", "-Infinity") and text that is not valid UTF-8 (lone surrogates)
     backslash-escaped, so that one JSON line can always be printed."""
@@ -119,7 +129,7 @@ def json_safe(value):
     return value
 
 
-def json_line(obj) -> str:
+def json_line(obj: Any) -> str:
     """One strict-JSON line (RFC 8259: no NaN), falling back to :func:`json_safe`."""
     try:
         text = json.dumps(obj, ensure_ascii=False, allow_nan=False, default=str)
@@ -130,6 +140,11 @@ def json_line(obj) -> str:
 
 
 def cmd_verify(argv: Sequence[str]) -> int:
+    """``inspector verify``: open, verify and report each file; 0 when all are ok.
+
+    With ``--json``, one ``Document.to_json()`` line per file; each finding
+    carries its ``rule`` (the source of the rule it broke).
+    """
     args = _verify_parser().parse_args(argv)
     from inspector.formats import open_document
 
@@ -160,6 +175,7 @@ def cmd_export(argv: Sequence[str]) -> int:
 
 
 def cmd_install_desktop(argv: Sequence[str]) -> int:
+    """``inspector install-desktop [--uninstall]``: print what was (un)installed."""
     args = _install_parser().parse_args(argv)
     from inspector.desktop import install, uninstall
 
@@ -170,8 +186,17 @@ def cmd_install_desktop(argv: Sequence[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``inspector`` script and ``python -m inspector``."""
+    """Entry point of the ``inspector`` script and ``python -m inspector``.
+
+    Every subcommand (and the window) runs inside the shared worker pool
+    (:func:`inspector.formats.workers.worker_pool`), shut down on return.
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
+    with worker_pool():
+        return _dispatch(argv)
+
+
+def _dispatch(argv: list[str]) -> int:
     if argv and argv[0] == "verify":
         try:
             return cmd_verify(argv[1:])

@@ -16,8 +16,6 @@ from inspector.ui.plots import AucView, NeuralView, PatternView, PlotPanel
 from inspector.ui.plots import neural as neural_mod
 from tests.conftest import FIXTURES, load_expected
 
-pytest.importorskip("pytestqt")
-
 
 @pytest.fixture()
 def jobs(qtbot):
@@ -49,7 +47,6 @@ def panel_for(qtbot, jobs, path, name):
 
 
 def test_aucx_demo_draws_one_curve_per_scan(qtbot, jobs):
-    pytest.importorskip("inspector.formats.aucx.reader")
     exp = next(e for e in load_expected("aucx") if e["file"] == "src_demo_experiment.aucx")
     panel, doc = panel_for(qtbot, jobs, FIXTURES / "aucx" / "src_demo_experiment.aucx", "signal")
     view = panel.view
@@ -68,9 +65,8 @@ def test_aucx_demo_draws_one_curve_per_scan(qtbot, jobs):
 
 
 def test_per_scan_archive_never_draws_masked_points(qtbot, jobs):
-    pytest.importorskip("inspector.formats.aucx.reader")
     panel, doc = panel_for(qtbot, jobs, FIXTURES / "aucx" / "syn_per_scan_radius_s2_8x150.aucx", "signal")
-    exp = doc.extra["experiment"]
+    exp = doc.auc.experiment or doc.export.load()
     view = panel.view
     assert len(view.curves()) == exp.n_scans
     for i, (_, x, y) in enumerate(view.curves()):
@@ -93,7 +89,6 @@ def test_scan_curves_break_at_masked_gaps():
 
 
 def test_continuous_recording_plots_selected_channels(qtbot, jobs):
-    pytest.importorskip("inspector.formats.vneurotk.reader")
     panel, doc = panel_for(qtbot, jobs, FIXTURES / "vneurotk" / "v1" / "continuous_small_chunks.h5", "neuro")
     view = panel.view
     assert isinstance(view, NeuralView)
@@ -120,7 +115,6 @@ def test_continuous_recording_plots_selected_channels(qtbot, jobs):
 
 
 def test_epochs_recording_trials_and_overlay(qtbot, jobs):
-    pytest.importorskip("inspector.formats.vneurotk.reader")
     panel, doc = panel_for(qtbot, jobs, FIXTURES / "vneurotk" / "v1" / "epochs_dense_f64_strids.h5", "neuro")
     view = panel.view
     ref = doc.arrays["neuro"]
@@ -140,7 +134,6 @@ def test_epochs_recording_trials_and_overlay(qtbot, jobs):
 
 
 def test_patterns_recording_heatmap(qtbot, jobs):
-    pytest.importorskip("inspector.formats.vneurotk.reader")
     panel, doc = panel_for(qtbot, jobs, FIXTURES / "vneurotk" / "v1" / "patterns_stim_index.h5", "neuro")
     view = panel.view
     assert isinstance(view, PatternView)
@@ -256,7 +249,6 @@ def test_stale_results_are_dropped(qtbot, jobs):
 
 
 def test_exports(qtbot, jobs, tmp_path):
-    pytest.importorskip("inspector.formats.aucx.reader")
     panel, doc = panel_for(qtbot, jobs, FIXTURES / "aucx" / "src_demo_experiment.aucx", "radius")
     view = panel.view
     view.export_png(tmp_path / "p.png", width=400)

@@ -17,8 +17,6 @@ from tests.conftest import FIXTURES, load_expected
 EXPECTED = {e["file"]: e for e in load_expected("vneurotk")}
 REC = "v1/continuous_dense_f32_intids.h5"
 
-pytest.importorskip("inspector.formats.vneurotk")
-
 
 def _open(qtbot, *args):
     win = MainWindow()

@@ -20,6 +20,7 @@ from PySide6.QtGui import (
     QPen,
     QPixmap,
 )
+from PySide6.QtWidgets import QApplication, QStyle
 
 #: Status -> (kind, short text).  Kind selects colour and icon shape.
 STATUS_KIND = {
@@ -124,3 +125,17 @@ def status_icon(status: str) -> QIcon:
     would outlive the QApplication at interpreter exit).
     """
     return _status_icon(STATUS_KIND.get(status, "bad"), is_dark())
+
+
+_SEVERITY_PIXMAPS = {
+    "error": QStyle.StandardPixmap.SP_MessageBoxCritical,
+    "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
+    "info": QStyle.StandardPixmap.SP_MessageBoxInformation,
+}
+
+
+def severity_icon(severity: str) -> QIcon:
+    """The style's critical/warning/information icon for a finding severity."""
+    style = QApplication.style()
+    return style.standardIcon(
+        _SEVERITY_PIXMAPS.get(severity, QStyle.StandardPixmap.SP_MessageBoxQuestion))

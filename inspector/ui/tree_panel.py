@@ -62,6 +62,11 @@ class FilteredTree(QWidget):
         if n is not None:
             self.node_selected.emit(n)
 
+    def set_root(self, root: Node) -> None:
+        """Show ``root`` instead (the document's tree was replaced); keeps the filter."""
+        self.model.set_root(root)
+        self.view.expandAll()
+
     def set_filter(self, text: str) -> None:
         self.proxy.set_text(text)
         if text.strip():
@@ -130,6 +135,11 @@ class HeaderPanel(QWidget):
         self.setTabOrder(self.filter_edit, self.header.view)
         if self.raw is not None:
             self.setTabOrder(self.header.view, self.raw.view)
+
+    def set_header(self, header: Node) -> None:
+        """Show a new header tree (a deferred check replaced it)."""
+        self.header.set_root(header)
+        self._apply_filter()
 
     def trees(self) -> list[FilteredTree]:
         return [t for t in (self.header, self.raw) if t is not None]

@@ -151,7 +151,7 @@ def test_byte_flip_row_shows_recorded_and_computed_digest():
     assert doc.summary["experiment_id"] == BY_FILE["src_readiness_rich.aucx"]["info"][
         "experiment_id"]
     assert len(doc.tables["scans"]) == 3
-    assert "experiment" not in doc.extra
+    assert doc.auc is None or doc.auc.experiment is None
     assert doc.header.find("") is not None
 
 
@@ -203,7 +203,10 @@ def test_progress_is_reported_after_each_member():
 
 def test_cancelled_verification_then_complete():
     doc = open_archive(AUCX / "syn_moving_boundary_large_s123_10x3000.aucx")
-    doc.verifier(None, lambda: True)
+    check = doc.checks[0]
+    result = check.run(None, lambda: True)
+    assert result.complete is False
+    doc.apply(check, result)
     assert doc.verified is False
     assert all(m.status in ("cancelled", "ok") for m in doc.members)
     assert any(m.status == "cancelled" for m in doc.members)
@@ -246,7 +249,7 @@ def test_trees_and_scans_table():
 
 def test_lazy_arrays_match_experiment_and_envelope_honours_mask():
     doc = verified("syn_per_scan_radius_s2_8x150.aucx")
-    exp = doc.extra["experiment"]
+    exp = doc.auc.experiment
     assert exp.scan_ids == BY_FILE["syn_per_scan_radius_s2_8x150.aucx"]["info"]["scan_ids"]
     sig, mask = doc.arrays["signal"], doc.arrays["mask"]
     assert sig.shape == (8, 150) and str(sig.dtype) == "float64"

@@ -17,9 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from inspector.formats.aucx import sniff as _sniff
-from inspector.formats.aucx.experiment import ArchiveReadError, read_experiment
+from inspector.formats.aucx.archive import ArchiveReadError, open_archive, read_experiment
 from inspector.formats.aucx.layout import AUCX_FORMAT_VERSION
-from inspector.formats.aucx.reader import open_archive
 from inspector.formats.aucx.writer import ArchiveWriteError, write_aucx
 from inspector.formats.document import Document, FormatId
 from inspector.formats.reader_api import OpenOptions

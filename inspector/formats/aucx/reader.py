@@ -22,7 +22,6 @@ concerns.  Nothing is ever extracted to disk.
 
 from __future__ import annotations
 
-import functools
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from inspector.formats.auc_model import AucExperiment
 from inspector.formats.aucx import layout as L
 from inspector.formats.aucx.arrayrefs import MaskedLineRef, NpyMemberRef
 from inspector.formats.aucx.checksums import ChecksumFile, parse_checksums
@@ -39,6 +39,7 @@ from inspector.formats.aucx.npyfmt import MAX_HEADER_BYTES, NpyHeader, parse_hea
 from inspector.formats.aucx.stream import MemberStream, read_member
 from inspector.formats.aucx.trees import header_tree, member_tree, provenance_tree
 from inspector.formats.aucx.zipscan import ZipScan, scan_zip, unsafe_name_reason
+from inspector.formats.capabilities import AucScans, ChecksumTable
 from inspector.formats.document import FORMAT_AUCX, Document, MemberCheck
 
 #: Largest ``manifest.json`` / ``provenance.json`` parsed, in bytes.  Real
@@ -58,7 +59,7 @@ MAX_JSON_CONTAINERS = 1_000_000
 _LIMITS = {L.MANIFEST: JSON_MEMBER_LIMIT, L.PROVENANCE: JSON_MEMBER_LIMIT,
            L.EXPERIMENT: EXPERIMENT_MEMBER_LIMIT, L.CHECKSUMS: CHECKSUM_MEMBER_LIMIT}
 #: Arrays totalling at most this many bytes are loaded into
-#: ``doc.extra["experiment"]`` at open; larger ones stay lazy only.
+#: ``doc.auc.experiment`` at open; larger ones stay lazy only.
 EXPERIMENT_LOAD_LIMIT = 8 << 20
 
 
@@ -78,41 +79,48 @@ class ArchiveState:
     headers: dict[str, NpyHeader] = field(default_factory=dict)
     content_ok: dict[str, bool] = field(default_factory=dict)
     verify_findings: list[Any] = field(default_factory=list)
+    parts: dict[str, Any] | None = None
 
 
-def open_archive(path: Path) -> Document:
+KIND_LABEL = "AUCX archive"
+TREE_TITLE = "Archive members"
+
+
+def read_archive(path: Path) -> tuple[Document, ArchiveState | None]:
     """Open ``path`` as an AUCX archive; never raises for bad input.
 
-    Returns a :class:`Document` of format ``"aucx"`` with ``header``,
-    ``tree`` (members), ``provenance`` (import and export subtrees),
-    ``tables["scans"]``, lazy ``arrays`` (``radius``, ``signal``, ``mask``),
-    ``members`` (all ``pending``), ``summary`` (the reference ``info`` keys
-    plus ``members``), ``extra["experiment"]`` (an :class:`AucExperiment`
-    when the arrays are small and safe) and a ``verifier`` for the streamed
-    checksum and content verification.  Rules: seed ``002_59993c7ffff01d56``
+    Returns the :class:`Document` (format ``"aucx"``) and what opening
+    learned (None when the ZIP could not be read at all).  The document has
+    ``header``, ``tree`` (members), ``provenance`` (import and export
+    subtrees), ``tables["scans"]``, lazy ``arrays`` (``radius``, ``signal``,
+    ``mask``), ``checksums`` (every row ``pending``, not verified), ``auc``
+    (scan ids, units, the experiment when small and safe), ``summary`` (the
+    reference ``info`` keys plus ``members``) and ``checks`` (the streamed
+    checksum and content verification).  Rules: seed ``002_59993c7ffff01d56``
     ("Safety", "Checksums", "Both radius modes") and AUCX on-disk notes §4.
     """
     p = Path(path)
-    doc = Document(p, format=FORMAT_AUCX)
-    doc.verified = False
+    doc = Document(p, format=FORMAT_AUCX, kind_label=KIND_LABEL, tree_title=TREE_TITLE)
+    st: ArchiveState | None = None
     try:
-        _open(doc, p)
+        st = _open(doc, p)
     except Exception as exc:  # noqa: BLE001 - the contract is: never raise
         doc.error("internal.reader-failed",
                   f"{p.name}: the AUCX reader failed unexpectedly: {type(exc).__name__}: {exc}")
-        doc.extra["traceback"] = traceback.format_exc()
-        doc.verifier = None
-    return doc
+        doc.traceback = traceback.format_exc()
+        doc.checks = []
+        st = None
+    return doc, st
 
 
-def _open(doc: Document, p: Path) -> None:
+def _open(doc: Document, p: Path) -> ArchiveState | None:
     doc.summary = {"aucx_format_version": None, "radius_axis_mode": None, "n_scans": 0,
                    "n_points": 0, "scan_ids": [], "radius_unit": None, "signal_unit": None,
                    "experiment_id": None, "export": None, "members": [],
                    "checksum_verified": False}
     if not p.is_file():
         doc.error("file.not-found", f"{p}: no such file", "")
-        return
+        return None
     scan = scan_zip(p)
     for prob in scan.problems:
         if prob.code in ("zip.prefixed-data", "zip.many-members"):
@@ -121,7 +129,7 @@ def _open(doc: Document, p: Path) -> None:
             doc.error(prob.code, prob.message, prob.location)
     doc.tree = member_tree(scan)
     if scan.fatal or not scan.entries:
-        return
+        return None
     st = ArchiveState(p, scan)
     for name in scan.names:
         st.rows[name] = MemberCheck(name, None)
@@ -130,11 +138,12 @@ def _open(doc: Document, p: Path) -> None:
     experiment, imported, export = _payload_json(doc, st)
     _arrays(doc, st)
     _facts(doc, st, experiment, imported, export)
-    doc.members = list(st.rows.values())
-    doc.summary["members"] = [m.to_json() for m in doc.members]
-    from inspector.formats.aucx.verify import run_verification
+    doc.checksums = ChecksumTable(tuple(st.rows.values()), verified=False)
+    doc.summary["members"] = [m.to_json() for m in doc.checksums.members]
+    from inspector.formats.aucx.verify import ArchiveVerification
 
-    doc.verifier = functools.partial(run_verification, doc, st)
+    doc.checks = [ArchiveVerification(doc, st)]
+    return st
 
 
 # --------------------------------------------------------------------------
@@ -522,19 +531,31 @@ def _facts(doc: Document, st: ArchiveState, experiment, imported, export) -> Non
     doc.provenance = provenance_tree(imported, exp_record)
     if isinstance(experiment, dict) and isinstance(experiment.get("scans"), list):
         doc.tables["scans"] = scans_table(experiment["scans"])
+        doc.table_locations["scans"] = L.EXPERIMENT
+    observations = {**obs, "mode": st.mode}
     if isinstance(experiment, dict) and st.mode is not None:
-        doc.extra["aucx_parts"] = {"experiment": experiment, "import": imported,
-                                   "observations": {**obs, "mode": st.mode}}
-    # The experiment model, when every part it needs is readable and small.
-    if (doc.ok and isinstance(experiment, dict) and st.mode is not None
+        st.parts = {"experiment": experiment, "import": imported, "observations": observations}
+    loaded = _load_small(doc, st, experiment, imported, observations)
+    if all(k in doc.arrays for k in ("radius", "signal")):
+        doc.auc = AucScans(
+            scan_ids=tuple(str(x) for x in ids), radius_unit=str(obs.get("radius_unit") or ""),
+            signal_unit=str(obs.get("signal_unit") or ""),
+            experiment_id=doc.summary["experiment_id"], experiment=loaded)
+
+
+def _load_small(doc: Document, st: ArchiveState, experiment: Any, imported: Any,
+                observations: dict[str, Any]) -> AucExperiment | None:
+    """The experiment model, when every part it needs is readable and small."""
+    if not (doc.ok and isinstance(experiment, dict) and st.mode is not None
             and all(k in doc.arrays for k in ("radius", "signal", "mask"))
             and sum(st.headers[k].nbytes for k in ("radius", "signal", "mask"))
             <= EXPERIMENT_LOAD_LIMIT):
-        try:
-            doc.extra["experiment"] = build_experiment(
-                experiment, imported, {**obs, "mode": st.mode},
-                doc.arrays["radius"].read(), doc.arrays["signal"].read(),
-                doc.arrays["mask"].read())
-        except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:
-            doc.warning("experiment.not-loaded",
-                        f"{st.path.name}: the experiment could not be assembled: {exc}", "")
+        return None
+    try:
+        return build_experiment(experiment, imported, observations,
+                                doc.arrays["radius"].read(), doc.arrays["signal"].read(),
+                                doc.arrays["mask"].read())
+    except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:
+        doc.warning("experiment.not-loaded",
+                    f"{st.path.name}: the experiment could not be assembled: {exc}", "")
+        return None

@@ -28,13 +28,14 @@ import hashlib
 import queue
 import threading
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from inspector.formats.aucx import layout as L
 from inspector.formats.aucx.contentcheck import ArrayScan, cross_check
 from inspector.formats.aucx.stream import MemberStream
+from inspector.formats.capabilities import CheckResult, ChecksumTable
 from inspector.formats.document import CancelFn, Document, MemberCheck, ProgressFn
 
 WORKERS = 2
@@ -158,8 +159,24 @@ def _status(st, name: str, computed: str | None) -> str:
     return "ok" if computed == st.listed.get(name) else "mismatch"
 
 
+class ArchiveVerification:
+    """The deferred streamed verification of one opened archive."""
+
+    title = "Verifying checksums"
+
+    def __init__(self, doc: Document, state) -> None:
+        self._doc = doc
+        self._state = state
+
+    def run(self, progress: ProgressFn | None = None,
+            cancelled: CancelFn | None = None) -> CheckResult:
+        """Stream every member (see the module docstring)."""
+        complete = run_verification(self._doc, self._state, progress, cancelled)
+        return CheckResult(complete=complete)
+
+
 def run_verification(doc: Document, st, progress: ProgressFn | None = None,
-                     cancelled: CancelFn | None = None) -> None:
+                     cancelled: CancelFn | None = None) -> bool:
     """Stream, hash and check every member of ``doc`` (see module docstring).
 
     Findings repeated for many members are capped per code
@@ -171,14 +188,14 @@ def run_verification(doc: Document, st, progress: ProgressFn | None = None,
     st.verify_findings.clear()
     start = len(doc.findings)
     try:
-        _run(doc, st, progress, cancelled)
+        return _run(doc, st, progress, cancelled)
     finally:
         st.verify_findings[:] = doc.findings[start:]
 
 
-def _run(doc: Document, st, progress: ProgressFn | None, cancelled: CancelFn | None) -> None:
+def _run(doc: Document, st, progress: ProgressFn | None, cancelled: CancelFn | None) -> bool:
     # a previous (cancelled) run left nothing behind (see run_verification)
-    rows: list[MemberCheck] = doc.members
+    rows = list(doc.checksums.members) if doc.checksums is not None else []
     for row in rows:
         row.status, row.computed = "pending", None
     total = len(rows)
@@ -274,7 +291,7 @@ def _run(doc: Document, st, progress: ProgressFn | None, cancelled: CancelFn | N
             "archive is not verified", "")
         doc.summary["members"] = [m.to_json() for m in rows]
         _set_integrity(doc, "cancelled")
-        return
+        return False
 
     name = st.path.name
     for row in rows:
@@ -310,7 +327,7 @@ def _run(doc: Document, st, progress: ProgressFn | None, cancelled: CancelFn | N
             add("error", code, f"{name}: {msg}", loc)
             content_ok = False
 
-    doc.verified = True
+    doc.checksums = ChecksumTable(tuple(rows), verified=True)
     all_ok = all(r.status == "ok" for r in rows)
     doc.summary["members"] = [m.to_json() for m in rows]
     doc.summary["checksum_verified"] = all_ok and st.checksum_present
@@ -325,7 +342,9 @@ def _run(doc: Document, st, progress: ProgressFn | None, cancelled: CancelFn | N
     feeding = (L.MANIFEST, L.EXPERIMENT, L.PROVENANCE, L.RADIUS, L.SIGNAL, L.MASK)
     if not content_ok or not doc.ok or any(
             r.status != "ok" for r in rows if r.name in feeding):
-        doc.extra.pop("experiment", None)
+        if doc.auc is not None:
+            doc.auc = replace(doc.auc, experiment=None)
+    return True
 
 
 def _withhold_unverified(doc: Document, status: dict[str, str]) -> None:

@@ -294,9 +294,9 @@ def write_aucx(experiment: AucExperiment, path: str | os.PathLike[str],
 
 def _verify_written(tmp: Path, dest: Path) -> None:
     """Read the finished temporary archive back and verify it in full."""
-    from inspector.formats.aucx.reader import open_archive
+    from inspector.formats.aucx.reader import read_archive
 
-    doc = open_archive(tmp)
+    doc, _ = read_archive(tmp)
     try:
         doc.verify()
         if not (doc.ok and doc.verified):

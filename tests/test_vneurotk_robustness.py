@@ -106,7 +106,7 @@ def test_atomic_replacement_is_reported_on_next_read(tmp_path):
     with pytest.raises(OSError, match="changed on disk"):
         ref.read(1)
     with pytest.raises(OSError, match="changed"):
-        doc.extra["stim_labels"].read(slice(0, 3))
+        doc.trials.stim_labels.read(slice(0, 3))
     doc.close()
     doc = open_recording(p)  # reopening shows the new file
     assert doc.arrays["neuro"].shape[0] == 5
@@ -281,7 +281,7 @@ def test_damaged_bytes_never_raise(tmp_path):
             d[rng.randrange(len(d))] = rng.randrange(256)
         p.write_bytes(bytes(d))
         doc = open_recording(p, hash_arrays=True)  # must not raise
-        assert not any(f.code == "internal.reader-failed" for f in doc.findings), doc.extra.get("traceback")
+        assert not any(f.code == "internal.reader-failed" for f in doc.findings), doc.traceback
         outcomes.add(doc.ok)
         json_ok = __import__("json").dumps(doc.to_json(), allow_nan=False)
         assert json_ok

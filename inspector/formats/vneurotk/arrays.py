@@ -186,6 +186,16 @@ class CooNeuroRef(ArrayRef):
         self._blocks: list[tuple[int, int, int, int]] | None = None  # (start, stop, first, last)
         self._sorted: bool | None = None
 
+    @property
+    def row_dataset(self) -> h5py.Dataset:
+        """The ``neuro_row`` dataset (int, ``(nnz,)``)."""
+        return self._row
+
+    @property
+    def col_dataset(self) -> h5py.Dataset:
+        """The ``neuro_col`` dataset (int, ``(nnz,)``)."""
+        return self._col
+
     # -- row index ---------------------------------------------------------
     @property
     def rows_sorted(self) -> bool | None:

@@ -26,8 +26,10 @@ import h5py
 import numpy as np
 import pandas as pd
 
+from inspector.formats.capabilities import TrialStructure
 from inspector.formats.document import FORMAT_RECORDING, Document, Stimulus
-from inspector.formats.vneurotk.arrays import COO_BLOCK, CooNeuroRef, H5DatasetRef
+from inspector.formats.vneurotk.arrays import CooNeuroRef, H5DatasetRef
+from inspector.formats.vneurotk.checks import RecordingCheck, Step, coo_bounds_step, image_step
 from inspector.formats.vneurotk.header import read_data_mode, read_header
 from inspector.formats.vneurotk.labels import Labels
 from inspector.formats.vneurotk.scalars import read_sequence
@@ -64,6 +66,7 @@ class _Ctx:
         self.f = src.file
         self.hash_arrays = hash_arrays
         self.name = doc.path.name
+        self.steps: list[Step] = []
 
     def fail(self, exc: RuleError) -> None:
         self.doc.error(exc.code, f"{self.name}: {exc.message}", exc.location)
@@ -95,7 +98,8 @@ def open_recording(path: Path, *, hash_arrays: bool = False) -> Document:
     Never raises for bad input: every problem is a finding.
     """
     path = Path(path)
-    doc = Document(path, format=FORMAT_RECORDING)
+    doc = Document(path, format=FORMAT_RECORDING, kind_label=KIND_RECORDING,
+                   tree_title="HDF5 objects")
     doc.summary = {k: None for k in SUMMARY_KEYS}
     doc.header.add("format", "VneuroTK recording (HDF5)")
     try:
@@ -109,6 +113,8 @@ def open_recording(path: Path, *, hash_arrays: bool = False) -> Document:
     ctx = _Ctx(doc, src, hash_arrays)
     try:
         _read(ctx)
+        if ctx.steps:
+            doc.checks.append(RecordingCheck(steps=ctx.steps))
     except RuleError as exc:
         ctx.fail(exc)
     except (OSError, RuntimeError, KeyError) as exc:
@@ -118,8 +124,28 @@ def open_recording(path: Path, *, hash_arrays: bool = False) -> Document:
 
         doc.error("internal.reader-failed",
                   f"{path.name}: the recording reader failed unexpectedly: {type(exc).__name__}: {exc}", "")
-        doc.extra["traceback"] = traceback.format_exc()
+        doc.traceback = traceback.format_exc()
+    if doc.tree is not None and not _looks_like_recording(ctx.f):
+        doc.kind_label = KIND_PLAIN_HDF5
     return doc
+
+
+#: ``Document.kind_label`` of a recording, and of an HDF5 file that is not one.
+KIND_RECORDING = "VneuroTK recording"
+KIND_PLAIN_HDF5 = "HDF5 file (not a VneuroTK recording)"
+#: Root attributes that only a VneuroTK recording carries (notes §1, §2).
+RECORDING_ATTRS = ("vneurotk_format", "vneurotk_schema_version", "data_mode", "neuro_format")
+
+
+def _looks_like_recording(f: h5py.File) -> bool:
+    """False for an HDF5 file with no VneuroTK header, no data mode and no
+    neural data: not a recording at all (its objects are still listed)."""
+    try:
+        if any(k in f.attrs for k in RECORDING_ATTRS):
+            return True
+        return any(n in f for n in ("neuro", "neuro_row"))
+    except (OSError, RuntimeError, KeyError, ValueError):
+        return True
 
 
 def _read(ctx: _Ctx) -> None:
@@ -133,7 +159,6 @@ def _read(ctx: _Ctx) -> None:
     doc.summary["header"] = hdr.raw
     doc.summary["schema_version"] = hdr.schema_version
     doc.summary["writer_version"] = hdr.writer_version
-    doc.extra["schema_version"] = hdr.schema_version
     for e in hdr.errors:
         ctx.fail(e)
     if not hdr.accepted:
@@ -157,9 +182,7 @@ def _read(ctx: _Ctx) -> None:
     trial_meta = _guard(ctx, lambda: read_trial_meta(f["trial_meta"], ctx.fail) if "trial_meta" in f else None)
     if trial_meta is not None:
         doc.tables["trial_meta"] = trial_meta
-    for key in ("trial_starts", "trial_ends", "vision_onsets", "trial"):
-        attr = {"trial_starts": "starts", "trial_ends": "ends", "vision_onsets": "onsets", "trial": "trial"}[key]
-        doc.extra[key] = getattr(trials, attr) if trials is not None else None
+        doc.table_locations["trial_meta"] = "/trial_meta"
     if neuro is not None:
         neuro.attrs["data_mode"] = mode
         if neuro.attrs.get("sfreq") is None and trial_info and "sfreq" in trial_info:
@@ -187,8 +210,8 @@ def _read(ctx: _Ctx) -> None:
                 trial_ids = _trial_stim_ids(labels, scan, positions, vision_info)
     if ok and mode == "patterns":
         trial_ids = _pattern_stim_ids(trial_meta, shape)
-    doc.extra["trial_stim_ids"] = trial_ids
-    doc.extra["stim_labels"] = labels
+    if mode is not None and neuro is not None:
+        doc.trials = _trial_structure(mode, trials, trial_ids, labels, neuro_info, neuro)
     if trial_ids is not None:
         doc.summary["trial_stim_ids"] = {"count": len(trial_ids), "first": [typed(v) for v in trial_ids[:5]]}
 
@@ -287,7 +310,7 @@ def _read_neuro(ctx: _Ctx, mode: str | None):
             raise RuleError("neuro.coo-lengths", f"neuro_row, neuro_col and neuro_data must be 1-D of equal length, got {lens} (VneuroTK on-disk notes §2)", "/neuro_row")
         ref = CooNeuroRef(ctx.src, row, col, data, shape, dtype, sample_axis=sample_axis)
         ctx.doc.arrays["neuro"] = ref
-        _add_verifier(ctx, lambda progress, cancelled: _verify_coo_bounds(ctx, ref, progress, cancelled))
+        ctx.steps.append(coo_bounds_step(ctx.src, ref))
         return ref
     if fmt != "dense":
         raise RuleError("neuro.format", f"neuro_format {fmt!r} is not 'dense' or 'coo' (VneuroTK on-disk notes §2)", "/@neuro_format")
@@ -318,47 +341,6 @@ def _read_neuro(ctx: _Ctx, mode: str | None):
 NUMERIC_KINDS = "biuf"
 #: Largest neural array (logical bytes) materialised for ``--hash-arrays``.
 MAX_HASH_BYTES = 4 << 30
-
-
-def _add_verifier(ctx: _Ctx, fn) -> None:
-    """Chain ``fn(progress, cancelled)`` after any deferred verifier already set."""
-    prev = ctx.doc.verifier
-
-    def run(progress=None, cancelled=None):
-        if prev is not None:
-            prev(progress, cancelled)
-        if cancelled is not None and cancelled():
-            return
-        fn(progress, cancelled)
-        ctx.doc.verified = True
-
-    ctx.doc.verifier = run
-    ctx.doc.verified = False
-
-
-def _verify_coo_bounds(ctx: _Ctx, ref: CooNeuroRef, progress, cancelled) -> None:
-    """Stream ``neuro_row``/``neuro_col`` in blocks (bounded memory): every
-    coordinate must fall inside ``neuro_shape`` (VneuroTK on-disk notes §2)."""
-    n_tr, n_t, n_ch = ref.shape
-    limits = {"neuro_row": n_tr * n_t, "neuro_col": n_ch}
-    for what, ds in (("neuro_row", ref._row), ("neuro_col", ref._col)):
-        lo = hi = None
-        try:
-            for a in range(0, ref.nnz, COO_BLOCK):
-                if cancelled is not None and cancelled():
-                    return
-                v = np.asarray(ctx.src.read(ds, slice(a, min(ref.nnz, a + COO_BLOCK))))
-                if v.size:
-                    vmin, vmax = int(v.min()), int(v.max())
-                    lo = vmin if lo is None else min(lo, vmin)
-                    hi = vmax if hi is None else max(hi, vmax)
-        except (OSError, ValueError, TypeError) as exc:
-            ctx.doc.error("neuro.unreadable", f"{ctx.name}: /{what} cannot be read: {exc}", f"/{what}")
-            continue
-        if lo is not None and (lo < 0 or hi >= limits[what]):
-            ctx.doc.error("neuro.coo-out-of-range",
-                          f"{ctx.name}: /{what} holds coordinates from {lo} to {hi}, outside 0..{limits[what] - 1} "
-                          f"allowed by neuro_shape {list(ref.shape)} (VneuroTK on-disk notes §2)", f"/{what}")
 
 
 def _hash_neuro(ctx: _Ctx, neuro) -> None:
@@ -580,17 +562,32 @@ def _read_stimuli(ctx: _Ctx) -> None:
             fact.update({"shape": list(e.dataset.shape), "dtype": np.dtype(e.dataset.dtype).name})
         images.append(fact)
     ctx.doc.summary["stimuli"] = {"count": len(entries), "ids": [typed(e.stim_id) for e in entries], "images": images}
-    if not ctx.hash_arrays and any(e.kind in ("image_bytes",) for e in entries):
-        def verifier(progress=None, cancelled=None, entries=entries):
-            for i, e in enumerate(entries):
-                if cancelled is not None and cancelled():
-                    return
-                if e.kind == "image_bytes":
-                    try:
-                        decode_image(ctx.src, e, folder)
-                    except (OSError, ValueError) as exc:
-                        ctx.fail(RuleError("stimuli.undecodable", f"stimulus image cannot be decoded: {exc}", e.location))
-                if progress is not None:
-                    progress(i + 1, len(entries), None)
-            ctx.doc.verified = True
-        _add_verifier(ctx, verifier)
+    if not ctx.hash_arrays and any(e.kind == "image_bytes" for e in entries):
+        ctx.steps.append(image_step(ctx.src, entries, folder))
+
+
+def _int64_markers(a: np.ndarray | None) -> np.ndarray | None:
+    """A marker array as int64 ``(trials,)``, or None when it is not a 1-D
+    non-boolean integer array (the trial-structure rules report why)."""
+    if a is None or a.ndim != 1 or a.dtype == np.bool_ or not np.issubdtype(a.dtype, np.integer):
+        return None
+    return a.astype(np.int64)
+
+
+def _trial_structure(mode: str, trials: TrialArrays | None, trial_ids: list[Any] | None,
+                     labels: Labels | None, neuro_info: dict[str, Any] | None,
+                     neuro: Any) -> TrialStructure:
+    """The :class:`TrialStructure` capability of an opened recording."""
+    sfreq = neuro.attrs.get("sfreq")
+    unit = (neuro_info or {}).get("time_unit")
+    return TrialStructure(
+        data_mode=mode,
+        trial_starts=_int64_markers(trials.starts) if trials is not None else None,
+        trial_ends=_int64_markers(trials.ends) if trials is not None else None,
+        vision_onsets=_int64_markers(trials.onsets) if trials is not None else None,
+        trial_stim_ids=tuple(trial_ids) if trial_ids is not None else None,
+        stim_labels=labels,
+        sampling_rate_hz=float(sfreq) if sfreq is not None else None,
+        time_unit=unit if isinstance(unit, str) else "",
+        trial=trials.trial if trials is not None else None,
+    )

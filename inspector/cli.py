@@ -161,12 +161,15 @@ def cmd_verify(argv: Sequence[str]) -> int:
 
 
 def cmd_export(argv: Sequence[str]) -> int:
+    """``inspector export SOURCE DEST``: 0 when written, 1 when refused, 2 for usage errors."""
     args = _export_parser().parse_args(argv)
     from inspector.formats.export import ExportError, export_to_aucx
+    from inspector.formats.workers import worker_pool
 
     try:
-        result = export_to_aucx(args.source, args.dest, exported_at=args.exported_at,
-                                overwrite=args.overwrite)
+        with worker_pool():
+            result = export_to_aucx(args.source, args.dest, exported_at=args.exported_at,
+                                    overwrite=args.overwrite)
     except ExportError as exc:
         print(f"inspector export: {exc}", file=sys.stderr)
         return 1

@@ -113,7 +113,14 @@ def test_document_views(entry):
     table = doc.tables["scans"]
     assert table["scan_id"].tolist() == obs["scan_ids"]
     assert table["points"].tolist() == [int(m) for m in mask.sum(axis=1)]
-    assert doc.extra["experiment"].to_dict()["observations"] == obs
+    assert doc.auc.experiment.to_dict()["observations"] == obs
+    assert doc.auc.scan_ids == tuple(obs["scan_ids"])
+    assert (doc.auc.radius_unit, doc.auc.signal_unit) == (obs["radius_unit"], obs["signal_unit"])
+    assert doc.auc.experiment_id == doc.export.experiment_id == ref["metadata"]["experiment_id"]
+    assert doc.export.load() is doc.auc.experiment
+    assert doc.kind_label == "CSV/TSV AUC scan table" and doc.tree_title == "Source files"
+    assert doc.table_locations["scans"] in {n.name for n in doc.tree.children}
+    assert doc.extra == {}
     header = {n.name: n.value for n in doc.header.children}
     assert header["format"] == FORMAT_DELIMITED
     assert header["scans"] == s["n_scans"]
@@ -127,7 +134,10 @@ def test_rejected_findings_name_file_and_place(entry):
     errors = [f for f in doc.findings if f.severity == "error"]
     assert errors
     assert errors[0].location == EXPECTED_LOCATION[entry["file"]]
-    assert "model" not in doc.summary and "experiment" not in doc.extra
+    assert "model" not in doc.summary and doc.auc is None and doc.extra == {}
+    with pytest.raises(DelimitedError) as info:
+        doc.export.load()
+    assert info.value.findings[0].location == EXPECTED_LOCATION[entry["file"]]
 
 
 @pytest.mark.parametrize("entry", INVALID, ids=[e["file"] for e in INVALID])

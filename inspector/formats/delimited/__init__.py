@@ -70,7 +70,7 @@ def open_delimited(path: str | os.PathLike[str]) -> Document:
         SHA-256), ``provenance`` (import record), ``tables["scans"]``,
         ``arrays`` (``radius`` float64 ``(points,)`` or ``(scans, points)``
         NaN-padded, ``signal`` float64 ``(scans, points)``, ``mask`` bool
-        ``(scans, points)``), ``extra["experiment"]`` and ``summary`` (keys
+        ``(scans, points)``), ``auc`` (the experiment), ``export`` and ``summary`` (keys
         ``experiment_id``, ``radius_axis_mode``, ``n_scans``, ``n_points``,
         ``scan_ids``, ``radius_unit``, ``signal_unit``, ``parser``,
         ``source_files`` and ``model``: the reference ``to_dict()`` form).
@@ -89,7 +89,7 @@ def open_delimited(path: str | os.PathLike[str]) -> Document:
         doc.error("internal.reader-failed",
                   f"{p.name}: the delimited reader failed unexpectedly: "
                   f"{type(exc).__name__}: {exc}", "")
-        doc.extra["traceback"] = traceback.format_exc()
+        doc.traceback = traceback.format_exc()
         return doc
 
 

@@ -1,23 +1,33 @@
 """Build the inspector :class:`Document` of a delimited import.
 
-The document has the same views as an AUCX archive: a header tree, a raw tree
-of the source files, an import-provenance tree, a ``scans`` table, the
-``radius``/``signal``/``mask`` arrays, the experiment in ``extra`` and a
-``verify --json`` summary.  A rejected source still shows what was resolved
-(files, digests, manifest content) next to its findings.
+The document offers the same capabilities as an AUCX archive: a header tree,
+a raw tree of the source files, an import-provenance tree, a ``scans`` table,
+the ``radius``/``signal``/``mask`` arrays, the AUC experiment
+(:class:`~inspector.formats.capabilities.AucScans`), export to AUCX
+(:class:`~inspector.formats.capabilities.AucxExport`) and a ``verify --json``
+summary.  A rejected source still shows what was resolved (files, digests,
+manifest content) next to its findings, and still offers export, whose
+``load`` raises the import's :class:`~.errors.DelimitedError`.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
 
 from inspector.formats.arrays import NumpyArrayRef
 from inspector.formats.auc_model import AucExperiment
+from inspector.formats.capabilities import AucScans, AucxExport
 from inspector.formats.delimited.loader import ImportResult
 from inspector.formats.document import FORMAT_DELIMITED, Document, Node
+
+#: ``Document.kind_label`` of a delimited source.
+KIND_LABEL = "CSV/TSV AUC scan table"
+#: ``Document.tree_title``: the raw tree lists the source files.
+TREE_TITLE = "Source files"
 
 
 def _qvalue(q: dict[str, Any] | None) -> float:
@@ -134,10 +144,24 @@ def _provenance_tree(prov: dict[str, Any]) -> Node:
     return root
 
 
+def _loader(res: ImportResult) -> Callable[[], AucExperiment]:
+    """The ``AucxExport.load`` of an import: its experiment, or its error raised."""
+
+    def load() -> AucExperiment:
+        if not res.ok or res.experiment is None:
+            raise res.error()
+        return res.experiment
+
+    return load
+
+
 def build_document(res: ImportResult) -> Document:
     """The :class:`Document` for an import result (rejected or not)."""
-    doc = Document(res.path, format=FORMAT_DELIMITED)
+    doc = Document(res.path, format=FORMAT_DELIMITED, kind_label=KIND_LABEL,
+                   tree_title=TREE_TITLE)
     doc.findings.extend(res.findings)
+    doc.export = AucxExport(res.experiment.experiment_id if res.experiment else None,
+                            _loader(res))
     doc.tree = _source_tree(res)
     h = doc.header
     h.add("format", FORMAT_DELIMITED)
@@ -178,7 +202,11 @@ def build_document(res: ImportResult) -> Document:
         ref.attrs.update({"unit": units.get(ref.name), "scan_ids": list(exp.scan_ids),
                           "radius_axis_mode": exp.mode})
     doc.arrays = {"radius": radius, "signal": signal, "mask": mask}
-    doc.extra["experiment"] = exp
+    doc.table_locations["scans"] = data_name
+    doc.auc = AucScans(scan_ids=tuple(exp.scan_ids), radius_unit=exp.radius_unit,
+                       signal_unit=exp.signal_unit, experiment_id=exp.experiment_id,
+                       experiment=exp, radius_array="radius", signal_array="signal",
+                       mask_array="mask")
     summary.update({
         "experiment_id": exp.experiment_id,
         "radius_axis_mode": exp.mode,

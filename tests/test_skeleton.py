@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -102,3 +103,47 @@ def test_version_and_help():
     from inspector import __version__
 
     assert __version__ in out
+
+
+def _sources(*parts: str) -> list[Path]:
+    out: list[Path] = []
+    for part in parts:
+        p = ROOT / "inspector" / part
+        out += sorted(p.rglob("*.py")) if p.is_dir() else [p]
+    return out
+
+
+def test_models_never_import_ui():
+    for path in _sources("models"):
+        text = path.read_text(encoding="utf-8")
+        assert "inspector.ui" not in text, f"{path} imports from inspector.ui"
+
+
+def test_views_never_name_formats():
+    import re
+
+    names = re.compile(r"\bFORMAT_(AUCX|RECORDING|DELIMITED|UNKNOWN)\b|\bFormatId\b|"
+                       r"[\"'](aucx|vneurotk-recording|auc-delimited)[\"']|\.extra\b|"
+                       r"\.verifier\b|doc\.summary\b|\.format ==")
+    for path in _sources("ui", "models", "app.py"):
+        hits = names.findall(path.read_text(encoding="utf-8"))
+        assert not hits, f"{path} picks by format name: {hits}"
+
+
+def test_entry_points_own_the_worker_pool():
+    code = (
+        "import inspector.app as app, inspector.cli as cli, inspector.formats.workers as w\n"
+        "seen = []\n"
+        "def record(*a, **k):\n"
+        "    seen.append(w.pool())\n"
+        "    return 0\n"
+        "cli.cmd_verify = cli.cmd_export = cli.cmd_install_desktop = record\n"
+        "app._run_window = record\n"
+        "for argv in (['verify', 'x'], ['export', 'a', 'b'], ['install-desktop'], ['x.h5']):\n"
+        "    assert cli.main(argv) == 0 and w._current is None\n"
+        "assert len(seen) == 4 and all(e._shutdown for e in seen)\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.stdout.strip() == "ok", out.stderr

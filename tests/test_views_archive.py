@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import threading
+import zipfile
 from dataclasses import replace
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
+from inspector.formats import open_document
 from inspector.formats.capabilities import CheckResult, ChecksumTable, MemberStatus, Progress
 from inspector.formats.document import Document, MemberCheck, Node
 from inspector.formats.findings import Finding, Severity
@@ -200,3 +202,53 @@ def test_delimited_source_has_scans_but_no_checksums(qtbot):
     assert titles[:2] == ["Header", "Scans"] and "Checksums" not in titles
     assert tab.checksums is None and tab.is_ready
     assert win.act_export.isEnabled()
+
+
+# -- deferred checks reset the views --------------------------------------------------
+def _tampered_experiment(tmp_path):
+    """The demo archive with experiment.json altered and its old checksum kept."""
+    out = tmp_path / "tampered_experiment.aucx"
+    with zipfile.ZipFile(FIXTURES / "aucx/src_demo_experiment.aucx") as zin, \
+            zipfile.ZipFile(out, "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info)
+            if info.filename == "experiment.json":
+                assert data.count(b'"demo-rotor"') == 1
+                data = data.replace(b'"demo-rotor"', b'"demo-rotoX"')  # still valid JSON
+            zout.writestr(info, data)
+    return out
+
+
+def test_experiment_checksum_mismatch_withdraws_scans_as_headless(qtbot, tmp_path):
+    path = _tampered_experiment(tmp_path)
+    with open_document(path) as doc:
+        assert "scans" in doc.tables  # offered at open, before the checksums are known
+        doc.verify()
+        headless = [(f.severity, f.code, f.message, f.location) for f in doc.findings]
+        headless_tables = set(doc.tables)
+        headless_status = {m.name: str(m.status) for m in doc.checksums.members}
+        headless_auc = doc.auc
+    assert headless_status["experiment.json"] == "mismatch"
+    assert "scans" not in headless_tables
+    win = _open(qtbot, path)
+    tab = win.current_tab()
+    assert tab.verify_state == "done"
+    titles = [tab.views.tabText(i) for i in range(tab.views.count())]
+    assert "Scans" not in titles and "scans" not in tab.tables
+    assert set(tab.tables) == headless_tables
+    panel = tab.checksums
+    assert _statuses(panel) == headless_status
+    row = panel.model.row_of("experiment.json")
+    assert panel.model.index(row, 1).data() == "MISMATCH"
+    assert panel.verdict.startswith("1 of 7 members failed: experiment.json (MISMATCH)")
+    fm = win.findings.model
+    shown = [fm.finding(r)[1] for r in range(fm.rowCount())]
+    assert sorted((f.severity, f.code, f.message, f.location) for f in shown) == sorted(headless)
+    assert any(f.code == "checksums.mismatch" and f.location == "experiment.json" for f in shown)
+    assert all(path.name not in f.message for f in shown)
+    if headless_auc is None:  # the experiment was withdrawn: the plot says so
+        assert tab.plot is None or "no longer plotted" in tab.plot.message()
+    else:
+        auc = tab.doc.auc
+        assert auc.scan_ids == headless_auc.scan_ids
+        assert auc.untrusted_arrays == headless_auc.untrusted_arrays

@@ -20,9 +20,11 @@ from inspector.formats.registry import (
     FILE_BAD_LINK,
     FILE_NOT_FOUND,
     FILE_UNREADABLE,
-    FORMAT_UNRECOGNISED,
     READER_FAILED,
     open_filters,
+)
+from inspector.formats.registry import (
+    FORMAT_UNRECOGNISED as UNRECOGNISED,
 )
 
 #: ``Document.kind_label`` of a document no reader described.
@@ -77,7 +79,7 @@ def _advice(doc: Document, codes: set[str]) -> list[str]:
     if FILE_UNREADABLE.code in codes:
         return ["Check that you may read the file (its permissions, or whether another "
                 "program holds it locked), then File > Reload (F5)."]
-    if FORMAT_UNRECOGNISED.code in codes:
+    if UNRECOGNISED.code in codes:
         kinds = ", ".join(name for name, _ in open_filters()) or "no format"
         return [f"Inspector recognises files by their content, not their name; it reads: {kinds}.",
                 "If this file should be one of them, it is damaged or was written by "

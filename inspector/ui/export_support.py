@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from inspector.formats.capabilities import AucxExport
 from inspector.formats.document import Document
 
 #: Said when no document is open (or it is still opening).
@@ -40,18 +39,16 @@ def export_unavailable_reason(doc: Document | None, offered: bool | None = None)
     return None
 
 
-def export_source(doc: Document) -> AucxExport:
-    """What to hand to :meth:`MainWindow.start_export`: the document's export capability.
+def export_source(doc: Document) -> Document | Path:
+    """What to hand to ``export_to_aucx`` for ``doc``.
 
-    Its ``load`` runs on the export job and re-reads (and verifies) the source
-    when it must; it raises ``ExportError`` for a source it rejects.
-
-    Raises:
-        ValueError: ``doc`` offers no export (check :func:`export_unavailable_reason`).
+    The document itself once its checks are over (the exporter asks its
+    ``export.load()``, reading what opening kept); before that its path, so
+    that the exporter opens and verifies the source on its own and refuses a
+    corrupt one with an ``ExportError`` saying why (an unverified archive is
+    never laundered into a freshly checksummed one).
     """
-    if doc.export is None:
-        raise ValueError(f"{doc.name} offers no export to AUCX")
-    return doc.export
+    return doc if doc.verified else doc.path
 
 
 def suggested_export_path(doc: Document) -> Path:

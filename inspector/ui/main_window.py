@@ -19,8 +19,7 @@ from PySide6.QtWidgets import (
 
 from inspector import APP_NAME, __version__
 from inspector.formats import open_document
-from inspector.formats.capabilities import AucxExport
-from inspector.formats.export import ExportError, export_to_aucx
+from inspector.formats.export import ExportError, ExportSource, export_to_aucx
 from inspector.formats.findings import Severity
 from inspector.formats.registry import open_filters
 from inspector.jobs import JobContext, JobRunner
@@ -356,11 +355,11 @@ class MainWindow(QMainWindow):
             overwrite = True
         self.start_export(export_source(doc), dest, overwrite)
 
-    def start_export(self, source: AucxExport | str | Path, dest: Path, overwrite: bool) -> None:
-        """Run ``export_to_aucx`` on a job with a progress dialog.
+    def start_export(self, source: ExportSource, dest: Path, overwrite: bool) -> None:
+        """Run ``export_to_aucx(source, dest)`` on a job with a progress dialog.
 
-        ``source`` is a document's export capability (its ``load`` runs on the
-        job) or a path the exporter opens and verifies itself.
+        ``source`` is a verified document (never mutated by the job) or a
+        path the exporter opens and verifies itself (see ``export_source``).
         """
         dlg = QProgressDialog(f"Exporting to {dest.name}…", "", 0, 0, self)
         dlg.setWindowTitle("Export to AUCX")
@@ -376,8 +375,7 @@ class MainWindow(QMainWindow):
                 ctx.progress(int(done), int(total), message)
 
             try:
-                what = source.load() if isinstance(source, AucxExport) else source
-                export_to_aucx(what, dest, overwrite=overwrite, progress=progress)
+                export_to_aucx(source, dest, overwrite=overwrite, progress=progress)
             except ExportError as exc:
                 return False, str(exc)
             return True, str(dest)

@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 SUBCOMMANDS = {
     "verify": "check files headless and print a report (or JSON lines with --json)",
     "export": "write an AUC source (AUCX archive or CSV/TSV scan table) to a new AUCX archive",
-    "install-desktop": "install (or --uninstall) the desktop entry, MIME types and icons for this user",
+    "install-desktop": "install (or --uninstall) the desktop entry, MIME types and icons "
+                       "for this user",
 }
 
 
@@ -51,9 +52,11 @@ def _gui_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"inspector {__version__}")
     p.add_argument("files", nargs="*", metavar="FILE",
-                   help="files to open, one tab each; FILE::/group/dataset opens a recording at that node")
+                   help="files to open, one tab each; FILE::/group/dataset opens a recording "
+                        "at that node")
     p.add_argument("--screenshot", metavar="OUT.png",
-                   help="open the files, wait until the views are populated, save a PNG of the window and exit")
+                   help="open the files, wait until the views are populated, save a PNG of "
+                        "the window and exit")
     p.add_argument("--size", metavar="WxH", default="1280x800", help="window size for --screenshot")
     return p
 
@@ -69,7 +72,8 @@ def _verify_parser() -> argparse.ArgumentParser:
 
 def _export_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="inspector export", description=SUBCOMMANDS["export"])
-    p.add_argument("source", help="an AUCX archive, or a CSV/TSV scan table or folder with a manifest")
+    p.add_argument("source",
+                   help="an AUCX archive, or a CSV/TSV scan table or folder with a manifest")
     p.add_argument("dest", help="the archive to write (DEST.aucx)")
     p.add_argument("--exported-at", metavar="ISO-8601", default=None,
                    help="export time recorded in the archive (default: now, UTC)")
@@ -203,7 +207,7 @@ def _dispatch(argv: list[str]) -> int:
     if argv and argv[0] == "verify":
         try:
             return cmd_verify(argv[1:])
-        except BrokenPipeError:  # e.g. `inspector verify ... | head`: the reader left, not an error of ours
+        except BrokenPipeError:  # `inspector verify ... | head`: the reader left, not our error
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             return 1
@@ -218,7 +222,8 @@ def _dispatch(argv: list[str]) -> int:
             w, h = (int(v) for v in args.size.lower().split("x"))
             size = (w, h)
         except ValueError:
-            print(f"inspector: error: --size must look like 1280x800, not {args.size!r}", file=sys.stderr)
+            print(f"inspector: error: --size must look like 1280x800, not {args.size!r}",
+                  file=sys.stderr)
             return 2
     from inspector.app import run_gui
 

@@ -69,7 +69,8 @@ class Job(QRunnable):
         except Cancelled:
             self.signals.failed.emit(self.id, "cancelled", "")
         except Exception as exc:  # noqa: BLE001 - reported to the GUI, never raised there
-            self.signals.failed.emit(self.id, f"{type(exc).__name__}: {exc}", traceback.format_exc())
+            self.signals.failed.emit(self.id, f"{type(exc).__name__}: {exc}",
+                                     traceback.format_exc())
         else:
             self.signals.finished.emit(self.id, result)
 

@@ -60,12 +60,14 @@ def test_aucx_demo_draws_one_curve_per_scan(qtbot, jobs):
     view.set_visible(1, False)
     assert len(view.curves()) == 3
     view.highlight(2)
-    assert view.items[2].opts["pen"].width() == 3 and view.items[0].opts["pen"].color().alpha() == 50
+    assert view.items[2].opts["pen"].width() == 3
+    assert view.items[0].opts["pen"].color().alpha() == 50
     doc.close()
 
 
 def test_per_scan_archive_never_draws_masked_points(qtbot, jobs):
-    panel, doc = panel_for(qtbot, jobs, FIXTURES / "aucx" / "syn_per_scan_radius_s2_8x150.aucx", "signal")
+    panel, doc = panel_for(qtbot, jobs, FIXTURES / "aucx" / "syn_per_scan_radius_s2_8x150.aucx",
+                           "signal")
     exp = doc.auc.experiment or doc.export.load()
     view = panel.view
     assert len(view.curves()) == exp.n_scans
@@ -89,7 +91,8 @@ def test_scan_curves_break_at_masked_gaps():
 
 
 def test_continuous_recording_plots_selected_channels(qtbot, jobs):
-    panel, doc = panel_for(qtbot, jobs, FIXTURES / "vneurotk" / "v1" / "continuous_small_chunks.h5", "neuro")
+    panel, doc = panel_for(qtbot, jobs, FIXTURES / "vneurotk/v1/continuous_small_chunks.h5",
+                           "neuro")
     view = panel.view
     assert isinstance(view, NeuralView)
     ref = doc.arrays["neuro"]
@@ -115,7 +118,8 @@ def test_continuous_recording_plots_selected_channels(qtbot, jobs):
 
 
 def test_epochs_recording_trials_and_overlay(qtbot, jobs):
-    panel, doc = panel_for(qtbot, jobs, FIXTURES / "vneurotk" / "v1" / "epochs_dense_f64_strids.h5", "neuro")
+    panel, doc = panel_for(qtbot, jobs, FIXTURES / "vneurotk/v1/epochs_dense_f64_strids.h5",
+                           "neuro")
     view = panel.view
     ref = doc.arrays["neuro"]
     assert view.epochs and view.n_trials == ref.shape[0]
@@ -134,7 +138,8 @@ def test_epochs_recording_trials_and_overlay(qtbot, jobs):
 
 
 def test_patterns_recording_heatmap(qtbot, jobs):
-    panel, doc = panel_for(qtbot, jobs, FIXTURES / "vneurotk" / "v1" / "patterns_stim_index.h5", "neuro")
+    panel, doc = panel_for(qtbot, jobs, FIXTURES / "vneurotk/v1/patterns_stim_index.h5",
+                           "neuro")
     view = panel.view
     assert isinstance(view, PatternView)
     np.testing.assert_array_equal(view.image, doc.arrays["neuro"].read().astype(np.float64))

@@ -22,10 +22,12 @@ def test_formats_layer_imports_no_qt():
         "import sys, pkgutil, importlib, inspector.formats as f\n"
         "for m in pkgutil.walk_packages(f.__path__, 'inspector.formats.'):\n"
         "    importlib.import_module(m.name)\n"
-        "bad = [m for m in sys.modules if m.startswith(('PySide6', 'PyQt', 'shiboken', 'pyqtgraph'))]\n"
+        "bad = [m for m in sys.modules\n"
+        "       if m.startswith(('PySide6', 'PyQt', 'shiboken', 'pyqtgraph'))]\n"
         "print(','.join(bad))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                         check=True)
     assert out.stdout.strip() == ""
 
 

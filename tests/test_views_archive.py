@@ -1,4 +1,5 @@
-"""Issue 5: the views of AUCX archives and AUC sources: checksums streamed live, provenance, scans."""
+"""Issue 5: the views of AUCX archives and AUC sources: checksums streamed live, provenance,
+scans; deferred checks reset the views they change."""
 
 from __future__ import annotations
 
@@ -134,7 +135,8 @@ def test_valid_archive_all_members_verified(qtbot):
     assert panel.verdict == f"All {len(exp['member_sha256'])} members verified"
     scans = tab.tables["scans"].model
     assert scans.rowCount() == exp["info"]["n_scans"]
-    col = [scans.headerData(c, Qt.Orientation.Horizontal) for c in range(scans.columnCount())].index("scan_id")
+    headers = [scans.headerData(c, Qt.Orientation.Horizontal) for c in range(scans.columnCount())]
+    col = headers.index("scan_id")
     assert [scans.index(r, col).data() for r in range(scans.rowCount())] == exp["info"]["scan_ids"]
 
 
@@ -166,7 +168,8 @@ def test_byte_flip_archive_mismatch_on_signal(qtbot):
     acts["Copy value"].trigger()
     assert QGuiApplication.clipboard().text() == exp["member_sha256"]["arrays/signal.npy"]
     acts["Copy recorded digest"].trigger()
-    assert QGuiApplication.clipboard().text() == exp["reference_error"]["message"].split("recorded ")[1][:64]
+    recorded = exp["reference_error"]["message"].split("recorded ")[1][:64]
+    assert QGuiApplication.clipboard().text() == recorded
 
 
 def test_multi_problem_archive_verdict_names_each_failure(qtbot):

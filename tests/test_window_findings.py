@@ -65,7 +65,7 @@ def test_dock_title_counts_what_it_lists(qtbot):
     assert dock.windowTitle() == "Findings: 1 warning, 1 note"
     assert dock.view.isColumnHidden(FILE_COLUMN)
     dock.set_rows([], all_files=False)
-    assert dock.windowTitle() == "Findings: no findings"
+    assert dock.windowTitle() == "Findings: none"
 
 
 def test_dock_follows_the_current_tab_with_an_all_files_toggle(qtbot, tmp_path):

@@ -62,7 +62,8 @@ class ChecksumModel(QAbstractTableModel):
         unknown names appended.  Returns the row number."""
         row = next((i for i, s in enumerate(self._src) if s == id(m)), -1)
         if row < 0:
-            row = next((i for i, r in enumerate(self._rows) if r.name == m.name and r.status == "pending"), -1)
+            row = next((i for i, r in enumerate(self._rows)
+                        if r.name == m.name and r.status == "pending"), -1)
         if row < 0:
             row = next((i for i, r in enumerate(self._rows) if r.name == m.name), -1)
         if row < 0:

@@ -95,7 +95,7 @@ def open_failure(doc: Document) -> OpenFailure | None:
     if doc.ok or has_content(doc):
         return None
     errors = tuple(f for f in doc.findings if f.severity is Severity.ERROR)
-    path = os.fspath(doc.path)
+    path = os.path.abspath(doc.path)
     where = [path] + [f"in the file at {loc}" for loc in
                       dict.fromkeys(f.location for f in errors if f.location)]
     tries = _advice(doc, {f.code for f in errors}) + [VERIFY_HINT.format(path=path)]

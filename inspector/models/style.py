@@ -35,7 +35,8 @@ STATUS_KIND = {
     "refused": "bad",
 }
 
-_LIGHT = {"ok": "#1b7a32", "bad": "#c0262d", "warn": "#9a5a00", "pending": None, "string": "#8a4b12"}
+_LIGHT = {"ok": "#1b7a32", "bad": "#c0262d", "warn": "#9a5a00", "pending": None,
+          "string": "#8a4b12"}
 _DARK = {"ok": "#6fdc8c", "bad": "#ff8a8a", "warn": "#ffc266", "pending": None, "string": "#e8b07a"}
 
 

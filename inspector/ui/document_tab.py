@@ -227,7 +227,9 @@ class DocumentTab(QWidget):
         split.addWidget(right)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
-        split.setSizes([600, 400] if self.failure is None else [800, 200])
+        split.setSizes([600, 400])
+        if self.failure is not None:
+            self.detail.hide()  # nothing to detail on the failure page; shown on a selection
         self.splitter = split
         self._stack.addWidget(split)
         self._stack.setCurrentWidget(split)
@@ -380,6 +382,7 @@ class DocumentTab(QWidget):
 
     # -- selection → detail pane / plot ----------------------------------
     def _node_selected(self, n: Node) -> None:
+        self.detail.show()
         self.detail.show_node(n)
         name = self._array_names.get(n.location)
         if name is not None and self.plot is not None:

@@ -14,9 +14,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QDockWidget,
-    QHBoxLayout,
     QHeaderView,
-    QLabel,
     QPlainTextEdit,
     QSplitter,
     QTableView,
@@ -64,32 +62,28 @@ class FindingsDock(QDockWidget):
         self.proxy.setSortRole(SeverityRankRole)
         self.view = self._make_view()
         self.all_files = QCheckBox("All open files", self)
-        self.all_files.setToolTip("List the findings of every open file, not only the current tab's")
+        self.all_files.setToolTip("List the findings of every open file, "
+                                  "not only the current tab's")
         self.all_files.toggled.connect(self.scope_changed)
-        self.counts = QLabel(self)
         self.detail = QPlainTextEdit(self)
         self.detail.setReadOnly(True)
         self.detail.setObjectName("findingDetail")
         self.detail.setAccessibleName("Selected finding")
         self.detail.setPlaceholderText(DETAIL_HINT)
+        side = QWidget(self)
+        side_lay = QVBoxLayout(side)
+        side_lay.setContentsMargins(0, 0, 0, 0)
+        side_lay.setSpacing(2)
+        side_lay.addWidget(self.all_files)
+        side_lay.addWidget(self.detail, 1)
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.setChildrenCollapsible(False)
         split.addWidget(self.view)
-        split.addWidget(self.detail)
+        split.addWidget(side)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
         split.setSizes([900, 300])
-        top = QHBoxLayout()
-        top.setContentsMargins(4, 2, 4, 0)
-        top.addWidget(self.counts, 1)
-        top.addWidget(self.all_files)
-        body = QWidget(self)
-        lay = QVBoxLayout(body)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.setSpacing(2)
-        lay.addLayout(top)
-        lay.addWidget(split, 1)
-        self.setWidget(body)
+        self.setWidget(split)
         self.set_rows([], all_files=False)
 
     def _make_view(self) -> QTableView:
@@ -145,7 +139,6 @@ class FindingsDock(QDockWidget):
         self.model.set_findings(rows)
         self.view.setColumnHidden(FILE_COLUMN, not all_files)
         self.detail.clear()
-        counts = severity_counts_text(f for _, f, _ in rows)
-        scope = "all open files" if all_files else "this file"
-        self.counts.setText(f"{counts} ({scope})")
-        self.setWindowTitle(f"Findings: {counts}")
+        counts = severity_counts_text(f for _, f, _ in rows) if rows else "none"
+        scope = " in all open files" if all_files else ""
+        self.setWindowTitle(f"Findings: {counts}{scope}")

@@ -124,7 +124,8 @@ class MainWindow(QMainWindow):
         m.addAction(self.act_export)
         m.addSeparator()
         m.addAction(self.act_close)
-        m.addAction(QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit, triggered=self.close))
+        m.addAction(QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit,
+                            triggered=self.close))
         m.setToolTipsVisible(True)
         self.file_menu = m
         e = mb.addMenu("&Edit")
@@ -468,7 +469,8 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not self._docks_sized:  # a compact findings dock on first show
             self._docks_sized = True
-            self.resizeDocks([self.findings], [max(120, self.height() // 6)], Qt.Orientation.Vertical)
+            self.resizeDocks([self.findings], [max(120, self.height() // 6)],
+                             Qt.Orientation.Vertical)
 
     def closeEvent(self, event) -> None:
         s = QSettings()

@@ -84,7 +84,8 @@ class FilteredTree(QWidget):
             idx = self.proxy.mapFromSource(src)
         self.view.setCurrentIndex(idx)
         self.view.selectionModel().select(
-            idx, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+            idx, QItemSelectionModel.SelectionFlag.ClearAndSelect
+            | QItemSelectionModel.SelectionFlag.Rows)
         self.view.scrollTo(idx, QAbstractItemView.ScrollHint.PositionAtCenter)
         return True
 
@@ -173,7 +174,8 @@ class TreePanel(QWidget):
     def __init__(self, root: Node, title: str, parent=None) -> None:
         super().__init__(parent)
         self.filter_edit = QLineEdit(self)
-        self.filter_edit.setPlaceholderText(f"Filter {title.lower()} by name, value or location (Ctrl+F)")
+        self.filter_edit.setPlaceholderText(
+            f"Filter {title.lower()} by name, value or location (Ctrl+F)")
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.setAccessibleName(f"Filter {title}")
         self.tree = FilteredTree(root, title, self)

@@ -53,7 +53,8 @@ class PatternView(PlotView):
         self.plot_item.showGrid(x=False, y=False)
         self.colorbar: pg.ColorBarItem | None = None
         if ref.size == 0:
-            self.show_placeholder(f"{ref.name}: empty array (shape {tuple(ref.shape)}): nothing to plot")
+            self.show_placeholder(
+                f"{ref.name}: empty array (shape {tuple(ref.shape)}): nothing to plot")
             return
         self.status.setText("reading…")
         jobs.submit(lambda ctx: read_image(ref), on_done=self._show, on_error=self._failed,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from inspector import APP_ID, APP_NAME, __version__
 from inspector.formats.workers import worker_pool
@@ -23,7 +23,7 @@ def make_application(argv: Sequence[str] | None = None) -> QApplication:
 
     from inspector.ui.icons import app_icon
 
-    app = QApplication.instance()
+    app = cast("QApplication", QApplication.instance())
     if app is None:
         app = QApplication(list(argv) if argv is not None else [sys.argv[0]])
     app.setApplicationName(APP_NAME)

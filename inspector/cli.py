@@ -17,7 +17,7 @@ import math
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from inspector import __version__
 from inspector.formats.findings import with_file
@@ -35,7 +35,7 @@ SUBCOMMANDS = {
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors exit 2
+    def error(self, message: str) -> NoReturn:  # usage errors exit 2
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")
 

@@ -28,7 +28,8 @@ FindingRole = Qt.ItemDataRole.UserRole + 11
 #: What a severity is called in the window ("info" findings are notes).
 SEVERITY_WORD = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
-Row = tuple[str, Finding, object]
+#: One row: the file label, the finding, and the widget showing its document.
+Row = tuple[str, Finding, Any]
 
 
 def count_text(n: int, word: str) -> str:

@@ -9,6 +9,8 @@ the finding concerns in its document.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtCore import QItemSelection, QModelIndex, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -128,7 +130,7 @@ class FindingsDock(QDockWidget):
         """True when the findings of every open file are listed."""
         return self.all_files.isChecked()
 
-    def set_rows(self, rows: list[Row], all_files: bool | None = None) -> None:
+    def set_rows(self, rows: Sequence[Row], all_files: bool | None = None) -> None:
         """Replace the findings shown: ``(file label, Finding, owner)`` triples.
 
         ``all_files``: whether the rows come from every open file (shows the

@@ -295,15 +295,20 @@ class MainWindow(QMainWindow):
         has = tab is not None
         self.act_reload.setEnabled(has)
         self.act_close.setEnabled(has)
-        ready = has and tab.has_views
-        reason = export_unavailable_reason(tab.doc if ready else None,
-                                           tab.export_offered if ready else None)
+        reason = self._export_reason(tab)
         self.act_export.setEnabled(reason is None)
         tip = reason or "Write the current AUC document as a verified AUCX archive"
         self.act_export.setToolTip(tip)
         self.act_export.setStatusTip(tip)
 
     # -- export to AUCX (issue 8 item 3) ---------------------------------
+    @staticmethod
+    def _export_reason(tab: DocumentTab | None) -> str | None:
+        """Why the current tab cannot be exported (None when it can)."""
+        if tab is None or not tab.has_views or tab.doc is None:
+            return export_unavailable_reason(None)
+        return export_unavailable_reason(tab.doc, tab.export_offered)
+
     def ask_export_path(self, suggested: str) -> str | None:
         """Ask where to write the archive (None if cancelled). Tests override this."""
         path, _ = QFileDialog.getSaveFileName(
@@ -334,11 +339,11 @@ class MainWindow(QMainWindow):
     def export_current(self) -> None:
         """File > Export to AUCX…: ask for a destination, write it on a job."""
         tab = self.current_tab()
-        doc = tab.doc if tab is not None and tab.has_views else None
-        reason = export_unavailable_reason(doc, tab.export_offered if doc is not None else None)
-        if reason is not None:
-            self.report_error(reason)
+        reason = self._export_reason(tab)
+        if reason is not None or tab is None or tab.doc is None:
+            self.report_error(reason or "")
             return
+        doc = tab.doc
         answer = self.ask_export_path(str(suggested_export_path(doc)))
         if not answer:
             return

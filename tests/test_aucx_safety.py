@@ -178,7 +178,8 @@ def test_inflating_past_the_declared_size_stops_at_the_limit(tmp_path):
     entry = scan_zip(path).first("experiment.json")
     stream = MemberStream(path, entry, out_block=64)
     assert len(b"".join(stream)) == 100
-    assert stream.result.problem[0] == "zip.size-exceeded"
+    assert stream.result.problem.code == "zip.size-exceeded"
+    assert stream.result.problem.location == "experiment.json"
     doc = open_archive(path)
     doc.verify()
     assert ("zip.size-exceeded", "experiment.json") in errors(doc)

@@ -94,7 +94,7 @@ def test_many_members_are_listed_hashed_and_capped(tmp_path):
         m[f"junk/{i}"] = b""
     doc = open_document(build(tmp_path / "many.aucx", m, method=zipfile.ZIP_STORED))
     calls: list[tuple[int, int]] = []
-    doc.verify(progress=lambda done, total, row: calls.append((done, total)))
+    doc.verify(progress=lambda p: calls.append((p.done, p.total)))
     json.dumps(doc.to_json(), allow_nan=False)
     # throttled above 1000 members, so a window doing O(n) work per call stays linear
     assert 200 <= len(calls) <= 201 and calls[-1] == (n_extra + 7, n_extra + 7)

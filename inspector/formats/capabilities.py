@@ -53,7 +53,7 @@ class MemberStatus(StrEnum):
 MEMBER_STATUSES: tuple[MemberStatus, ...] = tuple(MemberStatus)
 
 
-@dataclass  # TRANSITIONAL: frozen once the AUCX verifier returns CheckResult
+@dataclass(frozen=True)
 class MemberCheck:
     """One row of an archive's checksum table.
 

@@ -72,14 +72,14 @@ def read_experiment(path: str | os.PathLike[str],
     try:
         doc.verify()
         errors = [f for f in doc.findings if f.severity == "error" and f.code not in allowed]
-        if errors or not doc.verified or state is None or state.parts is None:
+        if errors or not doc.verified or state is None or state.model is None:
             text = "; ".join(f"[{f.code}] {f.location or '-'}: {f.message}" for f in errors)
             raise ArchiveReadError(f"{Path(path).name} is not a valid AUCX 1.0 archive: "
                                    f"{text or 'verification incomplete'}", errors)
         if doc.auc is not None and doc.auc.experiment is not None:
             return doc.auc.experiment
-        parts = state.parts
-        return build_experiment(parts["experiment"], parts["import"], parts["observations"],
+        parts = state.model
+        return build_experiment(parts.experiment, parts.imported, parts.observations,
                                 doc.arrays["radius"].read(), doc.arrays["signal"].read(),
                                 doc.arrays["mask"].read())
     finally:

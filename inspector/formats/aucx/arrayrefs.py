@@ -25,6 +25,7 @@ import numpy as np
 
 from inspector.formats.arrays import ArrayRef, Envelope, envelope_of
 from inspector.formats.aucx.npyfmt import NpyHeader
+from inspector.formats.aucx.rules import ZIP_SIZE_EXCEEDED
 from inspector.formats.aucx.stream import MemberStream
 from inspector.formats.aucx.zipscan import STORED, ZipEntry
 
@@ -109,8 +110,9 @@ class NpyMemberRef(ArrayRef):
                 lo, hi = max(b0, off + start), min(b1, off + stop)
                 if lo < hi:
                     parts.append(block[lo - b0 : hi - b0])
-            if stream.result.problem is not None and stream.result.problem[0] != "zip.size-exceeded":
-                raise OSError(f"{self.entry.name}: {stream.result.problem[1]}")
+            problem = stream.result.problem
+            if problem is not None and problem.code != ZIP_SIZE_EXCEEDED.code:
+                raise OSError(f"{self.entry.name}: {problem.message}")
             raw = b"".join(parts)
         if len(raw) != stop - start:
             raise OSError(f"{self.entry.name}: array data is shorter than its header says")

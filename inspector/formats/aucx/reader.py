@@ -36,8 +36,16 @@ from inspector.formats.aucx.checksums import ChecksumFile, parse_checksums
 from inspector.formats.aucx.jsonmember import parse_json_member
 from inspector.formats.aucx.model import build_experiment, scans_table
 from inspector.formats.aucx.npyfmt import MAX_HEADER_BYTES, NpyHeader, parse_header
+from inspector.formats.aucx.state import (
+    HeaderParts,
+    ModelParts,
+    OpenedArchive,
+    frozen_map,
+    members_summary,
+)
 from inspector.formats.aucx.stream import MemberStream, read_member
 from inspector.formats.aucx.trees import header_tree, member_tree, provenance_tree
+from inspector.formats.aucx.verify import ArchiveVerification
 from inspector.formats.aucx.zipscan import ZipScan, scan_zip, unsafe_name_reason
 from inspector.formats.capabilities import AucScans, ChecksumTable
 from inspector.formats.document import FORMAT_AUCX, Document, MemberCheck
@@ -69,7 +77,7 @@ class ArchiveState:
 
     path: Path
     scan: ZipScan
-    rows: dict[str, MemberCheck] = field(default_factory=dict)
+    rows: dict[str, str | None] = field(default_factory=dict)
     checksums: ChecksumFile | None = None
     checksum_present: bool = False
     listed: dict[str, str] = field(default_factory=dict)
@@ -79,14 +87,15 @@ class ArchiveState:
     headers: dict[str, NpyHeader] = field(default_factory=dict)
     content_ok: dict[str, bool] = field(default_factory=dict)
     verify_findings: list[Any] = field(default_factory=list)
-    parts: dict[str, Any] | None = None
+    header_parts: HeaderParts = field(default_factory=HeaderParts)
+    model: ModelParts | None = None
 
 
 KIND_LABEL = "AUCX archive"
 TREE_TITLE = "Archive members"
 
 
-def read_archive(path: Path) -> tuple[Document, ArchiveState | None]:
+def read_archive(path: Path) -> tuple[Document, OpenedArchive | None]:
     """Open ``path`` as an AUCX archive; never raises for bad input.
 
     Returns the :class:`Document` (format ``"aucx"``) and what opening
@@ -101,7 +110,7 @@ def read_archive(path: Path) -> tuple[Document, ArchiveState | None]:
     """
     p = Path(path)
     doc = Document(p, format=FORMAT_AUCX, kind_label=KIND_LABEL, tree_title=TREE_TITLE)
-    st: ArchiveState | None = None
+    st: OpenedArchive | None = None
     try:
         st = _open(doc, p)
     except Exception as exc:  # noqa: BLE001 - the contract is: never raise
@@ -113,7 +122,7 @@ def read_archive(path: Path) -> tuple[Document, ArchiveState | None]:
     return doc, st
 
 
-def _open(doc: Document, p: Path) -> ArchiveState | None:
+def _open(doc: Document, p: Path) -> OpenedArchive | None:
     doc.summary = {"aucx_format_version": None, "radius_axis_mode": None, "n_scans": 0,
                    "n_points": 0, "scan_ids": [], "radius_unit": None, "signal_unit": None,
                    "experiment_id": None, "export": None, "members": [],
@@ -132,18 +141,22 @@ def _open(doc: Document, p: Path) -> ArchiveState | None:
         return None
     st = ArchiveState(p, scan)
     for name in scan.names:
-        st.rows[name] = MemberCheck(name, None)
+        st.rows[name] = None
     _checksums(doc, st)
     _manifest(doc, st)
     experiment, imported, export = _payload_json(doc, st)
     _arrays(doc, st)
     _facts(doc, st, experiment, imported, export)
-    doc.checksums = ChecksumTable(tuple(st.rows.values()), verified=False)
-    doc.summary["members"] = [m.to_json() for m in doc.checksums.members]
-    from inspector.formats.aucx.verify import ArchiveVerification
-
-    doc.checks = [ArchiveVerification(doc, st)]
-    return st
+    rows = tuple(MemberCheck(name, recorded) for name, recorded in st.rows.items())
+    doc.checksums = ChecksumTable(rows, verified=False)
+    doc.summary["members"] = members_summary(rows)
+    opened = OpenedArchive(
+        path=p, scan=scan, rows=rows, listed=frozen_map(st.listed),
+        line_status=frozen_map(st.line_status), checksum_present=st.checksum_present,
+        mode=st.mode, headers=frozen_map(st.headers), header_parts=st.header_parts,
+        model=st.model, auc=doc.auc, opened_ok=doc.ok)
+    doc.checks = [ArchiveVerification(opened)]
+    return opened
 
 
 # --------------------------------------------------------------------------
@@ -221,11 +234,8 @@ def _checksums(doc: Document, st: ArchiveState) -> None:
         elif line.problem is not None and line.problem[0] == "checksums.duplicate-entry":
             if st.line_status[line.name] == "listed":
                 st.line_status[line.name] = "duplicate-entry"
-        if line.name not in st.rows:
-            st.rows[line.name] = MemberCheck(line.name, None)
-        row = st.rows[line.name]
-        if row.recorded is None:
-            row.recorded = line.digest if line.digest else line.text.split(None, 1)[0]
+        if st.rows.get(line.name) is None:
+            st.rows[line.name] = line.digest if line.digest else line.text.split(None, 1)[0]
     present = set(st.scan.names)
     for listed in st.line_status:
         if listed not in present:
@@ -527,14 +537,15 @@ def _facts(doc: Document, st: ArchiveState, experiment, imported, export) -> Non
                           and md.get("experiment_id") is not None else None),
         "export": exp_record,
     })
-    doc.header = header_tree(st.manifest, exp_record, st.headers, md)
+    st.header_parts = HeaderParts(st.manifest, exp_record, md if isinstance(md, dict) else None)
+    doc.header = header_tree(st.header_parts, st.headers)
     doc.provenance = provenance_tree(imported, exp_record)
     if isinstance(experiment, dict) and isinstance(experiment.get("scans"), list):
         doc.tables["scans"] = scans_table(experiment["scans"])
         doc.table_locations["scans"] = L.EXPERIMENT
     observations = {**obs, "mode": st.mode}
     if isinstance(experiment, dict) and st.mode is not None:
-        st.parts = {"experiment": experiment, "import": imported, "observations": observations}
+        st.model = ModelParts(experiment, imported, observations)
     loaded = _load_small(doc, st, experiment, imported, observations)
     if all(k in doc.arrays for k in ("radius", "signal")):
         doc.auc = AucScans(

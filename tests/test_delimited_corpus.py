@@ -10,9 +10,11 @@ import numpy as np
 import pytest
 
 import inspector
+from inspector.cli import format_report
 from inspector.formats import open_document
 from inspector.formats.delimited import DelimitedError, load_delimited, open_delimited
 from inspector.formats.document import FORMAT_DELIMITED
+from inspector.formats.findings import RULES
 
 ROOT = Path(__file__).parent / "fixtures" / "auc-delimited"
 ENTRIES = json.loads((ROOT / "expected.json").read_text(encoding="utf-8"))
@@ -138,6 +140,17 @@ def test_rejected_findings_name_file_and_place(entry):
     with pytest.raises(DelimitedError) as info:
         doc.export.load()
     assert info.value.findings[0].location == EXPECTED_LOCATION[entry["file"]]
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=[e["file"] for e in ENTRIES])
+def test_messages_never_name_the_file_and_the_report_does(entry):
+    doc = open_document(ROOT / entry["file"])
+    report = format_report(doc)
+    data_files = {n.name for n in doc.tree.children}
+    for f in doc.findings:
+        assert doc.name not in f.message and not any(n in f.message for n in data_files)
+        assert f.rule and RULES[f.code].severity == f.severity
+        assert f"{doc.name}: {f.message}" in report
 
 
 @pytest.mark.parametrize("entry", INVALID, ids=[e["file"] for e in INVALID])

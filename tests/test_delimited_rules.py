@@ -273,7 +273,7 @@ def test_default_conflicting_with_table_is_an_error(tmp_path, defaults, table_co
     table = f"scan,radius_cm,signal,{table_col}\ns1,5.9,0.1,{value}\n"
     errs = rejected(make(tmp_path / "s", table, man=manifest(defaults=defaults)), DataConflictError)
     assert errs[0].location == location
-    assert "scans.csv:2" in errs[0].message
+    assert "in the data (line 2)" in errs[0].message and "scans.csv" not in errs[0].message
 
 
 def test_equal_default_and_table_value_agree(tmp_path):
@@ -474,3 +474,79 @@ def test_sniff_recognises_manifests_and_tables_by_content(tmp_path):
 ])
 def test_timestamps_are_written_as_the_model_writes_them(text, expected):
     assert format_datetime(parse_timestamp(text)) == expected
+
+
+# -- findings: rules, and messages without file names -------------------------------
+
+ZZ_MANIFEST = {"schema_version": "1.0", "format": "generic-long", "data_file": "ZZdata.csv",
+               "experiment": {"experiment_id": "e"}}
+
+
+@pytest.mark.parametrize("table, change", [
+    ("scan,radius_cm\ns1,5.9\n", {}),
+    ("scan,radius_cm,signal,x,x\ns1,abc,inf,1,2\ns1,5.9,0.1,1,2\ns1,5.9,0.2,1,2\n", {}),
+    ("scan,radius_cm,signal,cell,acquisition_timestamp,optical_system\n"
+     "s1,5.9,0.1,1,never,sonar\ns1,6.0,0.1,2,,\n", {}),
+    ("scan,radius_cm,signal,signal_unit\ns1,5.9,0.1,AU\ns2,5.9,0.1,fringe\n", {}),
+    ("scan,radius_cm,signal,cell\ns1,5.9,0.1,2\n", {"defaults": {"cell": "1"}}),
+    ("scan,radius_cm,signal\ns1,5.9,0.1\n", {"delimiter": "tab"}),
+    ("a;b\n1;2\n", {}),
+    ("", {}),
+    ("scan,radius_cm,signal\ns1,5.9,0.1\n", {"data_file": "absent.csv"}),
+    ("scan,radius_cm,signal\ns1,5.9,0.1\n", {"bogus": 1, "defaults": {"cell": 1}}),
+    ("scan,radius_cm,signal\ns1,5.9,0.1\n", {"format": "beckman"}),
+    ("r,c\n5.9,1\n", {"format": None}),
+    ("r,c\n5.9,1\n5.9,2\n", {"format": "generic-wide", "columns": {
+        "radius": "r", "scans": [{"column": "c", "scan_id": "A"}, {"column": "c", "scan_id": "A",
+                                                                     "elapsed_seconds": -1}]}}),
+    ("scan,radius_cm,signal,elapsed_seconds\n ,5.9,0.1,0\n", {}),
+    ("scan,radius_cm,signal,elapsed_seconds\ns1,5.9,0.1,-1\n",
+     {"experiment": {"experiment_id": " "}, "samples": [{"sample_id": ""}]}),
+])
+def test_messages_never_name_the_files_and_every_code_has_a_rule(tmp_path, table, change):
+    from inspector.cli import format_report
+    from inspector.formats.findings import RULES
+
+    man = {**ZZ_MANIFEST, **change}
+    src = make(tmp_path / "ZZdir", table, man={k: v for k, v in man.items() if v is not None},
+               data_name="ZZdata.csv")
+    doc = open_document(src)
+    assert not doc.ok
+    report = format_report(doc)
+    for f in doc.findings:
+        assert "ZZ" not in f.message and "manifest.json" not in f.message, f
+        assert RULES[f.code].severity == f.severity and f.rule == RULES[f.code].source
+        assert f"ZZdir: {f.message}" in report
+
+
+def test_not_utf8_and_bad_manifests_never_name_the_files(tmp_path):
+    src = make(tmp_path / "ZZdir", man=ZZ_MANIFEST, data_name="ZZdata.csv")
+    (src / "ZZdata.csv").write_bytes(b"scan,radius_cm,signal\n\xff\n")
+    for manifest_name, text in (("manifest.json", "{"), ("manifest.yaml", "a: [")):
+        for old in src.glob("manifest.*"):
+            old.unlink()
+        (src / manifest_name).write_text(text)
+        doc = open_document(src)
+        assert [f.code for f in doc.findings] in (["manifest.not-json"], ["manifest.not-yaml"])
+        assert all("ZZ" not in f.message and "manifest" not in f.message for f in doc.findings)
+    for old in src.glob("manifest.*"):
+        old.unlink()
+    (src / "manifest.json").write_text(json.dumps(ZZ_MANIFEST))
+    doc = open_document(src)
+    assert [(f.code, f.location) for f in doc.findings] == [("table.not-utf8", "ZZdata.csv")]
+    assert "ZZ" not in doc.findings[0].message
+    (src / "manifest.json").unlink()
+    doc = open_document(src)
+    assert [(f.code, f.location) for f in doc.findings] == [("source.no-manifest", "ZZdir")]
+    assert "ZZ" not in doc.findings[0].message
+
+
+def test_errors_beyond_the_stage_limit_are_counted_in_one_finding(tmp_path):
+    from inspector.formats.delimited.stages import MAX_ERRORS_PER_STAGE
+
+    rows = "".join(f"s{i},x,0.1\n" for i in range(MAX_ERRORS_PER_STAGE + 7))
+    doc = open_delimited(make(tmp_path / "s", "scan,radius_cm,signal\n" + rows))
+    codes = [f.code for f in doc.findings]
+    assert codes == ["table.not-a-number"] * MAX_ERRORS_PER_STAGE + ["source.more-errors"]
+    assert doc.findings[-1].message == "7 further error(s) of the same stage not listed"
+    assert doc.findings[-1].severity == "error"

@@ -11,7 +11,7 @@ number fields take numbers or numeric text; ``experiment_type`` and
 ``","``, ``"comma"`` or ``"tab"`` (any case, surrounding blanks allowed).
 
 Every violation becomes one error finding located at
-``"<manifest name>:<dotted key path>"``.
+``"<manifest name>:<dotted key path>"`` (rules in :mod:`.rules`).
 """
 
 from __future__ import annotations
@@ -23,16 +23,30 @@ from typing import Any
 
 import yaml
 
-from inspector.formats.delimited.errors import Collector
+from inspector.formats.delimited.rules import (
+    MANIFEST_BAD_SUFFIX,
+    MANIFEST_BAD_VALUE,
+    MANIFEST_INVALID_FIELD,
+    MANIFEST_NOT_FOUND,
+    MANIFEST_NOT_JSON,
+    MANIFEST_NOT_MAPPING,
+    MANIFEST_NOT_UTF8,
+    MANIFEST_NOT_YAML,
+    MANIFEST_TOO_DEEP,
+    MANIFEST_TOO_LARGE,
+    MANIFEST_UNREADABLE,
+)
+from inspector.formats.delimited.stages import Stages
 from inspector.formats.delimited.values import (
     EXPERIMENT_TYPES,
+    MAX_SHOWN,
     OPTICAL_SYSTEMS,
     manifest_float,
+    shown,
 )
 
 SUPPORTED_SCHEMA_VERSION = "1.0"
 MANIFEST_SUFFIXES = (".json", ".yaml", ".yml")
-RULE = "[manifest-v1]"
 
 _REQUIRED = object()
 
@@ -130,6 +144,7 @@ class Manifest:
 
     @property
     def name(self) -> str:
+        """The manifest's file name."""
         return self.path.name
 
     def loc(self, key: str) -> str:
@@ -169,7 +184,6 @@ class Manifest:
         return self.values["delimiter"]
 
 
-
 #: Manifests are a few KB; a bigger one is refused before it is parsed.
 MAX_MANIFEST_BYTES = 16 << 20
 #: Values a YAML manifest may expand to once its aliases are followed.
@@ -177,14 +191,15 @@ MAX_YAML_NODES = 1_000_000
 
 
 class ManifestTooLarge(ValueError):
-    """A manifest larger than :data:`MAX_MANIFEST_BYTES` or expanding beyond :data:`MAX_YAML_NODES`."""
+    """A manifest larger than :data:`MAX_MANIFEST_BYTES` or expanding beyond
+    :data:`MAX_YAML_NODES` values."""
 
 
 def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not a JSON value (RFC 8259 has no NaN or Infinity)")
 
 
-def load_yaml_bounded(text: str):
+def load_yaml_bounded(text: str) -> Any:
     """``yaml.safe_load`` that refuses documents whose aliases expand beyond
     :data:`MAX_YAML_NODES` values (a "billion laughs" manifest).
 
@@ -202,7 +217,7 @@ def load_yaml_bounded(text: str):
             return None
         sizes: dict[int, int] = {}
 
-        def expanded(n) -> int:
+        def expanded(n: yaml.Node) -> int:
             key = id(n)
             if key in sizes:
                 return sizes[key]
@@ -229,25 +244,33 @@ def load_yaml_bounded(text: str):
     finally:
         loader.dispose()
 
+
 def _key(prefix: str, name: str | int) -> str:
+    """The dotted key path of ``name`` under ``prefix`` (a long name is cut, see
+    :func:`~.values.shown`, so that a location never echoes a huge key)."""
     if isinstance(name, int):
         return f"{prefix}[{name}]"
-    return f"{prefix}.{name}" if prefix else str(name)
+    if len(name) > MAX_SHOWN:
+        name = shown(name)
+    return f"{prefix}.{name}" if prefix else name
 
 
 class _Validator:
-    def __init__(self, name: str, col: Collector) -> None:
+    """Checks parsed manifest data against :data:`_SCHEMAS`, reporting every violation."""
+
+    def __init__(self, name: str, col: Stages) -> None:
         self.name = name
         self.col = col
         self.ok = True
 
     def fail(self, key: str, message: str) -> None:
+        """Report ``manifest.invalid-field`` at ``key`` (the top level when empty)."""
         self.ok = False
-        self.col.error("manifest", "manifest.invalid-field",
-                       f"{self.name}: field {key or '(top level)'}: {message} {RULE}",
-                       f"{self.name}:{key}" if key else self.name)
+        self.col.report(MANIFEST_INVALID_FIELD, f"field {key or '(top level)'}: {message}",
+                        f"{self.name}:{key}" if key else self.name)
 
     def model(self, schema_name: str, data: Any, prefix: str) -> dict[str, Any] | None:
+        """Validate the mapping ``data`` against schema ``schema_name``; None if not a mapping."""
         if not isinstance(data, dict):
             self.fail(prefix, f"must be a mapping (object), got {_kind(data)}")
             return None
@@ -271,6 +294,7 @@ class _Validator:
         return out
 
     def value(self, ftype: str, v: Any, key: str) -> Any:
+        """Validate one field value of type ``ftype`` (see :data:`_SCHEMAS`)."""
         if v is None and ftype.startswith("o"):  # ostr, ofloat, optical, omodel, odict
             return None
         if ftype in ("str", "ostr"):
@@ -280,22 +304,22 @@ class _Validator:
                 except UnicodeDecodeError:
                     pass
             if not isinstance(v, str):
-                self.fail(key, f"must be a string, got {_kind(v)} {v!r}")
+                self.fail(key, f"must be a string, got {_kind(v)} {shown(v)}")
                 return None
             return v
         if ftype == "ofloat":
             f = manifest_float(v)
             if f is None:
-                self.fail(key, f"must be a number, got {_kind(v)} {v!r}")
+                self.fail(key, f"must be a number, got {_kind(v)} {shown(v)}")
             return f
         if ftype == "optical":
             if not isinstance(v, str) or v not in OPTICAL_SYSTEMS:
-                self.fail(key, f"must be one of {list(OPTICAL_SYSTEMS)}, got {v!r}")
+                self.fail(key, f"must be one of {list(OPTICAL_SYSTEMS)}, got {shown(v)}")
                 return None
             return v
         if ftype == "exptype":
             if not isinstance(v, str) or v not in EXPERIMENT_TYPES:
-                self.fail(key, f"must be one of {list(EXPERIMENT_TYPES)}, got {v!r}")
+                self.fail(key, f"must be one of {list(EXPERIMENT_TYPES)}, got {shown(v)}")
                 return None
             return v
         if ftype.startswith(("model:", "omodel:")):
@@ -312,7 +336,7 @@ class _Validator:
                 return None
             bad = [k for k in v if not isinstance(k, str)]
             if bad:
-                self.fail(key, f"keys must be strings, got {bad[0]!r}")
+                self.fail(key, f"keys must be strings, got {shown(bad[0])}")
             return v
         raise AssertionError(ftype)  # pragma: no cover - schema typo
 
@@ -334,11 +358,11 @@ def check_data_file_path(value: str) -> str | None:
         return "must be a non-empty relative path"
     pure = PurePosixPath(value)
     if pure.is_absolute() or value.startswith(("/", "\\")):
-        return f"must be relative, got {value!r}"
+        return f"must be relative, got {shown(value)}"
     if ".." in pure.parts:
-        return f"must not escape the experiment folder, got {value!r}"
+        return f"must not escape the experiment folder, got {shown(value)}"
     if len(value) >= 2 and value[1] == ":":
-        return f"must be relative, got {value!r} (drive letter)"
+        return f"must be relative, got {shown(value)} (drive letter)"
     return None
 
 
@@ -348,70 +372,60 @@ def delimiter_token(declared: str) -> str:
     return {"comma": ",", "tab": "\t"}.get(token, declared)
 
 
-def read_manifest(path: Path, col: Collector) -> Manifest | None:
-    """Read and validate the manifest at ``path``; errors go to ``col``.
-
-    Returns None when the file cannot be read or parsed or is not a mapping;
-    otherwise a :class:`Manifest` (check ``col.has_errors`` for field errors).
-    """
+def _manifest_text(path: Path, col: Stages) -> str | None:
+    """The manifest's text; None (and an error) when it is missing, too large or unreadable."""
     name = path.name
     suffix = path.suffix.lower()
     if not path.is_file():
-        col.error("manifest", "manifest.not-found", f"{name}: manifest file not found {RULE}", name)
+        col.report(MANIFEST_NOT_FOUND, "manifest file not found", name)
         return None
     if suffix not in MANIFEST_SUFFIXES:
-        col.error("manifest", "manifest.bad-suffix",
-                  f"{name}: unsupported manifest suffix {suffix!r} "
-                  f"(a manifest is .json, .yaml or .yml) {RULE}", name)
+        col.report(MANIFEST_BAD_SUFFIX, f"unsupported manifest suffix {shown(suffix)} "
+                   "(a manifest is .json, .yaml or .yml)", name)
         return None
     try:
         size = path.stat().st_size
         if size > MAX_MANIFEST_BYTES:
-            col.error("manifest", "manifest.too-large",
-                      f"{name}: {size:,} bytes; a manifest is at most {MAX_MANIFEST_BYTES:,} bytes "
-                      f"and is refused unparsed {RULE}", name)
+            col.report(MANIFEST_TOO_LARGE, f"{size:,} bytes; a manifest is at most "
+                       f"{MAX_MANIFEST_BYTES:,} bytes and is refused unparsed", name)
             return None
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        col.error("manifest", "manifest.not-utf8",
-                  f"{name}: not UTF-8 text (byte {exc.start}) {RULE}", name)
-        return None
+        col.report(MANIFEST_NOT_UTF8, f"not UTF-8 text (byte {exc.start})", name)
     except OSError as exc:
-        col.error("manifest", "manifest.unreadable", f"{name}: cannot be read: {exc}", name)
-        return None
+        col.report(MANIFEST_UNREADABLE, f"the manifest cannot be read ({exc.strerror or exc})",
+                   name)
+    return None
+
+
+def _parse(text: str, name: str, suffix: str, col: Stages) -> tuple[bool, Any]:
+    """``(True, data)`` for a parsed manifest, ``(False, None)`` (and an error) otherwise."""
     try:
-        raw = load_yaml_bounded(text) if suffix in (".yaml", ".yml") else json.loads(
-            text, parse_constant=_reject_constant)
+        if suffix in (".yaml", ".yml"):
+            return True, load_yaml_bounded(text)
+        return True, json.loads(text, parse_constant=_reject_constant)
     except ManifestTooLarge as exc:
-        col.error("manifest", "manifest.too-large", f"{name}: {exc} {RULE}", name)
-        return None
+        col.report(MANIFEST_TOO_LARGE, str(exc), name)
     except json.JSONDecodeError as exc:
-        col.error("manifest", "manifest.not-json",
-                  f"{name}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno} {RULE}",
-                  f"{name}:{exc.lineno}")
-        return None
+        col.report(MANIFEST_NOT_JSON, f"not valid JSON: {exc.msg} at line {exc.lineno} "
+                   f"column {exc.colno}", f"{name}:{exc.lineno}")
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{name}:{mark.line + 1}" if mark is not None else name
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        col.error("manifest", "manifest.not-yaml", f"{name}: not valid YAML: {problem} {RULE}", where)
-        return None
+        col.report(MANIFEST_NOT_YAML, f"not valid YAML: {problem}", where)
     except RecursionError:
-        col.error("manifest", "manifest.too-deep", f"{name}: nested too deeply to parse {RULE}", name)
-        return None
+        col.report(MANIFEST_TOO_DEEP, "nested too deeply to parse", name)
     except ValueError as exc:  # NaN/Infinity literals, integers beyond Python's digit limit
-        col.error("manifest", "manifest.bad-value", f"{name}: {exc} {RULE}", name)
-        return None
-    if not isinstance(raw, dict):
-        col.error("manifest", "manifest.not-mapping",
-                  f"{name}: the top level must be a mapping (object), got {_kind(raw)} {RULE}", name)
-        return None
-    v = _Validator(name, col)
-    values = v.model("manifest", raw, "")
-    assert values is not None
+        col.report(MANIFEST_BAD_VALUE, str(exc), name)
+    return False, None
+
+
+def _check_fields(v: _Validator, values: dict[str, Any]) -> None:
+    """The rules on single top-level values: schema version, data_file path, delimiter."""
     sv = values.get("schema_version")
     if isinstance(sv, str) and sv != SUPPORTED_SCHEMA_VERSION:
-        v.fail("schema_version", f"unsupported schema_version {sv!r}; only "
+        v.fail("schema_version", f"unsupported schema_version {shown(sv)}; only "
                f"{SUPPORTED_SCHEMA_VERSION!r} is read (manifests are never migrated)")
     df = values.get("data_file")
     if isinstance(df, str):
@@ -420,5 +434,27 @@ def read_manifest(path: Path, col: Collector) -> Manifest | None:
             v.fail("data_file", why)
     delim = values.get("delimiter")
     if isinstance(delim, str) and delim.strip().lower() not in {",", "\t", "comma", "tab"}:
-        v.fail("delimiter", f"must be ',', 'comma' or 'tab', got {delim!r}")
+        v.fail("delimiter", f"must be ',', 'comma' or 'tab', got {shown(delim)}")
+
+
+def read_manifest(path: Path, col: Stages) -> Manifest | None:
+    """Read and validate the manifest at ``path``; errors go to ``col``.
+
+    Returns None when the file cannot be read or parsed or is not a mapping;
+    otherwise a :class:`Manifest` (check ``col.has_errors`` for field errors).
+    """
+    text = _manifest_text(path, col)
+    if text is None:
+        return None
+    parsed, raw = _parse(text, path.name, path.suffix.lower(), col)
+    if not parsed:
+        return None
+    if not isinstance(raw, dict):
+        col.report(MANIFEST_NOT_MAPPING,
+                   f"the top level must be a mapping (object), got {_kind(raw)}", path.name)
+        return None
+    v = _Validator(path.name, col)
+    values = v.model("manifest", raw, "")
+    assert values is not None
+    _check_fields(v, values)
     return Manifest(path=path, values=values, raw=raw)

@@ -12,6 +12,7 @@ quantity has ``value: None``.
 from __future__ import annotations
 
 import math
+import reprlib
 from datetime import datetime
 from typing import Any
 
@@ -38,6 +39,23 @@ OPTICAL_SYSTEMS = ("absorbance", "interference", "fluorescence", "intensity", "u
 EXPERIMENT_TYPES = ("sedimentation_velocity", "sedimentation_equilibrium", "other", "unknown")
 #: Quantity statuses (explicit presence semantics).
 STATUSES = ("present", "missing", "unknown", "not_applicable")
+
+
+#: Characters of an input value a message echoes at most (:func:`shown`).
+MAX_SHOWN = 80
+
+_SHOWN = reprlib.Repr()
+_SHOWN.maxstring = MAX_SHOWN
+_SHOWN.maxother = MAX_SHOWN
+_SHOWN.maxlevel = 2
+_SHOWN.maxlist = _SHOWN.maxtuple = _SHOWN.maxdict = _SHOWN.maxset = 6
+
+
+def shown(value: object) -> str:
+    """``repr(value)`` bounded for a message: long text is cut in the middle (``...``),
+    containers beyond a few items or levels are elided, cycles are marked; the cost
+    does not grow with the size of ``value``."""
+    return _SHOWN.repr(value)
 
 
 def parse_unit(text: str) -> tuple[str, str | None]:

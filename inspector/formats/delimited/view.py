@@ -158,8 +158,7 @@ def _loader(res: ImportResult) -> Callable[[], AucExperiment]:
 def build_document(res: ImportResult) -> Document:
     """The :class:`Document` for an import result (rejected or not)."""
     doc = Document(res.path, format=FORMAT_DELIMITED, kind_label=KIND_LABEL,
-                   tree_title=TREE_TITLE)
-    doc.findings.extend(res.findings)
+                   tree_title=TREE_TITLE, findings=res.findings)
     doc.export = AucxExport(res.experiment.experiment_id if res.experiment else None,
                             _loader(res))
     doc.tree = _source_tree(res)

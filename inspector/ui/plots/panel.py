@@ -21,12 +21,14 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from inspector.formats.arrays import ArrayRef
 from inspector.formats.capabilities import AucScans
 from inspector.formats.document import Document
 from inspector.jobs import JobContext, JobRunner
+from inspector.models.style import kind_color
 from inspector.ui.plots.auc import AucView
 from inspector.ui.plots.base import PlotView
 from inspector.ui.plots.neural import NeuralView
@@ -126,6 +128,13 @@ class PlotPanel(QWidget):
     def _warn(self, text: str) -> None:
         self.banner.setText(text)
         self.banner.setVisible(bool(text))
+        if text:  # a tinted strip in the palette's warning colour, readable light or dark
+            base = self.palette().color(QPalette.ColorRole.Window)
+            warn = kind_color("warn")
+            tint = QColor(*(round(a * 0.82 + b * 0.18) for a, b in
+                            zip(base.getRgb()[:3], warn.getRgb()[:3], strict=True)))
+            self.banner.setStyleSheet(f"QLabel#plotBanner {{ background: {tint.name()}; "
+                                      f"border-left: 3px solid {warn.name()}; padding: 4px 6px; }}")
 
     # -- choosing the view ------------------------------------------------
     def show_array(self, name: str) -> None:

@@ -168,6 +168,13 @@ class JobRunner(QObject):
         if cb["progress"]:
             cb["progress"](done, total, payload)
 
+    def cancel(self, key: str) -> None:
+        """Cancel the latest job of ``key``; its result and progress are dropped."""
+        job_id = self._latest.get(key)
+        entry = self._jobs.get(job_id) if job_id is not None else None
+        if entry is not None:
+            entry[0].cancel()
+
     def cancel_all(self) -> None:
         for job, _ in self._jobs.values():
             job.cancel()

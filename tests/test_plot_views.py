@@ -281,3 +281,78 @@ def test_expected_json_is_the_oracle():
     exp = json.loads((FIXTURES / "aucx" / "expected.json").read_text())
     demo = next(e for e in exp if e["file"] == "src_demo_experiment.aucx")
     assert demo["info"]["n_scans"] == 4 and demo["info"]["radius_unit"] == "cm"
+
+
+def _auc_doc(untrusted=frozenset()):
+    from inspector.formats.capabilities import AucScans
+
+    doc = Document(Path("mem.aucx"))
+    radius = np.linspace(6.0, 7.0, 5)
+    signal = np.vstack([radius * 0.1, radius * 0.2])
+    doc.arrays = {"radius": NumpyArrayRef("radius", radius),
+                  "signal": NumpyArrayRef("signal", signal),
+                  "mask": NumpyArrayRef("mask", np.ones(signal.shape, bool))}
+    doc.auc = AucScans(("s1", "s2"), "cm", "AU", untrusted_arrays=frozenset(untrusted))
+    return doc
+
+
+def test_untrusted_arrays_are_plotted_under_a_banner(qtbot, jobs):
+    doc = _auc_doc({"signal"})
+    panel = PlotPanel(doc, jobs)
+    qtbot.addWidget(panel)
+    assert panel.default_array() == "signal"
+    panel.show_array("radius")
+    settle(qtbot, jobs)
+    assert isinstance(panel.view, AucView) and [c[0] for c in panel.view.curves()] == ["s1", "s2"]
+    assert panel.banner_text().startswith("Not verified: 'signal' failed its checksum")
+    trusted = PlotPanel(_auc_doc(), jobs)
+    qtbot.addWidget(trusted)
+    trusted.show_array("signal")
+    settle(qtbot, jobs)
+    assert isinstance(trusted.view, AucView) and trusted.banner_text() == ""
+
+
+def test_a_withdrawn_experiment_or_array_is_said_on_the_plot(qtbot, jobs):
+    from inspector.formats.capabilities import CheckResult
+    from inspector.ui.plots.panel import WITHDRAWN_AUC
+
+    class Check:
+        title = "by hand"
+
+    doc = _auc_doc()
+    panel = PlotPanel(doc, jobs)
+    qtbot.addWidget(panel)
+    panel.show_array("signal")
+    settle(qtbot, jobs)
+    check = Check()
+    doc.checks = [check]
+    doc.apply(check, CheckResult(withdraw_auc=True))
+    panel.refresh()
+    assert panel.view is None and panel.message() == WITHDRAWN_AUC
+    panel.show_array("radius")  # still in doc.arrays, but it belonged to the experiment
+    assert panel.message() == WITHDRAWN_AUC
+    rec = _doc(np.zeros((10, 2)))
+    rec_panel = PlotPanel(rec, jobs)
+    qtbot.addWidget(rec_panel)
+    rec_panel.show_array("neuro")
+    assert isinstance(rec_panel.view, NeuralView)
+    rec.checks = [check]
+    rec.apply(check, CheckResult(withdraw_arrays=("neuro",)))
+    rec_panel.refresh(("neuro",))
+    assert rec_panel.view is None and "'neuro' is no longer plotted" in rec_panel.message()
+
+
+def test_trials_choose_heatmap_and_markers(qtbot, jobs):
+    from inspector.formats.capabilities import TrialStructure
+
+    doc = _doc(np.arange(40.0).reshape(10, 4))
+    doc.trials = TrialStructure("patterns")
+    panel = PlotPanel(doc, jobs)
+    qtbot.addWidget(panel)
+    panel.show_array("neuro")
+    assert isinstance(panel.view, PatternView)
+    doc.trials = TrialStructure("continuous", trial_starts=np.array([2, 6]),
+                                trial_ends=np.array([5, 9]))
+    panel.show_array("neuro")
+    assert isinstance(panel.view, NeuralView)
+    assert set(panel.view.markers) == {"trial_starts", "trial_ends"}

@@ -255,3 +255,74 @@ def test_experiment_checksum_mismatch_withdraws_scans_as_headless(qtbot, tmp_pat
         auc = tab.doc.auc
         assert auc.scan_ids == headless_auc.scan_ids
         assert auc.untrusted_arrays == headless_auc.untrusted_arrays
+
+
+class ResultCheck:
+    """A deferred check that returns a fixed result once ``gate`` opens."""
+
+    title = "Checking by hand"
+
+    def __init__(self, result: CheckResult, gate: threading.Event | None = None) -> None:
+        self.result, self.gate = result, gate
+        self.saw_cancel = False
+
+    def run(self, progress=None, cancelled=None) -> CheckResult:
+        if self.gate is not None:
+            while not self.gate.wait(0.01):
+                if cancelled and cancelled():
+                    self.saw_cancel = True
+                    return CheckResult(complete=False)
+        return self.result
+
+
+def _table_doc() -> Document:
+    import pandas as pd
+
+    doc = Document(FIXTURES / "aucx" / "hand-built.aucx", format="aucx")
+    doc.header = Node("header", kind="group")
+    doc.header.add("state", "before")
+    doc.tables = {"scans": pd.DataFrame({"scan_id": ["a", "b"]}),
+                  "other": pd.DataFrame({"x": [1]})}
+    doc.table_locations = {"scans": "experiment.json", "other": ""}
+    return doc
+
+
+def test_a_check_result_resets_header_tables_and_findings(qtbot):
+    jobs = JobRunner()
+    doc = _table_doc()
+    header = Node("header", kind="group")
+    header.add("state", "after")
+    mismatch = Finding(Severity.ERROR, "checksums.mismatch", "does not match", "experiment.json")
+    check = ResultCheck(CheckResult((mismatch,), header=header, withdraw_tables=("scans",)))
+    doc.checks = [check]
+    tab = DocumentTab(doc.path, jobs)
+    qtbot.addWidget(tab)
+    with qtbot.waitSignal(tab.ready, timeout=5000):
+        tab.set_document(doc)
+    titles = [tab.views.tabText(i) for i in range(tab.views.count())]
+    assert titles == ["Header", "other"] and set(tab.tables) == {"other"}
+    model = tab.header_panel.header.model
+    assert [c.value for c in model.root.children] == ["after"]
+    assert model.index(0, 1).data() == '"after"'
+    assert tab.findings() == [mismatch] and doc.checks == [] and doc.verified
+    assert tab.verify_state == "done"
+    jobs.wait(2000)
+
+
+def test_closing_the_tab_cancels_the_running_check_and_releases_the_file(qtbot):
+    jobs = JobRunner()
+    doc = _table_doc()
+    closed = []
+    doc.on_close(lambda: closed.append(True))
+    gate = threading.Event()
+    check = ResultCheck(CheckResult(), gate)
+    doc.checks = [check]
+    tab = DocumentTab(doc.path, jobs)
+    qtbot.addWidget(tab)
+    tab.set_document(doc)
+    assert tab.verify_state == "running" and not closed
+    tab.close_document()
+    qtbot.waitUntil(lambda: check.saw_cancel and bool(closed), timeout=5000)
+    jobs.wait(2000)
+    assert closed == [True]  # once, by the job that held the file
+    assert doc.checks == [check]  # a cancelled check stays pending

@@ -77,6 +77,11 @@ class PlotView(QWidget):
         return self.plot_item.legend
 
     # -- placeholder -------------------------------------------------------------
+    def job_keys(self) -> tuple[str, ...]:
+        """The ``JobRunner`` keys of this view's reads; cancelled when the view is dropped,
+        so that no result is delivered to a deleted view."""
+        return ()
+
     def show_placeholder(self, text: str) -> None:
         """Show ``text`` instead of the plot (empty arrays, unreadable data)."""
         self._placeholder.setText(text)

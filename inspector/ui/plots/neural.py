@@ -365,7 +365,11 @@ class NeuralView(PlotView):
         self.submitted += 1
         self.status.setText("reading…")
         self.jobs.submit(work, on_done=self._done, on_error=self._failed,
-                         on_progress=self._progress, key=f"plot:{id(self)}")
+                         on_progress=self._progress, key=self.job_keys()[0])
+
+    def job_keys(self) -> tuple[str, ...]:
+        """The key of this view's envelope reads (see :meth:`PlotView.job_keys`)."""
+        return (f"plot:{id(self)}",)
 
     def _progress(self, done: int, total: int, payload: Any) -> None:
         gen, key, envs = payload

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
@@ -48,6 +48,13 @@ def untrusted_text(names: list[str]) -> str:
     whose = "its checksum" if len(names) == 1 else "their checksums"
     return (f"Not verified: {listed} failed {whose}; the curves show the data as stored "
             "(see Findings).")
+
+
+def cancel_on_destroy(obj: QObject, jobs: JobRunner, keys: tuple[str, ...]) -> None:
+    """Cancel the jobs of ``keys`` when ``obj`` is destroyed (its tab closed while a read
+    was on its way), so that no result is delivered to a deleted widget."""
+    if keys:
+        obj.destroyed.connect(lambda *_args: [jobs.cancel(k) for k in keys])
 
 
 def auc_array_names(auc: AucScans | None) -> tuple[str, ...]:
@@ -78,6 +85,8 @@ class PlotPanel(QWidget):
         self.view: PlotView | None = None
         self._withdrawn: dict[str, str] = {}
         self._auc = doc.auc
+        self._auc_key = f"auc:{id(self)}"
+        cancel_on_destroy(self, jobs, (self._auc_key,))
         self._lay = QVBoxLayout(self)
         self._lay.setContentsMargins(0, 0, 0, 0)
         self.banner = QLabel(self)
@@ -111,10 +120,13 @@ class PlotPanel(QWidget):
         self._drop_view()
         self._message.hide()
         self.view = view
+        cancel_on_destroy(view, self.jobs, view.job_keys())
         self._lay.addWidget(view, 1)
 
     def _drop_view(self) -> None:
         if self.view is not None:
+            for key in self.view.job_keys():  # nothing is delivered to a deleted view
+                self.jobs.cancel(key)
             self._lay.removeWidget(self.view)
             self.view.deleteLater()
             self.view = None
@@ -140,6 +152,7 @@ class PlotPanel(QWidget):
     def show_array(self, name: str) -> None:
         """Plot ``doc.arrays[name]`` with the view its capabilities call for."""
         self.current = name
+        self.jobs.cancel(self._auc_key)  # a scan read still on its way is for the old choice
         auc = self.doc.auc
         if name in self._withdrawn:
             self._say(self._withdrawn[name])
@@ -214,7 +227,7 @@ class PlotPanel(QWidget):
         def failed(message: str, _tb: str) -> None:
             self._say(f"cannot read the scans: {message}")
 
-        self.jobs.submit(work, on_done=done, on_error=failed, key=f"auc:{id(self)}")
+        self.jobs.submit(work, on_done=done, on_error=failed, key=self._auc_key)
 
     def _auc_view(self, radius: Any, signal: Any, mask: Any, auc: AucScans) -> None:
         ids = list(auc.scan_ids)

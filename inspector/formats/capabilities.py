@@ -31,7 +31,7 @@ from inspector.formats.findings import Finding
 if TYPE_CHECKING:
     from inspector.formats.arrays import ArrayRef
     from inspector.formats.auc_model import AucExperiment
-    from inspector.formats.document import Node
+    from inspector.formats.node import Node
 
 
 class MemberStatus(StrEnum):

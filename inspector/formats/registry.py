@@ -28,29 +28,18 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
+from inspector.formats.core_rules import (
+    FILE_BAD_LINK,
+    FILE_NOT_FOUND,
+    FILE_UNREADABLE,
+    FORMAT_UNRECOGNISED,
+    READER_FAILED,
+)
 from inspector.formats.document import FORMAT_UNKNOWN, Document
-from inspector.formats.findings import Severity, rule
 from inspector.formats.reader_api import FormatReader, OpenOptions
 
 __all__ = ["FormatReader", "OpenOptions", "open_document", "open_filters", "reader_for",
            "readers", "register", "sniff"]
-
-_SOURCE = "Inspector's reader contract (docs/architecture.md, 'Seams')"
-READER_FAILED = rule(
-    "internal.reader-failed", Severity.ERROR,
-    "A reader raised an unexpected exception: a bug in Inspector, reported with its traceback.",
-    _SOURCE)
-FILE_NOT_FOUND = rule(
-    "file.not-found", Severity.ERROR, "The path does not exist.", _SOURCE)
-FILE_BAD_LINK = rule(
-    "file.bad-link", Severity.ERROR, "The path is a symbolic link that cannot be followed.",
-    _SOURCE)
-FILE_UNREADABLE = rule(
-    "file.unreadable", Severity.ERROR, "The path exists but cannot be read.", _SOURCE)
-FORMAT_UNRECOGNISED = rule(
-    "format.unrecognised", Severity.ERROR,
-    "No registered reader recognises the file's content.", _SOURCE)
-
 
 _READERS: list[FormatReader] = []
 _DISCOVERED = False

@@ -19,11 +19,11 @@ import pytest
 from inspector.formats import open_document
 from inspector.formats.aucx import checksums as checksums_mod
 from inspector.formats.aucx import open_archive
-from inspector.formats.aucx.findingcap import MAX_PER_CODE
 from inspector.formats.aucx.jsonmember import MAX_DEPTH, parse_json_member
 from inspector.formats.aucx.reader import JSON_MEMBER_LIMIT, MAX_JSON_CONTAINERS
 from inspector.formats.aucx.trees import MAX_CHILDREN, json_node
-from inspector.formats.aucx.zipscan import MANY_MEMBERS, ZipEntry, ZipScan, _check_overlaps
+from inspector.formats.aucx.zipscan import MANY_MEMBERS, ZipEntry, _check_overlaps
+from inspector.formats.findings import MAX_PER_CODE
 from tests.conftest import FIXTURES
 
 BASE = FIXTURES / "aucx" / "syn_equilibrium_s1_6x200.aucx"
@@ -113,24 +113,21 @@ def test_many_members_are_listed_hashed_and_capped(tmp_path):
 
 
 def _entry(name: str, index: int, start: int, end: int) -> ZipEntry:
-    e = ZipEntry(name=name, index=index, flags=0, method=0, crc=0, compressed_size=0,
-                 file_size=0, header_offset=start, date_time=(1980, 1, 1, 0, 0, 0),
-                 external_attr=0, create_system=3, create_version=20)
-    e.span_end = end
-    return e
+    return ZipEntry(name=name, index=index, flags=0, method=0, crc=0, compressed_size=0,
+                    file_size=0, header_offset=start, date_time=(1980, 1, 1, 0, 0, 0),
+                    external_attr=0, create_system=3, create_version=20, span_end=end)
 
 
 def test_overlap_check_finds_spans_inside_an_earlier_long_span():
     """Sorted sweep with the furthest end so far: B and C both lie inside A
     although C does not touch its neighbour B; D starts exactly where A ends."""
-    scan = ZipScan(Path("x.aucx"))
-    scan.entries = [_entry("D", 0, 1000, 1100), _entry("C", 1, 300, 400),
-                    _entry("A", 2, 0, 1000), _entry("B", 3, 100, 200)]
-    _check_overlaps(scan)
-    flagged = {p.location: p.message for p in scan.problems if p.code == "zip.overlap"}
+    entries = [_entry("D", 0, 1000, 1100), _entry("C", 1, 300, 400),
+               _entry("A", 2, 0, 1000), _entry("B", 3, 100, 200)]
+    found = _check_overlaps(entries)
+    flagged = {p.location: p.message for p in found if p.code == "zip.overlap"}
     assert set(flagged) == {"B", "C"}
     assert "'A'" in flagged["C"]
-    assert [e.safe for e in scan.entries] == [True, False, True, False]
+    assert [e.safe for e in entries] == [True, False, True, False]
 
 
 # -- P5: NaN / Infinity ------------------------------------------------------

@@ -3,13 +3,15 @@
 Entry points:
 
 * :func:`open_archive` ``(path) -> Document`` (format ``"aucx"``; never raises
-  for bad input; call ``doc.verify()`` for the streamed checksum pass);
+  for bad input; the streamed checksum pass is the deferred check in
+  ``doc.checks``, run headless by ``doc.verify()``);
 * :func:`read_experiment` ``(path) -> AucExperiment`` (a fully verified
   archive; raises :class:`ArchiveReadError` listing every finding otherwise);
 * :func:`write_aucx` ``(experiment, path, ...) -> Path`` (deterministic,
   atomic export verified by read-back).
 
-Rules: seed ``002_59993c7ffff01d56.txt`` and spec ``aucx-archive.md``.
+Rules: :mod:`.rules` (AUCX 1.0 format document, seed
+``002_59993c7ffff01d56.txt``; AUCX on-disk notes, ``spec/aucx-archive.md``).
 """
 
 from __future__ import annotations

@@ -79,7 +79,9 @@ def read_experiment(path: str | os.PathLike[str],
         if doc.auc is not None and doc.auc.experiment is not None:
             return doc.auc.experiment
         parts = state.model
-        return build_experiment(parts.experiment, parts.imported, parts.observations,
+        return build_experiment(dict(parts.experiment),
+                                dict(parts.imported) if parts.imported is not None else None,
+                                dict(parts.observations),
                                 doc.arrays["radius"].read(), doc.arrays["signal"].read(),
                                 doc.arrays["mask"].read())
     finally:

@@ -527,7 +527,7 @@ def test_not_utf8_and_bad_manifests_never_name_the_files(tmp_path):
             old.unlink()
         (src / manifest_name).write_text(text)
         doc = open_document(src)
-        assert [f.code for f in doc.findings] in (["manifest.not-json"], ["manifest.not-yaml"])
+        assert [f.code for f in doc.findings] in (["manifest.invalid-json"], ["manifest.not-yaml"])
         assert all("ZZ" not in f.message and "manifest" not in f.message for f in doc.findings)
     for old in src.glob("manifest.*"):
         old.unlink()

@@ -24,7 +24,6 @@ from datetime import datetime
 from pathlib import Path
 
 from inspector.formats.auc_model import AucExperiment
-from inspector.formats.capabilities import AucxExport
 from inspector.formats.document import Document
 from inspector.formats.findings import Finding, Severity
 from inspector.formats.registry import open_document
@@ -102,18 +101,6 @@ def _from_exception(name: str, kind: str, exc: Exception) -> ExportError:
     return rejected(name, kind, findings, fallback=f"{type(exc).__name__}: {exc}")
 
 
-def _export_of(doc: Document) -> tuple[AucxExport | None, str]:
-    """``doc.export`` and the kind of source it is, for messages."""
-    if doc.export is not None or str(doc.format) != "aucx":
-        return doc.export, doc.kind_label
-    # TRANSITIONAL: AUCX documents do not offer ``doc.export`` yet on this branch;
-    # removed once the AUCX reader sets it (its ``load`` returns the fully
-    # verified experiment or raises ``ArchiveReadError``).
-    from inspector.formats.aucx.experiment import read_experiment
-
-    return AucxExport(None, lambda: read_experiment(doc.path)), "AUCX archive"
-
-
 def _load_document(doc: Document, *, owned: bool) -> AucExperiment:
     """The experiment ``doc`` offers for export.
 
@@ -125,7 +112,7 @@ def _load_document(doc: Document, *, owned: bool) -> AucExperiment:
         ExportError: ``doc`` offers no export, has error findings, is not
             verified, or its ``load`` rejected it.
     """
-    export, kind = _export_of(doc)
+    export, kind = doc.export, doc.kind_label
     if export is None:
         raise ExportError(f"{doc.name}: not an AUC source ({kind}); only AUC "
                           "experiments can be exported to AUCX")

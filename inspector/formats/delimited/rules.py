@@ -110,9 +110,11 @@ MANIFEST_NOT_UTF8 = _rule(
 MANIFEST_UNREADABLE = _rule(
     "manifest.unreadable", E, "The manifest file cannot be read.", LOADING,
     ManifestInvalidError)
+# Formerly "manifest.not-json": that code is the AUCX reader's rule for an
+# archive's manifest.json (one code = one rule across formats).
 MANIFEST_NOT_JSON = _rule(
-    "manifest.not-json", E, "A .json manifest is not valid JSON.", MANIFEST_FIELDS,
-    ManifestInvalidError)
+    "manifest.invalid-json", E, "A .json manifest is not valid JSON (RFC 8259).",
+    MANIFEST_FIELDS, ManifestInvalidError)
 MANIFEST_NOT_YAML = _rule(
     "manifest.not-yaml", E,
     "A .yaml/.yml manifest is not valid YAML for the safe loader (no language tags).",

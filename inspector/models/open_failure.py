@@ -14,18 +14,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, fields
 
+from inspector.formats import core_rules as core
 from inspector.formats.document import Document
 from inspector.formats.findings import Finding, Severity
-from inspector.formats.registry import (
-    FILE_BAD_LINK,
-    FILE_NOT_FOUND,
-    FILE_UNREADABLE,
-    READER_FAILED,
-    open_filters,
-)
-from inspector.formats.registry import (
-    FORMAT_UNRECOGNISED as UNRECOGNISED,
-)
+from inspector.formats.registry import open_filters
 
 #: ``Document.kind_label`` of a document no reader described.
 _UNDESCRIBED = next(f.default for f in fields(Document) if f.name == "kind_label")
@@ -66,20 +58,20 @@ def has_content(doc: Document) -> bool:
 
 
 def _advice(doc: Document, codes: set[str]) -> list[str]:
-    if READER_FAILED.code in codes:
+    if core.READER_FAILED.code in codes:
         return ["This is a bug in Inspector, not a verdict on the file: please report it "
                 "with the details below (Copy details).",
                 "File > Reload (F5) opens the file again."]
-    if FILE_NOT_FOUND.code in codes:
+    if core.FILE_NOT_FOUND.code in codes:
         return ["Check the path: the file may have been moved, renamed or deleted.",
                 "File > Open (Ctrl+O) to pick it again."]
-    if FILE_BAD_LINK.code in codes:
+    if core.FILE_BAD_LINK.code in codes:
         return ["The path is a symbolic link whose target is missing or loops: open the "
                 "target itself, or fix the link."]
-    if FILE_UNREADABLE.code in codes:
+    if core.FILE_UNREADABLE.code in codes:
         return ["Check that you may read the file (its permissions, or whether another "
                 "program holds it locked), then File > Reload (F5)."]
-    if UNRECOGNISED.code in codes:
+    if core.FORMAT_UNRECOGNISED.code in codes:
         kinds = ", ".join(name for name, _ in open_filters()) or "no format"
         return [f"Inspector recognises files by their content, not their name; it reads: {kinds}.",
                 "If this file should be one of them, it is damaged or was written by "

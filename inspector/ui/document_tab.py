@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.formats.capabilities import CheckResult, DeferredCheck, Progress
+from inspector.formats.core_rules import CHECK_FAILED, OPEN_FAILED, STIMULUS_UNLOADABLE
 from inspector.formats.document import Document, Finding, Node, Stimulus
 from inspector.jobs import JobContext, JobRunner
 from inspector.models.checksum_model import FAILED
@@ -44,7 +45,6 @@ from inspector.ui.checksum_panel import ChecksumPanel
 from inspector.ui.detail_pane import DetailPane
 from inspector.ui.failure_page import FailurePage
 from inspector.ui.plots import PlotPanel
-from inspector.ui.rules import CHECK_FAILED, OPEN_FAILED, STIMULUS_UNLOADABLE
 from inspector.ui.stimuli_panel import StimuliPanel
 from inspector.ui.table_panel import TablePanel
 from inspector.ui.tree_panel import HeaderPanel, TreePanel, make_tree_view
@@ -106,6 +106,7 @@ class DocumentTab(QWidget):
         self._array_names: dict[str, str] = {}
         self._pending: list[DeferredCheck] = []
         self._notice = ""
+        self._unloadable: list[tuple[Stimulus, str]] = []
         self._cancel = threading.Event()
         self._vstate = {"closed": False, "running": False}
         self._vlock = threading.Lock()
@@ -361,6 +362,9 @@ class DocumentTab(QWidget):
 
     def _verification_over(self, state: str) -> None:
         self.verify_state = state
+        waiting, self._unloadable = self._unloadable, []
+        for stim, message in waiting:
+            self._stimulus_failed(stim, message)
         if self.checksums is not None:
             members = list(self.doc.checksums.members) if self.doc.checksums is not None else []
             self.checksums.finish(members, state)
@@ -407,6 +411,14 @@ class DocumentTab(QWidget):
                               f"stored as: {stim.kind}\nlocation: {stim.location}")
 
     def _stimulus_failed(self, stim: Stimulus, message: str) -> None:
+        """A thumbnail could not be decoded: a finding, unless a reader finding says so.
+
+        While the deferred checks run (they may decode the same image and
+        report it themselves), the failure waits for them to finish.
+        """
+        if self.verify_state == "running":
+            self._unloadable.append((stim, message))
+            return
         doc = self.doc
         if doc is None:
             return

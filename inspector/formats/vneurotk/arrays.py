@@ -3,7 +3,7 @@
 * :class:`H5DatasetRef`: any chunked or contiguous HDF5 dataset (the dense
   ``neuro`` array, ``vision_store/<i>/array``).  ``read`` touches only the
   chunks of the selection.
-* :class:`CooNeuroRef`: the COO neural array of VneuroTK on-disk notes §2: datasets
+* :class:`CooNeuroRef`: the COO neural array of the recording notes §2: datasets
   ``neuro_row``, ``neuro_col``, ``neuro_data`` holding the sparse matrix of
   shape ``(n_trials * n_time, n_channels)`` (duplicates add up), reshaped to
   ``neuro_shape``.  Reads fetch the rows of the requested trials only: on the
@@ -159,7 +159,7 @@ class H5DatasetRef(ArrayRef):
 
 
 class CooNeuroRef(ArrayRef):
-    """The COO neural array, read per trial (VneuroTK on-disk notes §2).
+    """The COO neural array, read per trial.
 
     Args:
         source: the open file.
@@ -271,32 +271,20 @@ class CooNeuroRef(ArrayRef):
 
         Raises:
             OSError: the file changed, or stored coordinates fall outside
-                ``neuro_shape`` (corrupt COO data, VneuroTK on-disk notes §2).
+                ``neuro_shape`` (corrupt COO data, notes §2).
         """
         n_tr, n_t, n_ch = self.shape
         lo, hi = t0 * n_t, t1 * n_t
         r, c, d = self._entries(lo, hi)
         if c.size and (c.min() < 0 or c.max() >= n_ch):
             raise OSError(
-                f"{self._source.path}: neuro_col holds a column outside 0..{n_ch - 1} "
-                "(COO coordinates must fit neuro_shape, VneuroTK on-disk notes §2)"
+                f"neuro_col holds a column outside 0..{n_ch - 1} (COO coordinates must fit "
+                "neuro_shape, VneuroTK recording notes §2)"
             )
         out = np.zeros(((t1 - t0) * n_t, n_ch), dtype=self.dtype)
         if r.size:
             np.add.at(out, (r - lo, c), _native(d).astype(self.dtype, copy=False))
         return out.reshape(t1 - t0, n_t, n_ch)
-
-    def check_bounds(self) -> None:
-        """Stream the coordinates once; raise OSError if any is outside the shape."""
-        n_tr, n_t, n_ch = self.shape
-        for a in range(0, self.nnz, COO_BLOCK):
-            b = min(self.nnz, a + COO_BLOCK)
-            r = np.asarray(self._source.read(self._row, slice(a, b)))
-            c = np.asarray(self._source.read(self._col, slice(a, b)))
-            if r.size and (r.min() < 0 or r.max() >= n_tr * n_t):
-                raise OSError(f"{self._source.path}: neuro_row holds a row outside 0..{n_tr * n_t - 1} (VneuroTK on-disk notes §2)")
-            if c.size and (c.min() < 0 or c.max() >= n_ch):
-                raise OSError(f"{self._source.path}: neuro_col holds a column outside 0..{n_ch - 1} (VneuroTK on-disk notes §2)")
 
     def read(self, selection: Any = Ellipsis) -> np.ndarray:
         """Return ``array[selection]``; only the selected trials are densified."""

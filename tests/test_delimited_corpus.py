@@ -158,7 +158,8 @@ def test_strict_api_raises_reference_class(entry):
     with pytest.raises(DelimitedError) as info:
         load_delimited(ROOT / entry["file"])
     assert info.value.reference_class == entry["reference_error"]["class"]
-    assert info.value.findings and info.value.findings[0].location == EXPECTED_LOCATION[entry["file"]]
+    assert info.value.findings
+    assert info.value.findings[0].location == EXPECTED_LOCATION[entry["file"]]
 
 
 def test_reference_messages_carry_the_same_facts():

@@ -98,7 +98,8 @@ def test_data_file_that_is_not_the_declared_one_conflicts(tmp_path):
     assert errs[0].location == "manifest.json:data_file"
 
 
-@pytest.mark.parametrize("data_file", ["../scans.csv", "/etc/passwd", "C:scans.csv", "", "a/../../x"])
+@pytest.mark.parametrize("data_file",
+                         ["../scans.csv", "/etc/passwd", "C:scans.csv", "", "a/../../x"])
 def test_unsafe_data_file_is_rejected(tmp_path, data_file):
     src = make(tmp_path / "s", man=manifest(data_file=data_file))
     errs = rejected(src, ManifestInvalidError)
@@ -137,8 +138,10 @@ def test_missing_path_never_raises(tmp_path):
     ({"schema_version": 1.0}, "manifest.json:schema_version"),
     ({"bogus": 1}, "manifest.json:bogus"),
     ({"experiment": {"name": "x"}}, "manifest.json:experiment.experiment_id"),
-    ({"experiment": {"experiment_id": "e", "acquired_at": "2024"}}, "manifest.json:experiment.acquired_at"),
-    ({"experiment": {"experiment_id": "e", "experiment_type": "SV"}}, "manifest.json:experiment.experiment_type"),
+    ({"experiment": {"experiment_id": "e", "acquired_at": "2024"}},
+     "manifest.json:experiment.acquired_at"),
+    ({"experiment": {"experiment_id": "e", "experiment_type": "SV"}},
+     "manifest.json:experiment.experiment_type"),
     ({"defaults": {"cell": 1}}, "manifest.json:defaults.cell"),
     ({"defaults": {"wavelength_nm": "abc"}}, "manifest.json:defaults.wavelength_nm"),
     ({"defaults": {"optical_system": "ABSORBANCE"}}, "manifest.json:defaults.optical_system"),
@@ -211,7 +214,8 @@ def test_suffix_breaks_a_tie_between_consistent_delimiters(tmp_path):
 def test_declared_delimiter_must_be_consistent(tmp_path):
     errs = rejected(make(tmp_path / "s", man=manifest(delimiter="tab")), SourceParseError)
     assert errs[0].code == "table.declared-delimiter-inconsistent"
-    exp = load_delimited(make(tmp_path / "t", LONG.replace(",", "\t"), man=manifest(delimiter=" TAB ")))
+    exp = load_delimited(make(tmp_path / "t", LONG.replace(",", "\t"),
+                              man=manifest(delimiter=" TAB ")))
     assert exp.n_scans == 2
 
 
@@ -248,9 +252,11 @@ def test_quotes_are_not_interpreted(tmp_path):
     ("scan,radius_cm,signal\n ,5.9,0.1\n", SourceParseError, "scans.csv:2"),
     ("scan,radius_cm,signal\n", SourceParseError, "scans.csv:1"),
     ("scan,radius_cm,signal,cell\ns1,5.9,0.1,1\ns1,6.0,0.1,2\n", DataConflictError, "scans.csv:3"),
-    ("scan,radius_cm,signal,elapsed_seconds\ns1,5.9,0.1,0\ns1,6.0,0.1,0.0\n", DataConflictError, "scans.csv:3"),
+    ("scan,radius_cm,signal,elapsed_seconds\ns1,5.9,0.1,0\ns1,6.0,0.1,0.0\n", DataConflictError,
+     "scans.csv:3"),
     ("scan,radius_cm,signal,optical_system\ns1,5.9,0.1,sonar\n", SourceParseError, "scans.csv:2"),
-    ("scan,radius_cm,signal,acquisition_timestamp\ns1,5.9,0.1,yesterday\n", SourceParseError, "scans.csv:2"),
+    ("scan,radius_cm,signal,acquisition_timestamp\ns1,5.9,0.1,yesterday\n", SourceParseError,
+     "scans.csv:2"),
     ("scan,radius_cm,signal,elapsed_seconds\ns1,5.9,0.1,-1\n", InvalidValueError, "scans.csv:2"),
     ("scan,radius_cm,signal,wavelength_nm\ns1,5.9,0.1,-280\n", InvalidValueError, "scans.csv:2"),
     ("scan,radius_cm,signal,signal_unit\ns1,5.9,0.1,AU\ns2,5.9,0.1,fringe\n", DataConflictError,
@@ -285,7 +291,8 @@ def test_equal_default_and_table_value_agree(tmp_path):
 
 
 def test_optional_columns_statuses_and_annotations(tmp_path):
-    table = ("scan,radius_cm,signal,elapsed_seconds,acquisition_timestamp,source_scan_id,temperature_c\n"
+    table = ("scan,radius_cm,signal,elapsed_seconds,acquisition_timestamp,source_scan_id,"
+             "temperature_c\n"
              "s1,5.9,0.1,,2024-05-01T10:00:00+00:00,raw-7,20\n"
              "s1,6.0,0.2,30,,,\n"
              "s2,5.9,0.3,,2024-05-01T10:00:00.5+02:00,,\n")
@@ -317,7 +324,8 @@ def test_signal_unit_is_retained_never_converted(tmp_path, unit, expected):
 
 
 def test_sample_quantities_keep_declared_units(tmp_path):
-    m = manifest(samples=[{"sample_id": "a", "concentration_value": 0.5, "concentration_unit": "mg/mL",
+    m = manifest(samples=[{"sample_id": "a", "concentration_value": 0.5,
+                           "concentration_unit": "mg/mL",
                            "density": "1.0"},
                           {"sample_id": "b", "concentration_value": 2, "concentration_unit": "nm"},
                           {"sample_id": "c", "concentration_value": 3}])
@@ -364,8 +372,9 @@ WIDE = "r,c1,c2\n5.9,0.1,0.2\n6.0,0.3,0.4\n"
 
 
 def wide_manifest(scans=None, **extra) -> dict:
-    scans = scans if scans is not None else [{"column": "c1", "scan_id": "A", "elapsed_seconds": 0},
-                                             {"column": "c2", "scan_id": "B", "elapsed_seconds": 60}]
+    scans = scans if scans is not None else [
+        {"column": "c1", "scan_id": "A", "elapsed_seconds": 0},
+        {"column": "c2", "scan_id": "B", "elapsed_seconds": 60}]
     return manifest(format="generic-wide", columns={"radius": "r", "scans": scans}, **extra)
 
 

@@ -1,4 +1,5 @@
-"""``inspector export`` end to end (delimited and AUCX sources) and :func:`export_to_aucx` errors."""
+"""``inspector export`` end to end (delimited and AUCX sources), :func:`export_to_aucx` errors,
+and export by the documents' export capability."""
 
 from __future__ import annotations
 

@@ -30,7 +30,13 @@ from inspector.formats.delimited.provenance import SourceFile, digest_file, impo
 from inspector.formats.delimited.resolve import Layout, resolve_data_file, resolve_layout
 from inspector.formats.delimited.rules import SOURCE_NOT_FOUND, SOURCE_UNREADABLE
 from inspector.formats.delimited.stages import Abort, Stages
-from inspector.formats.delimited.table import Table, build_table, detect_delimiter, read_lines
+from inspector.formats.delimited.table import (
+    Table,
+    build_table,
+    check_limits,
+    detect_delimiter,
+    read_lines,
+)
 from inspector.formats.findings import Findings
 
 
@@ -163,6 +169,8 @@ def _table_stage(result: ImportResult, manifest: Manifest,
     delimiter = detect_delimiter(lines, result.data_file, declared, col)
     col.checkpoint()
     assert delimiter is not None
+    check_limits(lines, result.data_file, delimiter, col)
+    col.checkpoint()
     table = build_table(lines, result.data_file, delimiter)
     result.table = table
     return table

@@ -26,6 +26,7 @@ import yaml
 from inspector.formats.delimited.rules import (
     MANIFEST_BAD_SUFFIX,
     MANIFEST_BAD_VALUE,
+    MANIFEST_CYCLIC_ALIAS,
     MANIFEST_INVALID_FIELD,
     MANIFEST_NOT_FOUND,
     MANIFEST_NOT_JSON,
@@ -39,6 +40,7 @@ from inspector.formats.delimited.rules import (
 from inspector.formats.delimited.stages import Stages
 from inspector.formats.delimited.values import (
     EXPERIMENT_TYPES,
+    MAX_CELL_CHARS,
     MAX_SHOWN,
     OPTICAL_SYSTEMS,
     manifest_float,
@@ -50,8 +52,9 @@ MANIFEST_SUFFIXES = (".json", ".yaml", ".yml")
 
 _REQUIRED = object()
 
-# field -> (type, default). Types: str, ostr, ofloat, optical (optional),
-# exptype, model:<name>, omodel:<name>, tuple:<name>, odict.
+# field -> (type, default). Types: str, ostr, id/oid (an identifier: a string of at
+# most MAX_CELL_CHARS characters), ofloat, optical (optional), exptype,
+# model:<name>, omodel:<name>, tuple:<name>, odict.
 _SCHEMAS: dict[str, dict[str, tuple[str, Any]]] = {
     "manifest": {
         "schema_version": ("str", _REQUIRED),
@@ -67,7 +70,7 @@ _SCHEMAS: dict[str, dict[str, tuple[str, Any]]] = {
         "extension": ("odict", None),
     },
     "experiment": {
-        "experiment_id": ("str", _REQUIRED),
+        "experiment_id": ("id", _REQUIRED),
         "name": ("ostr", None),
         "description": ("ostr", None),
         "experiment_type": ("exptype", "unknown"),
@@ -81,18 +84,18 @@ _SCHEMAS: dict[str, dict[str, tuple[str, Any]]] = {
         "rotor_id": ("ostr", None),
         "nominal_speed_rpm": ("ofloat", None),
         "temperature_c": ("ofloat", None),
-        "cell": ("ostr", None),
-        "channel": ("ostr", None),
+        "cell": ("oid", None),
+        "channel": ("oid", None),
         "centrepiece": ("ostr", None),
         "optical_system": ("optical", None),
         "wavelength_nm": ("ofloat", None),
     },
     "sample": {
-        "sample_id": ("str", _REQUIRED),
+        "sample_id": ("id", _REQUIRED),
         "description": ("ostr", None),
         "buffer_description": ("ostr", None),
         "concentration_value": ("ofloat", None),
-        "concentration_unit": ("ostr", None),
+        "concentration_unit": ("oid", None),
         "density": ("ofloat", None),
         "viscosity": ("ofloat", None),
         "partial_specific_volume": ("ofloat", None),
@@ -100,28 +103,28 @@ _SCHEMAS: dict[str, dict[str, tuple[str, Any]]] = {
     },
     "defaults": {
         "optical_system": ("optical", None),
-        "signal_unit": ("ostr", None),
-        "cell": ("ostr", None),
-        "channel": ("ostr", None),
+        "signal_unit": ("oid", None),
+        "cell": ("oid", None),
+        "channel": ("oid", None),
         "wavelength_nm": ("ofloat", None),
         "rotor_speed_rpm": ("ofloat", None),
         "temperature_c": ("ofloat", None),
     },
     "columns": {
-        "radius": ("str", _REQUIRED),
+        "radius": ("id", _REQUIRED),
         "scans": ("tuple:wide_scan", _REQUIRED),
     },
     "wide_scan": {
-        "column": ("str", _REQUIRED),
-        "scan_id": ("str", _REQUIRED),
+        "column": ("id", _REQUIRED),
+        "scan_id": ("id", _REQUIRED),
         "elapsed_seconds": ("ofloat", None),
         "wavelength_nm": ("ofloat", None),
         "optical_system": ("optical", None),
         "rotor_speed_rpm": ("ofloat", None),
         "temperature_c": ("ofloat", None),
-        "cell": ("ostr", None),
-        "channel": ("ostr", None),
-        "source_scan_id": ("ostr", None),
+        "cell": ("oid", None),
+        "channel": ("oid", None),
+        "source_scan_id": ("oid", None),
     },
 }
 
@@ -153,34 +156,42 @@ class Manifest:
 
     @property
     def format(self) -> str | None:
+        """The declared layout id (``format``), or None for detection."""
         return self.values["format"]
 
     @property
     def data_file(self) -> str:
+        """The declared data file, relative to the manifest's folder."""
         return self.values["data_file"]
 
     @property
     def experiment(self) -> dict[str, Any]:
+        """The validated ``experiment`` block."""
         return self.values["experiment"]
 
     @property
     def instrument(self) -> dict[str, Any] | None:
+        """The validated ``instrument`` block, or None."""
         return self.values["instrument"]
 
     @property
     def samples(self) -> list[dict[str, Any]]:
+        """The validated ``samples`` entries."""
         return self.values["samples"]
 
     @property
     def defaults(self) -> dict[str, Any]:
+        """The validated ``defaults`` block (every key present, None when absent)."""
         return self.values["defaults"]
 
     @property
     def columns(self) -> dict[str, Any] | None:
+        """The validated wide-format ``columns`` mapping, or None."""
         return self.values["columns"]
 
     @property
     def delimiter(self) -> str | None:
+        """The declared ``delimiter`` text, or None."""
         return self.values["delimiter"]
 
 
@@ -245,7 +256,7 @@ def load_yaml_bounded(text: str) -> Any:
         loader.dispose()
 
 
-def _key(prefix: str, name: str | int) -> str:
+def key_path(prefix: str, name: str | int) -> str:
     """The dotted key path of ``name`` under ``prefix`` (a long name is cut, see
     :func:`~.values.shown`, so that a location never echoes a huge key)."""
     if isinstance(name, int):
@@ -278,10 +289,10 @@ class _Validator:
         out: dict[str, Any] = {}
         for key in data:
             if not isinstance(key, str) or key not in schema:
-                self.fail(_key(prefix, str(key)), "unknown field; unknown fields are rejected "
+                self.fail(key_path(prefix, str(key)), "unknown field; unknown fields are rejected "
                           "(only 'extension' holds free-form data)")
         for fname, (ftype, default) in schema.items():
-            key = _key(prefix, fname)
+            key = key_path(prefix, fname)
             if fname not in data:
                 if default is _REQUIRED:
                     self.fail(key, "required field is missing")
@@ -293,20 +304,28 @@ class _Validator:
             out[fname] = self.value(ftype, data[fname], key)
         return out
 
+    def text(self, ftype: str, v: Any, key: str) -> str | None:
+        """A string field (YAML binary decoded as UTF-8); identifiers are bounded."""
+        if isinstance(v, bytes | bytearray):
+            try:
+                v = bytes(v).decode("utf-8")
+            except UnicodeDecodeError:
+                pass
+        if not isinstance(v, str):
+            self.fail(key, f"must be a string, got {_kind(v)} {shown(v)}")
+            return None
+        if ftype in ("id", "oid") and len(v) > MAX_CELL_CHARS:
+            self.fail(key, f"an identifier of {len(v):,} characters; identifiers have at most "
+                      f"{MAX_CELL_CHARS:,}")
+            return None
+        return v
+
     def value(self, ftype: str, v: Any, key: str) -> Any:
         """Validate one field value of type ``ftype`` (see :data:`_SCHEMAS`)."""
         if v is None and ftype.startswith("o"):  # ostr, ofloat, optical, omodel, odict
             return None
-        if ftype in ("str", "ostr"):
-            if isinstance(v, bytes | bytearray):
-                try:
-                    return bytes(v).decode("utf-8")
-                except UnicodeDecodeError:
-                    pass
-            if not isinstance(v, str):
-                self.fail(key, f"must be a string, got {_kind(v)} {shown(v)}")
-                return None
-            return v
+        if ftype in ("str", "ostr", "id", "oid"):
+            return self.text(ftype, v, key)
         if ftype == "ofloat":
             f = manifest_float(v)
             if f is None:
@@ -328,7 +347,7 @@ class _Validator:
             if not isinstance(v, list | tuple):
                 self.fail(key, f"must be a list, got {_kind(v)}")
                 return []
-            return [self.model(ftype.split(":", 1)[1], item, _key(key, i))
+            return [self.model(ftype.split(":", 1)[1], item, key_path(key, i))
                     for i, item in enumerate(v)]
         if ftype == "odict":
             if not isinstance(v, dict):
@@ -352,10 +371,14 @@ def check_data_file_path(value: str) -> str | None:
     """Why ``value`` is not a safe relative data-file path, or None if it is.
 
     Rejected (manifest-v1.md, "Top-level fields"): empty or blank, absolute
-    (``/x``, ``\\x``), a drive form (``C:...``), or containing a ``..`` part.
+    (``/x``, ``\\x``), a drive form (``C:...``), or containing a ``..`` part;
+    also a NUL character, which no file name can hold (the reference fails
+    with a ``ValueError`` there).
     """
     if not value or not value.strip():
         return "must be a non-empty relative path"
+    if "\x00" in value:
+        return "must not contain a NUL character (no file name can)"
     pure = PurePosixPath(value)
     if pure.is_absolute() or value.startswith(("/", "\\")):
         return f"must be relative, got {shown(value)}"
@@ -421,6 +444,37 @@ def _parse(text: str, name: str, suffix: str, col: Stages) -> tuple[bool, Any]:
     return False, None
 
 
+def cyclic_alias(raw: Any) -> str | None:
+    """The key path of the first value that contains itself (a YAML alias back to an
+    enclosing anchor), ``""`` for the top level, or None when there is none.
+
+    Iterative depth-first search; each container is explored once, so the cost
+    is that of the document as parsed, not as its aliases expand.
+    """
+    done: set[int] = set()
+    open_: set[int] = set()
+    stack: list[tuple[Any, str, bool]] = [(raw, "", False)]
+    while stack:
+        value, key, leaving = stack.pop()
+        vid = id(value)
+        if leaving:
+            open_.discard(vid)
+            done.add(vid)
+            continue
+        if vid in open_:
+            return key
+        if vid in done:
+            continue
+        open_.add(vid)
+        stack.append((value, key, True))
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for k, child in items:
+            if isinstance(child, dict | list):
+                stack.append((child, key_path(key, k if isinstance(k, int) and
+                                              isinstance(value, list) else str(k)), False))
+    return None
+
+
 def _check_fields(v: _Validator, values: dict[str, Any]) -> None:
     """The rules on single top-level values: schema version, data_file path, delimiter."""
     sv = values.get("schema_version")
@@ -457,4 +511,9 @@ def read_manifest(path: Path, col: Stages) -> Manifest | None:
     values = v.model("manifest", raw, "")
     assert values is not None
     _check_fields(v, values)
+    cycle = cyclic_alias(raw) if isinstance(raw, dict) else None
+    if cycle is not None:
+        col.report(MANIFEST_CYCLIC_ALIAS, f"field {cycle or '(top level)'} refers back to a "
+                   "value that contains it (a YAML alias); it is shown down to the repetition",
+                   f"{path.name}:{cycle}" if cycle else path.name)
     return Manifest(path=path, values=values, raw=raw)

@@ -46,7 +46,8 @@ class Layout:
 
 
 def manifests_in(folder: Path) -> list[Path]:
-    """The standard manifest files present in ``folder``, in name order of :data:`MANIFEST_NAMES`."""
+    """The standard manifest files present in ``folder``, in the order of
+    :data:`MANIFEST_NAMES`."""
     return [folder / n for n in MANIFEST_NAMES if (folder / n).is_file()]
 
 
@@ -102,7 +103,8 @@ def resolve_data_file(layout: Layout, manifest: Manifest, col: Stages) -> Path |
         declared = (layout.base_dir / manifest.data_file).resolve()
         base = layout.base_dir.resolve()
         is_file = declared.is_file()
-    except (OSError, RuntimeError) as exc:  # a link loop (RuntimeError before 3.13), a long name
+    except (OSError, RuntimeError, ValueError) as exc:  # a long name; a link loop
+        # (RuntimeError before Python 3.13); ValueError: a NUL, refused by the schema first
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         col.report(SOURCE_DATA_FILE_MISSING,
                    f"the declared data_file {named} cannot be resolved ({shown(reason)})", loc)

@@ -131,9 +131,14 @@ MANIFEST_NOT_MAPPING = _rule(
     ManifestInvalidError)
 MANIFEST_INVALID_FIELD = _rule(
     "manifest.invalid-field", E,
-    "A manifest field is missing, unknown, of the wrong type, outside its allowed values, or "
-    "an unsafe data_file path.", MANIFEST_FIELDS,
+    "A manifest field is missing, unknown, of the wrong type, outside its allowed values, an "
+    "unsafe data_file path (absolute, escaping, or holding a NUL), or an identifier longer "
+    "than Inspector reads.", MANIFEST_FIELDS,
     ManifestInvalidError)
+MANIFEST_CYCLIC_ALIAS = _rule(
+    "manifest.cyclic-alias", INFO,
+    "A YAML alias refers to a value that contains it; the free-form value is kept but shown "
+    "only down to the repetition.", MANIFEST_FIELDS)
 MANIFEST_DATA_FILE_OUTSIDE = _rule(
     "manifest.data-file-outside", E,
     "The manifest's data_file resolves (links followed) outside the experiment folder.",
@@ -176,6 +181,14 @@ TABLE_AMBIGUOUS_DELIMITER = _rule(
     "table.ambiguous-delimiter", E,
     "Both comma and tab give a consistent table and the file suffix does not decide.",
     DELIMITERS, AmbiguousSourceError)
+TABLE_TOO_MANY_COLUMNS = _rule(
+    "table.too-many-columns", E,
+    "The header has more fields than Inspector reads; the table is refused before it is "
+    "split.", LIMITS, SourceParseError)
+TABLE_CELL_TOO_LONG = _rule(
+    "table.cell-too-long", E,
+    "A header or data cell is longer than Inspector reads (no identifier or number is that "
+    "long).", LIMITS, SourceParseError)
 
 # -- the table's columns and rows ---------------------------------------------------------------
 TABLE_MISSING_COLUMN = _rule(

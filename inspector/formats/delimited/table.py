@@ -8,6 +8,12 @@ declared ``delimiter`` must be consistent; otherwise the single consistent
 delimiter is used; when both are, the suffix decides (``.csv`` comma, ``.tsv``
 tab); anything else is an error, never a guess.  Fields are split verbatim:
 there is no quoting, and values are not coerced or reordered here.
+
+Limits (Inspector's, docs/architecture.md "Contracts"): a header has at most
+:data:`MAX_COLUMNS` fields and a cell at most :data:`MAX_CELL_CHARS`
+characters; both are checked by counting, before any line is split, so a
+file with one enormous line costs about twice its size in memory, never a
+Python object per character.  (Finding the delimiter counts fields too.)
 """
 
 from __future__ import annotations
@@ -17,17 +23,22 @@ from pathlib import Path
 
 from inspector.formats.delimited.rules import (
     TABLE_AMBIGUOUS_DELIMITER,
+    TABLE_CELL_TOO_LONG,
     TABLE_DECLARED_DELIMITER_INCONSISTENT,
     TABLE_EMPTY,
     TABLE_NO_CONSISTENT_DELIMITER,
     TABLE_NOT_UTF8,
+    TABLE_TOO_MANY_COLUMNS,
     TABLE_UNREADABLE,
 )
 from inspector.formats.delimited.stages import Stages
+from inspector.formats.delimited.values import MAX_CELL_CHARS, MAX_SHOWN, shown
 
 DELIMITERS = (",", "\t")
 SUFFIX_DELIMITER = {".csv": ",", ".tsv": "\t"}
 DELIMITER_NAMES = {",": "comma", "\t": "tab"}
+#: Fields a header may have (one column per scan in a wide table).
+MAX_COLUMNS = 100_000
 
 
 @dataclass
@@ -58,23 +69,33 @@ class Table:
             return -1
 
     def loc(self, where: int | str | None = None) -> str:
-        """Location ``"name"``, ``"name:LINE"`` or ``"name:COLUMN"``."""
-        return self.name if where is None else f"{self.name}:{where}"
+        """Location ``"name"``, ``"name:LINE"`` or ``"name:COLUMN"`` (a long column name is
+        cut as :func:`~.values.shown` cuts it)."""
+        if where is None:
+            return self.name
+        if isinstance(where, str) and len(where) > MAX_SHOWN:
+            where = shown(where)
+        return f"{self.name}:{where}"
 
 
 def read_lines(path: Path, col: Stages) -> list[tuple[int, str]] | None:
     """Non-blank lines of ``path`` as ``(1-based line number, text)``; None on error."""
     name = path.name
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        col.report(TABLE_NOT_UTF8, f"not UTF-8 text (byte {exc.start})", name)
-        return None
+        raw = path.read_bytes()
     except OSError as exc:
         col.report(TABLE_UNREADABLE, f"the data file cannot be read ({exc.strerror or exc})",
                    name)
         return None
-    lines = [(i, line) for i, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        col.report(TABLE_NOT_UTF8, f"not UTF-8 text (byte {exc.start})", name)
+        return None
+    del raw  # the text and its lines are each about the file's size; the bytes go now
+    # ``line.isspace()`` rather than ``line.strip()``: no copy of an enormous line
+    lines = [(i, line) for i, line in enumerate(text.splitlines(), start=1)
+             if line and not line.isspace()]
     if not lines:
         col.report(TABLE_EMPTY, "the data file is empty", name)
         return None
@@ -148,6 +169,40 @@ def detect_delimiter(lines: list[tuple[int, str]], path: Path, declared: str | N
                f"both comma and tab give a consistent table and the suffix {path.suffix!r} "
                "does not decide; declare 'delimiter' in the manifest", path.name)
     return None
+
+
+def _longest_field(line: str, delimiter: str) -> tuple[int, int]:
+    """``(index, length)`` of the longest field of ``line`` (a line of at most
+    :data:`MAX_COLUMNS` fields, so splitting it costs about its own size)."""
+    lengths = [len(f) for f in line.split(delimiter)]
+    longest = max(lengths)
+    return lengths.index(longest), longest
+
+
+def check_limits(lines: list[tuple[int, str]], path: Path, delimiter: str,
+                 col: Stages) -> None:
+    """Report a header wider than :data:`MAX_COLUMNS` (counted, not split) or a cell
+    longer than :data:`MAX_CELL_CHARS` (at ``name:line``).
+
+    Lines are consistent here (:func:`detect_delimiter`), so every line has the
+    header's field count; only lines longer than a cell can be are looked into.
+    """
+    header_line, header = lines[0]
+    count = field_count(header, delimiter)
+    if count > MAX_COLUMNS:
+        col.report(TABLE_TOO_MANY_COLUMNS, f"line {header_line} (the header) has {count:,} "
+                   f"fields; a table has at most {MAX_COLUMNS:,} columns",
+                   f"{path.name}:{header_line}")
+        return
+    for number, line in lines:
+        if len(line) <= MAX_CELL_CHARS:
+            continue
+        index, length = _longest_field(line, delimiter)
+        if length > MAX_CELL_CHARS:
+            what = "column name" if number == header_line else "cell"
+            col.report(TABLE_CELL_TOO_LONG, f"line {number}, field {index + 1}: a {what} of "
+                       f"{length:,} characters; a cell has at most {MAX_CELL_CHARS:,}",
+                       f"{path.name}:{number}")
 
 
 def build_table(lines: list[tuple[int, str]], path: Path, delimiter: str) -> Table:

@@ -41,6 +41,10 @@ EXPERIMENT_TYPES = ("sedimentation_velocity", "sedimentation_equilibrium", "othe
 STATUSES = ("present", "missing", "unknown", "not_applicable")
 
 
+#: Characters a table cell or a manifest identifier may have (Inspector's limit,
+#: docs/architecture.md "Contracts"; no scan ID, column name or number is that long).
+MAX_CELL_CHARS = 4096
+
 #: Characters of an input value a message echoes at most (:func:`shown`).
 MAX_SHOWN = 80
 
@@ -138,6 +142,7 @@ def table_float(text: str) -> float | None:
 
 
 def is_finite(value: float | None) -> bool:
+    """True for a number that is neither NaN nor infinite (False for None)."""
     return value is not None and math.isfinite(value)
 
 

@@ -144,3 +144,19 @@ def test_entry_points_own_the_worker_pool():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert out.stdout.strip() == "ok", out.stderr
+
+
+@pytest.mark.parametrize("rel", ["aucx/multi_signal_flip_unlisted_member_bad_line.aucx",
+                                 "vneurotk/edited/hdr_version_2.h5"])
+def test_verify_json_findings_carry_their_rule_and_the_report_names_the_file_once(capsys, rel):
+    path = FIXTURES / rel
+    assert main(["verify", "--json", str(path)]) == 1
+    obj = json.loads(capsys.readouterr().out.strip())
+    assert obj["findings"]
+    for f in obj["findings"]:
+        assert f["rule"], f  # every finding names the source of its rule
+        assert path.name not in f["message"], f
+    main(["verify", str(path)])
+    report = capsys.readouterr().out
+    for f in obj["findings"]:
+        assert report.count(f"{path.name}: {f['message']}") >= 1

@@ -142,7 +142,8 @@ def test_checksum_model_live_updates(qapp):
     assert m.index(2, 3).data(CopyRole) == "d" * 64
     kind, text = verdict_text(m.members(), "done")
     assert kind == "bad" and text.startswith("2 of 3 members failed: arrays/signal.npy (MISMATCH)")
-    assert verdict_text([MemberCheck("a", "x", "x", "ok")] * 7, "done") == ("ok", "All 7 members verified")
+    assert verdict_text([MemberCheck("a", "x", "x", "ok")] * 7, "done") == (
+        "ok", "All 7 members verified")
     assert verdict_text(m.members(), "verifying")[1] == "Verifying… 2 of 3 members checked"
 
 

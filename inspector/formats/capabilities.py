@@ -29,6 +29,7 @@ import numpy as np
 from inspector.formats.findings import Finding
 
 if TYPE_CHECKING:
+    from inspector.formats.arrays import ArrayRef
     from inspector.formats.auc_model import AucExperiment
     from inspector.formats.node import Node
 
@@ -97,9 +98,14 @@ class TrialStructure:
         trial_starts, trial_ends: int64 ``(trials,)`` sample positions, or None.
         vision_onsets: int64 ``(trials,)`` stimulus-onset samples, or None.
         trial_stim_ids: the stimulus ID of each trial (typed), or None.
-        stim_labels: the label of each stimulus ID, or None.
+        stim_labels: the per-sample stimulus labels, or None: a lazy object
+            with ``shape``, ``dtype``, ``count`` and ``read(selection)``
+            returning an object or numeric array (missing labels are NaN,
+            None, ``pandas.NA`` or ``pandas.NaT``).
         sampling_rate_hz: samples per second when the file states it.
         time_unit: the unit of one sample step when known (``"ms"``), else ``""``.
+        trial: the per-sample trial array (lazy, continuous ``(time,)``,
+            epochs ``(trials, time)``), or None.
     """
 
     data_mode: str
@@ -110,6 +116,7 @@ class TrialStructure:
     stim_labels: Any = None
     sampling_rate_hz: float | None = None
     time_unit: str = ""
+    trial: ArrayRef | None = None
 
     def markers(self) -> dict[str, np.ndarray]:
         """The marker arrays that are present, by name (``trial_starts``...)."""

@@ -23,3 +23,16 @@ FILE_UNREADABLE = rule(
 FORMAT_UNRECOGNISED = rule(
     "format.unrecognised", Severity.ERROR,
     "No registered reader recognises the file's content.", _SOURCE)
+
+_WINDOW = "Inspector's window contract (docs/architecture.md, 'Deferred work')"
+CHECK_FAILED = rule(
+    "internal.verify-failed", Severity.ERROR,
+    "A deferred check raised an unexpected exception: a bug in Inspector, not a verdict on "
+    "the file.", _WINDOW)
+OPEN_FAILED = rule(
+    "internal.open-failed", Severity.ERROR,
+    "The job opening the file raised an unexpected exception: a bug in Inspector.", _WINDOW)
+STIMULUS_UNLOADABLE = rule(
+    "stimulus.unloadable", Severity.WARNING,
+    "A stimulus image the file lists cannot be decoded or found when the window shows it.",
+    "Inspector's stimulus contract (inspector/formats/capabilities.py, 'Stimulus.load')")

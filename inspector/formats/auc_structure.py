@@ -57,7 +57,7 @@ from inspector.formats.auc_structure_rules import (
     reference_code,
     rule_for,
 )
-from inspector.formats.findings import Finding, Scope, Severity
+from inspector.formats.findings import Finding, Findings, Scope, Severity
 
 __all__ = [
     "AUC_RULES",
@@ -71,6 +71,7 @@ __all__ = [
     "assess_readiness",
     "examine",
     "model_location",
+    "publish",
     "reference_code",
     "structure_findings",
     "structure_summary",
@@ -427,3 +428,15 @@ def examine(exp: AucExperiment, *, locate: Locate = model_location,
     findings = _place(run_checks(facts), locate)
     return AucStructure(tuple(findings), tuple(_readiness(exp.metadata, findings)),
                         _summary(facts, findings, checksum_available))
+
+
+def publish(result: AucStructure, findings: Findings, summary: dict[str, Any]) -> None:
+    """Add ``result`` to a document's findings and ``verify --json`` summary.
+
+    The findings join the collector (scopes ``structure`` and
+    ``validation``); ``summary["structure"]`` is the ``openauc inspect
+    --json`` summary and ``summary["readiness"]`` the readiness entries.
+    """
+    findings.extend(result.findings)
+    summary["structure"] = result.summary
+    summary["readiness"] = [entry.to_json() for entry in result.readiness]

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from inspector.formats.arrays import ArrayRef
+    from inspector.formats.auc_structure import AucStructure
 
 __all__ = [
     "FORMAT_AUCX", "FORMAT_DELIMITED", "FORMAT_RECORDING", "FORMAT_UNKNOWN", "MEMBER_STATUSES",
@@ -117,6 +118,8 @@ class Document(_Transitional):
         trials: the trial structure, for recordings.
         auc: the AUC experiment, for AUC documents.
         export: how to export the document to AUCX, when it can be.
+        structure: the structural validation, readiness and summary of the
+            AUC experiment inside (AUC documents).
         checks: deferred checks still to run (see :meth:`verify`, :meth:`apply`).
         traceback: the traceback of a reader bug (``internal.reader-failed``).
     """
@@ -138,6 +141,7 @@ class Document(_Transitional):
     trials: TrialStructure | None = None
     auc: AucScans | None = None
     export: AucxExport | None = None
+    structure: AucStructure | None = None
     checks: list[DeferredCheck] = field(default_factory=list)
     traceback: str | None = None
     # TRANSITIONAL (see _Transitional)
@@ -154,8 +158,17 @@ class Document(_Transitional):
 
     @property
     def ok(self) -> bool:
-        """True exactly when there is no error finding."""
-        return not self.findings.has_errors
+        """True exactly when there is no error of scope ``integrity``: the file
+        is readable, safe and follows its format (for an archive: every
+        member verifies; for a source: it imports cleanly)."""
+        return not self.findings.has_errors_in(Scope.INTEGRITY)
+
+    @property
+    def structure_ok(self) -> bool:
+        """True when no error of scope ``structure`` or ``validation`` was found:
+        the experiment inside is consistent (AUCX format document, "Inspection
+        and validation": a separate verdict from integrity)."""
+        return not self.findings.has_errors_in(Scope.STRUCTURE, Scope.VALIDATION)
 
     @property
     def name(self) -> str:
@@ -250,6 +263,7 @@ class Document(_Transitional):
             "path": os.fspath(self.path),
             "format": str(self.format),
             "ok": self.ok,
+            "structure_ok": self.structure_ok,
             "findings": [f.to_json() for f in self.findings],
             "summary": self.summary,
         }

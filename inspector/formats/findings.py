@@ -81,13 +81,14 @@ class Finding:
         object.__setattr__(self, "scope", Scope(self.scope))
 
     def to_json(self) -> dict[str, str]:
-        """The ``verify --json`` form: severity, code, message, location, rule."""
+        """The ``verify --json`` form: severity, code, message, location, rule, scope."""
         return {
             "severity": str(self.severity),
             "code": self.code,
             "message": self.message,
             "location": self.location,
             "rule": self.rule,
+            "scope": str(self.scope),
         }
 
 
@@ -231,6 +232,10 @@ class Findings:
     def has_errors(self) -> bool:
         """True when any error finding was reported."""
         return any(f.severity is Severity.ERROR for f in self._kept)
+
+    def has_errors_in(self, *scopes: Scope) -> bool:
+        """True when an error finding of one of ``scopes`` was reported."""
+        return any(f.severity is Severity.ERROR and f.scope in scopes for f in self._kept)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Findings):

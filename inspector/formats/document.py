@@ -217,6 +217,7 @@ class Document(_Transitional):
         if result.withdraw_auc:
             self.auc = None
             self.export = None
+            self.structure = None
         elif result.auc is not None:
             self.auc = result.auc
         if result.complete and check in self.checks:

@@ -175,6 +175,7 @@ def _read_small(op: _Opening, name: str) -> bytes | None:
                   f"({limit >> 20} MiB) read for this member; it is not parsed (AUCX metadata "
                   "members are a few KiB)", name)
         return None
+    why: str | None
     try:
         data, why = read_member(op.path, e, limit)
     except OSError as exc:  # the archive changed or vanished since the scan
@@ -188,6 +189,7 @@ def _parse_json(op: _Opening, member: str, raw: bytes, rule: Rule) -> Any:
     """Parse a JSON member strictly (:func:`.jsonmember.parse_json_member`);
     None with a finding of ``rule`` at the member when it is unacceptable."""
     containers = raw.count(b"[") + raw.count(b"{")
+    why: str | None
     if containers > MAX_JSON_CONTAINERS:
         value, why = None, (f"it holds {containers} arrays/objects, more than the "
                             f"{MAX_JSON_CONTAINERS} parsed (AUCX metadata has a few per scan)")
@@ -216,7 +218,8 @@ def _checksums(op: _Opening) -> None:
         if line.problem is not None:
             op.doc.findings.add(line.problem)
         if line.name is not None:
-            _classify_line(op, line.name, line.problem and line.problem.code, line.digest)
+            code = line.problem.code if line.problem is not None else None
+            _classify_line(op, line.name, code, line.digest)
             if op.recorded.get(line.name) is None:
                 op.recorded[line.name] = line.recorded
     present = set(op.scan.names)
@@ -413,12 +416,17 @@ def _metadata(op: _Opening) -> dict[str, Any] | None:
     return md if isinstance(md, dict) else None
 
 
+def _scan_ids(obs: dict[str, Any]) -> list[Any]:
+    ids = obs.get("scan_ids")
+    return ids if isinstance(ids, list) else []
+
+
 def _facts(op: _Opening, record: dict[str, Any] | None) -> None:
     """The ``verify --json`` facts (the reference ``info`` keys)."""
     m = op.manifest or {}
     obs = op.observations
     md = _metadata(op)
-    ids = obs.get("scan_ids") if isinstance(obs.get("scan_ids"), list) else []
+    ids = _scan_ids(obs)
     op.doc.summary.update({
         "aucx_format_version": m.get("aucx_format_version"),
         "radius_axis_mode": obs.get("mode") if obs.get("mode") in L.MODES else op.mode,
@@ -462,7 +470,7 @@ def _auc(op: _Opening, loaded: AucExperiment | None) -> AucScans | None:
     if not all(k in op.doc.arrays for k in ("radius", "signal")):
         return None
     obs = op.observations
-    ids = obs.get("scan_ids") if isinstance(obs.get("scan_ids"), list) else []
+    ids = _scan_ids(obs)
     return AucScans(scan_ids=tuple(str(x) for x in ids),
                     radius_unit=str(obs.get("radius_unit") or ""),
                     signal_unit=str(obs.get("signal_unit") or ""),

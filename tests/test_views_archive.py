@@ -123,7 +123,7 @@ def test_valid_archive_all_members_verified(qtbot):
     win = _open(qtbot, FIXTURES / "aucx/src_demo_experiment.aucx")
     tab = win.current_tab()
     assert [tab.views.tabText(i) for i in range(tab.views.count())] == [
-        "Header", "Scans", "Provenance", "Checksums"]
+        "Header", "Scans", "Provenance", "Summary", "Checksums"]
     panel = tab.checksums
     st = _statuses(panel)
     assert sorted(st) == sorted(exp["info"]["members"])

@@ -149,6 +149,7 @@ class Document(_Transitional):
     verifier: Any = None
     _verified_override: bool | None = field(default=None, repr=False)
     _members_list: list[MemberCheck] | None = field(default=None, repr=False)
+    _check_findings: dict[int, tuple[Finding, ...]] = field(default_factory=dict, repr=False)
     _closers: list[Callable[[], None]] = field(default_factory=list, repr=False)
 
     # -- findings -------------------------------------------------------
@@ -202,7 +203,10 @@ class Document(_Transitional):
         """Apply what ``check`` found; call from the thread that owns the document.
 
         A complete result retires ``check``; a cancelled one keeps it pending.
+        The findings of an earlier result of the same check are replaced.
         """
+        self.findings.withdraw(self._check_findings.pop(id(check), ()))
+        self._check_findings[id(check)] = result.findings
         self.findings.extend(result.findings)
         if result.checksums is not None:
             self.checksums = result.checksums

@@ -177,6 +177,27 @@ class Findings:
         for finding in findings:
             self.add(finding)
 
+    def withdraw(self, findings: Iterable[Finding]) -> None:
+        """Remove these findings (the very objects) and recount the caps.
+
+        Used when a deferred check runs again: its earlier findings are
+        replaced by those of the new run.
+        """
+        gone = {id(f) for f in findings}
+        if not gone:
+            return
+        kept = [f for f in self._kept if id(f) not in gone]
+        counts = dict(self._counts)
+        for f in self._kept:
+            if id(f) in gone:
+                counts[f.code] -= 1
+        self._kept, self._note_after = [], {}
+        self._counts = {}
+        for f in kept:
+            self.add(f)
+        for code, n in counts.items():  # findings counted beyond the cap stay counted
+            self._counts[code] = max(self._counts.get(code, 0), n)
+
     # -- reading -----------------------------------------------------------
     def _notes(self) -> dict[int, Finding]:
         """Cap notes keyed by the id of the kept finding they follow."""

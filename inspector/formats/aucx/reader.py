@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.formats.auc_model import AucExperiment
+from inspector.formats.auc_structure import aucx_location, examine, publish
 from inspector.formats.aucx import arraycheck
 from inspector.formats.aucx import layout as L
 from inspector.formats.aucx import rules as R
@@ -477,6 +478,17 @@ def _auc(op: _Opening, loaded: AucExperiment | None) -> AucScans | None:
                     experiment_id=op.doc.summary["experiment_id"], experiment=loaded)
 
 
+def _structure(doc: Document) -> None:
+    """The structural validation, readiness and summary of the loaded experiment
+    (AUCX format document, "Inspection and validation"; a separate verdict
+    from integrity).  Archives whose arrays are too large to load at open get
+    none: their experiment is never held in memory."""
+    loaded = doc.auc.experiment if doc.auc is not None else None
+    if loaded is not None:
+        doc.structure = examine(loaded, locate=aucx_location)
+        publish(doc.structure, doc.findings, doc.summary)
+
+
 def _finish(op: _Opening) -> OpenedArchive:
     """Fill the document's views and capabilities and freeze what opening learned."""
     doc = op.doc
@@ -491,6 +503,7 @@ def _finish(op: _Opening) -> OpenedArchive:
         doc.table_locations["scans"] = L.EXPERIMENT
     parts = _model_parts(op)
     doc.auc = _auc(op, _load_small(op, parts))
+    _structure(doc)
     rows = tuple(MemberCheck(name, recorded) for name, recorded in op.recorded.items())
     doc.checksums = ChecksumTable(rows, verified=False)
     doc.summary["members"] = members_summary(rows)

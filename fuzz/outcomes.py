@@ -284,15 +284,42 @@ def _in_inspector(path: str) -> bool:
 
 
 def top_frame_of_traceback(text: str) -> str:
-    """The innermost ``inspector/`` frame of the last exception of a Python traceback."""
+    """The innermost ``inspector/`` frame of the last exception of a Python traceback.
+
+    For a ``RecursionError`` the innermost frame is wherever the stack ran out,
+    so the ``inspector/`` frame repeated most often (the recursion) is taken.
+    """
     if not text:
         return ""
     block = _BLOCK_SPLIT.split(text.strip())[-1]
-    frames = [m for m in _PY_FRAME.finditer(block) if _in_inspector(m["file"])]
-    if not frames:
+    counted = [(f, n) for f, n in _frames_with_counts(block) if _in_inspector(f[0])]
+    if not counted:
         return ""
-    m = frames[-1]
-    return f"{short_path(m['file'])}:{m['line']} in {m['func']}"
+    (file, line, func), _n = counted[-1]
+    if exception_of_traceback(text) == "RecursionError":
+        tally: dict[tuple[str, str, str], int] = {}
+        for frame, n in counted:
+            tally[frame] = tally.get(frame, 0) + n
+        (file, line, func) = max(reversed(list(tally)), key=lambda f: tally[f])
+    return f"{short_path(file)}:{line} in {func}"
+
+
+_REPEATED = re.compile(r"^\s*\[Previous line repeated (\d+) more times?\]", re.M)
+
+
+def _frames_with_counts(block: str) -> list[tuple[tuple[str, str, str], int]]:
+    """The frames of a traceback block, each with how often it occurs in a row."""
+    out: list[tuple[tuple[str, str, str], int]] = []
+    for line in block.split("\n"):
+        m = _PY_FRAME.match(line)
+        if m:
+            out.append(((m["file"], m["line"], m["func"]), 1))
+            continue
+        rep = _REPEATED.match(line)
+        if rep and out:
+            frame, n = out[-1]
+            out[-1] = (frame, n + int(rep.group(1)))
+    return out
 
 
 def exception_of_traceback(text: str) -> str:

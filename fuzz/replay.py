@@ -4,8 +4,8 @@ The reproducer's ``case/`` is copied to a temporary folder (the run must not
 change the saved copy, and the input-modified check needs a fresh one), run
 in a child with the recorded limits (or ``--time-limit``/``--mem-limit-mb``),
 and the new outcome is printed as one JSON object with ``recorded`` (the
-outcome saved in ``outcome.json``) and ``reproduced`` (whether the signature
-is the same).  ``--direct`` runs ``open_document`` + ``verify()`` in this
+outcome saved in ``outcome.json``), ``reproduced`` (whether the signature
+is the same) and ``same_outcome`` (a hang may stop in another frame).  ``--direct`` runs ``open_document`` + ``verify()`` in this
 process instead (memory limit only; exceptions propagate), so a debugger or
 the full traceback is at hand.
 
@@ -72,6 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         outcome, _record = run_one(input_path, case, slot, limits)
     out = {**outcome.to_json(), "recorded": recorded.get("signature"),
            "reproduced": recorded.get("signature") == outcome.signature,
+           "same_outcome": recorded.get("outcome") == str(outcome.outcome),
            "traceback_tail": outcome.traceback[-3000:]}
     print(json.dumps(out, indent=2, ensure_ascii=False))
     return 0 if outcome.outcome is Outcome.CLEAN else 1

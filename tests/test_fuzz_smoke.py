@@ -212,6 +212,18 @@ def test_frames_and_exception_types_are_read_from_tracebacks():
         '  File "/repo/inspector/formats/delimited/loader.py", line 9 in run_import\n'
         '  File "/repo/fuzz/child.py", line 150 in run_child\n')
     assert top_frame_of_dump(dump) == "inspector/formats/delimited/table.py:40 in read_rows"
+    recursion = (
+        "Traceback (most recent call last):\n"
+        '  File "/repo/inspector/formats/delimited/view.py", line 97, in _source_tree\n'
+        "    _tree_of(m, raw)\n"
+        '  File "/repo/inspector/formats/delimited/view.py", line 80, in _tree_of\n'
+        "    _tree_of(node.add(x), v)\n"
+        "  [Previous line repeated 978 more times]\n"
+        '  File "/repo/inspector/formats/document.py", line 92, in add\n'
+        "    child = Node(name, value, **kw)\n"
+        "RecursionError: maximum recursion depth exceeded\n")
+    # the recursion, not wherever the stack happened to run out
+    assert top_frame_of_traceback(recursion) == "inspector/formats/delimited/view.py:80 in _tree_of"
 
 
 # -- the command line --------------------------------------------------------------

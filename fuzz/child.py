@@ -5,8 +5,8 @@ with ``--subprocess`` ``python -m fuzz.child SPEC.json`` starts a fresh
 interpreter, imports Inspector and calls it.  Either way the child
 
 1. sends stdout/stderr to files in its slot folder, enables faulthandler
-   (fatal signals dump every thread's stack to stderr) and registers it for
-   SIGALRM so a hang leaves a stack dump too;
+   (fatal signals dump every thread's stack to stderr) and arms the
+   wall-time watchdog so a hang leaves a stack dump too (:func:`arm_watchdog`);
 2. limits its address space (RLIMIT_AS) to its current size plus
    ``mem_limit_mb`` (the fork server's own mappings are not counted against
    the mutant), disables core files and bounds written files;
@@ -27,10 +27,12 @@ import os
 import resource
 import signal
 import sys
+import threading
 import time
 import traceback
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from fuzz.hashing import tree_digest
@@ -119,15 +121,54 @@ def set_limits(mem_limit_mb: int) -> int:
 
 
 def arm_watchdog(time_limit: float) -> None:
-    """At ``time_limit`` s SIGALRM dumps every thread's stack to stderr, then kills the child."""
+    """At ``time_limit`` s dump every thread's stack to stderr and die of SIGALRM.
+
+    The dump is written by a Python signal handler (the whole stack, so a
+    deep recursion still shows its ``inspector/`` frames).  Code that holds
+    the GIL in C never lets that handler run: faulthandler's own thread
+    dumps the stacks half a second later (at most 100 frames each) and the
+    parent's watchdog kills the child.  Fatal signals (SIGSEGV, SIGABRT...)
+    dump the stacks through faulthandler too.
+    """
     faulthandler.enable(file=2, all_threads=True)
-    signal.signal(signal.SIGALRM, signal.SIG_DFL)
-    faulthandler.register(signal.SIGALRM, file=2, all_threads=True, chain=True)
+    signal.signal(signal.SIGALRM, _on_alarm)
+    faulthandler.dump_traceback_later(time_limit + 0.5, exit=False, file=2)
     signal.setitimer(signal.ITIMER_REAL, max(0.001, time_limit))
 
 
 def disarm_watchdog() -> None:
     signal.setitimer(signal.ITIMER_REAL, 0)
+    faulthandler.cancel_dump_traceback_later()
+
+
+def _on_alarm(signum: int, frame: FrameType | None) -> None:
+    try:
+        os.write(2, python_stacks(frame).encode("utf-8", "backslashreplace"))
+    finally:
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGALRM)
+
+
+def python_stacks(current: FrameType | None = None, max_frames: int = 5000) -> str:
+    """Every thread's stack in faulthandler's layout (most recent call first), unabridged.
+
+    ``current`` replaces this thread's own stack (a signal handler passes the
+    frame it interrupted, so the handler's frames are left out).
+    """
+    me = threading.get_ident()
+    out = []
+    for ident, top in sys._current_frames().items():
+        title = "Current thread" if ident == me else "Thread"
+        out.append(f"{title} 0x{ident:016x} (most recent call first):")
+        f: FrameType | None = current if ident == me and current is not None else top
+        n = 0
+        while f is not None and n < max_frames:
+            out.append(f'  File "{f.f_code.co_filename}", line {f.f_lineno} in {f.f_code.co_name}')
+            f, n = f.f_back, n + 1
+        if f is not None:
+            out.append("  ...")
+        out.append("")
+    return "\n".join(out) + "\n"
 
 
 def run_child(spec: ChildSpec, target: Target | None = None) -> int:

@@ -51,7 +51,7 @@ class Limits:
     max_report_bytes: int = 2_000_000
     subprocess: bool = False
     target: str = "fuzz.targets:inspect"
-    grace: float = 5.0
+    grace: float = 3.0
 
     @property
     def deadline_after(self) -> float:

@@ -5,9 +5,10 @@ change the saved copy, and the input-modified check needs a fresh one), run
 in a child with the recorded limits (or ``--time-limit``/``--mem-limit-mb``),
 and the new outcome is printed as one JSON object with ``recorded`` (the
 outcome saved in ``outcome.json``), ``reproduced`` (whether the signature
-is the same) and ``same_outcome`` (a hang may stop in another frame).  ``--direct`` runs ``open_document`` + ``verify()`` in this
-process instead (memory limit only; exceptions propagate), so a debugger or
-the full traceback is at hand.
+is the same) and ``same_outcome`` (a hang may stop in another frame).
+``--direct`` runs ``open_document`` + ``verify()`` in this process instead
+(memory limit only; exceptions propagate), so a debugger or the full
+traceback is at hand.
 
 Exit status: 0 when the rerun is clean, 1 when it is not.
 """

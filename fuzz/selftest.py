@@ -36,6 +36,15 @@ def busy(path: Path) -> Inspection:
         pass
 
 
+def c_loop(path: Path) -> Inspection:
+    """Spins inside C code that holds the GIL and never checks for signals."""
+    import collections
+    import itertools
+
+    collections.deque(itertools.repeat(None, 10 ** 15), maxlen=0)
+    return clean(path)
+
+
 def raise_error(path: Path) -> Inspection:
     """Raises an ordinary exception."""
     raise KeyError("raised on purpose")

@@ -149,6 +149,7 @@ CHILDREN = [
     ("clean", Outcome.CLEAN, ""),
     ("sleep", Outcome.HANG, "timeout"),
     ("busy", Outcome.HANG, "timeout"),
+    ("c_loop", Outcome.HANG, "timeout"),
     ("raise_error", Outcome.ESCAPED, "KeyError"),
     ("allocate", Outcome.MEMORY, "MemoryError"),
     ("modify_input", Outcome.MODIFIED, "input modified"),

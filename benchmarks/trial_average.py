@@ -26,7 +26,10 @@ epochs with numpy, then ``pandas`` ``groupby`` ``mean``, ``sem`` and
 ``peak_rss_mb`` (peak resident memory of the measuring process, read right
 after the ``trial_average`` runs, before the naive runs),
 ``max_abs_diff`` (largest difference between the two results, a sanity
-check) and ``size``.
+check), the CPU time of every measured run (``*_cpu_ms``, all threads: on
+a shared machine wall time also counts waiting for a core), ``size``,
+``cpus``, the 1-minute load average before measuring and whether the
+libdeflate inflater was used.
 
 Usage: ``python benchmarks/trial_average.py [--size 100MB|1GB] [--runs N]``
 """
@@ -190,10 +193,11 @@ def naive(path: Path, mode: str, ids: np.ndarray, window: tuple[int, int],
     return pd.concat({"mean": g.mean(), "sem": g.sem(), "n": g.count()}, axis=1)
 
 
-def _ms(fn) -> tuple[float, object]:
-    t0 = time.perf_counter()
+def _ms(fn) -> tuple[float, float, object]:
+    """Wall and CPU (all threads of the process) milliseconds of ``fn()``, and its result."""
+    t0, c0 = time.perf_counter(), time.process_time()
     out = fn()
-    return (time.perf_counter() - t0) * 1000.0, out
+    return (time.perf_counter() - t0) * 1000.0, (time.process_time() - c0) * 1000.0, out
 
 
 def measure(paths: dict[str, Path], runs: int) -> dict[str, float]:
@@ -208,12 +212,14 @@ def measure(paths: dict[str, Path], runs: int) -> dict[str, float]:
         for mode, doc in docs.items():
             if not doc.ok:
                 raise SystemExit(f"{paths[mode]} did not open cleanly: {list(doc.findings)}")
-            times = []
+            times, cpu = [], []
             for _ in range(runs):
-                ms, results[mode] = _ms(
+                ms, cpu_ms, results[mode] = _ms(
                     lambda d=doc: trial_average(d, "stimulus", channels=[CHANNEL]))
                 times.append(ms)
+                cpu.append(cpu_ms)
             out[f"{mode}_ms"] = round(statistics.median(times), 1)
+            out[f"{mode}_cpu_ms"] = round(statistics.median(cpu), 1)
     out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     diff = 0.0
     for mode, doc in docs.items():
@@ -221,17 +227,26 @@ def measure(paths: dict[str, Path], runs: int) -> dict[str, float]:
         ids = np.asarray(t.trial_stim_ids)
         onsets = t.vision_onsets
         window = results[mode].attrs["window_samples"]
-        times = []
+        times, cpu = [], []
         for _ in range(runs):
-            ms, ref = _ms(lambda m=mode, i=ids, w=window, o=onsets: naive(paths[m], m, i, w, o))
+            ms, cpu_ms, ref = _ms(lambda m=mode, i=ids, w=window, o=onsets:
+                                  naive(paths[m], m, i, w, o))
             times.append(ms)
+            cpu.append(cpu_ms)
         out[f"naive_{mode}_ms"] = round(statistics.median(times), 1)
+        out[f"naive_{mode}_cpu_ms"] = round(statistics.median(cpu), 1)
         res = results[mode]
         ours = res["mean"].to_numpy().reshape(len(res.attrs["conditions"]), -1)
         diff = max(diff, float(np.nanmax(np.abs(ours - ref["mean"].to_numpy()))))
         doc.close()
     out["max_abs_diff"] = diff
     return out
+
+
+def _libdeflate() -> bool:
+    from inspector.formats import analysis
+
+    return analysis.LIBDEFLATE is not None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -249,8 +264,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     folder = Path(os.environ.get("INSPECTOR_BENCH_DIR", "/tmp/inspector-bench-vneurotk"))
     folder.mkdir(parents=True, exist_ok=True)
-    result = measure(build(folder, args.size), args.runs)
-    result["size"] = args.size
+    paths = build(folder, args.size)
+    load = os.getloadavg()[0]
+    result = measure(paths, args.runs)
+    result.update({"size": args.size, "cpus": len(os.sched_getaffinity(0)),
+                   "load_1min_before": round(load, 2), "libdeflate": _libdeflate()})
     print(json.dumps(result))
     return 0
 

@@ -327,7 +327,11 @@ def condition_of_trials(document: Document, by: Hashable, *,
             order; bool, integer, string, object and datetime columns group
             by typed value (sorted); float columns group by value when they
             hold at most :data:`MAX_FLOAT_LEVELS` distinct values, else into
-            ``float_bins`` quantile bins (see :func:`_float_conditions`).
+            ``float_bins`` quantile bins of the finite values
+            (``numpy.quantile``, linear interpolation), each ``[q_k, q_k+1)``
+            and the last ``[q, max]`` (ties at an edge go to the upper bin;
+            repeated edges merge, so there may be fewer bins; infinities join
+            the outer bins), labelled by their edges.
             Missing values (None, NaN, NA, NaT) form the :data:`MISSING`
             group, listed last.
         float_bins: number of quantile bins of a float column.
@@ -994,8 +998,10 @@ def trial_average(document: Document, by: Hashable, *, channels: Any = None,
         channels: channel indices or ``ch_names`` entries (default: all),
             in the order of the result.
         window: ``(start, stop)`` relative to onset, in seconds when the
-            sampling rate is known, else in samples; default: the recorded
-            trial window (see the module notes).
+            sampling rate is known, else in samples; every trial contributes
+            wherever the epoch (or recording) has samples in it, even beyond
+            its own trial.  Default: the recorded trial window, each trial
+            only inside its own (see the module notes).
         baseline: None (no correction), ``(start, stop)`` in the unit of
             ``window``, :data:`RECORDED` or :data:`PRESTIMULUS`.
         float_bins: number of quantile bins of a float column.

@@ -234,8 +234,11 @@ def compare(result: pd.DataFrame, expected: pd.DataFrame, sfreq: float | None) -
 
 @pytest.fixture(params=[1000, 3], ids=["one-block", "blocks-of-3"])
 def block_trials(request, monkeypatch):
-    """Run each comparison in one block and in many (exercises the merge of moments)."""
+    """Run each comparison in one block, and in many blocks folded one channel at a
+    time (exercises the merge of moments and the channel slabs)."""
     monkeypatch.setattr(analysis, "MAX_BLOCK_TRIALS", request.param)
+    if request.param < 1000:
+        monkeypatch.setattr(analysis, "SLAB_BYTES", 1)
     return request.param
 
 

@@ -36,9 +36,10 @@ are skipped; ``n`` counts the trials with a non-NaN value at that point;
 ``mean`` is NaN when ``n == 0``; ``sem = std(ddof=1) / sqrt(n)`` is NaN when
 ``n < 2`` (as ``pandas`` ``sem``).  Integer and boolean samples are converted
 to float64 first (no overflow).  Infinite samples make the statistics of
-their point non-finite.  Sums are combined block by block with Chan et al.'s
-pairwise update of (count, mean, sum of squared deviations) in float64, each
-block done in two passes (mean, then deviations), which is numerically stable.
+their point non-finite.  Count, mean and sum of squared deviations are
+updated trial by trial with Welford's algorithm in float64 (numerically
+stable: no sum of squares is ever subtracted), in place on the
+accumulators.
 
 Baseline: ``baseline=(start, stop)`` subtracts, from each trial and channel,
 its NaN-aware mean over that window (which may lie outside ``window``);
@@ -47,10 +48,13 @@ its NaN-aware mean over that window (which may lie outside ``window``);
 trial whose baseline has no non-NaN sample is missing after correction.
 
 Work and memory: the neural array is read in blocks of trials, for the
-chosen channels only; per-condition accumulators (three ``(conditions,
-time, channels)`` arrays) plus a bounded number of blocks in flight
-(:data:`AHEAD` + 1 blocks of at most about :data:`BLOCK_BYTES`, never less
-than one row of chunks) are held, never the recording.  Chunked arrays whose
+chosen channels only, and never held whole.  Held at once: the
+per-condition accumulators (three ``(conditions, time, channels)`` arrays,
+the size of the result), the blocks in flight (:data:`AHEAD` + 1 blocks of
+about :data:`BLOCK_BYTES` of stored samples; a block is never less than one
+row of chunks of an epochs array and is then not read ahead), and the
+float64 temporaries of one slab of channels of one block (a few times
+:data:`SLAB_BYTES`).  Chunked arrays whose
 filters can be undone without HDF5 (gzip, shuffle, Fletcher-32) are decoded
 chunk by chunk on the shared pool (:func:`inspector.formats.workers.pool`,
 opened by the entry points), so decompression uses every core; other
@@ -105,6 +109,8 @@ FLOAT_BINS = 4
 MAX_FLOAT_LEVELS = 10
 #: Target bytes of one block of trials (float64 samples of the chosen channels).
 BLOCK_BYTES = 16 << 20
+#: Target bytes of the float64 arrays of one fold (a slab of channels of a block).
+SLAB_BYTES = 4 << 20
 #: Most trials in one block (keeps progress and cancellation responsive).
 MAX_BLOCK_TRIALS = 256
 #: Blocks read ahead of the one being accumulated.
@@ -663,7 +669,8 @@ def _inflate(data: bytes, size: int) -> bytes | np.ndarray:
 
 
 def _unshuffled_selection(data: bytes, mask: int, layout: ChunkLayout,
-                          local: tuple[slice, ...], pick: np.ndarray) -> np.ndarray | None:
+                          local: tuple[slice, ...],
+                          pick: np.ndarray | slice) -> np.ndarray | None:
     """``chunk[local][..., pick]`` of a shuffle + gzip chunk, unshuffling only
     the selected elements; None when the chunk has another filter pipeline.
 
@@ -688,7 +695,7 @@ def _unshuffled_selection(data: bytes, mask: int, layout: ChunkLayout,
 
 
 def _decode_piece(ref: ArrayRef, layout: ChunkLayout, offset: tuple[int, ...],
-                  local: tuple[slice, ...], pick: np.ndarray,
+                  local: tuple[slice, ...], pick: np.ndarray | slice,
                   fallback: tuple[slice, ...]) -> np.ndarray:
     """Decode one chunk and keep ``local`` (chunk coordinates) of channels ``pick``.
 
@@ -707,6 +714,13 @@ def _decode_piece(ref: ArrayRef, layout: ChunkLayout, offset: tuple[int, ...],
     return np.ascontiguousarray(arr)
 
 
+def _as_slice(index: np.ndarray) -> np.ndarray | slice:
+    """An ascending run of consecutive integers as a slice (a view, not a copy)."""
+    if index.size and np.all(np.diff(index) == 1):
+        return slice(int(index[0]), int(index[-1]) + 1)
+    return index
+
+
 class _ChunkSource:
     """Boxes assembled from chunks decoded in parallel on the shared pool."""
 
@@ -723,6 +737,7 @@ class _ChunkSource:
         ck = self.chunks[-1]
         self.columns = [(int(col), np.flatnonzero(channels // ck == col))
                         for col in np.unique(channels // ck)]
+        # runs of consecutive channels are copied as slices, not gathered
 
     def _pieces(self, rows: tuple[int, int] | None, t0: int, t1: int) -> list[_Piece]:
         spans = ([rows] if rows is not None else []) + [(t0, t1)]
@@ -739,11 +754,11 @@ class _ChunkSource:
             for col, positions in self.columns:
                 cs = col * self.chunks[-1]
                 offset = (*starts, cs)
-                pick = self.channels[positions] - cs
+                pick = _as_slice(self.channels[positions] - cs)
                 fallback = (*glob, slice(cs, min(cs + self.chunks[-1], int(self.ref.shape[-1]))))
                 run = partial(_decode_piece, self.ref, self.layout, offset,
                               (*local, slice(None)), pick, fallback)
-                pieces.append(_Piece((*dest, positions), run))
+                pieces.append(_Piece((*dest, _as_slice(positions)), run))
         return pieces
 
     def submit(self, boxes: list[_Box]) -> list[tuple[tuple[int, ...], list[_Piece]]]:
@@ -783,66 +798,73 @@ def _source_for(ref: ArrayRef, channels: np.ndarray) -> _Source:
     return _PlainSource(ref, channels)
 
 
-def _blocks(plan: _Plan, source: _Source) -> list[np.ndarray]:
-    """Trial indices of each block, in reading order (continuous: by onset)."""
+def _blocks(plan: _Plan, source: _Source, itemsize: int) -> tuple[list[np.ndarray], int]:
+    """Trial indices of each block, in reading order (continuous: by onset), and
+    the bytes one block reads (samples as stored, plus densified COO trials)."""
     n = plan.anchors.shape[0]
     h0, h1 = plan.hull
-    per_trial = (h1 - h0) * max(len(plan.channels), source.width) * 8 + source.row_bytes
+    per_trial = (h1 - h0) * source.width * itemsize + source.row_bytes
     k = max(1, min(MAX_BLOCK_TRIALS, BLOCK_BYTES // max(per_trial, 1)))
     order = np.arange(n) if plan.epochs else np.argsort(plan.anchors, kind="stable")
     r = source.rows_per_chunk
     if plan.epochs and r > 1:
         k = max(r, k - k % r)  # whole chunk rows: no chunk is decoded twice
-    return [order[a:a + k] for a in range(0, n, k)]
+    return [order[a:a + k] for a in range(0, n, k)], k * per_trial
 
 
-def _boxes(plan: _Plan, idx: np.ndarray, gap: int) -> tuple[list[_Box], np.ndarray]:
-    """The boxes to read for trials ``idx`` and, per trial, the flat position of
-    its hull's first sample in the concatenated boxes."""
+def _slabs(plan: _Plan, trials: int) -> list[slice]:
+    """Channel slabs folded one at a time, so that the float64 temporaries of
+    one fold stay near :data:`SLAB_BYTES` whatever the number of channels."""
+    h0, h1 = plan.hull
+    width = max(1, SLAB_BYTES // max(1, trials * (h1 - h0) * 8))
+    c = len(plan.channels)
+    return [slice(a, min(c, a + width)) for a in range(0, c, width)]
+
+
+def _boxes(plan: _Plan, idx: np.ndarray,
+           gap: int) -> tuple[list[_Box], np.ndarray, np.ndarray]:
+    """The boxes to read for trials ``idx`` and, per trial, the box holding it
+    and the flat sample position (in that box) of its hull's first sample.
+
+    Continuous trials (sorted by onset) share a box when less than ``gap``
+    samples (a chunk) apart, so that no chunk is decoded twice in a block.
+    """
     h0, h1 = plan.hull
     a = plan.anchors[idx]
     lo = np.clip(a + h0, 0, plan.length)
     hi = np.clip(a + h1, 0, plan.length)
+    owner = np.zeros(idx.shape[0], dtype=np.int64)
     if plan.epochs:
         t0, t1 = int(lo.min()), int(max(hi.max(), lo.min()))
         r0 = int(idx[0])
         base = (idx - r0) * (t1 - t0) + (a + h0 - t0)
-        return [((r0, int(idx[-1]) + 1), (t0, t1))], base
+        return [((r0, int(idx[-1]) + 1), (t0, t1))], owner, base
     boxes: list[_Box] = []
-    starts: list[int] = []  # flat position of each box
-    owner = np.zeros(idx.shape[0], dtype=np.int64)
-    flat = 0
     for j, (s, e) in enumerate(zip(lo.tolist(), hi.tolist(), strict=True)):
         if boxes and s <= boxes[-1][1][1] + gap:
             prev = boxes[-1][1]
-            if e > prev[1]:
-                flat += e - prev[1]
-                boxes[-1] = (None, (prev[0], e))
+            boxes[-1] = (None, (prev[0], max(prev[1], e)))
         elif e > s or not boxes:
             boxes.append((None, (s, max(s, e))))
-            starts.append(flat)
-            flat += max(0, e - s)
         owner[j] = len(boxes) - 1
-    box_lo = np.array([b[1][0] for b in boxes], dtype=np.int64)
-    base = np.asarray(starts, dtype=np.int64)[owner] + (a + h0 - box_lo[owner])
-    return boxes, base
+    box_lo = np.array([box[1][0] for box in boxes], dtype=np.int64)
+    return boxes, owner, a + h0 - box_lo[owner]
 
 
-def _gather(plan: _Plan, idx: np.ndarray, arrays: list[np.ndarray],
-            base: np.ndarray) -> np.ndarray:
-    """float64 ``(trials, hull, channels)``: each trial's hull, NaN outside the data."""
+def _gather(plan: _Plan, idx: np.ndarray, arrays: list[np.ndarray], owner: np.ndarray,
+            base: np.ndarray, cols: slice) -> np.ndarray:
+    """float64 ``(trials, hull, channels[cols])``: each trial's hull, NaN outside the data."""
     h0, h1 = plan.hull
-    c = len(plan.channels)
-    cat = (np.concatenate([x.reshape(-1, c) for x in arrays]) if arrays
-           else np.empty((0, c))).astype(np.float64, copy=False)
-    rel = np.arange(h1 - h0, dtype=np.int64)
-    absolute = plan.anchors[idx][:, None] + h0 + rel[None, :]
-    ok = (absolute >= 0) & (absolute < plan.length)
-    if cat.shape[0] == 0:
-        return np.full((idx.shape[0], h1 - h0, c), np.nan)
-    src = np.where(ok, base[:, None] + rel[None, :], 0)
-    out = cat[src]
-    out[~ok] = np.nan
+    width = len(plan.channels)
+    flats = [x.reshape(-1, width) for x in arrays]
+    start = plan.anchors[idx] + h0
+    first = np.clip(-start, 0, h1 - h0).tolist()
+    last = np.clip(plan.length - start, 0, h1 - h0).tolist()
+    out = np.full((idx.shape[0], h1 - h0, len(range(width)[cols])), np.nan)
+    for j, (f, e, o, b) in enumerate(zip(first, last, owner.tolist(), base.tolist(),
+                                         strict=True)):
+        if e > f:
+            out[j, f:e] = flats[o][b + f:b + e, cols]
     return out
 
 
@@ -871,39 +893,35 @@ def _shape_block(plan: _Plan, idx: np.ndarray, hull: np.ndarray) -> np.ndarray:
 
 
 class _Moments:
-    """Per-condition count, mean and sum of squared deviations, float64."""
+    """Per-condition count, mean and sum of squared deviations (float64),
+    each ``(conditions, times, channels)``."""
 
     def __init__(self, groups: int, times: int, channels: int) -> None:
         self.n = np.zeros((groups, times, channels), dtype=np.int64)
         self.mean = np.zeros((groups, times, channels))
         self.m2 = np.zeros((groups, times, channels))
 
-    def add(self, codes: np.ndarray, x: np.ndarray) -> None:
-        """Fold trials ``x`` ``(k, times, channels)`` of conditions ``codes`` ``(k,)``."""
-        order = np.argsort(codes, kind="stable")
-        c = codes[order]
-        xs = x[order]
-        groups, starts = np.unique(c, return_index=True)
-        valid = ~np.isnan(xs)
-        cnt = np.add.reduceat(valid, starts, axis=0, dtype=np.int64)
-        total = np.add.reduceat(np.where(valid, xs, 0.0), starts, axis=0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mb = total / cnt
-        sizes = np.diff(np.append(starts, c.shape[0]))
-        dev = np.where(valid, xs - np.repeat(mb, sizes, axis=0), 0.0)
-        m2b = np.add.reduceat(dev * dev, starts, axis=0)
-        self._merge(groups, cnt, mb, m2b)
+    def add(self, codes: np.ndarray, x: np.ndarray, cols: slice) -> None:
+        """Fold trials ``x`` ``(k, times, channels[cols])`` of conditions ``codes`` ``(k,)``.
 
-    def _merge(self, g: np.ndarray, cb: np.ndarray, mb: np.ndarray, m2b: np.ndarray) -> None:
-        """Chan et al.'s pairwise update of (n, mean, M2)."""
-        na, ma = self.n[g], self.mean[g]
-        nn = na + cb
-        with np.errstate(invalid="ignore", divide="ignore"):
-            frac = np.where(nn > 0, cb / np.maximum(nn, 1), 0.0)
-            delta = np.where(cb > 0, mb - ma, 0.0)
-        self.mean[g] = ma + delta * frac
-        self.m2[g] = self.m2[g] + m2b + delta * delta * na * frac
-        self.n[g] = nn
+        Welford's update, one trial at a time over all its points (in place
+        on views of the accumulators); NaN points leave their point unchanged.
+        """
+        with np.errstate(invalid="ignore"):
+            for g, xj in zip(codes.tolist(), x, strict=True):
+                n, mean, m2 = self.n[g, :, cols], self.mean[g, :, cols], self.m2[g, :, cols]
+                nan = np.isnan(xj)
+                if nan.any():
+                    ok = ~nan
+                    n += ok
+                    d = np.where(ok, xj - mean, 0.0)
+                    mean += d / np.maximum(n, 1)
+                    m2 += d * np.where(ok, xj - mean, 0.0)
+                else:
+                    n += 1
+                    d = xj - mean
+                    mean += d / n
+                    m2 += d * (xj - mean)
 
     def stats(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(mean, sem, n)``; NaN mean for n == 0, NaN sem for n < 2."""
@@ -922,32 +940,38 @@ def _accumulate(ref: ArrayRef, plan: _Plan, codes: np.ndarray, groups: int,
     w0, w1 = plan.window
     moments = _Moments(groups, w1 - w0, len(plan.channels))
     total = int(plan.anchors.shape[0])
-    pending: deque[tuple[np.ndarray, np.ndarray, Any]] = deque()
+    pending: deque[tuple[np.ndarray, np.ndarray, np.ndarray, Any]] = deque()
     done = 0
+
+    blocks, block_bytes = _blocks(plan, source, np.dtype(ref.dtype).itemsize)
+    # blocks larger than the target (one row of big chunks) are not read ahead
+    ahead = source.ahead if block_bytes <= BLOCK_BYTES else 0
 
     def fold() -> None:
         nonlocal done
-        idx, base, handle = pending.popleft()
-        x = _shape_block(plan, idx, _gather(plan, idx, source.collect(handle), base))
-        moments.add(codes[idx], x)
+        idx, owner, base, handle = pending.popleft()
+        arrays = source.collect(handle)
+        for cols in _slabs(plan, int(idx.shape[0])):
+            x = _shape_block(plan, idx, _gather(plan, idx, arrays, owner, base, cols))
+            moments.add(codes[idx], x, cols)
         done += int(idx.shape[0])
         if progress is not None:
             progress(Progress(done, total))
 
     try:
-        for idx in _blocks(plan, source):
+        for idx in blocks:
             if cancelled is not None and cancelled():
                 raise Cancelled()
-            boxes, base = _boxes(plan, idx, source.gap)
-            pending.append((idx, base, source.submit(boxes)))
-            if len(pending) > source.ahead:
+            boxes, owner, base = _boxes(plan, idx, source.gap)
+            pending.append((idx, owner, base, source.submit(boxes)))
+            if len(pending) > ahead:
                 fold()
         while pending:
             if cancelled is not None and cancelled():
                 raise Cancelled()
             fold()
     finally:
-        for _, _, handle in pending:
+        for *_, handle in pending:
             source.cancel(handle)
     return moments
 

@@ -511,6 +511,8 @@ def test_errors(tmp_path, fixtures):
         trial_average(doc, "x", channels=["c9"])
     with pytest.raises(ValueError, match="recorded baseline"):
         trial_average(doc, "x", baseline="recorded")
+    with pytest.raises(ValueError, match="rows"):
+        trial_average(doc, "x", window=(-1e6, 1e6))
     patterns = open_document(fixtures / "vneurotk" / "v1" / "patterns_stim_index.h5")
     with pytest.raises(ValueError, match="no time axis"):
         trial_average(patterns, "stimulus")

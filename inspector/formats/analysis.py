@@ -107,7 +107,8 @@ FLOAT_BINS = 4
 #: Float columns with at most this many distinct finite values are grouped
 #: by value (e.g. contrast levels), not binned.
 MAX_FLOAT_LEVELS = 10
-#: Target bytes of one block of trials (float64 samples of the chosen channels).
+#: Target bytes of one block of trials (stored samples of the chosen channels;
+#: COO trials count whole, as they are densified).
 BLOCK_BYTES = 16 << 20
 #: Target bytes of the float64 arrays of one fold (a slab of channels of a block).
 SLAB_BYTES = 4 << 20
@@ -115,6 +116,9 @@ SLAB_BYTES = 4 << 20
 MAX_BLOCK_TRIALS = 256
 #: Blocks read ahead of the one being accumulated.
 AHEAD = 2
+#: Largest result accepted (conditions x channels x time points); a bigger
+#: request is refused before anything is read.
+MAX_RESULT_ROWS = 50_000_000
 #: Window bounds this close to a sample (in samples) snap to it.
 SNAP = 1e-6
 
@@ -1045,13 +1049,18 @@ def trial_average(document: Document, by: Hashable, *, channels: Any = None,
 
     Raises:
         ValueError: no trial structure or neural array, unknown column or
-            channel, empty or malformed window or baseline, patterns mode.
+            channel, empty or malformed window or baseline, patterns mode, a
+            result above :data:`MAX_RESULT_ROWS` rows.
         Cancelled: ``cancelled()`` returned True.
         OSError: the neural array cannot be read (file changed or damaged).
         RuntimeError: no worker pool is open (``workers.worker_pool``).
     """
     labels, conditions = condition_of_trials(document, by, float_bins=float_bins)
     plan = _plan(document, channels, window, baseline)
+    rows = len(conditions) * len(plan.channels) * (plan.window[1] - plan.window[0])
+    if rows > MAX_RESULT_ROWS:
+        raise ValueError(f"the result would have {rows} rows (limit {MAX_RESULT_ROWS}): "
+                         "choose fewer channels, a shorter window or a coarser grouping")
     position = {cond: i for i, cond in enumerate(conditions)}
     codes = np.fromiter((position[c] for c in labels), dtype=np.int64, count=len(labels))
     ref = document.arrays["neuro"]

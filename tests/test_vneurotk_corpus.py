@@ -9,7 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from inspector.cli import format_report
 from inspector.formats import open_document
+from inspector.formats.findings import with_file
 from inspector.formats.vneurotk import SUMMARY_KEYS, open_recording
 
 ROOT = Path(__file__).parent / "fixtures" / "vneurotk"
@@ -68,8 +70,11 @@ def test_verdict_and_header_facts(name):
             assert any(f.code == code and f.location == location for f in errors), [
                 f.to_json() for f in errors
             ]
-            for f in errors:
-                assert Path(name).name in f.message
+            report = format_report(doc)
+            for f in errors:  # the text report names the file; messages never do
+                assert Path(name).name not in f.message
+                assert with_file(doc.name, f) in report
+            assert all(f.rule for f in doc.findings)
 
 
 @pytest.mark.parametrize("name", VALID)

@@ -212,7 +212,8 @@ def test_locked_file_opens_read_only_with_warning(tmp_path, monkeypatch):
         fcntl.flock(fd, fcntl.LOCK_EX)
         with open_recording(p) as doc:
             assert doc.ok
-            w = [f for f in doc.findings if f.code == "file.locked"]
+            # one code, one severity: the bypassed lock is its own warning
+            w = [f for f in doc.findings if f.code == "file.lock-bypassed"]
             assert len(w) == 1 and w[0].severity == "warning"
             np.testing.assert_array_equal(doc.arrays["neuro"].read(slice(0, 5)), arr[:5])
     finally:

@@ -529,14 +529,14 @@ def test_corpus_sample_matches_oracle(fixtures):
     compare(df, expected, 500.0)
 
 
-@pytest.mark.parametrize("dtype, filters", [
-    ("<f4", {"shuffle": False}),  # deflate only
-    ("<f8", {"fletcher32": True}),  # shuffle + deflate + checksum
-    (">i4", {}),  # big-endian integers
-    ("u1", {}),  # one-byte samples (shuffle is a no-op)
-    ("<f4", {"compression": "lzf"}),  # a filter only HDF5 can undo
+@pytest.mark.parametrize("dtype, filters, decoded_here", [
+    ("<f4", {"shuffle": False}, True),  # deflate only
+    ("<f8", {"fletcher32": True}, False),  # shuffle + deflate + checksum: HDF5 verifies
+    (">i4", {}, True),  # big-endian integers
+    ("u1", {}, True),  # one-byte samples (shuffle is a no-op)
+    ("<f4", {"compression": "lzf"}, False),  # a filter only HDF5 can undo
 ], ids=["gzip", "fletcher32", "big-endian", "uint8", "lzf"])
-def test_chunk_pipelines(tmp_path, dtype, filters):
+def test_chunk_pipelines(tmp_path, dtype, filters, decoded_here):
     rng = np.random.default_rng(11)
     n, t, c = 9, 26, 3
     arr = (rng.standard_normal((n, t, c)) * 50).astype(dtype)
@@ -548,11 +548,33 @@ def test_chunk_pipelines(tmp_path, dtype, filters):
         kw["compression_opts"] = None
     write(path, arr, mode="epochs", onsets=onsets, ids=ids, chunks=(2, 7, 2), filters=kw)
     doc = opened(path)
+    source = analysis._source_for(doc.arrays["neuro"], np.array([1, 2]))
+    assert isinstance(source, analysis._ChunkSource) is decoded_here
     # the window reaches beyond both ends of every epoch: those samples are missing
     df = trial_average(doc, "stimulus", channels=[1, 2], window=(-0.08, 0.3))
     expected = naive(arr, epochs=True, anchors=onsets, window=(-8, 30),
                      keys=[key_of(v) for v in ids], channels=[1, 2])
     assert (df["n"] == 0).any()
+    compare(df, expected, 100.0)
+
+
+def test_unallocated_chunks_read_as_fill_value(tmp_path):
+    rng = np.random.default_rng(15)
+    n, t, c = 8, 12, 2
+    arr = np.zeros((n, t, c), np.float32)
+    arr[:4] = rng.standard_normal((4, t, c))
+    path = tmp_path / "u.h5"
+    write(path, arr, mode="epochs", onsets=np.full(n, 3, np.int64), ids=[1, 2] * 4,
+          chunks=(2, 6, 2))
+    with h5py.File(path, "a") as f:  # rewrite neuro leaving trials 4.. unwritten
+        del f["neuro"]
+        ds = f.create_dataset("neuro", shape=arr.shape, dtype=np.float32, chunks=(2, 6, 2),
+                              compression="gzip", shuffle=True)
+        ds[:4] = arr[:4]
+    doc = opened(path)
+    df = trial_average(doc, "stimulus")
+    expected = naive(arr, epochs=True, anchors=np.full(n, 3), window=(-3, 9),
+                     keys=[key_of(v) for v in [1, 2] * 4], channels=[0, 1])
     compare(df, expected, 100.0)
 
 

@@ -76,14 +76,13 @@ from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import pandas as pd
 
-from inspector.formats.arrays import ArrayRef, ChunkLayout
+from inspector.formats.arrays import ArrayRef
 from inspector.formats.capabilities import CancelFn, Progress, ProgressFn, TrialStructure
-from inspector.formats.chunk_summary import decode_chunk
 from inspector.formats.workers import pool
 
 if TYPE_CHECKING:
@@ -672,48 +671,71 @@ def _inflate(data: bytes, size: int) -> bytes | np.ndarray:
     return raw
 
 
-def _unshuffled_selection(data: bytes, mask: int, layout: ChunkLayout,
-                          local: tuple[slice, ...],
-                          pick: np.ndarray | slice) -> np.ndarray | None:
-    """``chunk[local][..., pick]`` of a shuffle + gzip chunk, unshuffling only
-    the selected elements; None when the chunk has another filter pipeline.
+class _Layout(Protocol):
+    """The chunk layout an array offers (``H5DatasetRef.chunk_layout()``)."""
 
-    The shuffle filter stores byte ``j`` of every element as plane ``j``
-    (HDF5 ``H5Zshuffle.c``), so after inflating, the selected elements are
-    gathered plane by plane instead of unshuffling the whole chunk.
+    @property
+    def chunks(self) -> tuple[int, ...]: ...
+
+    @property
+    def dtype(self) -> np.dtype: ...
+
+    @property
+    def filters(self) -> tuple[str, ...]: ...
+
+
+#: Filters undone here (HDF5 shuffle and deflate, in write order).  Arrays with
+#: any other filter, Fletcher-32 included (HDF5 verifies its checksum), are
+#: read through ``ArrayRef.read``.
+DECODABLE = ("shuffle", "gzip")
+
+
+def _decoded_selection(data: bytes, mask: int, layout: _Layout, local: tuple[slice, ...],
+                       pick: np.ndarray | slice) -> np.ndarray | None:
+    """``chunk[local][..., pick]`` of one stored chunk, or None when its
+    pipeline (``layout.filters`` less the ones ``mask`` skipped) is not
+    ``[shuffle] [gzip]`` in that order.
+
+    Deflate is undone by :func:`_inflate`, and shuffled chunks (byte ``j`` of every element
+    stored as plane ``j``, HDF5 ``H5Zshuffle.c``) are unshuffled for the
+    selected elements only, not the whole chunk.
 
     Raises:
         OSError: corrupt compressed data or a wrong decoded size.
     """
-    applied = tuple(f for i, f in enumerate(layout.filters) if not mask & (1 << i))
+    applied = [f for i, f in enumerate(layout.filters) if not mask & (1 << i)]
     dtype = np.dtype(layout.dtype)
-    pipelines = (("shuffle", "gzip"), ("shuffle", "gzip", "fletcher32"))
-    if applied not in pipelines or dtype.itemsize < 2:
-        return None
     expected = int(np.prod(layout.chunks, dtype=np.int64)) * dtype.itemsize
-    raw = _inflate(data[:-4] if applied[-1] == "fletcher32" else data, expected)
-    planes = np.frombuffer(raw, dtype=np.uint8).reshape(dtype.itemsize, *layout.chunks)
-    index: tuple[Any, ...] = (slice(None), *local[:-1], pick)
-    picked = planes[index]
-    return np.ascontiguousarray(np.moveaxis(picked, 0, -1)).view(dtype)[..., 0]
+    buf: bytes | np.ndarray = data
+    if applied[-1:] == ["gzip"]:
+        buf, applied = _inflate(data, expected), applied[:-1]
+    if applied not in ([], ["shuffle"]):
+        return None
+    if len(buf) != expected:
+        raise OSError(f"decoded chunk holds {len(buf)} bytes, expected {expected}")
+    raw = np.frombuffer(buf, dtype=np.uint8)
+    if applied and dtype.itemsize > 1:
+        planes = raw.reshape(dtype.itemsize, *layout.chunks)
+        index: tuple[Any, ...] = (slice(None), *local[:-1], pick)
+        return np.ascontiguousarray(np.moveaxis(planes[index], 0, -1)).view(dtype)[..., 0]
+    return raw.view(dtype).reshape(layout.chunks)[(*local[:-1], pick)]
 
 
-def _decode_piece(ref: ArrayRef, layout: ChunkLayout, offset: tuple[int, ...],
+def _decode_piece(ref: Any, layout: _Layout, offset: tuple[int, ...],
                   local: tuple[slice, ...], pick: np.ndarray | slice,
                   fallback: tuple[slice, ...]) -> np.ndarray:
-    """Decode one chunk and keep ``local`` (chunk coordinates) of channels ``pick``.
+    """Decode one chunk of ``ref`` and keep ``local`` (chunk coordinates) of channels ``pick``.
 
     ``local`` has one slice per axis (the last one is ignored: ``pick``
     selects the channels).  Runs on a pool thread: reads only.
     """
     try:
         mask, data = ref.read_raw_chunk(offset)
-        arr = _unshuffled_selection(data, mask, layout, local, pick)
-        if arr is None:
-            index: tuple[Any, ...] = (*local[:-1], pick)
-            arr = decode_chunk(data, mask, layout)[index]
+        arr = _decoded_selection(data, mask, layout, local, pick)
     except (OSError, NotImplementedError):
-        # unallocated or odd chunk: HDF5 decodes it (a changed file raises again here)
+        arr = None
+    if arr is None:
+        # unallocated chunk or another pipeline: HDF5 decodes it (a changed file raises here)
         arr = np.asarray(ref.read(fallback))[..., pick]
     return np.ascontiguousarray(arr)
 
@@ -728,7 +750,7 @@ def _as_slice(index: np.ndarray) -> np.ndarray | slice:
 class _ChunkSource:
     """Boxes assembled from chunks decoded in parallel on the shared pool."""
 
-    def __init__(self, ref: ArrayRef, layout: ChunkLayout, channels: np.ndarray) -> None:
+    def __init__(self, ref: ArrayRef, layout: _Layout, channels: np.ndarray) -> None:
         self.ref = ref
         self.layout = layout
         self.channels = channels
@@ -796,9 +818,20 @@ _Source = _PlainSource | _ChunkSource
 
 
 def _source_for(ref: ArrayRef, channels: np.ndarray) -> _Source:
-    layout = ref.chunk_layout()
-    if layout is not None and layout.decodable and len(layout.chunks) == ref.ndim:
-        return _ChunkSource(ref, layout, channels)
+    """The chunk decoder when ``ref`` offers its stored chunks, else plain reads.
+
+    Duck-typed: an array offering ``chunk_layout()`` (chunks, dtype, filters)
+    and ``read_raw_chunk(offset) -> (filter_mask, bytes)``, as the HDF5
+    ``H5DatasetRef`` of a recording does, with numeric samples and only
+    :data:`DECODABLE` filters, is decoded chunk by chunk on the pool.
+    """
+    get_layout = getattr(ref, "chunk_layout", None)
+    if callable(get_layout) and callable(getattr(ref, "read_raw_chunk", None)):
+        layout = get_layout()
+        if (layout is not None and len(layout.chunks) == ref.ndim
+                and all(f in DECODABLE for f in layout.filters)
+                and np.dtype(layout.dtype).kind in "biuf"):
+            return _ChunkSource(ref, layout, channels)
     return _PlainSource(ref, channels)
 
 

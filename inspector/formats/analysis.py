@@ -761,9 +761,13 @@ class _ChunkSource:
         self.row_bytes = 0
         self.width = len(channels)
         ck = self.chunks[-1]
-        self.columns = [(int(col), np.flatnonzero(channels // ck == col))
-                        for col in np.unique(channels // ck)]
-        # runs of consecutive channels are copied as slices, not gathered
+        # per chunk column: its first channel, the channels to keep in it and
+        # their positions in the result; runs of consecutive channels are slices
+        self.columns = []
+        for col in np.unique(channels // ck).tolist():
+            positions = np.flatnonzero(channels // ck == col)
+            cs = col * ck
+            self.columns.append((cs, _as_slice(channels[positions] - cs), _as_slice(positions)))
 
     def _pieces(self, rows: tuple[int, int] | None, t0: int, t1: int) -> list[_Piece]:
         spans = ([rows] if rows is not None else []) + [(t0, t1)]
@@ -777,14 +781,12 @@ class _ChunkSource:
                 local.append(slice(lo - s, hi - s))
                 dest.append(slice(lo - a, hi - a))
                 glob.append(slice(lo, hi))
-            for col, positions in self.columns:
-                cs = col * self.chunks[-1]
+            for cs, pick, positions in self.columns:
                 offset = (*starts, cs)
-                pick = _as_slice(self.channels[positions] - cs)
                 fallback = (*glob, slice(cs, min(cs + self.chunks[-1], int(self.ref.shape[-1]))))
                 run = partial(_decode_piece, self.ref, self.layout, offset,
                               (*local, slice(None)), pick, fallback)
-                pieces.append(_Piece((*dest, _as_slice(positions)), run))
+                pieces.append(_Piece((*dest, positions), run))
         return pieces
 
     def submit(self, boxes: list[_Box]) -> list[tuple[tuple[int, ...], list[_Piece]]]:

@@ -54,13 +54,20 @@ the size of the result), the blocks in flight (:data:`AHEAD` + 1 blocks of
 about :data:`BLOCK_BYTES` of stored samples; a block is never less than one
 row of chunks of an epochs array and is then not read ahead), and the
 float64 temporaries of one slab of channels of one block (a few times
-:data:`SLAB_BYTES`).  Chunked arrays whose
-filters can be undone without HDF5 (gzip, shuffle, Fletcher-32) are decoded
-chunk by chunk on the shared pool (:func:`inspector.formats.workers.pool`,
-opened by the entry points), so decompression uses every core; other
-storage (contiguous, COO, other filters) is read with ``ArrayRef.read`` on the
-calling thread, as HDF5 serialises its own decompression.  Run it off the GUI
-thread; it mutates nothing shared.
+:data:`SLAB_BYTES`).
+
+Threads: an array that offers its stored chunks (``chunk_layout()`` and
+``read_raw_chunk(offset)``, as the recording's ``H5DatasetRef`` does) with
+only shuffle and deflate filters (:data:`DECODABLE`) is decoded chunk by
+chunk on the shared pool (:func:`inspector.formats.workers.pool`, opened by
+the entry points): the stored bytes are fetched under h5py's lock, inflated
+by libdeflate when the system has it (:data:`LIBDEFLATE`, about twice as fast
+as zlib) or by :mod:`zlib`, both without the GIL, and only the chosen
+channels are unshuffled.  A piece the pool has not started when it is needed
+is decoded by the waiting thread itself, so a saturated pool cannot
+deadlock.  Other storage (contiguous, COO, Fletcher-32 or other filters) is
+read with ``ArrayRef.read`` on the calling thread, as HDF5 serialises its
+own decompression.  Run it off the GUI thread; it mutates nothing shared.
 
 Nothing here imports Qt.
 """

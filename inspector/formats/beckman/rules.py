@@ -25,7 +25,8 @@ WIKI = ("UltraScan III wiki, 'Legacy raw data formats' "
         "(wiki.aucsolutions.com/ultrascan3/wiki/LegacyFormats)")
 MODEL = "openauc 0.1.0a1 docs/concepts/data-model.md (canonical model: quantities, observations)"
 LIMITS = "Inspector's safety limits (docs/architecture.md, 'Contracts')"
-API = "Inspector's Beckman reader, open_run (inspector/formats/beckman/README.md, 'Groups')"
+API = ("Inspector's Beckman reader, open_run (inspector/formats/beckman/README.md, "
+       "'What the reader does')")
 
 E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 

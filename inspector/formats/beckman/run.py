@@ -150,7 +150,8 @@ def _check_group(g: Group, findings: Findings) -> None:
     headers = [f.header for f in g.files if f.header is not None]
     speeds = sorted({h.rpm for h in headers})
     if len(speeds) > 1:
-        first = next(f for f in g.files if f.header is not None and f.header.rpm != speeds[0])
+        first = next(f for f in g.files if f.header is not None
+                     and f.header.rpm != headers[0].rpm)
         shown = ", ".join(number_text(s) for s in speeds[:6]) + (" ..." if len(speeds) > 6 else "")
         findings.report(R.MIXED_SPEEDS, f"group {g.key}: {len(speeds)} rotor speeds ({shown} "
                         "rpm)", f"{first.name.name}:2")

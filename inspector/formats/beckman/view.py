@@ -13,6 +13,7 @@ but offers neither ``auc`` nor ``export``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -66,16 +67,18 @@ def groups_table(run: Run) -> pd.DataFrame:
 
 
 def scans_table(g: Group) -> pd.DataFrame:
-    """One row per scan of ``g``: file, points, x range, the header fields, the third
-    column's point count and the description line (floats; NaN where absent)."""
+    """One row per scan of ``g``: file, points, radius range (wavelength range for WA/WI),
+    the header fields, the third column's point count and the description line (floats;
+    NaN where absent)."""
     rows = []
+    x = "radius" if g.radial else "wavelength"
     for i, f in enumerate(g.files):
         h = f.header
         assert h is not None
         rows.append({
             "scan_id": f.name.name, "index": i, "points": f.points,
-            "radius_min": float(f.x.min()) if f.points else np.nan,
-            "radius_max": float(f.x.max()) if f.points else np.nan,
+            f"{x}_min": float(f.x.min()) if f.points else np.nan,
+            f"{x}_max": float(f.x.max()) if f.points else np.nan,
             "elapsed_time_s": h.seconds, "rotor_speed_rpm": h.rpm, "temperature_c": h.temperature,
             "wavelength_nm": h.position if g.radial else np.nan,
             "radius_cm": np.nan if g.radial else h.position,
@@ -216,7 +219,7 @@ def _loader(run: Run, exp: AucExperiment | None) -> Callable[[], AucExperiment]:
     return load
 
 
-def build_document(run: Run, imported_at: Any = None) -> Document:
+def build_document(run: Run, imported_at: datetime | None = None) -> Document:
     """The :class:`Document` of ``run`` (findings, tree, groups always; the rest per group).
 
     The offered radial group whose files all read without error gives the

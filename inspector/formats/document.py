@@ -56,6 +56,7 @@ class FormatId(StrEnum):
     RECORDING = "vneurotk-recording"
     AUCX = "aucx"
     DELIMITED = "auc-delimited"
+    BECKMAN = "beckman-xl"
     UNKNOWN = "unknown"
 
 

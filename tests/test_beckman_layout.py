@@ -117,8 +117,11 @@ def test_run_folder_is_grouped_by_type_cell_channel_and_wavelength(tmp_path):
         assert [g["group"] for g in doc.summary["groups"]] == [g[0] for g in EXPECTED_GROUPS]
         # Latin-1 description lines: kept escaped, flagged as warnings, still ok
         assert doc.ok
-        codes = {f.code for f in doc.findings}
+        codes = {f.code for f in doc.findings if f.scope == "integrity"}
         assert codes == {"beckman.description-not-utf8"}
+        # and, as every AUC document, the experiment's structure is judged apart
+        assert doc.structure is not None and doc.structure_ok
+        assert doc.summary["structure"]["experiment_id"] == doc.auc.experiment_id
         assert doc.findings.count("beckman.description-not-utf8") == 6
         exp = doc.auc.experiment
         assert exp.scan_ids == ["00002.RA1", "00004.RA1", "00006.RA1"]

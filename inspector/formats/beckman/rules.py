@@ -76,21 +76,20 @@ HEADER_EXTRA_FIELDS = _rule(
 HEADER_VALUE = _rule(
     "header-value", E,
     "A line-2 field is not a number of its kind (cell and count integers, the others "
-    "decimal numbers) or is not finite; UltraScan would read it as 0.", US_READER,
-    Scope.VALIDATION)
+    "decimal numbers) or is not finite; UltraScan would read it as 0.", US_READER)
 HEADER_NEGATIVE = _rule(
     "header-negative", E,
     "Rotor speed, elapsed time, omega^2t and wavelength (or radius) are never negative.",
-    MODEL, Scope.VALIDATION)
+    MODEL)
 TYPE_LETTER = _rule(
     "type-letter", E,
     "The type letter of line 2 is not the one the file name's type is written with (R for "
     "RA, I for RI, P for IP, F for FI, W for WA, W or V for WI), so the optical system is "
-    "not decided.", US_WRITER, Scope.VALIDATION)
+    "not decided.", US_WRITER)
 CELL_MISMATCH = _rule(
     "cell-mismatch", E,
     "The cell number of line 2 differs from the cell digit ending the file name, so the "
-    "scan's cell is not decided.", WIKI, Scope.VALIDATION)
+    "scan's cell is not decided.", WIKI)
 
 # -- data lines ---------------------------------------------------------------------------
 MALFORMED_LINE = _rule(
@@ -100,7 +99,7 @@ MALFORMED_LINE = _rule(
 NON_FINITE = _rule(
     "non-finite", E,
     "A data value is NaN or infinite; the canonical model holds finite observations only.",
-    MODEL, Scope.VALIDATION)
+    MODEL)
 DATA_AFTER_BLANK = _rule(
     "data-after-blank", E,
     "A data line follows a blank line; UltraScan stops reading a scan at its first line "
@@ -109,26 +108,25 @@ NO_DATA = _rule("no-data", E, "The file has no data line after its header line."
 THIRD_COLUMN_MISSING = _rule(
     "third-column-missing", W,
     "Some data lines have the optional third column and others do not; where it is absent "
-    "it is recorded as missing (NaN), never filled in.", US_READER, Scope.VALIDATION)
+    "it is recorded as missing (NaN), never filled in.", US_READER)
 DUPLICATE_RADIUS = _rule(
     "duplicate-radius", W,
     "A radius appears more than once in one scan; both points are kept as recorded, never "
-    "merged.", MODEL, Scope.VALIDATION)
+    "merged.", MODEL)
 RADIUS_NOT_INCREASING = _rule(
     "radius-not-increasing", W,
     "The radii of a scan decrease somewhere; the points are kept in file order, never "
-    "sorted.", MODEL, Scope.VALIDATION)
+    "sorted.", MODEL)
 
 # -- groups -------------------------------------------------------------------------------
 MIXED_SPEEDS = _rule(
     "mixed-speeds", W,
     "The scans of one group (cell, channel, type and wavelength) were taken at more than one "
-    "rotor speed; each scan keeps its own.", US_TRIPLES, Scope.VALIDATION)
+    "rotor speed; each scan keeps its own.", US_TRIPLES)
 TIME_NOT_INCREASING = _rule(
     "time-not-increasing", W,
     "In file-number order the elapsed time of a group's scans decreases somewhere; the scans "
-    "are kept in file-number order (UltraScan sorts them by time).", US_TRIPLES,
-    Scope.VALIDATION)
+    "are kept in file-number order (UltraScan sorts them by time).", US_TRIPLES)
 GROUP_NOT_FOUND = _rule(
     "group-not-found", E, "The group asked for is not one of the run's groups.", API)
 WAVELENGTH_SCANS = _rule(

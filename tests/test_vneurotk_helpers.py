@@ -36,11 +36,15 @@ def write_typed(group: h5py.Group, name: str, values: list) -> h5py.Group:
 
 def write_recording(path: Path, *, mode: str = "continuous", n_trials: int = 4, n_time: int = 50,
                     n_ch: int = 3, coo: bool = False, data: np.ndarray | None = None,
-                    chunks: bool = True, stim_ids: list | None = None) -> np.ndarray:
-    """Write a valid schema-1 recording; return the logical neural array."""
+                    chunks: bool = True, stim_ids: list | None = None,
+                    libver: str | None = None) -> np.ndarray:
+    """Write a valid schema-1 recording; return the logical neural array.
+
+    ``libver="latest"`` writes version-2 object headers (dense attribute storage).
+    """
     rng = np.random.default_rng(0)
     ids = stim_ids or [10 * (i % 3 + 1) for i in range(n_trials)]
-    with h5py.File(path, "w") as f:
+    with h5py.File(path, "w", libver=libver) as f:
         f.attrs["vneurotk_format"] = "recording"
         f.attrs["vneurotk_schema_version"] = 1
         f.attrs["writer_version"] = "0.1.0"

@@ -238,6 +238,8 @@ def _read_parts(ctx: _Ctx, hdr: Header) -> _Read:
     got.labels = _guard(ctx, lambda: Labels(ctx.src, f) if "stim_labels" in f else None)
     got.vision_info = _guard(ctx, lambda: _read_vision_info(f))
     got.trials = _guard(ctx, lambda: TrialArrays.read(ctx.src, f))
+    for p in got.trials.problems if got.trials is not None else ():
+        ctx.add(p)
     got.trial_info = _guard(ctx, lambda: _read_attr_group(f, "trial_info"))
     got.trial_meta = _guard(ctx, lambda: read_trial_meta(f["trial_meta"], ctx.add)
                             if "trial_meta" in f else None)

@@ -36,7 +36,9 @@ def test_huge_declared_dense_envelope_is_bounded(tmp_path):
     p = _copy(tmp_path, "continuous_dense_f32_intids.h5", "huge.h5")
     with h5py.File(p, "r+") as f:
         del f["neuro"]
-        f.create_dataset("neuro", shape=(2**40, 5), dtype="f4", chunks=(4096, 5), compression="gzip")
+        f.create_dataset(
+            "neuro", shape=(2**40, 5), dtype="f4", chunks=(4096, 5), compression="gzip"
+        )
     doc = open_document(p)
     ref = doc.arrays["neuro"]
     reads = []
@@ -90,8 +92,12 @@ def test_png_decompression_bomb_is_a_finding(tmp_path):
     def chunk(t, d):
         return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xFFFFFFFF)
 
-    png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 50000, 50000, 8, 0, 0, 0, 0))
-           + chunk(b"IDAT", zlib.compress(b"\0" * 1000)) + chunk(b"IEND", b""))
+    png = (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", 50000, 50000, 8, 0, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(b"\0" * 1000))
+        + chunk(b"IEND", b"")
+    )
     with h5py.File(p, "r+") as f:
         del f["stimuli_db/0/image"]
         f["stimuli_db/0/image"] = np.frombuffer(png, dtype="u1")
@@ -117,7 +123,9 @@ def test_provenance_nan_is_warned_and_kept_as_string(tmp_path):
     assert prov["backend"] == "NaN" and prov["device"] == "Infinity"
     warns = [f for f in doc.findings if f.code == "vision.provenance-nonstandard-json"]
     assert [w.severity for w in warns] == ["warning", "warning"]
-    assert "NaN" in warns[0].message and warns[0].location == "/vision_store/0@extraction_provenance"
+    assert (
+        "NaN" in warns[0].message and warns[0].location == "/vision_store/0@extraction_provenance"
+    )
     assert text
     doc.close()
 
@@ -133,6 +141,7 @@ def test_coo_out_of_range_coordinates_found_by_verify(tmp_path):
     def bad(f):
         f["neuro_row"][0] = -5
         f["neuro_col"][1] = -1
+
     doc = open_document(_coo(tmp_path, "oob.h5", bad))
     doc.verify()
     got = {(f.code, f.location) for f in doc.findings if f.severity == "error"}
@@ -141,14 +150,37 @@ def test_coo_out_of_range_coordinates_found_by_verify(tmp_path):
     doc.close()
 
 
-@pytest.mark.parametrize("mutate, code, loc", [
-    (lambda f: f.attrs.__setitem__("neuro_dtype", "object"), "neuro.coo-dtype", "/@neuro_dtype"),
-    (lambda f: (f.__delitem__("neuro_data"),
-                f.create_dataset("neuro_data", data=np.array(["x"] * len(f["neuro_col"]), dtype=object),
-                                 dtype=h5py.string_dtype())), "neuro.coo-data-dtype", "/neuro_data"),
-    (lambda f: (f.__setitem__("rows_f", f["neuro_row"][:].astype("f8")), f.__delitem__("neuro_row"),
-                f.move("rows_f", "neuro_row")), "neuro.coo-index-dtype", "/neuro_row"),
-])
+@pytest.mark.parametrize(
+    "mutate, code, loc",
+    [
+        (
+            lambda f: f.attrs.__setitem__("neuro_dtype", "object"),
+            "neuro.coo-dtype",
+            "/@neuro_dtype",
+        ),
+        (
+            lambda f: (
+                f.__delitem__("neuro_data"),
+                f.create_dataset(
+                    "neuro_data",
+                    data=np.array(["x"] * len(f["neuro_col"]), dtype=object),
+                    dtype=h5py.string_dtype(),
+                ),
+            ),
+            "neuro.coo-data-dtype",
+            "/neuro_data",
+        ),
+        (
+            lambda f: (
+                f.__setitem__("rows_f", f["neuro_row"][:].astype("f8")),
+                f.__delitem__("neuro_row"),
+                f.move("rows_f", "neuro_row"),
+            ),
+            "neuro.coo-index-dtype",
+            "/neuro_row",
+        ),
+    ],
+)
 def test_coo_bad_dtypes_found_at_open(tmp_path, mutate, code, loc):
     doc = open_document(_coo(tmp_path, "bad.h5", mutate))
     assert ("error", code, loc) in _codes(doc)
@@ -156,17 +188,25 @@ def test_coo_bad_dtypes_found_at_open(tmp_path, mutate, code, loc):
 
 
 def test_coo_huge_declared_shape_is_not_hashed(tmp_path):
-    doc = open_document(_coo(tmp_path, "big.h5", lambda f: f.attrs.__setitem__("neuro_shape", [10**6] * 3)),
-                        hash_arrays=True)
+    doc = open_document(
+        _coo(tmp_path, "big.h5", lambda f: f.attrs.__setitem__("neuro_shape", [10**6] * 3)),
+        hash_arrays=True,
+    )
     assert any(f.code == "neuro.too-large-to-hash" for f in doc.findings)
     assert "sha256" not in doc.summary.get("neuro", {})
     doc.close()
 
 
-@pytest.mark.parametrize("dtype, severity", [
-    (h5py.string_dtype(), "error"), (np.dtype([("a", "f4"), ("b", "i4")]), "error"),
-    (np.dtype("V4"), "error"), (np.dtype("?"), "warning"), (np.dtype("c8"), "warning"),
-])
+@pytest.mark.parametrize(
+    "dtype, severity",
+    [
+        (h5py.string_dtype(), "error"),
+        (np.dtype([("a", "f4"), ("b", "i4")]), "error"),
+        (np.dtype("V4"), "error"),
+        (np.dtype("?"), "warning"),
+        (np.dtype("c8"), "warning"),
+    ],
+)
 def test_non_numeric_dense_neuro(tmp_path, dtype, severity):
     p = _copy(tmp_path, "epochs_dense_f64_strids.h5", "nn.h5")
     with h5py.File(p, "r+") as f:
@@ -184,7 +224,9 @@ def test_non_string_channel_names_warned(tmp_path):
         f["neuro_info"].attrs["ch_names"] = np.array([1.5, np.nan, 3, 4, 5])
     doc = open_document(p)
     got = [f for f in doc.findings if f.code == "neuro-info.ch-names-type"]
-    assert len(got) == 1 and got[0].severity == "warning" and got[0].location == "/neuro_info@ch_names"
+    assert (
+        len(got) == 1 and got[0].severity == "warning" and got[0].location == "/neuro_info@ch_names"
+    )
     doc.close()
 
 
@@ -249,8 +291,9 @@ def test_huge_declared_metadata_is_not_read(tmp_path):
     p = _rec(tmp_path)
     with h5py.File(p, "r+") as f:
         del f["trial_starts"]
-        f.create_dataset("trial_starts", shape=(300_000_000,), dtype="i8", chunks=(1 << 20,),
-                         compression="gzip")
+        f.create_dataset(
+            "trial_starts", shape=(300_000_000,), dtype="i8", chunks=(1 << 20,), compression="gzip"
+        )
         tm = f.create_group("trial_meta")
         tm.create_dataset("rt", shape=(300_000_000,), dtype="f8", chunks=(1 << 20,))
         vs = f.create_group("vision_store/0")
@@ -258,8 +301,9 @@ def test_huge_declared_metadata_is_not_read(tmp_path):
         ids = write_typed(vs, "stim_ids", [10, 20])
         del ids["types"], ids["values"]
         ids.create_dataset("types", shape=(300_000_000,), dtype="u1", chunks=(1 << 20,))
-        ids.create_dataset("values", shape=(300_000_000,), dtype=h5py.string_dtype(),
-                           chunks=(1 << 16,))
+        ids.create_dataset(
+            "values", shape=(300_000_000,), dtype=h5py.string_dtype(), chunks=(1 << 16,)
+        )
         vs.create_dataset("array", data=np.zeros((2, 3)))
     assert p.stat().st_size < 1 << 20  # declared gigabytes, stored in kilobytes
     with open_document(p) as doc:
@@ -350,7 +394,8 @@ def test_null_writer_version_is_a_finding_and_reading_goes_on(tmp_path):
     with open_document(p) as doc:
         errors = [x for x in doc.findings if x.severity == "error"]
         assert [(x.code, x.location) for x in errors] == [
-            ("header.writer-version-empty", "/@writer_version")]
+            ("header.writer-version-empty", "/@writer_version")
+        ]
         assert "null dataspace" in errors[0].message and "Empty(" not in errors[0].message
         assert doc.summary["writer_version"] is None
         assert doc.trials.trial_starts.tolist() == [0, 50, 100, 150]

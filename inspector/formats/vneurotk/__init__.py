@@ -42,12 +42,15 @@ class RecordingReader:
     opens_folders = False
 
     def sniff(self, path: Path) -> bool:
+        """True for any file with the HDF5 superblock signature (HDF5 specification)."""
         return has_hdf5_signature(path)
 
     def open(self, path: Path, options: OpenOptions) -> Document:
+        """See :func:`open_recording`; never raises for bad input."""
         return open_recording(path, hash_arrays=options.hash_arrays)
 
     def mismatch_reason(self, path: Path) -> str:
+        """Why a file is not read as a recording."""
         return "not an HDF5 file (no HDF5 signature)"
 
 

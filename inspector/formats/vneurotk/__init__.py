@@ -11,6 +11,8 @@ specification).  Modules:
 * :mod:`.header`: format header and data-mode rules.
 * :mod:`.neuro`: the neural array (dense or COO), ``neuro_info``, hashing.
 * :mod:`.arrays`: lazy dense and COO array references.
+* :mod:`.chunks`, :mod:`.chunk_summary`: raw HDF5 chunk reads and decoding, and
+  the per-chunk min/max summaries behind fast envelopes of large datasets.
 * :mod:`.checks`: deferred checks (COO coordinate range, image decoding).
 * :mod:`.labels`, :mod:`.trials`: stimulus labels and trial structure.
 * :mod:`.trial_meta`: trial metadata as a DataFrame.

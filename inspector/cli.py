@@ -233,6 +233,12 @@ def _dispatch(argv: list[str]) -> int:
             print(f"inspector: error: --size must look like 1280x800, not {args.size!r}",
                   file=sys.stderr)
             return 2
+    from inspector.platform_check import preflight
+
+    problem = preflight()
+    if problem is not None:  # one clear line instead of Qt's abort
+        print(problem, file=sys.stderr)
+        return 1
     from inspector.app import run_gui
 
     return run_gui(args.files, screenshot=args.screenshot, size=size)

@@ -58,6 +58,13 @@ def split_node(arg: str) -> tuple[Path, str | None]:
     return Path(arg), None
 
 
+def remote_refusal(urls: list[str]) -> str:
+    """The status message for dropped URLs that are not local files (not read yet)."""
+    shown = ", ".join(urls[:3]) + (f" and {len(urls) - 3} more" if len(urls) > 3 else "")
+    return (f"Not opened: {shown}. Only local files and folders can be opened so far; "
+            "download the file first, or mount the share.")
+
+
 class MainWindow(QMainWindow):
     """The application window.
 
@@ -423,10 +430,15 @@ class MainWindow(QMainWindow):
             event.acceptProposedAction()
 
     def dropEvent(self, event) -> None:
-        paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
-        if paths:
+        urls = event.mimeData().urls()
+        paths = [u.toLocalFile() for u in urls if u.isLocalFile()]
+        remote = [u.toString() for u in urls if not u.isLocalFile()]
+        if paths or remote:
             event.acceptProposedAction()
+        if paths:
             self.open_paths(paths)
+        if remote:
+            self.statusBar().showMessage(remote_refusal(remote))
 
     # -- settings ---------------------------------------------------------
     def _remember(self, path: Path) -> None:

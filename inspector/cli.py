@@ -81,6 +81,9 @@ def _export_parser() -> argparse.ArgumentParser:
     p.add_argument("--exported-at", metavar="ISO-8601", default=None,
                    help="export time recorded in the archive (default: now, UTC)")
     p.add_argument("--overwrite", action="store_true", help="replace DEST if it exists")
+    p.add_argument("--group", metavar="KEY", default=None,
+                   help="for a source holding several experiments (a Beckman run folder), "
+                        "the group to export, e.g. RA1-280 (default: the first)")
     return p
 
 
@@ -175,12 +178,13 @@ def cmd_verify(argv: Sequence[str]) -> int:
 def cmd_export(argv: Sequence[str]) -> int:
     """``inspector export SOURCE DEST``: 0 when written, 1 when refused, 2 for usage errors."""
     args = _export_parser().parse_args(argv)
-    from inspector.formats.export import ExportError, export_to_aucx
+    from inspector.formats.export import ExportError, export_to_aucx, open_group
     from inspector.formats.workers import worker_pool
 
     try:
         with worker_pool():
-            result = export_to_aucx(args.source, args.dest, exported_at=args.exported_at,
+            source = open_group(args.source, args.group) if args.group else args.source
+            result = export_to_aucx(source, args.dest, exported_at=args.exported_at,
                                     overwrite=args.overwrite)
     except ExportError as exc:
         print(f"inspector export: {exc}", file=sys.stderr)

@@ -177,6 +177,23 @@ class AucxExport:
 
 
 @dataclass(frozen=True)
+class ExperimentGroups:
+    """The file holds several experiments, of which the document offers one.
+
+    Attributes:
+        keys: every group's key, in listing order (``"RA1-280"``).
+        selected: the key of the group the document offers (None when none is).
+        open: ``open(key)`` returns a new document offering that group
+            (a ``Document``); it reads the source again and never raises for
+            bad input (an unknown key is an error finding of that document).
+    """
+
+    keys: tuple[str, ...]
+    selected: str | None
+    open: Callable[[str], Any]
+
+
+@dataclass(frozen=True)
 class Progress:
     """One progress event of a deferred check: ``done`` of ``total`` steps.
 

@@ -1,102 +1,199 @@
 """AUC scans: signal against radius, one curve per scan, coloured by scan order.
 
-Only real observations are drawn (mask true, finite radius and signal); lines
-join neighbouring real points only, masked positions are NaN breaks
-(``connect="finite"``), nothing is interpolated.  A list beside the plot hides
-(uncheck) or highlights (select) scans.
+The view never holds an experiment's arrays.  It asks
+:func:`inspector.formats.scan_envelope.scan_envelopes` on a background job
+for each scan's min/max per pixel column of the visible radius range (plus a
+quarter of a view on each side, so a pan shows data at once), and draws each
+scan as one line from it: a zig-zag through every column's minimum and
+maximum, broken at columns without a real point (``connect="finite"``).
+When few points are in view the scans' real points themselves are drawn,
+with symbols.  Only real observations are ever drawn (mask true, finite
+radius and signal); nothing is interpolated.
+
+Requests are coalesced without a fixed delay: at most one job is in flight;
+pan, zoom and resize events while it runs only mark a request pending, and
+the newest view is requested when it ends (a result whose range and
+resolution still cover the view is kept).
+
+A list beside the plot is the legend (colour swatch, scan ID): unchecking a
+scan hides it and selecting highlights it, both at once, without reading
+anything.  When a member behind the arrays failed its checksum the plot's
+title says so (docs/architecture.md, "Seams": ``AucScans.untrusted_arrays``).
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
+from pathlib import PurePosixPath
 from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QIcon, QPalette, QPixmap
-from PySide6.QtWidgets import QListWidget, QListWidgetItem, QSplitter, QWidget
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QIcon, QPalette, QPixmap, QShowEvent
+from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QSplitter, QVBoxLayout, QWidget
 
+from inspector.formats.arrays import ArrayRef, EnvelopeCancelled
+from inspector.formats.capabilities import AucScans
+from inspector.formats.scan_envelope import (
+    ScanEnvelopes,
+    Source,
+    scan_envelopes,
+    scan_extent,
+    scan_shape,
+)
+from inspector.jobs import Job, JobContext, JobRunner
 from inspector.ui.plots.base import PlotView
 
+#: Extra radius requested on each side, as a fraction of the visible width.
+PAD_FRACTION = 0.25
+#: Symbols are drawn when every scan shows its exact points and all scans
+#: together have at most this many in range.
+MAX_SYMBOL_POINTS = 3000
+#: Fewest columns requested (a view not laid out yet has no width).
+MIN_COLUMNS = 100
+#: Margin of the initial view around the data, as a fraction of its extent.
+VIEW_MARGIN = 0.02
+#: Warning colour of the untrusted-data note (readable on light and dark bases).
+NOTE_COLOR = "#e8590c"
 
-def scan_curves(radius: np.ndarray, signal: np.ndarray, mask: np.ndarray | None) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Per scan ``(x, y)`` float64 with NaN at every masked or non-finite point.
 
-    Args:
-        radius: ``(points,)`` shared or ``(scans, points)`` per-scan radius.
-        signal: ``(scans, points)``.
-        mask: bool ``(scans, points)`` (True = real observation) or None.
+def untrusted_note(auc: AucScans, arrays: Mapping[str, ArrayRef]) -> str:
+    """The plot's warning when members failed their checksum, else ``""``.
 
-    Raises:
-        ValueError: the shapes do not fit together (a damaged archive); the
-            plot then shows why instead of guessing.
+    E.g. ``"signal.npy failed its checksum: values shown are not verified"``.
     """
-    signal = np.asarray(signal, dtype=np.float64)
-    if signal.ndim == 1:
-        signal = signal[None, :]
-    radius = np.asarray(radius, dtype=np.float64)
-    if signal.ndim != 2:
-        raise ValueError(f"signal must be 2-D (scans, points), got shape {signal.shape}")
-    if radius.shape not in ((signal.shape[1],), signal.shape):
-        raise ValueError(f"radius shape {radius.shape} fits neither ({signal.shape[1]},) "
-                         f"nor the signal shape {signal.shape}")
-    m = np.ones(signal.shape, bool) if mask is None else np.asarray(mask, dtype=bool)
-    if m.shape != signal.shape:
-        raise ValueError(f"mask shape {m.shape} differs from the signal shape {signal.shape}")
-    out = []
-    for i in range(signal.shape[0]):
-        r = radius if radius.ndim == 1 else radius[i]
-        keep = m[i] & np.isfinite(r) & np.isfinite(signal[i])
-        if not keep.any():  # a scan with no real point draws nothing (and no all-NaN curve)
-            out.append((np.empty(0), np.empty(0)))
-            continue
-        out.append((np.where(keep, r, np.nan), np.where(keep, signal[i], np.nan)))
-    return out
+    names = []
+    for name in sorted(auc.untrusted_arrays):
+        ref = arrays.get(name)
+        loc = PurePosixPath(str(getattr(ref, "location", "") or "")).name
+        names.append(loc if loc.endswith(".npy") else f"{name}.npy")
+    if not names:
+        return ""
+    if len(names) == 1:
+        return f"{names[0]} failed its checksum: values shown are not verified"
+    listed = f"{', '.join(names[:-1])} and {names[-1]}"
+    return f"{listed} failed their checksums: values shown are not verified"
+
+
+def _sources(auc: AucScans, arrays: Mapping[str, ArrayRef]) -> tuple[Source, Source, Source | None]:
+    """The radius, signal and mask to plot: the loaded experiment's, else the lazy arrays."""
+    exp = auc.experiment
+    if exp is not None:
+        return exp.radius, exp.signal, exp.mask
+    missing = [n for n in (auc.radius_array, auc.signal_array) if n not in arrays]
+    if missing:
+        raise ValueError(f"the {missing[0]!r} array is not available")
+    return arrays[auc.radius_array], arrays[auc.signal_array], arrays.get(auc.mask_array)
+
+
+class _Guard:
+    """Shared with jobs and the ``destroyed`` signal: is the view still alive?"""
+
+    def __init__(self) -> None:
+        self.alive = True
+        self.job: Job | None = None
+
+    def close(self, *args: Any) -> None:
+        self.alive = False
+        if self.job is not None:
+            self.job.cancel()
 
 
 class AucView(PlotView):
-    """Every scan of an AUC experiment overlaid (signal vs radius).
+    """Every scan of an AUC experiment overlaid (signal vs radius), read lazily.
 
     Args:
-        radius, signal, mask: as :func:`scan_curves`.
-        scan_ids: names for the legend and the list.
-        radius_unit, signal_unit: axis units.
+        auc: the experiment's capability (scan IDs, units, array names,
+            ``experiment`` when loaded, ``untrusted_arrays``).
+        arrays: the document's arrays (``Document.arrays``); the radius,
+            signal and mask named by ``auc`` are read from them in blocks,
+            on ``jobs``, unless ``auc.experiment`` is loaded.
+        jobs: runs every read.
+        parent: Qt parent widget.
+
+    Raises:
+        ValueError: the arrays are missing or do not fit together (shapes,
+            dtypes; see :func:`inspector.formats.scan_envelope.scan_shape`).
+        TypeError: an array is not an array.
+
+    Attributes:
+        items: one ``PlotDataItem`` per scan, in scan order.
+        colors: the scans' ``QColor``.
+        scan_ids: one label per scan.
+        scan_list: the list beside the plot (the legend).
+        envelopes: the last envelopes drawn (None before the first).
+        note: the untrusted-data warning shown on the plot (``""`` when none).
+        submitted: jobs submitted so far; drawn: results drawn so far.
+
+    Signals:
+        drawn_changed(int): a result was drawn (the new ``drawn`` count).
     """
 
-    def __init__(self, radius: np.ndarray, signal: np.ndarray, mask: np.ndarray | None,
-                 scan_ids: list[str], radius_unit: str = "cm", signal_unit: str = "",
+    drawn_changed = Signal(int)
+
+    def __init__(self, auc: AucScans, arrays: Mapping[str, ArrayRef], jobs: JobRunner,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.x_label = radius_unit or "radius"
-        self.y_label = signal_unit or "signal"
-        self.plot_item.setLabel("bottom", "radius", units=None)
+        self.auc = auc
+        self.jobs = jobs
+        self._radius, self._signal, self._mask = _sources(auc, arrays)
+        self.shape = scan_shape(self._radius, self._signal, self._mask)
+        self.x_label = auc.radius_unit or "radius"
+        self.y_label = auc.signal_unit or "signal"
+        self._labels(auc.radius_unit, auc.signal_unit)
+        n = self.shape.scans
+        self.scan_ids = [str(s) for s in auc.scan_ids][:n]
+        self.scan_ids += [f"scan {i + 1}" for i in range(len(self.scan_ids), n)]
+        self.colors = self._palette_colors(n)
+        self.items: list[pg.PlotDataItem] = []
+        for i in range(n):
+            item = pg.PlotDataItem(name=self.scan_ids[i], connect="finite",
+                                   pen=pg.mkPen(self.colors[i], width=1.5))
+            self.plot_item.addItem(item)
+            self.items.append(item)
+        self._build_list()
+        self.note = untrusted_note(auc, arrays)
+        if self.note:
+            self.plot_item.setTitle(f"⚠ {self.note}", color=NOTE_COLOR)
+        self.envelopes: ScanEnvelopes | None = None
+        self.extent: tuple[float, float] | None = None
+        self._extent_known = False
+        self._symbols = False
+        self._in_flight = False
+        self._pending = False
+        self.submitted = 0
+        self.drawn = 0
+        self._guard = _Guard()
+        self.destroyed.connect(self._guard.close)
+        vb = self.plot_item.vb
+        vb.setMouseEnabled(x=True, y=True)
+        vb.enableAutoRange(axis="y")
+        vb.setAutoVisible(y=True)
+        vb.sigXRangeChanged.connect(self.request)
+        vb.sigResized.connect(self.request)
+        if n == 0:
+            self.show_placeholder("No scans to plot.")
+        self.status.setText(f"{n} scans: reading…" if n else "0 scans")
+
+    # -- construction ----------------------------------------------------------------
+    def _labels(self, radius_unit: str, signal_unit: str) -> None:
         self.plot_item.setLabel("bottom", f"radius ({radius_unit})" if radius_unit else "radius")
         self.plot_item.setLabel("left", f"signal ({signal_unit})" if signal_unit else "signal")
         for ax in ("left", "bottom"):
             self.plot_item.getAxis(ax).enableAutoSIPrefix(False)  # units are given, never rescaled
-        data = scan_curves(radius, signal, mask)
-        self.scan_ids = [str(s) for s in scan_ids][: len(data)]
-        self.scan_ids += [f"scan {i + 1}" for i in range(len(self.scan_ids), len(data))]
+
+    def _palette_colors(self, n: int) -> list[Any]:
         cmap = pg.colormap.get("viridis")
-        n = len(data)
         # viridis runs from dark purple to yellow: on a dark background skip its darkest end
         dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128
         first = 0.3 if dark else 0.0
-        self.colors = [cmap.map(first + (0.9 - first) * i / max(n - 1, 1), mode="qcolor")
-                       for i in range(n)]
-        legend = self.add_legend(offset=(-10, -40))  # bottom right: profiles rise to the right
-        self.items: list[pg.PlotDataItem] = []
-        for i, (x, y) in enumerate(data):
-            item = pg.PlotDataItem(x, y, connect="finite", name=self.scan_ids[i],
-                                   pen=pg.mkPen(self.colors[i], width=1.5),
-                                   symbol="o", symbolSize=4, symbolPen=None,
-                                   symbolBrush=pg.mkBrush(self.colors[i]))
-            self.plot_item.addItem(item)
-            self.items.append(item)
-        if n > 8:  # a legend of every scan would hide the data: name the first and the last only
-            for item in self.items[1:-1]:
-                legend.removeItem(item)
+        return [cmap.map(first + (0.9 - first) * i / max(n - 1, 1), mode="qcolor") for i in range(n)]
+
+    def _build_list(self) -> None:
         self.scan_list = QListWidget()
+        self.scan_list.setToolTip("The legend: uncheck a scan to hide it, select scans to highlight them")
         for i, sid in enumerate(self.scan_ids):
             it = QListWidgetItem(sid)
             it.setFlags(it.flags() | Qt.ItemFlag.ItemIsUserCheckable)
@@ -107,18 +204,183 @@ class AucView(PlotView):
             self.scan_list.addItem(it)
         self.scan_list.itemChanged.connect(self._visibility)
         self.scan_list.itemSelectionChanged.connect(self._highlight)
-        lay = self.layout()
+        side = QWidget()
+        sl = QVBoxLayout(side)
+        sl.setContentsMargins(0, 0, 0, 0)
+        sl.addWidget(QLabel(f"Scans ({len(self.scan_ids)})"))
+        sl.addWidget(self.scan_list, 1)
         split = QSplitter(Qt.Orientation.Horizontal)
-        lay.replaceWidget(self._stack, split)
-        split.addWidget(self.scan_list)
+        self.layout().replaceWidget(self._stack, split)
+        split.addWidget(side)
         split.addWidget(self._stack)
         split.setStretchFactor(1, 1)
         split.setSizes([130, 600])
-        if n == 0:
-            self.show_placeholder("No scans to plot.")
-        real = int(sum(np.isfinite(y).sum() for _, y in data))
-        self.status.setText(f"{n} scans, {real} real points")
+        self.splitter = split
 
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if not self._extent_known:
+            QTimer.singleShot(0, self.request)  # once laid out: the plot's width is known
+
+    # -- requests --------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        """True while a job runs or a request waits for it (tests, benchmarks)."""
+        return self._in_flight or self._pending
+
+    def _pixels(self) -> int:
+        px = float(self.plot_item.vb.width())
+        try:
+            px *= float(self.plot_widget.devicePixelRatioF())
+        except AttributeError:
+            pass
+        return max(int(px), MIN_COLUMNS)
+
+    def _covered(self, v0: float, v1: float, px: int) -> bool:
+        """True when the drawn envelopes still serve the visible ``[v0, v1]`` at ``px`` pixels."""
+        env = self.envelopes
+        if env is None:
+            return False
+        tol = 1e-9 * (env.r1 - env.r0)
+        if env.r0 > v0 + tol or env.r1 < v1 - tol:
+            return False
+        if all(p is not None or c == 0 for p, c in zip(env.points, env.counts, strict=True)):
+            return True  # exact points do not depend on the resolution
+        col = (env.r1 - env.r0) / env.columns
+        pix = (v1 - v0) / px if v1 > v0 else col
+        return pix / 4 <= col <= pix * 1.01
+
+    def _wanted(self) -> tuple[float, float, int] | None:
+        """``(r0, r1, columns)`` to request for the current view, or None when nothing is needed."""
+        px = self._pixels()
+        if self.extent is None:
+            return None
+        e0, e1 = self.extent
+        (x0, x1), _ = self.plot_item.vb.viewRange()
+        v0, v1 = max(x0, e0), min(x1, e1)
+        if v0 > v1 or self._covered(v0, v1, px):
+            return None
+        w = max(x1 - x0, 1e-300)
+        a, b = max(x0 - PAD_FRACTION * w, e0), min(x1 + PAD_FRACTION * w, e1)
+        if b <= a:  # one radius value: a column around it
+            a, b = a - 0.5 * w / px, a + 0.5 * w / px
+        return a, b, max(1, math.ceil(px * (b - a) / w))
+
+    def request(self, *args: Any) -> None:
+        """Ask for envelopes of the current view (pan/zoom/resize): coalesced, never queued.
+
+        With a job in flight the request is only marked pending; it is
+        re-evaluated when the job ends.
+        """
+        if not self.shape.scans or not self._guard.alive:
+            return
+        if self._in_flight:
+            self._pending = True
+            return
+        if not self._extent_known:
+            self._submit(None)
+            return
+        want = self._wanted()
+        if want is not None:
+            self._submit(want)
+
+    def _submit(self, want: tuple[float, float, int] | None) -> None:
+        radius, signal, mask = self._radius, self._signal, self._mask
+        px = self._pixels()
+        n = self.shape.scans
+
+        def work(ctx: JobContext) -> tuple[Any, ...]:
+            def cancelled() -> bool:
+                return ctx.cancelled
+
+            try:
+                if want is None:  # first request: the data's extent, then all of it
+                    ext = scan_extent(radius, signal, mask, cancelled=cancelled)
+                    if ext is None:
+                        return ext, None, []
+                    r0, r1 = _framed(ext)
+                    env = scan_envelopes(radius, signal, mask, r0, r1, px, cancelled=cancelled)
+                else:
+                    ext = None
+                    env = scan_envelopes(radius, signal, mask, *want, cancelled=cancelled)
+            except EnvelopeCancelled:
+                ctx.check()
+                raise
+            return ext, env, [env.curve(i) for i in range(n)]  # drawing arrays off the GUI thread
+
+        guard = self._guard
+
+        def done(result: tuple[Any, ...]) -> None:
+            if guard.alive:
+                self._done(want is None, *result)
+
+        def failed(message: str, tb: str) -> None:
+            if guard.alive:
+                self._failed(message)
+
+        self._in_flight = True
+        self._pending = False
+        self.submitted += 1
+        guard.job = self.jobs.submit(work, on_done=done, on_error=failed, key=f"auc:{id(self)}")
+
+    def _done(self, first: bool, ext: tuple[float, float] | None, env: ScanEnvelopes | None,
+              curves: list[tuple[np.ndarray, np.ndarray]]) -> None:
+        self._in_flight = False
+        if first:
+            self._extent_known = True
+            self.extent = ext
+        if env is None:
+            for item in self.items:
+                item.setData(np.empty(0), np.empty(0))
+            self.status.setText(f"{self.shape.scans} scans, 0 real points")
+        else:
+            self._draw(env, curves)
+            if first:
+                self._frame(env)
+        self.drawn += 1
+        self.drawn_changed.emit(self.drawn)
+        if self._pending:
+            self._pending = False
+            self.request()
+
+    def _failed(self, message: str) -> None:
+        self._in_flight = False
+        self.status.setText(f"cannot read the scans: {message}")
+        if self._pending and message != "cancelled":
+            self._pending = False
+            self.request()
+
+    # -- drawing ---------------------------------------------------------------------
+    def _frame(self, env: ScanEnvelopes) -> None:
+        """First result: show all of it and keep pans near the data."""
+        vb = self.plot_item.vb
+        span = env.r1 - env.r0
+        vb.setLimits(xMin=env.r0 - 0.5 * span, xMax=env.r1 + 0.5 * span)
+        vb.setXRange(env.r0, env.r1, padding=0)
+
+    def _draw(self, env: ScanEnvelopes, curves: list[tuple[np.ndarray, np.ndarray]]) -> None:
+        self.envelopes = env
+        exact = all(p is not None or c == 0 for p, c in zip(env.points, env.counts, strict=True))
+        real = int(env.counts.sum())
+        symbols = exact and real <= MAX_SYMBOL_POINTS
+        for item, (x, y) in zip(self.items, curves, strict=True):
+            item.setData(x, y, connect="finite")
+        if symbols != self._symbols:
+            self._symbols = symbols
+            for item in self.items:
+                if symbols:
+                    item.setSymbol("o")
+                    item.setSymbolSize(5)
+                    item.setSymbolPen(None)
+                else:
+                    item.setSymbol(None)
+            self._highlight()
+        where = "" if self.extent is None or (env.r0 <= self.extent[0] and env.r1 >= self.extent[1]) \
+            else " in range"
+        how = "real points" if exact else "min/max per pixel"
+        self.status.setText(f"{self.shape.scans} scans, {real} real points{where} ({how})")
+
+    # -- list ------------------------------------------------------------------------
     def set_visible(self, i: int, visible: bool) -> None:
         """Show or hide scan ``i`` (also its check box)."""
         self.scan_list.item(i).setCheckState(Qt.CheckState.Checked if visible else Qt.CheckState.Unchecked)
@@ -141,9 +403,18 @@ class AucView(PlotView):
             if sel and i not in sel:
                 c.setAlpha(50)
                 item.setPen(pg.mkPen(c, width=1))
-                item.setSymbolBrush(pg.mkBrush(c))
                 item.setZValue(0)
             else:
                 item.setPen(pg.mkPen(c, width=3 if sel else 1.5))
-                item.setSymbolBrush(pg.mkBrush(c))
                 item.setZValue(10 if sel else 0)
+            item.setSymbolBrush(pg.mkBrush(c))
+
+
+def _framed(ext: tuple[float, float]) -> tuple[float, float]:
+    """The initial view of data spanning ``ext``: a margin on each side."""
+    e0, e1 = ext
+    span = e1 - e0
+    if span <= 0:
+        span = abs(e0) * 1e-3 or 1.0
+        e0, e1 = e0 - span / 2, e1 + span / 2
+    return e0 - VIEW_MARGIN * span, e1 + VIEW_MARGIN * span

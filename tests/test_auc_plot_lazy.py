@@ -304,7 +304,7 @@ def make_view(qtbot, jobs, radius, signal, mask, *, ids=None, untrusted=(), gate
 
 
 def settle(qtbot, view, drawn=1):
-    qtbot.waitUntil(lambda: view.drawn >= drawn and not view.busy, timeout=10_000)
+    qtbot.waitUntil(lambda: view.drawn >= drawn and not view.busy and view.ready, timeout=10_000)
     qtbot.wait(20)
     qtbot.waitUntil(lambda: not view.busy, timeout=10_000)
 
@@ -345,7 +345,7 @@ def test_view_draws_the_envelope_of_every_scan(qtbot, jobs):
         np.testing.assert_array_equal(y, ey)
         assert len(y) <= 2 * env.columns + env.columns  # a few points per pixel, whatever the scan
         assert np.nanmin(y) == signal[i].min() and np.nanmax(y) == signal[i].max()
-    assert view.items[0].opts["symbol"] is None  # no symbols on 6000 points per scan
+    assert not view.symbols_shown  # no symbols on 6000 points per scan
     assert view.plot_item.legend is None  # the list is the legend: nothing covers the data
     assert view.scan_list.count() == 12 and not view.scan_list.item(0).icon().isNull()
 
@@ -361,7 +361,9 @@ def test_zoom_shows_real_points_with_symbols(qtbot, jobs):
     assert view.submitted == before + 1
     env = view.envelopes
     assert env.r0 <= r0 and env.r1 >= r1 and all(p is not None for p in env.points)
-    assert view.items[0].opts["symbol"] == "o"
+    assert view.symbols_shown
+    sx, sy = view.symbols.getData()
+    assert len(sx) == sum(int(np.isfinite(y).sum()) for _, _, y in view.curves())  # one per point
     _, x, y = view.curves()[3]
     drawn = np.isfinite(y)
     real = (radius >= env.r0) & (radius <= env.r1) & mask[3]
@@ -370,7 +372,7 @@ def test_zoom_shows_real_points_with_symbols(qtbot, jobs):
     # zooming out again returns to envelopes without symbols
     view.plot_item.vb.setXRange(5.9, 7.2, padding=0)
     settle(qtbot, view, view.drawn + 1)
-    assert view.items[0].opts["symbol"] is None
+    assert not view.symbols_shown and len(view.symbols.getData()[0]) == 0
 
 
 def test_requests_are_coalesced_one_in_flight_plus_the_latest(qtbot, jobs):
@@ -402,7 +404,7 @@ def test_hide_and_highlight_read_nothing(qtbot, jobs):
     view.highlight(2)
     assert view.items[2].opts["pen"].width() == 3 and view.items[0].opts["pen"].color().alpha() == 50
     view.highlight(None)
-    assert view.items[2].opts["pen"].widthF() == 1.5
+    assert view.items[2].opts["pen"].widthF() == 1
     qtbot.wait(50)
     assert len(arrays["signal"].reads) == reads and view.submitted == submitted
 
@@ -469,7 +471,7 @@ def test_loaded_experiment_needs_no_arrays(qtbot, jobs):
     (_, x0, y0), (_, x1, y1) = view.curves()
     np.testing.assert_array_equal(x0[np.isfinite(y0)], [1.0, 2.0, 3.0])
     np.testing.assert_array_equal(y1[np.isfinite(y1)], [4.0, 5.0])
-    assert view.items[0].opts["symbol"] == "o"
+    assert view.symbols_shown and len(view.symbols.getData()[0]) == 5
 
 
 def test_missing_or_damaged_arrays_raise(qtbot, jobs):

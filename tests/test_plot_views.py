@@ -70,7 +70,7 @@ def auc_view_for(qtbot, jobs, path):
     qtbot.addWidget(view)
     view.resize(800, 450)
     view.show()
-    qtbot.waitUntil(lambda: view.drawn >= 1 and not view.busy, timeout=10_000)
+    qtbot.waitUntil(lambda: view.drawn >= 1 and not view.busy and view.ready, timeout=10_000)
     return view, doc
 
 

@@ -51,6 +51,12 @@ PAD_FRACTION = 0.25
 #: Symbols are drawn when every scan shows its exact points and all scans
 #: together have at most this many in range.
 MAX_SYMBOL_POINTS = 3000
+#: Widest column kept, in pixels, before envelopes are requested again.
+COARSEST_COLUMN = 1.25
+#: Symbol diameter in pixels.
+SYMBOL_SIZE = 5
+#: Curves created per event-loop turn while the view is built.
+ITEMS_PER_TURN = 32
 #: Fewest columns requested (a view not laid out yet has no width).
 MIN_COLUMNS = 100
 #: Margin of the initial view around the data, as a fraction of its extent.
@@ -119,7 +125,10 @@ class AucView(PlotView):
         TypeError: an array is not an array.
 
     Attributes:
-        items: one ``PlotDataItem`` per scan, in scan order.
+        items: one ``PlotCurveItem`` per scan, in scan order (created a batch
+            per event-loop turn; complete once :attr:`ready`).
+        symbols: the one ``ScatterPlotItem`` drawing symbols when few points
+            are on screen (:attr:`symbols_shown`).
         colors: the scans' ``QColor``.
         scan_ids: one label per scan.
         scan_list: the list beside the plot (the legend).
@@ -147,12 +156,13 @@ class AucView(PlotView):
         self.scan_ids = [str(s) for s in auc.scan_ids][:n]
         self.scan_ids += [f"scan {i + 1}" for i in range(len(self.scan_ids), n)]
         self.colors = self._palette_colors(n)
-        self.items: list[pg.PlotDataItem] = []
-        for i in range(n):
-            item = pg.PlotDataItem(name=self.scan_ids[i], connect="finite",
-                                   pen=pg.mkPen(self.colors[i], width=1.5))
-            self.plot_item.addItem(item)
-            self.items.append(item)
+        # Curves are created a batch per event-loop turn (_grow): hundreds of
+        # graphics items built at once would freeze the window.
+        self.items: list[pg.PlotCurveItem] = []
+        self._curves: list[tuple[np.ndarray, np.ndarray]] | None = None
+        self.symbols = pg.ScatterPlotItem(size=SYMBOL_SIZE, pen=None)
+        self.symbols.setZValue(20)
+        self._symbol_points: list[tuple[np.ndarray, np.ndarray]] = []
         self._build_list()
         self.note = untrusted_note(auc, arrays)
         if self.note:
@@ -160,7 +170,6 @@ class AucView(PlotView):
         self.envelopes: ScanEnvelopes | None = None
         self.extent: tuple[float, float] | None = None
         self._extent_known = False
-        self._symbols = False
         self._in_flight = False
         self._pending = False
         self.submitted = 0
@@ -169,10 +178,17 @@ class AucView(PlotView):
         self.destroyed.connect(self._guard.close)
         vb = self.plot_item.vb
         vb.setMouseEnabled(x=True, y=True)
+        vb.disableAutoRange(axis="x")  # the first result frames the data
         vb.enableAutoRange(axis="y")
         vb.setAutoVisible(y=True)
+        vb.addItem(self.symbols, ignoreBounds=True)
         vb.sigXRangeChanged.connect(self.request)
         vb.sigResized.connect(self.request)
+        self._grower = QTimer(self)
+        self._grower.setInterval(0)
+        self._grower.timeout.connect(self._grow)
+        if n:
+            self._grower.start()
         if n == 0:
             self.show_placeholder("No scans to plot.")
         self.status.setText(f"{n} scans: reading…" if n else "0 scans")
@@ -189,7 +205,10 @@ class AucView(PlotView):
         # viridis runs from dark purple to yellow: on a dark background skip its darkest end
         dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128
         first = 0.3 if dark else 0.0
-        return [cmap.map(first + (0.9 - first) * i / max(n - 1, 1), mode="qcolor") for i in range(n)]
+        if n == 0:
+            return []
+        at = first + (0.9 - first) * np.arange(n) / max(n - 1, 1)
+        return list(cmap.map(at, mode="qcolor"))
 
     def _build_list(self) -> None:
         self.scan_list = QListWidget()
@@ -217,6 +236,27 @@ class AucView(PlotView):
         split.setSizes([130, 600])
         self.splitter = split
 
+    def _grow(self) -> None:
+        """Create the next :data:`ITEMS_PER_TURN` curves (styled, with data once known)."""
+        vb = self.plot_item.vb
+        n = self.shape.scans
+        for i in range(len(self.items), min(n, len(self.items) + ITEMS_PER_TURN)):
+            item = pg.PlotCurveItem(name=self.scan_ids[i], connect="finite")
+            self.items.append(item)
+            self._style(i, self._selected())
+            item.setVisible(self.scan_list.item(i).checkState() == Qt.CheckState.Checked)
+            if self._curves is not None:
+                item.setData(*self._curves[i], connect="finite")
+            vb.addItem(item)
+        if len(self.items) >= n:
+            self._grower.stop()
+            self._curves = None
+
+    @property
+    def ready(self) -> bool:
+        """True once every scan's curve exists (tests, benchmarks)."""
+        return len(self.items) >= self.shape.scans
+
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
         if not self._extent_known:
@@ -236,8 +276,14 @@ class AucView(PlotView):
             pass
         return max(int(px), MIN_COLUMNS)
 
-    def _covered(self, v0: float, v1: float, px: int) -> bool:
-        """True when the drawn envelopes still serve the visible ``[v0, v1]`` at ``px`` pixels."""
+    def _covered(self, v0: float, v1: float, width: float, px: int) -> bool:
+        """True when the drawn envelopes still serve the view.
+
+        ``[v0, v1]`` is the visible part of the data, ``width`` the visible
+        radius range and ``px`` its pixels.  Columns may be up to
+        :data:`COARSEST_COLUMN` pixels wide (a resize or a slight zoom keeps
+        them) and at least a quarter of a pixel.
+        """
         env = self.envelopes
         if env is None:
             return False
@@ -247,8 +293,8 @@ class AucView(PlotView):
         if all(p is not None or c == 0 for p, c in zip(env.points, env.counts, strict=True)):
             return True  # exact points do not depend on the resolution
         col = (env.r1 - env.r0) / env.columns
-        pix = (v1 - v0) / px if v1 > v0 else col
-        return pix / 4 <= col <= pix * 1.01
+        pix = width / px
+        return pix / 4 <= col <= pix * COARSEST_COLUMN
 
     def _wanted(self) -> tuple[float, float, int] | None:
         """``(r0, r1, columns)`` to request for the current view, or None when nothing is needed."""
@@ -258,7 +304,7 @@ class AucView(PlotView):
         e0, e1 = self.extent
         (x0, x1), _ = self.plot_item.vb.viewRange()
         v0, v1 = max(x0, e0), min(x1, e1)
-        if v0 > v1 or self._covered(v0, v1, px):
+        if v0 > v1 or self._covered(v0, v1, x1 - x0, px):
             return None
         w = max(x1 - x0, 1e-300)
         a, b = max(x0 - PAD_FRACTION * w, e0), min(x1 + PAD_FRACTION * w, e1)
@@ -325,18 +371,22 @@ class AucView(PlotView):
 
     def _done(self, first: bool, ext: tuple[float, float] | None, env: ScanEnvelopes | None,
               curves: list[tuple[np.ndarray, np.ndarray]]) -> None:
-        self._in_flight = False
-        if first:
-            self._extent_known = True
-            self.extent = ext
-        if env is None:
-            for item in self.items:
-                item.setData(np.empty(0), np.empty(0))
-            self.status.setText(f"{self.shape.scans} scans, 0 real points")
-        else:
-            self._draw(env, curves)
+        # Still "in flight" while drawing: range changes it causes only mark a
+        # request pending, evaluated once against the final view below.
+        try:
             if first:
-                self._frame(env)
+                self._extent_known = True
+                self.extent = ext
+            if env is None:
+                for item in self.items:
+                    item.setData(np.empty(0), np.empty(0))
+                self.status.setText(f"{self.shape.scans} scans, 0 real points")
+            else:
+                self._draw(env, curves)
+                if first:
+                    self._frame(env)
+        finally:
+            self._in_flight = False
         self.drawn += 1
         self.drawn_changed.emit(self.drawn)
         if self._pending:
@@ -362,23 +412,55 @@ class AucView(PlotView):
         self.envelopes = env
         exact = all(p is not None or c == 0 for p, c in zip(env.points, env.counts, strict=True))
         real = int(env.counts.sum())
-        symbols = exact and real <= MAX_SYMBOL_POINTS
-        for item, (x, y) in zip(self.items, curves, strict=True):
+        for item, (x, y) in zip(self.items, curves, strict=False):
             item.setData(x, y, connect="finite")
-        if symbols != self._symbols:
-            self._symbols = symbols
-            for item in self.items:
-                if symbols:
-                    item.setSymbol("o")
-                    item.setSymbolSize(5)
-                    item.setSymbolPen(None)
-                else:
-                    item.setSymbol(None)
-            self._highlight()
+        self._curves = curves if not self.ready else None  # for curves created later
+        symbols = exact and real <= MAX_SYMBOL_POINTS
+        self._symbol_points = list(curves) if symbols else []
+        self._draw_symbols()
         where = "" if self.extent is None or (env.r0 <= self.extent[0] and env.r1 >= self.extent[1]) \
             else " in range"
         how = "real points" if exact else "min/max per pixel"
         self.status.setText(f"{self.shape.scans} scans, {real} real points{where} ({how})")
+
+    @property
+    def symbols_shown(self) -> bool:
+        """True when the scans' points are drawn with symbols (few points on screen)."""
+        return bool(self._symbol_points)
+
+    def _draw_symbols(self) -> None:
+        """One scatter item for every visible scan's points, in the scans' (dimmed) colours."""
+        if not self._symbol_points:
+            self.symbols.setData([], [])
+            return
+        sel = self._selected()
+        xs, ys, brushes = [], [], []
+        for i, (x, y) in enumerate(self._symbol_points):
+            if self.scan_list.item(i).checkState() != Qt.CheckState.Checked:
+                continue
+            keep = np.isfinite(y)
+            xs.append(x[keep])
+            ys.append(y[keep])
+            brushes += [self._brush(i, sel)] * int(keep.sum())
+        x = np.concatenate(xs) if xs else np.empty(0)
+        y = np.concatenate(ys) if ys else np.empty(0)
+        self.symbols.setData(x=x, y=y, brush=brushes)
+
+    def curves(self) -> list[tuple[str, np.ndarray, np.ndarray]]:
+        """``(scan ID, x, y)`` of every visible scan as drawn (NaN = break).
+
+        Scans without a real point in the range draw nothing and are left out.
+        """
+        out = []
+        for i, item in enumerate(self.items):
+            if not item.isVisible():
+                continue
+            x, y = item.getData()
+            if x is None or y is None or len(x) == 0:
+                continue
+            out.append((self.scan_ids[i], np.asarray(x, dtype=np.float64),
+                        np.asarray(y, dtype=np.float64)))
+        return out
 
     # -- list ------------------------------------------------------------------------
     def set_visible(self, i: int, visible: bool) -> None:
@@ -392,22 +474,41 @@ class AucView(PlotView):
         else:
             self.scan_list.setCurrentRow(i)
 
+    def _selected(self) -> set[int]:
+        return {self.scan_list.row(it) for it in self.scan_list.selectedItems()}
+
+    def _brush(self, i: int, sel: set[int]) -> Any:
+        c = pg.mkColor(self.colors[i])
+        if sel and i not in sel:
+            c.setAlpha(50)
+        return pg.mkBrush(c)
+
+    def _style(self, i: int, sel: set[int]) -> None:
+        """Pen and stacking of scan ``i``: highlighted, dimmed or plain."""
+        item = self.items[i]
+        c = pg.mkColor(self.colors[i])
+        if sel and i not in sel:
+            c.setAlpha(50)
+            item.setPen(pg.mkPen(c, width=1))
+            item.setZValue(0)
+        else:
+            # wider pens are much slower to draw: only the highlighted scans get one
+            item.setPen(pg.mkPen(c, width=3 if sel else 1))
+            item.setZValue(10 if sel else 0)
+
     def _visibility(self, item: Any) -> None:
         i = self.scan_list.row(item)
-        self.items[i].setVisible(item.checkState() == Qt.CheckState.Checked)
+        if i < len(self.items):
+            self.items[i].setVisible(item.checkState() == Qt.CheckState.Checked)
+        if self._symbol_points:
+            self._draw_symbols()
 
     def _highlight(self) -> None:
-        sel = {self.scan_list.row(it) for it in self.scan_list.selectedItems()}
-        for i, item in enumerate(self.items):
-            c = pg.mkColor(self.colors[i])
-            if sel and i not in sel:
-                c.setAlpha(50)
-                item.setPen(pg.mkPen(c, width=1))
-                item.setZValue(0)
-            else:
-                item.setPen(pg.mkPen(c, width=3 if sel else 1.5))
-                item.setZValue(10 if sel else 0)
-            item.setSymbolBrush(pg.mkBrush(c))
+        sel = self._selected()
+        for i in range(len(self.items)):
+            self._style(i, sel)
+        if self._symbol_points:
+            self._draw_symbols()
 
 
 def _framed(ext: tuple[float, float]) -> tuple[float, float]:

@@ -18,10 +18,15 @@ from the lazy arrays, shows it at 1200 x 600 and measures:
   envelope applied to every scan's curve;
 * ``first_paint_ms``: to the end of the first synchronous repaint after that;
 * ``max_gui_gap_ms``: the longest interval between ticks of a 5 ms
-  ``QTimer`` probe on the GUI thread over that time (construction included);
+  ``QTimer`` probe on the GUI thread over that time (construction included),
+  and ``max_gap_starts_ms``, when it began (ms after construction began);
+* ``construct_ms`` (the constructor alone) and ``repaint_ms`` (one
+  synchronous repaint of the plot once every scan is drawn);
 * ``zoom_ms``: from a zoom to a tenth of the range to its envelopes drawn
   (and painted);
-* ``peak_rss_mb`` (``ru_maxrss`` of the child) and ``rss_before_view_mb``.
+* ``peak_rss_mb`` (``ru_maxrss`` of the child), ``peak_rss_verified_mb``
+  (the same once opened and verified, before any view), ``rss_before_view_mb``
+  and ``rss_after_zoom_mb``.
 
 Prints one JSON object.  Usage:
 ``python benchmarks/auc_plot.py [--scans N] [--points N] [--stored] [--per-scan] [--keep DIR]``
@@ -74,10 +79,17 @@ def _signal_memmap(folder: Path, scans: int, points: int, radius: np.ndarray) ->
     return sig
 
 
-def build(folder: Path, scans: int, points: int, per_scan: bool) -> Path:
-    """Write the benchmark archive with the product's writer; return its path."""
+def build(folder: Path, scans: int, points: int, per_scan: bool, fast: bool = False) -> Path:
+    """Write the benchmark archive with the product's writer; return its path.
+
+    ``fast``: deflate at level 0 (the archive is only an intermediate that
+    :func:`restore_stored` rewrites with stored members).
+    """
     from inspector.formats.auc_model import AucExperiment
-    from inspector.formats.aucx import write_aucx
+    from inspector.formats.aucx import write_aucx, zipwrite
+
+    if fast:
+        zipwrite.LEVEL = 0
 
     radius = np.linspace(5.9, 7.2, points)
     signal = _signal_memmap(folder, scans, points, radius)
@@ -131,6 +143,7 @@ def _open(path: Path, out: dict[str, Any]) -> Any:
     t = time.perf_counter()
     doc.verify()
     out["verify_ms"] = (time.perf_counter() - t) * 1e3
+    out["peak_rss_verified_mb"] = _peak_rss_mb()
     out["findings"] = [f.code for f in doc.findings]
     return doc
 
@@ -164,17 +177,24 @@ def _plot(app: Any, doc: Any, out: dict[str, Any]) -> None:
     probe.start()
     _wait(app, lambda: len(ticks) >= 3)  # the probe runs before the view exists
     t0 = time.perf_counter()
+    c0 = clock.elapsed()
     view = AucView(auc, doc.arrays, jobs)
+    out["construct_ms"] = (time.perf_counter() - t0) * 1e3
     view.resize(1200, 600)
     view.show()
     _wait(app, lambda: view.drawn >= 1)
     out["first_envelope_ms"] = (time.perf_counter() - t0) * 1e3
+    t = time.perf_counter()
     view.plot_widget.viewport().repaint()
+    out["repaint_ms"] = (time.perf_counter() - t) * 1e3
     app.processEvents()
     out["first_paint_ms"] = (time.perf_counter() - t0) * 1e3
     ticks.append(clock.elapsed())
     probe.stop()
-    out["max_gui_gap_ms"] = float(np.diff(ticks).max())
+    gaps = np.diff(ticks)
+    worst = int(gaps.argmax())
+    out["max_gui_gap_ms"] = float(gaps[worst])
+    out["max_gap_starts_ms"] = float(ticks[worst] - c0)  # after construction began
     out["columns"] = view.envelopes.columns if view.envelopes is not None else 0
     out["status"] = view.status.text()
     _wait(app, lambda: not view.busy)
@@ -186,6 +206,7 @@ def _plot(app: Any, doc: Any, out: dict[str, Any]) -> None:
         _wait(app, lambda: view.drawn > drawn and not view.busy)
     view.plot_widget.viewport().repaint()
     out["zoom_ms"] = (time.perf_counter() - t) * 1e3
+    out["rss_after_zoom_mb"] = _rss_mb()
     view.close()
     jobs.wait(10_000)
 
@@ -225,7 +246,7 @@ def main() -> None:
     folder.mkdir(parents=True, exist_ok=True)
     try:
         t = time.perf_counter()
-        path = build(folder, args.scans, args.points, args.per_scan)
+        path = build(folder, args.scans, args.points, args.per_scan, fast=args.stored)
         if args.stored:
             path = restore_stored(path)
         build_s = time.perf_counter() - t

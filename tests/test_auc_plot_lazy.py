@@ -21,6 +21,7 @@ from inspector.formats.arrays import EnvelopeCancelled, NumpyArrayRef
 from inspector.formats.auc_model import AucExperiment
 from inspector.formats.capabilities import AucScans
 from inspector.formats.scan_envelope import scan_envelopes, scan_extent, scan_shape
+from inspector.formats.workers import pool
 
 
 # -- the oracle ---------------------------------------------------------------------
@@ -111,7 +112,9 @@ def test_envelopes_match_brute_force(monkeypatch, row_method, per_scan, order):
         block = int(rng.choice([1, 2, 7, 33, 1 << 18]))
         args = refs(radius, signal, mask) if rng.random() < 0.5 else (radius, signal, mask)
         max_exact = int(rng.integers(0, 50))
-        env = scan_envelopes(*args, r0, r1, w, block_points=block, max_exact=max_exact)
+        threads = int(rng.choice([1, 2, 3]))  # scans shared among threads of the worker pool
+        env = scan_envelopes(*args, r0, r1, w, block_points=block, max_exact=max_exact,
+                             executor=pool() if threads > 1 else None, parallel=threads)
         lo, hi, counts = brute(radius, signal, mask, r0, r1, w)
         assert env.lo.shape == env.hi.shape == (scans, w) and env.lo.dtype == np.float64
         np.testing.assert_array_equal(env.lo, lo)
@@ -127,7 +130,8 @@ def test_large_blocks_split_scans_and_both_methods_agree(monkeypatch):
     for row_method in (1, 10**9):
         monkeypatch.setattr(se, "ROW_METHOD_POINTS", row_method)
         for block in (1000, 5001, 1 << 18):  # pieces of scans, one scan, several scans per block
-            env = scan_envelopes(*refs(radius, signal, mask), 2.5, 7.25, 333, block_points=block)
+            env = scan_envelopes(*refs(radius, signal, mask), 2.5, 7.25, 333, block_points=block,
+                                 executor=pool(), parallel=2)
             np.testing.assert_array_equal(env.lo, want[0])
             np.testing.assert_array_equal(env.hi, want[1])
             np.testing.assert_array_equal(env.counts, want[2])
@@ -230,6 +234,8 @@ def test_range_and_columns_checked_and_cancel():
             scan_envelopes(r, s, None, r0, r1, w)
     with pytest.raises(EnvelopeCancelled):
         scan_envelopes(r, s, None, 0.0, 3.0, 5, cancelled=lambda: True)
+    with pytest.raises(EnvelopeCancelled):
+        scan_envelopes(r, s, None, 0.0, 3.0, 5, cancelled=lambda: True, executor=pool())
     seen = []
     scan_envelopes(r, s, None, 0.0, 3.0, 5, block_points=4, progress=lambda d, t: seen.append((d, t)))
     assert seen == [(1, 2), (2, 2)]
@@ -345,6 +351,10 @@ def test_view_draws_the_envelope_of_every_scan(qtbot, jobs):
         np.testing.assert_array_equal(y, ey)
         assert len(y) <= 2 * env.columns + env.columns  # a few points per pixel, whatever the scan
         assert np.nanmin(y) == signal[i].min() and np.nanmax(y) == signal[i].max()
+    import pyqtgraph as pg  # the line painted is the one the job built: same path as pyqtgraph's
+
+    x, y = view.items[5].getData()
+    assert view.items[5].getPath() == pg.arrayToQPath(x, y, connect="finite")
     assert not view.symbols_shown  # no symbols on 6000 points per scan
     assert view.plot_item.legend is None  # the list is the legend: nothing covers the data
     assert view.scan_list.count() == 12 and not view.scan_list.item(0).icon().isNull()
@@ -369,6 +379,12 @@ def test_zoom_shows_real_points_with_symbols(qtbot, jobs):
     real = (radius >= env.r0) & (radius <= env.r1) & mask[3]
     assert set(x[drawn]) >= set(radius[real]) and not (set(x[drawn]) & set(radius[2000:2010]))
     np.testing.assert_array_equal(y[drawn], signal[3][np.isin(radius, x[drawn])])
+    # the y axis fits what is visible (auto-range follows the zoom)
+    qtbot.waitUntil(lambda: view.plot_item.vb.viewRange()[1][1] - view.plot_item.vb.viewRange()[1][0]
+                    < 0.5 * (signal.max() - signal.min()), timeout=5000)
+    (x0, x1), (y0, y1) = view.plot_item.vb.viewRange()
+    seen = signal[:, (radius >= x0) & (radius <= x1)]
+    assert y0 <= seen.min() and y1 >= seen.max()
     # zooming out again returns to envelopes without symbols
     view.plot_item.vb.setXRange(5.9, 7.2, padding=0)
     settle(qtbot, view, view.drawn + 1)
@@ -487,3 +503,62 @@ def test_missing_or_damaged_arrays_raise(qtbot, jobs):
 def test_no_scans_placeholder(qtbot, jobs):
     view, _ = make_view(qtbot, jobs, np.zeros(0), np.zeros((0, 0)), None, show=False)
     assert view.placeholder_text() == "No scans to plot."
+
+
+class BrokenRef(NumpyArrayRef):
+    def read(self, selection=Ellipsis):
+        raise OSError("arrays/signal.npy: array data is shorter than its header says")
+
+
+class FailsLate(NumpyArrayRef):
+    """Reads fail from the scan ``bad`` on: the other threads stop, the error is raised."""
+
+    def __init__(self, name, a, bad):
+        super().__init__(name, a)
+        self.bad = bad
+
+    def read(self, selection=Ellipsis):
+        if selection[0].start >= self.bad:
+            raise OSError("member changed since it was opened")
+        return super().read(selection)
+
+
+def test_a_read_error_in_one_thread_is_raised():
+    sig = FailsLate("signal", np.zeros((40, 100)), bad=30)
+    with pytest.raises(OSError, match="changed"):
+        scan_envelopes(np.arange(100.0), sig, None, 0.0, 99.0, 10, block_points=100,
+                       executor=pool(), parallel=3)
+
+
+def test_unreadable_arrays_say_why(qtbot, jobs):
+    from inspector.ui.plots.auc import AucView
+
+    arrays = {"radius": NumpyArrayRef("radius", np.arange(5.0)),
+              "signal": BrokenRef("signal", np.zeros((2, 5)))}
+    view = AucView(AucScans(scan_ids=("a", "b")), arrays, jobs)
+    qtbot.addWidget(view)
+    view.show()
+    qtbot.waitUntil(lambda: view.placeholder_text() is not None, timeout=10_000)
+    assert "shorter than its header" in view.placeholder_text() and view.curves() == []
+
+
+def test_one_dimensional_signal_is_one_scan():
+    env = scan_envelopes(np.array([[1.0, 2.0, 3.0]]), np.array([4.0, 5.0, 6.0]), None, 0.0, 4.0, 4)
+    np.testing.assert_array_equal(env.lo, [[np.nan, 4.0, 5.0, 6.0]])
+    env = scan_envelopes(np.array([1.0, 2.0, 3.0]), np.array([4.0, 5.0, 6.0]), None, 0.0, 4.0, 4)
+    np.testing.assert_array_equal(env.hi, [[np.nan, 4.0, 5.0, 6.0]])
+
+
+def test_value_range_is_what_is_drawn_in_the_range():
+    rng = np.random.default_rng(9)
+    radius, signal, mask = random_case(rng, scans=6, points=400, per_scan=True, order="ascending")
+    env = scan_envelopes(radius, signal, mask, 0.0, 10.0, 50, max_exact=150)
+    assert any(p is not None for p in env.points) and any(p is None for p in env.points)
+    shown = np.array([True, False, True, True, False, True])
+    for x0, x1 in ((0.0, 10.0), (2.0, 3.3), (9.99, 10.0)):
+        ys = [y[(x >= x0) & (x <= x1) & np.isfinite(y)]
+              for i, (x, y) in enumerate(env.curve(i) for i in range(6)) if shown[i]]
+        ys = np.concatenate(ys)
+        want = (ys.min(), ys.max()) if ys.size else None
+        assert env.value_range(x0, x1, shown) == want
+    assert env.value_range(20.0, 30.0) is None

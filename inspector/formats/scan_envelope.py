@@ -36,7 +36,9 @@ Nothing here imports Qt.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -117,8 +119,7 @@ def scan_shape(radius: Source, signal: Source, mask: Source | None) -> ScanShape
             raise ValueError(f"mask shape {mshape} differs from the signal shape {sshape}")
         if mdtype.kind != "b":
             raise ValueError(f"mask dtype {mdtype} is not bool")
-    per_scan = len(rshape) == 2 and len(sshape) == 2
-    return ScanShape(scans, points, per_scan, mask is not None)
+    return ScanShape(scans, points, len(rshape) == 2, mask is not None)
 
 
 @dataclass(frozen=True)
@@ -179,6 +180,39 @@ class ScanEnvelopes:
         """float64 ``(columns,)``: the radius each column is drawn at (its middle)."""
         e = self.edges()
         return (e[:-1] + e[1:]) / 2.0
+
+    def value_range(self, x0: float, x1: float,
+                    scans: np.ndarray | None = None) -> tuple[float, float] | None:
+        """Smallest and largest signal drawn between radii ``x0`` and ``x1``.
+
+        Args:
+            x0, x1: radius range (the plot's visible one).
+            scans: bool ``(scans,)``, the scans to include (default all).
+
+        Returns:
+            ``(low, high)`` over the columns whose middle lies in the range
+            and the exact points in it, as :meth:`curve` draws them; None
+            when nothing drawn lies there.
+        """
+        which = np.ones(len(self.points), dtype=bool) if scans is None else np.asarray(scans, bool)
+        exact = np.array([p is not None for p in self.points], dtype=bool)
+        lows, highs = [], []
+        rows = which & ~exact
+        c = self.centers()
+        a, b = int(np.searchsorted(c, x0, "left")), int(np.searchsorted(c, x1, "right"))
+        if rows.any() and b > a:
+            lows.append(np.fmin.reduce(self.lo[rows, a:b], axis=None))
+            highs.append(np.fmax.reduce(self.hi[rows, a:b], axis=None))
+        for i in np.flatnonzero(which & exact):
+            pts = self.points[i]
+            assert pts is not None
+            inside = (pts.x >= x0) & (pts.x <= x1) & np.isfinite(pts.y)
+            if inside.any():
+                lows.append(pts.y[inside].min())
+                highs.append(pts.y[inside].max())
+        lo = np.fmin.reduce(np.asarray(lows, dtype=np.float64)) if lows else np.nan
+        hi = np.fmax.reduce(np.asarray(highs, dtype=np.float64)) if highs else np.nan
+        return (float(lo), float(hi)) if np.isfinite(lo) and np.isfinite(hi) else None
 
     def curve(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         """float64 ``(x, y)`` to draw scan ``i`` as one line (NaN = break).
@@ -547,6 +581,72 @@ def _track_block(acc: _Accumulator, blk: _Block) -> None:
         track.feed(blk.q0 + k, rad[k], blk.sig[b, k], blk.sel[b, k])
 
 
+Piece = tuple[slice, int, int]
+
+
+@dataclass
+class _Step:
+    """Everything one share of the blocks needs; shares touch disjoint scans."""
+
+    arrays: _Arrays
+    acc: _Accumulator
+    sorted_axis: bool
+    p1: int
+    cancelled: CancelledFn | None
+    progress: ProgressFn | None
+    stop: threading.Event = field(default_factory=threading.Event)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    done: int = 0
+
+    def run(self, pieces: list[Piece]) -> None:
+        """Read and reduce ``pieces`` in order; stops when cancelled or another share failed."""
+        try:
+            for rows, q0, q1 in pieces:
+                if self.stop.is_set() or (self.cancelled is not None and self.cancelled()):
+                    raise EnvelopeCancelled()
+                blk = _read_block(self.arrays, self.acc.grid, rows, q0, q1)
+                self.acc.counts[rows] += blk.sel.sum(axis=1)
+                _fold(self.acc, blk, self.sorted_axis)
+                _track_block(self.acc, blk)
+                if self.progress is not None and q1 == self.p1:
+                    with self.lock:
+                        self.done += int(rows.stop) - int(rows.start)
+                        done = self.done
+                    self.progress(done, self.acc.counts.shape[0])
+        except BaseException:
+            self.stop.set()
+            raise
+
+
+def _shares(pieces: list[Piece], k: int) -> list[list[Piece]]:
+    """``k`` lists of pieces, interleaved by scan; every piece of one scan in one list, in order."""
+    groups: list[list[Piece]] = []
+    for piece in pieces:
+        if groups and groups[-1][0][0].start == piece[0].start:
+            groups[-1].append(piece)
+        else:
+            groups.append([piece])
+    return [[p for g in groups[j::k] for p in g] for j in range(min(k, max(len(groups), 1)))]
+
+
+def _run_shares(step: _Step, shares: list[list[Piece]], executor: Executor | None) -> None:
+    """Run the first share here and the others on ``executor``; re-raise the first failure."""
+    futures = [executor.submit(step.run, share) for share in shares[1:]] if executor else []
+    errors: list[BaseException] = []
+    try:
+        step.run(shares[0])
+    except BaseException as exc:  # noqa: BLE001 - re-raised below, after the other shares
+        errors.append(exc)
+    for fut in futures:
+        try:
+            fut.result()
+        except BaseException as exc:  # noqa: BLE001 - re-raised below
+            errors.append(exc)
+    if errors:  # a real failure wins over the cancellations it caused
+        real = [e for e in errors if not isinstance(e, EnvelopeCancelled)]
+        raise (real or errors)[0]
+
+
 def _fold(acc: _Accumulator, blk: _Block, sorted_axis: bool) -> None:
     """Add one block to the envelopes by the fastest method that fits it."""
     if sorted_axis:
@@ -605,7 +705,9 @@ def scan_envelopes(radius: Source, signal: Source, mask: Source | None,
                    max_exact: int | None = None,
                    cancelled: CancelledFn | None = None,
                    progress: ProgressFn | None = None,
-                   block_points: int = BLOCK_POINTS) -> ScanEnvelopes:
+                   block_points: int = BLOCK_POINTS,
+                   executor: Executor | None = None,
+                   parallel: int = 2) -> ScanEnvelopes:
     """Each scan's min/max signal per column of ``[r0, r1]`` (see the module notes).
 
     Args:
@@ -620,8 +722,14 @@ def scan_envelopes(radius: Source, signal: Source, mask: Source | None,
             also returns them (:class:`ScanPoints`); default
             ``EXACT_PER_COLUMN * columns``; 0 never.
         cancelled: polled between blocks.
-        progress: called with ``(scans done, scans)`` between blocks.
+        progress: called with ``(scans done, scans)`` between blocks (from
+            the executor's threads too when one is given).
         block_points: points per block (memory bound), default :data:`BLOCK_POINTS`.
+        executor: optional thread pool (``inspector.formats.workers.pool()``):
+            the scans are then shared among ``parallel`` threads, the calling
+            one included (numpy releases the GIL while it reduces).  Never
+            pass the pool this call itself runs on.
+        parallel: threads used with an executor (each holds its own block).
 
     Returns:
         A :class:`ScanEnvelopes` (float64 ``lo``/``hi`` ``(scans, columns)``).
@@ -643,15 +751,10 @@ def scan_envelopes(radius: Source, signal: Source, mask: Source | None,
         p0, p1, sorted_axis = 0, shape.points, False
     else:
         p0, p1, sorted_axis = _shared_window(arrays, grid, block_points)
-    for rows, q0, q1 in _row_blocks(shape, p0, p1, block_points):
-        if cancelled is not None and cancelled():
-            raise EnvelopeCancelled()
-        blk = _read_block(arrays, grid, rows, q0, q1)
-        acc.counts[rows] += blk.sel.sum(axis=1)
-        _fold(acc, blk, sorted_axis)
-        _track_block(acc, blk)
-        if progress is not None:
-            progress(int(rows.stop) if q1 == p1 else int(rows.start), shape.scans)
+    blocks = list(_row_blocks(shape, p0, p1, block_points))
+    step = _Step(arrays, acc, sorted_axis, p1, cancelled, progress)
+    _run_shares(step, _shares(blocks, max(1, int(parallel)) if executor is not None else 1),
+                executor)
     points = tuple(None if t is None or acc.counts[i] > t.limit else t.build(p0, p1)
                    for i, t in enumerate(acc.tracks))
     return ScanEnvelopes(grid.r0, grid.r1, grid.columns, acc.lo, acc.hi, acc.counts, points)

@@ -25,15 +25,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from concurrent.futures import Executor
 from pathlib import PurePosixPath
 from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QIcon, QPalette, QPixmap, QShowEvent
+from PySide6.QtGui import QIcon, QPainterPath, QPalette, QPixmap, QShowEvent
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QSplitter, QVBoxLayout, QWidget
 
+from inspector.formats import workers
 from inspector.formats.arrays import ArrayRef, EnvelopeCancelled
 from inspector.formats.capabilities import AucScans
 from inspector.formats.scan_envelope import (
@@ -56,7 +58,7 @@ COARSEST_COLUMN = 1.25
 #: Symbol diameter in pixels.
 SYMBOL_SIZE = 5
 #: Curves created per event-loop turn while the view is built.
-ITEMS_PER_TURN = 32
+ITEMS_PER_TURN = 16
 #: Fewest columns requested (a view not laid out yet has no width).
 MIN_COLUMNS = 100
 #: Margin of the initial view around the data, as a fraction of its extent.
@@ -92,6 +94,34 @@ def _sources(auc: AucScans, arrays: Mapping[str, ArrayRef]) -> tuple[Source, Sou
     if missing:
         raise ValueError(f"the {missing[0]!r} array is not available")
     return arrays[auc.radius_array], arrays[auc.signal_array], arrays.get(auc.mask_array)
+
+
+def _executor() -> Executor | None:
+    """The shared worker pool when the entry point opened one (the scans are then shared)."""
+    try:
+        return workers.pool()
+    except RuntimeError:
+        return None
+
+
+def _paths(curves: list[tuple[np.ndarray, np.ndarray]]) -> list[QPainterPath]:
+    """The line of every curve, built on the job's thread (the GUI thread only paints them)."""
+    return [pg.arrayToQPath(x, y, connect="finite") if len(x) else QPainterPath()
+            for x, y in curves]
+
+
+class _ScanCurve(pg.PlotCurveItem):
+    """One scan's line; its path can come ready-made from the job (:meth:`set_curve`)."""
+
+    _ready: QPainterPath | None = None
+
+    def set_curve(self, x: np.ndarray, y: np.ndarray, path: QPainterPath | None = None) -> None:
+        self._ready = path
+        self.setData(x, y, connect="finite")
+
+    def generatePath(self, x: np.ndarray, y: np.ndarray) -> QPainterPath:  # noqa: N802 - pyqtgraph
+        path, self._ready = self._ready, None  # used once: any later regeneration computes it
+        return path if path is not None else super().generatePath(x, y)
 
 
 class _Guard:
@@ -158,8 +188,9 @@ class AucView(PlotView):
         self.colors = self._palette_colors(n)
         # Curves are created a batch per event-loop turn (_grow): hundreds of
         # graphics items built at once would freeze the window.
-        self.items: list[pg.PlotCurveItem] = []
+        self.items: list[_ScanCurve] = []
         self._curves: list[tuple[np.ndarray, np.ndarray]] | None = None
+        self._paths: list[QPainterPath] | None = None
         self.symbols = pg.ScatterPlotItem(size=SYMBOL_SIZE, pen=None)
         self.symbols.setZValue(20)
         self._symbol_points: list[tuple[np.ndarray, np.ndarray]] = []
@@ -182,6 +213,12 @@ class AucView(PlotView):
         vb.enableAutoRange(axis="y")
         vb.setAutoVisible(y=True)
         vb.addItem(self.symbols, ignoreBounds=True)
+        # The curves are left out of pyqtgraph's auto-range (it would query
+        # every one of them on each pan); this invisible item carries the
+        # extent of the data and the range of what is visible instead.
+        self._bounds = pg.PlotCurveItem(pen=None)
+        vb.addItem(self._bounds)
+        vb.sigXRangeChanged.connect(self._update_bounds)
         vb.sigXRangeChanged.connect(self.request)
         vb.sigResized.connect(self.request)
         self._grower = QTimer(self)
@@ -241,16 +278,16 @@ class AucView(PlotView):
         vb = self.plot_item.vb
         n = self.shape.scans
         for i in range(len(self.items), min(n, len(self.items) + ITEMS_PER_TURN)):
-            item = pg.PlotCurveItem(name=self.scan_ids[i], connect="finite")
+            item = _ScanCurve(name=self.scan_ids[i], connect="finite")
             self.items.append(item)
             self._style(i, self._selected())
             item.setVisible(self.scan_list.item(i).checkState() == Qt.CheckState.Checked)
             if self._curves is not None:
-                item.setData(*self._curves[i], connect="finite")
-            vb.addItem(item)
+                item.set_curve(*self._curves[i], self._paths[i] if self._paths else None)
+            vb.addItem(item, ignoreBounds=True)
         if len(self.items) >= n:
             self._grower.stop()
-            self._curves = None
+            self._curves = self._paths = None
 
     @property
     def ready(self) -> bool:
@@ -334,6 +371,7 @@ class AucView(PlotView):
         radius, signal, mask = self._radius, self._signal, self._mask
         px = self._pixels()
         n = self.shape.scans
+        pool = _executor()
 
         def work(ctx: JobContext) -> tuple[Any, ...]:
             def cancelled() -> bool:
@@ -343,16 +381,18 @@ class AucView(PlotView):
                 if want is None:  # first request: the data's extent, then all of it
                     ext = scan_extent(radius, signal, mask, cancelled=cancelled)
                     if ext is None:
-                        return ext, None, []
-                    r0, r1 = _framed(ext)
-                    env = scan_envelopes(radius, signal, mask, r0, r1, px, cancelled=cancelled)
+                        return ext, None, [], []
+                    r0, r1, cols = *_framed(ext), px
                 else:
                     ext = None
-                    env = scan_envelopes(radius, signal, mask, *want, cancelled=cancelled)
+                    r0, r1, cols = want
+                env = scan_envelopes(radius, signal, mask, r0, r1, cols, cancelled=cancelled,
+                                     executor=pool)
             except EnvelopeCancelled:
                 ctx.check()
                 raise
-            return ext, env, [env.curve(i) for i in range(n)]  # drawing arrays off the GUI thread
+            curves = [env.curve(i) for i in range(n)]  # what to draw, off the GUI thread
+            return ext, env, curves, _paths(curves)
 
         guard = self._guard
 
@@ -370,7 +410,7 @@ class AucView(PlotView):
         guard.job = self.jobs.submit(work, on_done=done, on_error=failed, key=f"auc:{id(self)}")
 
     def _done(self, first: bool, ext: tuple[float, float] | None, env: ScanEnvelopes | None,
-              curves: list[tuple[np.ndarray, np.ndarray]]) -> None:
+              curves: list[tuple[np.ndarray, np.ndarray]], paths: list[QPainterPath]) -> None:
         # Still "in flight" while drawing: range changes it causes only mark a
         # request pending, evaluated once against the final view below.
         try:
@@ -379,10 +419,10 @@ class AucView(PlotView):
                 self.extent = ext
             if env is None:
                 for item in self.items:
-                    item.setData(np.empty(0), np.empty(0))
+                    item.set_curve(np.empty(0), np.empty(0))
                 self.status.setText(f"{self.shape.scans} scans, 0 real points")
             else:
-                self._draw(env, curves)
+                self._draw(env, curves, paths)
                 if first:
                     self._frame(env)
         finally:
@@ -395,6 +435,9 @@ class AucView(PlotView):
 
     def _failed(self, message: str) -> None:
         self._in_flight = False
+        if not self._extent_known:  # nothing could be read: say so instead of a plot
+            self._extent_known = True
+            self.show_placeholder(f"cannot read the scans: {message} (see Findings)")
         self.status.setText(f"cannot read the scans: {message}")
         if self._pending and message != "cancelled":
             self._pending = False
@@ -408,20 +451,40 @@ class AucView(PlotView):
         vb.setLimits(xMin=env.r0 - 0.5 * span, xMax=env.r1 + 0.5 * span)
         vb.setXRange(env.r0, env.r1, padding=0)
 
-    def _draw(self, env: ScanEnvelopes, curves: list[tuple[np.ndarray, np.ndarray]]) -> None:
+    def _draw(self, env: ScanEnvelopes, curves: list[tuple[np.ndarray, np.ndarray]],
+              paths: list[QPainterPath]) -> None:
         self.envelopes = env
         exact = all(p is not None or c == 0 for p, c in zip(env.points, env.counts, strict=True))
         real = int(env.counts.sum())
-        for item, (x, y) in zip(self.items, curves, strict=False):
-            item.setData(x, y, connect="finite")
-        self._curves = curves if not self.ready else None  # for curves created later
+        for item, (x, y), path in zip(self.items, curves, paths, strict=False):
+            item.set_curve(x, y, path)
+        if not self.ready:  # for the curves created later
+            self._curves, self._paths = curves, paths
         symbols = exact and real <= MAX_SYMBOL_POINTS
         self._symbol_points = list(curves) if symbols else []
         self._draw_symbols()
+        self._update_bounds()
         where = "" if self.extent is None or (env.r0 <= self.extent[0] and env.r1 >= self.extent[1]) \
             else " in range"
         how = "real points" if exact else "min/max per pixel"
         self.status.setText(f"{self.shape.scans} scans, {real} real points{where} ({how})")
+
+    def _update_bounds(self, *args: Any) -> None:
+        """Give auto-range the data's extent (x) and the visible scans' range (y, this view)."""
+        env, ext = self.envelopes, self.extent
+        if env is None or ext is None:
+            self._bounds.setData([], [])
+            return
+        (x0, x1), _ = self.plot_item.vb.viewRange()
+        shown = np.array([self.scan_list.item(i).checkState() == Qt.CheckState.Checked
+                          for i in range(self.shape.scans)], dtype=bool)
+        yr = env.value_range(x0, x1, shown)
+        if yr is None:
+            self._bounds.setData([], [])
+            return
+        mid = (max(x0, ext[0]) + min(x1, ext[1])) / 2
+        self._bounds.setData(np.array([ext[0], mid, mid, ext[1]]),
+                             np.array([yr[0], yr[0], yr[1], yr[1]]))
 
     @property
     def symbols_shown(self) -> bool:
@@ -502,6 +565,7 @@ class AucView(PlotView):
             self.items[i].setVisible(item.checkState() == Qt.CheckState.Checked)
         if self._symbol_points:
             self._draw_symbols()
+        self._update_bounds()
 
     def _highlight(self) -> None:
         sel = self._selected()

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from inspector.formats.arrays import NumpyArrayRef
+from inspector.formats.capabilities import AucScans
 from inspector.formats.document import Document
 from inspector.jobs import JobRunner
 from inspector.ui.plots import AucView, NeuralView, PatternView, PlotPanel
@@ -46,10 +47,34 @@ def panel_for(qtbot, jobs, path, name):
     return panel, doc
 
 
+def auc_of(doc):
+    """The document's AUC capability.
+
+    Readers set ``doc.auc``; until the AUCX reader does, it is built from the
+    facts the reader reports (no ``experiment``: the view reads the lazy arrays).
+    """
+    if doc.auc is not None:
+        return doc.auc
+    s = doc.summary
+    return AucScans(scan_ids=tuple(s["scan_ids"]), radius_unit=str(s.get("radius_unit") or ""),
+                    signal_unit=str(s.get("signal_unit") or ""), experiment_id=s.get("experiment_id"))
+
+
+def auc_view_for(qtbot, jobs, path):
+    from inspector.formats import open_document
+
+    doc = open_document(path)
+    view = AucView(auc_of(doc), doc.arrays, jobs)
+    qtbot.addWidget(view)
+    view.resize(800, 450)
+    view.show()
+    qtbot.waitUntil(lambda: view.drawn >= 1 and not view.busy and view.ready, timeout=10_000)
+    return view, doc
+
+
 def test_aucx_demo_draws_one_curve_per_scan(qtbot, jobs):
     exp = next(e for e in load_expected("aucx") if e["file"] == "src_demo_experiment.aucx")
-    panel, doc = panel_for(qtbot, jobs, FIXTURES / "aucx" / "src_demo_experiment.aucx", "signal")
-    view = panel.view
+    view, doc = auc_view_for(qtbot, jobs, FIXTURES / "aucx" / "src_demo_experiment.aucx")
     assert isinstance(view, AucView)
     curves = view.curves()
     assert len(curves) == exp["info"]["n_scans"] == 4
@@ -81,12 +106,12 @@ def test_per_scan_archive_never_draws_masked_points(qtbot, jobs):
 
 
 def test_scan_curves_break_at_masked_gaps():
-    from inspector.ui.plots.auc import scan_curves
+    from inspector.formats.scan_envelope import scan_envelopes
 
     radius = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
     signal = np.array([[1.0, 2.0, 3.0, 4.0, 5.0]])
     mask = np.array([[True, True, False, True, True]])
-    (x, y), = scan_curves(radius, signal, mask)
+    x, y = scan_envelopes(radius, signal, mask, 1.0, 5.0, 100).curve(0)
     assert np.isnan(y[2]) and np.isnan(x[2]) and list(y[[0, 1, 3, 4]]) == [1, 2, 4, 5]
 
 

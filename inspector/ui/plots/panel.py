@@ -17,9 +17,6 @@ banner saying that they are not verified.
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
@@ -27,7 +24,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from inspector.formats.arrays import ArrayRef
 from inspector.formats.capabilities import AucScans
 from inspector.formats.document import Document
-from inspector.jobs import JobContext, JobRunner
+from inspector.jobs import JobRunner
 from inspector.models.style import kind_color
 from inspector.ui.plots.auc import AucView
 from inspector.ui.plots.base import PlotView
@@ -85,8 +82,6 @@ class PlotPanel(QWidget):
         self.view: PlotView | None = None
         self._withdrawn: dict[str, str] = {}
         self._auc = doc.auc
-        self._auc_key = f"auc:{id(self)}"
-        cancel_on_destroy(self, jobs, (self._auc_key,))
         self._lay = QVBoxLayout(self)
         self._lay.setContentsMargins(0, 0, 0, 0)
         self.banner = QLabel(self)
@@ -152,7 +147,6 @@ class PlotPanel(QWidget):
     def show_array(self, name: str) -> None:
         """Plot ``doc.arrays[name]`` with the view its capabilities call for."""
         self.current = name
-        self.jobs.cancel(self._auc_key)  # a scan read still on its way is for the old choice
         auc = self.doc.auc
         if name in self._withdrawn:
             self._say(self._withdrawn[name])
@@ -206,35 +200,11 @@ class PlotPanel(QWidget):
     def construct_auc_view(self, auc: AucScans, arrays: dict[str, ArrayRef]) -> None:
         """The one place where the AUC view is constructed, from ``doc.auc`` and ``doc.arrays``.
 
-        A small experiment held by the document is plotted at once; otherwise
-        the three arrays are read on a job first.
+        The view reads what it draws itself, on jobs (:class:`AucView`); arrays
+        that do not fit together are said instead of a plot.
         """
-        exp = auc.experiment
-        if exp is not None:
-            self._auc_view(exp.radius, exp.signal, exp.mask, auc)
-            return
-        names = auc_array_names(auc)
-
-        def work(_ctx: JobContext) -> tuple[Any, Any, Any]:
-            radius = arrays[names[0]].read()
-            signal = arrays[names[1]].read()
-            mask = arrays[names[2]].read() if names[2] in arrays else None
-            return radius, signal, mask
-
-        def done(res: tuple[Any, Any, Any]) -> None:
-            self._auc_view(*res, auc)
-
-        def failed(message: str, _tb: str) -> None:
-            self._say(f"cannot read the scans: {message}")
-
-        self.jobs.submit(work, on_done=done, on_error=failed, key=self._auc_key)
-
-    def _auc_view(self, radius: Any, signal: Any, mask: Any, auc: AucScans) -> None:
-        ids = list(auc.scan_ids)
-        n = np.asarray(signal).shape[0] if np.asarray(signal).ndim == 2 else 1
-        ids += [f"scan {i + 1}" for i in range(len(ids), n)]
         try:
-            view = AucView(radius, signal, mask, ids, auc.radius_unit, auc.signal_unit)
+            view = AucView(auc, arrays, self.jobs)
         except (ValueError, TypeError) as exc:  # damaged arrays: say why, never guess
             self._say(f"cannot plot the scans: {exc} (see Findings)")
             return

@@ -36,25 +36,34 @@ def make_application(argv: Sequence[str] | None = None) -> QApplication:
 
 
 def run_gui(files: Sequence[str], screenshot: str | None = None,
-            size: tuple[int, int] | None = None) -> int:
+            size: tuple[int, int] | None = None, theme: str | None = None,
+            qt_options: Sequence[str] = ()) -> int:
     """Show the main window with ``files`` (or the bundled samples) and run the event loop.
 
     With ``screenshot``, waits until every tab is populated, saves a PNG of the
-    window and returns 0 (1 if the PNG could not be written).
+    window and returns 0 (1 if the PNG could not be written).  ``theme``
+    (``system``, ``light``, ``dark``) overrides the one chosen in View > Theme
+    for this run; ``qt_options`` (e.g. ``["-style", "Fusion"]``) go to the
+    ``QApplication``.  Only files the user asked for enter File > Open Recent:
+    neither the bundled samples nor the files of a screenshot run.
 
     The shared worker pool (:mod:`inspector.formats.workers`) is open for as
     long as the window runs and shut down when it closes.
     """
     with worker_pool():
-        return _run_window(files, screenshot, size)
+        return _run_window(files, screenshot, size, theme, qt_options)
 
 
 def _run_window(files: Sequence[str], screenshot: str | None,
-                size: tuple[int, int] | None) -> int:
-    app = make_application()
+                size: tuple[int, int] | None, theme: str | None,
+                qt_options: Sequence[str]) -> int:
+    app = make_application([sys.argv[0], *qt_options])
     from PySide6.QtCore import QTimer
 
     from inspector.ui.main_window import MainWindow
+    from inspector.ui.theme import apply_theme, saved_theme
+
+    apply_theme(theme or saved_theme())
 
     win = MainWindow()
     if screenshot:
@@ -64,7 +73,7 @@ def _run_window(files: Sequence[str], screenshot: str | None,
         win.restore_geometry()
     targets = list(files) or [str(p) for p in sample_files()]
     win.show()
-    win.open_paths(targets)
+    win.open_paths(targets, remember=bool(files) and not screenshot)
     if not files and targets:
         win.all_ready.connect(lambda: win.statusBar().showMessage(
             f"No file given: showing the {len(targets)} bundled sample files. "

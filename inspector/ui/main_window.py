@@ -31,6 +31,8 @@ from inspector.ui.export_support import (
 )
 from inspector.ui.findings_dock import FindingsDock
 from inspector.ui.icons import severity_icon
+from inspector.ui.recent_files import add_recent, fill_recent_menu, last_dir
+from inspector.ui.theme import add_theme_menu
 
 
 def file_filter() -> str:
@@ -110,6 +112,11 @@ class MainWindow(QMainWindow):
         self.act_open = QAction("&Open…", self, shortcut=QKeySequence.StandardKey.Open,
                                 triggered=self.open_dialog)
         m.addAction(self.act_open)
+        self.act_open_folder = QAction("Open &Folder…", self,
+                                       shortcut=QKeySequence("Ctrl+Shift+O"),
+                                       triggered=self.open_folder_dialog)
+        self.act_open_folder.setStatusTip("Open a folder of CSV/TSV scan tables with a manifest")
+        m.addAction(self.act_open_folder)
         self.recent_menu = m.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         m.addSeparator()
@@ -136,6 +143,8 @@ class MainWindow(QMainWindow):
         self.edit_menu = e
         v = mb.addMenu("&View")
         v.addAction(self.findings.toggleViewAction())
+        v.addSeparator()
+        self.theme_menu = add_theme_menu(v, self, lambda _theme: self._restyle())
         self.view_menu = v
         h = mb.addMenu("&Help")
         h.addAction(QAction("&About Inspector", self, triggered=self.show_about))
@@ -146,9 +155,18 @@ class MainWindow(QMainWindow):
         paths, _ = QFileDialog.getOpenFileNames(self, "Open files", self._last_dir(), file_filter())
         self.open_paths(paths)
 
-    def open_paths(self, args) -> list[DocumentTab]:
-        """Open each path (``FILE`` or ``FILE::/node``) in its own tab; the first one is shown."""
-        tabs = [self.open_path(*split_node(str(a))) for a in args]
+    def open_folder_dialog(self) -> None:
+        """File > Open Folder…: a folder of CSV/TSV scan tables (or any folder a reader opens)."""
+        path = QFileDialog.getExistingDirectory(self, "Open folder", self._last_dir())
+        if path:
+            self.open_paths([path])
+
+    def open_paths(self, args, remember: bool = True) -> list[DocumentTab]:
+        """Open each path (``FILE`` or ``FILE::/node``) in its own tab; the first one is shown.
+
+        ``remember``: add them to File > Open Recent (not for the bundled samples).
+        """
+        tabs = [self.open_path(*split_node(str(a)), remember=remember) for a in args]
         if tabs:
             self.tabs.setCurrentWidget(tabs[0])
         return tabs
@@ -158,7 +176,8 @@ class MainWindow(QMainWindow):
         key = _key(path)
         return next((t for t in self.document_tabs() if _key(t.path) == key), None)
 
-    def open_path(self, path: Path, node: str | None = None) -> DocumentTab:
+    def open_path(self, path: Path, node: str | None = None,
+                  remember: bool = True) -> DocumentTab:
         """Open one file on a background job; returns its (still loading) tab.
 
         A file that is already open is not opened twice: its tab is brought
@@ -173,7 +192,8 @@ class MainWindow(QMainWindow):
                 existing.select_location(node)
             return existing
         tab = self._new_tab(path, node)
-        self._remember(path)
+        if remember:
+            add_recent(path)
         return tab
 
     def _new_tab(self, path: Path, node: str | None, index: int = -1) -> DocumentTab:
@@ -429,27 +449,17 @@ class MainWindow(QMainWindow):
             self.open_paths(paths)
 
     # -- settings ---------------------------------------------------------
-    def _remember(self, path: Path) -> None:
-        s = QSettings()
-        key = _key(path)
-        recent = [p for p in (s.value("recent", []) or []) if p != key]
-        recent.insert(0, key)
-        s.setValue("recent", recent[:10])
-        s.setValue("lastDir", str(Path(key).parent))
-
     def _last_dir(self) -> str:
-        return str(QSettings().value("lastDir", "") or "")
+        return last_dir()
 
     def _fill_recent(self) -> None:
-        self.recent_menu.clear()
-        recent = QSettings().value("recent", []) or []
-        if isinstance(recent, str):
-            recent = [recent]
-        for p in recent:
-            self.recent_menu.addAction(p, lambda p=p: self.open_path(Path(p)))
-        if not recent:
-            a = self.recent_menu.addAction("(none)")
-            a.setEnabled(False)
+        fill_recent_menu(self.recent_menu, self.open_path)
+
+    def _restyle(self) -> None:
+        """After a theme switch: what the palette-change events do not reach (tab icons)."""
+        for tab in self.document_tabs():
+            if tab.is_ready and tab.doc is not None:
+                self._mark_tab(tab)
 
     def show_about(self) -> None:
         import PySide6
@@ -472,10 +482,9 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
-        if not self._docks_sized:  # a compact findings dock on first show
+        if not self._docks_sized:  # a one-line dock while empty, a few rows otherwise
             self._docks_sized = True
-            self.resizeDocks([self.findings], [max(120, self.height() // 6)],
-                             Qt.Orientation.Vertical)
+            self.findings.open_to_fit()
 
     def closeEvent(self, event) -> None:
         s = QSettings()

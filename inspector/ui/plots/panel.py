@@ -17,7 +17,7 @@ banner saying that they are not verified.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
@@ -142,6 +142,13 @@ class PlotPanel(QWidget):
                             zip(base.getRgb()[:3], warn.getRgb()[:3], strict=True)))
             self.banner.setStyleSheet(f"QLabel#plotBanner {{ background: {tint.name()}; "
                                       f"border-left: 3px solid {warn.name()}; padding: 4px 6px; }}")
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        """Re-tint the banner for the new palette (View > Theme)."""
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange) \
+                and not self.banner.isHidden():
+            self._warn(self.banner.text())
 
     # -- choosing the view ------------------------------------------------
     def show_array(self, name: str) -> None:

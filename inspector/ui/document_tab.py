@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QProgressBar,
-    QSplitter,
     QStackedWidget,
     QTabWidget,
     QTreeView,
@@ -45,7 +44,9 @@ from inspector.ui.checksum_panel import ChecksumPanel
 from inspector.ui.detail_pane import DetailPane
 from inspector.ui.failure_page import FailurePage
 from inspector.ui.plots import PlotPanel
+from inspector.ui.scan_link import link_scans
 from inspector.ui.stimuli_panel import StimuliPanel
+from inspector.ui.tab_layout import lay_out_tab
 from inspector.ui.table_panel import TablePanel
 from inspector.ui.tree_panel import HeaderPanel, TreePanel, make_tree_view
 
@@ -217,25 +218,12 @@ class DocumentTab(QWidget):
 
     def _lay_out(self) -> None:
         doc = self.doc
-        right = QSplitter(Qt.Orientation.Vertical)
-        right.setChildrenCollapsible(False)
         self._array_names = {ref.location: name for name, ref in doc.arrays.items() if ref.location}
         if doc.arrays:
             self.plot = PlotPanel(doc, self.jobs, self)
-            right.addWidget(self.plot)
         self.detail = DetailPane(self)
-        right.addWidget(self.detail)
-        if self.plot is not None:
-            right.setStretchFactor(0, 3)
-            right.setStretchFactor(1, 1)
-            right.setSizes([520, 200])
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.setChildrenCollapsible(False)
-        split.addWidget(self.views)
-        split.addWidget(right)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        split.setSizes([600, 400])
+        split = lay_out_tab(self.views, self.detail, self.plot)
+        link_scans(self)
         if self.failure is not None:
             self.detail.hide()  # nothing to detail on the failure page; shown on a selection
         self.splitter = split

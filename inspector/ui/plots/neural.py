@@ -384,8 +384,9 @@ class NeuralView(PlotView):
             self._apply(key, envs)
         exact = all(ln.exact for ln in self.lines)
         raw = all(ln.raw for ln in self.lines)
-        self.status.setText(("raw samples" if raw else "min/max per pixel")
-                            + ("" if exact else " (preview)"))
+        self.status.setText(("every sample drawn" if raw
+                             else "showing the range of values per screen pixel")
+                            + ("" if exact else " (a quick preview; exact values follow)"))
 
     def _failed(self, message: str, tb: str) -> None:
         self.status.setText(f"cannot read {self.ref.name}: {message}")

@@ -23,8 +23,13 @@ Content widths are measured over at most :data:`SAMPLE_ROWS` rows (Qt's
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QTreeView
+from PySide6.QtWidgets import QHeaderView, QTableView, QTreeView
+
+#: The views whose columns are fitted.
+ItemView = QTreeView | QTableView
 
 #: Narrowest a shrunk column gets, in pixels.
 MIN_WIDTH = 60
@@ -40,11 +45,11 @@ SAMPLE_ROWS = 200
 PADDING = 14
 
 
-def _header(view: QAbstractItemView) -> QHeaderView:
+def _header(view: ItemView) -> QHeaderView:
     return view.header() if isinstance(view, QTreeView) else view.horizontalHeader()
 
 
-def natural_widths(view: QAbstractItemView) -> dict[int, int]:
+def natural_widths(view: ItemView) -> dict[int, int]:
     """What each shown column needs: its header and content over :data:`SAMPLE_ROWS` rows."""
     header = _header(view)
     header.setResizeContentsPrecision(SAMPLE_ROWS)
@@ -103,7 +108,7 @@ def share_width(natural: dict[int, int], available: int, grow: int | None = None
 class _Fitter(QObject):
     """Refits a view's columns on resize and model reset until the user resizes one."""
 
-    def __init__(self, view: QAbstractItemView, grow: int | None = None,
+    def __init__(self, view: ItemView, grow: int | None = None,
                  shrink: tuple[tuple[int, float], ...] | None = None) -> None:
         super().__init__(view)
         self.view = view
@@ -158,14 +163,15 @@ class _Fitter(QObject):
             self._fitting = False
 
 
-def fit_columns_to_width(view: QAbstractItemView, grow: int | None = None,
+def fit_columns_to_width(view: ItemView, grow: int | None = None,
                          shrink: tuple[tuple[int, float], ...] | None = None) -> None:
     """Keep every column of ``view`` in view, fitted to its width; values elide in the
     middle.  ``grow`` and ``shrink``: see :func:`share_width`."""
     view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
     _header(view).setTextElideMode(Qt.TextElideMode.ElideRight)
-    if getattr(view, "_column_fitter", None) is None:
-        view._column_fitter = _Fitter(view, grow, shrink)  # type: ignore[attr-defined]
+    holder: Any = view  # the fitter lives as long as the view (a child QObject)
+    if getattr(holder, "_column_fitter", None) is None:
+        holder._column_fitter = _Fitter(view, grow, shrink)
 
 
 def fit_tree_columns(view: QTreeView) -> None:

@@ -61,7 +61,7 @@ def screen_size(view: PlotView) -> tuple[int, int]:
 def saved_scale() -> float:
     """The PNG scale chosen last (:data:`DEFAULT_SCALE` when none was)."""
     try:
-        value = float(QSettings().value(SCALE_KEY, DEFAULT_SCALE))
+        value = float(str(QSettings().value(SCALE_KEY, DEFAULT_SCALE)))
     except (TypeError, ValueError):
         return DEFAULT_SCALE
     return min(max(value, 0.5), MAX_SCALE)
@@ -122,7 +122,8 @@ class PngScaleDialog(QDialog):
 
 def ask_png_scale(view: PlotView) -> float | None:
     """Ask for the scale of a PNG export (None if cancelled); remembers the answer."""
-    dlg = PngScaleDialog(screen_size(view), saved_scale(), view)  # type: ignore[arg-type]
+    parent: Any = view
+    dlg = PngScaleDialog(screen_size(view), saved_scale(), parent)
     if dlg.exec() != QDialog.DialogCode.Accepted:
         return None
     value = float(dlg.scale.value())
@@ -150,8 +151,8 @@ def ask_export(view: PlotView, kind: str) -> Path | None:
 
 def ask_path(view: PlotView, kind: str) -> Path | None:
     """The save dialog of export ``kind`` (None if cancelled)."""
-    name, _ = QFileDialog.getSaveFileName(view, f"Export {kind.upper()}",  # type: ignore[call-overload]
-                                          f"plot.{kind}",
+    parent: Any = view
+    name, _ = QFileDialog.getSaveFileName(parent, f"Export {kind.upper()}", f"plot.{kind}",
                                           FILTERS[kind])
     if not name:
         return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMenu
@@ -33,7 +34,7 @@ def _absolute(path: str | Path) -> str:
 
 def recent_paths() -> list[str]:
     """The remembered paths, newest first (including ones that no longer exist)."""
-    value = QSettings().value(SETTINGS_KEY, []) or []
+    value: Any = QSettings().value(SETTINGS_KEY, []) or []
     if isinstance(value, str):  # QSettings returns a one-element list as a plain string
         value = [value]
     return [str(p) for p in value if p]
@@ -64,7 +65,8 @@ def fill_recent_menu(menu: QMenu, open_path: Callable[[Path], object]) -> None:
     menu.clear()
     shown = [p for p in recent_paths() if Path(p).exists()]
     for p in shown:
-        act = menu.addAction(p, lambda p=p: open_path(Path(p)))
+        act = menu.addAction(p)
+        act.triggered.connect(lambda _checked=False, p=p: open_path(Path(p)))
         act.setStatusTip(f"Open {p}")
     if not shown:
         menu.addAction("(none)").setEnabled(False)

@@ -61,7 +61,8 @@ class ScanLink(QObject):
     # -- wiring -----------------------------------------------------------
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
         if event.type() == QEvent.Type.ChildAdded:
-            self._hook(event.child())
+            child: Any = event
+            self._hook(child.child())
         return False
 
     def _hook(self, view: Any) -> None:

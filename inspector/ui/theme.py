@@ -161,7 +161,10 @@ def add_theme_menu(menu: QMenu, owner: QObject,
         if on_change is not None:
             on_change(theme)
 
+    def mark_current() -> None:
+        for act in group.actions():
+            act.setChecked(act.data() == current_theme())
+
     group.triggered.connect(chosen)
-    sub.aboutToShow.connect(lambda: [a.setChecked(a.data() == current_theme())
-                                     for a in group.actions()])
+    sub.aboutToShow.connect(mark_current)
     return sub

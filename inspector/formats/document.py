@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from inspector.formats.arrays import ArrayRef
+    from inspector.formats.auc_structure import AucStructure
 
 __all__ = [
     "FORMAT_AUCX", "FORMAT_DELIMITED", "FORMAT_RECORDING", "FORMAT_UNKNOWN", "MEMBER_STATUSES",
@@ -55,6 +56,7 @@ class FormatId(StrEnum):
     RECORDING = "vneurotk-recording"
     AUCX = "aucx"
     DELIMITED = "auc-delimited"
+    BECKMAN = "beckman-xl"
     UNKNOWN = "unknown"
 
 
@@ -64,35 +66,8 @@ FORMAT_DELIMITED = FormatId.DELIMITED
 FORMAT_UNKNOWN = FormatId.UNKNOWN
 
 
-class _Transitional:
-    """Old reader-facing API kept while the readers move to rules.
-
-    TRANSITIONAL: removed once every reader reports through ``Rule`` objects
-    and returns ``CheckResult`` objects (see docs/architecture.md).
-    """
-
-    findings: Findings
-    _verified_override: bool | None
-    checks: list[DeferredCheck]
-
-    def error(self, code: str, message: str, location: str = "") -> Finding:
-        f = Finding(Severity.ERROR, code, message, location)
-        self.findings.add(f)
-        return f
-
-    def warning(self, code: str, message: str, location: str = "") -> Finding:
-        f = Finding(Severity.WARNING, code, message, location)
-        self.findings.add(f)
-        return f
-
-    def info(self, code: str, message: str, location: str = "") -> Finding:
-        f = Finding(Severity.INFO, code, message, location)
-        self.findings.add(f)
-        return f
-
-
 @dataclass
-class Document(_Transitional):
+class Document:
     """Everything the inspector knows about one opened file.
 
     Built by :func:`inspector.formats.open_document`; never raises for bad
@@ -117,6 +92,8 @@ class Document(_Transitional):
         trials: the trial structure, for recordings.
         auc: the AUC experiment, for AUC documents.
         export: how to export the document to AUCX, when it can be.
+        structure: the structural validation, readiness and summary of the
+            AUC experiment inside (AUC documents).
         checks: deferred checks still to run (see :meth:`verify`, :meth:`apply`).
         traceback: the traceback of a reader bug (``internal.reader-failed``).
     """
@@ -138,13 +115,10 @@ class Document(_Transitional):
     trials: TrialStructure | None = None
     auc: AucScans | None = None
     export: AucxExport | None = None
+    structure: AucStructure | None = None
     checks: list[DeferredCheck] = field(default_factory=list)
     traceback: str | None = None
-    # TRANSITIONAL (see _Transitional)
-    extra: dict[str, Any] = field(default_factory=dict)
-    verifier: Any = None
-    _verified_override: bool | None = field(default=None, repr=False)
-    _members_list: list[MemberCheck] | None = field(default=None, repr=False)
+    _check_findings: dict[int, tuple[Finding, ...]] = field(default_factory=dict, repr=False)
     _closers: list[Callable[[], None]] = field(default_factory=list, repr=False)
 
     # -- findings -------------------------------------------------------
@@ -154,8 +128,17 @@ class Document(_Transitional):
 
     @property
     def ok(self) -> bool:
-        """True exactly when there is no error finding."""
-        return not self.findings.has_errors
+        """True exactly when there is no error of scope ``integrity``: the file
+        is readable, safe and follows its format (for an archive: every
+        member verifies; for a source: it imports cleanly)."""
+        return not self.findings.has_errors_in(Scope.INTEGRITY)
+
+    @property
+    def structure_ok(self) -> bool:
+        """True when no error of scope ``structure`` or ``validation`` was found:
+        the experiment inside is consistent (AUCX format document, "Inspection
+        and validation": a separate verdict from integrity)."""
+        return not self.findings.has_errors_in(Scope.STRUCTURE, Scope.VALIDATION)
 
     @property
     def name(self) -> str:
@@ -166,30 +149,21 @@ class Document(_Transitional):
     @property
     def verified(self) -> bool:
         """True when no deferred check is still pending."""
-        if self._verified_override is not None:
-            return self._verified_override
         return not self.checks
 
-    @verified.setter
-    def verified(self, value: bool) -> None:  # TRANSITIONAL
-        self._verified_override = value
-
     @property
-    def members(self) -> Any:
+    def members(self) -> tuple[MemberCheck, ...]:
         """The checksum table's rows (empty when the document has none)."""
-        if self._members_list is not None:  # TRANSITIONAL
-            return self._members_list
         return self.checksums.members if self.checksums is not None else ()
-
-    @members.setter
-    def members(self, rows: list[MemberCheck]) -> None:  # TRANSITIONAL
-        self._members_list = rows
 
     def apply(self, check: DeferredCheck, result: CheckResult) -> None:
         """Apply what ``check`` found; call from the thread that owns the document.
 
         A complete result retires ``check``; a cancelled one keeps it pending.
+        The findings of an earlier result of the same check are replaced.
         """
+        self.findings.withdraw(self._check_findings.pop(id(check), ()))
+        self._check_findings[id(check)] = result.findings
         self.findings.extend(result.findings)
         if result.checksums is not None:
             self.checksums = result.checksums
@@ -204,6 +178,7 @@ class Document(_Transitional):
         if result.withdraw_auc:
             self.auc = None
             self.export = None
+            self.structure = None
         elif result.auc is not None:
             self.auc = result.auc
         if result.complete and check in self.checks:
@@ -215,8 +190,6 @@ class Document(_Transitional):
         Safe to call more than once: later calls do nothing once all checks
         have completed.
         """
-        if self.verifier is not None and not self.verified:  # TRANSITIONAL
-            self.verifier(progress, cancelled)
         for check in list(self.checks):
             result = check.run(progress, cancelled)
             self.apply(check, result)
@@ -250,6 +223,7 @@ class Document(_Transitional):
             "path": os.fspath(self.path),
             "format": str(self.format),
             "ok": self.ok,
+            "structure_ok": self.structure_ok,
             "findings": [f.to_json() for f in self.findings],
             "summary": self.summary,
         }

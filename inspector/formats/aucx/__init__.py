@@ -42,6 +42,7 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return getattr(importlib.import_module(f"{__name__}.{home}"), name)
 
+
 __all__ = [
     "AUCX_FORMAT_VERSION",
     "READER",
@@ -64,16 +65,19 @@ class AucxReader:
     opens_folders = False
 
     def sniff(self, path: Path) -> bool:
+        """A ZIP whose directory lists ``manifest.json`` (or a damaged ZIP); never raises."""
         from inspector.formats.aucx import sniff
 
         return sniff.is_zip_with_manifest(path)
 
     def open(self, path: Path, options: OpenOptions) -> Document:
+        """:func:`open_archive` (``options`` have nothing for archives)."""
         from inspector.formats.aucx.archive import open_archive
 
         return open_archive(path)
 
     def mismatch_reason(self, path: Path) -> str:
+        """Why ``path`` is not an AUCX archive."""
         from inspector.formats.aucx import sniff
 
         return sniff.mismatch_reason(path)

@@ -1,8 +1,15 @@
-"""The main window: one tab per document, a findings dock, menus and drag-and-drop."""
+"""The main window: one tab per document, a findings dock, menus and drag-and-drop.
+
+Start-up imports nothing heavy: the readers (numpy, h5py, pandas) are
+imported by the first open job, off the GUI thread, and the plots when a
+document needs them (:mod:`inspector.ui.preload`), so that the window is
+shown and painted first and never waits for an import.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
@@ -11,18 +18,15 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
-    QProgressBar,
     QProgressDialog,
     QStackedWidget,
     QTabWidget,
 )
 
 from inspector import APP_NAME, __version__
-from inspector.formats import open_document
-from inspector.formats.export import ExportError, ExportSource, export_to_aucx
 from inspector.formats.findings import Severity
-from inspector.formats.registry import open_filters
 from inspector.jobs import JobContext, JobRunner
+from inspector.ui.busy_indicator import BusyIndicator
 from inspector.ui.document_tab import DocumentTab
 from inspector.ui.export_support import (
     export_source,
@@ -34,9 +38,29 @@ from inspector.ui.icons import severity_icon
 from inspector.ui.recent_files import add_recent, fill_recent_menu, last_dir
 from inspector.ui.theme import add_theme_menu
 
+if TYPE_CHECKING:
+    from inspector.formats.document import Document
+    from inspector.formats.export import ExportSource
+
+
+def _open_document(path: Path) -> Document:
+    """Open ``path`` (on a job: the readers are imported on first use, off the GUI thread)."""
+    from inspector.formats.registry import open_document
+
+    return open_document(path)
+
+
+def _format_names() -> str:
+    """The registered formats' names, comma-separated (imports every reader: call on a job)."""
+    from inspector.formats.registry import open_filters
+
+    return ", ".join(name for name, _ in open_filters())
+
 
 def file_filter() -> str:
     """The Open dialog's filter: every registered format, all of them, and all files."""
+    from inspector.formats.registry import open_filters
+
     formats = open_filters()
     patterns = " ".join(dict.fromkeys(p for _, pats in formats for p in pats))
     entries = [f"Inspector files ({patterns})"] if patterns else []
@@ -84,8 +108,7 @@ class MainWindow(QMainWindow):
         self.tabs.setDocumentMode(True)
         self.tabs.tabCloseRequested.connect(self.close_tab)
         self.tabs.currentChanged.connect(self._current_changed)
-        kinds = ", ".join(name for name, _ in open_filters())
-        self.empty_label = QLabel(f"Drop files here ({kinds}), or use File > Open (Ctrl+O).")
+        self.empty_label = QLabel("Drop files here, or use File > Open (Ctrl+O).")
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_label.setWordWrap(True)
         self.central = QStackedWidget(self)
@@ -97,9 +120,9 @@ class MainWindow(QMainWindow):
         self.findings.scope_changed.connect(lambda _all: self.refresh_findings())
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.findings)
         self._docks_sized = False
-        self.busy = QProgressBar(self)
-        self.busy.setRange(0, 0)
-        self.busy.setMaximumWidth(160)
+        self._kinds_asked = False
+        self.busy = BusyIndicator(self)  # calm: an animated bar slows the jobs down
+        self.busy.setToolTip("Working in the background")
         self.busy.setVisible(False)
         self.statusBar().addPermanentWidget(self.busy)
         self.jobs.busy_changed.connect(self.busy.setVisible)
@@ -207,11 +230,21 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentIndex(i)
         self.statusBar().showMessage(tab.status_text)
         self.jobs.submit(
-            lambda ctx, p=path: open_document(p),
+            lambda ctx, p=path: _open_document(p),
             on_done=tab.set_document,
             on_error=tab.set_failed,
         )
         return tab
+
+    def _ask_kinds(self) -> None:
+        """Name the formats on the empty page once the readers are imported (on a job)."""
+        if self._kinds_asked:
+            return
+        self._kinds_asked = True
+        self.jobs.submit(lambda ctx: _format_names(), on_done=self._show_kinds)
+
+    def _show_kinds(self, kinds: str) -> None:
+        self.empty_label.setText(f"Drop files here ({kinds}), or use File > Open (Ctrl+O).")
 
     def _tab_status(self, tab: DocumentTab, text: str) -> None:
         """A tab's status line changed: shown while that tab is current."""
@@ -243,6 +276,13 @@ class MainWindow(QMainWindow):
     def all_tabs_ready(self) -> bool:
         """Every tab has its views and finished verifying."""
         return all(t.is_ready for t in self.document_tabs())
+
+    def is_idle(self) -> bool:
+        """Every tab ready, its models filled and its plot drawn in its final state.
+
+        What ``--screenshot`` waits for: no job in flight or pending anywhere.
+        """
+        return all(t.is_ready and t.is_settled() for t in self.document_tabs())
 
     def document_tabs(self) -> list[DocumentTab]:
         return [self.tabs.widget(i) for i in range(self.tabs.count())]
@@ -387,6 +427,8 @@ class MainWindow(QMainWindow):
         ``source`` is a verified document (never mutated by the job) or a
         path the exporter opens and verifies itself (see ``export_source``).
         """
+        from inspector.formats.export import ExportError, export_to_aucx
+
         dlg = QProgressDialog(f"Exporting to {dest.name}…", "", 0, 0, self)
         dlg.setWindowTitle("Export to AUCX")
         dlg.setCancelButton(None)
@@ -469,7 +511,7 @@ class MainWindow(QMainWindow):
 
         v = library_versions()
 
-        kinds = ", ".join(name for name, _ in open_filters())
+        kinds = _format_names()
         QMessageBox.about(
             self,
             f"About {APP_NAME}",
@@ -482,6 +524,7 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
+        self._ask_kinds()
         if not self._docks_sized:  # a one-line dock while empty, a few rows otherwise
             self._docks_sized = True
             self.findings.open_to_fit()

@@ -17,16 +17,23 @@ file here.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QItemSelection, QItemSelectionModel, QObject
 from PySide6.QtWidgets import QAbstractItemView
 
-from inspector.ui.plots.auc import AucView
-from inspector.ui.table_panel import TablePanel
+if TYPE_CHECKING:  # both import pandas or pyqtgraph: the tab imports them when it needs them
+    from inspector.ui.plots.auc import AucView
+    from inspector.ui.table_panel import TablePanel
 
 #: The column that names a table row's scan.
 ID_COLUMN = "scan_id"
+
+
+def is_scan_view(view: object) -> bool:
+    """True for a view with a scan list and scan selection (:class:`AucView`)."""
+    return all(hasattr(view, name) for name in ("scan_list", "scan_ids", "select_scans",
+                                                  "selected_scans"))
 
 
 def scan_table(tables: dict[str, TablePanel]) -> TablePanel | None:
@@ -66,7 +73,7 @@ class ScanLink(QObject):
         return False
 
     def _hook(self, view: Any) -> None:
-        if not isinstance(view, AucView) or id(view) in self._views:
+        if not is_scan_view(view) or id(view) in self._views:
             return
         self._views.add(id(view))
         view.scan_list.itemSelectionChanged.connect(lambda v=view: self._plot_changed(v))
@@ -79,7 +86,7 @@ class ScanLink(QObject):
     def view(self) -> AucView | None:
         """The AUC view shown now (None when the plot shows something else)."""
         view = getattr(self.plot, "view", None)
-        return view if isinstance(view, AucView) else None
+        return view if is_scan_view(view) else None
 
     # -- mapping ----------------------------------------------------------
     def _row_scans(self, view: AucView) -> list[int]:

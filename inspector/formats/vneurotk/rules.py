@@ -377,6 +377,10 @@ TREE_ATTRIBUTE_UNREADABLE = rule(
 TREE_ATTRIBUTES_CAPPED = rule(
     "tree.attributes-capped", WARNING,
     "An object has more attributes than are listed; the rest are left out.", notes("§6"))
+TREE_UNSUPPORTED_TYPE = rule(
+    "tree.unsupported-type", WARNING,
+    "A dataset's datatype has no numpy equivalent (e.g. a float wider than numpy's), so "
+    "its values cannot be shown.", f"{HDF5_SPEC}, 'Datatype Message'")
 TREE_GROUP_UNREADABLE = rule(
     "tree.group-unreadable", ERROR, "A group's members cannot be listed.", HDF5_SPEC)
 TREE_LINK_UNREADABLE = rule(

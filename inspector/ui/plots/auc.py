@@ -327,6 +327,15 @@ class AucView(PlotView):
         """True while a job runs or a request waits for it (tests, benchmarks)."""
         return self._in_flight or self._pending
 
+    def is_idle(self) -> bool:
+        """Every curve built and drawn, no job in flight or pending (see :meth:`PlotView.is_idle`).
+
+        A view that was never shown has asked for nothing yet: it is idle.
+        """
+        if not self.shape.scans:
+            return True
+        return self.ready and not self.busy and (self._extent_known or not self.isVisible())
+
     def _pixels(self) -> int:
         px = float(self.plot_item.vb.width())
         try:

@@ -81,6 +81,13 @@ class PlotView(QWidget):
         so that no result is delivered to a deleted view."""
         return ()
 
+    def is_idle(self) -> bool:
+        """True when the view shows its final state: no read in flight, none pending.
+
+        Views that read on jobs override this; ``--screenshot`` waits for it.
+        """
+        return True
+
     def show_placeholder(self, text: str) -> None:
         """Show ``text`` instead of the plot (empty arrays, unreadable data)."""
         self._placeholder.setText(text)

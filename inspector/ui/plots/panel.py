@@ -107,6 +107,10 @@ class PlotPanel(QWidget):
         """The text shown instead of a plot ("" while a plot is shown)."""
         return self._message.text() if self._message.isVisible() or self.view is None else ""
 
+    def is_idle(self) -> bool:
+        """True when the plot shows its final state (no read in flight or waiting)."""
+        return self.view is None or self.view.is_idle()
+
     def banner_text(self) -> str:
         """The warning above the plot ("" when there is none)."""
         return self.banner.text() if not self.banner.isHidden() else ""

@@ -12,12 +12,14 @@ With a plot::
 Without one, the views and the detail pane sit side by side.  Every
 splitter can be dragged; the detail pane can be collapsed into its splitter
 handle (a drag or a double-click on the handle brings it back).  The views
-are never collapsed (they hold what the tab is about).
+are never collapsed (they hold what the tab is about).  The shares hold as
+the window is resized, until the user drags a handle.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QSplitter, QWidget
 
 #: Share of the tab's width given to the plot panel.
@@ -28,21 +30,53 @@ DETAIL_SHARE = 0.15
 DETAIL_SHARE_NO_PLOT = 0.4
 
 
+class ShareSplitter(QSplitter):
+    """A two-widget splitter that keeps its second widget at ``share`` of its size until
+    the user drags the handle (from then on the user's sizes are kept)."""
+
+    def __init__(self, orientation: Qt.Orientation, share: float) -> None:
+        super().__init__(orientation)
+        self.share = share
+        self.user_sized = False
+        self.splitterMoved.connect(self._moved)
+
+    def _moved(self, _pos: int, _index: int) -> None:
+        self.user_sized = True
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self.apply_share()
+
+    def apply_share(self) -> None:
+        """Size the two widgets by :attr:`share` (unless the user sized them)."""
+        if self.user_sized or self.count() != 2:
+            return
+        sizes = self.sizes()
+        total = sum(sizes)
+        if total <= 0 or 0 in sizes:  # not laid out yet, or a side folded away
+            return
+        second = round(total * self.share)
+        self.blockSignals(True)
+        try:
+            self.setSizes([total - second, second])
+        finally:
+            self.blockSignals(False)
+
+
 def _split(orientation: Qt.Orientation, first: QWidget, second: QWidget,
-           second_share: float) -> QSplitter:
-    split = QSplitter(orientation)
+           second_share: float) -> ShareSplitter:
+    split = ShareSplitter(orientation, second_share)
     split.setChildrenCollapsible(True)
     split.addWidget(first)
     split.addWidget(second)
     split.setCollapsible(0, False)
     split.setStretchFactor(0, round(100 * (1 - second_share)))
     split.setStretchFactor(1, round(100 * second_share))
-    # proportions: the splitter scales them to its size when it is first laid out
     split.setSizes([round(1000 * (1 - second_share)), round(1000 * second_share)])
     return split
 
 
-def lay_out_tab(views: QWidget, detail: QWidget, plot: QWidget | None) -> QSplitter:
+def lay_out_tab(views: QWidget, detail: QWidget, plot: QWidget | None) -> ShareSplitter:
     """The splitter holding a tab's ``views``, ``detail`` pane and ``plot`` (None: no plot).
 
     Returns the outer (horizontal) splitter; with a plot, its first widget

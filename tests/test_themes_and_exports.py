@@ -106,6 +106,9 @@ def test_dark_and_light_themes_switch_the_palette_and_the_plots(qtbot, jobs, sys
     assert view.colors[0] != light_first  # scans skip viridis' darkest end on dark
     swatch = view.scan_list.item(0).icon().pixmap(12, 12).toImage().pixelColor(6, 6)
     assert swatch.name() == QColor(view.colors[0]).name()
+    again, doc2 = _auc_panel(qtbot, jobs, FLIP)  # a view built in the dark theme
+    assert [c.name() for c in again.view.colors] == [QColor(c).name() for c in view.colors]
+    doc2.close()
     dark_banner = panel.banner.styleSheet()
     assert panel.banner_text().startswith("Not verified")
     apply_theme("light")

@@ -641,6 +641,8 @@ class AucView(PlotView):
 
     def palette_changed(self) -> None:
         """The theme changed: scan colours for the new background (list swatches too)."""
+        if not hasattr(self, "_guard"):  # a palette event while the view is being built
+            return
         self.colors = self._palette_colors(self.shape.scans)
         for i, colour in enumerate(self.colors):
             swatch = QPixmap(12, 12)

@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
-
 from inspector.formats.findings import Finding
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: importing a document type never imports numpy
+    import numpy as np
+
     from inspector.formats.arrays import ArrayRef
     from inspector.formats.auc_model import AucExperiment
     from inspector.formats.node import Node

@@ -27,6 +27,7 @@ from inspector.formats.capabilities import (
     DeferredCheck,
     MemberCheck,
     MemberStatus,
+    ObjectData,
     Progress,
     ProgressFn,
     Stimulus,
@@ -44,8 +45,8 @@ __all__ = [
     "FORMAT_AUCX", "FORMAT_DELIMITED", "FORMAT_RECORDING", "FORMAT_UNKNOWN", "MEMBER_STATUSES",
     "SEVERITIES", "AucScans", "AucxExport", "CancelFn", "CheckResult", "ChecksumTable",
     "DeferredCheck", "Document", "Finding", "Findings", "FormatId", "MemberCheck",
-    "MemberStatus", "Node", "Progress", "ProgressFn", "Rule", "Scope", "Severity", "Stimulus",
-    "TrialStructure",
+    "MemberStatus", "Node", "ObjectData", "Progress", "ProgressFn", "Rule", "Scope", "Severity",
+    "Stimulus", "TrialStructure",
 ]
 
 
@@ -117,6 +118,8 @@ class Document(_Transitional):
         trials: the trial structure, for recordings.
         auc: the AUC experiment, for AUC documents.
         export: how to export the document to AUCX, when it can be.
+        object_data: the values of any dataset or attribute of ``tree``, for
+            documents whose tree has stored values (HDF5 files).
         checks: deferred checks still to run (see :meth:`verify`, :meth:`apply`).
         traceback: the traceback of a reader bug (``internal.reader-failed``).
     """
@@ -138,6 +141,7 @@ class Document(_Transitional):
     trials: TrialStructure | None = None
     auc: AucScans | None = None
     export: AucxExport | None = None
+    object_data: ObjectData | None = None
     checks: list[DeferredCheck] = field(default_factory=list)
     traceback: str | None = None
     # TRANSITIONAL (see _Transitional)

@@ -73,6 +73,9 @@ def _verify_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="one JSON object per file, one per line")
     p.add_argument("--hash-arrays", action="store_true",
                    help="also materialise neural arrays and report their SHA-256 and float64 sum")
+    p.add_argument("--integrity-only", action="store_true",
+                   help="exit 1 only for integrity errors, not for errors in the structure of "
+                        "the AUC experiment inside (structure_ok)")
     return p
 
 
@@ -119,7 +122,10 @@ def format_report(doc: Document) -> str:
     The file name is prefixed to each finding here, once (:func:`with_file`);
     finding messages never carry it themselves.
     """
-    lines = [f"{doc.path}: {doc.format}: {'OK' if doc.ok else 'NOT OK'}"]
+    verdict = "OK" if doc.ok else "NOT OK"
+    if not doc.structure_ok:
+        verdict += " (structure: errors)"
+    lines = [f"{doc.path}: {doc.format}: {verdict}"]
     for key, value in doc.summary.items():
         if key in ("members",):
             continue
@@ -173,7 +179,9 @@ def cmd_verify(argv: Sequence[str]) -> int:
     """``inspector verify``: open, verify and report each file; 0 when all are ok.
 
     With ``--json``, one ``Document.to_json()`` line per file; each finding
-    carries its ``rule`` (the source of the rule it broke).
+    carries its ``rule`` (the source of the rule it broke).  A file counts as
+    ok when ``ok`` and ``structure_ok`` are both true, or with
+    ``--integrity-only`` when ``ok`` is.
     """
     args = _verify_parser().parse_args(argv)
     from inspector.formats import open_document
@@ -182,7 +190,7 @@ def cmd_verify(argv: Sequence[str]) -> int:
     for path in args.files:
         with open_document(path, hash_arrays=args.hash_arrays) as doc:
             doc.verify()
-            all_ok &= doc.ok
+            all_ok &= doc.ok and (args.integrity_only or doc.structure_ok)
             if args.json:
                 print(json_line(doc.to_json()), flush=True)
             else:

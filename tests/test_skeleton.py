@@ -82,9 +82,9 @@ def test_verify_json_contract_and_exit_codes(capsys, tmp_path):
     bad.write_text("not a recording")
     assert main(["verify", "--json", str(bad)]) == 1
     obj = json.loads(capsys.readouterr().out.strip())
-    assert set(obj) == {"path", "format", "ok", "findings", "summary"}
+    assert set(obj) == {"path", "format", "ok", "structure_ok", "findings", "summary"}
     assert obj["format"] == "unknown" and obj["ok"] is False
-    assert set(obj["findings"][0]) == {"severity", "code", "message", "location", "rule"}
+    assert set(obj["findings"][0]) == {"severity", "code", "message", "location", "rule", "scope"}
     assert obj["findings"][0]["rule"]  # every finding names the source of its rule
     with pytest.raises(SystemExit) as e:
         main(["verify"])

@@ -123,7 +123,7 @@ def test_valid_archive_all_members_verified(qtbot):
     win = _open(qtbot, FIXTURES / "aucx/src_demo_experiment.aucx")
     tab = win.current_tab()
     assert [tab.views.tabText(i) for i in range(tab.views.count())] == [
-        "Header", "Scans", "Provenance", "Checksums"]
+        "Header", "Scans", "Provenance", "Summary", "Checksums"]
     panel = tab.checksums
     st = _statuses(panel)
     assert sorted(st) == sorted(exp["info"]["members"])
@@ -326,3 +326,19 @@ def test_closing_the_tab_cancels_the_running_check_and_releases_the_file(qtbot):
     jobs.wait(2000)
     assert closed == [True]  # once, by the job that held the file
     assert doc.checks == [check]  # a cancelled check stays pending
+
+
+def test_auc_source_has_a_summary_view_equal_to_its_structure(qtbot):
+    """The Summary tab shows what ``openauc inspect`` answers (the document's structure)."""
+    win = _open(qtbot, FIXTURES / "auc-delimited/demo_experiment")
+    tab = win.current_tab()
+    doc = tab.doc
+    assert doc.structure is not None and tab.summary is not None
+    titles = [tab.views.tabText(i) for i in range(tab.views.count())]
+    assert "Summary" in titles
+    summary, readiness = tab.summary.model.root.children
+    assert summary.name == "summary" and readiness.name == "readiness"
+    assert [n.name for n in summary.children] == [str(k) for k in doc.structure.summary]
+    assert [(n.name, n.value) for n in readiness.children] == [
+        (str(e.analysis), str(e.status)) for e in doc.structure.readiness]
+    assert doc.summary["structure"] == doc.structure.summary

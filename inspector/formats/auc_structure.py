@@ -57,7 +57,8 @@ from inspector.formats.auc_structure_rules import (
     reference_code,
     rule_for,
 )
-from inspector.formats.findings import Finding, Scope, Severity
+from inspector.formats.findings import Finding, Findings, Scope, Severity
+from inspector.formats.node import Node
 
 __all__ = [
     "AUC_RULES",
@@ -71,6 +72,7 @@ __all__ = [
     "assess_readiness",
     "examine",
     "model_location",
+    "publish",
     "reference_code",
     "structure_findings",
     "structure_summary",
@@ -401,6 +403,23 @@ class AucStructure:
         """No structure finding is an error (reference ``is_valid``)."""
         return not any(f.severity is Severity.ERROR for f in self.structure)
 
+    def tree(self) -> Node:
+        """The summary and readiness as a display tree (the Summary view)."""
+        root = Node("structure", kind="group")
+        _dict_nodes(root.add("summary", kind="group"), self.summary)
+        ready = root.add("readiness", kind="group")
+        for entry in self.readiness:
+            item = ready.add(str(entry.analysis), str(entry.status), kind="field",
+                             detail=entry.note)
+            for label, issues in (("blocking", entry.blocking_issues),
+                                  ("advisory", entry.advisory_issues)):
+                if issues:
+                    group = item.add(label, len(issues), kind="group")
+                    for f in issues:
+                        group.add(reference_code(f.code), f.message, kind="field",
+                                  location=f.location)
+        return root
+
     def to_json(self) -> dict[str, Any]:
         """A ``verify --json`` block: ``structurally_valid``, ``structure_counts``
         and ``counts`` (per severity, structure findings / every tier),
@@ -427,3 +446,29 @@ def examine(exp: AucExperiment, *, locate: Locate = model_location,
     findings = _place(run_checks(facts), locate)
     return AucStructure(tuple(findings), tuple(_readiness(exp.metadata, findings)),
                         _summary(facts, findings, checksum_available))
+
+
+def _dict_nodes(parent: Node, value: Any) -> None:
+    """Children of ``parent`` for a JSON-like ``value`` (iteratively)."""
+    stack: list[tuple[Node, Any]] = [(parent, value)]
+    while stack:
+        node, item = stack.pop()
+        pairs = item.items() if isinstance(item, Mapping) else enumerate(item)
+        for key, child in pairs:
+            if isinstance(child, Mapping | list | tuple) and child:
+                stack.append((node.add(str(key), kind="group"), child))
+            else:
+                node.add(str(key), child if not isinstance(child, list | tuple) else "",
+                         kind="field")
+
+
+def publish(result: AucStructure, findings: Findings, summary: dict[str, Any]) -> None:
+    """Add ``result`` to a document's findings and ``verify --json`` summary.
+
+    The findings join the collector (scopes ``structure`` and
+    ``validation``); ``summary["structure"]`` is the ``openauc inspect
+    --json`` summary and ``summary["readiness"]`` the readiness entries.
+    """
+    findings.extend(result.findings)
+    summary["structure"] = result.summary
+    summary["readiness"] = [entry.to_json() for entry in result.readiness]

@@ -109,6 +109,14 @@ class TrialStructure:
         time_unit: the unit of one sample step when known (``"ms"``), else ``""``.
         trial: the per-sample trial array (lazy, continuous ``(time,)``,
             epochs ``(trials, time)``), or None.
+        trial_window: int64 ``(2,)`` or ``(trials, 2)``: ``trial_info``
+            ``trial_window``, the ``[start, stop)`` sample offsets of each
+            trial relative to its onset (``[-16, 48]``: 16 samples before the
+            onset to 47 after), or None when absent or not read.
+        baseline: int64 ``(2,)`` or ``(trials, 2)``: ``trial_info``
+            ``baseline``, ``[start, stop)`` sample offsets relative to each
+            onset, or None (VneuroTK on-disk notes §3; the reference writes
+            both in samples, ``vneurotk.neuro.trial``).
     """
 
     data_mode: str
@@ -120,6 +128,8 @@ class TrialStructure:
     sampling_rate_hz: float | None = None
     time_unit: str = ""
     trial: ArrayRef | None = None
+    trial_window: np.ndarray | None = None
+    baseline: np.ndarray | None = None
 
     def markers(self) -> dict[str, np.ndarray]:
         """The marker arrays that are present, by name (``trial_starts``...)."""

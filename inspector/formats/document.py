@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from inspector.formats.arrays import ArrayRef
+    from inspector.formats.auc_structure import AucStructure
 
 __all__ = [
     "FORMAT_AUCX", "FORMAT_DELIMITED", "FORMAT_RECORDING", "FORMAT_UNKNOWN", "MEMBER_STATUSES",
@@ -56,6 +57,7 @@ class FormatId(StrEnum):
     RECORDING = "vneurotk-recording"
     AUCX = "aucx"
     DELIMITED = "auc-delimited"
+    BECKMAN = "beckman-xl"
     UNKNOWN = "unknown"
 
 
@@ -118,6 +120,8 @@ class Document(_Transitional):
         trials: the trial structure, for recordings.
         auc: the AUC experiment, for AUC documents.
         export: how to export the document to AUCX, when it can be.
+        structure: the structural validation, readiness and summary of the
+            AUC experiment inside (AUC documents).
         object_data: the values of any dataset or attribute of ``tree``, for
             documents whose tree has stored values (HDF5 files).
         checks: deferred checks still to run (see :meth:`verify`, :meth:`apply`).
@@ -141,6 +145,7 @@ class Document(_Transitional):
     trials: TrialStructure | None = None
     auc: AucScans | None = None
     export: AucxExport | None = None
+    structure: AucStructure | None = None
     object_data: ObjectData | None = None
     checks: list[DeferredCheck] = field(default_factory=list)
     traceback: str | None = None
@@ -149,6 +154,7 @@ class Document(_Transitional):
     verifier: Any = None
     _verified_override: bool | None = field(default=None, repr=False)
     _members_list: list[MemberCheck] | None = field(default=None, repr=False)
+    _check_findings: dict[int, tuple[Finding, ...]] = field(default_factory=dict, repr=False)
     _closers: list[Callable[[], None]] = field(default_factory=list, repr=False)
 
     # -- findings -------------------------------------------------------
@@ -158,8 +164,17 @@ class Document(_Transitional):
 
     @property
     def ok(self) -> bool:
-        """True exactly when there is no error finding."""
-        return not self.findings.has_errors
+        """True exactly when there is no error of scope ``integrity``: the file
+        is readable, safe and follows its format (for an archive: every
+        member verifies; for a source: it imports cleanly)."""
+        return not self.findings.has_errors_in(Scope.INTEGRITY)
+
+    @property
+    def structure_ok(self) -> bool:
+        """True when no error of scope ``structure`` or ``validation`` was found:
+        the experiment inside is consistent (AUCX format document, "Inspection
+        and validation": a separate verdict from integrity)."""
+        return not self.findings.has_errors_in(Scope.STRUCTURE, Scope.VALIDATION)
 
     @property
     def name(self) -> str:
@@ -193,7 +208,10 @@ class Document(_Transitional):
         """Apply what ``check`` found; call from the thread that owns the document.
 
         A complete result retires ``check``; a cancelled one keeps it pending.
+        The findings of an earlier result of the same check are replaced.
         """
+        self.findings.withdraw(self._check_findings.pop(id(check), ()))
+        self._check_findings[id(check)] = result.findings
         self.findings.extend(result.findings)
         if result.checksums is not None:
             self.checksums = result.checksums
@@ -208,6 +226,7 @@ class Document(_Transitional):
         if result.withdraw_auc:
             self.auc = None
             self.export = None
+            self.structure = None
         elif result.auc is not None:
             self.auc = result.auc
         if result.complete and check in self.checks:
@@ -254,6 +273,7 @@ class Document(_Transitional):
             "path": os.fspath(self.path),
             "format": str(self.format),
             "ok": self.ok,
+            "structure_ok": self.structure_ok,
             "findings": [f.to_json() for f in self.findings],
             "summary": self.summary,
         }

@@ -99,6 +99,7 @@ class DocumentTab(QWidget):
         self.header_panel: HeaderPanel | None = None
         self.tables: dict[str, TablePanel] = {}
         self.provenance: TreePanel | None = None
+        self.summary: TreePanel | None = None
         self.stimuli: StimuliPanel | None = None
         self.checksums: ChecksumPanel | None = None
         self.detail: DetailPane | None = None
@@ -194,6 +195,12 @@ class DocumentTab(QWidget):
             self.provenance.view.setColumnWidth(0, 260)
             self.provenance.node_selected.connect(self._node_selected)
             self.views.addTab(self.provenance, "Provenance")
+        if doc.structure is not None:
+            self.summary = TreePanel(doc.structure.tree(), "Summary", self)
+            self.summary.view.expandToDepth(1)
+            self.summary.view.setColumnWidth(0, 260)
+            self.summary.node_selected.connect(self._node_selected)
+            self.views.addTab(self.summary, "Summary")
         if doc.stimuli:
             self.stimuli = StimuliPanel(doc.stimuli, self.jobs, self)
             self.stimuli.load_failed.connect(self._stimulus_failed)
@@ -355,6 +362,10 @@ class DocumentTab(QWidget):
             self.checksums.model.set_members(list(doc.checksums.members))
         self._array_names = {ref.location: name for name, ref in doc.arrays.items()
                              if ref.location}
+        if self.summary is not None and doc.structure is None:
+            self.views.removeTab(self.views.indexOf(self.summary))
+            self.summary.deleteLater()
+            self.summary = None
         if self.plot is not None:
             self.plot.refresh(tuple(result.withdraw_arrays))
         if result.findings:
@@ -375,12 +386,18 @@ class DocumentTab(QWidget):
 
     def _note_errors(self) -> None:
         failed = {m.name for m in self.checksums.model.members() if m.status in FAILED}
-        n = sum(1 for f in self.doc.findings
-                if f.severity == "error" and f.location not in failed)
-        note = ""
+        integrity = [f for f in self.doc.findings
+                     if f.severity == "error" and f.scope == "integrity"]
+        n = sum(1 for f in integrity if f.location not in failed)
+        structure = sum(1 for f in self.doc.findings
+                        if f.severity == "error" and f.scope != "integrity")
+        notes = []
         if n:
             errors = count_text(n, "other error finding" if failed else "error finding")
-            note = f"{errors} (see Findings)"
+            notes.append(f"{errors} (see Findings)")
+        if structure:
+            notes.append(f"structure: {count_text(structure, 'error')}")
+        note = " · ".join(notes)
         self.checksums.extra_note = note
         self.checksums.set_state(self.checksums.state)
 

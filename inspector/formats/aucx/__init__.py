@@ -47,12 +47,15 @@ class AucxReader:
     opens_folders = False
 
     def sniff(self, path: Path) -> bool:
+        """A ZIP whose directory lists ``manifest.json`` (or a damaged ZIP); never raises."""
         return _sniff.is_zip_with_manifest(path)
 
     def open(self, path: Path, options: OpenOptions) -> Document:
+        """:func:`open_archive` (``options`` have nothing for archives)."""
         return open_archive(path)
 
     def mismatch_reason(self, path: Path) -> str:
+        """Why ``path`` is not an AUCX archive."""
         return _sniff.mismatch_reason(path)
 
 

@@ -3,7 +3,7 @@
 :func:`open_archive` is :func:`.reader.read_archive` plus the export
 capability (:class:`~inspector.formats.capabilities.AucxExport`), whose
 ``load`` is :func:`read_experiment`: an archive is exported only from its
-fully verified bytes (seed "Checksums": every digest is verified before any
+fully verified bytes (AUCX 1.0 format document, "Checksums": every digest is verified before any
 model is constructed).
 """
 

@@ -98,12 +98,13 @@ def parse_checksums(raw: bytes) -> ChecksumFile:
                 f"{MAX_LINES} are read (an AUCX archive checksums 6 members), so members "
                 f"listed after line {number - 1} are not verified", CHECKSUM_MEMBER))
         entry = _classify(number, line)
-        if entry.name is not None:
-            if entry.name in seen and entry.problem is None:
+        name = entry.name
+        if name is not None:
+            if name in seen and entry.problem is None:
                 entry = replace(entry, problem=R.CHECKSUMS_DUPLICATE_ENTRY.finding(
-                    f"{CHECKSUM_MEMBER} line {number} lists {entry.name!r} again; repeated "
-                    "member names are rejected", entry.name))
-            seen.add(entry.name)
+                    f"{CHECKSUM_MEMBER} line {number} lists {name!r} again; repeated "
+                    "member names are rejected", name))
+            seen.add(name)
         lines.append(entry)
     if not lines:
         return ChecksumFile((), R.CHECKSUMS_EMPTY.finding(

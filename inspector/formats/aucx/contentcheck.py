@@ -4,7 +4,8 @@ While a member is hashed, its data bytes (after the ``.npy`` header) are fed
 to an :class:`ArrayScan`, which keeps one bit per element instead of the
 array: for radius/signal the positions holding a non-finite value, for the
 mask the positions that are True.  After all members are streamed,
-:func:`cross_check` applies the seed's content rules ("Both radius modes"):
+:func:`cross_check` applies the content rules of the AUCX 1.0 format document
+("Both radius modes"):
 
 * shared mode: the mask must be all true, radius and signal all finite;
 * per-scan mode: every masked-in radius and signal value must be finite
@@ -46,6 +47,7 @@ class ArrayScan:
         self._group = self.itemsize * 8
 
     def feed(self, block: bytes) -> None:
+        """Take the next bytes of the member (the ``.npy`` header is skipped)."""
         if self._skip:
             cut = min(self._skip, len(block))
             self._skip -= cut
@@ -61,7 +63,7 @@ class ArrayScan:
         if usable:
             self._take(memoryview(block)[:usable])
 
-    def _take(self, raw) -> None:
+    def _take(self, raw: memoryview) -> None:
         a = np.frombuffer(raw, dtype=self.header.dtype)
         flags = ~np.isfinite(a) if self.kind == "finite" else a.astype(bool, copy=False)
         self.elements += a.size
@@ -70,6 +72,7 @@ class ArrayScan:
             self._parts.append(np.packbits(flags))
 
     def finish(self) -> None:
+        """Take the last partial group of elements (call once, after the last block)."""
         if self._carry:
             n = len(self._carry) // self.itemsize * self.itemsize
             if n:
@@ -78,10 +81,12 @@ class ArrayScan:
 
     @property
     def bits(self) -> np.ndarray:
+        """One bit per element, packed (uint8 ``(ceil(elements / 8),)``), in stored order."""
         return np.concatenate(self._parts) if self._parts else np.zeros(0, np.uint8)
 
     @property
     def false_count(self) -> int:
+        """Elements whose bit is not set (for a mask: the False entries)."""
         return self.elements - self.count
 
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.formats.auc_model import AucExperiment
+from inspector.formats.auc_structure import aucx_location, examine, publish
 from inspector.formats.aucx import arraycheck
 from inspector.formats.aucx import layout as L
 from inspector.formats.aucx import rules as R
@@ -175,6 +176,7 @@ def _read_small(op: _Opening, name: str) -> bytes | None:
                   f"({limit >> 20} MiB) read for this member; it is not parsed (AUCX metadata "
                   "members are a few KiB)", name)
         return None
+    why: str | None
     try:
         data, why = read_member(op.path, e, limit)
     except OSError as exc:  # the archive changed or vanished since the scan
@@ -188,6 +190,7 @@ def _parse_json(op: _Opening, member: str, raw: bytes, rule: Rule) -> Any:
     """Parse a JSON member strictly (:func:`.jsonmember.parse_json_member`);
     None with a finding of ``rule`` at the member when it is unacceptable."""
     containers = raw.count(b"[") + raw.count(b"{")
+    why: str | None
     if containers > MAX_JSON_CONTAINERS:
         value, why = None, (f"it holds {containers} arrays/objects, more than the "
                             f"{MAX_JSON_CONTAINERS} parsed (AUCX metadata has a few per scan)")
@@ -216,7 +219,8 @@ def _checksums(op: _Opening) -> None:
         if line.problem is not None:
             op.doc.findings.add(line.problem)
         if line.name is not None:
-            _classify_line(op, line.name, line.problem and line.problem.code, line.digest)
+            code = line.problem.code if line.problem is not None else None
+            _classify_line(op, line.name, code, line.digest)
             if op.recorded.get(line.name) is None:
                 op.recorded[line.name] = line.recorded
     present = set(op.scan.names)
@@ -413,12 +417,17 @@ def _metadata(op: _Opening) -> dict[str, Any] | None:
     return md if isinstance(md, dict) else None
 
 
+def _scan_ids(obs: dict[str, Any]) -> list[Any]:
+    ids = obs.get("scan_ids")
+    return ids if isinstance(ids, list) else []
+
+
 def _facts(op: _Opening, record: dict[str, Any] | None) -> None:
     """The ``verify --json`` facts (the reference ``info`` keys)."""
     m = op.manifest or {}
     obs = op.observations
     md = _metadata(op)
-    ids = obs.get("scan_ids") if isinstance(obs.get("scan_ids"), list) else []
+    ids = _scan_ids(obs)
     op.doc.summary.update({
         "aucx_format_version": m.get("aucx_format_version"),
         "radius_axis_mode": obs.get("mode") if obs.get("mode") in L.MODES else op.mode,
@@ -462,11 +471,22 @@ def _auc(op: _Opening, loaded: AucExperiment | None) -> AucScans | None:
     if not all(k in op.doc.arrays for k in ("radius", "signal")):
         return None
     obs = op.observations
-    ids = obs.get("scan_ids") if isinstance(obs.get("scan_ids"), list) else []
+    ids = _scan_ids(obs)
     return AucScans(scan_ids=tuple(str(x) for x in ids),
                     radius_unit=str(obs.get("radius_unit") or ""),
                     signal_unit=str(obs.get("signal_unit") or ""),
                     experiment_id=op.doc.summary["experiment_id"], experiment=loaded)
+
+
+def _structure(doc: Document) -> None:
+    """The structural validation, readiness and summary of the loaded experiment
+    (AUCX format document, "Inspection and validation"; a separate verdict
+    from integrity).  Archives whose arrays are too large to load at open get
+    none: their experiment is never held in memory."""
+    loaded = doc.auc.experiment if doc.auc is not None else None
+    if loaded is not None:
+        doc.structure = examine(loaded, locate=aucx_location)
+        publish(doc.structure, doc.findings, doc.summary)
 
 
 def _finish(op: _Opening) -> OpenedArchive:
@@ -483,6 +503,7 @@ def _finish(op: _Opening) -> OpenedArchive:
         doc.table_locations["scans"] = L.EXPERIMENT
     parts = _model_parts(op)
     doc.auc = _auc(op, _load_small(op, parts))
+    _structure(doc)
     rows = tuple(MemberCheck(name, recorded) for name, recorded in op.recorded.items())
     doc.checksums = ChecksumTable(rows, verified=False)
     doc.summary["members"] = members_summary(rows)

@@ -21,6 +21,8 @@ Nothing here imports Qt.
 
 from __future__ import annotations
 
+from inspector.formats.core_rules import FILE_NOT_FOUND as FILE_NOT_FOUND
+from inspector.formats.core_rules import FILE_UNREADABLE as FILE_UNREADABLE
 from inspector.formats.findings import Rule, Severity, rule
 
 E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
@@ -29,7 +31,6 @@ _SEED = "AUCX 1.0 format document"
 _NOTES = "AUCX on-disk notes (spec/aucx-archive.md)"
 _APPNOTE = "PKWARE APPNOTE 6.3.10"
 _NPY = "NumPy .npy format (NEP 1, 'Format Specification: Version 1.0')"
-_CONTRACT = "Inspector's reader contract (docs/architecture.md, 'Seams')"
 _DEFERRED = "Inspector's reader contract (docs/architecture.md, 'Deferred work')"
 _BOUNDS = ("Inspector's reader contract (docs/architecture.md, 'Contracts': memory in "
            "proportion to what is shown, never to what a file declares)")
@@ -40,11 +41,8 @@ RADIUS_MODES = f"{_SEED}, 'Both radius modes'"
 PROVENANCE = f"{_SEED}, 'Provenance'"
 
 # -- the file itself ----------------------------------------------------------
-# The registry's file rules (inspector.formats.registry), repeated word for
-# word so this package can report them without importing the registry;
-# ``rule()`` refuses a second declaration that differs.
-FILE_NOT_FOUND = rule("file.not-found", E, "The path does not exist.", _CONTRACT)
-FILE_UNREADABLE = rule("file.unreadable", E, "The path exists but cannot be read.", _CONTRACT)
+# The file rules of every format (FILE_NOT_FOUND, FILE_UNREADABLE) come from
+# inspector.formats.core_rules.
 
 # -- ZIP container (zipscan, stream) ----------------------------------------------
 ZIP_NOT_A_ZIP = rule(

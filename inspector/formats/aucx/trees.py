@@ -1,8 +1,8 @@
 """Display trees of an AUCX archive: header, member list, provenance.
 
-Pure functions from parsed archive parts to :class:`Node` trees (DESIGN.md,
-"Document"). The provenance tree keeps the import provenance and the export
-record in two separate subtrees (seed "Provenance").
+Pure functions from parsed archive parts to :class:`Node` trees (docs/architecture.md,
+"Seams"). The provenance tree keeps the import provenance and the export
+record in two separate subtrees (AUCX 1.0 format document, "Provenance").
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@ byte-for-byte deterministically.
 
 Layout, JSON encoding and ZIP metadata: AUCX 1.0 format document
 ("Structure", "Determinism", "Atomic writes") and AUCX on-disk notes
-(``spec/aucx-archive.md``) §1-3; placement: :mod:`.atomicfile`.  Observed details reproduced so a re-export of a reference
-archive is byte-identical:
+(``spec/aucx-archive.md``) §1-3; placement: :mod:`.atomicfile`.  Observed
+details reproduced so a re-export of a reference archive is byte-identical:
 
 * ``manifest.json`` ``exported_at`` is ``datetime.isoformat()`` (``+00:00``),
   ``provenance.json`` ``export.exported_at`` writes UTC as ``Z``;
@@ -22,7 +22,7 @@ import os
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 import numpy as np
 
@@ -183,12 +183,12 @@ def _check_arrays(exp: AucExperiment, radius: np.ndarray, signal: np.ndarray,
 
 def _npy_blocks(a: np.ndarray) -> Iterator[bytes | memoryview]:
     yield header_bytes(a.dtype, a.shape)
-    flat = memoryview(np.ascontiguousarray(a).reshape(-1).view(np.uint8))
+    flat = memoryview(np.ascontiguousarray(a).reshape(-1).view(np.uint8).data)
     for i in range(0, len(flat), _BLOCK):
         yield flat[i : i + _BLOCK]
 
 
-def _manifest(exp: AucExperiment, arrays: dict[str, np.ndarray], when: datetime,
+def _manifest(exp: AucExperiment, arrays: dict[str, np.ndarray], when: datetime | None,
               creator: tuple[str, str]) -> dict[str, Any]:
     """The ``manifest.json`` object (AUCX on-disk notes §1)."""
     software, version = creator
@@ -215,7 +215,7 @@ def _manifest(exp: AucExperiment, arrays: dict[str, np.ndarray], when: datetime,
     }
 
 
-def _export_record(when: datetime, creator: tuple[str, str]) -> dict[str, Any]:
+def _export_record(when: datetime | None, creator: tuple[str, str]) -> dict[str, Any]:
     """The ``provenance.json`` ``export`` object (AUCX on-disk notes §1)."""
     software, version = creator
     return {
@@ -228,7 +228,7 @@ def _export_record(when: datetime, creator: tuple[str, str]) -> dict[str, Any]:
     }
 
 
-def _members(exp: AucExperiment, when: datetime,
+def _members(exp: AucExperiment, when: datetime | None,
              creator: tuple[str, str]) -> tuple[dict[str, bytes], dict[str, np.ndarray]]:
     """The JSON members (encoded) and the normalised arrays, checked.
 
@@ -253,7 +253,7 @@ def _members(exp: AucExperiment, when: datetime,
     return json_members, arrays
 
 
-def _write_zip(fh: BinaryIO, json_members: dict[str, bytes],
+def _write_zip(fh: IO[bytes], json_members: dict[str, bytes],
                arrays: dict[str, np.ndarray]) -> None:
     """Every member in write order, then ``checksums.sha256`` and the directory."""
     zw = ZipStreamWriter(fh)

@@ -44,10 +44,13 @@ _ERROR_CLASS: dict[str, type[DelimitedError]] = {}
 
 def _rule(code: str, severity: Severity, summary: str, source: str,
           raises: type[DelimitedError] | None = None) -> Rule:
-    """Declare a rule; ``raises`` is the strict API's class when it is broken first."""
-    scope = Scope.VALIDATION if raises in (DataConflictError, InvalidValueError) \
-        else Scope.INTEGRITY
-    declared = rule(code, severity, summary, source, scope)
+    """Declare a rule; ``raises`` is the strict API's class when it is broken first.
+
+    Every import rule has scope ``integrity``: breaking it rejects the import,
+    so the document is not ok (the experiment's own consistency is judged
+    separately, by :mod:`inspector.formats.auc_structure`).
+    """
+    declared = rule(code, severity, summary, source, Scope.INTEGRITY)
     if raises is not None:
         _ERROR_CLASS[code] = raises
     return declared

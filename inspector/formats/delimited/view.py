@@ -21,6 +21,7 @@ import pandas as pd
 
 from inspector.formats.arrays import NumpyArrayRef
 from inspector.formats.auc_model import AucExperiment
+from inspector.formats.auc_structure import DelimitedLocator, examine, publish
 from inspector.formats.capabilities import AucScans, AucxExport
 from inspector.formats.delimited.layouts import LONG
 from inspector.formats.delimited.loader import ImportResult
@@ -264,4 +265,14 @@ def build_document(res: ImportResult) -> Document:
                        signal_unit=exp.signal_unit, experiment_id=exp.experiment_id,
                        experiment=exp, radius_array="radius", signal_array="signal",
                        mask_array="mask")
+    _structure(doc, res, exp)
     return doc
+
+
+def _structure(doc: Document, res: ImportResult, exp: AucExperiment) -> None:
+    """The structural validation, readiness and summary of the imported experiment."""
+    rows = tuple(si.location for si in res.parsed.inputs) if res.parsed is not None else ()
+    locate = DelimitedLocator(res.manifest.name if res.manifest is not None else "",
+                              res.data_file.name if res.data_file is not None else "", rows)
+    doc.structure = examine(exp, locate=locate)
+    publish(doc.structure, doc.findings, doc.summary)

@@ -758,3 +758,77 @@ def image_plan(rows: range, cols: range, pixels: tuple[int, int], chunks: Sequen
         step[i] = c[i] * max(k + 1, k * 5 // 4)  # whole chunks: the others are skipped
         coarse = True
     return ImagePlan(_samples(rows, step[0]), _samples(cols, step[1]), cost(), coarse)
+
+
+# -- description -------------------------------------------------------------------------
+#: Enum members, compound fields and virtual sources listed by :func:`describe`.
+MAX_DESCRIBED = 64
+
+
+def _type_lines(t: TypeInfo, indent: str = "") -> list[str]:
+    """The type, then one indented line per field, enum member or base type."""
+    lines = [f"{indent}{t.text}" + (f"  [numpy {t.numpy}]" if t.numpy and not t.fields else "")]
+    sub = indent + "    "
+    if t.string is not None:
+        s = t.string
+        lines.append(f"{sub}string: {s.storage} length"
+                     + (f" {s.length} bytes" if s.length else "")
+                     + f", charset {s.charset}, {s.padding}")
+    for f in t.fields[:MAX_DESCRIBED]:
+        lines.append(f"{sub}{f.name} (offset {f.offset}):")
+        lines.extend(_type_lines(f.type, sub + "    "))
+    if len(t.fields) > MAX_DESCRIBED:
+        lines.append(f"{sub}… {len(t.fields) - MAX_DESCRIBED} more fields")
+    for label, value in t.members[:MAX_DESCRIBED]:
+        lines.append(f"{sub}{label} = {value}")
+    if len(t.members) > MAX_DESCRIBED:
+        lines.append(f"{sub}… {len(t.members) - MAX_DESCRIBED} more members")
+    if t.base is not None and t.type_class in ("vlen", "array"):
+        lines.append(f"{sub}element:")
+        lines.extend(_type_lines(t.base, sub + "    "))
+    lines.extend(f"{sub}{n}" for n in t.notes)
+    return lines
+
+
+def _storage_lines(s: StorageInfo) -> list[str]:
+    lines = [f"layout: {s.layout or 'none'}"]
+    if s.chunks:
+        lines.append("chunks: (" + ", ".join(str(c) for c in s.chunks) + ")")
+    for f in s.filters:
+        params = f"({', '.join(str(p) for p in f.params)})" if f.params else ""
+        missing = "" if f.available else "  — NOT AVAILABLE in this HDF5 library"
+        lines.append(f"filter: {f.name}{params} [id {f.filter_id}]{missing}")
+    if s.fill_value:
+        lines.append(f"fill value: {s.fill_value}")
+    if s.stored_bytes is not None:
+        lines.append(f"stored: {s.stored_bytes:,} bytes")
+    if s.max_shape is not None:
+        lines.append("max shape: (" + ", ".join("unlimited" if m is None else str(m)
+                                                for m in s.max_shape) + ")")
+    lines.extend(f"external file: {n} (offset {o}, {z:,} bytes)" for n, o, z in s.external)
+    lines.extend(f"virtual source: {v}" for v in s.virtual_sources[:MAX_DESCRIBED])
+    link = s.link
+    lines.append(f"link: {link.kind}" + (f" → {link.target}" if link.target else ""))
+    lines.extend(s.notes)
+    return lines
+
+
+def describe(node: NodeData) -> str:
+    """A full, plain-text description of a node: location, shape, type (fields, enum
+    mapping, string storage, byte order), storage (layout, chunks, filters, fill
+    value, external and virtual sources, link).  Reads nothing."""
+    if node.shape is None:
+        shape = "null dataspace (no value)"
+    elif node.shape == ():
+        shape = "scalar (one value)"
+    else:
+        dims = ", ".join(f"{n:,}" for n in node.shape) + ("," if len(node.shape) == 1 else "")
+        shape = f"({dims})  — {node.size:,} elements"
+    lines = [f"location: {node.location}", f"{node.kind}: {shape}", "type:"]
+    lines.extend(_type_lines(node.type, "    "))
+    if len(node.columns) > 1:
+        lines.append(f"columns: {len(node.columns)} ("
+                     + ", ".join(c.label for c in node.columns[:8])
+                     + (", …" if len(node.columns) > 8 else "") + ")")
+    lines.extend(_storage_lines(node.storage))
+    return "\n".join(lines)

@@ -34,7 +34,12 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.formats.capabilities import CheckResult, DeferredCheck, Progress
-from inspector.formats.core_rules import CHECK_FAILED, OPEN_FAILED, STIMULUS_UNLOADABLE
+from inspector.formats.core_rules import (
+    CHECK_FAILED,
+    NODE_NOT_FOUND,
+    OPEN_FAILED,
+    STIMULUS_UNLOADABLE,
+)
 from inspector.formats.document import Document, Finding, Node, Stimulus
 from inspector.jobs import JobContext, JobRunner
 from inspector.models.checksum_model import FAILED
@@ -42,6 +47,7 @@ from inspector.models.findings_model import count_text, severity_counts_text
 from inspector.models.open_failure import open_failure
 from inspector.models.value_text import value_text, value_type_name
 from inspector.ui.checksum_panel import ChecksumPanel
+from inspector.ui.data.viewer import NodeViewer
 from inspector.ui.detail_pane import DetailPane
 from inspector.ui.failure_page import FailurePage
 from inspector.ui.plots import PlotPanel
@@ -104,6 +110,7 @@ class DocumentTab(QWidget):
         self.checksums: ChecksumPanel | None = None
         self.detail: DetailPane | None = None
         self.plot: PlotPanel | None = None
+        self.viewer: NodeViewer | None = None
         self._array_names: dict[str, str] = {}
         self._pending: list[DeferredCheck] = []
         self._notice = ""
@@ -222,10 +229,15 @@ class DocumentTab(QWidget):
         self._array_names = {ref.location: name for name, ref in doc.arrays.items() if ref.location}
         if doc.arrays:
             self.plot = PlotPanel(doc, self.jobs, self)
-            right.addWidget(self.plot)
         self.detail = DetailPane(self)
+        if doc.object_data is not None:  # any dataset or attribute in the data views
+            self.viewer = NodeViewer(doc.object_data, self.plot, self.detail, self.jobs, self)
+            self.viewer.data.finding.connect(self._view_finding)
+            self.viewer.data.node_missing.connect(self._node_missing)
+        if self.viewer is not None or self.plot is not None:
+            right.addWidget(self.viewer or self.plot)
         right.addWidget(self.detail)
-        if self.plot is not None:
+        if self.viewer is not None or self.plot is not None:
             right.setStretchFactor(0, 3)
             right.setStretchFactor(1, 1)
             right.setSizes([520, 200])
@@ -247,8 +259,10 @@ class DocumentTab(QWidget):
         if self.initial_node:
             if self.header_panel.select_location(self.initial_node, prefer_raw=True):
                 self.views.setCurrentWidget(self.header_panel)
+            elif self.viewer is not None:  # not listed in the tree: the data views decide
+                self.viewer.show_location(self.initial_node)
             else:
-                self._notice = f"no node {self.initial_node!r} in this file"
+                self._node_missing(self.initial_node)
         elif self.plot is not None:
             first = self.plot.default_array()
             if first is not None:
@@ -408,6 +422,28 @@ class DocumentTab(QWidget):
         name = self._array_names.get(n.location)
         if name is not None and self.plot is not None:
             self.plot.show_array(name)
+            if self.viewer is not None:
+                self.viewer.show_plot()
+        elif self.viewer is not None:
+            self.viewer.show_node(n)
+
+    def _node_missing(self, location: str) -> None:
+        """``FILE::/path`` named nothing in the file: a warning finding naming it."""
+        if location != self.initial_node:
+            return
+        self._notice = f"no node {location!r} in this file"
+        self._view_finding(NODE_NOT_FOUND.finding(
+            f"{location} (asked for as FILE::{location}) is not a node of this file", location))
+        if self.verify_state != "running":
+            self._finished_status()
+
+    def _view_finding(self, finding: Finding) -> None:
+        """A view could not open or read a node: its finding, once."""
+        if any(f.code == finding.code and f.location == finding.location
+               for f in self.doc.findings):
+            return
+        self.doc.findings.add(finding)
+        self.findings_changed.emit()
 
     def _cell_selected(self, title: str, value: Any, extra: str) -> None:
         self.detail.show_value(title, value, extra)
@@ -511,6 +547,8 @@ class DocumentTab(QWidget):
         self._pending.clear()
         if self.stimuli is not None:
             self.stimuli.shutdown()
+        if self.viewer is not None:
+            self.viewer.shutdown()
         with self._vlock:
             self._vstate["closed"] = True
             running = self._vstate["running"]

@@ -291,7 +291,7 @@ def _fill(ds: h5py.Dataset, dcpl: Any) -> tuple[str, tuple[str, ...]]:
     if value.shape == () and value.dtype.kind in "biufc":
         text = cell_text(ColumnKind.NUMBER, value[()])
     else:
-        text = str(value.tolist())
+        text = " ".join(repr(value.tolist()).split())
     kind = "user-defined" if dcpl.fill_value_defined() == h5py.h5d.FILL_VALUE_USER_DEFINED \
         else "default"
     return (text if len(text) <= 200 else text[:199] + "…") + f" ({kind})", notes

@@ -466,3 +466,53 @@ def test_image_plan_skips_chunks_beyond_its_budget():
     assert plan.touched_bytes < whole / 4
     plan = image_plan(range(n), range(n), (800, 1000), None, (0, 1), 4)
     assert not plan.coarse and plan.touched_bytes <= 800 * 1000 * 4
+
+
+# -- chunks decoded in parallel ------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["<f4", ">i2", "<u8"])
+@pytest.mark.parametrize("shuffle", [True, False])
+def test_parallel_chunk_reads_equal_hdf5(tmp_path, dtype, shuffle):
+    from inspector.formats.vneurotk.hdf5_strided import (
+        existing_chunks,
+        fast_layout,
+        parallel_read,
+    )
+
+    path = tmp_path / "tiles.h5"
+    data = (np.arange(120 * 90).reshape(120, 90) % 251).astype(dtype)
+    with h5py.File(path, "w") as f:
+        ds = f.create_dataset("a", (120, 90), dtype=dtype, chunks=(16, 20), compression="gzip",
+                              shuffle=shuffle, fillvalue=7)
+        ds[:64] = data[:64]  # the chunks below row 64 stay unallocated (fill value 7)
+        f.create_dataset("plain", data=data, chunks=(16, 20))
+        f.create_dataset("lzf", data=data, chunks=(16, 20), compression="lzf")
+    with h5py.File(path) as f:
+        ds = f["a"]
+        layout = fast_layout(ds)
+        assert layout is not None and fast_layout(f["plain"]) is not None
+        assert fast_layout(f["lzf"]) is None  # another filter: HDF5 decodes it
+        box = (slice(3, 117, 5), slice(1, 89, 3))
+        got = parallel_read(ds, layout, box, existing_chunks(ds))
+        np.testing.assert_array_equal(got, ds[box])
+        assert got.dtype == np.dtype(dtype) and (got[-1] == 7).all()
+        np.testing.assert_array_equal(parallel_read(ds, layout, (slice(0, 120), slice(0, 90)),
+                                                    None), ds[()])
+        assert parallel_read(ds, layout, (slice(0, 10), slice(0, 10)), None) is None  # 1 chunk
+
+
+def test_node_reads_take_the_parallel_path_and_match_h5py(tmp_path, monkeypatch):
+    from inspector.formats.vneurotk import hdf5_strided
+
+    path = tmp_path / "img.h5"
+    with h5py.File(path, "w") as f:
+        f.create_dataset("img", data=np.random.default_rng(3).normal(size=(300, 400))
+                         .astype(">f8"), chunks=(32, 32), compression="gzip", shuffle=True)
+    calls = []
+    real = hdf5_strided.parallel_read
+    monkeypatch.setattr("inspector.formats.vneurotk.hdf5_data.parallel_read",
+                        lambda *a: calls.append(a[2]) or real(*a))
+    with open_document(path) as doc, h5py.File(path) as f:
+        node = doc.object_data.node("/img")
+        values = node.read((slice(5, None, 7), slice(None, None, -9))).column("").values
+        np.testing.assert_array_equal(values, f["img"][()][5::7, ::-9])
+        assert values.dtype.isnative and calls

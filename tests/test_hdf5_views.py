@@ -160,6 +160,8 @@ def test_neuro_keeps_the_neural_plot(qtbot):
     assert tab.viewer is not None and tab.plot is not None
     _click(tab, "/neuro")
     assert tab.viewer.currentWidget() is tab.plot and isinstance(tab.plot.view, NeuralView)
+    qtbot.waitUntil(lambda: "layout: chunked" in tab.detail.text.toPlainText(), timeout=20000)
+    assert "location: /neuro" in tab.detail.text.toPlainText()
     _click(tab, "/trial_starts")
     table = _wait_view(qtbot, _panel(tab), TableView, "/trial_starts")  # six numbers
     qtbot.waitUntil(lambda: table.model.index(0, 0).data() != "…", timeout=20000)
@@ -280,3 +282,34 @@ def test_view_choice_from_shape_and_type(files):
         assert views_for(node("/wave"))[0] == IMAGE
         assert views_for(node("/line"))[0] == CURVE
         assert views_for(node("/stack_a"))[0] == IMAGE
+
+
+def test_a_coarse_first_image_is_refined_and_zooming_reads_the_region(qtbot, tmp_path,
+                                                                       monkeypatch):
+    path = tmp_path / "tiles.h5"
+    with h5py.File(path, "w") as f:
+        y, x = np.mgrid[0:2000, 0:2000]
+        f.create_dataset("img", data=(x + y).astype("<f4"), chunks=(100, 100),
+                         compression="gzip", shuffle=True)
+    chunk = 100 * 100 * 4
+    monkeypatch.setattr("inspector.ui.data.image.IMAGE_FIRST_BYTES", 16 * chunk)
+    monkeypatch.setattr("inspector.ui.data.image.IMAGE_BUDGET_BYTES", 400 * chunk)
+    with open_document(path) as doc:
+        jobs = JobRunner()
+        panel = DataPanel(doc.object_data, jobs)
+        qtbot.addWidget(panel)
+        panel.resize(900, 700)
+        panel.show()
+        panel.set_node(doc.object_data.node("/img"))
+        image = panel.view
+        assert isinstance(image, ImageView)
+        qtbot.waitUntil(lambda: image.requests == 2 and image.plan is not None
+                        and not image.plan.coarse, timeout=20000)
+        assert image.plan.touched_bytes <= 400 * chunk
+        plan = image.plan
+        np.testing.assert_array_equal(image.image, (np.add.outer(plan.rows, plan.cols)))
+        image.plot_item.vb.setRange(xRange=(100, 300), yRange=(200, 400), padding=0)
+        qtbot.waitUntil(lambda: image.plan.cell == (1, 1), timeout=20000)
+        assert image.plan.rows.start >= 199 and image.plan.cols.stop <= 302
+        assert "every element" in image.status.text()
+        jobs.wait(5000)

@@ -676,6 +676,8 @@ def cell_text(kind: ColumnKind, v: Any, limit: int | None = None) -> str:
 # -- image sampling -----------------------------------------------------------------------
 #: Most decoded chunk bytes one image read may touch (:func:`image_plan`).
 IMAGE_BUDGET_BYTES = 96 << 20
+#: The budget of the first, quick image of a view (refined up to the full budget next).
+IMAGE_FIRST_BYTES = 24 << 20
 
 
 @dataclass(frozen=True)

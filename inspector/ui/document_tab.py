@@ -423,7 +423,7 @@ class DocumentTab(QWidget):
         if name is not None and self.plot is not None:
             self.plot.show_array(name)
             if self.viewer is not None:
-                self.viewer.show_plot()
+                self.viewer.show_plot(n.location)
         elif self.viewer is not None:
             self.viewer.show_node(n)
 

@@ -2,10 +2,13 @@
 
 The rows and columns sampled come from
 :func:`~inspector.formats.node_data.image_plan`: about one sample per screen
-pixel, with steps widened to whole chunks when that would decode more than
-:data:`~inspector.formats.node_data.IMAGE_BUDGET_BYTES` of a chunked dataset
-(the status line then says the image is coarse).  Zooming in reads the
-visible region again at screen resolution after :data:`DEBOUNCE_MS`.  A colour
+pixel, with steps widened to whole chunks when that would decode too many
+chunks of a chunked dataset (the status line then says the image is coarse).
+A first image decodes at most
+:data:`~inspector.formats.node_data.IMAGE_FIRST_BYTES`; when it is coarse, a
+second read refines it within
+:data:`~inspector.formats.node_data.IMAGE_BUDGET_BYTES`.  Zooming in reads
+the visible region again at screen resolution after :data:`DEBOUNCE_MS`.  A colour
 bar beside the image sets the levels; the colour map is chosen in a box.
 """
 
@@ -19,7 +22,14 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF, QTimer
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
-from inspector.formats.node_data import ColumnSpec, ImagePlan, NodeData, image_plan
+from inspector.formats.node_data import (
+    IMAGE_BUDGET_BYTES,
+    IMAGE_FIRST_BYTES,
+    ColumnSpec,
+    ImagePlan,
+    NodeData,
+    image_plan,
+)
 from inspector.jobs import JobRunner
 from inspector.ui.data.curve import as_real
 from inspector.ui.data.reading import ReadFailure, read_values
@@ -84,7 +94,7 @@ class ImageView(PlotView):
         self._timer.timeout.connect(self.request_visible)
         self.plot_item.vb.setRange(QRectF(0, 0, self.n_cols, self.n_rows), padding=0.01)
         self.plot_item.vb.sigRangeChanged.connect(lambda *_a: self._timer.start())
-        self._asked: tuple[range, range] | None = None
+        self._asked: tuple[range, range, int] | None = None
         self.request(range(self.n_rows), range(self.n_cols))
 
     def job_keys(self) -> tuple[str, ...]:
@@ -106,16 +116,17 @@ class ImageView(PlotView):
         if len(rows) and len(cols):
             self.request(rows, cols)
 
-    def request(self, rows: range, cols: range) -> None:
-        """Sample ``rows x cols`` at screen resolution on a keyed job."""
-        if self._asked == (rows, cols):
+    def request(self, rows: range, cols: range, refine: bool = False) -> None:
+        """Sample ``rows x cols`` at screen resolution on a keyed job (a quick first
+        image; ``refine``: the second, within the full budget)."""
+        budget = IMAGE_BUDGET_BYTES if refine else IMAGE_FIRST_BYTES
+        if self._asked == (rows, cols, budget):
             return
-        self._asked = (rows, cols)
+        self._asked = (rows, cols, budget)
         st, node = self.state, self.node
         assert st.cols is not None
-        chunks = node.storage.chunks
-        plan = image_plan(rows, cols, self._pixels(), chunks, (st.rows, st.cols),
-                          max(1, node.type.size))
+        plan = image_plan(rows, cols, self._pixels(), node.storage.chunks, (st.rows, st.cols),
+                          max(1, node.type.size), budget=budget)
         if self.plan is not None and plan.rows == self.plan.rows and plan.cols == self.plan.cols:
             return
         sel: list[Any] = list(st.index)
@@ -129,7 +140,7 @@ class ImageView(PlotView):
             if isinstance(got, ReadFailure):
                 return got
             img = as_real(got.column(spec.name).values, spec.kind, part)
-            return plan, (img.T if transpose else img)
+            return plan, (img.T if transpose else img), (rows, cols, refine)
 
         self.jobs.submit(work, on_done=self._drawn,
                          on_error=lambda m, _tb: self.status.setText(f"cannot draw: {m}"),
@@ -139,7 +150,7 @@ class ImageView(PlotView):
         if isinstance(result, ReadFailure):
             self.show_placeholder(f"Cannot read the values: {result.message}")
             return
-        plan, img = result
+        plan, img, (rows, cols, refined) = result
         self.plan, self.image = plan, img
         lo, hi = finite_levels(img)
         shown = np.where(np.isfinite(img), img, np.nan)
@@ -155,3 +166,5 @@ class ImageView(PlotView):
         self.status.setText(f"{img.shape[0]:,}×{img.shape[1]:,} samples of "
                             f"{self.n_rows:,}×{self.n_cols:,}, {every}; "
                             f"≈{plan.touched_bytes / 1e6:.1f} MB decoded{coarse}")
+        if plan.coarse and not refined:
+            self.request(rows, cols, refine=True)

@@ -16,6 +16,7 @@ from inspector.formats.node import Node
 from inspector.formats.node_data import NodeData, describe
 from inspector.jobs import JobRunner
 from inspector.ui.data.panel import DataPanel
+from inspector.ui.data.reading import guarded
 from inspector.ui.detail_pane import DetailPane
 
 #: Tree node kinds whose location may hold values (links lead to datasets too).
@@ -36,6 +37,8 @@ class NodeViewer(QStackedWidget):
         super().__init__(parent)
         self.plot = plot
         self.detail = detail
+        self.objects, self.jobs = objects, jobs
+        self._key = f"viewer-describe:{id(self)}"
         self.data = DataPanel(objects, jobs, self)
         if plot is not None:
             self.addWidget(plot)
@@ -43,10 +46,19 @@ class NodeViewer(QStackedWidget):
         self.data.node_shown.connect(self._described)
         self.data.value_selected.connect(self._value)
 
-    def show_plot(self) -> None:
-        """Bring the plot panel forward (an array the document plots was selected)."""
+    def show_plot(self, location: str = "") -> None:
+        """Bring the plot panel forward (an array the document plots was selected) and
+        describe that array's type in the detail pane (looked up on a job)."""
         if self.plot is not None:
             self.setCurrentWidget(self.plot)
+        if location:
+            objects = self.objects
+            self.jobs.submit(lambda _ctx: guarded(lambda: objects.node(location)),
+                             on_done=self._plotted_node, key=self._key)
+
+    def _plotted_node(self, got: object) -> None:
+        if isinstance(got, NodeData) and self.currentWidget() is self.plot:
+            self._described(got)
 
     def show_node(self, node: Node) -> bool:
         """Show the values of a tree node that may hold some; False for other nodes."""
@@ -71,4 +83,5 @@ class NodeViewer(QStackedWidget):
 
     def shutdown(self) -> None:
         """Cancel the data panel's reads (the tab is closing)."""
+        self.jobs.cancel(self._key)
         self.data.shutdown()

@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
-    QProgressBar,
-    QSplitter,
     QStackedWidget,
     QTabWidget,
     QTreeView,
@@ -46,16 +45,27 @@ from inspector.models.checksum_model import FAILED
 from inspector.models.findings_model import count_text, severity_counts_text
 from inspector.models.open_failure import open_failure
 from inspector.models.value_text import value_text, value_type_name
+from inspector.ui import preload
+from inspector.ui.busy_indicator import BusyIndicator
 from inspector.ui.checksum_panel import ChecksumPanel
-from inspector.ui.data.viewer import NodeViewer
 from inspector.ui.detail_pane import DetailPane
 from inspector.ui.failure_page import FailurePage
-from inspector.ui.plots import PlotPanel
-from inspector.ui.stimuli_panel import StimuliPanel
-from inspector.ui.table_panel import TablePanel
+from inspector.ui.scan_link import link_scans
+from inspector.ui.tab_layout import lay_out_tab
 from inspector.ui.tree_panel import HeaderPanel, TreePanel, make_tree_view
 
+if TYPE_CHECKING:  # imported when a document needs them (pandas, numpy, pyqtgraph)
+    from inspector.ui.data.viewer import NodeViewer
+    from inspector.ui.plots import PlotPanel
+    from inspector.ui.stimuli_panel import StimuliPanel
+    from inspector.ui.table_panel import TablePanel
+
 __all__ = ["DocumentTab", "make_tree_view"]
+
+#: The data views of any dataset or attribute (imported off the GUI thread, with the plots).
+DATA_VIEWS = "inspector.ui.data.viewer"
+#: Tree node kinds whose location may hold values (a link leads to a dataset too).
+DATA_KINDS = ("dataset", "attribute", "link")
 
 #: Tab titles of tables with a well-known name (others are shown under their name).
 TABLE_TITLES = {"trial_meta": "Trial metadata", "scans": "Scans"}
@@ -110,7 +120,14 @@ class DocumentTab(QWidget):
         self.checksums: ChecksumPanel | None = None
         self.detail: DetailPane | None = None
         self.plot: PlotPanel | None = None
-        self.viewer: NodeViewer | None = None
+        self.viewer: NodeViewer | None = None  # the plot and the data views of any node
+        self._data_wanted: str | None = None
+        self.plot_error = ""
+        self._plot_slot: QLabel | None = None
+        self._plot_wanted: str | None = None
+        self._plot_timer = QTimer(self)
+        self._plot_timer.setSingleShot(True)
+        self._plot_timer.timeout.connect(self._show_first_array)
         self._array_names: dict[str, str] = {}
         self._pending: list[DeferredCheck] = []
         self._notice = ""
@@ -130,9 +147,7 @@ class DocumentTab(QWidget):
         bl.addStretch(1)
         label = QLabel(f"Opening {self.path.name}…")
         label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        bar = QProgressBar()
-        bar.setRange(0, 0)
-        bar.setMaximumWidth(320)
+        bar = BusyIndicator()
         bl.addWidget(label)
         bl.addWidget(bar, 0, Qt.AlignmentFlag.AlignHCenter)
         bl.addStretch(2)
@@ -185,6 +200,11 @@ class DocumentTab(QWidget):
 
     def _add_tables(self) -> None:
         doc = self.doc
+        if not any(df is not None for df in doc.tables.values()):
+            return
+        # pandas is imported by the reader that built the tables, not here
+        from inspector.ui.table_panel import TablePanel
+
         for name, df in doc.tables.items():
             if df is None:
                 continue
@@ -209,6 +229,8 @@ class DocumentTab(QWidget):
             self.summary.node_selected.connect(self._node_selected)
             self.views.addTab(self.summary, "Summary")
         if doc.stimuli:
+            from inspector.ui.stimuli_panel import StimuliPanel
+
             self.stimuli = StimuliPanel(doc.stimuli, self.jobs, self)
             self.stimuli.load_failed.connect(self._stimulus_failed)
             self.stimuli.stimulus_selected.connect(self._stimulus_selected)
@@ -224,49 +246,91 @@ class DocumentTab(QWidget):
 
     def _lay_out(self) -> None:
         doc = self.doc
-        right = QSplitter(Qt.Orientation.Vertical)
-        right.setChildrenCollapsible(False)
         self._array_names = {ref.location: name for name, ref in doc.arrays.items() if ref.location}
-        if doc.arrays:
-            self.plot = PlotPanel(doc, self.jobs, self)
+        if doc.arrays or doc.object_data is not None:
+            # The plot comes once pyqtgraph is imported off the GUI thread (ui.preload).
+            self._plot_slot = QLabel("Preparing the plot…")
+            self._plot_slot.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.detail = DetailPane(self)
-        if doc.object_data is not None:  # any dataset or attribute in the data views
-            self.viewer = NodeViewer(doc.object_data, self.plot, self.detail, self.jobs, self)
-            self.viewer.data.finding.connect(self._view_finding)
-            self.viewer.data.node_missing.connect(self._node_missing)
-        if self.viewer is not None or self.plot is not None:
-            right.addWidget(self.viewer or self.plot)
-        right.addWidget(self.detail)
-        if self.viewer is not None or self.plot is not None:
-            right.setStretchFactor(0, 3)
-            right.setStretchFactor(1, 1)
-            right.setSizes([520, 200])
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.setChildrenCollapsible(False)
-        split.addWidget(self.views)
-        split.addWidget(right)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        split.setSizes([600, 400])
+        split = lay_out_tab(self.views, self.detail, self._plot_slot)  # the plot: half and more
         if self.failure is not None:
             self.detail.hide()  # nothing to detail on the failure page; shown on a selection
         self.splitter = split
+        self.right = split  # the splitter holding the plot's place
         self._stack.addWidget(split)
         self._stack.setCurrentWidget(split)
         self.setFocusProxy(self.views)  # keyboard: the tab hands focus to its views
+        if self._plot_slot is not None:
+            views = DATA_VIEWS if doc.object_data is not None else preload.PLOTS
+            preload.when_imported(views, self._plots_imported, self._plots_failed)
+
+    def _plots_imported(self, module: ModuleType) -> None:
+        """The plots (and, for documents with object data, the data views: ``module`` is
+        then :data:`DATA_VIEWS`) are imported: they take the placeholder's place.
+
+        The first array (or the node asked for) is shown on the next event-loop
+        turn, so that building the view is not added to the turn that built the tab.
+        """
+        if self._vstate["closed"] or self._plot_slot is None or self.doc is None:
+            return
+        shown = None
+        if self.doc.arrays:
+            self.plot = preload.loaded(preload.PLOTS).PlotPanel(self.doc, self.jobs, self)
+            link_scans(self)  # one scan selection for the Scans table, the scan list and the plot
+            shown = self.plot
+        if self.doc.object_data is not None:
+            shown = self.viewer = module.NodeViewer(self.doc.object_data, self.plot,
+                                                    self.detail, self.jobs, self)
+            self.viewer.data.finding.connect(self._view_finding)
+            self.viewer.data.node_missing.connect(self._node_missing)
+        self.right.replaceWidget(self.right.indexOf(self._plot_slot), shown)
+        self._plot_slot.deleteLater()
+        self._plot_slot = None
+        self._plot_timer.start(0)
+
+    def _plots_failed(self, message: str) -> None:
+        self.plot_error = message
+        if self._plot_slot is not None:
+            self._plot_slot.setText(f"Plots are not available: {message}")
+
+    def _show_first_array(self) -> None:
+        if self.viewer is not None and self._data_wanted is not None and \
+                not self._vstate["closed"]:
+            self.viewer.show_location(self._data_wanted)
+            return
+        if self.plot is None or self._vstate["closed"]:
+            return
+        name = self._plot_wanted
+        if name is None and not self.initial_node:  # a node asked for is shown instead
+            name = self.plot.default_array()
+        if name is not None:
+            self.plot.show_array(name)
+
+    def is_settled(self) -> bool:
+        """Nothing left to fill in: the models are complete and the plot is idle."""
+        return self.plots_idle()
+
+    def plots_idle(self) -> bool:
+        """The plot shows its final state: built, nothing read or waiting (``--screenshot``)."""
+        if not self.has_views:
+            return False
+        if self._plot_slot is not None:
+            return bool(self.plot_error)
+        if self.viewer is not None and not self.viewer.is_idle():
+            return False
+        if self.plot is None:
+            return not self._plot_timer.isActive()
+        return not self._plot_timer.isActive() and self.plot.is_idle()
 
     def _show_initial(self) -> None:
+        """Select the node asked for on the command line; the plot shows its array when built."""
         if self.initial_node:
             if self.header_panel.select_location(self.initial_node, prefer_raw=True):
                 self.views.setCurrentWidget(self.header_panel)
-            elif self.viewer is not None:  # not listed in the tree: the data views decide
-                self.viewer.show_location(self.initial_node)
+            elif self.doc.object_data is not None:  # not listed: the data views decide
+                self._show_data(self.initial_node)
             else:
                 self._node_missing(self.initial_node)
-        elif self.plot is not None:
-            first = self.plot.default_array()
-            if first is not None:
-                self.plot.show_array(first)
 
     def _set_ready(self) -> None:
         self.is_ready = True
@@ -420,12 +484,19 @@ class DocumentTab(QWidget):
         self.detail.show()
         self.detail.show_node(n)
         name = self._array_names.get(n.location)
-        if name is not None and self.plot is not None:
-            self.plot.show_array(name)
+        if name is not None:
+            self._plot_array(name)
+            self._data_wanted = None
             if self.viewer is not None:
                 self.viewer.show_plot(n.location)
-        elif self.viewer is not None:
-            self.viewer.show_node(n)
+        elif n.kind in DATA_KINDS and n.location and self.doc.object_data is not None:
+            self._show_data(n.location)
+
+    def _show_data(self, location: str) -> None:
+        """The values of the dataset or attribute at ``location`` (once the views exist)."""
+        self._data_wanted = location
+        if self.viewer is not None and not self._plot_timer.isActive():
+            self.viewer.show_location(location)
 
     def _node_missing(self, location: str) -> None:
         """``FILE::/path`` named nothing in the file: a warning finding naming it."""
@@ -455,8 +526,14 @@ class DocumentTab(QWidget):
                                     f"recorded: {m.recorded or '(not listed)'}\n"
                                     f"computed: {m.computed or '(not computed)'}")
         arr = self._array_names.get(name)
-        if arr is not None and self.plot is not None:
-            self.plot.show_array(arr)
+        if arr is not None:
+            self._plot_array(arr)
+
+    def _plot_array(self, name: str) -> None:
+        """Plot array ``name`` now, or as the first plot once the plot panel exists."""
+        self._plot_wanted = name
+        if self.plot is not None and not self._plot_timer.isActive():
+            self.plot.show_array(name)
 
     def _stimulus_selected(self, stim: Stimulus) -> None:
         self.detail.show_text(f"stimulus {value_text(stim.stim_id)}",

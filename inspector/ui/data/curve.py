@@ -100,6 +100,7 @@ class CurveView(PlotView):
         self.plot_item.setXRange(0, max(1, self.n - 1), padding=0.02)
         vb.sigXRangeChanged.connect(lambda *_a: self._timer.start())
         self._shown: tuple[int, int, int] | None = None
+        self.busy = False
         self.request()
 
     def job_keys(self) -> tuple[str, ...]:
@@ -138,11 +139,18 @@ class CurveView(PlotView):
             return
         self._shown = (start, stop, bins)
         self.requests += 1
+        self.busy = True
         work = self._envelopes if self.ref is not None else self._strided
         self.jobs.submit(lambda ctx: guarded(lambda: work(ctx, start, stop, bins)),
-                         on_done=self._drawn,
-                         on_error=lambda m, _tb: self.status.setText(f"cannot draw: {m}"),
-                         key=self._key)
+                         on_done=self._drawn, on_error=self._failed, key=self._key)
+
+    def _failed(self, message: str, _tb: str) -> None:
+        self.busy = False
+        self.status.setText(f"cannot draw: {message}")
+
+    def is_idle(self) -> bool:
+        """The lines of the range shown are drawn (nothing read or waiting)."""
+        return not (self.busy or self._timer.isActive())
 
     def _envelopes(self, ctx: JobContext, start: int, stop: int, bins: int) -> Any:
         assert self.ref is not None
@@ -179,6 +187,7 @@ class CurveView(PlotView):
         return out, f"{stop - start:,} of {self.n:,} samples: {how}"
 
     def _drawn(self, result: Any) -> None:
+        self.busy = False
         if isinstance(result, ReadFailure):
             self.show_placeholder(f"Cannot read the values: {result.message}")
             return

@@ -95,6 +95,7 @@ class ImageView(PlotView):
         self.plot_item.vb.setRange(QRectF(0, 0, self.n_cols, self.n_rows), padding=0.01)
         self.plot_item.vb.sigRangeChanged.connect(lambda *_a: self._timer.start())
         self._asked: tuple[range, range, int] | None = None
+        self.busy = False
         self.request(range(self.n_rows), range(self.n_cols))
 
     def job_keys(self) -> tuple[str, ...]:
@@ -142,11 +143,19 @@ class ImageView(PlotView):
             img = as_real(got.column(spec.name).values, spec.kind, part)
             return plan, (img.T if transpose else img), (rows, cols, refine)
 
-        self.jobs.submit(work, on_done=self._drawn,
-                         on_error=lambda m, _tb: self.status.setText(f"cannot draw: {m}"),
-                         key=self._key)
+        self.busy = True
+        self.jobs.submit(work, on_done=self._drawn, on_error=self._failed, key=self._key)
+
+    def _failed(self, message: str, _tb: str) -> None:
+        self.busy = False
+        self.status.setText(f"cannot draw: {message}")
+
+    def is_idle(self) -> bool:
+        """The image of the region shown is drawn (nothing read or waiting)."""
+        return not (self.busy or self._timer.isActive())
 
     def _drawn(self, result: Any) -> None:
+        self.busy = False
         if isinstance(result, ReadFailure):
             self.show_placeholder(f"Cannot read the values: {result.message}")
             return

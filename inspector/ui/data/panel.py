@@ -85,6 +85,7 @@ class DataPanel(QWidget):
         self.view: QWidget | None = None
         self.states: dict[tuple[int, ...], SliceState] = {}
         self._chosen_view = ""
+        self._looking = False
         self._key = f"data-node:{id(self)}"
         self.title = QLabel("Select a dataset or attribute to see its values.")
         self.title.setWordWrap(True)
@@ -146,15 +147,24 @@ class DataPanel(QWidget):
         self.location = location
         self._say(f"Reading {location}…")
         objects = self.objects
+        self._looking = True
         self.jobs.submit(lambda _ctx: guarded(lambda: objects.node(location)),
                          on_done=lambda got, loc=location: self._arrived(loc, got),
-                         on_error=lambda m, _tb, loc=location: self._say(
-                             f"{loc} cannot be opened: {m}"),
+                         on_error=lambda m, _tb, loc=location: self._arrived(
+                             loc, ReadFailure(m)),
                          key=self._key)
+
+    def is_idle(self) -> bool:
+        """The node asked for is shown and its view has drawn what it shows."""
+        if self._looking:
+            return False
+        is_idle = getattr(self.view, "is_idle", None)
+        return is_idle is None or bool(is_idle())
 
     def _arrived(self, location: str, got: Any) -> None:
         if location != self.location:
             return
+        self._looking = False
         if isinstance(got, ReadFailure):
             if got.finding is not None:
                 self.finding.emit(got.finding)

@@ -214,6 +214,10 @@ class NodeTableModel(QAbstractTableModel):
         if r1 >= r0 and c1 >= c0:
             self.dataChanged.emit(self.index(r0, c0), self.index(r1, c1))
 
+    def is_idle(self) -> bool:
+        """No page asked for or on its way."""
+        return not (self._pending or self._wanted or self._timer.isActive())
+
     def shutdown(self) -> None:
         """Stop asking for pages and drop the reads on their way (the view is going)."""
         self._closed = True
@@ -325,6 +329,10 @@ class TableView(QWidget):
     def scroll_to_row(self, row: int) -> None:
         """Make ``row`` visible (tests and keyboard navigation)."""
         self.view.scrollTo(self.model.index(row, 0))
+
+    def is_idle(self) -> bool:
+        """The pages on screen are shown (or failed)."""
+        return self.model.is_idle()
 
     def shutdown(self) -> None:
         self.model.shutdown()

@@ -38,6 +38,7 @@ class TextView(QWidget):
         lay.addWidget(self.status)
         self._key = f"text:{id(self)}"
         self.first = 0
+        self.busy = False
         self._request()
 
     def job_keys(self) -> tuple[str, ...]:
@@ -54,11 +55,20 @@ class TextView(QWidget):
             assert node.shape is not None
             self.first = st.index[st.rows]
             sel[st.rows] = slice(self.first, self.first + MAX_TEXT_VALUES)
+        self.busy = True
         self.jobs.submit(lambda _ctx: read_values(node, tuple(sel)), on_done=self._shown,
-                         on_error=lambda m, _tb: self.status.setText(f"cannot read: {m}"),
-                         key=self._key)
+                         on_error=self._failed, key=self._key)
+
+    def _failed(self, message: str, _tb: str) -> None:
+        self.busy = False
+        self.status.setText(f"cannot read: {message}")
+
+    def is_idle(self) -> bool:
+        """The text is shown (nothing read or waiting)."""
+        return not self.busy
 
     def _shown(self, got: Any) -> None:
+        self.busy = False
         if isinstance(got, ReadFailure):
             self.status.setText(f"Cannot read the values: {got.message}")
             return

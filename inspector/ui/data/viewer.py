@@ -81,6 +81,10 @@ class NodeViewer(QStackedWidget):
         about = f"\n\n— {node.location} —\n{describe(node)}" if node is not None else ""
         self.detail.show_text(title, text + about)
 
+    def is_idle(self) -> bool:
+        """The data panel shows its final state (the plot panel answers for itself)."""
+        return self.currentWidget() is not self.data or self.data.is_idle()
+
     def shutdown(self) -> None:
         """Cancel the data panel's reads (the tab is closing)."""
         self.jobs.cancel(self._key)

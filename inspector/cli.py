@@ -276,11 +276,12 @@ def _dump_node(doc: Document, location: str) -> NodeData | None:
     from inspector.formats.node_data import NodeReadError
 
     if doc.object_data is None:
-        for f in doc.findings:
-            if f.severity == "error":
-                _print_finding(doc, f)
-        _print_finding(doc, NODE_NOT_FOUND.finding(
-            f"{location}: this {doc.kind_label.lower()} holds no dataset values", location))
+        opening = [f for f in doc.findings if f.severity == "error" and not f.location]
+        for f in opening:  # why the file did not open
+            _print_finding(doc, f)
+        if not opening:
+            _print_finding(doc, NODE_NOT_FOUND.finding(
+                f"{location}: this {doc.kind_label.lower()} holds no dataset values", location))
         return None
     try:
         node = doc.object_data.node(location)

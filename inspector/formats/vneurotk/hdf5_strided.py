@@ -23,6 +23,7 @@ import itertools
 import math
 from collections.abc import Callable
 from concurrent.futures import Future
+from functools import partial
 from typing import Any
 
 import h5py
@@ -112,6 +113,12 @@ class _Reader:
         return np.asarray(self.ds[tuple(sel)])
 
 
+def _run_pieces(reader: _Reader, outer: tuple[_Part, ...], lasts: list[_Part]) -> None:
+    """Decode the chunks ``outer x lasts`` (one task of the pool)."""
+    for last in lasts:
+        reader.piece((*outer, last))
+
+
 def _wait(futures: list[tuple[Future[None], Callable[[], None]]]) -> None:
     try:
         for future, run in futures:
@@ -174,13 +181,10 @@ def parallel_read(ds: h5py.Dataset, layout: ChunkLayout, box: tuple[slice, ...],
     rows = math.prod(len(p) for p in per_axis[:-1])
     lasts = per_axis[-1]
     per_task = max(1, -(-len(lasts) * rows // TASKS))  # whole rows of chunks, or pieces
-    futures = []
+    futures: list[tuple[Future[None], Callable[[], None]]] = []
     for outer in itertools.product(*per_axis[:-1]):
         for k in range(0, len(lasts), per_task):
-            def run(outer: tuple[_Part, ...] = outer, group: list[_Part] = lasts[k:k + per_task],
-                    ) -> None:
-                for last in group:
-                    reader.piece((*outer, last))
+            run = partial(_run_pieces, reader, outer, lasts[k:k + per_task])
             futures.append((executor.submit(run), run))
     _wait(futures)
     return out

@@ -492,9 +492,10 @@ def test_parallel_chunk_reads_equal_hdf5(tmp_path, dtype, shuffle):
         assert layout is not None and fast_layout(f["plain"]) is not None
         assert fast_layout(f["lzf"]) is None  # another filter: HDF5 decodes it
         box = (slice(3, 117, 5), slice(1, 89, 3))
-        got = parallel_read(ds, layout, box, existing_chunks(ds))
+        got = parallel_read(ds, layout, box, existing_chunks(ds, layout))
         np.testing.assert_array_equal(got, ds[box])
         assert got.dtype == np.dtype(dtype) and (got[-1] == 7).all()
+        assert existing_chunks(f["plain"], fast_layout(f["plain"])) is None  # all stored
         np.testing.assert_array_equal(parallel_read(ds, layout, (slice(0, 120), slice(0, 90)),
                                                     None), ds[()])
         assert parallel_read(ds, layout, (slice(0, 10), slice(0, 10)), None) is None  # 1 chunk

@@ -164,7 +164,7 @@ class H5DatasetNode(_H5Node):
         if self._fast is not None and box:
             with self._lock:
                 if not self._existing_known:
-                    self._existing = existing_chunks(self._ds)
+                    self._existing = existing_chunks(self._ds, self._fast)
                     self._existing_known = True
             self._source.check()
             got = parallel_read(self._ds, self._fast, box, self._existing)

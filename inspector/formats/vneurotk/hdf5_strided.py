@@ -146,8 +146,15 @@ def fast_layout(ds: h5py.Dataset, identity: tuple[Any, ...] | None = None) -> Ch
     return layout
 
 
-def existing_chunks(ds: h5py.Dataset) -> set[tuple[int, ...]] | None:
-    """The offsets of the chunks stored in the file (None: unknown, read them all)."""
+def existing_chunks(ds: h5py.Dataset, layout: ChunkLayout) -> set[tuple[int, ...]] | None:
+    """The offsets of the chunks stored in the file, or None when every chunk is stored
+    (counted without listing them: cheap for 10^5 chunks) or that is unknown."""
+    total = math.prod(-(-int(n) // c) for n, c in zip(ds.shape, layout.chunks, strict=True))
+    try:
+        if int(ds.id.get_num_chunks()) == total:
+            return None
+    except (OSError, RuntimeError, ValueError, AttributeError):
+        pass
     return allocated_chunks(ds)
 
 

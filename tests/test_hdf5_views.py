@@ -58,6 +58,8 @@ def _window(qtbot, *targets):
     win.show()
     win.open_paths([str(t) for t in targets])
     qtbot.waitUntil(lambda: win.document_tabs() and win.all_tabs_ready(), timeout=30000)
+    for tab in win.document_tabs():  # the data views come once pyqtgraph is imported
+        qtbot.waitUntil(lambda t=tab: t.viewer is not None, timeout=30000)
     return win
 
 

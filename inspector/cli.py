@@ -387,6 +387,15 @@ def cmd_install_desktop(argv: Sequence[str]) -> int:
     return 0
 
 
+def _qt_platform(qt_options: Sequence[str]) -> str | None:
+    """The platform named by Qt's ``-platform NAME`` (or ``-platform=NAME``) option."""
+    for i, opt in enumerate(qt_options):
+        name, _, value = opt.lstrip("-").partition("=")
+        if name == "platform":
+            return value or (qt_options[i + 1] if i + 1 < len(qt_options) else None)
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``inspector`` script and ``python -m inspector``.
 
@@ -430,7 +439,7 @@ def _dispatch(argv: list[str]) -> int:
             return 2
     from inspector.platform_check import preflight
 
-    problem = preflight()
+    problem = preflight(platform=_qt_platform(qt_options))
     if problem is not None:  # one clear line instead of Qt's abort
         print(problem, file=sys.stderr)
         return 1

@@ -14,7 +14,6 @@ from inspector.formats.capabilities import AucScans
 from inspector.formats.document import Document
 from inspector.jobs import JobRunner
 from inspector.ui.plots import AucView, NeuralView, PatternView, PlotPanel
-from inspector.ui.plots import neural as neural_mod
 from tests.conftest import FIXTURES, load_expected
 
 

@@ -40,6 +40,7 @@ from inspector.jobs import JobContext, JobRunner
 from inspector.models.checksum_model import FAILED
 from inspector.models.findings_model import count_text, severity_counts_text
 from inspector.models.open_failure import open_failure
+from inspector.models.selection import TrialSelection
 from inspector.models.value_text import value_text, value_type_name
 from inspector.ui.checksum_panel import ChecksumPanel
 from inspector.ui.detail_pane import DetailPane
@@ -48,6 +49,7 @@ from inspector.ui.plots import PlotPanel
 from inspector.ui.stimuli_panel import StimuliPanel
 from inspector.ui.table_panel import TablePanel
 from inspector.ui.tree_panel import HeaderPanel, TreePanel, make_tree_view
+from inspector.ui.trials import TrialsPanel
 
 __all__ = ["DocumentTab", "make_tree_view"]
 
@@ -104,6 +106,8 @@ class DocumentTab(QWidget):
         self.checksums: ChecksumPanel | None = None
         self.detail: DetailPane | None = None
         self.plot: PlotPanel | None = None
+        self.selection: TrialSelection | None = None
+        self.trials_panel: TrialsPanel | None = None
         self._array_names: dict[str, str] = {}
         self._pending: list[DeferredCheck] = []
         self._notice = ""
@@ -161,6 +165,7 @@ class DocumentTab(QWidget):
         self.views.addTab(self.header_panel, "Header")
         self._add_tables()
         self._add_provenance_and_stimuli()
+        self._add_trials()
         if doc.checksums is not None:
             self._add_checksums()
         self._lay_out()
@@ -206,6 +211,19 @@ class DocumentTab(QWidget):
             self.stimuli.load_failed.connect(self._stimulus_failed)
             self.stimuli.stimulus_selected.connect(self._stimulus_selected)
             self.views.addTab(self.stimuli, f"Stimuli ({len(doc.stimuli)})")
+
+    def _add_trials(self) -> None:
+        """The trial selection, shared by the table, the stimuli and the Trials tab
+        (epochs or continuous recordings only: patterns have no time axis)."""
+        doc = self.doc
+        self.selection = TrialSelection.for_document(doc, self)
+        if self.selection is None:
+            return
+        if doc.trials.data_mode in ("epochs", "continuous") and "neuro" in doc.arrays:
+            self.trials_panel = TrialsPanel(doc, self.jobs, self.selection, self)
+            self.views.addTab(self.trials_panel, "Trials")
+        self.selection.changed.connect(
+            lambda _source: self._finished_status() if self.verify_state != "running" else None)
 
     def _add_checksums(self) -> None:
         self.checksums = ChecksumPanel(list(self.doc.checksums.members), self)
@@ -270,6 +288,8 @@ class DocumentTab(QWidget):
         parts.append(severity_counts_text(doc.findings))
         if self._notice:
             parts.append(self._notice)
+        if self.selection is not None and not self.selection.is_empty():
+            parts.append(self.selection.text())
         self._set_status(" — ".join(parts))
 
     def set_failed(self, message: str, tb: str = "") -> None:
@@ -511,6 +531,8 @@ class DocumentTab(QWidget):
         self._pending.clear()
         if self.stimuli is not None:
             self.stimuli.shutdown()
+        if self.trials_panel is not None:
+            self.trials_panel.shutdown()
         with self._vlock:
             self._vstate["closed"] = True
             running = self._vstate["running"]

@@ -49,7 +49,7 @@ from inspector.ui.plots import PlotPanel
 from inspector.ui.stimuli_panel import StimuliPanel
 from inspector.ui.table_panel import TablePanel
 from inspector.ui.tree_panel import HeaderPanel, TreePanel, make_tree_view
-from inspector.ui.trials import TrialsPanel
+from inspector.ui.trials import TrialLinks, TrialsPanel
 
 __all__ = ["DocumentTab", "make_tree_view"]
 
@@ -108,6 +108,7 @@ class DocumentTab(QWidget):
         self.plot: PlotPanel | None = None
         self.selection: TrialSelection | None = None
         self.trials_panel: TrialsPanel | None = None
+        self.trial_links: TrialLinks | None = None
         self._array_names: dict[str, str] = {}
         self._pending: list[DeferredCheck] = []
         self._notice = ""
@@ -222,6 +223,8 @@ class DocumentTab(QWidget):
         if doc.trials.data_mode in ("epochs", "continuous") and "neuro" in doc.arrays:
             self.trials_panel = TrialsPanel(doc, self.jobs, self.selection, self)
             self.views.addTab(self.trials_panel, "Trials")
+        self.trial_links = TrialLinks(doc, self.jobs, self.selection,
+                                      self.tables.get("trial_meta"), self.stimuli, self)
         self.selection.changed.connect(
             lambda _source: self._finished_status() if self.verify_state != "running" else None)
 
@@ -533,6 +536,8 @@ class DocumentTab(QWidget):
             self.stimuli.shutdown()
         if self.trials_panel is not None:
             self.trials_panel.shutdown()
+        if self.trial_links is not None:
+            self.trial_links.shutdown()
         with self._vlock:
             self._vstate["closed"] = True
             running = self._vstate["running"]

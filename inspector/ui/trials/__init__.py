@@ -7,7 +7,9 @@ metadata table, the stimulus grid and these views on the document's one
 """
 
 from inspector.ui.trials.condition_plot import ConditionPlot
+from inspector.ui.trials.linking import TrialLinks
 from inspector.ui.trials.panel import TrialsPanel
+from inspector.ui.trials.stimulus_viewer import StimulusViewer
 from inspector.ui.trials.trial_image import TrialImage
 
-__all__ = ["ConditionPlot", "TrialImage", "TrialsPanel"]
+__all__ = ["ConditionPlot", "StimulusViewer", "TrialImage", "TrialLinks", "TrialsPanel"]

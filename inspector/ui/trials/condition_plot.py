@@ -24,6 +24,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QFont, QIcon, QPalette, QPixmap
 from PySide6.QtWidgets import (
+    QCheckBox,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -51,6 +52,8 @@ from inspector.ui.trials.common import (
 
 #: Conditions checked when a grouping is first shown (the others can be checked).
 MAX_SHOWN = 12
+#: Rows of the legend before it adds a column.
+LEGEND_ROWS = 4
 #: Band opacity (0-255).
 BAND_ALPHA = 55
 #: Columns of the CSV export, exactly those of ``trial_average``.
@@ -131,6 +134,10 @@ class ConditionPlot(PlotView):
         self.condition_list.setToolTip("Check the conditions to plot")
         self.condition_list.itemChanged.connect(self._item_changed)
         self.list_label = QLabel("Conditions")
+        self.legend_box = QCheckBox("Legend")
+        self.legend_box.setChecked(True)
+        self.legend_box.setToolTip("Show the legend (conditions and trials) on the plot")
+        self.legend_box.toggled.connect(lambda on: self.add_legend().setVisible(on))
         all_button, none_button = QPushButton("All"), QPushButton("None")
         all_button.clicked.connect(lambda: self.set_all_shown(True))
         none_button.clicked.connect(lambda: self.set_all_shown(False))
@@ -143,6 +150,7 @@ class ConditionPlot(PlotView):
         buttons.addWidget(all_button)
         buttons.addWidget(none_button)
         sl.addLayout(buttons)
+        sl.addWidget(self.legend_box)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.setChildrenCollapsible(False)
         lay.replaceWidget(self._stack, split)
@@ -328,6 +336,8 @@ class ConditionPlot(PlotView):
                 sample = pg.PlotDataItem(pen=pg.mkPen(text, width=2,
                                                       style=CHANNEL_STYLES[ci % 5]))
                 legend.addItem(sample, channel_label(self.axis, ch))
+        # at most LEGEND_ROWS rows: a wide, short box over less of the curves
+        legend.setColumnCount(max(1, -(-len(legend.items) // LEGEND_ROWS)))
 
     def _add_curve(self, x: np.ndarray, mean: np.ndarray, sem: np.ndarray, color: QColor,
                    style: Qt.PenStyle, name: str) -> pg.PlotDataItem:
@@ -365,8 +375,9 @@ class ConditionPlot(PlotView):
         rate = df.attrs["sampling_rate_hz"]
         span = (f"{w0 / rate * 1000:.4g} to {w1 / rate * 1000:.4g} ms at {rate:g} Hz"
                 if rate else f"samples {w0} to {w1}")
-        trials = sum(self.trial_counts())
-        return (f"{len(self.conditions)} conditions, {trials} trials, window {span}"
+        trials, g = sum(self.trial_counts()), len(self.conditions)
+        return (f"{g} condition{'s' if g != 1 else ''}, {trials} trial{'s' if trials != 1 else ''}"
+                f", window {span}"
                 + (", baseline-corrected" if df.attrs["baseline_samples"] is not None else ""))
 
     # -- export ------------------------------------------------------------------

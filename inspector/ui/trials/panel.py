@@ -194,7 +194,7 @@ class TrialsPanel(QWidget):
 
     def _window_controls(self) -> list[QWidget]:
         self.win_from, self.win_to = self._spin(), self._spin()
-        self.reset_window = QPushButton("Recorded")
+        self.reset_window = QPushButton("Reset")
         self.reset_window.setToolTip("Back to the window the recording gives")
         self.reset_window.clicked.connect(self.set_default_window)
         self.base_combo = QComboBox()
@@ -239,8 +239,8 @@ class TrialsPanel(QWidget):
 
     def _baseline_changed(self, *_args: Any) -> None:
         custom = self.base_combo.currentData() == "custom"
-        self.base_from.setEnabled(custom)
-        self.base_to.setEnabled(custom)
+        self.base_from.setVisible(custom)  # hidden otherwise: the controls fit narrow panes
+        self.base_to.setVisible(custom)
         self.schedule()
 
     def _grouping_changed(self, *_args: Any) -> None:

@@ -153,7 +153,7 @@ class TrialImage(PlotView):
 
     def _unit_label(self) -> str:
         unit = self.doc.arrays["neuro"].attrs.get("unit")
-        return f"response ({unit})" if unit else "response"
+        return str(unit) if unit else "response"
 
     def job_keys(self) -> tuple[str, ...]:
         """The key of this view's image reads (see :meth:`PlotView.job_keys`)."""

@@ -56,6 +56,7 @@ class FormatId(StrEnum):
     RECORDING = "vneurotk-recording"
     AUCX = "aucx"
     DELIMITED = "auc-delimited"
+    BECKMAN = "beckman-xl"
     UNKNOWN = "unknown"
 
 
@@ -65,35 +66,8 @@ FORMAT_DELIMITED = FormatId.DELIMITED
 FORMAT_UNKNOWN = FormatId.UNKNOWN
 
 
-class _Transitional:
-    """Old reader-facing API kept while the readers move to rules.
-
-    TRANSITIONAL: removed once every reader reports through ``Rule`` objects
-    and returns ``CheckResult`` objects (see docs/architecture.md).
-    """
-
-    findings: Findings
-    _verified_override: bool | None
-    checks: list[DeferredCheck]
-
-    def error(self, code: str, message: str, location: str = "") -> Finding:
-        f = Finding(Severity.ERROR, code, message, location)
-        self.findings.add(f)
-        return f
-
-    def warning(self, code: str, message: str, location: str = "") -> Finding:
-        f = Finding(Severity.WARNING, code, message, location)
-        self.findings.add(f)
-        return f
-
-    def info(self, code: str, message: str, location: str = "") -> Finding:
-        f = Finding(Severity.INFO, code, message, location)
-        self.findings.add(f)
-        return f
-
-
 @dataclass
-class Document(_Transitional):
+class Document:
     """Everything the inspector knows about one opened file.
 
     Built by :func:`inspector.formats.open_document`; never raises for bad
@@ -144,11 +118,6 @@ class Document(_Transitional):
     structure: AucStructure | None = None
     checks: list[DeferredCheck] = field(default_factory=list)
     traceback: str | None = None
-    # TRANSITIONAL (see _Transitional)
-    extra: dict[str, Any] = field(default_factory=dict)
-    verifier: Any = None
-    _verified_override: bool | None = field(default=None, repr=False)
-    _members_list: list[MemberCheck] | None = field(default=None, repr=False)
     _check_findings: dict[int, tuple[Finding, ...]] = field(default_factory=dict, repr=False)
     _closers: list[Callable[[], None]] = field(default_factory=list, repr=False)
 
@@ -180,24 +149,12 @@ class Document(_Transitional):
     @property
     def verified(self) -> bool:
         """True when no deferred check is still pending."""
-        if self._verified_override is not None:
-            return self._verified_override
         return not self.checks
 
-    @verified.setter
-    def verified(self, value: bool) -> None:  # TRANSITIONAL
-        self._verified_override = value
-
     @property
-    def members(self) -> Any:
+    def members(self) -> tuple[MemberCheck, ...]:
         """The checksum table's rows (empty when the document has none)."""
-        if self._members_list is not None:  # TRANSITIONAL
-            return self._members_list
         return self.checksums.members if self.checksums is not None else ()
-
-    @members.setter
-    def members(self, rows: list[MemberCheck]) -> None:  # TRANSITIONAL
-        self._members_list = rows
 
     def apply(self, check: DeferredCheck, result: CheckResult) -> None:
         """Apply what ``check`` found; call from the thread that owns the document.
@@ -233,8 +190,6 @@ class Document(_Transitional):
         Safe to call more than once: later calls do nothing once all checks
         have completed.
         """
-        if self.verifier is not None and not self.verified:  # TRANSITIONAL
-            self.verifier(progress, cancelled)
         for check in list(self.checks):
             result = check.run(progress, cancelled)
             self.apply(check, result)

@@ -121,9 +121,26 @@ def open_document(path: str | os.PathLike[str], *, hash_arrays: bool = False) ->
     if reader is None:
         return _unrecognised(p)
     try:
-        return reader.open(p, OpenOptions(hash_arrays=hash_arrays))
+        doc = reader.open(p, OpenOptions(hash_arrays=hash_arrays))
     except Exception as exc:  # noqa: BLE001 - the one never-raise wrapper
         return reader_failed(p, reader.format_id, exc)
+    _examine_structure(doc)
+    return doc
+
+
+def _examine_structure(doc: Document) -> None:
+    """Every AUC document answers the structural questions, whatever its format.
+
+    A reader that knows better places (file and line) computes the structure
+    itself; for any other AUC document with a loaded experiment it is computed
+    here, located in the experiment's model (``scans[3].rotor_speed``).
+    """
+    if doc.structure is not None or doc.auc is None or doc.auc.experiment is None:
+        return
+    from inspector.formats.auc_structure import examine, publish
+
+    doc.structure = examine(doc.auc.experiment)
+    publish(doc.structure, doc.findings, doc.summary)
 
 
 def reader_failed(path: Path, format_id: str, exc: BaseException) -> Document:

@@ -11,6 +11,8 @@ specification).  Modules:
 * :mod:`.header`: format header and data-mode rules.
 * :mod:`.neuro`: the neural array (dense or COO), ``neuro_info``, hashing.
 * :mod:`.arrays`: lazy dense and COO array references.
+* :mod:`.chunks`, :mod:`.chunk_summary`: raw HDF5 chunk reads and decoding, and
+  the per-chunk min/max summaries behind fast envelopes of large datasets.
 * :mod:`.checks`: deferred checks (COO coordinate range, image decoding).
 * :mod:`.labels`, :mod:`.trials`: stimulus labels and trial structure.
 * :mod:`.trial_meta`: trial metadata as a DataFrame.
@@ -42,12 +44,15 @@ class RecordingReader:
     opens_folders = False
 
     def sniff(self, path: Path) -> bool:
+        """True for any file with the HDF5 superblock signature (HDF5 specification)."""
         return has_hdf5_signature(path)
 
     def open(self, path: Path, options: OpenOptions) -> Document:
+        """See :func:`open_recording`; never raises for bad input."""
         return open_recording(path, hash_arrays=options.hash_arrays)
 
     def mismatch_reason(self, path: Path) -> str:
+        """Why a file is not read as a recording."""
         return "not an HDF5 file (no HDF5 signature)"
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -40,7 +40,6 @@ from inspector.jobs import JobContext, JobRunner
 from inspector.models.checksum_model import FAILED
 from inspector.models.findings_model import count_text, severity_counts_text
 from inspector.models.open_failure import open_failure
-from inspector.models.selection import TrialSelection
 from inspector.models.value_text import value_text, value_type_name
 from inspector.ui.checksum_panel import ChecksumPanel
 from inspector.ui.detail_pane import DetailPane
@@ -49,7 +48,10 @@ from inspector.ui.plots import PlotPanel
 from inspector.ui.stimuli_panel import StimuliPanel
 from inspector.ui.table_panel import TablePanel
 from inspector.ui.tree_panel import HeaderPanel, TreePanel, make_tree_view
-from inspector.ui.trials import TrialLinks, TrialsPanel
+
+if TYPE_CHECKING:
+    from inspector.models.selection import TrialSelection
+    from inspector.ui.trials import TrialLinks, TrialsPanel
 
 __all__ = ["DocumentTab", "make_tree_view"]
 
@@ -215,8 +217,14 @@ class DocumentTab(QWidget):
 
     def _add_trials(self) -> None:
         """The trial selection, shared by the table, the stimuli and the Trials tab
-        (epochs or continuous recordings only: patterns have no time axis)."""
+        (epochs or continuous recordings only: patterns have no time axis).  Imported
+        here: documents without trials never load the trial views (nor pyqtgraph)."""
         doc = self.doc
+        if doc.trials is None:
+            return
+        from inspector.models.selection import TrialSelection
+        from inspector.ui.trials import TrialLinks, TrialsPanel
+
         self.selection = TrialSelection.for_document(doc, self)
         if self.selection is None:
             return

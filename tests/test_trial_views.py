@@ -338,3 +338,27 @@ def test_patterns_recording_has_no_trial_views(qtbot, jobs):
     panel = TrialsPanel(doc, jobs, TrialSelection.for_document(doc))
     qtbot.addWidget(panel)
     assert panel.axis is None and panel.message.startswith("No trial views:")
+
+
+def test_trial_views_wheel_zooms_time_and_reset_view(qtbot, jobs):
+    from test_plot_navigation import _spans, _wheel
+
+    panel, doc, _ = make_panel(qtbot, jobs, EPOCHS, by="cond", channels=[0])
+    img = panel.image
+    vb = img.plot_item.vb
+    x_span, y_span = _spans(vb)
+    _wheel(img.plot_widget)
+    assert _spans(vb)[0] < x_span and _spans(vb)[1] == pytest.approx(y_span)
+    _wheel(img.plot_widget, Qt.KeyboardModifier.ControlModifier)
+    assert _spans(vb)[1] < y_span
+    assert vb.menu.actions()[0].text() == "Reset view"
+    vb.menu.actions()[0].trigger()
+    (x0, x1), (y0, y1) = vb.viewRange()
+    t0, t1, n = img.extent()
+    assert x1 >= t1 and y0 <= 0 and y1 >= n
+    avg_vb = panel.average.plot_item.vb
+    x_span = _spans(avg_vb)[0]
+    _wheel(panel.average.plot_widget)
+    assert _spans(avg_vb)[0] < x_span
+    panel.average.reset_view()
+    assert _spans(avg_vb)[0] == pytest.approx(x_span)

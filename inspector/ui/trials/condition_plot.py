@@ -40,6 +40,7 @@ from inspector.formats.analysis import Condition, TrialAxis, trial_average
 from inspector.formats.document import Document
 from inspector.jobs import JobContext, JobRunner
 from inspector.ui.plots.base import PlotView
+from inspector.ui.plots.navigation import add_reset_action, install_time_wheel
 from inspector.ui.trials.common import (
     CHANNEL_STYLES,
     AverageRequest,
@@ -129,6 +130,8 @@ class ConditionPlot(PlotView):
         self.plot_item.addItem(onset_line(self.palette().color(QPalette.ColorRole.Text)),
                                ignoreBounds=True)
         self.add_legend()
+        install_time_wheel(self.plot_item.vb)
+        add_reset_action(self.plot_item.vb, self.reset_view, self)
         self.condition_list = QListWidget()
         self.condition_list.setAccessibleName("Conditions shown")
         self.condition_list.setToolTip("Check the conditions to plot")
@@ -160,6 +163,12 @@ class ConditionPlot(PlotView):
         split.setSizes([600, 150])
         side.setVisible(with_list)
         self.splitter = split
+
+    def reset_view(self) -> None:
+        """The whole window and every drawn curve and band in view."""
+        vb = self.plot_item.vb
+        vb.enableAutoRange()
+        vb.updateAutoRange()  # now, not at the next paint
 
     def _left_label(self, corrected: bool) -> str:
         text = "mean response"

@@ -36,6 +36,7 @@ from inspector.formats.analysis import (
 from inspector.formats.document import Document
 from inspector.jobs import JobContext, JobRunner
 from inspector.ui.plots.base import PlotView
+from inspector.ui.plots.navigation import add_reset_action, install_time_wheel
 from inspector.ui.trials.common import (
     cancel_keys_on_destroy,
     channel_label,
@@ -150,6 +151,12 @@ class TrialImage(PlotView):
         self.colorbar.setImageItem(self.img_item, insert_in=self.plot_item)
         self.plot_widget.scene().sigMouseClicked.connect(self._clicked)
         self.plot_item.vb.sigResized.connect(self._ticks)
+        install_time_wheel(self.plot_item.vb)  # Ctrl+wheel: rows
+        add_reset_action(self.plot_item.vb, self.reset_view, self)
+
+    def reset_view(self) -> None:
+        """Every trial and the whole window in view."""
+        self.plot_item.vb.autoRange(padding=0.0)
 
     def _unit_label(self) -> str:
         unit = self.doc.arrays["neuro"].attrs.get("unit")

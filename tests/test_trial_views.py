@@ -362,3 +362,14 @@ def test_trial_views_wheel_zooms_time_and_reset_view(qtbot, jobs):
     assert _spans(avg_vb)[0] < x_span
     panel.average.reset_view()
     assert _spans(avg_vb)[0] == pytest.approx(x_span)
+
+
+def test_trial_image_hover_names_trial_time_and_value(qtbot, jobs):
+    panel, doc, _ = make_panel(qtbot, jobs, EPOCHS, by="cond", channels=[0])
+    img = panel.image
+    m = img.matrix
+    trial = int(m.order[3])
+    x = (m.edges[20] + m.edges[21]) / 2
+    assert img.hover_text(x, 3.5) == (f"trial {trial}, {m.edges[20] * 1000:.4g} ms: "
+                                      f"{m.values[3, 20]:.4g}")
+    assert img.hover_text(x, -1.0) == "" and img.hover_text(m.edges[-1] + 1, 3.5) == ""

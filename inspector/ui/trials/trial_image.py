@@ -150,6 +150,7 @@ class TrialImage(PlotView):
                                         label=self._unit_label(), pen=pg.mkPen(text))
         self.colorbar.setImageItem(self.img_item, insert_in=self.plot_item)
         self.plot_widget.scene().sigMouseClicked.connect(self._clicked)
+        self.plot_widget.scene().sigMouseMoved.connect(self._hover)
         self.plot_item.vb.sigResized.connect(self._ticks)
         install_time_wheel(self.plot_item.vb)  # Ctrl+wheel: rows
         add_reset_action(self.plot_item.vb, self.reset_view, self)
@@ -317,6 +318,28 @@ class TrialImage(PlotView):
         if not (t0 - STRIP * (t1 - t0) <= x <= t1 and 0 <= y < n):
             return np.empty(0, dtype=np.int64)
         return m.trials_of_row(int(y) // m.trials_per_row)
+
+    def hover_text(self, x: float, y: float) -> str:
+        """``"trial 7, 12 ms: 0.532"`` for view point ``(x, y)`` ("" outside the image)."""
+        m = self.matrix
+        trials = self.trials_at(x, y)
+        t0, t1, _ = self.extent() if m is not None else (0.0, 0.0, 0)
+        if m is None or not trials.size or x < t0:
+            return ""
+        col = min(int(np.searchsorted(m.edges, x, side="right")) - 1, m.values.shape[1] - 1)
+        value = m.values[int(y) // m.trials_per_row, col]
+        who = (f"trial {int(trials[0])}" if trials.size == 1
+               else f"trials {', '.join(str(int(t)) for t in trials[:3])}"
+               + ("…" if trials.size > 3 else ""))
+        when = (f"{m.edges[col] * 1000:.4g} ms" if m.time_unit == "s"
+                else f"sample {m.edges[col]:.0f}")
+        return f"{who}, {when}: {value:.4g}"
+
+    def _hover(self, scene_pos: Any) -> None:
+        if self.matrix is None:
+            return
+        p = self.plot_item.vb.mapSceneToView(scene_pos)
+        self.status.setText(self.hover_text(p.x(), p.y()) or self._summary())
 
     def _clicked(self, event: Any) -> None:
         if event.button() != Qt.MouseButton.LeftButton or event.double():

@@ -117,7 +117,7 @@ def test_condition_check_list_chooses_what_is_drawn(qtbot, jobs):
     assert legend_labels(view) == ["low (n=4)", "high (n=3)"]
     assert view.list_label.text() == "Conditions: 2 of 3 shown"
     # a new window keeps the choice of the same grouping
-    panel.set_window(-10.0, 50.0)
+    panel.set_time_window(-10.0, 50.0)
     qtbot.waitUntil(lambda: settled(panel), timeout=20000)
     assert view.frame.attrs["window_samples"] == (-5, 25)
     assert view.shown() == [True, False, True]
@@ -153,9 +153,9 @@ def test_several_channels_are_told_apart_by_line_style(qtbot, jobs):
 
 def test_window_and_baseline_controls(qtbot, jobs):
     panel, doc, _ = make_panel(qtbot, jobs, CONTINUOUS, by="hand", channels=[2])
-    assert panel.window() is None  # the recorded window: each trial within its own
+    assert panel.time_window() is None  # the recorded window: each trial within its own
     assert (panel.win_from.value(), panel.win_to.value()) == (-40.0, 160.0)
-    panel.set_window(0.0, 100.0)
+    panel.set_time_window(0.0, 100.0)
     panel.set_baseline("pre-stimulus")
     qtbot.waitUntil(lambda: settled(panel), timeout=20000)
     assert panel.average.request.window == (0.0, 0.1)
@@ -173,7 +173,8 @@ def test_window_and_baseline_controls(qtbot, jobs):
     np.testing.assert_array_equal(panel.image.matrix.values, m.values)
     panel.reset_window.click()
     qtbot.waitUntil(lambda: settled(panel), timeout=20000)
-    assert panel.window() is None and panel.average.frame.attrs["window_samples"] == (-10, 40)
+    assert panel.time_window() is None
+    assert panel.average.frame.attrs["window_samples"] == (-10, 40)
 
 
 def test_export_writes_the_trial_average_rows(qtbot, jobs, tmp_path):
@@ -211,7 +212,7 @@ def test_time_in_samples_without_a_sampling_rate(qtbot, jobs, tmp_path):
     assert panel.win_from.suffix() == " samples" and panel.win_from.value() == -4
     assert view.frame["time"].dtype == np.int64
     np.testing.assert_array_equal(view.curves()[0][1], np.arange(-4, 16))
-    panel.set_window(0, 8)
+    panel.set_time_window(0, 8)
     qtbot.waitUntil(lambda: settled(panel), timeout=20000)
     assert view.frame.attrs["window_samples"] == (0, 8)
 

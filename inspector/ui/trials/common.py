@@ -77,7 +77,11 @@ def onset_line(color: QColor) -> pg.InfiniteLine:
 def cancel_keys_on_destroy(obj: QObject, jobs: JobRunner, keys: tuple[str, ...]) -> None:
     """Cancel the jobs of ``keys`` when ``obj`` is destroyed, so that no result
     reaches a deleted widget (the runner drops results of cancelled jobs)."""
-    obj.destroyed.connect(lambda *_a: [jobs.cancel(k) for k in keys])
+    def cancel(*_args: object) -> None:
+        for key in keys:
+            jobs.cancel(key)
+
+    obj.destroyed.connect(cancel)
 
 
 def channel_label(axis: TrialAxis, ch: int) -> str:

@@ -285,14 +285,14 @@ class TrialsPanel(QWidget):
         lst.blockSignals(False)
         self._channels_changed()
 
-    def window(self) -> tuple[float, float] | None:
+    def time_window(self) -> tuple[float, float] | None:
         """The window asked for; None when it is the recording's own."""
         shown = (self.win_from.value(), self.win_to.value())
         if tuple(self._samples(v) for v in shown) == self.axis.window_samples:
             return None
         return self._from_spin(shown[0]), self._from_spin(shown[1])
 
-    def set_window(self, start: float, stop: float) -> None:
+    def set_time_window(self, start: float, stop: float) -> None:
         """Set the window, in the spin boxes' unit (ms, or samples)."""
         self.win_from.setValue(start)
         self.win_to.setValue(stop)
@@ -314,11 +314,11 @@ class TrialsPanel(QWidget):
         return None
 
     def average_request(self) -> AverageRequest:
-        return AverageRequest(self.by(), tuple(self.channels()), self.window(), self.baseline(),
-                              self.chosen_trials())
+        return AverageRequest(self.by(), tuple(self.channels()), self.time_window(),
+                              self.baseline(), self.chosen_trials())
 
     def image_request(self) -> ImageRequest:
-        return ImageRequest(self.image.channel(), self.image.sort_by(), self.window(),
+        return ImageRequest(self.image.channel(), self.image.sort_by(), self.time_window(),
                             self.baseline())
 
     # -- running -----------------------------------------------------------------

@@ -25,6 +25,7 @@ from inspector.formats.capabilities import (
     CheckResult,
     ChecksumTable,
     DeferredCheck,
+    ExperimentGroups,
     MemberCheck,
     MemberStatus,
     Progress,
@@ -94,6 +95,7 @@ class Document:
         export: how to export the document to AUCX, when it can be.
         structure: the structural validation, readiness and summary of the
             AUC experiment inside (AUC documents).
+        groups: the other experiments of the same source, when it holds several.
         checks: deferred checks still to run (see :meth:`verify`, :meth:`apply`).
         traceback: the traceback of a reader bug (``internal.reader-failed``).
     """
@@ -116,6 +118,7 @@ class Document:
     auc: AucScans | None = None
     export: AucxExport | None = None
     structure: AucStructure | None = None
+    groups: ExperimentGroups | None = None
     checks: list[DeferredCheck] = field(default_factory=list)
     traceback: str | None = None
     _check_findings: dict[int, tuple[Finding, ...]] = field(default_factory=dict, repr=False)

@@ -24,14 +24,26 @@ specification).  Modules:
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from inspector.formats.document import Document, FormatId
 from inspector.formats.reader_api import OpenOptions
 from inspector.formats.signatures import has_hdf5_signature
-from inspector.formats.vneurotk.reader import SUMMARY_KEYS, open_recording
+
+if TYPE_CHECKING:
+    from inspector.formats.vneurotk.reader import SUMMARY_KEYS, open_recording
 
 __all__ = ["READER", "SUMMARY_KEYS", "RecordingReader", "open_recording"]
+
+
+def __getattr__(name: str) -> Any:
+    """``open_recording`` and ``SUMMARY_KEYS``, imported with h5py on first use (PEP 562):
+    the registry imports this package for ``READER`` alone."""
+    if name in ("SUMMARY_KEYS", "open_recording"):
+        return getattr(importlib.import_module(f"{__name__}.reader"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class RecordingReader:
@@ -49,6 +61,8 @@ class RecordingReader:
 
     def open(self, path: Path, options: OpenOptions) -> Document:
         """See :func:`open_recording`; never raises for bad input."""
+        from inspector.formats.vneurotk.reader import open_recording
+
         return open_recording(path, hash_arrays=options.hash_arrays)
 
     def mismatch_reason(self, path: Path) -> str:

@@ -1,102 +1,271 @@
 """AUC scans: signal against radius, one curve per scan, coloured by scan order.
 
-Only real observations are drawn (mask true, finite radius and signal); lines
-join neighbouring real points only, masked positions are NaN breaks
-(``connect="finite"``), nothing is interpolated.  A list beside the plot hides
-(uncheck) or highlights (select) scans.
+The view never holds an experiment's arrays.  It asks
+:func:`inspector.formats.scan_envelope.scan_envelopes` on a background job
+for each scan's min/max per pixel column of the visible radius range (plus a
+quarter of a view on each side, so a pan shows data at once), and draws each
+scan as one line from it: a zig-zag through every column's minimum and
+maximum, broken at columns without a real point (``connect="finite"``).
+When few points are in view the scans' real points themselves are drawn,
+with symbols.  Only real observations are ever drawn (mask true, finite
+radius and signal); nothing is interpolated.
+
+Requests are coalesced without a fixed delay: at most one job is in flight;
+pan, zoom and resize events while it runs only mark a request pending, and
+the newest view is requested when it ends (a result whose range and
+resolution still cover the view is kept).
+
+A list beside the plot is the legend (colour swatch, scan ID): unchecking a
+scan hides it and selecting highlights it, both at once, without reading
+anything; clicking a curve selects its scan in the list (and, through
+:mod:`inspector.ui.scan_link`, in the Scans table).  When a member behind
+the arrays failed its checksum the plot's title says so, wrapped to the
+plot's width (docs/architecture.md, "Seams": ``AucScans.untrusted_arrays``).
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
+from concurrent.futures import Executor
+from pathlib import PurePosixPath
 from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QIcon, QPalette, QPixmap
-from PySide6.QtWidgets import QListWidget, QListWidgetItem, QSplitter, QWidget
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QIcon, QPainterPath, QPalette, QPixmap, QShowEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
+from inspector.formats import workers
+from inspector.formats.arrays import ArrayRef, EnvelopeCancelled
+from inspector.formats.capabilities import AucScans
+from inspector.formats.scan_envelope import (
+    ScanEnvelopes,
+    Source,
+    scan_envelopes,
+    scan_extent,
+    scan_shape,
+)
+from inspector.jobs import Job, JobContext, JobRunner
 from inspector.ui.plots.base import PlotView
 
+#: Extra radius requested on each side, as a fraction of the visible width.
+PAD_FRACTION = 0.25
+#: Symbols are drawn when every scan shows its exact points and all scans
+#: together have at most this many in range.
+MAX_SYMBOL_POINTS = 3000
+#: Widest column kept, in pixels, before envelopes are requested again.
+COARSEST_COLUMN = 1.25
+#: Symbol diameter in pixels.
+SYMBOL_SIZE = 5
+#: Curves created per event-loop turn while the view is built.
+ITEMS_PER_TURN = 16
+#: Fewest columns requested (a view not laid out yet has no width).
+MIN_COLUMNS = 100
+#: Margin of the initial view around the data, as a fraction of its extent.
+VIEW_MARGIN = 0.02
+#: Warning colour of the untrusted-data note (readable on light and dark bases).
+NOTE_COLOR = "#e8590c"
+#: A click this close to a curve (pixels) selects its scan.
+CLICK_PIXELS = 6
 
-def scan_curves(radius: np.ndarray, signal: np.ndarray, mask: np.ndarray | None) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Per scan ``(x, y)`` float64 with NaN at every masked or non-finite point.
 
-    Args:
-        radius: ``(points,)`` shared or ``(scans, points)`` per-scan radius.
-        signal: ``(scans, points)``.
-        mask: bool ``(scans, points)`` (True = real observation) or None.
+def untrusted_note(auc: AucScans, arrays: Mapping[str, ArrayRef]) -> str:
+    """The plot's warning when members failed their checksum, else ``""``.
 
-    Raises:
-        ValueError: the shapes do not fit together (a damaged archive); the
-            plot then shows why instead of guessing.
+    E.g. ``"signal.npy failed its checksum: values shown are not verified"``.
     """
-    signal = np.asarray(signal, dtype=np.float64)
-    if signal.ndim == 1:
-        signal = signal[None, :]
-    radius = np.asarray(radius, dtype=np.float64)
-    if signal.ndim != 2:
-        raise ValueError(f"signal must be 2-D (scans, points), got shape {signal.shape}")
-    if radius.shape not in ((signal.shape[1],), signal.shape):
-        raise ValueError(f"radius shape {radius.shape} fits neither ({signal.shape[1]},) "
-                         f"nor the signal shape {signal.shape}")
-    m = np.ones(signal.shape, bool) if mask is None else np.asarray(mask, dtype=bool)
-    if m.shape != signal.shape:
-        raise ValueError(f"mask shape {m.shape} differs from the signal shape {signal.shape}")
-    out = []
-    for i in range(signal.shape[0]):
-        r = radius if radius.ndim == 1 else radius[i]
-        keep = m[i] & np.isfinite(r) & np.isfinite(signal[i])
-        if not keep.any():  # a scan with no real point draws nothing (and no all-NaN curve)
-            out.append((np.empty(0), np.empty(0)))
-            continue
-        out.append((np.where(keep, r, np.nan), np.where(keep, signal[i], np.nan)))
-    return out
+    names = []
+    for name in sorted(auc.untrusted_arrays):
+        ref = arrays.get(name)
+        loc = PurePosixPath(str(getattr(ref, "location", "") or "")).name
+        names.append(loc if loc.endswith(".npy") else f"{name}.npy")
+    if not names:
+        return ""
+    if len(names) == 1:
+        return f"{names[0]} failed its checksum: values shown are not verified"
+    listed = f"{', '.join(names[:-1])} and {names[-1]}"
+    return f"{listed} failed their checksums: values shown are not verified"
+
+
+def _sources(auc: AucScans, arrays: Mapping[str, ArrayRef]) -> tuple[Source, Source, Source | None]:
+    """The radius, signal and mask to plot: the loaded experiment's, else the lazy arrays."""
+    exp = auc.experiment
+    if exp is not None:
+        return exp.radius, exp.signal, exp.mask
+    missing = [n for n in (auc.radius_array, auc.signal_array) if n not in arrays]
+    if missing:
+        raise ValueError(f"the {missing[0]!r} array is not available")
+    return arrays[auc.radius_array], arrays[auc.signal_array], arrays.get(auc.mask_array)
+
+
+def _executor() -> Executor | None:
+    """The shared worker pool when the entry point opened one (the scans are then shared)."""
+    try:
+        return workers.pool()
+    except RuntimeError:
+        return None
+
+
+def _paths(curves: list[tuple[np.ndarray, np.ndarray]]) -> list[QPainterPath]:
+    """The line of every curve, built on the job's thread (the GUI thread only paints them)."""
+    return [pg.arrayToQPath(x, y, connect="finite") if len(x) else QPainterPath()
+            for x, y in curves]
+
+
+class _ScanCurve(pg.PlotCurveItem):
+    """One scan's line; its path can come ready-made from the job (:meth:`set_curve`)."""
+
+    _ready: QPainterPath | None = None
+
+    def set_curve(self, x: np.ndarray, y: np.ndarray, path: QPainterPath | None = None) -> None:
+        self._ready = path
+        self.setData(x, y, connect="finite")
+
+    def generatePath(self, x: np.ndarray, y: np.ndarray) -> QPainterPath:  # noqa: N802 - pyqtgraph
+        path, self._ready = self._ready, None  # used once: any later regeneration computes it
+        return path if path is not None else super().generatePath(x, y)
+
+
+class _Guard:
+    """Shared with jobs and the ``destroyed`` signal: is the view still alive?"""
+
+    def __init__(self) -> None:
+        self.alive = True
+        self.job: Job | None = None
+
+    def close(self, *args: Any) -> None:
+        self.alive = False
+        if self.job is not None:
+            self.job.cancel()
 
 
 class AucView(PlotView):
-    """Every scan of an AUC experiment overlaid (signal vs radius).
+    """Every scan of an AUC experiment overlaid (signal vs radius), read lazily.
 
     Args:
-        radius, signal, mask: as :func:`scan_curves`.
-        scan_ids: names for the legend and the list.
-        radius_unit, signal_unit: axis units.
+        auc: the experiment's capability (scan IDs, units, array names,
+            ``experiment`` when loaded, ``untrusted_arrays``).
+        arrays: the document's arrays (``Document.arrays``); the radius,
+            signal and mask named by ``auc`` are read from them in blocks,
+            on ``jobs``, unless ``auc.experiment`` is loaded.
+        jobs: runs every read.
+        parent: Qt parent widget.
+
+    Raises:
+        ValueError: the arrays are missing or do not fit together (shapes,
+            dtypes; see :func:`inspector.formats.scan_envelope.scan_shape`).
+        TypeError: an array is not an array.
+
+    Attributes:
+        items: one ``PlotCurveItem`` per scan, in scan order (created a batch
+            per event-loop turn; complete once :attr:`ready`).
+        symbols: the one ``ScatterPlotItem`` drawing symbols when few points
+            are on screen (:attr:`symbols_shown`).
+        colors: the scans' ``QColor``.
+        scan_ids: one label per scan.
+        scan_list: the list beside the plot (the legend).
+        envelopes: the last envelopes drawn (None before the first).
+        note: the untrusted-data warning shown on the plot (``""`` when none).
+        submitted: jobs submitted so far; drawn: results drawn so far.
+
+    Signals:
+        drawn_changed(int): a result was drawn (the new ``drawn`` count).
     """
 
-    def __init__(self, radius: np.ndarray, signal: np.ndarray, mask: np.ndarray | None,
-                 scan_ids: list[str], radius_unit: str = "cm", signal_unit: str = "",
+    drawn_changed = Signal(int)
+
+    def __init__(self, auc: AucScans, arrays: Mapping[str, ArrayRef], jobs: JobRunner,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.x_label = radius_unit or "radius"
-        self.y_label = signal_unit or "signal"
-        self.plot_item.setLabel("bottom", "radius", units=None)
+        self.auc = auc
+        self.jobs = jobs
+        self._radius, self._signal, self._mask = _sources(auc, arrays)
+        self.shape = scan_shape(self._radius, self._signal, self._mask)
+        self.x_label = auc.radius_unit or "radius"
+        self.y_label = auc.signal_unit or "signal"
+        self._labels(auc.radius_unit, auc.signal_unit)
+        n = self.shape.scans
+        self.scan_ids = [str(s) for s in auc.scan_ids][:n]
+        self.scan_ids += [f"scan {i + 1}" for i in range(len(self.scan_ids), n)]
+        self.colors = self._palette_colors(n)
+        # Curves are created a batch per event-loop turn (_grow): hundreds of
+        # graphics items built at once would freeze the window.
+        self.items: list[_ScanCurve] = []
+        self._curves: list[tuple[np.ndarray, np.ndarray]] | None = None
+        self._paths: list[QPainterPath] | None = None
+        self.symbols = pg.ScatterPlotItem(size=SYMBOL_SIZE, pen=None)
+        self.symbols.setZValue(20)
+        self._symbol_points: list[tuple[np.ndarray, np.ndarray]] = []
+        self._build_list()
+        self.note = untrusted_note(auc, arrays)
+        if self.note:
+            self.plot_item.setTitle(f"⚠ {self.note}", color=NOTE_COLOR, size="9pt")
+        self.envelopes: ScanEnvelopes | None = None
+        self.extent: tuple[float, float] | None = None
+        self._extent_known = False
+        self._in_flight = False
+        self._pending = False
+        self.submitted = 0
+        self.drawn = 0
+        self._guard = _Guard()
+        self.destroyed.connect(self._guard.close)
+        vb = self.plot_item.vb
+        vb.setMouseEnabled(x=True, y=True)
+        vb.disableAutoRange(axis="x")  # the first result frames the data
+        vb.enableAutoRange(axis="y")
+        vb.setAutoVisible(y=True)
+        vb.addItem(self.symbols, ignoreBounds=True)
+        # The curves are left out of pyqtgraph's auto-range (it would query
+        # every one of them on each pan); this invisible item carries the
+        # extent of the data and the range of what is visible instead.
+        self._bounds = pg.PlotCurveItem(pen=None)
+        vb.addItem(self._bounds)
+        vb.sigXRangeChanged.connect(self._update_bounds)
+        vb.sigXRangeChanged.connect(self.request)
+        vb.sigResized.connect(self.request)
+        self.plot_widget.installEventFilter(self)  # resizes: wrap the title to the new width
+        self.plot_widget.scene().sigMouseClicked.connect(self._clicked)
+        self._grower = QTimer(self)
+        self._grower.setInterval(0)
+        self._grower.timeout.connect(self._grow)
+        if n:
+            self._grower.start()
+        if n == 0:
+            self.show_placeholder("No scans to plot.")
+        self.status.setText(f"{n} scans: reading…" if n else "0 scans")
+
+    # -- construction ----------------------------------------------------------------
+    def _labels(self, radius_unit: str, signal_unit: str) -> None:
         self.plot_item.setLabel("bottom", f"radius ({radius_unit})" if radius_unit else "radius")
         self.plot_item.setLabel("left", f"signal ({signal_unit})" if signal_unit else "signal")
         for ax in ("left", "bottom"):
             self.plot_item.getAxis(ax).enableAutoSIPrefix(False)  # units are given, never rescaled
-        data = scan_curves(radius, signal, mask)
-        self.scan_ids = [str(s) for s in scan_ids][: len(data)]
-        self.scan_ids += [f"scan {i + 1}" for i in range(len(self.scan_ids), len(data))]
+
+    def _palette_colors(self, n: int) -> list[Any]:
         cmap = pg.colormap.get("viridis")
-        n = len(data)
         # viridis runs from dark purple to yellow: on a dark background skip its darkest end
         dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128
         first = 0.3 if dark else 0.0
-        self.colors = [cmap.map(first + (0.9 - first) * i / max(n - 1, 1), mode="qcolor")
-                       for i in range(n)]
-        legend = self.add_legend(offset=(-10, -40))  # bottom right: profiles rise to the right
-        self.items: list[pg.PlotDataItem] = []
-        for i, (x, y) in enumerate(data):
-            item = pg.PlotDataItem(x, y, connect="finite", name=self.scan_ids[i],
-                                   pen=pg.mkPen(self.colors[i], width=1.5),
-                                   symbol="o", symbolSize=4, symbolPen=None,
-                                   symbolBrush=pg.mkBrush(self.colors[i]))
-            self.plot_item.addItem(item)
-            self.items.append(item)
-        if n > 8:  # a legend of every scan would hide the data: name the first and the last only
-            for item in self.items[1:-1]:
-                legend.removeItem(item)
+        if n == 0:
+            return []
+        at = first + (0.9 - first) * np.arange(n) / max(n - 1, 1)
+        return list(cmap.map(at, mode="qcolor"))
+
+    def _build_list(self) -> None:
         self.scan_list = QListWidget()
+        self.scan_list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.scan_list.setToolTip("The legend: uncheck a scan to hide it, select scans (or click "
+                                  "a curve) to highlight them")
         for i, sid in enumerate(self.scan_ids):
             it = QListWidgetItem(sid)
             it.setFlags(it.flags() | Qt.ItemFlag.ItemIsUserCheckable)
@@ -107,21 +276,291 @@ class AucView(PlotView):
             self.scan_list.addItem(it)
         self.scan_list.itemChanged.connect(self._visibility)
         self.scan_list.itemSelectionChanged.connect(self._highlight)
-        lay = self.layout()
+        side = QWidget()
+        sl = QVBoxLayout(side)
+        sl.setContentsMargins(0, 0, 0, 0)
+        sl.addWidget(QLabel(f"Scans ({len(self.scan_ids)})"))
+        sl.addWidget(self.scan_list, 1)
         split = QSplitter(Qt.Orientation.Horizontal)
-        lay.replaceWidget(self._stack, split)
-        split.addWidget(self.scan_list)
+        self.layout().replaceWidget(self._stack, split)
+        split.addWidget(side)
         split.addWidget(self._stack)
+        split.setCollapsible(1, False)  # the list folds away, the plot never does
         split.setStretchFactor(1, 1)
-        split.setSizes([130, 600])
-        if n == 0:
-            self.show_placeholder("No scans to plot.")
-        real = int(sum(np.isfinite(y).sum() for _, y in data))
-        self.status.setText(f"{n} scans, {real} real points")
+        width = self.scan_list.sizeHintForColumn(0) + 2 * self.scan_list.frameWidth() + 24
+        split.setSizes([min(max(width, 90), 160), 600])
+        self.splitter = split
 
+    def _grow(self) -> None:
+        """Create the next :data:`ITEMS_PER_TURN` curves (styled, with data once known)."""
+        vb = self.plot_item.vb
+        n = self.shape.scans
+        for i in range(len(self.items), min(n, len(self.items) + ITEMS_PER_TURN)):
+            item = _ScanCurve(name=self.scan_ids[i], connect="finite")
+            self.items.append(item)
+            self._style(i, self._selected())
+            item.setVisible(self.scan_list.item(i).checkState() == Qt.CheckState.Checked)
+            if self._curves is not None:
+                item.set_curve(*self._curves[i], self._paths[i] if self._paths else None)
+            vb.addItem(item, ignoreBounds=True)
+        if len(self.items) >= n:
+            self._grower.stop()
+            self._curves = self._paths = None
+
+    @property
+    def ready(self) -> bool:
+        """True once every scan's curve exists (tests, benchmarks)."""
+        return len(self.items) >= self.shape.scans
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if not self._extent_known:
+            QTimer.singleShot(0, self.request)  # once laid out: the plot's width is known
+
+    # -- requests --------------------------------------------------------------------
+    def job_keys(self) -> tuple[str, ...]:
+        """The key of this view's envelope jobs (see :meth:`PlotView.job_keys`)."""
+        return (f"auc:{id(self)}",)
+
+    @property
+    def busy(self) -> bool:
+        """True while a job runs or a request waits for it (tests, benchmarks)."""
+        return self._in_flight or self._pending
+
+    def is_idle(self) -> bool:
+        """Every curve built and drawn, no job in flight or pending (see :meth:`PlotView.is_idle`).
+
+        A view that was never shown has asked for nothing yet: it is idle.
+        """
+        if not self.shape.scans:
+            return True
+        return self.ready and not self.busy and (self._extent_known or not self.isVisible())
+
+    def _pixels(self) -> int:
+        px = float(self.plot_item.vb.width())
+        try:
+            px *= float(self.plot_widget.devicePixelRatioF())
+        except AttributeError:
+            pass
+        return max(int(px), MIN_COLUMNS)
+
+    def _covered(self, v0: float, v1: float, width: float, px: int) -> bool:
+        """True when the drawn envelopes still serve the view.
+
+        ``[v0, v1]`` is the visible part of the data, ``width`` the visible
+        radius range and ``px`` its pixels.  Columns may be up to
+        :data:`COARSEST_COLUMN` pixels wide (a resize or a slight zoom keeps
+        them) and at least a quarter of a pixel.
+        """
+        env = self.envelopes
+        if env is None:
+            return False
+        tol = 1e-9 * (env.r1 - env.r0)
+        if env.r0 > v0 + tol or env.r1 < v1 - tol:
+            return False
+        if all(p is not None or c == 0 for p, c in zip(env.points, env.counts, strict=True)):
+            return True  # exact points do not depend on the resolution
+        col = (env.r1 - env.r0) / env.columns
+        pix = width / px
+        return pix / 4 <= col <= pix * COARSEST_COLUMN
+
+    def _wanted(self) -> tuple[float, float, int] | None:
+        """``(r0, r1, columns)`` to request for the current view, or None when nothing is needed."""
+        px = self._pixels()
+        if self.extent is None:
+            return None
+        e0, e1 = self.extent
+        (x0, x1), _ = self.plot_item.vb.viewRange()
+        v0, v1 = max(x0, e0), min(x1, e1)
+        if v0 > v1 or self._covered(v0, v1, x1 - x0, px):
+            return None
+        w = max(x1 - x0, 1e-300)
+        a, b = max(x0 - PAD_FRACTION * w, e0), min(x1 + PAD_FRACTION * w, e1)
+        if b <= a:  # one radius value: a column around it
+            a, b = a - 0.5 * w / px, a + 0.5 * w / px
+        return a, b, max(1, math.ceil(px * (b - a) / w))
+
+    def request(self, *args: Any) -> None:
+        """Ask for envelopes of the current view (pan/zoom/resize): coalesced, never queued.
+
+        With a job in flight the request is only marked pending; it is
+        re-evaluated when the job ends.
+        """
+        if not self.shape.scans or not self._guard.alive:
+            return
+        if self._in_flight:
+            self._pending = True
+            return
+        if not self._extent_known:
+            self._submit(None)
+            return
+        want = self._wanted()
+        if want is not None:
+            self._submit(want)
+
+    def _submit(self, want: tuple[float, float, int] | None) -> None:
+        radius, signal, mask = self._radius, self._signal, self._mask
+        px = self._pixels()
+        n = self.shape.scans
+        pool = _executor()
+
+        def work(ctx: JobContext) -> tuple[Any, ...]:
+            def cancelled() -> bool:
+                return ctx.cancelled
+
+            try:
+                if want is None:  # first request: the data's extent, then all of it
+                    ext = scan_extent(radius, signal, mask, cancelled=cancelled)
+                    if ext is None:
+                        return ext, None, [], []
+                    r0, r1, cols = *_framed(ext), px
+                else:
+                    ext = None
+                    r0, r1, cols = want
+                env = scan_envelopes(radius, signal, mask, r0, r1, cols, cancelled=cancelled,
+                                     executor=pool)
+            except EnvelopeCancelled:
+                ctx.check()
+                raise
+            curves = [env.curve(i) for i in range(n)]  # what to draw, off the GUI thread
+            return ext, env, curves, _paths(curves)
+
+        guard = self._guard
+
+        def done(result: tuple[Any, ...]) -> None:
+            if guard.alive:
+                self._done(want is None, *result)
+
+        def failed(message: str, tb: str) -> None:
+            if guard.alive:
+                self._failed(message)
+
+        self._in_flight = True
+        self._pending = False
+        self.submitted += 1
+        guard.job = self.jobs.submit(work, on_done=done, on_error=failed, key=self.job_keys()[0])
+
+    def _done(self, first: bool, ext: tuple[float, float] | None, env: ScanEnvelopes | None,
+              curves: list[tuple[np.ndarray, np.ndarray]], paths: list[QPainterPath]) -> None:
+        # Still "in flight" while drawing: range changes it causes only mark a
+        # request pending, evaluated once against the final view below.
+        try:
+            if first:
+                self._extent_known = True
+                self.extent = ext
+            if env is None:
+                for item in self.items:
+                    item.set_curve(np.empty(0), np.empty(0))
+                self.status.setText(f"{self.shape.scans} scans, no measured points")
+            else:
+                self._draw(env, curves, paths)
+                if first:
+                    self._frame(env)
+        finally:
+            self._in_flight = False
+        self.drawn += 1
+        self.drawn_changed.emit(self.drawn)
+        if self._pending:
+            self._pending = False
+            self.request()
+
+    def _failed(self, message: str) -> None:
+        self._in_flight = False
+        if not self._extent_known:  # nothing could be read: say so instead of a plot
+            self._extent_known = True
+            self.show_placeholder(f"cannot read the scans: {message} (see Findings)")
+        self.status.setText(f"cannot read the scans: {message}")
+        if self._pending and message != "cancelled":
+            self._pending = False
+            self.request()
+
+    # -- drawing ---------------------------------------------------------------------
+    def _frame(self, env: ScanEnvelopes) -> None:
+        """First result: show all of it and keep pans near the data."""
+        vb = self.plot_item.vb
+        span = env.r1 - env.r0
+        vb.setLimits(xMin=env.r0 - 0.5 * span, xMax=env.r1 + 0.5 * span)
+        vb.setXRange(env.r0, env.r1, padding=0)
+
+    def _draw(self, env: ScanEnvelopes, curves: list[tuple[np.ndarray, np.ndarray]],
+              paths: list[QPainterPath]) -> None:
+        self.envelopes = env
+        exact = all(p is not None or c == 0 for p, c in zip(env.points, env.counts, strict=True))
+        real = int(env.counts.sum())
+        for item, (x, y), path in zip(self.items, curves, paths, strict=False):
+            item.set_curve(x, y, path)
+        if not self.ready:  # for the curves created later
+            self._curves, self._paths = curves, paths
+        symbols = exact and real <= MAX_SYMBOL_POINTS
+        self._symbol_points = list(curves) if symbols else []
+        self._draw_symbols()
+        self._update_bounds()
+        whole = self.extent is None or (env.r0 <= self.extent[0] and env.r1 >= self.extent[1])
+        where = "" if whole else " in range"
+        how = "" if exact else ", showing the range of values per screen pixel"
+        self.status.setText(f"{self.shape.scans} scans, {real} measured points{where}{how}")
+
+    def _update_bounds(self, *args: Any) -> None:
+        """Give auto-range the data's extent (x) and the visible scans' range (y, this view)."""
+        env, ext = self.envelopes, self.extent
+        if env is None or ext is None:
+            self._bounds.setData([], [])
+            return
+        (x0, x1), _ = self.plot_item.vb.viewRange()
+        shown = np.array([self.scan_list.item(i).checkState() == Qt.CheckState.Checked
+                          for i in range(self.shape.scans)], dtype=bool)
+        yr = env.value_range(x0, x1, shown)
+        if yr is None:
+            self._bounds.setData([], [])
+            return
+        mid = (max(x0, ext[0]) + min(x1, ext[1])) / 2
+        self._bounds.setData(np.array([ext[0], mid, mid, ext[1]]),
+                             np.array([yr[0], yr[0], yr[1], yr[1]]))
+
+    @property
+    def symbols_shown(self) -> bool:
+        """True when the scans' points are drawn with symbols (few points on screen)."""
+        return bool(self._symbol_points)
+
+    def _draw_symbols(self) -> None:
+        """One scatter item for every visible scan's points, in the scans' (dimmed) colours."""
+        if not self._symbol_points:
+            self.symbols.setData([], [])
+            return
+        sel = self._selected()
+        xs, ys, brushes = [], [], []
+        for i, (x, y) in enumerate(self._symbol_points):
+            if self.scan_list.item(i).checkState() != Qt.CheckState.Checked:
+                continue
+            keep = np.isfinite(y)
+            xs.append(x[keep])
+            ys.append(y[keep])
+            brushes += [self._brush(i, sel)] * int(keep.sum())
+        x = np.concatenate(xs) if xs else np.empty(0)
+        y = np.concatenate(ys) if ys else np.empty(0)
+        self.symbols.setData(x=x, y=y, brush=brushes)
+
+    def curves(self) -> list[tuple[str, np.ndarray, np.ndarray]]:
+        """``(scan ID, x, y)`` of every visible scan as drawn (NaN = break).
+
+        Scans without a real point in the range draw nothing and are left out.
+        """
+        out = []
+        for i, item in enumerate(self.items):
+            if not item.isVisible():
+                continue
+            x, y = item.getData()
+            if x is None or y is None or len(x) == 0:
+                continue
+            out.append((self.scan_ids[i], np.asarray(x, dtype=np.float64),
+                        np.asarray(y, dtype=np.float64)))
+        return out
+
+    # -- list ------------------------------------------------------------------------
     def set_visible(self, i: int, visible: bool) -> None:
         """Show or hide scan ``i`` (also its check box)."""
-        self.scan_list.item(i).setCheckState(Qt.CheckState.Checked if visible else Qt.CheckState.Unchecked)
+        state = Qt.CheckState.Checked if visible else Qt.CheckState.Unchecked
+        self.scan_list.item(i).setCheckState(state)
 
     def highlight(self, i: int | None) -> None:
         """Highlight scan ``i`` (others dimmed); None restores all."""
@@ -130,20 +569,145 @@ class AucView(PlotView):
         else:
             self.scan_list.setCurrentRow(i)
 
+    def _selected(self) -> set[int]:
+        return {self.scan_list.row(it) for it in self.scan_list.selectedItems()}
+
+    def selected_scans(self) -> list[int]:
+        """The selected (highlighted) scans, in scan order."""
+        return sorted(self._selected())
+
+    def select_scans(self, scans: set[int] | list[int]) -> None:
+        """Select exactly ``scans`` (indices; others ignored) in the list: highlights them."""
+        wanted = {i for i in scans if 0 <= i < self.scan_list.count()}
+        if wanted == self._selected():
+            return
+        self.scan_list.blockSignals(True)
+        try:
+            self.scan_list.clearSelection()
+            for i in sorted(wanted):
+                self.scan_list.item(i).setSelected(True)
+            if wanted:
+                self.scan_list.scrollToItem(self.scan_list.item(min(wanted)))
+        finally:
+            self.scan_list.blockSignals(False)
+        self.scan_list.itemSelectionChanged.emit()
+
+    def scan_at(self, x: float, y: float, pixels: float = CLICK_PIXELS) -> int | None:
+        """The visible scan whose drawn line passes within ``pixels`` of view point ``(x, y)``."""
+        vb = self.plot_item.vb
+        (x0, x1), (y0, y1) = vb.viewRange()
+        sx = vb.width() / max(x1 - x0, 1e-300)
+        sy = vb.height() / max(y1 - y0, 1e-300)
+        best, best_d = None, float(pixels)
+        for i, item in enumerate(self.items):
+            if not item.isVisible():
+                continue
+            cx, cy = item.getData()
+            if cx is None or len(cx) == 0:
+                continue
+            d = _distance((np.asarray(cx) - x) * sx, (np.asarray(cy) - y) * sy)
+            if d <= best_d:
+                best, best_d = i, d
+        return best
+
+    def _clicked(self, event: Any) -> None:
+        """A left click on a curve selects its scan (Ctrl adds it); elsewhere clears."""
+        if event.button() != Qt.MouseButton.LeftButton or event.double():
+            return
+        vb = self.plot_item.vb
+        if not vb.sceneBoundingRect().contains(event.scenePos()):
+            return
+        point = vb.mapSceneToView(event.scenePos())
+        i = self.scan_at(point.x(), point.y())
+        adding = bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier)
+        chosen = self._selected() if adding else set()
+        if i is not None:
+            chosen ^= {i}
+        self.select_scans(chosen)
+
+    def eventFilter(self, obj: Any, event: Any) -> bool:  # noqa: N802 - Qt override
+        if obj is self.plot_widget and event.type() == QEvent.Type.Resize:
+            self._wrap_title(event.size().width())
+        return super().eventFilter(obj, event)
+
+    def _wrap_title(self, width: int) -> None:
+        """Wrap the untrusted-data note to the plot's width (it never widens the plot)."""
+        if not self.note:
+            return
+        label = self.plot_item.titleLabel
+        axis = self.plot_item.getAxis("left")
+        label.item.setTextWidth(max(80.0, width - axis.width() - 24.0))
+        label.updateMin()
+
+    def palette_changed(self) -> None:
+        """The theme changed: scan colours for the new background (list swatches too)."""
+        if not hasattr(self, "_guard"):  # a palette event while the view is being built
+            return
+        self.colors = self._palette_colors(self.shape.scans)
+        for i, colour in enumerate(self.colors):
+            swatch = QPixmap(12, 12)
+            swatch.fill(colour)
+            self.scan_list.item(i).setIcon(QIcon(swatch))
+        sel = self._selected()
+        for i in range(len(self.items)):
+            self._style(i, sel)
+        if self._symbol_points:
+            self._draw_symbols()
+
+    def _brush(self, i: int, sel: set[int]) -> Any:
+        c = pg.mkColor(self.colors[i])
+        if sel and i not in sel:
+            c.setAlpha(50)
+        return pg.mkBrush(c)
+
+    def _style(self, i: int, sel: set[int]) -> None:
+        """Pen and stacking of scan ``i``: highlighted, dimmed or plain."""
+        item = self.items[i]
+        c = pg.mkColor(self.colors[i])
+        if sel and i not in sel:
+            c.setAlpha(50)
+            item.setPen(pg.mkPen(c, width=1))
+            item.setZValue(0)
+        else:
+            # wider pens are much slower to draw: only the highlighted scans get one
+            item.setPen(pg.mkPen(c, width=3 if sel else 1))
+            item.setZValue(10 if sel else 0)
+
     def _visibility(self, item: Any) -> None:
         i = self.scan_list.row(item)
-        self.items[i].setVisible(item.checkState() == Qt.CheckState.Checked)
+        if i < len(self.items):
+            self.items[i].setVisible(item.checkState() == Qt.CheckState.Checked)
+        if self._symbol_points:
+            self._draw_symbols()
+        self._update_bounds()
 
     def _highlight(self) -> None:
-        sel = {self.scan_list.row(it) for it in self.scan_list.selectedItems()}
-        for i, item in enumerate(self.items):
-            c = pg.mkColor(self.colors[i])
-            if sel and i not in sel:
-                c.setAlpha(50)
-                item.setPen(pg.mkPen(c, width=1))
-                item.setSymbolBrush(pg.mkBrush(c))
-                item.setZValue(0)
-            else:
-                item.setPen(pg.mkPen(c, width=3 if sel else 1.5))
-                item.setSymbolBrush(pg.mkBrush(c))
-                item.setZValue(10 if sel else 0)
+        sel = self._selected()
+        for i in range(len(self.items)):
+            self._style(i, sel)
+        if self._symbol_points:
+            self._draw_symbols()
+
+
+def _distance(px: np.ndarray, py: np.ndarray) -> float:
+    """Distance in pixels from the origin to the polyline through ``(px, py)`` (NaN: breaks)."""
+    if len(px) == 1:
+        return float(np.hypot(px[0], py[0])) if np.isfinite(py[0]) else math.inf
+    ax, ay, bx, by = px[:-1], py[:-1], px[1:], py[1:]
+    dx, dy = bx - ax, by - ay
+    length2 = dx * dx + dy * dy
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = np.clip(np.where(length2 > 0, -(ax * dx + ay * dy) / length2, 0.0), 0.0, 1.0)
+    d = np.hypot(ax + t * dx, ay + t * dy)
+    d = d[np.isfinite(d)]
+    return float(d.min()) if len(d) else math.inf
+
+
+def _framed(ext: tuple[float, float]) -> tuple[float, float]:
+    """The initial view of data spanning ``ext``: a margin on each side."""
+    e0, e1 = ext
+    span = e1 - e0
+    if span <= 0:
+        span = abs(e0) * 1e-3 or 1.0
+        e0, e1 = e0 - span / 2, e1 + span / 2
+    return e0 - VIEW_MARGIN * span, e1 + VIEW_MARGIN * span

@@ -72,7 +72,10 @@ def default_grouping(doc: Document, choices: list[tuple[str, Hashable]]) -> Hash
             ids = doc.trials.trial_stim_ids or ()
             distinct = len({(type(v).__name__, repr(v)) for v in ids})
         elif meta is not None:
-            distinct = int(meta[by].nunique(dropna=False))
+            try:
+                distinct = int(meta[by].nunique(dropna=False))
+            except (TypeError, ValueError):  # unhashable values, repeated column names
+                continue
         else:
             continue
         if 2 <= distinct <= MAX_SHOWN:

@@ -1,0 +1,271 @@
+"""Benchmark: time until an AUCX archive's scans are plotted, GUI stalls and memory.
+
+Builds (in a temporary folder, removed afterwards unless ``--keep``) an AUCX
+archive of ``--scans`` scans of ``--points`` points (default 50 x 125 000:
+about 50 MB of float64 signal; ``--scans 500`` is about 500 MB) with
+:func:`inspector.formats.aucx.write_aucx` (shared radius axis, members
+deflated as the format's writers do; the signal is generated into a
+memory-mapped file so building needs little memory).  ``--stored`` rewrites
+the ``.npy`` members uncompressed (seekable) to separate the view's own cost
+from inflating.  ``--per-scan`` writes a per-scan radius instead.
+
+Then, in a fresh child process (so its peak RSS is the viewer's alone), it
+opens the archive, verifies it (``Document.verify``: every member streamed
+through SHA-256), builds an offscreen :class:`inspector.ui.plots.auc.AucView`
+from the lazy arrays, shows it at 1200 x 600 and measures:
+
+* ``first_envelope_ms``: from constructing the view to the first complete
+  envelope applied to every scan's curve;
+* ``first_paint_ms``: to the end of the first synchronous repaint after that;
+* ``max_gui_gap_ms``: the longest interval between ticks of a 5 ms
+  ``QTimer`` probe on the GUI thread over that time (construction included),
+  and ``max_gap_starts_ms``, when it began (ms after construction began);
+* ``construct_ms`` (the constructor alone) and ``repaint_ms`` (one
+  synchronous repaint of the plot once every scan is drawn);
+* ``zoom_ms``: from a zoom to a tenth of the range to its envelopes drawn
+  (and painted);
+* ``peak_rss_mb`` (``ru_maxrss`` of the child), ``peak_rss_verified_mb``
+  (the same once opened and verified, before any view), ``rss_before_view_mb``
+  and ``rss_after_zoom_mb``.
+
+Prints one JSON object.  Usage:
+``python benchmarks/auc_plot.py [--scans N] [--points N] [--stored] [--per-scan] [--keep DIR]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+SEED = 20260101
+BLOCK_SCANS = 10
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/statm", encoding="ascii") as fh:
+        pages = int(fh.read().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _signal_memmap(folder: Path, scans: int, points: int, radius: np.ndarray) -> np.ndarray:
+    """Moving-boundary profiles plus noise, written block by block into a memory map."""
+    rng = np.random.default_rng(SEED)
+    sig = np.lib.format.open_memmap(folder / "signal.npy", mode="w+", dtype=np.float64,
+                                    shape=(scans, points))
+    for s0 in range(0, scans, BLOCK_SCANS):
+        s1 = min(scans, s0 + BLOCK_SCANS)
+        boundary = 6.0 + 0.9 * np.arange(s0, s1)[:, None] / max(scans, 1)
+        block = 0.1 + 0.9 / (1.0 + np.exp(-(radius[None, :] - boundary) / 0.02))
+        block += rng.normal(0.0, 0.005, block.shape)
+        sig[s0:s1] = block
+    sig.flush()
+    return sig
+
+
+def build(folder: Path, scans: int, points: int, per_scan: bool, fast: bool = False) -> Path:
+    """Write the benchmark archive with the product's writer; return its path.
+
+    ``fast``: deflate at level 0 (the archive is only an intermediate that
+    :func:`restore_stored` rewrites with stored members).
+    """
+    from inspector.formats.auc_model import AucExperiment
+    from inspector.formats.aucx import write_aucx, zipwrite
+
+    if fast:
+        zipwrite.LEVEL = 0
+
+    radius = np.linspace(5.9, 7.2, points)
+    signal = _signal_memmap(folder, scans, points, radius)
+    mode = "per_scan" if per_scan else "shared"
+    ids = [f"scan_{i + 1:04d}" for i in range(scans)]
+    exp = AucExperiment(
+        metadata={"experiment_id": f"bench-{scans}x{points}", "name": "benchmark"},
+        instrument=None, samples=[],
+        scans=[{"scan_id": s, "index": i} for i, s in enumerate(ids)],
+        provenance=None, mode=mode, radius_unit="cm", signal_unit="AU", scan_ids=ids,
+        radius=np.broadcast_to(radius, (scans, points)) if per_scan else radius,
+        signal=signal, mask=np.ones((scans, points), dtype=bool))
+    path = folder / f"bench_{scans}x{points}.aucx"
+    write_aucx(exp, path, exported_at="2026-01-01T00:00:00Z")
+    del exp, signal
+    (folder / "signal.npy").unlink()
+    return path
+
+
+def restore_stored(path: Path) -> Path:
+    """A copy of the archive whose ``.npy`` members are stored, not deflated."""
+    out = path.with_name(path.stem + "_stored.aucx")
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(out, "w") as dst:
+        for info in src.infolist():
+            new = zipfile.ZipInfo(info.filename, date_time=info.date_time)
+            new.external_attr = info.external_attr
+            new.create_system = info.create_system
+            stored = info.filename.endswith(".npy")
+            new.compress_type = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
+            with src.open(info) as fin, dst.open(new, "w") as fout:
+                shutil.copyfileobj(fin, fout, 4 << 20)
+    path.unlink()
+    return out
+
+
+def _wait(app: Any, cond: Callable[[], bool], timeout: float = 900.0) -> None:
+    end = time.perf_counter() + timeout
+    while not cond():
+        if time.perf_counter() > end:
+            raise TimeoutError("the view did not finish in time")
+        app.processEvents()
+        time.sleep(0.001)
+
+
+def _open(path: Path, out: dict[str, Any]) -> Any:
+    from inspector.formats import open_document
+
+    t = time.perf_counter()
+    doc = open_document(path)
+    out["open_ms"] = (time.perf_counter() - t) * 1e3
+    t = time.perf_counter()
+    doc.verify()
+    out["verify_ms"] = (time.perf_counter() - t) * 1e3
+    out["peak_rss_verified_mb"] = _peak_rss_mb()
+    out["findings"] = [f.code for f in doc.findings]
+    return doc
+
+
+def _auc(doc: Any) -> Any:
+    """The document's AUC capability (built from the reader's facts until it sets ``doc.auc``)."""
+    from inspector.formats.capabilities import AucScans
+
+    if doc.auc is not None:
+        return doc.auc
+    s = doc.summary
+    return AucScans(scan_ids=tuple(s["scan_ids"]), radius_unit=s["radius_unit"],
+                    signal_unit=s["signal_unit"], experiment_id=s["experiment_id"])
+
+
+def _plot(app: Any, doc: Any, out: dict[str, Any]) -> None:
+    from PySide6.QtCore import QElapsedTimer, QTimer
+
+    from inspector.jobs import JobRunner
+    from inspector.ui.plots.auc import AucView
+
+    jobs = JobRunner()
+    auc = _auc(doc)
+    out["rss_before_view_mb"] = _rss_mb()
+    clock = QElapsedTimer()
+    ticks: list[int] = []
+    probe = QTimer()
+    probe.setInterval(5)
+    probe.timeout.connect(lambda: ticks.append(clock.elapsed()))
+    clock.start()
+    probe.start()
+    _wait(app, lambda: len(ticks) >= 3)  # the probe runs before the view exists
+    t0 = time.perf_counter()
+    c0 = clock.elapsed()
+    view = AucView(auc, doc.arrays, jobs)
+    out["construct_ms"] = (time.perf_counter() - t0) * 1e3
+    view.resize(1200, 600)
+    view.show()
+    _wait(app, lambda: view.drawn >= 1)
+    out["first_envelope_ms"] = (time.perf_counter() - t0) * 1e3
+    t = time.perf_counter()
+    view.plot_widget.viewport().repaint()
+    out["repaint_ms"] = (time.perf_counter() - t) * 1e3
+    app.processEvents()
+    out["first_paint_ms"] = (time.perf_counter() - t0) * 1e3
+    ticks.append(clock.elapsed())
+    probe.stop()
+    gaps = np.diff(ticks)
+    worst = int(gaps.argmax())
+    out["max_gui_gap_ms"] = float(gaps[worst])
+    out["max_gap_starts_ms"] = float(ticks[worst] - c0)  # after construction began
+    out["columns"] = view.envelopes.columns if view.envelopes is not None else 0
+    out["status"] = view.status.text()
+    _wait(app, lambda: not view.busy)
+    (x0, x1), _ = view.plot_item.vb.viewRange()
+    drawn, submitted = view.drawn, view.submitted
+    t = time.perf_counter()
+    view.plot_item.vb.setXRange(x0 + 0.45 * (x1 - x0), x0 + 0.55 * (x1 - x0), padding=0)
+    if view.submitted > submitted:  # else the points drawn already serve the zoom
+        _wait(app, lambda: view.drawn > drawn and not view.busy)
+    view.plot_widget.viewport().repaint()
+    out["zoom_ms"] = (time.perf_counter() - t) * 1e3
+    out["rss_after_zoom_mb"] = _rss_mb()
+    view.close()
+    jobs.wait(10_000)
+
+
+def measure(path: Path) -> dict[str, Any]:
+    """Open, verify and plot ``path`` offscreen (run in the child process)."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    from inspector.formats.workers import worker_pool
+
+    app = QApplication.instance() or QApplication([])
+    out: dict[str, Any] = {}
+    with worker_pool():
+        doc = _open(path, out)
+        try:
+            _plot(app, doc, out)
+        finally:
+            doc.close()
+    out["peak_rss_mb"] = _peak_rss_mb()
+    return {k: round(v, 1) if isinstance(v, float) else v for k, v in out.items()}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    ap.add_argument("--scans", type=int, default=50)
+    ap.add_argument("--points", type=int, default=125_000)
+    ap.add_argument("--stored", action="store_true", help="store the .npy members uncompressed")
+    ap.add_argument("--per-scan", action="store_true", help="per-scan radius axis")
+    ap.add_argument("--keep", metavar="DIR", help="build in DIR and keep the archive there")
+    ap.add_argument("--measure", metavar="AUCX", help=argparse.SUPPRESS)  # the child process
+    args = ap.parse_args()
+    if args.measure:
+        print(json.dumps(measure(Path(args.measure))))
+        return
+    folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="inspector-auc-bench-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        t = time.perf_counter()
+        path = build(folder, args.scans, args.points, args.per_scan, fast=args.stored)
+        if args.stored:
+            path = restore_stored(path)
+        build_s = time.perf_counter() - t
+        child = subprocess.run([sys.executable, __file__, "--measure", str(path)],
+                               capture_output=True, text=True, check=False)
+        if child.returncode != 0:
+            sys.stderr.write(child.stderr)
+            raise SystemExit(child.returncode)
+        result = {"scans": args.scans, "points": args.points,
+                  "radius": "per_scan" if args.per_scan else "shared",
+                  "members": "stored" if args.stored else "deflated",
+                  "archive_mb": round(path.stat().st_size / 2**20, 1),
+                  "build_s": round(build_s, 1),
+                  **json.loads(child.stdout.strip().splitlines()[-1])}
+        print(json.dumps(result))
+    finally:
+        if not args.keep:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

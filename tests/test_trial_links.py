@@ -30,7 +30,8 @@ def _open(qtbot, path):
     win.open_paths([str(path)])
     qtbot.waitUntil(lambda: win.document_tabs() and win.all_tabs_ready(), timeout=20000)
     tab = win.current_tab()
-    qtbot.waitUntil(lambda: settled(tab.trials_panel), timeout=20000)
+    qtbot.waitUntil(lambda: tab.trials_panel is not None and settled(tab.trials_panel),
+                    timeout=20000)
     return win, tab
 
 
@@ -183,7 +184,9 @@ def test_viewer_of_a_stimulus_no_trial_showed(qtbot):
     # every stimulus of the file was shown; the text "15" (not the int 15) never was
     stim = dataclasses.replace(next(s for s in tab.doc.stimuli if s.stim_id == 15),
                                stim_id="15")
-    viewer = tab.trial_links.open_viewer(stim)
+    tab.trial_links.open_viewer(stim)
+    qtbot.waitUntil(lambda: len(tab.trial_links.viewers) == 1, timeout=20000)
+    viewer = tab.trial_links.viewers[0]
     qtbot.waitUntil(lambda: viewer.image is not None, timeout=20000)
     assert viewer.count_label.text() == "Not shown in any trial"
     assert not viewer.select_button.isEnabled()

@@ -374,3 +374,32 @@ def test_trial_image_hover_names_trial_time_and_value(qtbot, jobs):
     assert img.hover_text(x, 3.5) == (f"trial {trial}, {m.edges[20] * 1000:.4g} ms: "
                                       f"{m.values[3, 20]:.4g}")
     assert img.hover_text(x, -1.0) == "" and img.hover_text(m.edges[-1] + 1, 3.5) == ""
+
+
+def test_short_panes_show_one_view_at_a_time(qtbot, jobs):
+    panel, doc, _ = make_panel(qtbot, jobs, EPOCHS, by="cond", channels=[0])
+    assert panel.compact is False and panel.splitter.count() == 2
+    panel.resize(600, 420)
+    qtbot.waitUntil(lambda: panel.compact is True, timeout=5000)
+    tabs = panel.view_tabs
+    assert [tabs.tabText(i) for i in range(tabs.count())] == ["Condition average", "Trial image"]
+    assert tabs.widget(0) is panel.average and tabs.widget(1) is panel.image
+    panel.set_by("n_bool")
+    qtbot.waitUntil(lambda: settled(panel), timeout=20000)  # both views still computed
+    panel.resize(900, 700)
+    qtbot.waitUntil(lambda: panel.compact is False, timeout=5000)
+    assert panel.splitter.widget(0) is panel.average and panel.splitter.widget(1) is panel.image
+    assert tabs.count() == 0
+
+
+def test_legend_sits_under_the_plot_and_can_be_hidden(qtbot, jobs):
+    panel, doc, _ = make_panel(qtbot, jobs, EPOCHS, by="cond", channels=[0])
+    view = panel.average
+    legend = view.plot_item.legend
+    assert legend.parentItem() is view.plot_item  # in the plot item's layout, not over the curves
+    assert legend.mapRectToScene(legend.boundingRect()).top() >= \
+        view.plot_item.vb.sceneBoundingRect().bottom()
+    view.legend_box.setChecked(False)
+    assert not legend.isVisible()
+    view.legend_box.setChecked(True)
+    assert legend.isVisible() and legend_labels(view) == ["low (n=4)", "mid (n=3)", "high (n=3)"]

@@ -54,9 +54,13 @@ if TYPE_CHECKING:  # imported when a document needs them (pandas, numpy, pyqtgra
     from inspector.ui.plots import PlotPanel
     from inspector.ui.stimuli_panel import StimuliPanel
     from inspector.ui.table_panel import TablePanel
-    from inspector.ui.trials import TrialLinks, TrialsPanel
+    from inspector.ui.trial_link import TrialLinks
+    from inspector.ui.trials import TrialsPanel
 
 __all__ = ["DocumentTab", "make_tree_view"]
+
+#: The package of the trial views (pyqtgraph), imported off the GUI thread.
+TRIALS = "inspector.ui.trials"
 
 #: Tab titles of tables with a well-known name (others are shown under their name).
 TABLE_TITLES = {"trial_meta": "Trial metadata", "scans": "Scans"}
@@ -114,6 +118,8 @@ class DocumentTab(QWidget):
         self.selection: TrialSelection | None = None
         self.trials_panel: TrialsPanel | None = None
         self.trial_links: TrialLinks | None = None
+        self._trials_slot: QLabel | None = None
+        self.trials_error = ""
         self.plot_error = ""
         self._plot_slot: QLabel | None = None
         self._plot_wanted: str | None = None
@@ -231,24 +237,47 @@ class DocumentTab(QWidget):
 
     def _add_trials(self) -> None:
         """The trial selection, shared by the table, the stimuli and the Trials tab
-        (epochs or continuous recordings only: patterns have no time axis).  Imported
-        here: documents without trials never load the trial views (nor pyqtgraph)."""
+        (epochs or continuous recordings only: patterns have no time axis).  The
+        trial views import pyqtgraph: a placeholder holds their tab until
+        ``inspector.ui.trials`` is imported off the GUI thread (ui.preload)."""
         doc = self.doc
         if doc.trials is None:
             return
         from inspector.models.selection import TrialSelection
-        from inspector.ui.trials import TrialLinks, TrialsPanel
+        from inspector.ui.trial_link import TrialLinks
 
         self.selection = TrialSelection.for_document(doc, self)
         if self.selection is None:
             return
-        if doc.trials.data_mode in ("epochs", "continuous") and "neuro" in doc.arrays:
-            self.trials_panel = TrialsPanel(doc, self.jobs, self.selection, self)
-            self.views.addTab(self.trials_panel, "Trials")
         self.trial_links = TrialLinks(doc, self.jobs, self.selection,
                                       self.tables.get("trial_meta"), self.stimuli, self)
         self.selection.changed.connect(
             lambda _source: self._finished_status() if self.verify_state != "running" else None)
+        if doc.trials.data_mode in ("epochs", "continuous") and "neuro" in doc.arrays:
+            self._trials_slot = QLabel("Preparing the trial views…")
+            self._trials_slot.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            self.views.addTab(self._trials_slot, "Trials")
+            preload.when_imported(TRIALS, self._trials_imported, self._trials_failed)
+
+    def _trials_imported(self, trials: ModuleType) -> None:
+        """The trial views are importable: the Trials tab takes the placeholder's place."""
+        slot = self._trials_slot
+        if self._vstate["closed"] or slot is None or self.doc is None:
+            return
+        index = self.views.indexOf(slot)
+        current = self.views.currentIndex() == index
+        self.trials_panel = trials.TrialsPanel(self.doc, self.jobs, self.selection, self)
+        self.views.removeTab(index)
+        self.views.insertTab(index, self.trials_panel, "Trials")
+        if current:
+            self.views.setCurrentIndex(index)
+        self._trials_slot = None
+        slot.deleteLater()
+
+    def _trials_failed(self, message: str) -> None:
+        self.trials_error = message
+        if self._trials_slot is not None:
+            self._trials_slot.setText(f"The trial views are not available: {message}")
 
     def _add_checksums(self) -> None:
         self.checksums = ChecksumPanel(list(self.doc.checksums.members), self)
@@ -307,8 +336,14 @@ class DocumentTab(QWidget):
             self.plot.show_array(name)
 
     def is_settled(self) -> bool:
-        """Nothing left to fill in: the models are complete and the plot is idle."""
-        return self.plots_idle()
+        """Nothing left to fill in: the models are complete, the plot and trial views idle."""
+        return self.plots_idle() and self.trials_idle()
+
+    def trials_idle(self) -> bool:
+        """The trial views show their final state (or there are none)."""
+        if self._trials_slot is not None:
+            return bool(self.trials_error)
+        return self.trials_panel is None or self.trials_panel.is_idle()
 
     def plots_idle(self) -> bool:
         """The plot shows its final state: built, nothing read or waiting (``--screenshot``)."""

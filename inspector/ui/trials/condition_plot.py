@@ -53,8 +53,10 @@ from inspector.ui.trials.common import (
 
 #: Conditions checked when a grouping is first shown (the others can be checked).
 MAX_SHOWN = 12
-#: Rows of the legend before it adds a column.
-LEGEND_ROWS = 4
+#: Layout row of the legend in the plot item (under the time axis and its label).
+LEGEND_ROW = 5
+#: Width given to one legend entry when choosing its number of columns.
+LEGEND_ENTRY_PX = 92
 #: Band opacity (0-255).
 BAND_ALPHA = 55
 #: Columns of the CSV export, exactly those of ``trial_average``.
@@ -101,6 +103,7 @@ class ConditionPlot(PlotView):
         self._checked: dict[str, bool] = {}
         self._by: Any = object()
         self._items: list[Any] = []
+        self._legend: pg.LegendItem | None = None
         self.x_label = axis.time_unit
         unit = doc.arrays["neuro"].attrs.get("unit")
         self._unit = str(unit) if unit else ""
@@ -140,7 +143,7 @@ class ConditionPlot(PlotView):
         self.legend_box = QCheckBox("Legend")
         self.legend_box.setChecked(True)
         self.legend_box.setToolTip("Show the legend (conditions and trials) on the plot")
-        self.legend_box.toggled.connect(lambda on: self.add_legend().setVisible(on))
+        self.legend_box.toggled.connect(self.show_legend)
         all_button, none_button = QPushButton("All"), QPushButton("None")
         all_button.clicked.connect(lambda: self.set_all_shown(True))
         none_button.clicked.connect(lambda: self.set_all_shown(False))
@@ -163,6 +166,35 @@ class ConditionPlot(PlotView):
         split.setSizes([600, 150])
         side.setVisible(with_list)
         self.splitter = split
+
+    def add_legend(self, offset: tuple[int, int] = (-10, 10)) -> pg.LegendItem:
+        """The legend, in a row of its own under the time axis (it never hides a
+        curve; it is part of PNG and SVG exports)."""
+        if self._legend is None:
+            text = self.palette().color(QPalette.ColorRole.Text)
+            legend = pg.LegendItem(labelTextColor=text, frame=False, labelTextSize="8pt",
+                                   horSpacing=10, verSpacing=-6)
+            self.plot_item.layout.addItem(legend, LEGEND_ROW, 1)
+            self.plot_item.legend = legend
+            self._legend = legend
+            self.plot_item.vb.sigResized.connect(self._legend_columns)
+        return self._legend
+
+    def show_legend(self, shown: bool) -> None:
+        """Show or hide the legend (its row is given back to the plot when hidden)."""
+        legend = self.add_legend()
+        layout = self.plot_item.layout
+        if shown and not legend.isVisible():
+            layout.addItem(legend, LEGEND_ROW, 1)
+        elif not shown:
+            layout.removeItem(legend)
+        legend.setVisible(shown)
+
+    def _legend_columns(self, *_args: Any) -> None:
+        legend = self.add_legend()
+        fit = max(1, int(self.plot_item.vb.width() // LEGEND_ENTRY_PX))
+        if legend.columnCount != fit:
+            legend.setColumnCount(fit)
 
     def reset_view(self) -> None:
         """The whole window and every drawn curve and band in view."""
@@ -345,8 +377,7 @@ class ConditionPlot(PlotView):
                 sample = pg.PlotDataItem(pen=pg.mkPen(text, width=2,
                                                       style=CHANNEL_STYLES[ci % 5]))
                 legend.addItem(sample, channel_label(self.axis, ch))
-        # at most LEGEND_ROWS rows: a wide, short box over less of the curves
-        legend.setColumnCount(max(1, -(-len(legend.items) // LEGEND_ROWS)))
+        self._legend_columns()
 
     def _add_curve(self, x: np.ndarray, mean: np.ndarray, sem: np.ndarray, color: QColor,
                    style: Qt.PenStyle, name: str) -> pg.PlotDataItem:

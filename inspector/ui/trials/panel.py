@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -27,6 +28,8 @@ from PySide6.QtWidgets import (
     QMenu,
     QPushButton,
     QSplitter,
+    QStackedWidget,
+    QTabWidget,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -41,6 +44,8 @@ from inspector.ui.trials.common import AverageRequest, FlowLayout, channel_label
 from inspector.ui.trials.condition_plot import MAX_SHOWN, ConditionPlot
 from inspector.ui.trials.trial_image import ImageRequest, TrialImage
 
+#: Below this height (pixels) the two views are shown one at a time, in tabs.
+COMPACT_HEIGHT = 540
 #: Delay after the last change of a control before the views recompute.
 DEBOUNCE_MS = 150
 #: Most channels offered in the channel list.
@@ -133,17 +138,44 @@ class TrialsPanel(QWidget):
         self.image.set_sort_by(self.by())
         self.image.options_changed.connect(self.schedule)
         self.image.trials_clicked.connect(self._image_clicked)
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.setChildrenCollapsible(False)
-        split.addWidget(self.average)
-        split.addWidget(self.image)
-        split.setSizes([320, 260])
-        self.splitter = split
-        lay.addWidget(split, 1)
+        # tall panes: the average above the image; short ones: one view at a time
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setChildrenCollapsible(False)
+        self.view_tabs = QTabWidget()
+        self.view_tabs.setDocumentMode(True)
+        self.view_tabs.setTabPosition(QTabWidget.TabPosition.South)
+        self._views = QStackedWidget()
+        self._views.addWidget(self.splitter)
+        self._views.addWidget(self.view_tabs)
+        self.compact: bool | None = None
+        self.arrange(False)
+        lay.addWidget(self._views, 1)
         if selection is not None:
             selection.changed.connect(self._selection_changed)
         self._update_selected_box()
         self.schedule()
+
+    # -- arrangement -------------------------------------------------------------
+    def arrange(self, compact: bool) -> None:
+        """Both views stacked in a splitter, or (``compact``) in tabs, one at a time."""
+        if compact == self.compact:
+            return
+        self.compact = compact
+        if compact:
+            self.view_tabs.addTab(self.average, "Condition average")
+            self.view_tabs.addTab(self.image, "Trial image")
+            self._views.setCurrentWidget(self.view_tabs)
+        else:
+            self.view_tabs.clear()
+            self.splitter.addWidget(self.average)
+            self.splitter.addWidget(self.image)
+            self.splitter.setSizes([320, 260])
+            self._views.setCurrentWidget(self.splitter)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        if self.axis is not None:
+            self.arrange(self.height() < COMPACT_HEIGHT)
 
     # -- controls ----------------------------------------------------------------
     def _grouping_controls(self) -> list[QWidget]:
@@ -342,6 +374,12 @@ class TrialsPanel(QWidget):
             self.average.run(self.average_request())
         self.image.run(self.image_request())
         self.requested.emit()
+
+    def is_idle(self) -> bool:
+        """Nothing asked for and not yet drawn (``--screenshot`` waits for this)."""
+        if self.axis is None:
+            return True
+        return not (self._timer.isActive() or self.average.running or self.image.running)
 
     def shutdown(self) -> None:
         """Stop the running jobs (the tab is closing); their results are dropped."""

@@ -11,6 +11,9 @@ as the source and is not updated back by its own change, so nothing echoes.
 
 from __future__ import annotations
 
+from types import ModuleType
+from typing import TYPE_CHECKING
+
 import numpy as np
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QWidget
@@ -19,9 +22,15 @@ from inspector.formats.analysis import condition_of_value
 from inspector.formats.document import Document, Stimulus
 from inspector.jobs import JobRunner
 from inspector.models.selection import TrialSelection
-from inspector.ui.stimuli_panel import StimuliPanel
-from inspector.ui.table_panel import TablePanel
-from inspector.ui.trials.stimulus_viewer import StimulusViewer
+from inspector.ui import preload
+
+if TYPE_CHECKING:  # pandas and pyqtgraph: imported when a document needs them
+    from inspector.ui.stimuli_panel import StimuliPanel
+    from inspector.ui.table_panel import TablePanel
+    from inspector.ui.trials.stimulus_viewer import StimulusViewer
+
+#: The module of the stimulus viewer (pyqtgraph).
+VIEWER = "inspector.ui.trials.stimulus_viewer"
 
 
 class TrialLinks(QObject):
@@ -51,6 +60,7 @@ class TrialLinks(QObject):
             else None
         self.stimuli = stimuli
         self.viewers: list[StimulusViewer] = []
+        self.closed = False
         self._stim_keys = ([condition_of_value(stimuli.model.stimulus(r).stim_id)
                             for r in range(stimuli.model.rowCount())] if stimuli else [])
         if self.table is not None:
@@ -74,13 +84,18 @@ class TrialLinks(QObject):
             shown = self.selection.stimuli_of_trials(trials)
             self.stimuli.select_rows([r for r, k in enumerate(self._stim_keys) if k in shown])
 
-    def open_viewer(self, stim: Stimulus) -> StimulusViewer:
-        """Open (non-modal) the viewer of ``stim``."""
-        viewer = StimulusViewer(self.doc, stim, self.jobs, self.selection, self.host)
+    def open_viewer(self, stim: Stimulus) -> None:
+        """Open (non-modal) the viewer of ``stim``: now, or once its module is imported
+        (it is then appended to :attr:`viewers`)."""
+        preload.when_imported(VIEWER, lambda module: self._open(module, stim))
+
+    def _open(self, module: ModuleType, stim: Stimulus) -> None:
+        if self.closed:
+            return
+        viewer = module.StimulusViewer(self.doc, stim, self.jobs, self.selection, self.host)
         viewer.finished.connect(lambda _r, v=viewer: self._closed(v))
         self.viewers.append(viewer)
         viewer.show()
-        return viewer
 
     def _closed(self, viewer: StimulusViewer) -> None:
         if viewer in self.viewers:
@@ -89,6 +104,7 @@ class TrialLinks(QObject):
         viewer.deleteLater()
 
     def shutdown(self) -> None:
-        """Close the viewers (the tab is closing)."""
+        """Close the viewers (the tab is closing); none opens afterwards."""
+        self.closed = True
         for viewer in list(self.viewers):
             viewer.close()

@@ -403,3 +403,19 @@ def test_legend_sits_under_the_plot_and_can_be_hidden(qtbot, jobs):
     assert not legend.isVisible()
     view.legend_box.setChecked(True)
     assert legend.isVisible() and legend_labels(view) == ["low (n=4)", "mid (n=3)", "high (n=3)"]
+
+
+def test_views_follow_the_palette(qtbot, jobs):
+    from PySide6.QtGui import QColor, QPalette
+
+    panel, doc, _ = make_panel(qtbot, jobs, EPOCHS, by="cond", channels=[0, 1])
+    pal = QPalette(panel.palette())
+    pal.setColor(QPalette.ColorRole.Text, QColor("#fafafa"))
+    pal.setColor(QPalette.ColorRole.Base, QColor("#202020"))
+    panel.setPalette(pal)
+    qtbot.waitUntil(lambda: panel.average.onset.pen.color().name() == "#fafafa", timeout=5000)
+    assert panel.image.onset.pen.color().name() == "#fafafa"
+    assert panel.image.bounds_item.opts["pen"].color().name() == "#fafafa"
+    samples = [s for s, label in panel.average.plot_item.legend.items if label.text == "E1"]
+    assert samples[0].item.opts["pen"].color().name() == "#fafafa"  # the channel key redrawn
+    assert panel.is_idle()

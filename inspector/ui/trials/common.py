@@ -65,13 +65,19 @@ def time_label(plot_item: pg.PlotItem, axis: TrialAxis) -> None:
 
 def onset_line(color: QColor) -> pg.InfiniteLine:
     """The vertical line at stimulus onset (time 0), ignored by auto-range."""
-    c = QColor(color)
-    c.setAlpha(160)
-    line = pg.InfiniteLine(0.0, angle=90, movable=False,
-                           pen=pg.mkPen(c, width=1, style=Qt.PenStyle.DashLine),
-                           label="onset", labelOpts={"position": 0.95, "color": c})
+    line = pg.InfiniteLine(0.0, angle=90, movable=False, label="onset",
+                           labelOpts={"position": 0.95})
+    color_onset(line, color)
     line.setZValue(-2)
     return line
+
+
+def color_onset(line: pg.InfiniteLine, color: QColor) -> None:
+    """(Re)colour the onset line and its label (the palette's text, translucent)."""
+    c = QColor(color)
+    c.setAlpha(160)
+    line.setPen(pg.mkPen(c, width=1, style=Qt.PenStyle.DashLine))
+    line.label.setColor(c)
 
 
 def cancel_keys_on_destroy(obj: QObject, jobs: JobRunner, keys: tuple[str, ...]) -> None:

@@ -46,6 +46,7 @@ from inspector.ui.trials.common import (
     AverageRequest,
     cancel_keys_on_destroy,
     channel_label,
+    color_onset,
     condition_colors,
     onset_line,
     time_label,
@@ -130,8 +131,8 @@ class ConditionPlot(PlotView):
         self.progress_row = row
         time_label(self.plot_item, self.axis)
         self.plot_item.setLabel("left", self._left_label(False))
-        self.plot_item.addItem(onset_line(self.palette().color(QPalette.ColorRole.Text)),
-                               ignoreBounds=True)
+        self.onset = onset_line(self.palette().color(QPalette.ColorRole.Text))
+        self.plot_item.addItem(self.onset, ignoreBounds=True)
         self.add_legend()
         install_time_wheel(self.plot_item.vb)
         add_reset_action(self.plot_item.vb, self.reset_view, self)
@@ -211,6 +212,15 @@ class ConditionPlot(PlotView):
     def job_keys(self) -> tuple[str, ...]:
         """The key of this view's averages (see :meth:`PlotView.job_keys`)."""
         return (f"trial-average:{id(self)}",)
+
+    def is_idle(self) -> bool:
+        """No average on its way (``--screenshot`` waits for this)."""
+        return not self.running
+
+    def palette_changed(self) -> None:
+        """The theme changed (:func:`inspector.ui.plots.theming.follow_palette`)."""
+        color_onset(self.onset, self.palette().color(QPalette.ColorRole.Text))
+        self.draw()
 
     # -- running -----------------------------------------------------------------
     def run(self, request: AverageRequest) -> None:

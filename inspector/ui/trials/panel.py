@@ -379,7 +379,7 @@ class TrialsPanel(QWidget):
         """Nothing asked for and not yet drawn (``--screenshot`` waits for this)."""
         if self.axis is None:
             return True
-        return not (self._timer.isActive() or self.average.running or self.image.running)
+        return not self._timer.isActive() and self.average.is_idle() and self.image.is_idle()
 
     def shutdown(self) -> None:
         """Stop the running jobs (the tab is closing); their results are dropped."""

@@ -40,6 +40,7 @@ from inspector.ui.plots.navigation import add_reset_action, install_time_wheel
 from inspector.ui.trials.common import (
     cancel_keys_on_destroy,
     channel_label,
+    color_onset,
     onset_line,
     time_label,
 )
@@ -140,7 +141,8 @@ class TrialImage(PlotView):
         self.bounds_item = pg.PlotCurveItem(pen=pg.mkPen(text, width=1))
         self.bounds_item.setZValue(5)
         self.plot_item.addItem(self.bounds_item, ignoreBounds=True)
-        self.plot_item.addItem(onset_line(text), ignoreBounds=True)
+        self.onset = onset_line(text)
+        self.plot_item.addItem(self.onset, ignoreBounds=True)
         self.plot_item.invertY(True)
         self.plot_item.showGrid(x=False, y=False)
         time_label(self.plot_item, self.axis)
@@ -166,6 +168,19 @@ class TrialImage(PlotView):
     def job_keys(self) -> tuple[str, ...]:
         """The key of this view's image reads (see :meth:`PlotView.job_keys`)."""
         return (f"trial-image:{id(self)}",)
+
+    def is_idle(self) -> bool:
+        """No image on its way (``--screenshot`` waits for this)."""
+        return not self.running
+
+    def palette_changed(self) -> None:
+        """The theme changed (:func:`inspector.ui.plots.theming.follow_palette`)."""
+        text = self.palette().color(QPalette.ColorRole.Text)
+        color_onset(self.onset, text)
+        self.bounds_item.setPen(pg.mkPen(text, width=1))
+        self.colorbar.axis.setPen(pg.mkPen(text))
+        self.colorbar.axis.setTextPen(pg.mkPen(text))
+        self.show_selection(self._selected)
 
     # -- choices -----------------------------------------------------------------
     def channel(self) -> int:

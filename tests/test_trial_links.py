@@ -1,5 +1,5 @@
-"""One trial selection per document: table, stimulus grid, trial views, status bar,
-and the stimulus viewer (inspector.ui.trial_link, inspector.ui.trials.stimulus_viewer), offscreen."""
+"""One trial selection per document: table, stimulus grid, trial views, status bar, and the
+stimulus viewer (inspector.ui.trial_link, inspector.ui.trials.stimulus_viewer), offscreen."""
 
 from __future__ import annotations
 

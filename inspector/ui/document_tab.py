@@ -55,10 +55,13 @@ from inspector.ui.tab_layout import lay_out_tab
 from inspector.ui.tree_panel import HeaderPanel, TreePanel, make_tree_view
 
 if TYPE_CHECKING:  # imported when a document needs them (pandas, numpy, pyqtgraph)
+    from inspector.models.selection import TrialSelection
     from inspector.ui.data.viewer import NodeViewer
     from inspector.ui.plots import PlotPanel
     from inspector.ui.stimuli_panel import StimuliPanel
     from inspector.ui.table_panel import TablePanel
+    from inspector.ui.trial_link import TrialLinks
+    from inspector.ui.trials import TrialsPanel
 
 __all__ = ["DocumentTab", "make_tree_view"]
 
@@ -66,6 +69,8 @@ __all__ = ["DocumentTab", "make_tree_view"]
 DATA_VIEWS = "inspector.ui.data.viewer"
 #: Tree node kinds whose location may hold values (a link leads to a dataset too).
 DATA_KINDS = ("dataset", "attribute", "link")
+#: The package of the trial views (pyqtgraph), imported off the GUI thread.
+TRIALS = "inspector.ui.trials"
 
 #: Tab titles of tables with a well-known name (others are shown under their name).
 TABLE_TITLES = {"trial_meta": "Trial metadata", "scans": "Scans"}
@@ -122,6 +127,11 @@ class DocumentTab(QWidget):
         self.plot: PlotPanel | None = None
         self.viewer: NodeViewer | None = None  # the plot and the data views of any node
         self._data_wanted: str | None = None
+        self.selection: TrialSelection | None = None
+        self.trials_panel: TrialsPanel | None = None
+        self.trial_links: TrialLinks | None = None
+        self._trials_slot: QLabel | None = None
+        self.trials_error = ""
         self.plot_error = ""
         self._plot_slot: QLabel | None = None
         self._plot_wanted: str | None = None
@@ -183,6 +193,7 @@ class DocumentTab(QWidget):
         self.views.addTab(self.header_panel, "Header")
         self._add_tables()
         self._add_provenance_and_stimuli()
+        self._add_trials()
         if doc.checksums is not None:
             self._add_checksums()
         self._lay_out()
@@ -235,6 +246,50 @@ class DocumentTab(QWidget):
             self.stimuli.load_failed.connect(self._stimulus_failed)
             self.stimuli.stimulus_selected.connect(self._stimulus_selected)
             self.views.addTab(self.stimuli, f"Stimuli ({len(doc.stimuli)})")
+
+    def _add_trials(self) -> None:
+        """The trial selection, shared by the table, the stimuli and the Trials tab
+        (epochs or continuous recordings only: patterns have no time axis).  The
+        trial views import pyqtgraph: a placeholder holds their tab until
+        ``inspector.ui.trials`` is imported off the GUI thread (ui.preload)."""
+        doc = self.doc
+        if doc.trials is None:
+            return
+        from inspector.models.selection import TrialSelection
+        from inspector.ui.trial_link import TrialLinks
+
+        self.selection = TrialSelection.for_document(doc, self)
+        if self.selection is None:
+            return
+        self.trial_links = TrialLinks(doc, self.jobs, self.selection,
+                                      self.tables.get("trial_meta"), self.stimuli, self)
+        self.selection.changed.connect(
+            lambda _source: self._finished_status() if self.verify_state != "running" else None)
+        if doc.trials.data_mode in ("epochs", "continuous") and "neuro" in doc.arrays:
+            self._trials_slot = QLabel("Preparing the trial views…")
+            self._trials_slot.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            self.views.addTab(self._trials_slot, "Trials")
+            preload.when_imported(TRIALS, self._trials_imported, self._trials_failed)
+
+    def _trials_imported(self, trials: ModuleType) -> None:
+        """The trial views are importable: the Trials tab takes the placeholder's place."""
+        slot = self._trials_slot
+        if self._vstate["closed"] or slot is None or self.doc is None:
+            return
+        index = self.views.indexOf(slot)
+        current = self.views.currentIndex() == index
+        self.trials_panel = trials.TrialsPanel(self.doc, self.jobs, self.selection, self)
+        self.views.removeTab(index)
+        self.views.insertTab(index, self.trials_panel, "Trials")
+        if current:
+            self.views.setCurrentIndex(index)
+        self._trials_slot = None
+        slot.deleteLater()
+
+    def _trials_failed(self, message: str) -> None:
+        self.trials_error = message
+        if self._trials_slot is not None:
+            self._trials_slot.setText(f"The trial views are not available: {message}")
 
     def _add_checksums(self) -> None:
         self.checksums = ChecksumPanel(list(self.doc.checksums.members), self)
@@ -307,8 +362,14 @@ class DocumentTab(QWidget):
             self.plot.show_array(name)
 
     def is_settled(self) -> bool:
-        """Nothing left to fill in: the models are complete and the plot is idle."""
-        return self.plots_idle()
+        """Nothing left to fill in: the models are complete, the plot and trial views idle."""
+        return self.plots_idle() and self.trials_idle()
+
+    def trials_idle(self) -> bool:
+        """The trial views show their final state (or there are none)."""
+        if self._trials_slot is not None:
+            return bool(self.trials_error)
+        return self.trials_panel is None or self.trials_panel.is_idle()
 
     def plots_idle(self) -> bool:
         """The plot shows its final state: built, nothing read or waiting (``--screenshot``)."""
@@ -348,6 +409,8 @@ class DocumentTab(QWidget):
         parts.append(severity_counts_text(doc.findings))
         if self._notice:
             parts.append(self._notice)
+        if self.selection is not None and not self.selection.is_empty():
+            parts.append(self.selection.text())
         self._set_status(" — ".join(parts))
 
     def set_failed(self, message: str, tb: str = "") -> None:
@@ -626,6 +689,10 @@ class DocumentTab(QWidget):
             self.stimuli.shutdown()
         if self.viewer is not None:
             self.viewer.shutdown()
+        if self.trials_panel is not None:
+            self.trials_panel.shutdown()
+        if self.trial_links is not None:
+            self.trial_links.shutdown()
         with self._vlock:
             self._vstate["closed"] = True
             running = self._vstate["running"]

@@ -399,8 +399,9 @@ def test_legend_sits_under_the_plot_and_can_be_hidden(qtbot, jobs):
     view = panel.average
     legend = view.plot_item.legend
     assert legend.parentItem() is view.plot_item  # in the plot item's layout, not over the curves
-    assert legend.mapRectToScene(legend.boundingRect()).top() >= \
-        view.plot_item.vb.sceneBoundingRect().bottom()
+    # the graphics layout is laid out on a later event-loop turn: wait for it
+    qtbot.waitUntil(lambda: legend.mapRectToScene(legend.boundingRect()).top()
+                    >= view.plot_item.vb.sceneBoundingRect().bottom(), timeout=10000)
     view.legend_box.setChecked(False)
     assert not legend.isVisible()
     view.legend_box.setChecked(True)

@@ -148,7 +148,7 @@ class _Line:
         self.indices = indices
         self.color = color
         self.slot = offset_slot
-        self.item: pg.PlotDataItem | None = None
+        self.item: pg.PlotCurveItem | pg.PlotDataItem | None = None
         self.envs: list[Envelope] | None = None  # what x and y were made from
         self.x: np.ndarray | None = None  # sample units
         self.y: np.ndarray | None = None
@@ -217,6 +217,10 @@ class NeuralView(PlotView):
         self._kick.setSingleShot(True)
         self._kick.setInterval(0)
         self._kick.timeout.connect(self._request_view)
+        self._build = QTimer(self)  # builds the lines once, after construction
+        self._build.setSingleShot(True)
+        self._build.setInterval(0)
+        self._build.timeout.connect(self.rebuild)
         self._build_controls()
         vb = self.plot_item.vb
         self.plot_item.setLabel("bottom", "time" if self.sfreq else "sample", units=self.x_label)
@@ -310,7 +314,9 @@ class NeuralView(PlotView):
         vb.sigXRangeChanged.connect(self.schedule)
         vb.sigYRangeChanged.connect(self._draw_markers)
         vb.sigResized.connect(self.schedule)
-        self.rebuild()
+        # The lines are built on the next event-loop turn: building the plot and
+        # its lines in one turn would keep the GUI thread busy for too long.
+        self._build.start()
 
     def selected_channels(self) -> list[int]:
         return sorted(self.channel_list.row(i) for i in self.channel_list.selectedItems())
@@ -327,6 +333,7 @@ class NeuralView(PlotView):
 
     def rebuild(self) -> None:
         """Recreate the curves for the current channel/trial selection and request data."""
+        self._build.stop()
         for line in self.lines:
             if line.item is not None:
                 self.plot_item.removeItem(line.item)
@@ -361,11 +368,12 @@ class NeuralView(PlotView):
                 c = pg.mkColor(line.color)
                 c.setAlpha(90)
                 pen = pg.mkPen(c, width=1)
-            line.item = pg.PlotDataItem(name=line.label, pen=pen, connect="finite",
-                                        skipFiniteCheck=False)
-            if self.n == 1:
-                line.item.setSymbol("o")
-                line.item.setSymbolBrush(pg.mkBrush(line.color))
+            if self.n == 1:  # one sample: a symbol, not a line
+                line.item = pg.PlotDataItem(name=line.label, pen=pen, symbol="o",
+                                            symbolBrush=pg.mkBrush(line.color))
+            else:  # a plain curve: much lighter to build and to update than a PlotDataItem
+                line.item = pg.PlotCurveItem(name=line.label, pen=pen, connect="finite",
+                                             skipFiniteCheck=False)
             self.plot_item.addItem(line.item)
         self._restack()
         self._update_markers()
@@ -386,7 +394,8 @@ class NeuralView(PlotView):
 
     def is_idle(self) -> bool:
         """No job in flight, no view pending or about to be requested."""
-        return not (self._in_flight or self._pending or self._kick.isActive())
+        return not (self._in_flight or self._pending or self._kick.isActive()
+                    or self._build.isActive())
 
     def visible_samples(self) -> tuple[int, int, int]:
         """``(start, stop, bins)`` to request: visible range plus padding, pixel bins."""

@@ -223,38 +223,55 @@ def _view(win: Any) -> Any:
     return tab.plot.view if tab is not None and tab.plot is not None else None
 
 
-def _pan_zoom_script(app: Any, win: Any, drag: bool = True) -> list[float]:
-    """Zooms, pans and a drag on the current plot; ms from each change to the exact curve."""
-    view = _view(win)
-    vb = view.plot_item.vb
-    (x0, x1), _ = vb.viewRange()
+def pan_zoom_ranges(x0: float, x1: float) -> list[tuple[float, float]]:
+    """The scripted x ranges from a full view ``[x0, x1]``: four 4x zooms in around the
+    centre, pans by whole and partial widths, then three 4x zooms out."""
     steps: list[tuple[float, float]] = []
     c, w = (x0 + x1) / 2, x1 - x0
-    for _ in range(4):  # zoom in by 4x around the centre, four times
+    for _ in range(4):
         w /= 4
         steps.append((c - w / 2, c + w / 2))
-    for k in (1, -2, 3, -1):  # pans by whole and partial widths
+    for k in (1, -2, 3, -1):
         c += k * w * 0.9
         steps.append((c - w / 2, c + w / 2))
-    for _ in range(3):  # zoom back out
+    for _ in range(3):
         w *= 4
         steps.append((c - w / 2, c + w / 2))
+    return steps
+
+
+def time_steps(app: Any, view: Any, done: Callable[[], bool]) -> list[float]:
+    """Ms from each scripted range change of ``view`` until ``done()`` and one repaint."""
+    vb = view.plot_item.vb
+    (x0, x1), _ = vb.viewRange()
     out = []
-    for a, b in steps:
+    for a, b in pan_zoom_ranges(x0, x1):
         t0 = time.perf_counter()
         vb.setXRange(a, b, padding=0)
-        if not _spin(app, lambda: _settled(win) and _exact(win), TIMEOUT_S):
+        if not _spin(app, done, TIMEOUT_S):
             raise TimeoutError("a pan/zoom step did not settle")
+        view.plot_widget.viewport().repaint()
         out.append((time.perf_counter() - t0) * 1000)
-    if drag:  # a drag: 20 range changes 16 ms apart, then wait for the exact curve
-        (x0, x1), _ = vb.viewRange()
-        w = x1 - x0
-        for i in range(20):
-            vb.setXRange(x0 + i * 0.04 * w, x1 + i * 0.04 * w, padding=0)
-            _spin(app, lambda: False, 0.016)
-        t0 = time.perf_counter()
-        _spin(app, lambda: _settled(win) and _exact(win), TIMEOUT_S)
-        out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+def _pan_zoom_script(app: Any, win: Any) -> list[float]:
+    """The scripted steps, then a drag: 20 range changes 16 ms apart, waited for at the end."""
+    view = _view(win)
+
+    def done() -> bool:
+        return _settled(win) and _exact(win)
+
+    out = time_steps(app, view, done)
+    vb = view.plot_item.vb
+    (x0, x1), _ = vb.viewRange()
+    w = x1 - x0
+    for i in range(20):
+        vb.setXRange(x0 + i * 0.04 * w, x1 + i * 0.04 * w, padding=0)
+        _spin(app, lambda: False, 0.016)
+    t0 = time.perf_counter()
+    _spin(app, done, TIMEOUT_S)
+    out.append((time.perf_counter() - t0) * 1000)
     return out
 
 

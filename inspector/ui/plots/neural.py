@@ -49,6 +49,9 @@ MAX_LISTED = 4096
 PAD_FRACTION = 0.5
 #: Seconds a job runs before a newer pending view makes it stop (see the module docstring).
 SUPERSEDE_AFTER_S = 0.1
+#: A job that has run this long sends each line as it is done; a quicker one sends them all
+#: at once with its result (one hand-over to the GUI thread, one redraw).
+PROGRESS_AFTER_S = 0.05
 #: Drawn envelopes keep serving a view while a bin is between these many pixels wide.
 FINEST_BIN_PX = 0.25
 COARSEST_BIN_PX = 1.5
@@ -99,8 +102,8 @@ def _envelope_job(ref: ArrayRef, lines: list[tuple[str, list[tuple]]],
                   span: tuple[int, int, int], gen: int, stop: threading.Event) -> Any:
     """The job of one request: every line's envelopes over ``span = (start, stop, bins)``.
 
-    Each finished line (and, for single lines, each preview) is sent as
-    progress ``(gen, key, envelopes)``.  Returns ``(gen, {key: envelopes},
+    Each preview of a single line, and each finished line once the job has
+    run :data:`PROGRESS_AFTER_S`, is sent as progress ``(gen, key, envelopes)``.  Returns ``(gen, {key: envelopes},
     span, complete)``; ``complete`` is False when ``stop`` was set (a newer
     view is pending) and the job had run :data:`SUPERSEDE_AFTER_S`: the lines
     finished by then are returned.  Runs on a worker thread; reads only
@@ -130,7 +133,8 @@ def _envelope_job(ref: ArrayRef, lines: list[tuple[str, list[tuple]]],
                     return gen, out, span, False
                 ctx.check()
             out[key] = envs
-            ctx.progress(0, 1, (gen, key, envs))
+            if time.monotonic() - began >= PROGRESS_AFTER_S:
+                ctx.progress(0, 1, (gen, key, envs))
             if cancelled():
                 return gen, out, span, False
         return gen, out, span, True

@@ -10,6 +10,12 @@ When few points are in view the scans' real points themselves are drawn,
 with symbols.  Only real observations are ever drawn (mask true, finite
 radius and signal); nothing is interpolated.
 
+The lines themselves (``QPainterPath``) are built on the job's thread too,
+and the curves stay out of pyqtgraph's per-item auto-range: one invisible
+item carries the data's extent and the visible scans' range, computed from
+the envelopes (:meth:`~inspector.formats.scan_envelope.ScanEnvelopes.value_range`),
+so a pan does not query hundreds of curves.
+
 Requests are coalesced without a fixed delay: at most one job is in flight;
 pan, zoom and resize events while it runs only mark a request pending, and
 the newest view is requested when it ends (a result whose range and
@@ -194,6 +200,7 @@ class AucView(PlotView):
         self.symbols = pg.ScatterPlotItem(size=SYMBOL_SIZE, pen=None)
         self.symbols.setZValue(20)
         self._symbol_points: list[tuple[np.ndarray, np.ndarray]] = []
+        self._shown = np.ones(n, dtype=bool)  # the list's check boxes
         self._build_list()
         self.note = untrusted_note(auc, arrays)
         if self.note:
@@ -277,11 +284,12 @@ class AucView(PlotView):
         """Create the next :data:`ITEMS_PER_TURN` curves (styled, with data once known)."""
         vb = self.plot_item.vb
         n = self.shape.scans
+        sel = self._selected()
         for i in range(len(self.items), min(n, len(self.items) + ITEMS_PER_TURN)):
             item = _ScanCurve(name=self.scan_ids[i], connect="finite")
             self.items.append(item)
-            self._style(i, self._selected())
-            item.setVisible(self.scan_list.item(i).checkState() == Qt.CheckState.Checked)
+            self._style(i, sel)
+            item.setVisible(bool(self._shown[i]))
             if self._curves is not None:
                 item.set_curve(*self._curves[i], self._paths[i] if self._paths else None)
             vb.addItem(item, ignoreBounds=True)
@@ -476,9 +484,7 @@ class AucView(PlotView):
             self._bounds.setData([], [])
             return
         (x0, x1), _ = self.plot_item.vb.viewRange()
-        shown = np.array([self.scan_list.item(i).checkState() == Qt.CheckState.Checked
-                          for i in range(self.shape.scans)], dtype=bool)
-        yr = env.value_range(x0, x1, shown)
+        yr = env.value_range(x0, x1, self._shown)
         if yr is None:
             self._bounds.setData([], [])
             return
@@ -499,7 +505,7 @@ class AucView(PlotView):
         sel = self._selected()
         xs, ys, brushes = [], [], []
         for i, (x, y) in enumerate(self._symbol_points):
-            if self.scan_list.item(i).checkState() != Qt.CheckState.Checked:
+            if not self._shown[i]:
                 continue
             keep = np.isfinite(y)
             xs.append(x[keep])
@@ -561,8 +567,9 @@ class AucView(PlotView):
 
     def _visibility(self, item: Any) -> None:
         i = self.scan_list.row(item)
+        self._shown[i] = item.checkState() == Qt.CheckState.Checked
         if i < len(self.items):
-            self.items[i].setVisible(item.checkState() == Qt.CheckState.Checked)
+            self.items[i].setVisible(bool(self._shown[i]))
         if self._symbol_points:
             self._draw_symbols()
         self._update_bounds()

@@ -29,6 +29,12 @@ from the lazy arrays, shows it at 1200 x 600 and measures:
   (the same once opened and verified, before any view), ``rss_before_view_mb``
   and ``rss_after_zoom_mb``.
 
+Deflated ``.npy`` members larger than the reader's cache are inflated from
+their start for every block the plot reads
+(:mod:`inspector.formats.aucx.arrayrefs`), so ``first_envelope_ms`` of a
+deflated archive grows with the square of its size; ``--stored`` shows the
+view's own cost.
+
 Prints one JSON object.  Usage:
 ``python benchmarks/auc_plot.py [--scans N] [--points N] [--stored] [--per-scan] [--keep DIR]``
 """

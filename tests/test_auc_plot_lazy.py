@@ -430,8 +430,14 @@ def test_untrusted_arrays_are_noted_on_the_plot(qtbot, jobs):
     view, _ = make_view(qtbot, jobs, radius, signal, mask, untrusted={"signal"})
     assert view.note == "signal.npy failed its checksum: values shown are not verified"
     assert view.note in view.plot_item.titleLabel.text
-    view2, _ = make_view(qtbot, jobs, radius, signal, mask)
+    view2, arrays = make_view(qtbot, jobs, radius, signal, mask)
     assert view2.note == "" and not view2.plot_item.titleLabel.text
+    reads = len(arrays["signal"].reads)
+    view2.set_untrusted({"mask"})  # a verification that ends after the plot is shown
+    assert view2.note == "mask.npy failed its checksum: values shown are not verified"
+    assert view2.note in view2.plot_item.titleLabel.text and len(arrays["signal"].reads) == reads
+    view2.set_untrusted(())
+    assert view2.note == "" and not view2.plot_item.titleLabel.isVisible()
     from inspector.ui.plots.auc import untrusted_note
 
     two = AucScans(scan_ids=("a",), untrusted_arrays=frozenset({"signal", "radius"}))

@@ -22,14 +22,17 @@ Definitions used throughout:
 
 Memory: arrays are read through ``read(selection)`` (:class:`ArrayRef`) or
 sliced (numpy) in blocks of whole scans holding at most :data:`BLOCK_POINTS`
-points (a scan longer than that is read in pieces), in ascending scan order,
-so the memory used beyond the result is a few MB whatever the archive's size.
+points (a scan longer than that is read in pieces), in ascending scan order
+on the calling thread, so the memory used beyond the result is a few MB
+whatever the archive's size (a few blocks when an executor shares the
+reduction).  With a shared radius axis only the span of positions whose
+radius is in the range (plus one on each side) is read from signal and mask.
 
 Radius order: each scan's radius is normally sorted, which lets every block
 be reduced with ``ufunc.reduceat`` over runs of equal columns.  That is never
-assumed: monotonicity (ascending or descending) is checked once per scan and
-piece; a scan that is not monotonic is reduced after a stable sort of its
-points by column.
+assumed: monotonicity (ascending or descending) is checked once for a shared
+axis, else once per scan and piece; a scan that is not monotonic is reduced
+after a stable sort of its points by column.
 
 Nothing here imports Qt.
 """

@@ -30,8 +30,9 @@ title says so (docs/architecture.md, "Seams": ``AucScans.untrusted_arrays``).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from concurrent.futures import Executor
+from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -202,9 +203,9 @@ class AucView(PlotView):
         self._symbol_points: list[tuple[np.ndarray, np.ndarray]] = []
         self._shown = np.ones(n, dtype=bool)  # the list's check boxes
         self._build_list()
-        self.note = untrusted_note(auc, arrays)
-        if self.note:
-            self.plot_item.setTitle(f"⚠ {self.note}", color=NOTE_COLOR)
+        self._arrays = arrays
+        self.note = ""
+        self.set_untrusted(auc.untrusted_arrays)
         self.envelopes: ScanEnvelopes | None = None
         self.extent: tuple[float, float] | None = None
         self._extent_known = False
@@ -532,6 +533,17 @@ class AucView(PlotView):
         return out
 
     # -- list ------------------------------------------------------------------------
+    def set_untrusted(self, names: Iterable[str]) -> None:
+        """Say on the plot which arrays failed their checksum (none: no note); reads nothing.
+
+        For a verification that ends after the plot is shown (its new
+        ``AucScans.untrusted_arrays``).
+        """
+        auc = replace(self.auc, untrusted_arrays=frozenset(names))
+        self.auc = auc
+        self.note = untrusted_note(auc, self._arrays)
+        self.plot_item.setTitle(f"⚠ {self.note}" if self.note else None, color=NOTE_COLOR)
+
     def set_visible(self, i: int, visible: bool) -> None:
         """Show or hide scan ``i`` (also its check box)."""
         self.scan_list.item(i).setCheckState(Qt.CheckState.Checked if visible else Qt.CheckState.Unchecked)

@@ -59,7 +59,8 @@ def auc_of(doc):
         return doc.auc
     s = doc.summary
     return AucScans(scan_ids=tuple(s["scan_ids"]), radius_unit=str(s.get("radius_unit") or ""),
-                    signal_unit=str(s.get("signal_unit") or ""), experiment_id=s.get("experiment_id"))
+                    signal_unit=str(s.get("signal_unit") or ""),
+                    experiment_id=s.get("experiment_id"))
 
 
 def auc_view_for(qtbot, jobs, path):

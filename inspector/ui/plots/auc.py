@@ -257,7 +257,8 @@ class AucView(PlotView):
 
     def _build_list(self) -> None:
         self.scan_list = QListWidget()
-        self.scan_list.setToolTip("The legend: uncheck a scan to hide it, select scans to highlight them")
+        self.scan_list.setToolTip("The legend: uncheck a scan to hide it, "
+                                  "select scans to highlight them")
         for i, sid in enumerate(self.scan_ids):
             it = QListWidgetItem(sid)
             it.setFlags(it.flags() | Qt.ItemFlag.ItemIsUserCheckable)
@@ -473,8 +474,8 @@ class AucView(PlotView):
         self._symbol_points = list(curves) if symbols else []
         self._draw_symbols()
         self._update_bounds()
-        where = "" if self.extent is None or (env.r0 <= self.extent[0] and env.r1 >= self.extent[1]) \
-            else " in range"
+        ext = self.extent
+        where = "" if ext is None or (env.r0 <= ext[0] and env.r1 >= ext[1]) else " in range"
         how = "real points" if exact else "min/max per pixel"
         self.status.setText(f"{self.shape.scans} scans, {real} real points{where} ({how})")
 
@@ -546,7 +547,8 @@ class AucView(PlotView):
 
     def set_visible(self, i: int, visible: bool) -> None:
         """Show or hide scan ``i`` (also its check box)."""
-        self.scan_list.item(i).setCheckState(Qt.CheckState.Checked if visible else Qt.CheckState.Unchecked)
+        state = Qt.CheckState.Checked if visible else Qt.CheckState.Unchecked
+        self.scan_list.item(i).setCheckState(state)
 
     def highlight(self, i: int | None) -> None:
         """Highlight scan ``i`` (others dimmed); None restores all."""

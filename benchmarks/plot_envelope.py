@@ -107,11 +107,6 @@ def open_ref(path: Path):
     return ref, "open_document (reader's ArrayRef with chunk hook)", doc
 
 
-def reset_summary(ref) -> None:
-    if hasattr(ref, "_chunk_summary"):
-        del ref._chunk_summary
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
@@ -128,7 +123,14 @@ def main(argv: list[str] | None = None) -> int:
     cache_home = tempfile.mkdtemp(prefix="inspector-bench-cache-")
     os.environ["XDG_CACHE_HOME"] = cache_home
     from inspector.formats.arrays import bin_edges, envelope_with_preview, minmax_bins
+    from inspector.formats.workers import worker_pool
 
+    with worker_pool():
+        return measure(args, cache_home, bin_edges, envelope_with_preview, minmax_bins)
+
+
+def measure(args, cache_home, bin_edges, envelope_with_preview, minmax_bins) -> int:
+    """The measurements (inside the worker pool the app's entry points open)."""
     ref, how, keep = open_ref(args.path)
     print(f"code path: {how}; chunks {ref.chunk_layout()}", file=sys.stderr)
     n = ref.shape[0]
@@ -141,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
             pass
 
     for _ in range(args.repeat):
-        reset_summary(ref)
+        keep.close()
+        ref, how, keep = open_ref(args.path)  # a fresh reference: no summary in memory
         shutil.rmtree(os.path.join(cache_home, "inspector"), ignore_errors=True)
         first: list[float] = []
         t0 = time.perf_counter()
@@ -156,15 +159,14 @@ def main(argv: list[str] | None = None) -> int:
         res["exact"].append(t1 * 1000)
         res["first"].append((first[0] if first else t1) * 1000)
 
-        s = getattr(ref, "_chunk_summary", None)
+        s = ref.chunk_summary()
         t0 = time.perf_counter()
         env2 = ref.envelope((None, other), 0, n, BINS)
         res["other"].append((time.perf_counter() - t0) * 1000)
         assert env2.exact
 
         if s is not None:
-            s._decoded.clear()
-            s._decoded_bytes = 0
+            s.forget_decoded()
         mid = n // 2 + _ * 50_000
         t0 = time.perf_counter()
         ref.envelope((None, ch), mid, mid + 10_000, BINS)

@@ -4,17 +4,26 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, cast
 
 from inspector import APP_ID, APP_NAME, __version__
+from inspector.formats.workers import worker_pool
 from inspector.resources_access import sample_files
 
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QApplication
 
-def make_application(argv: Sequence[str] | None = None):
+    from inspector.ui.main_window import MainWindow
+
+
+def make_application(argv: Sequence[str] | None = None) -> QApplication:
     """Create (or return) the QApplication with the app's identity set."""
     from PySide6.QtGui import QGuiApplication
     from PySide6.QtWidgets import QApplication
 
-    app = QApplication.instance()
+    from inspector.ui.icons import app_icon
+
+    app = cast("QApplication", QApplication.instance())
     if app is None:
         app = QApplication(list(argv) if argv is not None else [sys.argv[0]])
     app.setApplicationName(APP_NAME)
@@ -22,12 +31,7 @@ def make_application(argv: Sequence[str] | None = None):
     app.setOrganizationDomain("vneurotk.org")
     app.setApplicationVersion(__version__)
     QGuiApplication.setDesktopFileName(APP_ID)
-    try:
-        from inspector.ui.icons import app_icon
-
-        app.setWindowIcon(app_icon())
-    except (ImportError, AttributeError):
-        pass
+    app.setWindowIcon(app_icon())  # a null icon when the files are missing
     return app
 
 
@@ -37,7 +41,16 @@ def run_gui(files: Sequence[str], screenshot: str | None = None,
 
     With ``screenshot``, waits until every tab is populated, saves a PNG of the
     window and returns 0 (1 if the PNG could not be written).
+
+    The shared worker pool (:mod:`inspector.formats.workers`) is open for as
+    long as the window runs and shut down when it closes.
     """
+    with worker_pool():
+        return _run_window(files, screenshot, size)
+
+
+def _run_window(files: Sequence[str], screenshot: str | None,
+                size: tuple[int, int] | None) -> int:
     app = make_application()
     from PySide6.QtCore import QTimer
 
@@ -76,5 +89,14 @@ def run_gui(files: Sequence[str], screenshot: str | None = None,
             settle()
         QTimer.singleShot(120_000, grab)  # never hang forever
         app.exec()
+        _drain(win)
         return result["code"]
-    return app.exec()
+    code = app.exec()
+    _drain(win)
+    return code
+
+
+def _drain(win: MainWindow) -> None:
+    """Let the window's jobs stop before the worker pool shuts down."""
+    win.jobs.cancel_all()
+    win.jobs.wait(5000)

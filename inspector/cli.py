@@ -17,19 +17,25 @@ import math
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from inspector import __version__
 from inspector.formats.findings import with_file
+from inspector.formats.workers import worker_pool
+
+if TYPE_CHECKING:
+    from inspector.formats.document import Document
 
 SUBCOMMANDS = {
     "verify": "check files headless and print a report (or JSON lines with --json)",
     "export": "write an AUC source (AUCX archive or CSV/TSV scan table) to a new AUCX archive",
-    "install-desktop": "install (or --uninstall) the desktop entry, MIME types and icons for this user",
+    "install-desktop": "install (or --uninstall) the desktop entry, MIME types and icons "
+                       "for this user",
 }
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors exit 2
+    def error(self, message: str) -> NoReturn:  # usage errors exit 2
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")
 
@@ -46,9 +52,11 @@ def _gui_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"inspector {__version__}")
     p.add_argument("files", nargs="*", metavar="FILE",
-                   help="files to open, one tab each; FILE::/group/dataset opens a recording at that node")
+                   help="files to open, one tab each; FILE::/group/dataset opens a recording "
+                        "at that node")
     p.add_argument("--screenshot", metavar="OUT.png",
-                   help="open the files, wait until the views are populated, save a PNG of the window and exit")
+                   help="open the files, wait until the views are populated, save a PNG of "
+                        "the window and exit")
     p.add_argument("--size", metavar="WxH", default="1280x800", help="window size for --screenshot")
     return p
 
@@ -59,12 +67,16 @@ def _verify_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="one JSON object per file, one per line")
     p.add_argument("--hash-arrays", action="store_true",
                    help="also materialise neural arrays and report their SHA-256 and float64 sum")
+    p.add_argument("--integrity-only", action="store_true",
+                   help="exit 1 only for integrity errors, not for errors in the structure of "
+                        "the AUC experiment inside (structure_ok)")
     return p
 
 
 def _export_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="inspector export", description=SUBCOMMANDS["export"])
-    p.add_argument("source", help="an AUCX archive, or a CSV/TSV scan table or folder with a manifest")
+    p.add_argument("source",
+                   help="an AUCX archive, or a CSV/TSV scan table or folder with a manifest")
     p.add_argument("dest", help="the archive to write (DEST.aucx)")
     p.add_argument("--exported-at", metavar="ISO-8601", default=None,
                    help="export time recorded in the archive (default: now, UTC)")
@@ -78,9 +90,16 @@ def _install_parser() -> argparse.ArgumentParser:
     return p
 
 
-def format_report(doc) -> str:
-    """The human-readable ``verify`` report of one document."""
-    lines = [f"{doc.path}: {doc.format}: {'OK' if doc.ok else 'NOT OK'}"]
+def format_report(doc: Document) -> str:
+    """The human-readable ``verify`` report of one document.
+
+    The file name is prefixed to each finding here, once (:func:`with_file`);
+    finding messages never carry it themselves.
+    """
+    verdict = "OK" if doc.ok else "NOT OK"
+    if not doc.structure_ok:
+        verdict += " (structure: errors)"
+    lines = [f"{doc.path}: {doc.format}: {verdict}"]
     for key, value in doc.summary.items():
         if key in ("members",):
             continue
@@ -88,9 +107,10 @@ def format_report(doc) -> str:
         if len(text) > 100:
             text = text[:97] + "..."
         lines.append(f"  {key}: {text}")
-    if doc.members:
-        bad = [m for m in doc.members if m.status != "ok"]
-        lines.append(f"  checksums: {len(doc.members) - len(bad)}/{len(doc.members)} members ok")
+    members = doc.checksums.members if doc.checksums is not None else ()
+    if members:
+        bad = [m for m in members if m.status != "ok"]
+        lines.append(f"  checksums: {len(members) - len(bad)}/{len(members)} members ok")
         for m in bad:
             lines.append(f"    {m.status:<16} {m.name}")
     if doc.findings:
@@ -100,7 +120,7 @@ def format_report(doc) -> str:
     return "\n".join(lines)
 
 
-def json_safe(value):
+def json_safe(value: Any) -> Any:
     """``value`` with non-finite floats written as the corpus writes them ("NaN",
     "Infinity", "-Infinity") and text that is not valid UTF-8 (lone surrogates)
     backslash-escaped, so that one JSON line can always be printed."""
@@ -119,7 +139,7 @@ def json_safe(value):
     return value
 
 
-def json_line(obj) -> str:
+def json_line(obj: Any) -> str:
     """One strict-JSON line (RFC 8259: no NaN), falling back to :func:`json_safe`."""
     try:
         text = json.dumps(obj, ensure_ascii=False, allow_nan=False, default=str)
@@ -130,6 +150,13 @@ def json_line(obj) -> str:
 
 
 def cmd_verify(argv: Sequence[str]) -> int:
+    """``inspector verify``: open, verify and report each file; 0 when all are ok.
+
+    With ``--json``, one ``Document.to_json()`` line per file; each finding
+    carries its ``rule`` (the source of the rule it broke).  A file counts as
+    ok when ``ok`` and ``structure_ok`` are both true, or with
+    ``--integrity-only`` when ``ok`` is.
+    """
     args = _verify_parser().parse_args(argv)
     from inspector.formats import open_document
 
@@ -137,7 +164,7 @@ def cmd_verify(argv: Sequence[str]) -> int:
     for path in args.files:
         with open_document(path, hash_arrays=args.hash_arrays) as doc:
             doc.verify()
-            all_ok &= doc.ok
+            all_ok &= doc.ok and (args.integrity_only or doc.structure_ok)
             if args.json:
                 print(json_line(doc.to_json()), flush=True)
             else:
@@ -146,12 +173,15 @@ def cmd_verify(argv: Sequence[str]) -> int:
 
 
 def cmd_export(argv: Sequence[str]) -> int:
+    """``inspector export SOURCE DEST``: 0 when written, 1 when refused, 2 for usage errors."""
     args = _export_parser().parse_args(argv)
     from inspector.formats.export import ExportError, export_to_aucx
+    from inspector.formats.workers import worker_pool
 
     try:
-        result = export_to_aucx(args.source, args.dest, exported_at=args.exported_at,
-                                overwrite=args.overwrite)
+        with worker_pool():
+            result = export_to_aucx(args.source, args.dest, exported_at=args.exported_at,
+                                    overwrite=args.overwrite)
     except ExportError as exc:
         print(f"inspector export: {exc}", file=sys.stderr)
         return 1
@@ -160,6 +190,7 @@ def cmd_export(argv: Sequence[str]) -> int:
 
 
 def cmd_install_desktop(argv: Sequence[str]) -> int:
+    """``inspector install-desktop [--uninstall]``: print what was (un)installed."""
     args = _install_parser().parse_args(argv)
     from inspector.desktop import install, uninstall
 
@@ -170,12 +201,21 @@ def cmd_install_desktop(argv: Sequence[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``inspector`` script and ``python -m inspector``."""
+    """Entry point of the ``inspector`` script and ``python -m inspector``.
+
+    Every subcommand (and the window) runs inside the shared worker pool
+    (:func:`inspector.formats.workers.worker_pool`), shut down on return.
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
+    with worker_pool():
+        return _dispatch(argv)
+
+
+def _dispatch(argv: list[str]) -> int:
     if argv and argv[0] == "verify":
         try:
             return cmd_verify(argv[1:])
-        except BrokenPipeError:  # e.g. `inspector verify ... | head`: the reader left, not an error of ours
+        except BrokenPipeError:  # `inspector verify ... | head`: the reader left, not our error
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             return 1
@@ -190,7 +230,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             w, h = (int(v) for v in args.size.lower().split("x"))
             size = (w, h)
         except ValueError:
-            print(f"inspector: error: --size must look like 1280x800, not {args.size!r}", file=sys.stderr)
+            print(f"inspector: error: --size must look like 1280x800, not {args.size!r}",
+                  file=sys.stderr)
             return 2
     from inspector.app import run_gui
 

@@ -69,7 +69,8 @@ class Job(QRunnable):
         except Cancelled:
             self.signals.failed.emit(self.id, "cancelled", "")
         except Exception as exc:  # noqa: BLE001 - reported to the GUI, never raised there
-            self.signals.failed.emit(self.id, f"{type(exc).__name__}: {exc}", traceback.format_exc())
+            self.signals.failed.emit(self.id, f"{type(exc).__name__}: {exc}",
+                                     traceback.format_exc())
         else:
             self.signals.finished.emit(self.id, result)
 
@@ -166,6 +167,13 @@ class JobRunner(QObject):
             return
         if cb["progress"]:
             cb["progress"](done, total, payload)
+
+    def cancel(self, key: str) -> None:
+        """Cancel the latest job of ``key``; its result and progress are dropped."""
+        job_id = self._latest.get(key)
+        entry = self._jobs.get(job_id) if job_id is not None else None
+        if entry is not None:
+            entry[0].cancel()
 
     def cancel_all(self) -> None:
         for job, _ in self._jobs.values():

@@ -151,7 +151,7 @@ def test_byte_flip_row_shows_recorded_and_computed_digest():
     assert doc.summary["experiment_id"] == BY_FILE["src_readiness_rich.aucx"]["info"][
         "experiment_id"]
     assert len(doc.tables["scans"]) == 3
-    assert "experiment" not in doc.extra
+    assert doc.auc is None or doc.auc.experiment is None
     assert doc.header.find("") is not None
 
 
@@ -194,7 +194,7 @@ def test_members_pending_before_verification():
 def test_progress_is_reported_after_each_member():
     doc = open_archive(AUCX / "src_per_scan.aucx")
     calls = []
-    doc.verify(progress=lambda done, total, m: calls.append((done, total, m.name, m.status)))
+    doc.verify(progress=lambda p: calls.append((p.done, p.total, p.member.name, p.member.status)))
     assert [c[0] for c in calls] == list(range(1, 8))
     assert {c[1] for c in calls} == {7}
     assert sorted(c[2] for c in calls) == sorted(m.name for m in doc.members)
@@ -202,17 +202,45 @@ def test_progress_is_reported_after_each_member():
 
 
 def test_cancelled_verification_then_complete():
+    """Cancelled before the first member: deterministic, whatever the load."""
     doc = open_archive(AUCX / "syn_moving_boundary_large_s123_10x3000.aucx")
-    doc.verifier(None, lambda: True)
-    assert doc.verified is False
+    check = doc.checks[0]
+    result = check.run(None, lambda: True)
+    assert result.complete is False
+    assert {m.status for m in result.checksums.members} == {"cancelled"}
+    doc.apply(check, result)
+    assert doc.verified is False and doc.checks == [check]
     assert all(m.status in ("cancelled", "ok") for m in doc.members)
     assert any(m.status == "cancelled" for m in doc.members)
-    codes = [(f.severity, f.code) for f in doc.findings]
+    # the container's findings (the experiment's structure is judged apart)
+    codes = [(f.severity, f.code) for f in doc.findings if f.scope == "integrity"]
     assert codes == [("warning", "verify.cancelled")]
     assert doc.summary["checksum_verified"] is False
-    doc.verify()  # a later full run replaces the cancelled one
-    assert doc.verified is True and doc.findings == []
+    assert doc.header.children[-1].value == "cancelled"
+    full = check.run()  # a later full run starts afresh ...
+    assert full.complete and full.findings == ()
+    doc.apply(check, full)
+    assert doc.verified is True and doc.checks == []
     assert {m.status for m in doc.members} == {"ok"}
+    # ... and replaces what the cancelled run reported: nothing is left over
+    assert [f for f in doc.findings if f.scope == "integrity"] == []
+    assert doc.summary["checksum_verified"] is True
+
+
+def test_cancel_between_batches_stops_after_exactly_the_finished_members(monkeypatch):
+    from inspector.formats.aucx import verify as verify_mod
+
+    monkeypatch.setattr(verify_mod, "BATCH_MEMBERS", 1)
+    monkeypatch.setattr(verify_mod, "IN_FLIGHT", 1)
+    doc = open_archive(AUCX / "src_per_scan.aucx")
+    events = []
+    result = doc.checks[0].run(events.append, lambda: len(events) >= 3)
+    assert not result.complete and [e.done for e in events] == [1, 2, 3]
+    statuses = [m.status for m in result.checksums.members]
+    assert statuses.count("ok") == 3 and statuses.count("cancelled") == 4
+    assert {e.member.name for e in events} == {
+        m.name for m in result.checksums.members if m.status == "ok"}
+    assert "3 of 7" in result.findings[0].message
 
 
 def test_trees_and_scans_table():
@@ -246,7 +274,7 @@ def test_trees_and_scans_table():
 
 def test_lazy_arrays_match_experiment_and_envelope_honours_mask():
     doc = verified("syn_per_scan_radius_s2_8x150.aucx")
-    exp = doc.extra["experiment"]
+    exp = doc.auc.experiment
     assert exp.scan_ids == BY_FILE["syn_per_scan_radius_s2_8x150.aucx"]["info"]["scan_ids"]
     sig, mask = doc.arrays["signal"], doc.arrays["mask"]
     assert sig.shape == (8, 150) and str(sig.dtype) == "float64"

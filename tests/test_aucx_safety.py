@@ -178,7 +178,8 @@ def test_inflating_past_the_declared_size_stops_at_the_limit(tmp_path):
     entry = scan_zip(path).first("experiment.json")
     stream = MemberStream(path, entry, out_block=64)
     assert len(b"".join(stream)) == 100
-    assert stream.result.problem[0] == "zip.size-exceeded"
+    assert stream.result.problem.code == "zip.size-exceeded"
+    assert stream.result.problem.location == "experiment.json"
     doc = open_archive(path)
     doc.verify()
     assert ("zip.size-exceeded", "experiment.json") in errors(doc)
@@ -262,7 +263,7 @@ def test_memory_stays_bounded_on_a_50mb_member(tmp_path):
     assert next(m for m in doc.members if m.name == "arrays/signal.npy").computed is not None
     assert row.shape == (125_000,) and row[-1] == 1.0
     assert peak < 20 * 2**20, peak  # the signal member alone is 50 MB
-    assert "experiment" not in doc.extra  # too large to load whole at open
+    assert doc.auc is None or doc.auc.experiment is None  # too large to load whole at open
     assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing extracted
     assert read_experiment(path).signal.shape == (50, 125_000)
 
@@ -283,7 +284,7 @@ def test_masked_in_nan_is_reported_per_scan(tmp_path):
     members["arrays/signal.npy"] = _npy(signal)
     doc = opened(tmp_path, raw_zip(with_checksums(members)))
     assert errors(doc) == {("array.masked-in-non-finite", "arrays/signal.npy")}
-    assert "experiment" not in doc.extra
+    assert doc.auc is None or doc.auc.experiment is None
 
 
 def test_non_finite_value_on_shared_axis(tmp_path):

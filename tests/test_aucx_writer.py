@@ -134,7 +134,9 @@ def test_missing_folder_is_an_error(tmp_path):
 
 def test_failed_readback_leaves_no_file_and_no_temp(tmp_path, monkeypatch):
     def broken(tmp, dest):
-        assert tmp.exists() and tmp.parent == dest.parent  # sibling temporary file
+        # an unnamed temporary on the destination's filesystem (nothing visible yet)
+        assert tmp.exists() and os.stat(tmp).st_dev == os.stat(dest.parent).st_dev
+        assert list(dest.parent.iterdir()) == []
         raise ArchiveWriteError("read-back failed")
 
     monkeypatch.setattr(writer_mod, "_verify_written", broken)

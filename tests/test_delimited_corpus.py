@@ -10,9 +10,11 @@ import numpy as np
 import pytest
 
 import inspector
+from inspector.cli import format_report
 from inspector.formats import open_document
 from inspector.formats.delimited import DelimitedError, load_delimited, open_delimited
 from inspector.formats.document import FORMAT_DELIMITED
+from inspector.formats.findings import RULES
 
 ROOT = Path(__file__).parent / "fixtures" / "auc-delimited"
 ENTRIES = json.loads((ROOT / "expected.json").read_text(encoding="utf-8"))
@@ -113,7 +115,14 @@ def test_document_views(entry):
     table = doc.tables["scans"]
     assert table["scan_id"].tolist() == obs["scan_ids"]
     assert table["points"].tolist() == [int(m) for m in mask.sum(axis=1)]
-    assert doc.extra["experiment"].to_dict()["observations"] == obs
+    assert doc.auc.experiment.to_dict()["observations"] == obs
+    assert doc.auc.scan_ids == tuple(obs["scan_ids"])
+    assert (doc.auc.radius_unit, doc.auc.signal_unit) == (obs["radius_unit"], obs["signal_unit"])
+    assert doc.auc.experiment_id == doc.export.experiment_id == ref["metadata"]["experiment_id"]
+    assert doc.export.load() is doc.auc.experiment
+    assert doc.kind_label == "CSV/TSV AUC scan table" and doc.tree_title == "Source files"
+    assert doc.table_locations["scans"] in {n.name for n in doc.tree.children}
+    assert doc.extra == {}
     header = {n.name: n.value for n in doc.header.children}
     assert header["format"] == FORMAT_DELIMITED
     assert header["scans"] == s["n_scans"]
@@ -127,7 +136,21 @@ def test_rejected_findings_name_file_and_place(entry):
     errors = [f for f in doc.findings if f.severity == "error"]
     assert errors
     assert errors[0].location == EXPECTED_LOCATION[entry["file"]]
-    assert "model" not in doc.summary and "experiment" not in doc.extra
+    assert "model" not in doc.summary and doc.auc is None and doc.extra == {}
+    with pytest.raises(DelimitedError) as info:
+        doc.export.load()
+    assert info.value.findings[0].location == EXPECTED_LOCATION[entry["file"]]
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=[e["file"] for e in ENTRIES])
+def test_messages_never_name_the_file_and_the_report_does(entry):
+    doc = open_document(ROOT / entry["file"])
+    report = format_report(doc)
+    data_files = {n.name for n in doc.tree.children}
+    for f in doc.findings:
+        assert doc.name not in f.message and not any(n in f.message for n in data_files)
+        assert f.rule and RULES[f.code].severity == f.severity
+        assert f"{doc.name}: {f.message}" in report
 
 
 @pytest.mark.parametrize("entry", INVALID, ids=[e["file"] for e in INVALID])
@@ -135,7 +158,8 @@ def test_strict_api_raises_reference_class(entry):
     with pytest.raises(DelimitedError) as info:
         load_delimited(ROOT / entry["file"])
     assert info.value.reference_class == entry["reference_error"]["class"]
-    assert info.value.findings and info.value.findings[0].location == EXPECTED_LOCATION[entry["file"]]
+    assert info.value.findings
+    assert info.value.findings[0].location == EXPECTED_LOCATION[entry["file"]]
 
 
 def test_reference_messages_carry_the_same_facts():

@@ -98,7 +98,8 @@ def test_data_file_that_is_not_the_declared_one_conflicts(tmp_path):
     assert errs[0].location == "manifest.json:data_file"
 
 
-@pytest.mark.parametrize("data_file", ["../scans.csv", "/etc/passwd", "C:scans.csv", "", "a/../../x"])
+@pytest.mark.parametrize("data_file",
+                         ["../scans.csv", "/etc/passwd", "C:scans.csv", "", "a/../../x"])
 def test_unsafe_data_file_is_rejected(tmp_path, data_file):
     src = make(tmp_path / "s", man=manifest(data_file=data_file))
     errs = rejected(src, ManifestInvalidError)
@@ -137,8 +138,10 @@ def test_missing_path_never_raises(tmp_path):
     ({"schema_version": 1.0}, "manifest.json:schema_version"),
     ({"bogus": 1}, "manifest.json:bogus"),
     ({"experiment": {"name": "x"}}, "manifest.json:experiment.experiment_id"),
-    ({"experiment": {"experiment_id": "e", "acquired_at": "2024"}}, "manifest.json:experiment.acquired_at"),
-    ({"experiment": {"experiment_id": "e", "experiment_type": "SV"}}, "manifest.json:experiment.experiment_type"),
+    ({"experiment": {"experiment_id": "e", "acquired_at": "2024"}},
+     "manifest.json:experiment.acquired_at"),
+    ({"experiment": {"experiment_id": "e", "experiment_type": "SV"}},
+     "manifest.json:experiment.experiment_type"),
     ({"defaults": {"cell": 1}}, "manifest.json:defaults.cell"),
     ({"defaults": {"wavelength_nm": "abc"}}, "manifest.json:defaults.wavelength_nm"),
     ({"defaults": {"optical_system": "ABSORBANCE"}}, "manifest.json:defaults.optical_system"),
@@ -211,7 +214,8 @@ def test_suffix_breaks_a_tie_between_consistent_delimiters(tmp_path):
 def test_declared_delimiter_must_be_consistent(tmp_path):
     errs = rejected(make(tmp_path / "s", man=manifest(delimiter="tab")), SourceParseError)
     assert errs[0].code == "table.declared-delimiter-inconsistent"
-    exp = load_delimited(make(tmp_path / "t", LONG.replace(",", "\t"), man=manifest(delimiter=" TAB ")))
+    exp = load_delimited(make(tmp_path / "t", LONG.replace(",", "\t"),
+                              man=manifest(delimiter=" TAB ")))
     assert exp.n_scans == 2
 
 
@@ -248,9 +252,11 @@ def test_quotes_are_not_interpreted(tmp_path):
     ("scan,radius_cm,signal\n ,5.9,0.1\n", SourceParseError, "scans.csv:2"),
     ("scan,radius_cm,signal\n", SourceParseError, "scans.csv:1"),
     ("scan,radius_cm,signal,cell\ns1,5.9,0.1,1\ns1,6.0,0.1,2\n", DataConflictError, "scans.csv:3"),
-    ("scan,radius_cm,signal,elapsed_seconds\ns1,5.9,0.1,0\ns1,6.0,0.1,0.0\n", DataConflictError, "scans.csv:3"),
+    ("scan,radius_cm,signal,elapsed_seconds\ns1,5.9,0.1,0\ns1,6.0,0.1,0.0\n", DataConflictError,
+     "scans.csv:3"),
     ("scan,radius_cm,signal,optical_system\ns1,5.9,0.1,sonar\n", SourceParseError, "scans.csv:2"),
-    ("scan,radius_cm,signal,acquisition_timestamp\ns1,5.9,0.1,yesterday\n", SourceParseError, "scans.csv:2"),
+    ("scan,radius_cm,signal,acquisition_timestamp\ns1,5.9,0.1,yesterday\n", SourceParseError,
+     "scans.csv:2"),
     ("scan,radius_cm,signal,elapsed_seconds\ns1,5.9,0.1,-1\n", InvalidValueError, "scans.csv:2"),
     ("scan,radius_cm,signal,wavelength_nm\ns1,5.9,0.1,-280\n", InvalidValueError, "scans.csv:2"),
     ("scan,radius_cm,signal,signal_unit\ns1,5.9,0.1,AU\ns2,5.9,0.1,fringe\n", DataConflictError,
@@ -273,7 +279,7 @@ def test_default_conflicting_with_table_is_an_error(tmp_path, defaults, table_co
     table = f"scan,radius_cm,signal,{table_col}\ns1,5.9,0.1,{value}\n"
     errs = rejected(make(tmp_path / "s", table, man=manifest(defaults=defaults)), DataConflictError)
     assert errs[0].location == location
-    assert "scans.csv:2" in errs[0].message
+    assert "in the data (line 2)" in errs[0].message and "scans.csv" not in errs[0].message
 
 
 def test_equal_default_and_table_value_agree(tmp_path):
@@ -285,7 +291,8 @@ def test_equal_default_and_table_value_agree(tmp_path):
 
 
 def test_optional_columns_statuses_and_annotations(tmp_path):
-    table = ("scan,radius_cm,signal,elapsed_seconds,acquisition_timestamp,source_scan_id,temperature_c\n"
+    table = ("scan,radius_cm,signal,elapsed_seconds,acquisition_timestamp,source_scan_id,"
+             "temperature_c\n"
              "s1,5.9,0.1,,2024-05-01T10:00:00+00:00,raw-7,20\n"
              "s1,6.0,0.2,30,,,\n"
              "s2,5.9,0.3,,2024-05-01T10:00:00.5+02:00,,\n")
@@ -317,7 +324,8 @@ def test_signal_unit_is_retained_never_converted(tmp_path, unit, expected):
 
 
 def test_sample_quantities_keep_declared_units(tmp_path):
-    m = manifest(samples=[{"sample_id": "a", "concentration_value": 0.5, "concentration_unit": "mg/mL",
+    m = manifest(samples=[{"sample_id": "a", "concentration_value": 0.5,
+                           "concentration_unit": "mg/mL",
                            "density": "1.0"},
                           {"sample_id": "b", "concentration_value": 2, "concentration_unit": "nm"},
                           {"sample_id": "c", "concentration_value": 3}])
@@ -364,8 +372,9 @@ WIDE = "r,c1,c2\n5.9,0.1,0.2\n6.0,0.3,0.4\n"
 
 
 def wide_manifest(scans=None, **extra) -> dict:
-    scans = scans if scans is not None else [{"column": "c1", "scan_id": "A", "elapsed_seconds": 0},
-                                             {"column": "c2", "scan_id": "B", "elapsed_seconds": 60}]
+    scans = scans if scans is not None else [
+        {"column": "c1", "scan_id": "A", "elapsed_seconds": 0},
+        {"column": "c2", "scan_id": "B", "elapsed_seconds": 60}]
     return manifest(format="generic-wide", columns={"radius": "r", "scans": scans}, **extra)
 
 
@@ -474,3 +483,79 @@ def test_sniff_recognises_manifests_and_tables_by_content(tmp_path):
 ])
 def test_timestamps_are_written_as_the_model_writes_them(text, expected):
     assert format_datetime(parse_timestamp(text)) == expected
+
+
+# -- findings: rules, and messages without file names -------------------------------
+
+ZZ_MANIFEST = {"schema_version": "1.0", "format": "generic-long", "data_file": "ZZdata.csv",
+               "experiment": {"experiment_id": "e"}}
+
+
+@pytest.mark.parametrize("table, change", [
+    ("scan,radius_cm\ns1,5.9\n", {}),
+    ("scan,radius_cm,signal,x,x\ns1,abc,inf,1,2\ns1,5.9,0.1,1,2\ns1,5.9,0.2,1,2\n", {}),
+    ("scan,radius_cm,signal,cell,acquisition_timestamp,optical_system\n"
+     "s1,5.9,0.1,1,never,sonar\ns1,6.0,0.1,2,,\n", {}),
+    ("scan,radius_cm,signal,signal_unit\ns1,5.9,0.1,AU\ns2,5.9,0.1,fringe\n", {}),
+    ("scan,radius_cm,signal,cell\ns1,5.9,0.1,2\n", {"defaults": {"cell": "1"}}),
+    ("scan,radius_cm,signal\ns1,5.9,0.1\n", {"delimiter": "tab"}),
+    ("a;b\n1;2\n", {}),
+    ("", {}),
+    ("scan,radius_cm,signal\ns1,5.9,0.1\n", {"data_file": "absent.csv"}),
+    ("scan,radius_cm,signal\ns1,5.9,0.1\n", {"bogus": 1, "defaults": {"cell": 1}}),
+    ("scan,radius_cm,signal\ns1,5.9,0.1\n", {"format": "beckman"}),
+    ("r,c\n5.9,1\n", {"format": None}),
+    ("r,c\n5.9,1\n5.9,2\n", {"format": "generic-wide", "columns": {
+        "radius": "r", "scans": [{"column": "c", "scan_id": "A"}, {"column": "c", "scan_id": "A",
+                                                                     "elapsed_seconds": -1}]}}),
+    ("scan,radius_cm,signal,elapsed_seconds\n ,5.9,0.1,0\n", {}),
+    ("scan,radius_cm,signal,elapsed_seconds\ns1,5.9,0.1,-1\n",
+     {"experiment": {"experiment_id": " "}, "samples": [{"sample_id": ""}]}),
+])
+def test_messages_never_name_the_files_and_every_code_has_a_rule(tmp_path, table, change):
+    from inspector.cli import format_report
+    from inspector.formats.findings import RULES
+
+    man = {**ZZ_MANIFEST, **change}
+    src = make(tmp_path / "ZZdir", table, man={k: v for k, v in man.items() if v is not None},
+               data_name="ZZdata.csv")
+    doc = open_document(src)
+    assert not doc.ok
+    report = format_report(doc)
+    for f in doc.findings:
+        assert "ZZ" not in f.message and "manifest.json" not in f.message, f
+        assert RULES[f.code].severity == f.severity and f.rule == RULES[f.code].source
+        assert f"ZZdir: {f.message}" in report
+
+
+def test_not_utf8_and_bad_manifests_never_name_the_files(tmp_path):
+    src = make(tmp_path / "ZZdir", man=ZZ_MANIFEST, data_name="ZZdata.csv")
+    (src / "ZZdata.csv").write_bytes(b"scan,radius_cm,signal\n\xff\n")
+    for manifest_name, text in (("manifest.json", "{"), ("manifest.yaml", "a: [")):
+        for old in src.glob("manifest.*"):
+            old.unlink()
+        (src / manifest_name).write_text(text)
+        doc = open_document(src)
+        assert [f.code for f in doc.findings] in (["manifest.invalid-json"], ["manifest.not-yaml"])
+        assert all("ZZ" not in f.message and "manifest" not in f.message for f in doc.findings)
+    for old in src.glob("manifest.*"):
+        old.unlink()
+    (src / "manifest.json").write_text(json.dumps(ZZ_MANIFEST))
+    doc = open_document(src)
+    assert [(f.code, f.location) for f in doc.findings] == [("table.not-utf8", "ZZdata.csv")]
+    assert "ZZ" not in doc.findings[0].message
+    (src / "manifest.json").unlink()
+    doc = open_document(src)
+    assert [(f.code, f.location) for f in doc.findings] == [("source.no-manifest", "ZZdir")]
+    assert "ZZ" not in doc.findings[0].message
+
+
+def test_errors_beyond_the_stage_limit_are_counted_in_one_finding(tmp_path):
+    from inspector.formats.delimited.stages import MAX_ERRORS_PER_STAGE
+
+    rows = "".join(f"s{i},x,0.1\n" for i in range(MAX_ERRORS_PER_STAGE + 7))
+    doc = open_delimited(make(tmp_path / "s", "scan,radius_cm,signal\n" + rows))
+    codes = [f.code for f in doc.findings]
+    assert codes == ["table.not-a-number"] * MAX_ERRORS_PER_STAGE + ["source.more-errors"]
+    assert doc.findings[-1].message == "7 further error(s) of the same stage not listed"
+    assert doc.findings[-1].severity == "error"

@@ -1,4 +1,4 @@
-"""Desktop integration: icons, resources lookup, desktop entry, MIME XML, metainfo, per-user install."""
+"""Desktop integration: icons, resources lookup, desktop entry, MIME XML, metainfo, user install."""
 
 from __future__ import annotations
 
@@ -38,7 +38,9 @@ def test_icon_pngs_are_square_rgba_with_transparent_corners(name):
             assert im.size == (size, size)
             rgba = im.convert("RGBA")
             assert rgba.getpixel((0, 0))[3] == 0, f"{path.name}: corner not transparent"
-            assert rgba.getpixel((size // 2, size // 2))[3] == 255, f"{path.name}: centre not opaque"
+            assert rgba.getpixel((size // 2, size // 2))[3] == 255, (
+                f"{path.name}: centre not opaque"
+            )
 
 
 @pytest.mark.parametrize("name", ICON_NAMES)
@@ -61,8 +63,10 @@ def test_icon_pngs_are_renders_of_the_committed_svg(qapp, name):
             for x in range(0, size, max(1, size // 32)):
                 c = fresh.pixelColor(x, y)
                 r, g, b, a = committed.getpixel((x, y))
-                diffs.append(abs(c.alpha() - a) + (abs(c.red() - r) + abs(c.green() - g)
-                                                   + abs(c.blue() - b) if a else 0))
+                diffs.append(
+                    abs(c.alpha() - a)
+                    + (abs(c.red() - r) + abs(c.green() - g) + abs(c.blue() - b) if a else 0)
+                )
         assert sum(diffs) / len(diffs) < 3, f"{name} {size}px differs from its SVG"
 
 
@@ -100,9 +104,16 @@ def test_sample_files_skip_readme_and_count_a_folder_once(tmp_path, monkeypatch)
     pkg = tmp_path / "fake_resources_pkg"
     (pkg / "samples" / "scan_table").mkdir(parents=True)
     (pkg / "__init__.py").write_text("")
-    for rel in ("samples/README.md", "samples/README", "samples/b.h5", "samples/a.aucx",
-                "samples/.hidden", "samples/__init__.py",
-                "samples/scan_table/manifest.yaml", "samples/scan_table/scan_001.csv"):
+    for rel in (
+        "samples/README.md",
+        "samples/README",
+        "samples/b.h5",
+        "samples/a.aucx",
+        "samples/.hidden",
+        "samples/__init__.py",
+        "samples/scan_table/manifest.yaml",
+        "samples/scan_table/scan_001.csv",
+    ):
         (pkg / rel).write_text("x")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(resources_access, "PACKAGE", "fake_resources_pkg")
@@ -137,7 +148,11 @@ def test_desktop_entry_keys():
     assert entry["Name"] == inspector.APP_NAME
     assert entry["StartupWMClass"] == inspector.APP_NAME
     mimes = entry["MimeType"].split(";")
-    assert mimes[-1] == "" and {"application/x-aucx", "application/x-hdf5", "application/x-hdf"} <= set(mimes)
+    assert mimes[-1] == "" and {
+        "application/x-aucx",
+        "application/x-hdf5",
+        "application/x-hdf",
+    } <= set(mimes)
     assert "Science" in entry["Categories"].split(";")
 
 
@@ -165,8 +180,10 @@ def test_metainfo_matches_app():
     assert root.findtext("provides/binary") == "inspector"
 
 
-@pytest.mark.skipif(shutil.which("desktop-file-validate") is None,
-                    reason="desktop-file-validate not installed (apt-get install desktop-file-utils)")
+@pytest.mark.skipif(
+    shutil.which("desktop-file-validate") is None,
+    reason="desktop-file-validate not installed (apt-get install desktop-file-utils)",
+)
 def test_desktop_file_validate(tmp_path):
     files = [PACKAGING / "org.vneurotk.Inspector.desktop"]
     odd = tmp_path / "org.vneurotk.Inspector.desktop"  # Exec with quoting and escapes
@@ -177,24 +194,36 @@ def test_desktop_file_validate(tmp_path):
         assert proc.returncode == 0 and not proc.stdout.strip(), proc.stdout + proc.stderr
 
 
-@pytest.mark.skipif(shutil.which("appstreamcli") is None,
-                    reason="appstreamcli not installed (apt-get install appstream)")
+@pytest.mark.skipif(
+    shutil.which("appstreamcli") is None,
+    reason="appstreamcli not installed (apt-get install appstream)",
+)
 def test_appstream_validate():
-    proc = subprocess.run(["appstreamcli", "validate", "--no-net",
-                           str(PACKAGING / "org.vneurotk.Inspector.metainfo.xml")],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            "appstreamcli",
+            "validate",
+            "--no-net",
+            str(PACKAGING / "org.vneurotk.Inspector.metainfo.xml"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-@pytest.mark.parametrize(("arg", "quoted"), [
-    ("/usr/bin/inspector", "/usr/bin/inspector"),
-    ("-m", "-m"),
-    ("/opt/my apps/inspector", '"/opt/my apps/inspector"'),
-    ("100%", "100%%"),
-    ("/a/$b", '"/a/\\\\$b"'),
-    ("/a\\b", '"/a\\\\\\\\b"'),
-    ('say"hi', '"say\\\\"hi"'),
-])
+@pytest.mark.parametrize(
+    ("arg", "quoted"),
+    [
+        ("/usr/bin/inspector", "/usr/bin/inspector"),
+        ("-m", "-m"),
+        ("/opt/my apps/inspector", '"/opt/my apps/inspector"'),
+        ("100%", "100%%"),
+        ("/a/$b", '"/a/\\\\$b"'),
+        ("/a\\b", '"/a\\\\\\\\b"'),
+        ('say"hi', '"say\\\\"hi"'),
+    ],
+)
 def test_exec_quote(arg, quoted):
     assert desktop.exec_quote(arg) == quoted
 
@@ -222,8 +251,10 @@ def xdg(tmp_path, monkeypatch):
 
 def _expected_files(data: Path) -> list[Path]:
     hicolor = data / "icons" / "hicolor"
-    out = [data / "applications" / "org.vneurotk.Inspector.desktop",
-           data / "mime" / "packages" / "org.vneurotk.Inspector.xml"]
+    out = [
+        data / "applications" / "org.vneurotk.Inspector.desktop",
+        data / "mime" / "packages" / "org.vneurotk.Inspector.xml",
+    ]
     for name, ctx in ((APP_ICON, "apps"), (AUCX_ICON, "mimetypes")):
         out += [hicolor / f"{s}x{s}" / ctx / f"{name}.png" for s in ICON_SIZES]
         out.append(hicolor / "scalable" / ctx / f"{name}.svg")
@@ -232,12 +263,14 @@ def _expected_files(data: Path) -> list[Path]:
 
 def _fake_tool(bindir: Path, name: str, log: Path, status: int = 0) -> None:
     script = bindir / name
-    script.write_text(textwrap.dedent(f"""\
+    script.write_text(
+        textwrap.dedent(f"""\
         #!/bin/sh
         echo "{name} $*" >> "{log}"
         echo "{name} complains" >&2
         exit {status}
-        """))
+        """)
+    )
     script.chmod(0o755)
 
 
@@ -269,7 +302,9 @@ def test_install_then_uninstall(xdg):
     assert entry["Exec"] == f"{desktop.exec_quote(sys.executable)} -m inspector %F"
 
     lines = desktop.uninstall()
-    assert [line for line in lines if line.startswith("removed ")] == [f"removed {p}" for p in expected]
+    assert [line for line in lines if line.startswith("removed ")] == [
+        f"removed {p}" for p in expected
+    ]
     assert not any(p.exists() for p in expected)
     assert not any(line.startswith("removed ") for line in desktop.uninstall())
 
@@ -304,8 +339,10 @@ def test_install_runs_cache_tools_found_on_path(xdg, tmp_path):
     ]
 
 
-@pytest.mark.skipif(shutil.which("update-mime-database") is None,
-                    reason="update-mime-database not installed (apt-get install shared-mime-info)")
+@pytest.mark.skipif(
+    shutil.which("update-mime-database") is None,
+    reason="update-mime-database not installed (apt-get install shared-mime-info)",
+)
 def test_real_mime_database_maps_aucx_glob(tmp_path, monkeypatch):
     data = tmp_path / "data"
     monkeypatch.setenv("XDG_DATA_HOME", str(data))

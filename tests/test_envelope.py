@@ -1,4 +1,4 @@
-"""Envelope correctness against numpy (issue 6 item 7) and the chunk summary."""
+"""Envelope correctness against numpy and the chunk summary of HDF5 datasets."""
 
 from __future__ import annotations
 
@@ -8,41 +8,25 @@ import h5py
 import numpy as np
 import pytest
 
-from inspector.formats import chunk_summary as cs
 from inspector.formats.arrays import (
     ArrayRef,
-    ChunkLayout,
     Envelope,
     EnvelopeCancelled,
     NumpyArrayRef,
     envelope_with_preview,
 )
+from inspector.formats.vneurotk import chunk_summary as cs
+from inspector.formats.vneurotk import chunks
+from inspector.formats.vneurotk.arrays import H5DatasetRef
+from inspector.formats.vneurotk.chunks import ChunkLayout
+from inspector.formats.vneurotk.source import H5Source
 
 
-class PlainH5Ref(ArrayRef):
-    """An ArrayRef over a bare ``h5py.Dataset`` that opts in to chunk decoding
-    (the recording reader's own reference adds file-identity checks)."""
-
-    def __init__(self, name, dataset, identity=None, sample_axis=0):
-        super().__init__()
-        self.name = name
-        self._ds = dataset
-        self.shape = tuple(int(s) for s in dataset.shape)
-        self.dtype = np.dtype(dataset.dtype)
-        self.location = str(dataset.name)
-        self.storage = "dense"
-        self.sample_axis = sample_axis
-        self._layout = cs.h5_chunk_layout(dataset, identity)
-
-    def read(self, selection=Ellipsis):
-        out = np.asarray(self._ds[selection])
-        return out.astype(out.dtype.newbyteorder("=")) if not out.dtype.isnative else out
-
-    def chunk_layout(self):
-        return self._layout
-
-    def read_raw_chunk(self, offset):
-        return cs.h5_read_raw_chunk(self._ds, offset)
+def h5_ref(path, name, sources):
+    """The recording reader's reference to dataset ``name`` of ``path`` (opened read-only)."""
+    src = H5Source(path)
+    sources.append(src)
+    return H5DatasetRef(src, src.file[name], name)
 
 def expected(line: np.ndarray, env: Envelope) -> tuple[np.ndarray, np.ndarray]:
     """numpy min/max over finite values of each bin of ``env`` (NaN when none)."""
@@ -57,7 +41,8 @@ def expected(line: np.ndarray, env: Envelope) -> tuple[np.ndarray, np.ndarray]:
     return np.array(lo), np.array(hi)
 
 
-def check(ref: ArrayRef, full: np.ndarray, index: tuple, start: int, stop: int, bins: int) -> Envelope:
+def check(ref: ArrayRef, full: np.ndarray, index: tuple, start: int, stop: int,
+          bins: int) -> Envelope:
     env = ref.envelope(index, start, stop, bins)
     line = full[tuple(slice(None) if i is None else i for i in index)]
     assert env.start == max(0, start) and env.exact
@@ -185,17 +170,19 @@ def test_preview_and_cancel_on_base_path(monkeypatch):
         ref.envelope((None, 0), 0, 3_000_000, 100, cancelled=lambda: True)
 
 
-class OldStyleRef(NumpyArrayRef):
-    """A subclass written against the original envelope signature."""
+class RecordingRef(NumpyArrayRef):
+    """A subclass overriding envelope with the full signature (what ArrayRef requires)."""
 
-    def envelope(self, index, start, stop, bins):
-        return super().envelope(index, start, stop, bins)
+    def envelope(self, index, start, stop, bins, *, preview=None, cancelled=None):
+        self.got = (preview, cancelled)
+        return super().envelope(index, start, stop, bins, preview=preview, cancelled=cancelled)
 
 
-def test_envelope_with_preview_accepts_old_signature():
-    ref = OldStyleRef("x", np.arange(100.0).reshape(-1, 1))
-    env = envelope_with_preview(ref, (None, 0), 0, 100, 10, lambda e: None, lambda: False)
-    assert env.hi[-1] == 99.0
+def test_envelope_with_preview_passes_preview_and_cancel():
+    ref = RecordingRef("x", np.arange(100.0).reshape(-1, 1))
+    show, stop = (lambda e: None), (lambda: False)
+    env = envelope_with_preview(ref, (None, 0), 0, 100, 10, show, stop)
+    assert env.hi[-1] == 99.0 and ref.got == (show, stop)
 
 
 # -- chunk summary ------------------------------------------------------------------
@@ -213,46 +200,43 @@ def chunked(tmp_path, monkeypatch):
     with h5py.File(path, "w") as f:
         f.create_dataset("neuro", data=a, chunks=(1000, 3), compression="gzip", compression_opts=4,
                          shuffle=True)
-    files = []
+    sources: list[H5Source] = []
 
     def make():
-        f = h5py.File(path, "r")
-        files.append(f)
-        st = os.stat(path)
-        return PlainH5Ref("neuro", f["neuro"], (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
+        return h5_ref(path, "neuro", sources)
 
     yield a, make, path
-    for f in files:
-        f.close()
+    for src in sources:
+        src.close()
 
 
 def test_chunk_layout_and_decode(chunked):
     a, make, _ = chunked
     ref = make()
     lay = ref.chunk_layout()
-    assert lay == ChunkLayout((1000, 3), np.dtype(">f4"), ("shuffle", "gzip"), lay.identity)
+    assert lay == ChunkLayout((1000, 3), np.dtype(">f4"), ("shuffle", "gzip"), lay.identity, 0.0)
     assert lay.decodable and lay.identity[-1] == "/neuro"
     mask, raw = ref.read_raw_chunk((3000, 3))
-    chunk = cs.decode_chunk(raw, mask, lay)
+    chunk = chunks.decode_chunk(raw, mask, lay)
     np.testing.assert_array_equal(chunk[:, :2], a[3000:4000, 3:5])
 
 
 def test_chunked_envelope_matches_numpy(chunked):
     a, make, _ = chunked
     ref = make()
-    assert cs.worth_summarising(ref, ref.chunk_layout())
+    assert cs.worth_summarising(ref.shape, ref.sample_axis, ref.chunk_layout())
     for ch in range(5):
-        for start, stop, bins in [(0, 50_021, 40), (13, 49_999, 37), (0, 50_021, 2000), (5, 2000, 300),
-                                  (100, 130, 50), (0, 1500, 5), (999, 1001, 1)]:
+        for start, stop, bins in [(0, 50_021, 40), (13, 49_999, 37), (0, 50_021, 2000),
+                                  (5, 2000, 300), (100, 130, 50), (0, 1500, 5), (999, 1001, 1)]:
             check(ref, a, (None, ch), start, stop, bins)
-    s = ref._chunk_summary
+    s = ref.chunk_summary()
     assert s.complete and s.block == 200
 
 
 def test_summary_equals_numpy_blocks(chunked):
     a, make, _ = chunked
     ref = make()
-    s = cs.summarise_all(ref)
+    s = cs.summarise_all(ref.chunk_summary())
     v = a.astype(np.float64)
     for b in (0, 3, 4, 100, s.n_blocks - 1):
         seg = v[b * s.block : (b + 1) * s.block]
@@ -260,28 +244,30 @@ def test_summary_equals_numpy_blocks(chunked):
             col = seg[:, ch][np.isfinite(seg[:, ch])]
             lo = col.min() if col.size else np.nan
             hi = col.max() if col.size else np.nan
-            np.testing.assert_array_equal([s.lo[b, ch], s.hi[b, ch]], np.array([lo, hi], dtype=s.lo.dtype))
+            np.testing.assert_array_equal([s.lo[b, ch], s.hi[b, ch]],
+                                          np.array([lo, hi], dtype=s.lo.dtype))
 
 
 def test_summary_cache_in_user_cache_folder(chunked, tmp_path):
     a, make, path = chunked
     ref = make()
-    cs.summarise_all(ref)
-    cache = ref._chunk_summary.cache_path()
+    cs.summarise_all(ref.chunk_summary())
+    cache = ref.chunk_summary().cache_path()
     assert cache.is_file()
-    assert cache.is_relative_to(cs.cache_dir()) and str(cs.cache_dir()).startswith(os.environ["XDG_CACHE_HOME"])
+    assert cache.is_relative_to(cs.cache_dir())
+    assert str(cs.cache_dir()).startswith(os.environ["XDG_CACHE_HOME"])
     assert sorted(p.name for p in path.parent.iterdir()) == ["c.h5"]  # nothing next to the data
     ref2 = make()
-    s2 = cs.summary_for(ref2)
+    s2 = ref2.chunk_summary()
     assert s2.complete  # loaded from disk: no chunk decoded
-    np.testing.assert_array_equal(s2.lo, ref._chunk_summary.lo)
+    np.testing.assert_array_equal(s2.lo, ref.chunk_summary().lo)
     # a modified file (different mtime/size) does not reuse the cache
-    ref._ds.file.close()
-    ref2._ds.file.close()
+    ref._source.close()
+    ref2._source.close()
     with h5py.File(path, "a") as f:
         f["neuro"][0, 0] = 123.0
     ref3 = make()
-    assert not cs.summary_for(ref3).complete
+    assert not ref3.chunk_summary().complete
     env = ref3.envelope((None, 0), 0, 50_021, 10)
     assert env.hi[0] == 123.0
 
@@ -303,11 +289,13 @@ def test_other_filters_fall_back_to_hdf5(tmp_path, monkeypatch):
     a = np.arange(40_000, dtype=np.int16).reshape(-1, 2)
     with h5py.File(tmp_path / "l.h5", "w") as f:
         f.create_dataset("d", data=a, chunks=(512, 2), compression="lzf")
-    with h5py.File(tmp_path / "l.h5", "r") as f:
-        ref = PlainH5Ref("d", f["d"])
-        assert ref.chunk_layout().filters == ("other",) and not ref.chunk_layout().decodable
-        check(ref, a, (None, 1), 0, 20_000, 64)
-        check(ref, a, (None, 0), 1, 19_999, 1000)
+    sources: list[H5Source] = []
+    ref = h5_ref(tmp_path / "l.h5", "d", sources)
+    assert ref.chunk_layout().filters == ("other",) and not ref.chunk_layout().decodable
+    check(ref, a, (None, 1), 0, 20_000, 64)
+    check(ref, a, (None, 0), 1, 19_999, 1000)
+    assert ref.chunk_summary() is not None  # through the summary, chunks decoded by HDF5
+    sources[0].close()
 
 
 def test_interleaved_order_is_a_permutation_spread_early():
@@ -320,4 +308,38 @@ def test_interleaved_order_is_a_permutation_spread_early():
 def test_unshuffle_roundtrip():
     x = np.arange(1001, dtype="<f8")
     b = x.view(np.uint8).reshape(-1, 8).T.copy().ravel()  # HDF5 shuffle
-    np.testing.assert_array_equal(cs.unshuffle(b.tobytes() + b"\x01", 8)[:-1].view("<f8"), x)
+    np.testing.assert_array_equal(chunks.unshuffle(b.tobytes() + b"\x01", 8)[:-1].view("<f8"), x)
+
+
+def test_sparse_dataset_unallocated_chunks_are_not_read(tmp_path, monkeypatch):
+    """A mostly unallocated chunked dataset: the summary uses the fill value for the
+    chunks that are not stored and reads only the stored ones; the envelope equals
+    numpy's on the materialised array."""
+    monkeypatch.setattr(cs, "SUMMARY_MIN_BYTES", 0)
+    path = tmp_path / "sparse.h5"
+    with h5py.File(path, "w") as f:
+        d = f.create_dataset("neuro", shape=(400_000, 4), dtype="<f4", chunks=(1000, 4),
+                             compression="gzip", shuffle=True, fillvalue=-2.5)
+        d[5000:6000] = np.linspace(-10, 10, 4000, dtype="<f4").reshape(1000, 4)
+        d[123_456:123_460, 2] = 99.0
+        d[399_500:] = np.nan
+        d[399_900, 1] = 7.0
+    with h5py.File(path, "r") as f:
+        full = f["neuro"][...]  # what HDF5 returns, fill values included
+        stored = f["neuro"].id.get_num_chunks()
+    assert stored == 3
+    sources: list[H5Source] = []
+    ref = h5_ref(path, "neuro", sources)
+    reads: list[tuple[int, ...]] = []
+    real = ref.read_raw_chunk
+    monkeypatch.setattr(ref, "read_raw_chunk", lambda off: (reads.append(off), real(off))[1])
+    monkeypatch.setattr(ref, "read", lambda sel=Ellipsis: pytest.fail(f"HDF5 read {sel}"))
+    for ch in range(4):
+        check(ref, full, (None, ch), 0, 400_000, 500)
+        check(ref, full, (None, ch), 4_000, 130_000, 77)
+    assert sorted(set(reads)) == [(5000, 0), (123_000, 0), (399_000, 0)]
+    s = ref.chunk_summary()
+    assert s.complete and s.done.size == 400
+    window = ref.envelope((None, 2), 123_400, 123_500, 500)  # raw samples, fill around the spike
+    np.testing.assert_array_equal(window.lo, full[123_400:123_500, 2].astype(np.float64))
+    sources[0].close()

@@ -1,4 +1,5 @@
-"""``inspector export`` end to end (delimited and AUCX sources) and :func:`export_to_aucx` errors."""
+"""``inspector export`` end to end (delimited and AUCX sources), :func:`export_to_aucx` errors,
+and export by the documents' export capability."""
 
 from __future__ import annotations
 
@@ -12,8 +13,11 @@ import pytest
 from inspector.cli import main
 from inspector.formats import open_document
 from inspector.formats.aucx import read_experiment
+from inspector.formats.capabilities import AucxExport
 from inspector.formats.delimited import load_delimited
-from inspector.formats.export import ExportError, export_to_aucx
+from inspector.formats.document import Document
+from inspector.formats.export import ExportError, export_to_aucx, load_source
+from inspector.formats.findings import Finding
 
 FIX = Path(__file__).parent / "fixtures"
 DELIMITED = FIX / "auc-delimited"
@@ -140,3 +144,91 @@ def test_inputs_are_not_modified(tmp_path):
     before = {p.name: _sha(p) for p in SAMPLE.iterdir()}
     export_to_aucx(SAMPLE, tmp_path / "o.aucx")
     assert {p.name: _sha(p) for p in SAMPLE.iterdir()} == before
+
+
+# -- export by capability ----------------------------------------------------
+
+def test_an_open_verified_document_is_exported_by_its_capability(tmp_path):
+    with open_document(SAMPLE) as doc:
+        assert doc.export is not None and doc.verified and doc.ok
+        dest = export_to_aucx(doc, tmp_path / "doc.aucx", exported_at=STAMP)
+        exp = doc.auc.experiment
+    assert read_experiment(dest).to_dict() == exp.to_dict()
+    assert _without_import_time(exp.to_dict()) == _without_import_time(
+        load_delimited(SAMPLE).to_dict())
+
+
+def test_an_open_document_with_errors_is_refused_with_its_findings(tmp_path):
+    with open_document(DELIMITED / "malformed_duplicate") as doc:
+        with pytest.raises(ExportError) as info:
+            export_to_aucx(doc, tmp_path / "o.aucx")
+    message = str(info.value)
+    assert message.startswith("malformed_duplicate: not a valid CSV/TSV AUC scan table: ")
+    assert "scans.csv:3: " in message
+    assert info.value.findings and info.value.findings[0].location == "scans.csv:3"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_unverified_open_document_is_refused_and_left_alone(tmp_path):
+    with open_document(FIX / "aucx" / "src_long_csv.aucx") as doc:
+        assert not doc.verified
+        before = doc.findings.as_list()
+        with pytest.raises(ExportError, match="not verified yet"):
+            export_to_aucx(doc, tmp_path / "o.aucx")
+        assert not doc.verified and doc.findings.as_list() == before
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_document_without_export_is_not_an_auc_source(tmp_path):
+    src = FIX / "vneurotk/v1/continuous_dense_f32_intids.h5"
+    with pytest.raises(ExportError, match="continuous_dense_f32_intids.h5: not an AUC source"):
+        export_to_aucx(src, tmp_path / "o.aucx")
+    assert list(tmp_path.iterdir()) == []
+
+
+class _Rejected(Exception):
+    def __init__(self, findings):
+        super().__init__("rejected")
+        self.findings = findings
+
+
+def _offering(tmp_path, load) -> Document:
+    doc = Document(tmp_path / "src.thing", kind_label="thing")
+    doc.export = AucxExport("x", load)
+    return doc
+
+
+def test_any_exception_carrying_findings_lists_them(tmp_path):
+    errors = [Finding("error", f"c.{i}", f"problem {i}", f"m{i}") for i in range(7)]
+    warning = Finding("warning", "c.w", "only a warning", "w")
+
+    def load():
+        raise _Rejected([warning, *errors])
+
+    with pytest.raises(ExportError) as info:
+        load_source(_offering(tmp_path, load))
+    assert str(info.value) == ("src.thing: not a valid thing: m0: problem 0; m1: problem 1; "
+                               "m2: problem 2; m3: problem 3; m4: problem 4; "
+                               "... and 2 more error(s)")
+    assert info.value.findings == [warning, *errors]
+
+
+def test_a_load_failure_without_findings_names_its_type(tmp_path):
+    def load():
+        raise OSError("disk gone")
+
+    with pytest.raises(ExportError, match=r"^src.thing: not a valid thing: OSError: disk gone$"):
+        load_source(_offering(tmp_path, load))
+
+
+def test_a_bug_in_load_is_not_disguised_as_a_verdict(tmp_path):
+    def load():
+        raise KeyError("bug")
+
+    with pytest.raises(KeyError):
+        load_source(_offering(tmp_path, load))
+
+
+def test_an_experiment_passes_through():
+    exp = load_delimited(SAMPLE)
+    assert load_source(exp) is exp

@@ -4,14 +4,9 @@ from __future__ import annotations
 
 import shutil
 
-import pytest
-
 from inspector.models.roles import StatusRole
 from inspector.ui.main_window import MainWindow
 from tests.conftest import FIXTURES, load_expected
-
-pytest.importorskip("inspector.formats.export")
-pytest.importorskip("inspector.formats.delimited")
 
 AUCX = {e["file"]: e for e in load_expected("aucx")}
 
@@ -43,7 +38,6 @@ def _export(qtbot, win):
 
 
 def test_export_disabled_for_recordings_with_reason(qtbot):
-    pytest.importorskip("inspector.formats.vneurotk")
     win = _open(qtbot, FIXTURES / "vneurotk/v1/continuous_dense_f32_intids.h5")
     assert not win.act_export.isEnabled()
     assert "VneuroTK recording" in win.act_export.toolTip()

@@ -76,26 +76,32 @@ CRAFTED = [
         **M, "columns": {"radius": "radius_cm", "scans": [{"column": "signal", "scan_id": "A"}]}}},
      ""),
     ("yaml_int_cell", {"scans.csv": "scan,radius_cm,signal\na,5.9,1\n", "manifest.yaml":
-                       "schema_version: '1.0'\ndata_file: scans.csv\nexperiment: {experiment_id: e}\n"
-                       "defaults: {cell: 1}\n"}, ""),
-    ("numeric_text_default", {"scans.csv": "scan,radius_cm,signal,wavelength_nm\na,5.9,1,280.0\n",
-                              "manifest.json": {**M, "defaults": {"wavelength_nm": " 2.8e2 "}}}, ""),
-    ("optical_name_in_table", {"scans.csv": "scan,radius_cm,signal,optical_system\na,5.9,1,FLUORESCENCE\n",
-                               "manifest.json": M}, ""),
-    ("elapsed_text_conflict", {"scans.csv": "scan,radius_cm,signal,elapsed_seconds\na,5.9,1,0\na,6,1,0.0\n",
-                               "manifest.json": M}, ""),
+                       "schema_version: '1.0'\ndata_file: scans.csv\n"
+                       "experiment: {experiment_id: e}\ndefaults: {cell: 1}\n"}, ""),
+    ("numeric_text_default", {
+        "scans.csv": "scan,radius_cm,signal,wavelength_nm\na,5.9,1,280.0\n",
+        "manifest.json": {**M, "defaults": {"wavelength_nm": " 2.8e2 "}}}, ""),
+    ("optical_name_in_table", {
+        "scans.csv": "scan,radius_cm,signal,optical_system\na,5.9,1,FLUORESCENCE\n",
+        "manifest.json": M}, ""),
+    ("elapsed_text_conflict", {
+        "scans.csv": "scan,radius_cm,signal,elapsed_seconds\na,5.9,1,0\na,6,1,0.0\n",
+        "manifest.json": M}, ""),
     ("timestamps", {"scans.csv": "scan,radius_cm,signal,acquisition_timestamp\n"
                                  "a,5.9,1,2024-01-01T10:00:00.000001-00:30\nb,5.9,1,20240101T100000Z\n",
                     "manifest.json": M}, ""),
     ("units_and_samples", {"scans.csv": "scan,radius_cm,signal,signal_unit\na,5.9,1,Fringe\n",
                            "manifest.json": {**M, "samples": [
-                               {"sample_id": "s", "concentration_value": "1", "concentration_unit": "uM"},
-                               {"sample_id": "t", "concentration_unit": "x", "density": True}]}}, ""),
+                               {"sample_id": "s", "concentration_value": "1",
+                                "concentration_unit": "uM"},
+                               {"sample_id": "t", "concentration_unit": "x",
+                                "density": True}]}}, ""),
     ("negative_elapsed", {"scans.csv": "scan,radius_cm,signal,elapsed_seconds\na,5.9,1,-0.5\n",
                           "manifest.json": M}, ""),
     ("nan_in_json_manifest", {"scans.csv": "scan,radius_cm,signal\na,5.9,1\n",
-                              "manifest.json": '{"schema_version": "1.0", "data_file": "scans.csv", '
-                              '"experiment": {"experiment_id": "e"}, "instrument": {"temperature_c": NaN}}'},
+                              "manifest.json": '{"schema_version": "1.0", '
+                              '"data_file": "scans.csv", "experiment": {"experiment_id": "e"}, '
+                              '"instrument": {"temperature_c": NaN}}'},
      ""),
     ("blank_and_crlf", {"scans.csv": "scan,radius_cm,signal\r\n\r\na,5.9,1\r\n  \r\nb,5.9,2\r\n",
                         "manifest.json": M}, "scans.csv"),

@@ -11,19 +11,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+import struct
+import tracemalloc
 import zipfile
+import zlib
 from pathlib import Path
 
 import pytest
 
 from inspector.formats import open_document
 from inspector.formats.aucx import checksums as checksums_mod
-from inspector.formats.aucx import open_archive
-from inspector.formats.aucx.findingcap import MAX_PER_CODE
+from inspector.formats.aucx import open_archive, zipscan
 from inspector.formats.aucx.jsonmember import MAX_DEPTH, parse_json_member
 from inspector.formats.aucx.reader import JSON_MEMBER_LIMIT, MAX_JSON_CONTAINERS
+from inspector.formats.aucx.state import MAX_SUMMARY_MEMBERS
 from inspector.formats.aucx.trees import MAX_CHILDREN, json_node
-from inspector.formats.aucx.zipscan import MANY_MEMBERS, ZipEntry, ZipScan, _check_overlaps
+from inspector.formats.aucx.zipscan import MANY_MEMBERS, ZipEntry, _check_overlaps
+from inspector.formats.findings import MAX_PER_CODE
 from tests.conftest import FIXTURES
 
 BASE = FIXTURES / "aucx" / "syn_equilibrium_s1_6x200.aucx"
@@ -94,7 +98,7 @@ def test_many_members_are_listed_hashed_and_capped(tmp_path):
         m[f"junk/{i}"] = b""
     doc = open_document(build(tmp_path / "many.aucx", m, method=zipfile.ZIP_STORED))
     calls: list[tuple[int, int]] = []
-    doc.verify(progress=lambda done, total, row: calls.append((done, total)))
+    doc.verify(progress=lambda p: calls.append((p.done, p.total)))
     json.dumps(doc.to_json(), allow_nan=False)
     # throttled above 1000 members, so a window doing O(n) work per call stays linear
     assert 200 <= len(calls) <= 201 and calls[-1] == (n_extra + 7, n_extra + 7)
@@ -109,28 +113,28 @@ def test_many_members_are_listed_hashed_and_capped(tmp_path):
     assert not_in_parts[-1].location == ""
     assert f"{n_extra - MAX_PER_CODE} more" in not_in_parts[-1].message
     assert len(doc.tree.children) == n_extra + 7
-    assert MANY_MEMBERS < n_extra
+    assert MANY_MEMBERS < n_extra < zipscan.MAX_ENTRIES
+    # the verify --json line lists the first rows and says how many it left out
+    assert doc.summary["members"][-1] == {"omitted": n_extra + 7 - MAX_SUMMARY_MEMBERS}
+    assert len(json.dumps(doc.to_json())) < 400_000
 
 
 def _entry(name: str, index: int, start: int, end: int) -> ZipEntry:
-    e = ZipEntry(name=name, index=index, flags=0, method=0, crc=0, compressed_size=0,
-                 file_size=0, header_offset=start, date_time=(1980, 1, 1, 0, 0, 0),
-                 external_attr=0, create_system=3, create_version=20)
-    e.span_end = end
-    return e
+    return ZipEntry(name=name, index=index, flags=0, method=0, crc=0, compressed_size=0,
+                    file_size=0, header_offset=start, date_time=(1980, 1, 1, 0, 0, 0),
+                    external_attr=0, create_system=3, create_version=20, span_end=end)
 
 
 def test_overlap_check_finds_spans_inside_an_earlier_long_span():
     """Sorted sweep with the furthest end so far: B and C both lie inside A
     although C does not touch its neighbour B; D starts exactly where A ends."""
-    scan = ZipScan(Path("x.aucx"))
-    scan.entries = [_entry("D", 0, 1000, 1100), _entry("C", 1, 300, 400),
-                    _entry("A", 2, 0, 1000), _entry("B", 3, 100, 200)]
-    _check_overlaps(scan)
-    flagged = {p.location: p.message for p in scan.problems if p.code == "zip.overlap"}
+    entries = [_entry("D", 0, 1000, 1100), _entry("C", 1, 300, 400),
+               _entry("A", 2, 0, 1000), _entry("B", 3, 100, 200)]
+    found = _check_overlaps(entries)
+    flagged = {p.location: p.message for p in found if p.code == "zip.overlap"}
     assert set(flagged) == {"B", "C"}
     assert "'A'" in flagged["C"]
-    assert [e.safe for e in scan.entries] == [True, False, True, False]
+    assert [e.safe for e in entries] == [True, False, True, False]
 
 
 # -- P5: NaN / Infinity ------------------------------------------------------
@@ -288,7 +292,8 @@ def test_n_scans_must_be_a_non_negative_integer(tmp_path, value):
 def test_unmodified_base_is_clean(tmp_path):
     """The builder itself introduces no fault (guards every test above)."""
     doc = verified(build(tmp_path / "ok.aucx", base_members()))
-    assert doc.ok and doc.findings == []
+    assert doc.ok and [f for f in doc.findings if f.scope == "integrity"] == []
+    assert doc.structure_ok
     assert doc.summary["n_scans"] == 6 and doc.summary["n_points"] == 200
     assert open_archive(BASE).summary["scan_ids"] == doc.summary["scan_ids"]
 
@@ -306,3 +311,108 @@ def test_structured_signal_is_not_handed_out_for_plotting(tmp_path):
     doc = verified(build(tmp_path / "structured.aucx", m))
     assert ("array.dtype", "arrays/signal.npy") in codes(doc)
     assert "signal" not in doc.arrays and doc.arrays["radius"].shape == (200,)
+
+
+# -- mutated .npy headers ------------------------------------------------------------
+def _npy_with_header(text: str, data: bytes) -> bytes:
+    """A format 1.0 .npy member whose header dict is ``text`` (any bytes NumPy may choke on)."""
+    raw = text.encode("latin1") + b"\n"
+    return b"\x93NUMPY\x01\x00" + len(raw).to_bytes(2, "little") + raw + data
+
+
+_GOOD = "{'descr': '<f8', 'fortran_order': False, 'shape': (6, 200), "
+
+
+@pytest.mark.parametrize("text, why", [
+    (_GOOD, "TokenError"),  # no closing brace: NumPy's Python-2 filter tokenizes and fails
+    (_GOOD + "'x': '''abc}", "TokenError"),  # unterminated triple-quoted string
+    (_GOOD + "[1]: 2}", "TypeError"),  # unhashable key
+    ("{'descr': '<f8', 'fortran_order': False, 'shape': " + "(" * 5000 + ")" * 5000 + "}",
+     "ValueError"),  # nesting beyond the parser's limit
+    ("{'descr': [1, 2], 'fortran_order': False, 'shape': (6, 200)}", "ValueError"),
+    ("{'descr': '<f8', 'fortran_order': False, 'shape': (6, -200)}", "negative dimension"),
+])
+def test_mutated_npy_header_is_a_finding_at_the_member(tmp_path, text, why):
+    from inspector.formats.aucx.npyfmt import NpyHeaderError, parse_header
+
+    member = _npy_with_header(text, b"\0" * (6 * 200 * 8))
+    with pytest.raises(NpyHeaderError, match=why):
+        parse_header(member[:70_000])
+    m = base_members()
+    m["arrays/signal.npy"] = member
+    doc = verified(build(tmp_path / "npy.aucx", m))
+    unreadable = [f for f in doc.findings if f.code == "array.unreadable"]
+    assert [f.location for f in unreadable] == ["arrays/signal.npy"]
+    assert why in unreadable[0].message and len(unreadable[0].message) < 300
+    assert "internal.reader-failed" not in {f.code for f in doc.findings}
+    assert "signal" not in doc.arrays and doc.arrays["radius"].shape == (200,)
+    assert statuses(doc) == {n: "ok" for n in MEMBERS}  # still hashed against its digest
+
+
+# -- many ZIP entries: a documented cap, a capped summary, bounded memory ----------------
+_LOCAL = struct.Struct("<4s2B4HL2L2H")
+_CDIR = struct.Struct("<4s4B4HL2L5H2L")
+
+
+def _many_entries(path: Path, n: int, announce: int | None = None) -> Path:
+    """A ZIP whose first member is manifest.json followed by ``n - 1`` empty
+    stored members, written with struct (fast); the end record announces
+    ``announce`` entries (default ``n``; ZIP64 end records above 65 534)."""
+    out, cd = bytearray(), bytearray()
+    for i in range(n):
+        name, data = (b"manifest.json", b"{}") if i == 0 else (f"junk/{i}".encode(), b"")
+        crc, off = zlib.crc32(data), len(out)
+        out += _LOCAL.pack(b"PK\x03\x04", 20, 0, 0, 0, 0, 33, crc, len(data), len(data),
+                           len(name), 0) + name + data
+        cd += _CDIR.pack(b"PK\x01\x02", 20, 0, 20, 0, 0, 0, 0, 33, crc, len(data), len(data),
+                         len(name), 0, 0, 0, 0, 0o644 << 16, off) + name
+    count = n if announce is None else announce
+    start = len(out)
+    out += cd
+    if count < 0xFFFF:
+        out += struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, count, count, len(cd), start, 0)
+    else:
+        z64 = len(out)
+        out += struct.pack("<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, count, count,
+                           len(cd), start)
+        out += struct.pack("<4sLQL", b"PK\x06\x07", 0, z64, 1)
+        out += struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF,
+                           0xFFFFFFFF, 0)
+    path.write_bytes(bytes(out))
+    return path
+
+
+def test_a_million_announced_entries_are_refused_before_reading(tmp_path):
+    """The case that took 48 s and 1.95 GB: now refused from the end record."""
+    path = _many_entries(tmp_path / "million.aucx", 3, announce=1_000_000)
+    tracemalloc.start()
+    try:
+        doc = verified(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert [(f.severity, f.code) for f in doc.findings] == [("error", "zip.too-many-members")]
+    assert f"{zipscan.MAX_ENTRIES} entries" in doc.findings[0].message
+    assert doc.checksums is None and doc.tree.children == [] and not doc.checks
+    assert len(json.dumps(doc.to_json())) < 4096
+    assert peak < 8 * 2**20
+
+
+def test_a_directory_holding_more_entries_than_announced_stops_at_the_cap(tmp_path, monkeypatch):
+    monkeypatch.setattr(zipscan, "MAX_ENTRIES", 50)
+    path = _many_entries(tmp_path / "lying.aucx", 80, announce=7)
+    doc = verified(path)
+    assert [f.code for f in doc.findings] == ["zip.too-many-members"]
+    assert "more than 50 entries" in doc.findings[0].message
+    assert doc.tree.children == [] and doc.checksums is None
+
+
+def test_entries_up_to_the_cap_are_read_and_the_summary_is_capped(tmp_path, monkeypatch):
+    monkeypatch.setattr(zipscan, "MAX_ENTRIES", 1500)
+    doc = verified(_many_entries(tmp_path / "cap.aucx", 1500))
+    assert "zip.too-many-members" not in {f.code for f in doc.findings}
+    assert len(doc.members) == 1500 and len(doc.tree.children) == 1500
+    members = doc.summary["members"]
+    assert len(members) == MAX_SUMMARY_MEMBERS + 1
+    assert members[-1] == {"omitted": 1500 - MAX_SUMMARY_MEMBERS}
+    assert members[:-1] == [m.to_json() for m in doc.members[:MAX_SUMMARY_MEMBERS]]

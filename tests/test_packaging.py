@@ -30,7 +30,7 @@ def _setuptools_major() -> int:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    """Build the wheel from a copy of the sources (keeps build/ and egg-info out of the checkout)."""
+    """Build the wheel from a copy of the sources (build/ and egg-info stay out of the checkout)."""
     tmp = tmp_path_factory.mktemp("wheel")
     src = tmp / "src"
     src.mkdir()
@@ -39,8 +39,18 @@ def wheel(tmp_path_factory) -> Path:
         shutil.copy2(ROOT / name, src / name)
     for name in ("inspector",):
         shutil.copytree(ROOT / name, src / name, ignore=ignore)
-    cmd = [sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "-w", str(tmp / "out"),
-           "--quiet", "--disable-pip-version-check"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "wheel",
+        str(src),
+        "--no-deps",
+        "-w",
+        str(tmp / "out"),
+        "--quiet",
+        "--disable-pip-version-check",
+    ]
     if _setuptools_major() >= 77:  # PEP 639 licence fields; else let pip fetch a newer one
         cmd.append("--no-build-isolation")
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
@@ -101,17 +111,24 @@ def test_icons_are_package_data(wheel, names):
             for f in files:
                 member = f"inspector/resources/icons/{f}"
                 assert member in names
-                assert zf.read(member) == (ROOT / "inspector" / "resources" / "icons" / f).read_bytes()
+                assert (
+                    zf.read(member) == (ROOT / "inspector" / "resources" / "icons" / f).read_bytes()
+                )
 
 
 def test_samples_are_package_data(wheel, names):
     src = wheel.parent.parent / "src"  # the copy the wheel was built from
-    shipped = [p for p in (src / "inspector" / "resources" / "samples").rglob("*")
-               if p.is_file() and "__pycache__" not in p.parts]
+    shipped = [
+        p
+        for p in (src / "inspector" / "resources" / "samples").rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    ]
     assert any(p.suffix == ".aucx" for p in shipped) and any(p.suffix == ".h5" for p in shipped)
     with zipfile.ZipFile(wheel) as zf:
         for p in shipped:
-            member = "inspector/resources/" + p.relative_to(src / "inspector" / "resources").as_posix()
+            member = (
+                "inspector/resources/" + p.relative_to(src / "inspector" / "resources").as_posix()
+            )
             assert member in names, f"{member} missing from the wheel"
             assert zf.read(member) == p.read_bytes()
 
@@ -119,8 +136,11 @@ def test_samples_are_package_data(wheel, names):
 def test_every_module_is_in_the_wheel(wheel, names):
     """Catches a subpackage missing from the explicit package list in pyproject.toml."""
     src = wheel.parent.parent / "src"  # the copy the wheel was built from
-    modules = [p.relative_to(src).as_posix() for p in (src / "inspector").rglob("*.py")
-               if "__pycache__" not in p.parts]
+    modules = [
+        p.relative_to(src).as_posix()
+        for p in (src / "inspector").rglob("*.py")
+        if "__pycache__" not in p.parts
+    ]
     missing = [m for m in modules if m not in names]
     assert not missing, f"not in the wheel: {missing}"
     assert "inspector/resources/__init__.py" in names
@@ -128,7 +148,11 @@ def test_every_module_is_in_the_wheel(wheel, names):
 
 @pytest.mark.skipif(importlib.util.find_spec("twine") is None, reason="twine not installed")
 def test_twine_check(wheel):
-    proc = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", str(wheel)],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "twine", "check", "--strict", str(wheel)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "PASSED" in proc.stdout

@@ -10,14 +10,11 @@ import numpy as np
 import pytest
 
 from inspector.formats.arrays import NumpyArrayRef
-from inspector.formats.capabilities import AucScans
 from inspector.formats.document import Document
 from inspector.jobs import JobRunner
 from inspector.ui.plots import AucView, NeuralView, PatternView, PlotPanel
 from inspector.ui.plots import neural as neural_mod
 from tests.conftest import FIXTURES, load_expected
-
-pytest.importorskip("pytestqt")
 
 
 @pytest.fixture()
@@ -49,25 +46,12 @@ def panel_for(qtbot, jobs, path, name):
     return panel, doc
 
 
-def auc_of(doc):
-    """The document's AUC capability.
-
-    Readers set ``doc.auc``; until the AUCX reader does, it is built from the
-    facts the reader reports (no ``experiment``: the view reads the lazy arrays).
-    """
-    if doc.auc is not None:
-        return doc.auc
-    s = doc.summary
-    return AucScans(scan_ids=tuple(s["scan_ids"]), radius_unit=str(s.get("radius_unit") or ""),
-                    signal_unit=str(s.get("signal_unit") or ""),
-                    experiment_id=s.get("experiment_id"))
-
-
 def auc_view_for(qtbot, jobs, path):
     from inspector.formats import open_document
 
     doc = open_document(path)
-    view = AucView(auc_of(doc), doc.arrays, jobs)
+    assert doc.auc is not None  # the AUCX reader offers the experiment
+    view = AucView(doc.auc, doc.arrays, jobs)
     qtbot.addWidget(view)
     view.resize(800, 450)
     view.show()
@@ -76,7 +60,6 @@ def auc_view_for(qtbot, jobs, path):
 
 
 def test_aucx_demo_draws_one_curve_per_scan(qtbot, jobs):
-    pytest.importorskip("inspector.formats.aucx.reader")
     exp = next(e for e in load_expected("aucx") if e["file"] == "src_demo_experiment.aucx")
     view, doc = auc_view_for(qtbot, jobs, FIXTURES / "aucx" / "src_demo_experiment.aucx")
     assert isinstance(view, AucView)
@@ -89,14 +72,14 @@ def test_aucx_demo_draws_one_curve_per_scan(qtbot, jobs):
     view.set_visible(1, False)
     assert len(view.curves()) == 3
     view.highlight(2)
-    assert view.items[2].opts["pen"].width() == 3 and view.items[0].opts["pen"].color().alpha() == 50
+    assert view.items[2].opts["pen"].width() == 3
+    assert view.items[0].opts["pen"].color().alpha() == 50
     doc.close()
 
 
 def test_per_scan_archive_never_draws_masked_points(qtbot, jobs):
-    pytest.importorskip("inspector.formats.aucx.reader")
     view, doc = auc_view_for(qtbot, jobs, FIXTURES / "aucx" / "syn_per_scan_radius_s2_8x150.aucx")
-    exp = doc.extra["experiment"]
+    exp = doc.auc.experiment or doc.export.load()
     assert len(view.curves()) == exp.n_scans
     for i, (_, x, y) in enumerate(view.curves()):
         drawn = np.isfinite(y)
@@ -118,8 +101,8 @@ def test_scan_curves_break_at_masked_gaps():
 
 
 def test_continuous_recording_plots_selected_channels(qtbot, jobs):
-    pytest.importorskip("inspector.formats.vneurotk.reader")
-    panel, doc = panel_for(qtbot, jobs, FIXTURES / "vneurotk" / "v1" / "continuous_small_chunks.h5", "neuro")
+    panel, doc = panel_for(qtbot, jobs, FIXTURES / "vneurotk/v1/continuous_small_chunks.h5",
+                           "neuro")
     view = panel.view
     assert isinstance(view, NeuralView)
     ref = doc.arrays["neuro"]
@@ -145,8 +128,8 @@ def test_continuous_recording_plots_selected_channels(qtbot, jobs):
 
 
 def test_epochs_recording_trials_and_overlay(qtbot, jobs):
-    pytest.importorskip("inspector.formats.vneurotk.reader")
-    panel, doc = panel_for(qtbot, jobs, FIXTURES / "vneurotk" / "v1" / "epochs_dense_f64_strids.h5", "neuro")
+    panel, doc = panel_for(qtbot, jobs, FIXTURES / "vneurotk/v1/epochs_dense_f64_strids.h5",
+                           "neuro")
     view = panel.view
     ref = doc.arrays["neuro"]
     assert view.epochs and view.n_trials == ref.shape[0]
@@ -165,8 +148,8 @@ def test_epochs_recording_trials_and_overlay(qtbot, jobs):
 
 
 def test_patterns_recording_heatmap(qtbot, jobs):
-    pytest.importorskip("inspector.formats.vneurotk.reader")
-    panel, doc = panel_for(qtbot, jobs, FIXTURES / "vneurotk" / "v1" / "patterns_stim_index.h5", "neuro")
+    panel, doc = panel_for(qtbot, jobs, FIXTURES / "vneurotk/v1/patterns_stim_index.h5",
+                           "neuro")
     view = panel.view
     assert isinstance(view, PatternView)
     np.testing.assert_array_equal(view.image, doc.arrays["neuro"].read().astype(np.float64))
@@ -281,7 +264,6 @@ def test_stale_results_are_dropped(qtbot, jobs):
 
 
 def test_exports(qtbot, jobs, tmp_path):
-    pytest.importorskip("inspector.formats.aucx.reader")
     view, doc = auc_view_for(qtbot, jobs, FIXTURES / "aucx" / "src_demo_experiment.aucx")
     view.export_png(tmp_path / "p.png", width=400)
     view.export_svg(tmp_path / "p.svg")
@@ -308,3 +290,78 @@ def test_expected_json_is_the_oracle():
     exp = json.loads((FIXTURES / "aucx" / "expected.json").read_text())
     demo = next(e for e in exp if e["file"] == "src_demo_experiment.aucx")
     assert demo["info"]["n_scans"] == 4 and demo["info"]["radius_unit"] == "cm"
+
+
+def _auc_doc(untrusted=frozenset()):
+    from inspector.formats.capabilities import AucScans
+
+    doc = Document(Path("mem.aucx"))
+    radius = np.linspace(6.0, 7.0, 5)
+    signal = np.vstack([radius * 0.1, radius * 0.2])
+    doc.arrays = {"radius": NumpyArrayRef("radius", radius),
+                  "signal": NumpyArrayRef("signal", signal),
+                  "mask": NumpyArrayRef("mask", np.ones(signal.shape, bool))}
+    doc.auc = AucScans(("s1", "s2"), "cm", "AU", untrusted_arrays=frozenset(untrusted))
+    return doc
+
+
+def test_untrusted_arrays_are_plotted_under_a_banner(qtbot, jobs):
+    doc = _auc_doc({"signal"})
+    panel = PlotPanel(doc, jobs)
+    qtbot.addWidget(panel)
+    assert panel.default_array() == "signal"
+    panel.show_array("radius")
+    settle(qtbot, jobs)
+    assert isinstance(panel.view, AucView) and [c[0] for c in panel.view.curves()] == ["s1", "s2"]
+    assert panel.banner_text().startswith("Not verified: 'signal' failed its checksum")
+    trusted = PlotPanel(_auc_doc(), jobs)
+    qtbot.addWidget(trusted)
+    trusted.show_array("signal")
+    settle(qtbot, jobs)
+    assert isinstance(trusted.view, AucView) and trusted.banner_text() == ""
+
+
+def test_a_withdrawn_experiment_or_array_is_said_on_the_plot(qtbot, jobs):
+    from inspector.formats.capabilities import CheckResult
+    from inspector.ui.plots.panel import WITHDRAWN_AUC
+
+    class Check:
+        title = "by hand"
+
+    doc = _auc_doc()
+    panel = PlotPanel(doc, jobs)
+    qtbot.addWidget(panel)
+    panel.show_array("signal")
+    settle(qtbot, jobs)
+    check = Check()
+    doc.checks = [check]
+    doc.apply(check, CheckResult(withdraw_auc=True))
+    panel.refresh()
+    assert panel.view is None and panel.message() == WITHDRAWN_AUC
+    panel.show_array("radius")  # still in doc.arrays, but it belonged to the experiment
+    assert panel.message() == WITHDRAWN_AUC
+    rec = _doc(np.zeros((10, 2)))
+    rec_panel = PlotPanel(rec, jobs)
+    qtbot.addWidget(rec_panel)
+    rec_panel.show_array("neuro")
+    assert isinstance(rec_panel.view, NeuralView)
+    rec.checks = [check]
+    rec.apply(check, CheckResult(withdraw_arrays=("neuro",)))
+    rec_panel.refresh(("neuro",))
+    assert rec_panel.view is None and "'neuro' is no longer plotted" in rec_panel.message()
+
+
+def test_trials_choose_heatmap_and_markers(qtbot, jobs):
+    from inspector.formats.capabilities import TrialStructure
+
+    doc = _doc(np.arange(40.0).reshape(10, 4))
+    doc.trials = TrialStructure("patterns")
+    panel = PlotPanel(doc, jobs)
+    qtbot.addWidget(panel)
+    panel.show_array("neuro")
+    assert isinstance(panel.view, PatternView)
+    doc.trials = TrialStructure("continuous", trial_starts=np.array([2, 6]),
+                                trial_ends=np.array([5, 9]))
+    panel.show_array("neuro")
+    assert isinstance(panel.view, NeuralView)
+    assert set(panel.view.markers) == {"trial_starts", "trial_ends"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -21,10 +22,12 @@ def test_formats_layer_imports_no_qt():
         "import sys, pkgutil, importlib, inspector.formats as f\n"
         "for m in pkgutil.walk_packages(f.__path__, 'inspector.formats.'):\n"
         "    importlib.import_module(m.name)\n"
-        "bad = [m for m in sys.modules if m.startswith(('PySide6', 'PyQt', 'shiboken', 'pyqtgraph'))]\n"
+        "bad = [m for m in sys.modules\n"
+        "       if m.startswith(('PySide6', 'PyQt', 'shiboken', 'pyqtgraph'))]\n"
         "print(','.join(bad))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                         check=True)
     assert out.stdout.strip() == ""
 
 
@@ -79,9 +82,9 @@ def test_verify_json_contract_and_exit_codes(capsys, tmp_path):
     bad.write_text("not a recording")
     assert main(["verify", "--json", str(bad)]) == 1
     obj = json.loads(capsys.readouterr().out.strip())
-    assert set(obj) == {"path", "format", "ok", "findings", "summary"}
+    assert set(obj) == {"path", "format", "ok", "structure_ok", "findings", "summary"}
     assert obj["format"] == "unknown" and obj["ok"] is False
-    assert set(obj["findings"][0]) == {"severity", "code", "message", "location", "rule"}
+    assert set(obj["findings"][0]) == {"severity", "code", "message", "location", "rule", "scope"}
     assert obj["findings"][0]["rule"]  # every finding names the source of its rule
     with pytest.raises(SystemExit) as e:
         main(["verify"])
@@ -102,3 +105,58 @@ def test_version_and_help():
     from inspector import __version__
 
     assert __version__ in out
+
+
+def _sources(*parts: str) -> list[Path]:
+    out: list[Path] = []
+    for part in parts:
+        p = ROOT / "inspector" / part
+        out += sorted(p.rglob("*.py")) if p.is_dir() else [p]
+    return out
+
+
+def test_views_never_name_formats():
+    """Beyond tests/test_architecture.py: no format id strings or format comparisons either."""
+    import re
+
+    names = re.compile(r"\bFORMAT_(AUCX|RECORDING|DELIMITED|UNKNOWN)\b|\bFormatId\b|"
+                       r"[\"'](aucx|vneurotk-recording|auc-delimited)[\"']|\.extra\b|"
+                       r"\.verifier\b|doc\.summary\b|\.format ==")
+    for path in _sources("ui", "models", "app.py"):
+        hits = names.findall(path.read_text(encoding="utf-8"))
+        assert not hits, f"{path} picks by format name: {hits}"
+
+
+def test_entry_points_own_the_worker_pool():
+    code = (
+        "import inspector.app as app, inspector.cli as cli, inspector.formats.workers as w\n"
+        "seen = []\n"
+        "def record(*a, **k):\n"
+        "    seen.append(w.pool())\n"
+        "    return 0\n"
+        "cli.cmd_verify = cli.cmd_export = cli.cmd_install_desktop = record\n"
+        "app._run_window = record\n"
+        "for argv in (['verify', 'x'], ['export', 'a', 'b'], ['install-desktop'], ['x.h5']):\n"
+        "    assert cli.main(argv) == 0 and w._current is None\n"
+        "assert len(seen) == 4 and all(e._shutdown for e in seen)\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.stdout.strip() == "ok", out.stderr
+
+
+@pytest.mark.parametrize("rel", ["aucx/multi_signal_flip_unlisted_member_bad_line.aucx",
+                                 "vneurotk/edited/hdr_version_2.h5"])
+def test_verify_json_findings_carry_their_rule_and_the_report_names_the_file_once(capsys, rel):
+    path = FIXTURES / rel
+    assert main(["verify", "--json", str(path)]) == 1
+    obj = json.loads(capsys.readouterr().out.strip())
+    assert obj["findings"]
+    for f in obj["findings"]:
+        assert f["rule"], f  # every finding names the source of its rule
+        assert path.name not in f["message"], f
+    main(["verify", str(path)])
+    report = capsys.readouterr().out
+    for f in obj["findings"]:
+        assert report.count(f"{path.name}: {f['message']}") >= 1

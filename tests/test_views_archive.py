@@ -1,14 +1,19 @@
-"""Issue 5: the views of AUCX archives and AUC sources: checksums streamed live, provenance, scans."""
+"""Issue 5: the views of AUCX archives and AUC sources: checksums streamed live, provenance,
+scans; deferred checks reset the views they change."""
 
 from __future__ import annotations
 
 import threading
+import zipfile
+from dataclasses import replace
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
+from inspector.formats import open_document
+from inspector.formats.capabilities import CheckResult, ChecksumTable, MemberStatus, Progress
 from inspector.formats.document import Document, MemberCheck, Node
+from inspector.formats.findings import Finding, Severity
 from inspector.jobs import JobRunner
 from inspector.models.roles import StatusRole
 from inspector.ui.document_tab import DocumentTab
@@ -16,14 +21,6 @@ from inspector.ui.main_window import MainWindow
 from tests.conftest import FIXTURES, load_expected
 
 EXPECTED = {e["file"]: e for e in load_expected("aucx")}
-
-try:
-    import inspector.formats.aucx as _aucx  # noqa: F401
-
-    HAVE_AUCX = hasattr(_aucx, "open_archive")
-except ImportError:  # pragma: no cover - depends on the reader being present
-    HAVE_AUCX = False
-needs_aucx = pytest.mark.skipif(not HAVE_AUCX, reason="AUCX reader (inspector.formats.aucx) missing")
 
 
 def _open(qtbot, *paths):
@@ -41,31 +38,45 @@ def _statuses(panel):
 
 
 # -- streaming verification on a hand-built document ------------------------------------
+class GatedCheck:
+    """A deferred checksum check over hand-made rows; waits at the second row for ``gate``."""
+
+    title = "Verifying checksums"
+
+    def __init__(self, rows: tuple[MemberCheck, ...], gate: threading.Event,
+                 bad: str | None) -> None:
+        self.rows, self.gate, self.bad = rows, gate, bad
+
+    def run(self, progress=None, cancelled=None) -> CheckResult:
+        done: list[MemberCheck] = []
+        findings: list[Finding] = []
+        n = len(self.rows)
+        for i, m in enumerate(self.rows):
+            if i == 1:
+                self.gate.wait(10)
+            if cancelled and cancelled():
+                done += [replace(r, status=MemberStatus.CANCELLED) for r in self.rows[i:]]
+                return CheckResult(tuple(findings), ChecksumTable(tuple(done)), complete=False)
+            bad = m.name == self.bad
+            row = replace(m, computed="f" * 64 if bad else m.recorded,
+                          status=MemberStatus.MISMATCH if bad else MemberStatus.OK)
+            if bad:
+                findings.append(Finding(Severity.ERROR, "checksums.mismatch",
+                                        f"mismatch for {m.name}", m.name))
+            done.append(row)
+            if progress:
+                progress(Progress(i + 1, n, row))
+        return CheckResult(tuple(findings), ChecksumTable(tuple(done), verified=True))
+
+
 def _gated_doc(n: int, gate: threading.Event, bad: str | None = None) -> Document:
     doc = Document(FIXTURES / "aucx" / "hand-built.aucx", format="aucx")
-    doc.members = [MemberCheck(f"m{i}.bin", f"{i:064x}") for i in range(n)]
+    rows = tuple(MemberCheck(f"m{i}.bin", f"{i:064x}") for i in range(n))
+    doc.checksums = ChecksumTable(rows)
     doc.tree = Node("hand-built.aucx", kind="group")
-    for m in doc.members:
+    for m in rows:
         doc.tree.add(m.name, kind="member", location=m.name)
-    doc.verified = False
-
-    def verifier(progress, cancelled):
-        for i, m in enumerate(doc.members):
-            if i == 1:
-                gate.wait(10)
-            if cancelled and cancelled():
-                for rest in doc.members[i:]:
-                    rest.status = "cancelled"
-                break
-            m.computed = m.recorded if m.name != bad else "f" * 64
-            m.status = "ok" if m.name != bad else "mismatch"
-            if m.name == bad:
-                doc.error("checksums.mismatch", f"mismatch for {m.name}", m.name)
-            if progress:
-                progress(i + 1, n, m)
-        doc.verified = True
-
-    doc.verifier = verifier
+    doc.checks = [GatedCheck(rows, gate, bad)]
     return doc
 
 
@@ -107,13 +118,12 @@ def test_cancel_verification(qtbot):
 
 
 # -- corpus archives ---------------------------------------------------------------------
-@needs_aucx
 def test_valid_archive_all_members_verified(qtbot):
     exp = EXPECTED["src_demo_experiment.aucx"]
     win = _open(qtbot, FIXTURES / "aucx/src_demo_experiment.aucx")
     tab = win.current_tab()
     assert [tab.views.tabText(i) for i in range(tab.views.count())] == [
-        "Header", "Scans", "Provenance", "Checksums"]
+        "Header", "Scans", "Provenance", "Summary", "Checksums"]
     panel = tab.checksums
     st = _statuses(panel)
     assert sorted(st) == sorted(exp["info"]["members"])
@@ -125,11 +135,11 @@ def test_valid_archive_all_members_verified(qtbot):
     assert panel.verdict == f"All {len(exp['member_sha256'])} members verified"
     scans = tab.tables["scans"].model
     assert scans.rowCount() == exp["info"]["n_scans"]
-    col = [scans.headerData(c, Qt.Orientation.Horizontal) for c in range(scans.columnCount())].index("scan_id")
+    headers = [scans.headerData(c, Qt.Orientation.Horizontal) for c in range(scans.columnCount())]
+    col = headers.index("scan_id")
     assert [scans.index(r, col).data() for r in range(scans.rowCount())] == exp["info"]["scan_ids"]
 
 
-@needs_aucx
 def test_byte_flip_archive_mismatch_on_signal(qtbot):
     exp = EXPECTED["bad_signal_byte_flip.aucx"]
     win = _open(qtbot, FIXTURES / "aucx/bad_signal_byte_flip.aucx")
@@ -158,10 +168,10 @@ def test_byte_flip_archive_mismatch_on_signal(qtbot):
     acts["Copy value"].trigger()
     assert QGuiApplication.clipboard().text() == exp["member_sha256"]["arrays/signal.npy"]
     acts["Copy recorded digest"].trigger()
-    assert QGuiApplication.clipboard().text() == exp["reference_error"]["message"].split("recorded ")[1][:64]
+    recorded = exp["reference_error"]["message"].split("recorded ")[1][:64]
+    assert QGuiApplication.clipboard().text() == recorded
 
 
-@needs_aucx
 def test_multi_problem_archive_verdict_names_each_failure(qtbot):
     win = _open(qtbot, FIXTURES / "aucx/multi_signal_flip_unlisted_member_bad_line.aucx")
     panel = win.current_tab().checksums
@@ -172,7 +182,6 @@ def test_multi_problem_archive_verdict_names_each_failure(qtbot):
         assert name in panel.verdict
 
 
-@needs_aucx
 def test_archive_provenance_keeps_import_and_export_apart(qtbot):
     exp = EXPECTED["src_demo_experiment.aucx"]["info"]["export"]
     win = _open(qtbot, FIXTURES / "aucx/src_demo_experiment.aucx")
@@ -190,10 +199,146 @@ def test_archive_provenance_keeps_import_and_export_apart(qtbot):
 
 
 def test_delimited_source_has_scans_but_no_checksums(qtbot):
-    pytest.importorskip("inspector.formats.delimited")
     win = _open(qtbot, FIXTURES / "auc-delimited/demo_experiment")
     tab = win.current_tab()
     titles = [tab.views.tabText(i) for i in range(tab.views.count())]
     assert titles[:2] == ["Header", "Scans"] and "Checksums" not in titles
     assert tab.checksums is None and tab.is_ready
     assert win.act_export.isEnabled()
+
+
+# -- deferred checks reset the views --------------------------------------------------
+def _tampered_experiment(tmp_path):
+    """The demo archive with experiment.json altered and its old checksum kept."""
+    out = tmp_path / "tampered_experiment.aucx"
+    with zipfile.ZipFile(FIXTURES / "aucx/src_demo_experiment.aucx") as zin, \
+            zipfile.ZipFile(out, "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info)
+            if info.filename == "experiment.json":
+                assert data.count(b'"demo-rotor"') == 1
+                data = data.replace(b'"demo-rotor"', b'"demo-rotoX"')  # still valid JSON
+            zout.writestr(info, data)
+    return out
+
+
+def test_experiment_checksum_mismatch_withdraws_scans_as_headless(qtbot, tmp_path):
+    path = _tampered_experiment(tmp_path)
+    with open_document(path) as doc:
+        assert "scans" in doc.tables  # offered at open, before the checksums are known
+        doc.verify()
+        headless = [(f.severity, f.code, f.message, f.location) for f in doc.findings]
+        headless_tables = set(doc.tables)
+        headless_status = {m.name: str(m.status) for m in doc.checksums.members}
+        headless_auc = doc.auc
+    assert headless_status["experiment.json"] == "mismatch"
+    assert "scans" not in headless_tables
+    win = _open(qtbot, path)
+    tab = win.current_tab()
+    assert tab.verify_state == "done"
+    titles = [tab.views.tabText(i) for i in range(tab.views.count())]
+    assert "Scans" not in titles and "scans" not in tab.tables
+    assert set(tab.tables) == headless_tables
+    panel = tab.checksums
+    assert _statuses(panel) == headless_status
+    row = panel.model.row_of("experiment.json")
+    assert panel.model.index(row, 1).data() == "MISMATCH"
+    assert panel.verdict.startswith("1 of 7 members failed: experiment.json (MISMATCH)")
+    fm = win.findings.model
+    shown = [fm.finding(r)[1] for r in range(fm.rowCount())]
+    assert sorted((f.severity, f.code, f.message, f.location) for f in shown) == sorted(headless)
+    assert any(f.code == "checksums.mismatch" and f.location == "experiment.json" for f in shown)
+    assert all(path.name not in f.message for f in shown)
+    if headless_auc is None:  # the experiment was withdrawn: the plot says so
+        assert tab.plot is None or "no longer plotted" in tab.plot.message()
+    else:
+        auc = tab.doc.auc
+        assert auc.scan_ids == headless_auc.scan_ids
+        assert auc.untrusted_arrays == headless_auc.untrusted_arrays
+
+
+class ResultCheck:
+    """A deferred check that returns a fixed result once ``gate`` opens."""
+
+    title = "Checking by hand"
+
+    def __init__(self, result: CheckResult, gate: threading.Event | None = None) -> None:
+        self.result, self.gate = result, gate
+        self.saw_cancel = False
+
+    def run(self, progress=None, cancelled=None) -> CheckResult:
+        if self.gate is not None:
+            while not self.gate.wait(0.01):
+                if cancelled and cancelled():
+                    self.saw_cancel = True
+                    return CheckResult(complete=False)
+        return self.result
+
+
+def _table_doc() -> Document:
+    import pandas as pd
+
+    doc = Document(FIXTURES / "aucx" / "hand-built.aucx", format="aucx")
+    doc.header = Node("header", kind="group")
+    doc.header.add("state", "before")
+    doc.tables = {"scans": pd.DataFrame({"scan_id": ["a", "b"]}),
+                  "other": pd.DataFrame({"x": [1]})}
+    doc.table_locations = {"scans": "experiment.json", "other": ""}
+    return doc
+
+
+def test_a_check_result_resets_header_tables_and_findings(qtbot):
+    jobs = JobRunner()
+    doc = _table_doc()
+    header = Node("header", kind="group")
+    header.add("state", "after")
+    mismatch = Finding(Severity.ERROR, "checksums.mismatch", "does not match", "experiment.json")
+    check = ResultCheck(CheckResult((mismatch,), header=header, withdraw_tables=("scans",)))
+    doc.checks = [check]
+    tab = DocumentTab(doc.path, jobs)
+    qtbot.addWidget(tab)
+    with qtbot.waitSignal(tab.ready, timeout=5000):
+        tab.set_document(doc)
+    titles = [tab.views.tabText(i) for i in range(tab.views.count())]
+    assert titles == ["Header", "other"] and set(tab.tables) == {"other"}
+    model = tab.header_panel.header.model
+    assert [c.value for c in model.root.children] == ["after"]
+    assert model.index(0, 1).data() == '"after"'
+    assert tab.findings() == [mismatch] and doc.checks == [] and doc.verified
+    assert tab.verify_state == "done"
+    jobs.wait(2000)
+
+
+def test_closing_the_tab_cancels_the_running_check_and_releases_the_file(qtbot):
+    jobs = JobRunner()
+    doc = _table_doc()
+    closed = []
+    doc.on_close(lambda: closed.append(True))
+    gate = threading.Event()
+    check = ResultCheck(CheckResult(), gate)
+    doc.checks = [check]
+    tab = DocumentTab(doc.path, jobs)
+    qtbot.addWidget(tab)
+    tab.set_document(doc)
+    assert tab.verify_state == "running" and not closed
+    tab.close_document()
+    qtbot.waitUntil(lambda: check.saw_cancel and bool(closed), timeout=5000)
+    jobs.wait(2000)
+    assert closed == [True]  # once, by the job that held the file
+    assert doc.checks == [check]  # a cancelled check stays pending
+
+
+def test_auc_source_has_a_summary_view_equal_to_its_structure(qtbot):
+    """The Summary tab shows what ``openauc inspect`` answers (the document's structure)."""
+    win = _open(qtbot, FIXTURES / "auc-delimited/demo_experiment")
+    tab = win.current_tab()
+    doc = tab.doc
+    assert doc.structure is not None and tab.summary is not None
+    titles = [tab.views.tabText(i) for i in range(tab.views.count())]
+    assert "Summary" in titles
+    summary, readiness = tab.summary.model.root.children
+    assert summary.name == "summary" and readiness.name == "readiness"
+    assert [n.name for n in summary.children] == [str(k) for k in doc.structure.summary]
+    assert [(n.name, n.value) for n in readiness.children] == [
+        (str(e.analysis), str(e.status)) for e in doc.structure.readiness]
+    assert doc.summary["structure"] == doc.structure.summary

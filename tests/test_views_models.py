@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -129,7 +131,7 @@ def test_checksum_model_live_updates(qapp):
     assert [m.index(r, 1).data(StatusRole) for r in range(2)] == ["pending", "pending"]
     seen = []
     m.dataChanged.connect(lambda a, b: seen.append(a.row()))
-    rows[1].computed, rows[1].status = "c" * 64, "mismatch"
+    rows[1] = dataclasses.replace(rows[1], computed="c" * 64, status="mismatch")
     m.update_member(rows[1])
     assert seen == [1]
     assert m.index(1, 1).data() == "MISMATCH" and m.index(1, 3).data() == "c" * 64
@@ -140,7 +142,8 @@ def test_checksum_model_live_updates(qapp):
     assert m.index(2, 3).data(CopyRole) == "d" * 64
     kind, text = verdict_text(m.members(), "done")
     assert kind == "bad" and text.startswith("2 of 3 members failed: arrays/signal.npy (MISMATCH)")
-    assert verdict_text([MemberCheck("a", "x", "x", "ok")] * 7, "done") == ("ok", "All 7 members verified")
+    assert verdict_text([MemberCheck("a", "x", "x", "ok")] * 7, "done") == (
+        "ok", "All 7 members verified")
     assert verdict_text(m.members(), "verifying")[1] == "Verifying… 2 of 3 members checked"
 
 

@@ -17,8 +17,6 @@ from tests.conftest import FIXTURES, load_expected
 EXPECTED = {e["file"]: e for e in load_expected("vneurotk")}
 REC = "v1/continuous_dense_f32_intids.h5"
 
-pytest.importorskip("inspector.formats.vneurotk")
-
 
 def _open(qtbot, *args):
     win = MainWindow()
@@ -52,7 +50,8 @@ def test_trial_meta_model_matches_expected(qtbot, name):
     win = _open(qtbot, FIXTURES / "vneurotk" / name)
     m = win.current_tab().tables["trial_meta"].model
     assert m.rowCount() == exp["rows"]
-    assert [m.headerData(c, Qt.Orientation.Horizontal) for c in range(m.columnCount())] == exp["columns"]
+    headers = [m.headerData(c, Qt.Orientation.Horizontal) for c in range(m.columnCount())]
+    assert headers == exp["columns"]
     tips = [m.headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
             for c in range(m.columnCount())]
     assert [t.rsplit("dtype ", 1)[1] for t in tips] == exp["dtypes"]
@@ -103,11 +102,13 @@ def test_stimuli_thumbnails_and_typed_captions(qtbot):
     win.current_tab().views.setCurrentWidget(panel)
     for r in range(m.rowCount()):
         m.index(r).data(Qt.ItemDataRole.DecorationRole)
-    qtbot.waitUntil(lambda: all(m.state(r) == STATE_DONE for r in range(m.rowCount())), timeout=10000)
+    qtbot.waitUntil(lambda: all(m.state(r) == STATE_DONE for r in range(m.rowCount())),
+                    timeout=10000)
 
 
 def test_missing_legacy_stimulus_is_placeholder_and_finding(qtbot, tmp_path, monkeypatch):
-    shutil.copy(FIXTURES / "vneurotk/historical/v0_dense_string_path.h5", tmp_path)  # no PNG beside it
+    # no PNG beside it
+    shutil.copy(FIXTURES / "vneurotk/historical/v0_dense_string_path.h5", tmp_path)
     dialogs = []
     for name in ("warning", "critical", "information"):
         monkeypatch.setattr(QMessageBox, name, lambda *a, **k: dialogs.append(a))
@@ -118,7 +119,8 @@ def test_missing_legacy_stimulus_is_placeholder_and_finding(qtbot, tmp_path, mon
     assert set(rows) == {'"face"', '"scene"'}
     for r in rows.values():
         m.index(r).data(Qt.ItemDataRole.DecorationRole)
-    qtbot.waitUntil(lambda: m.state(rows['"face"']) == STATE_FAILED and m.state(rows['"scene"']) == STATE_DONE,
+    qtbot.waitUntil(lambda: m.state(rows['"face"']) == STATE_FAILED
+                    and m.state(rows['"scene"']) == STATE_DONE,
                     timeout=10000)
     assert "v0_path_image.png" in m.index(rows['"face"']).data(Qt.ItemDataRole.ToolTipRole)
     locs = [f.location for f in tab.findings() if f.severity != "info"]
@@ -164,7 +166,8 @@ def test_filter_box_and_ctrl_f(qtbot):
     top = [raw.proxy.index(r, 0).data() for r in range(raw.proxy.rowCount())]
     assert top == ["neuro_info"]
     child = raw.proxy.index(0, 0, raw.proxy.index(0, 0))
-    assert child.data() == "sfreq" and raw.proxy.index(0, 1, raw.proxy.index(0, 0)).data() == "250.0"
+    assert child.data() == "sfreq"
+    assert raw.proxy.index(0, 1, raw.proxy.index(0, 0)).data() == "250.0"
 
 
 def test_copy_value_name_location(qtbot):
@@ -174,7 +177,8 @@ def test_copy_value_name_location(qtbot):
     assert raw.select_location("/neuro_info@device") or raw.select_node(
         raw.model.root.find("/neuro_info").children[1])
     acts = {a.text(): a for a in raw.view.actions()}
-    assert acts["Copy value"].shortcut().matches(Qt.Key.Key_C | Qt.KeyboardModifier.ControlModifier).name
+    ctrl_c = Qt.Key.Key_C | Qt.KeyboardModifier.ControlModifier
+    assert acts["Copy value"].shortcut().matches(ctrl_c).name
     acts["Copy value"].trigger()
     assert QGuiApplication.clipboard().text() == "demo-amp"
     acts["Copy name"].trigger()

@@ -9,7 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from inspector.cli import format_report
 from inspector.formats import open_document
+from inspector.formats.findings import with_file
 from inspector.formats.vneurotk import SUMMARY_KEYS, open_recording
 
 ROOT = Path(__file__).parent / "fixtures" / "vneurotk"
@@ -68,8 +70,11 @@ def test_verdict_and_header_facts(name):
             assert any(f.code == code and f.location == location for f in errors), [
                 f.to_json() for f in errors
             ]
-            for f in errors:
-                assert Path(name).name in f.message
+            report = format_report(doc)
+            for f in errors:  # the text report names the file; messages never do
+                assert Path(name).name not in f.message
+                assert with_file(doc.name, f) in report
+            assert all(f.rule for f in doc.findings)
 
 
 @pytest.mark.parametrize("name", VALID)
@@ -143,7 +148,7 @@ def test_writer_str_column_missing_table_still_shown():
 
 def test_trial_stim_ids_keep_types():
     with open_recording(ROOT / "v1/continuous_typed_object_labels.h5") as doc:
-        ids = doc.extra["trial_stim_ids"]
+        ids = list(doc.trials.trial_stim_ids)
         assert ids[:2] == [1, "1"] and type(ids[0]) is int and type(ids[1]) is str
 
 
@@ -153,8 +158,8 @@ def test_neural_array_attrs_and_trial_arrays():
         assert neuro.storage == "coo" and neuro.shape == (24, 40, 8) and neuro.sample_axis == 1
         assert neuro.attrs["sfreq"] == 1000.0 and neuro.attrs["data_mode"] == "epochs"
         assert neuro.attrs["ch_names"][0] == "u00"
-        assert doc.extra["trial_starts"].shape == (24,)
-        assert doc.extra["trial"].shape == (24, 40)
+        assert doc.trials.trial_starts.shape == (24,)
+        assert doc.trials.trial.shape == (24, 40)
     with open_recording(ROOT / "v1/continuous_dense_f32_intids.h5") as doc:
         assert doc.arrays["neuro"].sample_axis == 0
         assert list(doc.arrays) == ["neuro", "vision_store/0", "vision_store/1"]
@@ -208,3 +213,28 @@ def test_stimuli_decode_on_demand():
         assert not doc.verified  # image_bytes decoding is deferred to verify()
         doc.verify()
         assert doc.verified and doc.ok
+
+
+def test_capabilities_of_a_recording():
+    with open_recording(ROOT / "v1/epochs_coo_sparse_f32.h5") as doc:
+        assert doc.kind_label == "VneuroTK recording" and doc.tree_title == "HDF5 objects"
+        assert doc.extra == {} and doc.verifier is None
+        t = doc.trials
+        assert t.data_mode == "epochs" and t.sampling_rate_hz == 1000.0
+        for name in ("trial_starts", "trial_ends", "vision_onsets"):
+            a = getattr(t, name)
+            assert a.dtype == np.int64 and a.shape == (24,)
+        assert set(t.markers()) == {"trial_starts", "trial_ends", "vision_onsets"}
+        assert isinstance(t.trial_stim_ids, tuple) and len(t.trial_stim_ids) == 24
+        assert t.stim_labels.shape == (24, 40)
+        assert doc.table_locations == {"trial_meta": "/trial_meta"}
+        # the COO coordinate range check is deferred
+        assert len(doc.checks) == 1 and not doc.verified
+        result = doc.checks[0].run()
+        assert result.complete and result.findings == ()
+        assert len(doc.checks) == 1  # running does not touch the document
+        doc.verify()
+        assert doc.verified and doc.ok
+    with open_recording(ROOT / "edited/plain_unrelated.h5") as doc:
+        assert not doc.ok and doc.kind_label == "HDF5 file (not a VneuroTK recording)"
+        assert doc.trials is None

@@ -148,7 +148,7 @@ def test_labels_are_not_read_whole_at_open(tmp_path, monkeypatch):
     monkeypatch.setattr(h5py.Dataset, "read_direct", spy_direct)
     with open_recording(p) as doc:
         assert doc.summary["stim_labels"]["non_missing_count"] == 30
-        assert doc.extra["trial_stim_ids"] == [10, 20, 30] * 10
+        assert doc.trials.trial_stim_ids == (10, 20, 30) * 10
     assert len(reads) == -(-3000 // 256)
     assert all(isinstance(s, slice) and s.stop - s.start <= 256 for s in reads)
 

@@ -81,15 +81,15 @@ def test_reader_agrees_with_reference(tmp_path, case):
         np.testing.assert_array_equal(neuro.read(2), want[2])
         assert doc.summary["neuro"]["sum"] == pytest.approx(float(want.astype(np.float64).sum()))
         # labels and per-trial stimulus IDs
-        labels = doc.extra["stim_labels"].read()
+        labels = doc.trials.stim_labels.read()
         ref_labels = np.asarray(ref.stim_labels)
         assert labels.shape == ref_labels.shape
         for a, b in zip(labels.ravel(), ref_labels.ravel(), strict=True):
             assert (pd.isna(a) and pd.isna(b)) or a == b
-        assert list(doc.extra["trial_stim_ids"]) == list(ref.trial_stim_ids)
-        np.testing.assert_array_equal(doc.extra["trial_starts"], ref.trial_starts)
-        np.testing.assert_array_equal(doc.extra["vision_onsets"], ref.vision_onsets)
-        np.testing.assert_array_equal(doc.extra["trial"].read(), ref.trial)
+        assert list(doc.trials.trial_stim_ids) == list(ref.trial_stim_ids)
+        np.testing.assert_array_equal(doc.trials.trial_starts, ref.trial_starts)
+        np.testing.assert_array_equal(doc.trials.vision_onsets, ref.vision_onsets)
+        np.testing.assert_array_equal(doc.trials.trial.read(), ref.trial)
         # metadata
         pd.testing.assert_frame_equal(doc.tables["trial_meta"], ref.trial_meta)
         assert doc.summary["neuro_info"]["ch_names"] == list(ref.neuro_info["ch_names"])

@@ -3,23 +3,15 @@
 An :class:`ArrayRef` exposes ``shape`` and ``dtype`` at once and reads data
 only on request, through :meth:`ArrayRef.read` (a selection of the logical
 array) and :meth:`ArrayRef.envelope` (min/max per bin of one line of samples,
-as a plot at a given pixel width needs it).  Nothing here imports Qt.
-
-Chunked storage hook (optional, for large compressed HDF5 datasets): an
-``ArrayRef`` whose data lives in equally shaped compressed chunks can return a
-:class:`ChunkLayout` from :meth:`ArrayRef.chunk_layout` and implement
-:meth:`ArrayRef.read_raw_chunk` (the stored, still filtered bytes of one
-chunk, e.g. ``h5py.Dataset.id.read_direct_chunk(offset)``).  Then
-:meth:`ArrayRef.envelope` decodes chunks in parallel threads (zlib releases
-the GIL) and keeps a per-chunk, per-channel min/max summary
-(:mod:`inspector.formats.chunk_summary`) so that later views of any channel
-or window of the same array are fast.  :func:`inspector.formats.chunk_summary.h5_chunk_layout`
-builds the layout of an ``h5py.Dataset``.
+as a plot at a given pixel width needs it).  Everything here is
+format-neutral: storage that can answer envelopes faster than by reading
+samples (the chunk summaries of a compressed HDF5 dataset,
+:mod:`inspector.formats.vneurotk.chunk_summary`) overrides
+:meth:`ArrayRef.accelerated_envelope`.  Nothing here imports Qt or h5py.
 """
 
 from __future__ import annotations
 
-import inspect
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -96,41 +88,6 @@ CancelledFn = Callable[[], bool]
 
 class EnvelopeCancelled(Exception):
     """Raised by :meth:`ArrayRef.envelope` when ``cancelled()`` returned True."""
-
-
-@dataclass(frozen=True)
-class ChunkLayout:
-    """How an array is stored: equally shaped, individually filtered chunks.
-
-    Returned by :meth:`ArrayRef.chunk_layout` to opt in to the parallel
-    chunk decoder and the per-chunk min/max summary
-    (:mod:`inspector.formats.chunk_summary`).
-
-    Attributes:
-        chunks: chunk shape, one entry per axis of the logical array
-            (HDF5 ``Dataset.chunks``).
-        dtype: the stored element dtype, including its byte order
-            (HDF5 ``Dataset.dtype``); numeric (``b``, ``i``, ``u``, ``f``) only.
-        filters: the filter pipeline in write order, as HDF5 applies it:
-            names among ``"shuffle"``, ``"gzip"`` (deflate) and
-            ``"fletcher32"``.  Chunks with any other filter are decoded by
-            :meth:`ArrayRef.read` instead (``filters`` then holds ``"other"``).
-        identity: hashable key naming this exact data, used to cache the
-            summary on disk: ``(st_dev, st_ino, st_size, st_mtime_ns,
-            dataset_path)`` of the file; None disables the disk cache.
-    """
-
-    chunks: tuple[int, ...]
-    dtype: np.dtype
-    filters: tuple[str, ...] = ()
-    identity: tuple | None = None
-
-    @property
-    def decodable(self) -> bool:
-        """True when every filter can be undone without HDF5 (zlib + unshuffle)."""
-        return all(f in ("shuffle", "gzip", "fletcher32") for f in self.filters) and (
-            np.dtype(self.dtype).kind in "biuf"
-        )
 
 
 def bin_edges(start: int, stop: int, bins: int) -> np.ndarray:
@@ -229,39 +186,6 @@ class ArrayRef(ABC):
     def size(self) -> int:
         return int(np.prod(self.shape, dtype=np.int64))
 
-    # -- optional chunked-storage hook ------------------------------------
-    def chunk_layout(self) -> ChunkLayout | None:
-        """The chunk layout of the stored data, or None (the default).
-
-        Override together with :meth:`read_raw_chunk` to let
-        :meth:`envelope` decode chunks in parallel and keep a per-chunk
-        min/max summary.  Return None for contiguous, tiny, virtual, COO or
-        otherwise non-chunked storage.
-        """
-        return None
-
-    def read_raw_chunk(self, offset: tuple[int, ...]) -> tuple[int, bytes]:
-        """The stored bytes of the chunk starting at logical index ``offset``.
-
-        Only called when :meth:`chunk_layout` returns a layout whose filters
-        are all decodable.  Must be safe to call from several threads at once
-        (h5py serialises its own calls).
-
-        Args:
-            offset: the chunk's first index on every axis (multiples of
-                ``chunk_layout().chunks``).
-
-        Returns:
-            ``(filter_mask, data)`` exactly as
-            ``h5py.Dataset.id.read_direct_chunk(offset)`` returns them: bit
-            ``i`` of ``filter_mask`` set means filter ``i`` of the pipeline
-            was skipped for this chunk; ``data`` is the filtered bytes.
-
-        Raises:
-            OSError: the file cannot be read or changed since it was opened.
-        """
-        raise NotImplementedError
-
     @abstractmethod
     def read(self, selection: Any = Ellipsis) -> np.ndarray:
         """Return ``array[selection]`` (numpy basic indexing), native byte order.
@@ -302,65 +226,81 @@ class ArrayRef(ABC):
 
         Returns:
             An exact :class:`Envelope` (``raw=True`` when the range holds at
-            most ``RAW_SAMPLES_PER_BIN * bins`` samples).  Bins follow
-            :func:`bin_edges`, except on the chunk-summary path where inner
-            edges may be snapped to summary blocks (see :meth:`Envelope.edges`).
+            most ``RAW_SAMPLES_PER_BIN * bins`` samples), or an ``exact=False``
+            sampled one for a range wider than :data:`MAX_VIEW_SAMPLES`.  Bins
+            follow :func:`bin_edges`, except where an accelerated path snaps
+            inner edges to its blocks (see :meth:`Envelope.edges`).
 
         Raises:
             OSError: the data cannot be read.
             ValueError: ``index`` does not have one ``None`` per the rules above.
         """
         self.line_selection(index, 0, 0)  # validates index
-        axis = index.index(None)
-        n = self.shape[axis]
+        n = self.shape[index.index(None)]
         start = max(0, min(int(start), n))
         stop = max(start, min(int(stop), n))
         bins = max(1, int(bins))
-        layout = self.chunk_layout()
-        if layout is not None:
-            from inspector.formats import chunk_summary  # lazy: avoids an import cycle
-
-            if chunk_summary.worth_summarising(self, layout):
-                return chunk_summary.chunked_envelope(
-                    self, index, start, stop, bins, preview=preview, cancelled=cancelled
-                )
+        fast = self.accelerated_envelope(index, start, stop, bins, preview, cancelled)
+        if fast is not None:
+            return fast
         if stop - start <= bins * RAW_SAMPLES_PER_BIN:
-            return envelope_of(self.read(self.line_selection(index, start, stop)), start, stop, bins)
+            return envelope_of(self.read(self.line_selection(index, start, stop)), start, stop,
+                               bins)
         edges = bin_edges(start, stop, bins)
-        k = len(edges) - 1
         if stop - start > MAX_VIEW_SAMPLES:
             return self._sampled_envelope(index, edges, cancelled)
+        return self._read_envelope(index, edges, preview, cancelled)
+
+    def accelerated_envelope(self, index: tuple[int | None, ...], start: int, stop: int,
+                             bins: int, preview: PreviewFn | None,
+                             cancelled: CancelledFn | None) -> Envelope | None:
+        """A faster envelope than reading the samples, or None (the default).
+
+        Called by :meth:`envelope` with the range already clipped; storage
+        with summaries overrides it and returns an envelope with the same
+        contract, or None to use the reading path.
+        """
+        return None
+
+    def _fold_wide_bin(self, index: tuple[int | None, ...], s: int, e: int,
+                       cancelled: CancelledFn | None) -> tuple[float, float]:
+        """Min/max of one bin wider than a read block, read block by block."""
+        lo = hi = np.nan
+        for a in range(s, e, READ_BLOCK_SAMPLES):
+            if cancelled is not None and cancelled():
+                raise EnvelopeCancelled()
+            b = min(e, a + READ_BLOCK_SAMPLES)
+            blo, bhi = minmax_bins(self.read(self.line_selection(index, a, b)),
+                                   np.array([a, b]), offset=a)
+            lo, hi = float(np.fmin(lo, blo[0])), float(np.fmax(hi, bhi[0]))
+        return lo, hi
+
+    def _read_envelope(self, index: tuple[int | None, ...], edges: np.ndarray,
+                       preview: PreviewFn | None, cancelled: CancelledFn | None) -> Envelope:
+        """Exact envelope by reading whole bins, about a block of samples at a time."""
+        start, stop = int(edges[0]), int(edges[-1])
+        k = len(edges) - 1
         lo = np.full(k, np.nan)
         hi = np.full(k, np.nan)
-        block = READ_BLOCK_SAMPLES
         b0 = 0
-        t0 = time.monotonic()
-        next_preview = t0 + 0.25
+        next_preview = time.monotonic() + 0.25
         while b0 < k:
             if cancelled is not None and cancelled():
                 raise EnvelopeCancelled()
-            # take whole bins up to ~block samples
-            s = edges[b0]
-            b1 = int(np.searchsorted(edges, s + block, side="right")) - 1
+            s = int(edges[b0])
+            b1 = int(np.searchsorted(edges, s + READ_BLOCK_SAMPLES, side="right")) - 1
             b1 = min(max(b1, b0 + 1), k)
-            e = edges[b1]
-            if b1 == b0 + 1 and e - s > block:
-                # one bin wider than a block: fold it block by block (bounded memory)
-                for a in range(int(s), int(e), block):
-                    if cancelled is not None and cancelled():
-                        raise EnvelopeCancelled()
-                    vals = self.read(self.line_selection(index, a, min(int(e), a + block)))
-                    blo, bhi = minmax_bins(vals, np.array([a, min(int(e), a + block)]), offset=a)
-                    lo[b0] = np.fmin(lo[b0], blo[0])
-                    hi[b0] = np.fmax(hi[b0], bhi[0])
+            e = int(edges[b1])
+            if b1 == b0 + 1 and e - s > READ_BLOCK_SAMPLES:
+                lo[b0], hi[b0] = self._fold_wide_bin(index, s, e, cancelled)
             else:
-                vals = self.read(self.line_selection(index, int(s), int(e)))
-                lo[b0:b1], hi[b0:b1] = minmax_bins(vals, edges[b0 : b1 + 1], offset=int(s))
+                vals = self.read(self.line_selection(index, s, e))
+                lo[b0:b1], hi[b0:b1] = minmax_bins(vals, edges[b0: b1 + 1], offset=s)
             b0 = b1
             if preview is not None and b0 < k and time.monotonic() >= next_preview:
                 next_preview = time.monotonic() + 0.5
-                preview(Envelope(start, stop, edges[:-1].astype(np.float64), lo.copy(), hi.copy(),
-                                 raw=False, exact=False))
+                preview(Envelope(start, stop, edges[:-1].astype(np.float64), lo.copy(),
+                                 hi.copy(), raw=False, exact=False))
         return Envelope(start, stop, edges[:-1].astype(np.float64), lo, hi, raw=False)
 
     def _sampled_envelope(self, index: tuple[int | None, ...], edges: np.ndarray,
@@ -396,21 +336,8 @@ def envelope_with_preview(
     preview: PreviewFn | None = None,
     cancelled: CancelledFn | None = None,
 ) -> Envelope:
-    """Call ``ref.envelope`` passing ``preview``/``cancelled`` only if it accepts them.
-
-    Subclasses written against the original ``envelope(index, start, stop,
-    bins)`` signature keep working (they just give no previews).
-    """
-    try:
-        params = inspect.signature(ref.envelope).parameters
-    except (TypeError, ValueError):
-        params = {}
-    kw: dict[str, Any] = {}
-    if "preview" in params:
-        kw["preview"] = preview
-    if "cancelled" in params:
-        kw["cancelled"] = cancelled
-    return ref.envelope(index, start, stop, bins, **kw)
+    """``ref.envelope(index, start, stop, bins, preview=..., cancelled=...)``."""
+    return ref.envelope(index, start, stop, bins, preview=preview, cancelled=cancelled)
 
 
 class NumpyArrayRef(ArrayRef):

@@ -56,14 +56,17 @@ class AucExperiment:
 
     @property
     def experiment_id(self) -> str:
+        """``metadata["experiment_id"]`` as text (``""`` when absent)."""
         return str(self.metadata.get("experiment_id", ""))
 
     @property
     def n_scans(self) -> int:
+        """Rows of ``signal`` (0 when it is not 2-D)."""
         return int(self.signal.shape[0]) if self.signal.ndim == 2 else 0
 
     @property
     def n_points(self) -> int:
+        """Columns of ``signal``: points per scan, the padded width in per_scan mode."""
         return int(self.signal.shape[1]) if self.signal.ndim == 2 else 0
 
     def scan_radius(self, i: int) -> np.ndarray:

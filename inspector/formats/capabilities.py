@@ -29,8 +29,9 @@ import numpy as np
 from inspector.formats.findings import Finding
 
 if TYPE_CHECKING:
+    from inspector.formats.arrays import ArrayRef
     from inspector.formats.auc_model import AucExperiment
-    from inspector.formats.document import Node
+    from inspector.formats.node import Node
 
 
 class MemberStatus(StrEnum):
@@ -52,7 +53,7 @@ class MemberStatus(StrEnum):
 MEMBER_STATUSES: tuple[MemberStatus, ...] = tuple(MemberStatus)
 
 
-@dataclass  # TRANSITIONAL: frozen once the AUCX verifier returns CheckResult
+@dataclass(frozen=True)
 class MemberCheck:
     """One row of an archive's checksum table.
 
@@ -97,9 +98,22 @@ class TrialStructure:
         trial_starts, trial_ends: int64 ``(trials,)`` sample positions, or None.
         vision_onsets: int64 ``(trials,)`` stimulus-onset samples, or None.
         trial_stim_ids: the stimulus ID of each trial (typed), or None.
-        stim_labels: the label of each stimulus ID, or None.
+        stim_labels: the per-sample stimulus labels, or None: a lazy object
+            with ``shape``, ``dtype``, ``count`` and ``read(selection)``
+            returning an object or numeric array (missing labels are NaN,
+            None, ``pandas.NA`` or ``pandas.NaT``).
         sampling_rate_hz: samples per second when the file states it.
         time_unit: the unit of one sample step when known (``"ms"``), else ``""``.
+        trial: the per-sample trial array (lazy, continuous ``(time,)``,
+            epochs ``(trials, time)``), or None.
+        trial_window: int64 ``(2,)`` or ``(trials, 2)``: ``trial_info``
+            ``trial_window``, the ``[start, stop)`` sample offsets of each
+            trial relative to its onset (``[-16, 48]``: 16 samples before the
+            onset to 47 after), or None when absent or not read.
+        baseline: int64 ``(2,)`` or ``(trials, 2)``: ``trial_info``
+            ``baseline``, ``[start, stop)`` sample offsets relative to each
+            onset, or None (VneuroTK on-disk notes §3; the reference writes
+            both in samples, ``vneurotk.neuro.trial``).
     """
 
     data_mode: str
@@ -110,6 +124,9 @@ class TrialStructure:
     stim_labels: Any = None
     sampling_rate_hz: float | None = None
     time_unit: str = ""
+    trial: ArrayRef | None = None
+    trial_window: np.ndarray | None = None
+    baseline: np.ndarray | None = None
 
     def markers(self) -> dict[str, np.ndarray]:
         """The marker arrays that are present, by name (``trial_starts``...)."""

@@ -11,7 +11,7 @@ by capability, never by format name.  Nothing here imports Qt.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -33,11 +33,13 @@ from inspector.formats.capabilities import (
     TrialStructure,
 )
 from inspector.formats.findings import SEVERITIES, Finding, Findings, Rule, Scope, Severity
+from inspector.formats.node import Node
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from inspector.formats.arrays import ArrayRef
+    from inspector.formats.auc_structure import AucStructure
 
 __all__ = [
     "FORMAT_AUCX", "FORMAT_DELIMITED", "FORMAT_RECORDING", "FORMAT_UNKNOWN", "MEMBER_STATUSES",
@@ -54,6 +56,7 @@ class FormatId(StrEnum):
     RECORDING = "vneurotk-recording"
     AUCX = "aucx"
     DELIMITED = "auc-delimited"
+    BECKMAN = "beckman-xl"
     UNKNOWN = "unknown"
 
 
@@ -61,52 +64,6 @@ FORMAT_RECORDING = FormatId.RECORDING
 FORMAT_AUCX = FormatId.AUCX
 FORMAT_DELIMITED = FormatId.DELIMITED
 FORMAT_UNKNOWN = FormatId.UNKNOWN
-
-
-@dataclass
-class Node:
-    """A node of a display tree (header, raw object tree, provenance).
-
-    Attributes:
-        name: label shown in the first column.
-        value: a Python value shown in the value column (``None`` for a pure
-            container). Typed values keep their Python type so that an int
-            ``1`` and a str ``"1"`` can be shown differently.
-        kind: what the node is: ``"group"``, ``"dataset"``, ``"attribute"``,
-            ``"field"``, ``"member"``, ``"link"``, ...
-        location: the file location it stands for (same vocabulary as
-            :attr:`Finding.location`), used to jump from a finding to a node.
-        detail: short extra text (shape/dtype/chunking for a dataset).
-        children: child nodes, in display order.
-    """
-
-    name: str
-    value: Any = None
-    kind: str = "field"
-    location: str = ""
-    detail: str = ""
-    children: list[Node] = field(default_factory=list)
-
-    def add(self, name: str, value: Any = None, **kw: Any) -> Node:
-        """Append and return a child node."""
-        child = Node(name, value, **kw)
-        self.children.append(child)
-        return child
-
-    def walk(self) -> Iterator[Node]:
-        """Yield this node and every descendant, depth first (iteratively)."""
-        stack = [self]
-        while stack:
-            node = stack.pop()
-            yield node
-            stack.extend(reversed(node.children))
-
-    def find(self, location: str) -> Node | None:
-        """Return the first node whose ``location`` equals ``location``."""
-        for n in self.walk():
-            if n.location == location:
-                return n
-        return None
 
 
 class _Transitional:
@@ -162,6 +119,8 @@ class Document(_Transitional):
         trials: the trial structure, for recordings.
         auc: the AUC experiment, for AUC documents.
         export: how to export the document to AUCX, when it can be.
+        structure: the structural validation, readiness and summary of the
+            AUC experiment inside (AUC documents).
         checks: deferred checks still to run (see :meth:`verify`, :meth:`apply`).
         traceback: the traceback of a reader bug (``internal.reader-failed``).
     """
@@ -183,6 +142,7 @@ class Document(_Transitional):
     trials: TrialStructure | None = None
     auc: AucScans | None = None
     export: AucxExport | None = None
+    structure: AucStructure | None = None
     checks: list[DeferredCheck] = field(default_factory=list)
     traceback: str | None = None
     # TRANSITIONAL (see _Transitional)
@@ -190,6 +150,7 @@ class Document(_Transitional):
     verifier: Any = None
     _verified_override: bool | None = field(default=None, repr=False)
     _members_list: list[MemberCheck] | None = field(default=None, repr=False)
+    _check_findings: dict[int, tuple[Finding, ...]] = field(default_factory=dict, repr=False)
     _closers: list[Callable[[], None]] = field(default_factory=list, repr=False)
 
     # -- findings -------------------------------------------------------
@@ -199,8 +160,17 @@ class Document(_Transitional):
 
     @property
     def ok(self) -> bool:
-        """True exactly when there is no error finding."""
-        return not self.findings.has_errors
+        """True exactly when there is no error of scope ``integrity``: the file
+        is readable, safe and follows its format (for an archive: every
+        member verifies; for a source: it imports cleanly)."""
+        return not self.findings.has_errors_in(Scope.INTEGRITY)
+
+    @property
+    def structure_ok(self) -> bool:
+        """True when no error of scope ``structure`` or ``validation`` was found:
+        the experiment inside is consistent (AUCX format document, "Inspection
+        and validation": a separate verdict from integrity)."""
+        return not self.findings.has_errors_in(Scope.STRUCTURE, Scope.VALIDATION)
 
     @property
     def name(self) -> str:
@@ -234,7 +204,10 @@ class Document(_Transitional):
         """Apply what ``check`` found; call from the thread that owns the document.
 
         A complete result retires ``check``; a cancelled one keeps it pending.
+        The findings of an earlier result of the same check are replaced.
         """
+        self.findings.withdraw(self._check_findings.pop(id(check), ()))
+        self._check_findings[id(check)] = result.findings
         self.findings.extend(result.findings)
         if result.checksums is not None:
             self.checksums = result.checksums
@@ -249,6 +222,7 @@ class Document(_Transitional):
         if result.withdraw_auc:
             self.auc = None
             self.export = None
+            self.structure = None
         elif result.auc is not None:
             self.auc = result.auc
         if result.complete and check in self.checks:
@@ -295,6 +269,7 @@ class Document(_Transitional):
             "path": os.fspath(self.path),
             "format": str(self.format),
             "ok": self.ok,
+            "structure_ok": self.structure_ok,
             "findings": [f.to_json() for f in self.findings],
             "summary": self.summary,
         }

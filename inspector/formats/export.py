@@ -1,27 +1,38 @@
 """Export an AUC experiment to a new AUCX archive.
 
-The source is an AUCX archive, a delimited AUC source (folder, manifest or
-data file), or an already loaded :class:`~inspector.formats.auc_model.
-AucExperiment`.  Writing is delegated to :func:`inspector.formats.aucx.
-write_aucx`, which writes a sibling temporary file, verifies it by reading it
-back and only then moves it into place (seed ``002_59993c7ffff01d56.txt``,
-"Atomic writes"; spec ``aucx-archive.md`` section 3).  Every failure becomes
-an :class:`ExportError` with a message naming the file and the reason, and a
+The source is any file or folder whose document offers export
+(``Document.export``, an :class:`~inspector.formats.capabilities.AucxExport`),
+an already opened :class:`~inspector.formats.document.Document`, or an
+already loaded :class:`~inspector.formats.auc_model.AucExperiment`.  This
+module never asks which format a source is: it opens a path with
+:func:`inspector.formats.registry.open_document` and asks the document's
+export capability for the experiment (docs/architecture.md, "Seams").
+
+Writing is delegated to the AUCX writer (the destination format),
+which writes a sibling temporary file, verifies it by reading it back and only
+then moves it into place (seed ``002_59993c7ffff01d56.txt``, "Atomic writes";
+spec ``aucx-archive.md`` section 3).  Every failure becomes an
+:class:`ExportError` with a message naming the file and the reason, and a
 failed export leaves no file behind.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
 
 from inspector.formats.auc_model import AucExperiment
-from inspector.formats.document import FORMAT_AUCX, FORMAT_DELIMITED
+from inspector.formats.document import Document
+from inspector.formats.findings import Finding, Severity
+from inspector.formats.registry import open_document
 
 #: ``progress(done, total, message)``: called as the export advances (3 steps).
 ExportProgress = Callable[[int, int, str], None]
+
+#: What :func:`load_source` and :func:`export_to_aucx` accept as a source.
+ExportSource = str | os.PathLike[str] | Document | AucExperiment
 
 #: How many findings an :class:`ExportError` message lists at most.
 MAX_LISTED = 5
@@ -34,9 +45,9 @@ class ExportError(Exception):
         findings: the source's findings when the source was rejected (may be empty).
     """
 
-    def __init__(self, message: str, findings: list | None = None) -> None:
+    def __init__(self, message: str, findings: Iterable[Finding] | None = None) -> None:
         super().__init__(message)
-        self.findings = list(findings or [])
+        self.findings: list[Finding] = list(findings or [])
 
 
 def parse_exported_at(value: str | datetime | None) -> datetime | None:
@@ -58,8 +69,9 @@ def parse_exported_at(value: str | datetime | None) -> datetime | None:
                           "(for example 2026-01-01T00:00:00Z)") from None
 
 
-def _describe(findings: list) -> str:
-    errors = [f for f in findings if getattr(f, "severity", "error") == "error"]
+def _describe(findings: Iterable[Finding]) -> str:
+    """The first :data:`MAX_LISTED` error findings as ``location: message``, joined."""
+    errors = [f for f in findings if getattr(f, "severity", Severity.ERROR) == Severity.ERROR]
     lines = [f"{f.location or '-'}: {f.message}" for f in errors[:MAX_LISTED]]
     more = len(errors) - MAX_LISTED
     if more > 0:
@@ -67,46 +79,86 @@ def _describe(findings: list) -> str:
     return "; ".join(lines)
 
 
-def load_source(source: str | os.PathLike[str] | AucExperiment) -> AucExperiment:
-    """Load ``source`` into an experiment (archive: fully verified; delimited: strict import).
+def rejected(name: str, kind: str, findings: Iterable[Finding],
+             fallback: str = "") -> ExportError:
+    """The :class:`ExportError` of a source that was rejected.
+
+    ``"<name>: not a valid <kind>: <location>: <message>; ..."``, listing the
+    first error findings (``fallback`` when there is none).
+    """
+    kept = list(findings)
+    detail = _describe(kept) or fallback or "the source was rejected"
+    return ExportError(f"{name}: not a valid {kind}: {detail}", kept)
+
+
+def _from_exception(name: str, kind: str, exc: Exception) -> ExportError:
+    """Map an exception of ``AucxExport.load`` to an :class:`ExportError`.
+
+    An exception carrying ``findings`` (``DelimitedError``,
+    ``ArchiveReadError``...) lists them; any other says its type and text.
+    """
+    findings = list(getattr(exc, "findings", None) or [])
+    return rejected(name, kind, findings, fallback=f"{type(exc).__name__}: {exc}")
+
+
+def _load_document(doc: Document, *, owned: bool) -> AucExperiment:
+    """The experiment ``doc`` offers for export.
+
+    ``owned``: the document was opened here, so its deferred checks are run
+    here (headless path, ``Document.verify``); a document opened elsewhere
+    (the GUI's) is never mutated and must already be verified.
 
     Raises:
-        ExportError: the source does not exist, is not an AUC source, or is
-            rejected (the message lists its first errors).
+        ExportError: ``doc`` offers no export, has error findings, is not
+            verified, or its ``load`` rejected it.
+    """
+    export, kind = doc.export, doc.kind_label
+    if export is None:
+        raise ExportError(f"{doc.name}: not an AUC source ({kind}); only AUC "
+                          "experiments can be exported to AUCX")
+    if owned:
+        doc.verify()
+    if not doc.ok:
+        raise rejected(doc.name, kind, doc.findings)
+    if not doc.verified:
+        raise ExportError(f"{doc.name}: not verified yet; a {kind} is exported "
+                          "only once its checks have completed")
+    try:
+        return export.load()
+    except ExportError:
+        raise
+    except Exception as exc:
+        if getattr(exc, "findings", None) is None and not isinstance(exc, OSError | ValueError):
+            raise  # a bug, not a verdict on the source
+        raise _from_exception(doc.name, kind, exc) from exc
+
+
+def load_source(source: ExportSource) -> AucExperiment:
+    """Load ``source`` into an experiment, by the export capability of its document.
+
+    A path is opened with :func:`~inspector.formats.registry.open_document`,
+    its deferred checks are run (an archive is fully verified), and the
+    document's ``export.load()`` gives the experiment.  An open
+    :class:`Document` must already be verified; an :class:`AucExperiment`
+    passes through.
+
+    Raises:
+        ExportError: the source does not exist, offers no export, is not
+            verified, or is rejected (the message lists its first errors).
     """
     if isinstance(source, AucExperiment):
         return source
+    if isinstance(source, Document):
+        return _load_document(source, owned=False)
     path = Path(source)
     if not path.exists():
         raise ExportError(f"{path}: no such file or folder")
-    from inspector.formats.registry import sniff
-
-    fmt = sniff(path)
-    if fmt == FORMAT_AUCX:
-        from inspector.formats.aucx import read_experiment
-
-        try:
-            return read_experiment(path)
-        except ExportError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - any reader failure is an invalid source
-            findings = list(getattr(exc, "findings", []) or [])
-            detail = _describe(findings) if findings else f"{type(exc).__name__}: {exc}"
-            raise ExportError(f"{path.name}: not a valid AUCX archive: {detail}",
-                              findings) from exc
-    if fmt == FORMAT_DELIMITED:
-        from inspector.formats.delimited import DelimitedError, load_delimited
-
-        try:
-            return load_delimited(path)
-        except DelimitedError as exc:
-            raise ExportError(f"{path.name}: not a valid AUC scan source: "
-                              f"{_describe(exc.findings) or exc}", exc.findings) from exc
-    raise ExportError(f"{path.name}: not an AUC source (expected an AUCX archive, or a "
-                      "CSV/TSV scan table or folder with a manifest)")
+    with open_document(path) as doc:
+        return _load_document(doc, owned=True)
 
 
-def _check_dest(dest: Path, overwrite: bool, source: object) -> None:
+def _check_dest(dest: Path, overwrite: bool, source: ExportSource) -> None:
+    """Refuse a destination that cannot be written (see :func:`export_to_aucx`)."""
     parent = dest.parent
     if not parent.is_dir():
         raise ExportError(f"{dest}: the destination folder {parent} does not exist")
@@ -114,16 +166,29 @@ def _check_dest(dest: Path, overwrite: bool, source: object) -> None:
         raise ExportError(f"{dest}: the destination is a folder, not a file")
     if dest.exists() and not overwrite:
         raise ExportError(f"{dest}: already exists (use --overwrite to replace it)")
-    if isinstance(source, str | os.PathLike) and dest.exists():
+    origin = source.path if isinstance(source, Document) else source
+    if isinstance(origin, str | os.PathLike) and dest.exists():
         try:
-            if Path(source).exists() and os.path.samefile(source, dest):
+            if Path(origin).exists() and os.path.samefile(origin, dest):
                 raise ExportError(f"{dest}: the destination is the source file itself")
         except OSError:
             pass
 
 
+def _write_archive(experiment: AucExperiment, dest: Path, when: datetime | None,
+                   overwrite: bool) -> Path:
+    """Write ``experiment`` at ``dest`` with the AUCX writer.
+
+    The AUCX writer is the destination of every export, the one format this
+    module is about; sources are never told apart here.
+    """
+    from inspector.formats.aucx.writer import write_aucx
+
+    return Path(write_aucx(experiment, dest, exported_at=when, overwrite=overwrite))
+
+
 def export_to_aucx(
-    source: str | os.PathLike[str] | AucExperiment,
+    source: ExportSource,
     dest: str | os.PathLike[str],
     *,
     exported_at: str | datetime | None = None,
@@ -133,8 +198,9 @@ def export_to_aucx(
     """Write ``source`` as a new AUCX archive at ``dest`` and return ``dest``.
 
     Args:
-        source: an ``.aucx`` archive, a delimited source (folder, manifest or
-            data file), or an :class:`AucExperiment`.
+        source: a file or folder whose document offers export (an ``.aucx``
+            archive, a delimited source...), an open verified
+            :class:`Document`, or an :class:`AucExperiment` (see :func:`load_source`).
         dest: the archive to write; its folder must exist.
         exported_at: the export time recorded in the archive (ISO-8601 text or
             datetime); now (UTC) when omitted.  The same experiment and
@@ -158,11 +224,9 @@ def export_to_aucx(
     experiment = load_source(source)
     if progress:
         progress(1, 3, "writing archive")
-    from inspector.formats.aucx import write_aucx
-
     existed = dest_path.exists()
     try:
-        written = write_aucx(experiment, dest_path, exported_at=when, overwrite=overwrite)
+        written = _write_archive(experiment, dest_path, when, overwrite)
     except FileExistsError as exc:
         raise ExportError(f"{dest_path}: already exists (use --overwrite to replace it)") from exc
     except Exception as exc:  # noqa: BLE001 - every write failure is an export error

@@ -81,13 +81,14 @@ class Finding:
         object.__setattr__(self, "scope", Scope(self.scope))
 
     def to_json(self) -> dict[str, str]:
-        """The ``verify --json`` form: severity, code, message, location, rule."""
+        """The ``verify --json`` form: severity, code, message, location, rule, scope."""
         return {
             "severity": str(self.severity),
             "code": self.code,
             "message": self.message,
             "location": self.location,
             "rule": self.rule,
+            "scope": str(self.scope),
         }
 
 
@@ -176,6 +177,27 @@ class Findings:
         for finding in findings:
             self.add(finding)
 
+    def withdraw(self, findings: Iterable[Finding]) -> None:
+        """Remove these findings (the very objects) and recount the caps.
+
+        Used when a deferred check runs again: its earlier findings are
+        replaced by those of the new run.
+        """
+        gone = {id(f) for f in findings}
+        if not gone:
+            return
+        kept = [f for f in self._kept if id(f) not in gone]
+        counts = dict(self._counts)
+        for f in self._kept:
+            if id(f) in gone:
+                counts[f.code] -= 1
+        self._kept, self._note_after = [], {}
+        self._counts = {}
+        for f in kept:
+            self.add(f)
+        for code, n in counts.items():  # findings counted beyond the cap stay counted
+            self._counts[code] = max(self._counts.get(code, 0), n)
+
     # -- reading -----------------------------------------------------------
     def _notes(self) -> dict[int, Finding]:
         """Cap notes keyed by the id of the kept finding they follow."""
@@ -231,6 +253,10 @@ class Findings:
     def has_errors(self) -> bool:
         """True when any error finding was reported."""
         return any(f.severity is Severity.ERROR for f in self._kept)
+
+    def has_errors_in(self, *scopes: Scope) -> bool:
+        """True when an error finding of one of ``scopes`` was reported."""
+        return any(f.severity is Severity.ERROR and f.scope in scopes for f in self._kept)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Findings):

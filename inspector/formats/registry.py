@@ -28,29 +28,18 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
+from inspector.formats.core_rules import (
+    FILE_BAD_LINK,
+    FILE_NOT_FOUND,
+    FILE_UNREADABLE,
+    FORMAT_UNRECOGNISED,
+    READER_FAILED,
+)
 from inspector.formats.document import FORMAT_UNKNOWN, Document
-from inspector.formats.findings import Severity, rule
 from inspector.formats.reader_api import FormatReader, OpenOptions
 
 __all__ = ["FormatReader", "OpenOptions", "open_document", "open_filters", "reader_for",
            "readers", "register", "sniff"]
-
-_SOURCE = "Inspector's reader contract (docs/architecture.md, 'Seams')"
-READER_FAILED = rule(
-    "internal.reader-failed", Severity.ERROR,
-    "A reader raised an unexpected exception: a bug in Inspector, reported with its traceback.",
-    _SOURCE)
-FILE_NOT_FOUND = rule(
-    "file.not-found", Severity.ERROR, "The path does not exist.", _SOURCE)
-FILE_BAD_LINK = rule(
-    "file.bad-link", Severity.ERROR, "The path is a symbolic link that cannot be followed.",
-    _SOURCE)
-FILE_UNREADABLE = rule(
-    "file.unreadable", Severity.ERROR, "The path exists but cannot be read.", _SOURCE)
-FORMAT_UNRECOGNISED = rule(
-    "format.unrecognised", Severity.ERROR,
-    "No registered reader recognises the file's content.", _SOURCE)
-
 
 _READERS: list[FormatReader] = []
 _DISCOVERED = False
@@ -132,9 +121,26 @@ def open_document(path: str | os.PathLike[str], *, hash_arrays: bool = False) ->
     if reader is None:
         return _unrecognised(p)
     try:
-        return reader.open(p, OpenOptions(hash_arrays=hash_arrays))
+        doc = reader.open(p, OpenOptions(hash_arrays=hash_arrays))
     except Exception as exc:  # noqa: BLE001 - the one never-raise wrapper
         return reader_failed(p, reader.format_id, exc)
+    _examine_structure(doc)
+    return doc
+
+
+def _examine_structure(doc: Document) -> None:
+    """Every AUC document answers the structural questions, whatever its format.
+
+    A reader that knows better places (file and line) computes the structure
+    itself; for any other AUC document with a loaded experiment it is computed
+    here, located in the experiment's model (``scans[3].rotor_speed``).
+    """
+    if doc.structure is not None or doc.auc is None or doc.auc.experiment is None:
+        return
+    from inspector.formats.auc_structure import examine, publish
+
+    doc.structure = examine(doc.auc.experiment)
+    publish(doc.structure, doc.findings, doc.summary)
 
 
 def reader_failed(path: Path, format_id: str, exc: BaseException) -> Document:

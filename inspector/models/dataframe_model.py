@@ -105,7 +105,8 @@ class DataFrameModel(QAbstractTableModel):
     def value(self, row: int, col: int) -> Any:
         """The raw cell value at displayed ``row`` (after sort/filter)."""
         v = self.column_array(col)[self._rows[row]]
-        return v.item() if isinstance(v, np.generic) and not isinstance(v, np.datetime64 | np.timedelta64) else v
+        keep = isinstance(v, np.datetime64 | np.timedelta64)
+        return v.item() if isinstance(v, np.generic) and not keep else v
 
     def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else int(len(self._rows))
@@ -159,7 +160,8 @@ class DataFrameModel(QAbstractTableModel):
             if role == _D.DisplayRole:
                 return str(self._df.columns[section])
             if role == _D.ToolTipRole:
-                return f"{self._df.columns[section]!s}: dtype {dtype_label(self._df.dtypes.iloc[section])}"
+                dtype = dtype_label(self._df.dtypes.iloc[section])
+                return f"{self._df.columns[section]!s}: dtype {dtype}"
             return None
         if not 0 <= section < len(self._rows):
             return None
@@ -225,8 +227,8 @@ class DataFrameModel(QAbstractTableModel):
                 col = self._lower_strings(c)
                 mask |= col.str.contains(text, regex=False).to_numpy(dtype=bool)
             if -1 not in self._lower:
-                self._lower[-1] = pd.Series(
-                    pd.Index(self._index).astype(str).str.lower().to_numpy(dtype=object), dtype=object)
+                lowered = pd.Index(self._index).astype(str).str.lower().to_numpy(dtype=object)
+                self._lower[-1] = pd.Series(lowered, dtype=object)
             mask |= self._lower[-1].str.contains(text, regex=False).to_numpy(dtype=bool)
             self._mask = mask
         self._apply()

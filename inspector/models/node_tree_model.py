@@ -66,6 +66,14 @@ class NodeTreeModel(QAbstractItemModel):
         self._row: dict[int, int] = {}
         self._index_tree(self._root, None)
 
+    def set_root(self, root: Node | None) -> None:
+        """Show another tree (a deferred check replaced the header); resets the model."""
+        self.beginResetModel()
+        self._root = root or Node("")
+        self._parent, self._row = {}, {}
+        self._index_tree(self._root, None)
+        self.endResetModel()
+
     def _index_tree(self, node: Node, parent: Node | None) -> None:
         stack = [(node, parent, 0)]
         while stack:

@@ -109,7 +109,8 @@ class StimuliModel(QAbstractListModel):
                 self._loading_icon = QIcon(placeholder_pixmap(False))
             return self._loading_icon
         if role == _D.ToolTipRole:
-            text = f"ID {self.caption(row)} ({value_type_name(s.stim_id)}), stored as {s.kind}\n{s.location}"
+            text = (f"ID {self.caption(row)} ({value_type_name(s.stim_id)}), "
+                    f"stored as {s.kind}\n{s.location}")
             if row in self._errors:
                 text += f"\ncannot be loaded: {self._errors[row]}"
             return text

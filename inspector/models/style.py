@@ -20,6 +20,7 @@ from PySide6.QtGui import (
     QPen,
     QPixmap,
 )
+from PySide6.QtWidgets import QApplication, QStyle
 
 #: Status -> (kind, short text).  Kind selects colour and icon shape.
 STATUS_KIND = {
@@ -34,7 +35,8 @@ STATUS_KIND = {
     "refused": "bad",
 }
 
-_LIGHT = {"ok": "#1b7a32", "bad": "#c0262d", "warn": "#9a5a00", "pending": None, "string": "#8a4b12"}
+_LIGHT = {"ok": "#1b7a32", "bad": "#c0262d", "warn": "#9a5a00", "pending": None,
+          "string": "#8a4b12"}
 _DARK = {"ok": "#6fdc8c", "bad": "#ff8a8a", "warn": "#ffc266", "pending": None, "string": "#e8b07a"}
 
 
@@ -124,3 +126,17 @@ def status_icon(status: str) -> QIcon:
     would outlive the QApplication at interpreter exit).
     """
     return _status_icon(STATUS_KIND.get(status, "bad"), is_dark())
+
+
+_SEVERITY_PIXMAPS = {
+    "error": QStyle.StandardPixmap.SP_MessageBoxCritical,
+    "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
+    "info": QStyle.StandardPixmap.SP_MessageBoxInformation,
+}
+
+
+def severity_icon(severity: str) -> QIcon:
+    """The style's critical/warning/information icon for a finding severity."""
+    style = QApplication.style()
+    return style.standardIcon(
+        _SEVERITY_PIXMAPS.get(severity, QStyle.StandardPixmap.SP_MessageBoxQuestion))

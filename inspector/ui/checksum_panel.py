@@ -44,7 +44,8 @@ def verdict_text(members: list[MemberCheck], state: str) -> tuple[str, str]:
             text += f" (cancelled after {done} of {n})"
         return "bad", text
     if state == "cancelled":
-        return "pending", f"Verification cancelled: {done} of {n} {noun} checked, none failed so far"
+        return "pending", (f"Verification cancelled: {done} of {n} {noun} checked, "
+                           "none failed so far")
     if n == 0:
         return "bad", "No members to verify"
     return "ok", f"All {n} {noun} verified"
@@ -185,7 +186,8 @@ class ChecksumPanel(QWidget):
         idx = self.model.index(row, 0)
         self.view.setCurrentIndex(idx)
         self.view.selectionModel().select(
-            idx, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+            idx, QItemSelectionModel.SelectionFlag.ClearAndSelect
+            | QItemSelectionModel.SelectionFlag.Rows)
         self.view.scrollTo(idx)
         return True
 

@@ -1,15 +1,24 @@
-"""One tab per open file: the document's views, filled once its job delivers it.
+"""One tab per open file: the document's views, chosen by its capabilities.
 
-Layout (issue 5 item 8): on the left a tab widget of the views the document
-has (Header | Trial metadata or Scans | Provenance | Stimuli | Checksums); on
-the right the plot panel (if :mod:`inspector.ui.plots` is available and the
-document has arrays) above the detail pane.
+Layout: on the left a tab widget of the views the document offers (Header |
+its tables | Provenance | Stimuli | Checksums); on the right the plot panel
+(when the document has arrays) above the detail pane.  A file that could not
+be opened shows a page saying what failed, where and what to try
+(:mod:`inspector.models.open_failure`).
+
+Deferred checks (``doc.checks``) run one after the other on jobs; their
+:class:`~inspector.formats.capabilities.Progress` events fill in the checksum
+table, and each :class:`~inspector.formats.capabilities.CheckResult` is
+applied on the GUI thread with ``doc.apply`` before the affected views are
+reset (docs/architecture.md, "Deferred work").  Nothing here reads a format
+name.
 """
 
 from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -19,46 +28,31 @@ from PySide6.QtWidgets import (
     QSplitter,
     QStackedWidget,
     QTabWidget,
+    QTreeView,
     QVBoxLayout,
     QWidget,
 )
 
-from inspector.formats.document import (
-    FORMAT_AUCX,
-    FORMAT_DELIMITED,
-    FORMAT_RECORDING,
-    Document,
-    Finding,
-    Node,
-)
-from inspector.jobs import JobRunner
+from inspector.formats.capabilities import CheckResult, DeferredCheck, Progress
+from inspector.formats.core_rules import CHECK_FAILED, OPEN_FAILED, STIMULUS_UNLOADABLE
+from inspector.formats.document import Document, Finding, Node, Stimulus
+from inspector.jobs import JobContext, JobRunner
 from inspector.models.checksum_model import FAILED
+from inspector.models.findings_model import count_text, severity_counts_text
+from inspector.models.open_failure import open_failure
+from inspector.models.value_text import value_text, value_type_name
 from inspector.ui.checksum_panel import ChecksumPanel
 from inspector.ui.detail_pane import DetailPane
+from inspector.ui.failure_page import FailurePage
+from inspector.ui.plots import PlotPanel
 from inspector.ui.stimuli_panel import StimuliPanel
 from inspector.ui.table_panel import TablePanel
 from inspector.ui.tree_panel import HeaderPanel, TreePanel, make_tree_view
 
 __all__ = ["DocumentTab", "make_tree_view"]
 
-#: Tab titles of known tables.
+#: Tab titles of tables with a well-known name (others are shown under their name).
 TABLE_TITLES = {"trial_meta": "Trial metadata", "scans": "Scans"}
-
-#: Title of the raw tree beside the header, per format.
-TREE_TITLES = {
-    FORMAT_RECORDING: "HDF5 objects",
-    FORMAT_AUCX: "Archive members",
-    FORMAT_DELIMITED: "Source files",
-}
-
-
-def _plot_panel_class():
-    try:
-        from inspector.ui.plots import PlotPanel
-    except Exception:  # noqa: BLE001 - plots are optional (module missing or broken)
-        return None
-    return PlotPanel
-
 
 
 class DocumentTab(QWidget):
@@ -68,15 +62,19 @@ class DocumentTab(QWidget):
 
     Attributes:
         has_views: the views are built (the document was delivered).
-        is_ready: views built *and* any deferred verification (AUCX
-            checksums) finished, was cancelled or failed.
+        is_ready: views built *and* the deferred checks finished, were
+            cancelled or failed.
+        verify_state: ``none``, ``running``, ``done``, ``cancelled`` or ``error``.
+        failure: the page shown when the file could not be opened, else None.
+        status_text: the status-bar line of this tab (the window shows it
+            while the tab is current).
+        export_offered: the document offered an export to AUCX when opened.
 
     Signals:
-        views_ready(): the views are populated (verification may still run).
-        findings_changed(): the document's findings changed (verification,
-            stimuli that could not be loaded).
-        ready(): views populated and verification over (:attr:`is_ready`).
-        status_message(str): a line for the window's status bar.
+        views_ready(): the views are populated (checks may still run).
+        findings_changed(): the document's findings changed.
+        ready(): views populated and checks over (:attr:`is_ready`).
+        status_message(str): :attr:`status_text` changed.
     """
 
     findings_changed = Signal()
@@ -84,7 +82,8 @@ class DocumentTab(QWidget):
     ready = Signal()
     status_message = Signal(str)
 
-    def __init__(self, path: Path, jobs: JobRunner, node: str | None = None, parent=None) -> None:
+    def __init__(self, path: Path, jobs: JobRunner, node: str | None = None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.path = Path(path)
         self.jobs = jobs
@@ -92,20 +91,33 @@ class DocumentTab(QWidget):
         self.doc: Document | None = None
         self.is_ready = False
         self.has_views = False
-        self.verify_state = "none"  # none / running / done / cancelled / error
+        self.verify_state = "none"
+        self.status_text = f"Opening {self.path}…"
+        self.export_offered = False
+        self.failure: FailurePage | None = None
         self.views: QTabWidget | None = None
         self.header_panel: HeaderPanel | None = None
         self.tables: dict[str, TablePanel] = {}
         self.provenance: TreePanel | None = None
+        self.summary: TreePanel | None = None
         self.stimuli: StimuliPanel | None = None
         self.checksums: ChecksumPanel | None = None
         self.detail: DetailPane | None = None
-        self.plot = None
+        self.plot: PlotPanel | None = None
         self._array_names: dict[str, str] = {}
+        self._pending: list[DeferredCheck] = []
+        self._notice = ""
+        self._unloadable: list[tuple[Stimulus, str]] = []
         self._cancel = threading.Event()
         self._vstate = {"closed": False, "running": False}
         self._vlock = threading.Lock()
         self._stack = QStackedWidget(self)
+        self._stack.addWidget(self._busy_page())
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self._stack)
+
+    def _busy_page(self) -> QWidget:
         busy = QWidget()
         bl = QVBoxLayout(busy)
         bl.addStretch(1)
@@ -117,18 +129,15 @@ class DocumentTab(QWidget):
         bl.addWidget(label)
         bl.addWidget(bar, 0, Qt.AlignmentFlag.AlignHCenter)
         bl.addStretch(2)
-        self._stack.addWidget(busy)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self._stack)
+        return busy
 
     # -- compatibility accessors ------------------------------------------
     @property
-    def header_view(self):
+    def header_view(self) -> QTreeView | None:
         return self.header_panel.header.view if self.header_panel else None
 
     @property
-    def tree_view(self):
+    def tree_view(self) -> QTreeView | None:
         raw = self.header_panel.raw if self.header_panel else None
         return raw.view if raw else None
 
@@ -139,50 +148,81 @@ class DocumentTab(QWidget):
             doc.close()
             return
         self.doc = doc
+        self.export_offered = doc.export is not None
         self.views = QTabWidget(self)
         self.views.setDocumentMode(True)
         self.views.setObjectName("documentViews")
-        self.header_panel = HeaderPanel(doc.header, doc.tree, TREE_TITLES.get(doc.format, "Structure"), self)
+        failure = open_failure(doc)
+        if failure is not None:
+            self.failure = FailurePage(failure, self)
+            self.views.addTab(self.failure, "Could not open")
+        self.header_panel = HeaderPanel(doc.header, doc.tree, doc.tree_title, self)
         self.header_panel.node_selected.connect(self._node_selected)
         self.views.addTab(self.header_panel, "Header")
+        self._add_tables()
+        self._add_provenance_and_stimuli()
+        if doc.checksums is not None:
+            self._add_checksums()
+        self._lay_out()
+        self.has_views = True
+        self._show_initial()
+        self.views_ready.emit()
+        if doc.checks:
+            self.start_verification()
+        else:
+            if self.checksums is not None:
+                self.checksums.finish(list(doc.checksums.members), "done")
+                self._note_errors()
+            self._finished_status()
+            self._set_ready()
+
+    def _add_tables(self) -> None:
+        doc = self.doc
         for name, df in doc.tables.items():
             if df is None:
                 continue
             title = TABLE_TITLES.get(name, name)
-            panel = TablePanel(df, title, f"/{name}" if doc.format == FORMAT_RECORDING else "", self)
+            panel = TablePanel(df, title, doc.table_locations.get(name, ""), self)
             panel.cell_selected.connect(self._cell_selected)
             self.tables[name] = panel
             self.views.addTab(panel, title)
+
+    def _add_provenance_and_stimuli(self) -> None:
+        doc = self.doc
         if doc.provenance is not None and doc.provenance.children:
             self.provenance = TreePanel(doc.provenance, "Provenance", self)
             self.provenance.view.expandToDepth(2)
             self.provenance.view.setColumnWidth(0, 260)
             self.provenance.node_selected.connect(self._node_selected)
             self.views.addTab(self.provenance, "Provenance")
+        if doc.structure is not None:
+            self.summary = TreePanel(doc.structure.tree(), "Summary", self)
+            self.summary.view.expandToDepth(1)
+            self.summary.view.setColumnWidth(0, 260)
+            self.summary.node_selected.connect(self._node_selected)
+            self.views.addTab(self.summary, "Summary")
         if doc.stimuli:
             self.stimuli = StimuliPanel(doc.stimuli, self.jobs, self)
             self.stimuli.load_failed.connect(self._stimulus_failed)
             self.stimuli.stimulus_selected.connect(self._stimulus_selected)
             self.views.addTab(self.stimuli, f"Stimuli ({len(doc.stimuli)})")
-        if doc.members or doc.format == FORMAT_AUCX:
-            self.checksums = ChecksumPanel(doc.members, self)
-            self.checksums.cancel_requested.connect(self.cancel_verification)
-            self.checksums.member_selected.connect(self._member_selected)
-            self.views.addTab(self.checksums, "Checksums")
-            if not self.initial_node:
-                self.views.setCurrentWidget(self.checksums)  # the verdict is what an archive is about
 
+    def _add_checksums(self) -> None:
+        self.checksums = ChecksumPanel(list(self.doc.checksums.members), self)
+        self.checksums.cancel_requested.connect(self.cancel_verification)
+        self.checksums.member_selected.connect(self._member_selected)
+        self.views.addTab(self.checksums, "Checksums")
+        if not self.initial_node and self.failure is None:
+            self.views.setCurrentWidget(self.checksums)  # the verdict is what an archive is about
+
+    def _lay_out(self) -> None:
+        doc = self.doc
         right = QSplitter(Qt.Orientation.Vertical)
         right.setChildrenCollapsible(False)
         self._array_names = {ref.location: name for name, ref in doc.arrays.items() if ref.location}
-        plot_cls = _plot_panel_class() if doc.arrays else None
-        if plot_cls is not None:
-            try:
-                self.plot = plot_cls(doc, self.jobs, self)
-                right.addWidget(self.plot)
-            except Exception as exc:  # noqa: BLE001 - a broken plot must not lose the document
-                self.plot = None
-                self.status_message.emit(f"plot panel unavailable: {exc}")
+        if doc.arrays:
+            self.plot = PlotPanel(doc, self.jobs, self)
+            right.addWidget(self.plot)
         self.detail = DetailPane(self)
         right.addWidget(self.detail)
         if self.plot is not None:
@@ -196,153 +236,213 @@ class DocumentTab(QWidget):
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
         split.setSizes([600, 400])
+        if self.failure is not None:
+            self.detail.hide()  # nothing to detail on the failure page; shown on a selection
         self.splitter = split
         self._stack.addWidget(split)
         self._stack.setCurrentWidget(split)
         self.setFocusProxy(self.views)  # keyboard: the tab hands focus to its views
-        self.has_views = True
-        self._show_initial()
-        self.views_ready.emit()
-        if doc.verifier is not None and not doc.verified:
-            self.start_verification()
-        else:
-            if self.checksums is not None:
-                self.checksums.finish(doc.members, "done")
-                self._note_errors()
-            self._set_ready()
 
     def _show_initial(self) -> None:
-        doc = self.doc
         if self.initial_node:
             if self.header_panel.select_location(self.initial_node, prefer_raw=True):
                 self.views.setCurrentWidget(self.header_panel)
             else:
-                self.status_message.emit(f"{self.path.name}: no node {self.initial_node!r}")
-        elif self.plot is not None and doc.arrays:
-            for pref in ("neuro", "signal"):
-                if pref in doc.arrays:
-                    self.plot.show_array(pref)
-                    break
-            else:
-                self.plot.show_array(next(iter(doc.arrays)))
+                self._notice = f"no node {self.initial_node!r} in this file"
+        elif self.plot is not None:
+            first = self.plot.default_array()
+            if first is not None:
+                self.plot.show_array(first)
 
     def _set_ready(self) -> None:
         self.is_ready = True
         self.ready.emit()
 
-    def set_failed(self, message: str) -> None:
-        """Shown if the open job itself failed (it should not: open_document never raises)."""
-        self.doc = Document(self.path)
-        self.doc.error("internal.open-failed", f"{self.path.name}: opening failed: {message}")
-        label = QLabel(f"Could not open {self.path.name}:\n{message}")
-        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self._stack.addWidget(label)
-        self._stack.setCurrentWidget(label)
-        self._set_ready()
+    def _set_status(self, text: str) -> None:
+        self.status_text = text
+        self.status_message.emit(text)
 
-    # -- verification ---------------------------------------------------
+    def _finished_status(self) -> None:
+        doc = self.doc
+        parts = [doc.kind_label]
+        if self.checksums is not None:
+            parts.append(self.checksums.verdict)
+        parts.append(severity_counts_text(doc.findings))
+        if self._notice:
+            parts.append(self._notice)
+        self._set_status(" — ".join(parts))
+
+    def set_failed(self, message: str, tb: str = "") -> None:
+        """The open job itself raised (it should not: ``open_document`` never raises)."""
+        doc = Document(self.path)
+        doc.report(OPEN_FAILED, f"opening failed: {message}")
+        doc.traceback = tb or None
+        self.set_document(doc)
+
+    # -- deferred checks ------------------------------------------------
     def start_verification(self) -> None:
-        """Run the document's deferred checks on a job: an archive's checksums stream in
-        member by member; a recording's stimulus images are decoded."""
-        doc, cancel, state, lock = self.doc, self._cancel, self._vstate, self._vlock
-        state["running"] = True
+        """Run the document's deferred checks, one job each, in order."""
+        self._pending = list(self.doc.checks)
         self.verify_state = "running"
+        if self.checksums is not None:
+            self.checksums.start()
+        self._run_next()
 
-        def work(ctx):
+    def _run_next(self) -> None:
+        if not self._pending or self._cancel.is_set():
+            self._verification_over("cancelled" if self._cancel.is_set() else "done")
+            return
+        check = self._pending.pop(0)
+        doc, cancel, state, lock = self.doc, self._cancel, self._vstate, self._vlock
+
+        def work(ctx: JobContext) -> CheckResult:
             try:
-                doc.verify(progress=lambda d, t, m=None: ctx.progress(d, t, m),
-                           cancelled=lambda: cancel.is_set() or ctx.cancelled)
+                return check.run(progress=lambda p: ctx.progress(p.done, p.total, p),
+                                 cancelled=lambda: cancel.is_set() or ctx.cancelled)
             finally:
                 with lock:
                     state["running"] = False
                     if state["closed"]:
-                        doc.close()
-            return cancel.is_set()
+                        doc.close()  # the tab closed while this check read the file
 
-        if self.checksums is not None:
-            self.checksums.start()
-        self.status_message.emit(f"Verifying {self.path.name}…")
-        self.jobs.submit(work, on_done=self._verified, on_error=self._verify_failed,
+        with lock:
+            state["running"] = True
+        self._set_status(f"{check.title or 'Verifying'}…")
+        self.jobs.submit(work, on_done=lambda result: self._check_done(check, result),
+                         on_error=lambda message, tb: self._check_failed(check, message, tb),
                          on_progress=self._verify_progress)
 
-    def _verify_progress(self, done: int, total: int, member) -> None:
-        if not self._vstate["closed"] and self.checksums is not None:
-            self.checksums.on_progress(done, total, member)
+    def _verify_progress(self, done: int, total: int, event: Any) -> None:
+        if self._vstate["closed"] or self.checksums is None:
+            return
+        member = event.member if isinstance(event, Progress) else None
+        self.checksums.on_progress(done, total, member)
 
     def cancel_verification(self) -> None:
-        """Ask the verification job to stop after the current member."""
+        """Ask the running check to stop after its current step; later checks do not run."""
         self._cancel.set()
         if self.checksums is not None:
             self.checksums.cancel.setEnabled(False)
             self.checksums.banner.setText("Cancelling…")
 
-    def _verified(self, cancelled: bool) -> None:
+    def _check_done(self, check: DeferredCheck, result: CheckResult) -> None:
         if self._vstate["closed"]:
             return
-        self.verify_state = "cancelled" if cancelled else "done"
-        if self.checksums is not None:
-            self.checksums.finish(self.doc.members, self.verify_state)
-            self._note_errors()
-            self.status_message.emit(f"{self.path.name}: {self.checksums.verdict}")
-        self.findings_changed.emit()
-        self._set_ready()
+        doc = self.doc
+        doc.apply(check, result)
+        self._reset_views(result)
+        if not result.complete:
+            self._pending.clear()
+            self._verification_over("cancelled")
+            return
+        self._run_next()
 
-    def _verify_failed(self, message: str, _tb: str) -> None:
+    def _check_failed(self, check: DeferredCheck, message: str, tb: str) -> None:
         if self._vstate["closed"]:
             return
-        self.verify_state = "error"
-        self.doc.error("internal.verify-failed", f"{self.path.name}: verification failed: {message}")
+        title = check.title or "a deferred check"
+        self.doc.report(CHECK_FAILED, f"{title} failed unexpectedly: {message}")
+        if tb and not self.doc.traceback:
+            self.doc.traceback = tb
+        self._pending.clear()
+        self._verification_over("error")
+
+    def _reset_views(self, result: CheckResult) -> None:
+        """Reset every view that shows what ``result`` changed (GUI thread)."""
+        doc = self.doc
+        if result.header is not None:
+            self.header_panel.set_header(doc.header)
+        for name in [n for n in self.tables if n not in doc.tables]:
+            panel = self.tables.pop(name)
+            self.views.removeTab(self.views.indexOf(panel))
+            panel.deleteLater()
+        if doc.checksums is not None:
+            if self.checksums is None:
+                self._add_checksums()
+            self.checksums.model.set_members(list(doc.checksums.members))
+        self._array_names = {ref.location: name for name, ref in doc.arrays.items()
+                             if ref.location}
+        if self.summary is not None and doc.structure is None:
+            self.views.removeTab(self.views.indexOf(self.summary))
+            self.summary.deleteLater()
+            self.summary = None
+        if self.plot is not None:
+            self.plot.refresh(tuple(result.withdraw_arrays))
+        if result.findings:
+            self.findings_changed.emit()
+
+    def _verification_over(self, state: str) -> None:
+        self.verify_state = state
+        waiting, self._unloadable = self._unloadable, []
+        for stim, message in waiting:
+            self._stimulus_failed(stim, message)
         if self.checksums is not None:
-            self.checksums.finish(self.doc.members, "error")
+            members = list(self.doc.checksums.members) if self.doc.checksums is not None else []
+            self.checksums.finish(members, state)
+            self._note_errors()
+        self._finished_status()
         self.findings_changed.emit()
         self._set_ready()
 
     def _note_errors(self) -> None:
         failed = {m.name for m in self.checksums.model.members() if m.status in FAILED}
-        n = sum(1 for f in self.doc.findings if f.severity == "error" and f.location not in failed)
-        note = ""
+        integrity = [f for f in self.doc.findings
+                     if f.severity == "error" and f.scope == "integrity"]
+        n = sum(1 for f in integrity if f.location not in failed)
+        structure = sum(1 for f in self.doc.findings
+                        if f.severity == "error" and f.scope != "integrity")
+        notes = []
         if n:
-            note = f"{n} other error finding{'s' if n != 1 else ''} (see Findings)" if failed else (
-                f"{n} error finding{'s' if n != 1 else ''} (see Findings)")
+            errors = count_text(n, "other error finding" if failed else "error finding")
+            notes.append(f"{errors} (see Findings)")
+        if structure:
+            notes.append(f"structure: {count_text(structure, 'error')}")
+        note = " · ".join(notes)
         self.checksums.extra_note = note
         self.checksums.set_state(self.checksums.state)
 
     # -- selection → detail pane / plot ----------------------------------
     def _node_selected(self, n: Node) -> None:
+        self.detail.show()
         self.detail.show_node(n)
         name = self._array_names.get(n.location)
         if name is not None and self.plot is not None:
             self.plot.show_array(name)
 
-    def _cell_selected(self, title: str, value, extra: str) -> None:
+    def _cell_selected(self, title: str, value: Any, extra: str) -> None:
         self.detail.show_value(title, value, extra)
 
     def _member_selected(self, name: str) -> None:
         row = self.checksums.model.row_of(name)
         m = self.checksums.model.member(row)
-        self.detail.show_text(name, f"status: {m.status}\nrecorded: {m.recorded or '(not listed)'}\n"
+        self.detail.show_text(name, f"status: {m.status}\n"
+                                    f"recorded: {m.recorded or '(not listed)'}\n"
                                     f"computed: {m.computed or '(not computed)'}")
         arr = self._array_names.get(name)
         if arr is not None and self.plot is not None:
             self.plot.show_array(arr)
 
-    def _stimulus_selected(self, stim) -> None:
-        from inspector.models.value_text import value_text, value_type_name
-
+    def _stimulus_selected(self, stim: Stimulus) -> None:
         self.detail.show_text(f"stimulus {value_text(stim.stim_id)}",
                               f"ID: {value_text(stim.stim_id)} ({value_type_name(stim.stim_id)})\n"
                               f"stored as: {stim.kind}\nlocation: {stim.location}")
 
-    def _stimulus_failed(self, stim, message: str) -> None:
+    def _stimulus_failed(self, stim: Stimulus, message: str) -> None:
+        """A thumbnail could not be decoded: a finding, unless a reader finding says so.
+
+        While the deferred checks run (they may decode the same image and
+        report it themselves), the failure waits for them to finish.
+        """
+        if self.verify_state == "running":
+            self._unloadable.append((stim, message))
+            return
         doc = self.doc
         if doc is None:
             return
         if not any(f.location == stim.location and f.severity != "info" for f in doc.findings):
-            from inspector.models.value_text import value_text
-
-            doc.warning("stimulus.unloadable",
-                        f"{doc.name}: stimulus {value_text(stim.stim_id)} cannot be loaded: {message}",
-                        stim.location)
+            doc.report(STIMULUS_UNLOADABLE,
+                       f"stimulus {value_text(stim.stim_id)} cannot be loaded: {message}",
+                       stim.location)
             self.findings_changed.emit()
 
     # -- navigation -----------------------------------------------------
@@ -368,18 +468,8 @@ class DocumentTab(QWidget):
         if self.checksums is not None and self.checksums.select_member(location):
             self.views.setCurrentWidget(self.checksums)
             return True
-        for panel in self.tables.values():
-            if panel.location and location.startswith(panel.location + "/"):
-                parts = [p.split("@")[0] for p in location[len(panel.location) + 1:].split("/")]
-                if parts[0] == "columns" and len(parts) > 1 and parts[1].isdigit():
-                    found = panel.select_column_index(int(parts[1]))  # schema 1: columns/<i>
-                else:
-                    found = panel.select_column(parts[0])  # schema 0: one dataset per column
-                if found:
-                    if self.header_panel.raw is not None:
-                        self.header_panel.raw.select_location(location)
-                    self.views.setCurrentWidget(panel)
-                    return True
+        if self._select_table_column(location):
+            return True
         if self.stimuli is not None and self.stimuli.select_location(location):
             self.views.setCurrentWidget(self.stimuli)
             return True
@@ -395,12 +485,30 @@ class DocumentTab(QWidget):
             return True
         return False
 
+    def _select_table_column(self, location: str) -> bool:
+        for panel in self.tables.values():
+            if not (panel.location and location.startswith(panel.location + "/")):
+                continue
+            parts = [p.split("@")[0] for p in location[len(panel.location) + 1:].split("/")]
+            if parts[0] == "columns" and len(parts) > 1 and parts[1].isdigit():
+                found = panel.select_column_index(int(parts[1]))  # schema 1: columns/<i>
+            else:
+                found = panel.select_column(parts[0])  # schema 0: one dataset per column
+            if found:
+                if self.header_panel.raw is not None:
+                    self.header_panel.raw.select_location(location)
+                self.views.setCurrentWidget(panel)
+                return True
+        return False
+
     def findings(self) -> list[Finding]:
+        """The document's findings (empty while it opens)."""
         return list(self.doc.findings) if self.doc else []
 
     def close_document(self) -> None:
-        """Cancel verification and release the file (now, or when verification stops)."""
+        """Cancel the checks and release the file (now, or when the running check stops)."""
         self._cancel.set()
+        self._pending.clear()
         if self.stimuli is not None:
             self.stimuli.shutdown()
         with self._vlock:

@@ -1,56 +1,61 @@
-"""What the GUI's File > Export to AUCX… needs to know about a document (issue 8 item 3)."""
+"""What File > Export to AUCX… needs to know about a document, from its capabilities.
+
+A document can be exported when it offers :class:`~inspector.formats.
+capabilities.AucxExport` (``doc.export``) and it is not known to be bad: once
+its deferred checks ran, a document with an error is not exported, so that a
+corrupt archive is never re-checksummed as if it were valid.  Nothing here
+names a format.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from inspector.formats.document import FORMAT_AUCX, FORMAT_DELIMITED, FORMAT_RECORDING, Document
+from inspector.formats.document import Document
 
-#: Formats that can be exported to AUCX.
-EXPORTABLE = (FORMAT_AUCX, FORMAT_DELIMITED)
-
-
-def export_unavailable_reason(doc: Document | None) -> str | None:
-    """Why Export to AUCX is disabled for ``doc`` (None when it is available)."""
-    if doc is None:
-        return "Export to AUCX needs an open AUC document (an AUCX archive or a CSV/TSV scan table)."
-    if doc.format in EXPORTABLE:
-        if doc.verified and not doc.ok:
-            return (f"{doc.name} has errors (see Findings); an AUC document that fails its "
-                    "checks is not exported, so that a corrupt archive is never re-checksummed "
-                    "as if it were valid.")
-        return None
-    if doc.format == FORMAT_RECORDING:
-        return (f"{doc.name} is a VneuroTK recording; only AUC documents (AUCX archives and "
-                "CSV/TSV scan tables) can be exported to AUCX.")
-    return (f"{doc.name} was not recognised as an AUC document; only AUCX archives and "
-            "CSV/TSV scan tables can be exported to AUCX.")
+#: Said when no document is open (or it is still opening).
+NO_DOCUMENT = ("Export to AUCX needs an open AUC document (an AUC experiment, such as an "
+               "archive or a scan table).")
 
 
-def export_source(doc: Document) -> Any:
-    """What to hand to ``export_to_aucx``.
+def export_unavailable_reason(doc: Document | None, offered: bool | None = None) -> str | None:
+    """Why Export to AUCX is disabled for ``doc`` (None when it is available).
 
-    The experiment already loaded (``doc.extra["experiment"]``) when the
-    document is verified and has no error; otherwise the path, so that the
-    exporter re-reads and verifies the source and refuses a corrupt one with
-    an ``ExportError`` saying why (an unverified archive is never laundered
-    into a freshly checksummed one).
+    ``offered``: whether the document offered an export when it was opened
+    (a check that withdraws the AUC experiment also withdraws the export);
+    defaults to whether it offers one now.
     """
-    exp = doc.extra.get("experiment")
-    if exp is not None and doc.ok and doc.verified:
-        return exp
-    return doc.path
+    if doc is None:
+        return NO_DOCUMENT
+    if offered is None:
+        offered = doc.export is not None
+    if not offered:
+        return (f"{doc.name} ({doc.kind_label}) holds no AUC experiment; only documents "
+                "with an AUC experiment can be exported to AUCX.")
+    if (doc.verified and not doc.ok) or doc.export is None:
+        return (f"{doc.name} has errors (see Findings); an AUC document that fails its "
+                "checks is not exported, so that a corrupt archive is never re-checksummed "
+                "as if it were valid.")
+    return None
+
+
+def export_source(doc: Document) -> Document | Path:
+    """What to hand to ``export_to_aucx`` for ``doc``.
+
+    The document itself once its checks are over (the exporter asks its
+    ``export.load()``, reading what opening kept); before that its path, so
+    that the exporter opens and verifies the source on its own and refuses a
+    corrupt one with an ``ExportError`` saying why (an unverified archive is
+    never laundered into a freshly checksummed one).
+    """
+    return doc if doc.verified else doc.path
 
 
 def suggested_export_path(doc: Document) -> Path:
-    """``<experiment_id>.aucx`` in the source's folder (file name stem if no ID)."""
-    exp = doc.extra.get("experiment")
-    exp_id = getattr(exp, "experiment_id", None) if exp is not None else None
-    if not exp_id:
-        exp_id = doc.summary.get("experiment_id") if isinstance(doc.summary, dict) else None
+    """``<experiment_id>.aucx`` in the source's folder (the file name stem without an ID)."""
+    exp_id = doc.export.experiment_id if doc.export is not None else None
     if not exp_id:
         exp_id = doc.path.stem or "experiment"
     folder = doc.path if doc.path.is_dir() else doc.path.parent
-    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in str(exp_id)).strip(".") or "experiment"
-    return folder / f"{safe}.aucx"
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in str(exp_id)).strip(".")
+    return folder / f"{safe or 'experiment'}.aucx"

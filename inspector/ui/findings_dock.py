@@ -1,60 +1,146 @@
-"""The findings dock: every finding of every open document, sortable by severity."""
+"""The findings dock: the current document's findings (or every open file's), sortable.
+
+The title counts the findings shown ("Findings: 1 error, 2 warnings, 1 note").
+Messages never name the file; the File column appears only when "All open
+files" is checked.  Selecting a row shows the finding's full text and the
+source of its rule beside the table; clicking or activating it selects what
+the finding concerns in its document.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal
-from PySide6.QtWidgets import QAbstractItemView, QDockWidget, QHeaderView, QTableView
+from collections.abc import Sequence
 
-from inspector.models.findings_model import FindingRole, FindingsModel, SeverityRankRole
+from PySide6.QtCore import QItemSelection, QModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QDockWidget,
+    QHeaderView,
+    QPlainTextEdit,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from inspector.models.findings_model import (
+    FILE_COLUMN,
+    FindingRole,
+    FindingsModel,
+    Row,
+    SeverityRankRole,
+    finding_detail_text,
+    severity_counts_text,
+)
 from inspector.ui.copy_support import install_copy_actions
+
+#: Shown in the detail box while no finding is selected.
+DETAIL_HINT = "Select a finding to see its full text and the rule it comes from."
 
 
 class FindingsDock(QDockWidget):
-    """Dock with a sortable table of findings.
+    """Dock with a sortable table of findings, a scope toggle and a detail box.
+
+    Attributes:
+        all_files: the "All open files" check box (unchecked: the current tab only).
+        detail: the read-only box with the selected finding's full text and rule.
 
     Signals:
         finding_activated(object finding, object owner): a row was clicked
-        or activated; ``owner`` is the widget showing the finding's document.
+            or activated; ``owner`` is the widget showing the finding's document.
+        scope_changed(bool all_files): the toggle changed.
     """
 
     finding_activated = Signal(object, object)
+    scope_changed = Signal(bool)
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Findings", parent)
         self.setObjectName("findingsDock")
         self.model = FindingsModel(self)
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setSortRole(SeverityRankRole)
-        self.view = QTableView(self)
-        self.view.setModel(self.proxy)
-        self.view.setSortingEnabled(True)
-        self.view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.view.setWordWrap(False)
-        self.view.verticalHeader().setVisible(False)
-        hh = self.view.horizontalHeader()
+        self.view = self._make_view()
+        self.all_files = QCheckBox("All open files", self)
+        self.all_files.setToolTip("List the findings of every open file, "
+                                  "not only the current tab's")
+        self.all_files.toggled.connect(self.scope_changed)
+        self.detail = QPlainTextEdit(self)
+        self.detail.setReadOnly(True)
+        self.detail.setObjectName("findingDetail")
+        self.detail.setAccessibleName("Selected finding")
+        self.detail.setPlaceholderText(DETAIL_HINT)
+        side = QWidget(self)
+        side_lay = QVBoxLayout(side)
+        side_lay.setContentsMargins(0, 0, 0, 0)
+        side_lay.setSpacing(2)
+        side_lay.addWidget(self.all_files)
+        side_lay.addWidget(self.detail, 1)
+        split = QSplitter(Qt.Orientation.Horizontal, self)
+        split.setChildrenCollapsible(False)
+        split.addWidget(self.view)
+        split.addWidget(side)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        split.setSizes([900, 300])
+        self.setWidget(split)
+        self.set_rows([], all_files=False)
+
+    def _make_view(self) -> QTableView:
+        view = QTableView(self)
+        view.setModel(self.proxy)
+        view.setSortingEnabled(True)
+        view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        view.setWordWrap(False)
+        view.setAccessibleName("Findings")
+        view.verticalHeader().setVisible(False)
+        hh = view.horizontalHeader()
         hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         hh.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         hh.setStretchLastSection(False)
-        self.view.setColumnWidth(0, 90)
-        self.view.setColumnWidth(1, 200)
-        self.view.setColumnWidth(3, 160)
-        self.view.setColumnWidth(4, 170)
-        self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
-        install_copy_actions(self.view, value_column=2)
-        self.view.clicked.connect(self._activate)
-        self.view.activated.connect(self._activate)
-        self.setWidget(self.view)
+        view.setColumnWidth(0, 90)
+        view.setColumnWidth(1, 200)
+        view.setColumnWidth(3, 160)
+        view.setColumnWidth(FILE_COLUMN, 170)
+        view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8)
+        install_copy_actions(view, value_column=2)
+        view.clicked.connect(self._activate)
+        view.activated.connect(self._activate)
+        view.selectionModel().selectionChanged.connect(self._selection_changed)
+        return view
 
-    def _activate(self, index) -> None:
+    def _activate(self, index: QModelIndex) -> None:
         f, owner = self.proxy.data(index, FindingRole)
         self.finding_activated.emit(f, owner)
 
-    def set_rows(self, rows) -> None:
-        """Replace the findings shown: ``(file label, Finding, owner)`` triples."""
+    def _selection_changed(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:
+        rows = self.view.selectionModel().selectedRows()
+        if not rows:
+            self.detail.clear()
+            return
+        label, f, _owner = self.model.finding(self.proxy.mapToSource(rows[0]).row())
+        self.detail.setPlainText(finding_detail_text(f, label if self.showing_all else ""))
+
+    @property
+    def showing_all(self) -> bool:
+        """True when the findings of every open file are listed."""
+        return self.all_files.isChecked()
+
+    def set_rows(self, rows: Sequence[Row], all_files: bool | None = None) -> None:
+        """Replace the findings shown: ``(file label, Finding, owner)`` triples.
+
+        ``all_files``: whether the rows come from every open file (shows the
+        File column); defaults to the toggle's state.
+        """
+        if all_files is None:
+            all_files = self.showing_all
         self.model.set_findings(rows)
-        n_err = sum(1 for _, f, _ in rows if f.severity == "error")
-        n_warn = sum(1 for _, f, _ in rows if f.severity == "warning")
-        self.setWindowTitle(f"Findings ({n_err} errors, {n_warn} warnings)")
+        self.view.setColumnHidden(FILE_COLUMN, not all_files)
+        self.detail.clear()
+        counts = severity_counts_text(f for _, f, _ in rows) if rows else "none"
+        scope = " in all open files" if all_files else ""
+        self.setWindowTitle(f"Findings: {counts}{scope}")

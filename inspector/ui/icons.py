@@ -9,21 +9,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSize
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QApplication, QStyle
 
+from inspector.models.style import severity_icon
 from inspector.resources_access import APP_ICON, AUCX_ICON, icon_pngs
 
-_SEVERITY_PIXMAPS = {
-    "error": QStyle.StandardPixmap.SP_MessageBoxCritical,
-    "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
-    "info": QStyle.StandardPixmap.SP_MessageBoxInformation,
-}
-
-
-def severity_icon(severity: str) -> QIcon:
-    """The standard critical/warning/information icon for a finding severity."""
-    style = QApplication.style()
-    return style.standardIcon(_SEVERITY_PIXMAPS.get(severity, QStyle.StandardPixmap.SP_MessageBoxQuestion))
+__all__ = ["app_icon", "aucx_icon", "severity_icon"]
 
 
 def _png_icon(name: str) -> QIcon:

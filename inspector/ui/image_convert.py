@@ -54,5 +54,6 @@ def thumbnail(arr: np.ndarray, size: int) -> QImage:
     """A QImage of ``arr`` fitted in ``size`` x ``size`` (nearest-neighbour when enlarging)."""
     img = array_to_qimage(arr)
     mode = (Qt.TransformationMode.FastTransformation
-            if img.width() < size and img.height() < size else Qt.TransformationMode.SmoothTransformation)
+            if img.width() < size and img.height() < size
+            else Qt.TransformationMode.SmoothTransformation)
     return img.scaled(size, size, Qt.AspectRatioMode.KeepAspectRatio, mode)

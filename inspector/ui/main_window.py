@@ -13,12 +13,16 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QProgressDialog,
+    QStackedWidget,
     QTabWidget,
 )
 
 from inspector import APP_NAME, __version__
 from inspector.formats import open_document
-from inspector.jobs import JobRunner
+from inspector.formats.export import ExportError, ExportSource, export_to_aucx
+from inspector.formats.findings import Severity
+from inspector.formats.registry import open_filters
+from inspector.jobs import JobContext, JobRunner
 from inspector.ui.document_tab import DocumentTab
 from inspector.ui.export_support import (
     export_source,
@@ -28,11 +32,15 @@ from inspector.ui.export_support import (
 from inspector.ui.findings_dock import FindingsDock
 from inspector.ui.icons import severity_icon
 
-FILE_FILTER = (
-    "Inspector files (*.h5 *.hdf5 *.aucx *.csv *.tsv *.json *.yaml *.yml);;"
-    "VneuroTK recordings (*.h5 *.hdf5);;AUCX archives (*.aucx);;"
-    "AUC scan tables (*.csv *.tsv *.txt);;All files (*)"
-)
+
+def file_filter() -> str:
+    """The Open dialog's filter: every registered format, all of them, and all files."""
+    formats = open_filters()
+    patterns = " ".join(dict.fromkeys(p for _, pats in formats for p in pats))
+    entries = [f"Inspector files ({patterns})"] if patterns else []
+    entries += [f"{name} ({' '.join(pats)})" for name, pats in formats]
+    entries.append("All files (*)")
+    return ";;".join(entries)
 
 
 def _key(path: Path) -> str:
@@ -74,12 +82,17 @@ class MainWindow(QMainWindow):
         self.tabs.setDocumentMode(True)
         self.tabs.tabCloseRequested.connect(self.close_tab)
         self.tabs.currentChanged.connect(self._current_changed)
-        self.empty_label = QLabel("Drop VneuroTK recordings (.h5) or AUCX archives (.aucx) here, "
-                                  "or use File > Open (Ctrl+O).")
+        kinds = ", ".join(name for name, _ in open_filters())
+        self.empty_label = QLabel(f"Drop files here ({kinds}), or use File > Open (Ctrl+O).")
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.setCentralWidget(self.tabs)
+        self.empty_label.setWordWrap(True)
+        self.central = QStackedWidget(self)
+        self.central.addWidget(self.empty_label)
+        self.central.addWidget(self.tabs)
+        self.setCentralWidget(self.central)
         self.findings = FindingsDock(self)
         self.findings.finding_activated.connect(self._finding_activated)
+        self.findings.scope_changed.connect(lambda _all: self.refresh_findings())
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.findings)
         self._docks_sized = False
         self.busy = QProgressBar(self)
@@ -111,7 +124,8 @@ class MainWindow(QMainWindow):
         m.addAction(self.act_export)
         m.addSeparator()
         m.addAction(self.act_close)
-        m.addAction(QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit, triggered=self.close))
+        m.addAction(QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit,
+                            triggered=self.close))
         m.setToolTipsVisible(True)
         self.file_menu = m
         e = mb.addMenu("&Edit")
@@ -129,7 +143,7 @@ class MainWindow(QMainWindow):
 
     # -- opening ----------------------------------------------------------
     def open_dialog(self) -> None:
-        paths, _ = QFileDialog.getOpenFileNames(self, "Open files", self._last_dir(), FILE_FILTER)
+        paths, _ = QFileDialog.getOpenFileNames(self, "Open files", self._last_dir(), file_filter())
         self.open_paths(paths)
 
     def open_paths(self, args) -> list[DocumentTab]:
@@ -167,17 +181,22 @@ class MainWindow(QMainWindow):
         tab.findings_changed.connect(self.refresh_findings)
         tab.views_ready.connect(self._tab_views_ready)
         tab.ready.connect(self._tab_ready)
-        tab.status_message.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        tab.status_message.connect(lambda text, t=tab: self._tab_status(t, text))
         i = self.tabs.insertTab(index, tab, path.name or str(path))
         self.tabs.setTabToolTip(i, str(path))
         self.tabs.setCurrentIndex(i)
-        self.statusBar().showMessage(f"Opening {path}…")
+        self.statusBar().showMessage(tab.status_text)
         self.jobs.submit(
             lambda ctx, p=path: open_document(p),
             on_done=tab.set_document,
-            on_error=lambda msg, tb, t=tab: t.set_failed(msg),
+            on_error=tab.set_failed,
         )
         return tab
+
+    def _tab_status(self, tab: DocumentTab, text: str) -> None:
+        """A tab's status line changed: shown while that tab is current."""
+        if tab is self.current_tab():
+            self.statusBar().showMessage(text)
 
     def _tab_views_ready(self) -> None:
         self.refresh_findings()
@@ -188,17 +207,18 @@ class MainWindow(QMainWindow):
         self._update_actions()
         tab = self.sender()
         if isinstance(tab, DocumentTab) and tab.doc is not None:
-            i = self.tabs.indexOf(tab)
-            severities = {f.severity for f in tab.doc.findings}
-            worst = "error" if "error" in severities else "warning" if "warning" in severities else None
-            if i >= 0 and worst:
-                self.tabs.setTabIcon(i, severity_icon(worst))
-                self.tabs.setTabToolTip(i, f"{tab.path}\n{worst}: see Findings")
-            self.statusBar().showMessage(
-                f"{tab.doc.name}: {tab.doc.format}, "
-                f"{len(tab.doc.findings)} finding(s)", 5000)
+            self._mark_tab(tab)
         if self.all_tabs_ready():
             self.all_ready.emit()
+
+    def _mark_tab(self, tab: DocumentTab) -> None:
+        """Tab icon and tooltip by the document's worst severity."""
+        i = self.tabs.indexOf(tab)
+        severities = {f.severity for f in tab.doc.findings}
+        worst = next((s for s in (Severity.ERROR, Severity.WARNING) if s in severities), None)
+        if i >= 0 and worst is not None:
+            self.tabs.setTabIcon(i, severity_icon(worst))
+            self.tabs.setTabToolTip(i, f"{tab.path}\n{tab.doc.kind_label}: {worst}s, see Findings")
 
     def all_tabs_ready(self) -> bool:
         """Every tab has its views and finished verifying."""
@@ -247,11 +267,12 @@ class MainWindow(QMainWindow):
 
     # -- findings ---------------------------------------------------------
     def refresh_findings(self) -> None:
-        rows = []
-        for tab in self.document_tabs():
-            for f in tab.findings():
-                rows.append((tab.path.name, f, tab))
-        self.findings.set_rows(rows)
+        """List the current tab's findings, or every tab's with "All open files"."""
+        all_files = self.findings.showing_all
+        current = self.current_tab()
+        tabs = self.document_tabs() if all_files else [current] if current is not None else []
+        rows = [(tab.path.name, f, tab) for tab in tabs for f in tab.findings()]
+        self.findings.set_rows(rows, all_files=all_files)
 
     def _finding_activated(self, finding, owner) -> None:
         if isinstance(owner, DocumentTab) and self.tabs.indexOf(owner) >= 0:
@@ -259,8 +280,14 @@ class MainWindow(QMainWindow):
             owner.select_location(finding.location)
 
     def _current_changed(self, index: int) -> None:
+        self.central.setCurrentWidget(self.tabs if self.tabs.count() else self.empty_label)
         tab = self.current_tab()
         self.setWindowTitle(f"{tab.path.name} — {APP_NAME}" if tab else APP_NAME)
+        if tab is not None:
+            self.statusBar().showMessage(tab.status_text)
+        else:
+            self.statusBar().clearMessage()
+        self.refresh_findings()
         self._update_actions()
 
     def _update_actions(self) -> None:
@@ -268,13 +295,20 @@ class MainWindow(QMainWindow):
         has = tab is not None
         self.act_reload.setEnabled(has)
         self.act_close.setEnabled(has)
-        reason = export_unavailable_reason(tab.doc if has and tab.has_views else None)
+        reason = self._export_reason(tab)
         self.act_export.setEnabled(reason is None)
         tip = reason or "Write the current AUC document as a verified AUCX archive"
         self.act_export.setToolTip(tip)
         self.act_export.setStatusTip(tip)
 
     # -- export to AUCX (issue 8 item 3) ---------------------------------
+    @staticmethod
+    def _export_reason(tab: DocumentTab | None) -> str | None:
+        """Why the current tab cannot be exported (None when it can)."""
+        if tab is None or not tab.has_views or tab.doc is None:
+            return export_unavailable_reason(None)
+        return export_unavailable_reason(tab.doc, tab.export_offered)
+
     def ask_export_path(self, suggested: str) -> str | None:
         """Ask where to write the archive (None if cancelled). Tests override this."""
         path, _ = QFileDialog.getSaveFileName(
@@ -305,11 +339,11 @@ class MainWindow(QMainWindow):
     def export_current(self) -> None:
         """File > Export to AUCX…: ask for a destination, write it on a job."""
         tab = self.current_tab()
-        doc = tab.doc if tab is not None and tab.has_views else None
-        reason = export_unavailable_reason(doc)
-        if reason is not None:
-            self.report_error(reason)
+        reason = self._export_reason(tab)
+        if reason is not None or tab is None or tab.doc is None:
+            self.report_error(reason or "")
             return
+        doc = tab.doc
         answer = self.ask_export_path(str(suggested_export_path(doc)))
         if not answer:
             return
@@ -327,14 +361,12 @@ class MainWindow(QMainWindow):
             overwrite = True
         self.start_export(export_source(doc), dest, overwrite)
 
-    def start_export(self, source, dest: Path, overwrite: bool) -> None:
-        """Run ``export_to_aucx(source, dest)`` on a job with a progress dialog."""
-        try:
-            from inspector.formats.export import ExportError, export_to_aucx
-        except ImportError as exc:
-            self.report_error(f"Export to AUCX is not available: {exc}")
-            self.export_finished.emit(False, str(exc))
-            return
+    def start_export(self, source: ExportSource, dest: Path, overwrite: bool) -> None:
+        """Run ``export_to_aucx(source, dest)`` on a job with a progress dialog.
+
+        ``source`` is a verified document (never mutated by the job) or a
+        path the exporter opens and verifies itself (see ``export_source``).
+        """
         dlg = QProgressDialog(f"Exporting to {dest.name}…", "", 0, 0, self)
         dlg.setWindowTitle("Export to AUCX")
         dlg.setCancelButton(None)
@@ -344,8 +376,8 @@ class MainWindow(QMainWindow):
         dlg.setValue(0)
         self.export_dialog = dlg
 
-        def work(ctx):
-            def progress(done, total, message=None, *_rest):
+        def work(ctx: JobContext) -> tuple[bool, str]:
+            def progress(done: int, total: int, message: str | None = None, *_rest: object) -> None:
                 ctx.progress(int(done), int(total), message)
 
             try:
@@ -427,11 +459,12 @@ class MainWindow(QMainWindow):
 
         v = library_versions()
 
+        kinds = ", ".join(name for name, _ in open_filters())
         QMessageBox.about(
             self,
             f"About {APP_NAME}",
             f"<b>{APP_NAME}</b> {__version__}<br>"
-            "Inspector for VneuroTK HDF5 recordings and AUCX archives.<br><br>"
+            f"Reads: {kinds}.<br><br>"
             f"Qt {qVersion()} (PySide6 {PySide6.__version__})<br>"
             f"h5py {v['h5py']}, HDF5 {v['HDF5']}<br>"
             f"numpy {v['numpy']}, pandas {v['pandas']}",
@@ -441,7 +474,8 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not self._docks_sized:  # a compact findings dock on first show
             self._docks_sized = True
-            self.resizeDocks([self.findings], [max(120, self.height() // 6)], Qt.Orientation.Vertical)
+            self.resizeDocks([self.findings], [max(120, self.height() // 6)],
+                             Qt.Orientation.Vertical)
 
     def closeEvent(self, event) -> None:
         s = QSettings()

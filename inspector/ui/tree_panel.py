@@ -62,6 +62,11 @@ class FilteredTree(QWidget):
         if n is not None:
             self.node_selected.emit(n)
 
+    def set_root(self, root: Node) -> None:
+        """Show ``root`` instead (the document's tree was replaced); keeps the filter."""
+        self.model.set_root(root)
+        self.view.expandAll()
+
     def set_filter(self, text: str) -> None:
         self.proxy.set_text(text)
         if text.strip():
@@ -79,7 +84,8 @@ class FilteredTree(QWidget):
             idx = self.proxy.mapFromSource(src)
         self.view.setCurrentIndex(idx)
         self.view.selectionModel().select(
-            idx, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+            idx, QItemSelectionModel.SelectionFlag.ClearAndSelect
+            | QItemSelectionModel.SelectionFlag.Rows)
         self.view.scrollTo(idx, QAbstractItemView.ScrollHint.PositionAtCenter)
         return True
 
@@ -131,6 +137,11 @@ class HeaderPanel(QWidget):
         if self.raw is not None:
             self.setTabOrder(self.header.view, self.raw.view)
 
+    def set_header(self, header: Node) -> None:
+        """Show a new header tree (a deferred check replaced it)."""
+        self.header.set_root(header)
+        self._apply_filter()
+
     def trees(self) -> list[FilteredTree]:
         return [t for t in (self.header, self.raw) if t is not None]
 
@@ -163,7 +174,8 @@ class TreePanel(QWidget):
     def __init__(self, root: Node, title: str, parent=None) -> None:
         super().__init__(parent)
         self.filter_edit = QLineEdit(self)
-        self.filter_edit.setPlaceholderText(f"Filter {title.lower()} by name, value or location (Ctrl+F)")
+        self.filter_edit.setPlaceholderText(
+            f"Filter {title.lower()} by name, value or location (Ctrl+F)")
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.setAccessibleName(f"Filter {title}")
         self.tree = FilteredTree(root, title, self)

@@ -3,13 +3,15 @@
 Entry points:
 
 * :func:`open_archive` ``(path) -> Document`` (format ``"aucx"``; never raises
-  for bad input; call ``doc.verify()`` for the streamed checksum pass);
+  for bad input; the streamed checksum pass is the deferred check in
+  ``doc.checks``, run headless by ``doc.verify()``);
 * :func:`read_experiment` ``(path) -> AucExperiment`` (a fully verified
   archive; raises :class:`ArchiveReadError` listing every finding otherwise);
 * :func:`write_aucx` ``(experiment, path, ...) -> Path`` (deterministic,
   atomic export verified by read-back).
 
-Rules: seed ``002_59993c7ffff01d56.txt`` and spec ``aucx-archive.md``.
+Rules: :mod:`.rules` (AUCX 1.0 format document, seed
+``002_59993c7ffff01d56.txt``; AUCX on-disk notes, ``spec/aucx-archive.md``).
 """
 
 from __future__ import annotations
@@ -17,9 +19,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from inspector.formats.aucx import sniff as _sniff
-from inspector.formats.aucx.experiment import ArchiveReadError, read_experiment
+from inspector.formats.aucx.archive import ArchiveReadError, open_archive, read_experiment
 from inspector.formats.aucx.layout import AUCX_FORMAT_VERSION
-from inspector.formats.aucx.reader import open_archive
 from inspector.formats.aucx.writer import ArchiveWriteError, write_aucx
 from inspector.formats.document import Document, FormatId
 from inspector.formats.reader_api import OpenOptions
@@ -46,12 +47,15 @@ class AucxReader:
     opens_folders = False
 
     def sniff(self, path: Path) -> bool:
+        """A ZIP whose directory lists ``manifest.json`` (or a damaged ZIP); never raises."""
         return _sniff.is_zip_with_manifest(path)
 
     def open(self, path: Path, options: OpenOptions) -> Document:
+        """:func:`open_archive` (``options`` have nothing for archives)."""
         return open_archive(path)
 
     def mismatch_reason(self, path: Path) -> str:
+        """Why ``path`` is not an AUCX archive."""
         return _sniff.mismatch_reason(path)
 
 

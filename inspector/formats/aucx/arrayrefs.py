@@ -11,7 +11,7 @@ on demand straight from the ZIP (never extracted to disk):
 
 :class:`MaskedLineRef` (radius and signal) honours the validity mask in
 :meth:`envelope`: positions whose mask entry is False (per-scan NaN padding)
-and non-finite values become gaps, never plotted values (seed "Both radius
+and non-finite values become gaps, never plotted values (AUCX 1.0 format document, "Both radius
 modes": the mask is authoritative).
 """
 
@@ -23,8 +23,16 @@ from typing import Any
 
 import numpy as np
 
-from inspector.formats.arrays import ArrayRef, Envelope, envelope_of
+from inspector.formats.arrays import (
+    ArrayRef,
+    CancelledFn,
+    Envelope,
+    EnvelopeCancelled,
+    PreviewFn,
+    envelope_of,
+)
 from inspector.formats.aucx.npyfmt import NpyHeader
+from inspector.formats.aucx.rules import ZIP_SIZE_EXCEEDED
 from inspector.formats.aucx.stream import MemberStream
 from inspector.formats.aucx.zipscan import STORED, ZipEntry
 
@@ -109,8 +117,9 @@ class NpyMemberRef(ArrayRef):
                 lo, hi = max(b0, off + start), min(b1, off + stop)
                 if lo < hi:
                     parts.append(block[lo - b0 : hi - b0])
-            if stream.result.problem is not None and stream.result.problem[0] != "zip.size-exceeded":
-                raise OSError(f"{self.entry.name}: {stream.result.problem[1]}")
+            problem = stream.result.problem
+            if problem is not None and problem.code != ZIP_SIZE_EXCEEDED.code:
+                raise OSError(f"{self.entry.name}: {problem.message}")
             raw = b"".join(parts)
         if len(raw) != stop - start:
             raise OSError(f"{self.entry.name}: array data is shorter than its header says")
@@ -118,6 +127,7 @@ class NpyMemberRef(ArrayRef):
 
     # -- ArrayRef ---------------------------------------------------------
     def read(self, selection: Any = Ellipsis) -> np.ndarray:
+        """The selected elements, native byte order (see the class docstring)."""
         if (self.header.fortran_order or not self.shape
                 or (self.entry.method != STORED and self.header.nbytes <= CACHE_LIMIT)):
             return np.asarray(self._whole()[selection])
@@ -158,9 +168,20 @@ class MaskedLineRef(NpyMemberRef):
         super().__init__(*args, **kw)
         self.mask = mask
 
-    def envelope(self, index: tuple[int | None, ...], start: int, stop: int,
-                 bins: int) -> Envelope:
-        """Per-bin min/max of one scan line, masked and NaN positions left out."""
+    def envelope(self, index: tuple[int | None, ...], start: int, stop: int, bins: int, *,
+                 preview: PreviewFn | None = None,
+                 cancelled: CancelledFn | None = None) -> Envelope:
+        """Per-bin min/max of one scan line, masked and NaN positions left out.
+
+        A scan line is read in one piece (at most a few MB), so ``preview`` is
+        never called and ``cancelled`` is only polled before reading.
+
+        Raises:
+            EnvelopeCancelled: ``cancelled()`` returned True.
+            OSError: the member cannot be inflated.
+        """
+        if cancelled is not None and cancelled():
+            raise EnvelopeCancelled
         axis = index.index(None)
         n = self.shape[axis]
         start = max(0, min(int(start), n))

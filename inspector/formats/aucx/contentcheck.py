@@ -4,7 +4,8 @@ While a member is hashed, its data bytes (after the ``.npy`` header) are fed
 to an :class:`ArrayScan`, which keeps one bit per element instead of the
 array: for radius/signal the positions holding a non-finite value, for the
 mask the positions that are True.  After all members are streamed,
-:func:`cross_check` applies the seed's content rules ("Both radius modes"):
+:func:`cross_check` applies the content rules of the AUCX 1.0 format document
+("Both radius modes"):
 
 * shared mode: the mask must be all true, radius and signal all finite;
 * per-scan mode: every masked-in radius and signal value must be finite
@@ -17,7 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from inspector.formats.aucx import rules as R
+from inspector.formats.aucx.layout import MASK, RADIUS, SIGNAL
 from inspector.formats.aucx.npyfmt import NpyHeader
+from inspector.formats.findings import Finding
 
 
 class ArrayScan:
@@ -43,6 +47,7 @@ class ArrayScan:
         self._group = self.itemsize * 8
 
     def feed(self, block: bytes) -> None:
+        """Take the next bytes of the member (the ``.npy`` header is skipped)."""
         if self._skip:
             cut = min(self._skip, len(block))
             self._skip -= cut
@@ -58,7 +63,7 @@ class ArrayScan:
         if usable:
             self._take(memoryview(block)[:usable])
 
-    def _take(self, raw) -> None:
+    def _take(self, raw: memoryview) -> None:
         a = np.frombuffer(raw, dtype=self.header.dtype)
         flags = ~np.isfinite(a) if self.kind == "finite" else a.astype(bool, copy=False)
         self.elements += a.size
@@ -67,6 +72,7 @@ class ArrayScan:
             self._parts.append(np.packbits(flags))
 
     def finish(self) -> None:
+        """Take the last partial group of elements (call once, after the last block)."""
         if self._carry:
             n = len(self._carry) // self.itemsize * self.itemsize
             if n:
@@ -75,47 +81,58 @@ class ArrayScan:
 
     @property
     def bits(self) -> np.ndarray:
+        """One bit per element, packed (uint8 ``(ceil(elements / 8),)``), in stored order."""
         return np.concatenate(self._parts) if self._parts else np.zeros(0, np.uint8)
 
     @property
     def false_count(self) -> int:
+        """Elements whose bit is not set (for a mask: the False entries)."""
         return self.elements - self.count
 
 
 def cross_check(mode: str, radius: ArrayScan | None, signal: ArrayScan | None,
-                mask: ArrayScan | None) -> list[tuple[str, str, str]]:
-    """Content findings as ``(code, message, member)`` triples.
+                mask: ArrayScan | None) -> list[Finding]:
+    """Content findings, each located at the array member it concerns.
 
     ``mode`` is ``"shared"`` or ``"per_scan"``; scans are None when the member
-    could not be streamed or its header already failed.
+    could not be streamed or its header already failed.  Rules: AUCX 1.0
+    format document, "Both radius modes".
     """
-    out: list[tuple[str, str, str]] = []
     if mode == "shared":
-        if mask is not None and mask.false_count:
-            out.append(("array.shared-mask-not-all-true",
-                        f"shared-axis archive whose mask has {mask.false_count} False "
-                        "entr(y/ies); in shared mode every stored value is a real observation "
-                        "and the mask must be all true (AUCX 1.0 format, 'Both radius modes')",
-                        "arrays/mask.npy"))
-        for scan, member in ((radius, "arrays/radius.npy"), (signal, "arrays/signal.npy")):
-            if scan is not None and scan.count:
-                out.append(("array.non-finite",
-                            f"{member} holds {scan.count} non-finite value(s) on a shared axis, "
-                            "where every value is a real observation (AUCX 1.0 format, 'Both radius "
-                            "modes')", member))
-        return out
+        return _shared(radius, signal, mask)
+    return _per_scan(radius, signal, mask)
+
+
+def _shared(radius: ArrayScan | None, signal: ArrayScan | None,
+            mask: ArrayScan | None) -> list[Finding]:
+    out: list[Finding] = []
+    if mask is not None and mask.false_count:
+        out.append(R.ARRAY_SHARED_MASK_NOT_ALL_TRUE.finding(
+            f"the mask of a shared-axis archive has {mask.false_count} False entr(y/ies); in "
+            "shared mode every stored value is a real observation and the mask must be all "
+            "true", MASK))
+    for scan, member in ((radius, RADIUS), (signal, SIGNAL)):
+        if scan is not None and scan.count:
+            out.append(R.ARRAY_NON_FINITE.finding(
+                f"{member} holds {scan.count} non-finite value(s) on a shared axis, where "
+                "every value is a real observation", member))
+    return out
+
+
+def _per_scan(radius: ArrayScan | None, signal: ArrayScan | None,
+              mask: ArrayScan | None) -> list[Finding]:
+    out: list[Finding] = []
     if mask is None or mask.header.fortran_order:
         return out
     mbits = mask.bits
-    for scan, member in ((radius, "arrays/radius.npy"), (signal, "arrays/signal.npy")):
+    for scan, member in ((radius, RADIUS), (signal, SIGNAL)):
         if (scan is None or scan.header.shape != mask.header.shape
                 or scan.header.fortran_order != mask.header.fortran_order
                 or scan.bits.shape != mbits.shape):
             continue
         bad = int(np.count_nonzero(np.unpackbits(scan.bits & mbits)))
         if bad:
-            out.append(("array.masked-in-non-finite",
-                        f"{member} holds {bad} non-finite value(s) where the mask says a real "
-                        "observation exists (padding marked valid; AUCX 1.0 format, 'Both radius modes')",
-                        member))
+            out.append(R.ARRAY_MASKED_IN_NON_FINITE.finding(
+                f"{member} holds {bad} non-finite value(s) where the mask says a real "
+                "observation exists (padding marked valid)", member))
     return out

@@ -1,7 +1,7 @@
 """AUCX 1.0 member names, units and timestamp rules shared by reader and writer.
 
-Sources: seed ``002_59993c7ffff01d56.txt`` ("Structure", "Checksums",
-"Determinism") and spec ``aucx-archive.md`` sections 1-2.
+Sources: AUCX 1.0 format document ("Structure", "Checksums",
+"Determinism") and AUCX on-disk notes (``spec/aucx-archive.md``) §1-2.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ AUCX on-disk notes §2: ``.npy`` members are written with pickling disabled).
 from __future__ import annotations
 
 import io
+import tokenize
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,15 +52,32 @@ class NpyHeader:
         return n * (0 if self.dtype.hasobject else self.dtype.itemsize)
 
 
+class NpyHeaderError(ValueError):
+    """A ``.npy`` header that cannot be parsed; the message says why."""
+
+
+#: What NumPy's header reader raises on a mutated header: ``ast.literal_eval``
+#: (SyntaxError, ValueError, TypeError for unhashable keys, MemoryError and
+#: RecursionError for deep nesting), the Python-2 header filter
+#: (``tokenize.TokenError``), the descr-to-dtype step (TypeError, KeyError,
+#: IndexError, OverflowError) and short input (EOFError).
+_HEADER_FAILURES = (ValueError, SyntaxError, EOFError, TypeError, KeyError, IndexError,
+                    OverflowError, MemoryError, RecursionError, tokenize.TokenError)
+
+
 def parse_header(head: bytes) -> NpyHeader:
     """Parse the header at the start of ``head`` (the member's first bytes).
 
+    Never executes code and never unpickles: the header dict is read with
+    ``ast.literal_eval`` by NumPy's ``read_array_header_*`` functions, and
+    every failure they can raise on hostile bytes becomes one error.
+
     Raises:
-        ValueError: not an ``.npy`` header, unsupported version, malformed
-            dict, or ``head`` too short to hold the whole header.
+        NpyHeaderError: not an ``.npy`` header, unsupported version, malformed
+            or hostile dict, or ``head`` too short to hold the whole header.
     """
     if len(head) < 10 or head[:6] != MAGIC:
-        raise ValueError("not a .npy array (missing \\x93NUMPY magic)")
+        raise NpyHeaderError("not a .npy array (missing \\x93NUMPY magic)")
     major, minor = head[6], head[7]
     fp = io.BytesIO(head)
     fp.seek(8)
@@ -68,13 +86,24 @@ def parse_header(head: bytes) -> NpyHeader:
     elif major in (2, 3):
         reader = np.lib.format.read_array_header_2_0
     else:
-        raise ValueError(f"unsupported .npy format version {major}.{minor}")
+        raise NpyHeaderError(f"unsupported .npy format version {major}.{minor}")
     try:
         shape, fortran_order, dtype = reader(fp, max_header_size=MAX_HEADER_BYTES)
-    except (ValueError, SyntaxError, EOFError) as exc:
-        raise ValueError(f"malformed .npy header: {exc}") from exc
-    return NpyHeader(tuple(int(s) for s in shape), np.dtype(dtype), bool(fortran_order),
-                     fp.tell(), (major, minor))
+        dims = tuple(int(s) for s in shape)
+        dt = np.dtype(dtype)
+    except _HEADER_FAILURES as exc:
+        raise NpyHeaderError(f"malformed .npy header: {_why(exc)}") from None
+    if any(d < 0 for d in dims):
+        raise NpyHeaderError(f"malformed .npy header: negative dimension in shape {dims}")
+    return NpyHeader(dims, dt, bool(fortran_order), fp.tell(), (major, minor))
+
+
+def _why(exc: BaseException) -> str:
+    """A bounded one-line reason (NumPy quotes the whole header in some messages)."""
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    if len(text) > 160:
+        text = text[:157] + "..."
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def header_bytes(dtype: np.dtype, shape: tuple[int, ...]) -> bytes:

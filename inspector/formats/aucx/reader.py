@@ -1,7 +1,7 @@
-"""Open an AUCX 1.0 archive as a :class:`Document` (issue 4).
+"""Open an AUCX 1.0 archive as a :class:`Document`.
 
-Order of work (spec ``aucx-archive.md`` section 4, but never stopping at the
-first problem):
+Order of work (AUCX on-disk notes §4, but never stopping at the first
+problem):
 
 1. ZIP central directory and local headers, safety checks, nothing
    decompressed (:mod:`.zipscan`).
@@ -12,34 +12,51 @@ first problem):
 4. ``experiment.json`` / ``provenance.json`` (small JSON, bounded read).
 5. ``.npy`` headers of the three arrays (only their first bytes are
    inflated): pickled/object dtype, dtype kinds, ndim, shapes against the
-   manifest and each other, scan count against ``scan_ids``.
+   manifest and each other, scan count against ``scan_ids``
+   (:mod:`.arraycheck`).
 
-Checksums and array contents are checked by the deferred streaming verifier
-(:mod:`.verify`), so the document opens with every member ``pending`` and
-``doc.verified`` False.  Every problem is a finding located at the member it
-concerns.  Nothing is ever extracted to disk.
+Checksums and array contents are checked by the deferred streaming
+verification (:class:`~.verify.ArchiveVerification`, in ``doc.checks``), so
+the document opens with every checksum row ``pending`` and ``doc.verified``
+False.  Every problem is a finding of a rule in :mod:`.rules`, located at the
+member it concerns; messages never name the archive (the text report adds
+it).  Nothing is ever extracted to disk.  Unexpected exceptions are not
+caught here: the registry's one wrapper reports them as reader bugs.
 """
 
 from __future__ import annotations
 
-import functools
-import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from inspector.formats.auc_model import AucExperiment
+from inspector.formats.auc_structure import aucx_location, examine, publish
+from inspector.formats.aucx import arraycheck
 from inspector.formats.aucx import layout as L
-from inspector.formats.aucx.arrayrefs import MaskedLineRef, NpyMemberRef
+from inspector.formats.aucx import rules as R
+from inspector.formats.aucx.arraycheck import count, short
 from inspector.formats.aucx.checksums import ChecksumFile, parse_checksums
 from inspector.formats.aucx.jsonmember import parse_json_member
 from inspector.formats.aucx.model import build_experiment, scans_table
-from inspector.formats.aucx.npyfmt import MAX_HEADER_BYTES, NpyHeader, parse_header
-from inspector.formats.aucx.stream import MemberStream, read_member
+from inspector.formats.aucx.npyfmt import NpyHeader
+from inspector.formats.aucx.state import (
+    DUPLICATE,
+    LISTED,
+    MALFORMED,
+    HeaderParts,
+    ModelParts,
+    OpenedArchive,
+    frozen_map,
+    members_summary,
+)
+from inspector.formats.aucx.stream import read_member
 from inspector.formats.aucx.trees import header_tree, member_tree, provenance_tree
+from inspector.formats.aucx.verify import ArchiveVerification
 from inspector.formats.aucx.zipscan import ZipScan, scan_zip, unsafe_name_reason
-from inspector.formats.document import FORMAT_AUCX, Document, MemberCheck
+from inspector.formats.capabilities import AucScans, ChecksumTable, MemberCheck
+from inspector.formats.document import FORMAT_AUCX, Document
+from inspector.formats.findings import Rule
 
 #: Largest ``manifest.json`` / ``provenance.json`` parsed, in bytes.  Real
 #: ones are about 1 KiB (10 000 scans: a 0.2 MiB manifest); larger members
@@ -58,17 +75,23 @@ MAX_JSON_CONTAINERS = 1_000_000
 _LIMITS = {L.MANIFEST: JSON_MEMBER_LIMIT, L.PROVENANCE: JSON_MEMBER_LIMIT,
            L.EXPERIMENT: EXPERIMENT_MEMBER_LIMIT, L.CHECKSUMS: CHECKSUM_MEMBER_LIMIT}
 #: Arrays totalling at most this many bytes are loaded into
-#: ``doc.extra["experiment"]`` at open; larger ones stay lazy only.
+#: ``doc.auc.experiment`` at open; larger ones stay lazy only.
 EXPERIMENT_LOAD_LIMIT = 8 << 20
+
+#: ``Document.kind_label`` and ``Document.tree_title`` of an archive.
+KIND_LABEL = "AUCX archive"
+TREE_TITLE = "Archive members"
 
 
 @dataclass
-class ArchiveState:
-    """What opening learned; shared with the deferred verifier."""
+class _Opening:
+    """What opening has learned so far (private; frozen into an
+    :class:`OpenedArchive` at the end)."""
 
+    doc: Document
     path: Path
     scan: ZipScan
-    rows: dict[str, MemberCheck] = field(default_factory=dict)
+    recorded: dict[str, str | None] = field(default_factory=dict)
     checksums: ChecksumFile | None = None
     checksum_present: bool = False
     listed: dict[str, str] = field(default_factory=dict)
@@ -76,465 +99,418 @@ class ArchiveState:
     manifest: dict[str, Any] | None = None
     mode: str | None = None
     headers: dict[str, NpyHeader] = field(default_factory=dict)
-    content_ok: dict[str, bool] = field(default_factory=dict)
-    verify_findings: list[Any] = field(default_factory=list)
+    experiment: dict[str, Any] | None = None
+    imported: dict[str, Any] | None = None
+    export: dict[str, Any] | None = None
+
+    def report(self, rule: Rule, message: str, location: str = "") -> None:
+        self.doc.report(rule, message, location)
+
+    @property
+    def observations(self) -> dict[str, Any]:
+        block = (self.manifest or {}).get("observations")
+        return block if isinstance(block, dict) else {}
+
+    def duplicate(self, member: str) -> bool:
+        e = self.scan.first(member)
+        return e is not None and e.duplicate
 
 
-def open_archive(path: Path) -> Document:
+def _summary_defaults() -> dict[str, Any]:
+    """The ``verify --json`` facts before anything is known (reference ``info`` keys)."""
+    return {"aucx_format_version": None, "radius_axis_mode": None, "n_scans": 0,
+            "n_points": 0, "scan_ids": [], "radius_unit": None, "signal_unit": None,
+            "experiment_id": None, "export": None, "members": [],
+            "checksum_verified": False}
+
+
+def read_archive(path: Path) -> tuple[Document, OpenedArchive | None]:
     """Open ``path`` as an AUCX archive; never raises for bad input.
 
-    Returns a :class:`Document` of format ``"aucx"`` with ``header``,
-    ``tree`` (members), ``provenance`` (import and export subtrees),
-    ``tables["scans"]``, lazy ``arrays`` (``radius``, ``signal``, ``mask``),
-    ``members`` (all ``pending``), ``summary`` (the reference ``info`` keys
-    plus ``members``), ``extra["experiment"]`` (an :class:`AucExperiment`
-    when the arrays are small and safe) and a ``verifier`` for the streamed
-    checksum and content verification.  Rules: seed ``002_59993c7ffff01d56``
-    ("Safety", "Checksums", "Both radius modes") and AUCX on-disk notes §4.
+    Returns the :class:`Document` (format ``"aucx"``) and what opening
+    learned (None when the ZIP could not be read at all).  The document has
+    ``header``, ``tree`` (members), ``provenance`` (import and export
+    subtrees), ``tables["scans"]`` (located at ``experiment.json``), lazy
+    ``arrays`` (``radius``, ``signal``, ``mask``), ``checksums`` (every row
+    ``pending``, not verified), ``auc`` (scan ids, units, the experiment
+    when small and safe), ``summary`` (the reference ``info`` keys plus
+    ``members`` and ``checksum_verified``) and ``checks`` (the streamed
+    checksum and content verification).  Rules: AUCX 1.0 format document
+    ("Safety", "Checksums", "Structure", "Both radius modes") and AUCX
+    on-disk notes §4; see :mod:`.rules`.
     """
     p = Path(path)
-    doc = Document(p, format=FORMAT_AUCX)
-    doc.verified = False
-    try:
-        _open(doc, p)
-    except Exception as exc:  # noqa: BLE001 - the contract is: never raise
-        doc.error("internal.reader-failed",
-                  f"{p.name}: the AUCX reader failed unexpectedly: {type(exc).__name__}: {exc}")
-        doc.extra["traceback"] = traceback.format_exc()
-        doc.verifier = None
-    return doc
-
-
-def _open(doc: Document, p: Path) -> None:
-    doc.summary = {"aucx_format_version": None, "radius_axis_mode": None, "n_scans": 0,
-                   "n_points": 0, "scan_ids": [], "radius_unit": None, "signal_unit": None,
-                   "experiment_id": None, "export": None, "members": [],
-                   "checksum_verified": False}
+    doc = Document(p, format=FORMAT_AUCX, kind_label=KIND_LABEL, tree_title=TREE_TITLE)
+    doc.summary = _summary_defaults()
     if not p.is_file():
-        doc.error("file.not-found", f"{p}: no such file", "")
-        return
+        doc.report(R.FILE_NOT_FOUND, "no such file (or not a regular file)")
+        return doc, None
     scan = scan_zip(p)
-    for prob in scan.problems:
-        if prob.code in ("zip.prefixed-data", "zip.many-members"):
-            doc.warning(prob.code, prob.message, prob.location)
-        else:
-            doc.error(prob.code, prob.message, prob.location)
+    doc.findings.extend(scan.problems)
     doc.tree = member_tree(scan)
     if scan.fatal or not scan.entries:
-        return
-    st = ArchiveState(p, scan)
-    for name in scan.names:
-        st.rows[name] = MemberCheck(name, None)
-    _checksums(doc, st)
-    _manifest(doc, st)
-    experiment, imported, export = _payload_json(doc, st)
-    _arrays(doc, st)
-    _facts(doc, st, experiment, imported, export)
-    doc.members = list(st.rows.values())
-    doc.summary["members"] = [m.to_json() for m in doc.members]
-    from inspector.formats.aucx.verify import run_verification
-
-    doc.verifier = functools.partial(run_verification, doc, st)
+        return doc, None
+    op = _Opening(doc, p, scan, recorded=dict.fromkeys(scan.names))
+    _checksums(op)
+    _manifest(op)
+    _payload_json(op)
+    _arrays(op)
+    return doc, _finish(op)
 
 
-# --------------------------------------------------------------------------
-def _read_small(doc: Document, st: ArchiveState, name: str) -> bytes | None:
+# -- reading small members -------------------------------------------------------
+def _read_small(op: _Opening, name: str) -> bytes | None:
     """The bytes of a JSON or checksum member, or None (with a finding).
 
     Members declaring more than their limit (:data:`_LIMITS`) are not
     inflated: an AUCX metadata member is a few KiB, and parsing is the only
     step whose memory grows with the member.
     """
-    e = st.scan.first(name)
+    e = op.scan.first(name)
     if e is None or not e.safe:
         return None
     limit = _LIMITS[name]
     if e.file_size > limit:
-        doc.error("member.too-large",
-                  f"{st.path.name}: {name} declares {e.file_size} bytes, more than the "
-                  f"{limit} bytes ({limit >> 20} MiB) read for this member; it is not parsed "
-                  "(AUCX metadata members are a few KiB; seed 'Safety': declared sizes are "
-                  "limits)", name)
+        op.report(R.MEMBER_TOO_LARGE,
+                  f"{name} declares {e.file_size} bytes, more than the {limit} bytes "
+                  f"({limit >> 20} MiB) read for this member; it is not parsed (AUCX metadata "
+                  "members are a few KiB)", name)
         return None
-    data, why = read_member(st.path, e, limit)
+    why: str | None
+    try:
+        data, why = read_member(op.path, e, limit)
+    except OSError as exc:  # the archive changed or vanished since the scan
+        data, why = None, exc.strerror or type(exc).__name__
     if data is None:
-        doc.error("member.unreadable", f"{st.path.name}: {name} could not be read: {why}", name)
+        op.report(R.MEMBER_UNREADABLE, f"{name} could not be read: {why}", name)
     return data
 
 
-def _parse_json(doc: Document, st: ArchiveState, member: str, raw: bytes, code: str) -> Any:
+def _parse_json(op: _Opening, member: str, raw: bytes, rule: Rule) -> Any:
     """Parse a JSON member strictly (:func:`.jsonmember.parse_json_member`);
-    None with an error finding ``code`` at the member when it is unacceptable."""
+    None with a finding of ``rule`` at the member when it is unacceptable."""
     containers = raw.count(b"[") + raw.count(b"{")
+    why: str | None
     if containers > MAX_JSON_CONTAINERS:
         value, why = None, (f"it holds {containers} arrays/objects, more than the "
                             f"{MAX_JSON_CONTAINERS} parsed (AUCX metadata has a few per scan)")
     else:
         value, why = parse_json_member(raw)
     if why is not None:
-        doc.error(code, f"{st.path.name}: {member} is not valid JSON: {why} (RFC 8259; "
-                  "AUCX on-disk notes §1)", member)
+        op.report(rule, f"{member} is not valid JSON: {why}", member)
     return value
 
 
-def _checksums(doc: Document, st: ArchiveState) -> None:
-    name = st.path.name
-    e = st.scan.first(L.CHECKSUMS)
-    if e is None:
-        doc.error("checksums.missing",
-                  f"{name} has no {L.CHECKSUMS}; an archive without checksums cannot be "
-                  "verified and is not accepted (AUCX 1.0 format, 'Checksums')", L.CHECKSUMS)
+# -- checksums.sha256 --------------------------------------------------------
+def _checksums(op: _Opening) -> None:
+    if op.scan.first(L.CHECKSUMS) is None:
+        op.report(R.CHECKSUMS_MISSING,
+                  f"the archive has no {L.CHECKSUMS}; an archive without checksums cannot be "
+                  "verified and is not accepted", L.CHECKSUMS)
         return
-    st.checksum_present = True
-    raw = _read_small(doc, st, L.CHECKSUMS)
+    op.checksum_present = True
+    raw = _read_small(op, L.CHECKSUMS)
     if raw is None:
         return
-    cf = parse_checksums(raw)
-    st.checksums = cf
+    cf = op.checksums = parse_checksums(raw)
     if cf.problem is not None:
-        doc.error(cf.problem[0], f"{name}: {cf.problem[1]} (AUCX 1.0 format, 'Checksums')", L.CHECKSUMS)
+        op.doc.findings.add(cf.problem)
     for line in cf.lines:
         if line.problem is not None:
-            code, msg = line.problem
-            loc = line.name if line.name is not None else L.CHECKSUMS
-            doc.error(code, f"{name}: {msg}", loc)
-        if line.name is None:
-            continue
-        if line.name not in st.line_status:
-            if line.problem is None:
-                st.line_status[line.name] = "listed"
-                st.listed[line.name] = line.digest or ""
-            elif line.problem[0] == "checksums.digest-not-lowercase":
-                st.line_status[line.name] = "malformed-entry"
-                st.listed[line.name] = line.digest or ""
-            else:
-                st.line_status[line.name] = "malformed-entry"
-        elif line.problem is not None and line.problem[0] == "checksums.duplicate-entry":
-            if st.line_status[line.name] == "listed":
-                st.line_status[line.name] = "duplicate-entry"
-        if line.name not in st.rows:
-            st.rows[line.name] = MemberCheck(line.name, None)
-        row = st.rows[line.name]
-        if row.recorded is None:
-            row.recorded = line.digest if line.digest else line.text.split(None, 1)[0]
-    present = set(st.scan.names)
-    for listed in st.line_status:
+            op.doc.findings.add(line.problem)
+        if line.name is not None:
+            code = line.problem.code if line.problem is not None else None
+            _classify_line(op, line.name, code, line.digest)
+            if op.recorded.get(line.name) is None:
+                op.recorded[line.name] = line.recorded
+    present = set(op.scan.names)
+    for listed in op.line_status:
         if listed not in present:
-            doc.error("checksums.listed-missing",
-                      f"{name}: {L.CHECKSUMS} lists {listed!r}, which is missing from the "
-                      "archive (AUCX 1.0 format, 'Checksums')", listed)
+            op.report(R.CHECKSUMS_LISTED_MISSING,
+                      f"{L.CHECKSUMS} lists {listed!r}, which is missing from the archive",
+                      listed)
     if cf.problem is None:
-        for member in st.scan.names:
-            if member != L.CHECKSUMS and member not in st.line_status:
-                doc.error("checksums.unlisted",
-                          f"{name} contains member {member!r} that {L.CHECKSUMS} does not list "
-                          "(AUCX 1.0 format, 'Checksums': unlisted members are rejected)", member)
+        for member in op.scan.names:
+            if member != L.CHECKSUMS and member not in op.line_status:
+                op.report(R.CHECKSUMS_UNLISTED,
+                          f"the archive contains member {member!r} that {L.CHECKSUMS} does not "
+                          "list; unlisted members are rejected", member)
 
 
-def _manifest(doc: Document, st: ArchiveState) -> None:
-    name = st.path.name
-    if st.scan.first(L.MANIFEST) is None:
-        doc.error("manifest.missing", f"{name} has no {L.MANIFEST} (AUCX 1.0 format, 'Structure')",
-                  L.MANIFEST)
+def _classify_line(op: _Opening, name: str, problem: str | None, digest: str | None) -> None:
+    """How ``name`` is listed: the first line decides, a later duplicate line
+    turns a well-formed listing into a duplicate one."""
+    if name not in op.line_status:
+        if problem is None or problem == R.CHECKSUMS_DIGEST_NOT_LOWERCASE.code:
+            op.line_status[name] = LISTED if problem is None else MALFORMED
+            op.listed[name] = digest or ""
+        else:
+            op.line_status[name] = MALFORMED
+    elif problem == R.CHECKSUMS_DUPLICATE_ENTRY.code and op.line_status[name] == LISTED:
+        op.line_status[name] = DUPLICATE
+
+
+# -- manifest.json -----------------------------------------------------------
+def _manifest(op: _Opening) -> None:
+    if op.scan.first(L.MANIFEST) is None:
+        op.report(R.MANIFEST_MISSING, f"the archive has no {L.MANIFEST}", L.MANIFEST)
         return
-    raw = _read_small(doc, st, L.MANIFEST)
+    raw = _read_small(op, L.MANIFEST)
     if raw is None:
         return
-    manifest = _parse_json(doc, st, L.MANIFEST, raw, "manifest.not-json")
+    manifest = _parse_json(op, L.MANIFEST, raw, R.MANIFEST_NOT_JSON)
     del raw
     if manifest is None:
         return
     if not isinstance(manifest, dict):
-        doc.error("manifest.not-object",
-                  f"{name}: {L.MANIFEST} must contain a JSON object, got "
-                  f"{type(manifest).__name__} (AUCX on-disk notes §4 step 4)", L.MANIFEST)
+        op.report(R.MANIFEST_NOT_OBJECT, f"{L.MANIFEST} must contain a JSON object, got "
+                  f"{type(manifest).__name__}", L.MANIFEST)
         return
-    st.manifest = manifest
-    version = manifest.get("aucx_format_version")
+    op.manifest = manifest
+    _version(op, manifest.get("aucx_format_version"))
+    _parts(op, manifest.get("parts"))
+    _observations(op, manifest.get("observations"))
+
+
+def _version(op: _Opening, version: Any) -> None:
     if not isinstance(version, str) or not version:
-        doc.error("manifest.version-missing",
-                  f"{name}: manifest does not declare aucx_format_version (seed: only 1.0 is "
-                  "read; archives are never migrated)", L.MANIFEST)
+        op.report(R.MANIFEST_VERSION_MISSING,
+                  "the manifest does not declare aucx_format_version (only 1.0 is read; "
+                  "archives are never migrated)", L.MANIFEST)
     elif version != L.AUCX_FORMAT_VERSION:
-        doc.error("manifest.version-unsupported",
-                  f"{name}: unsupported AUCX format version {_short(version)}; only "
-                  f"{L.AUCX_FORMAT_VERSION!r} is read and archives are never migrated "
-                  "(AUCX 1.0 format, 'Current format version'). The remaining checks treat it as 1.0.",
-                  L.MANIFEST)
-    _parts(doc, st, manifest)
-    _observations(doc, st, manifest)
+        op.report(R.MANIFEST_VERSION_UNSUPPORTED,
+                  f"unsupported AUCX format version {short(version)}; only "
+                  f"{L.AUCX_FORMAT_VERSION!r} is read and archives are never migrated. The "
+                  "remaining checks treat it as 1.0.", L.MANIFEST)
 
 
-def _parts(doc: Document, st: ArchiveState, manifest: dict[str, Any]) -> None:
-    name = st.path.name
-    parts = manifest.get("parts")
+def _parts(op: _Opening, parts: Any) -> None:
     if not isinstance(parts, list) or not all(isinstance(x, str) for x in parts):
-        doc.error("manifest.parts-invalid",
-                  f"{name}: manifest 'parts' must be a list of member names (AUCX on-disk notes §1)",
-                  L.MANIFEST)
+        op.report(R.MANIFEST_PARTS_INVALID,
+                  "the manifest's 'parts' must be a list of member names", L.MANIFEST)
         return
-    present = set(st.scan.names)
+    present = set(op.scan.names)
     for required in L.PAYLOAD:
         if required not in parts:
-            doc.error("manifest.parts-incomplete",
-                      f"{name}: manifest 'parts' omits the required member {required!r} "
-                      "(AUCX 1.0 format, 'Structure')", required)
+            op.report(R.MANIFEST_PARTS_INCOMPLETE,
+                      f"the manifest's 'parts' omits the required member {required!r}",
+                      required)
     for part in parts:
         why = unsafe_name_reason(part)
         if why is not None and part not in present:
-            doc.error("manifest.unsafe-part-name",
-                      f"{name}: manifest part name {part!r} {why} (AUCX 1.0 format, 'Safety')", L.MANIFEST)
-        if part not in present and part not in st.line_status:
-            doc.error("manifest.part-missing",
-                      f"{name}: manifest lists part {part!r}, which is missing from the archive "
-                      "(AUCX 1.0 format, 'Structure': a listed part that is absent is rejected)", part)
+            op.report(R.MANIFEST_UNSAFE_PART_NAME, f"the manifest part name {part!r} {why}",
+                      L.MANIFEST)
+        if part not in present and part not in op.line_status:
+            op.report(R.MANIFEST_PART_MISSING,
+                      f"the manifest lists part {part!r}, which is missing from the archive; "
+                      "a listed part that is absent is rejected", part)
     allowed = set(parts) | {L.MANIFEST, L.CHECKSUMS}
-    for member in st.scan.names:
+    for member in op.scan.names:
         if member in allowed:
             continue
-        if st.checksums is not None and member not in st.line_status:
+        if op.checksums is not None and member not in op.line_status:
             continue  # already reported as unlisted (neither listed nor a part)
-        doc.error("manifest.member-not-in-parts",
-                  f"{name} contains member {member!r} that the manifest does not list as a "
-                  "part (AUCX 1.0 format, 'Structure': unlisted members are rejected)", member)
+        op.report(R.MANIFEST_MEMBER_NOT_IN_PARTS,
+                  f"the archive contains member {member!r} that the manifest does not list as "
+                  "a part; unlisted members are rejected", member)
 
 
-def _observations(doc: Document, st: ArchiveState, manifest: dict[str, Any]) -> None:
-    name = st.path.name
-    block = manifest.get("observations")
+def _observations(op: _Opening, block: Any) -> None:
     if not isinstance(block, dict):
-        doc.error("manifest.observations-invalid",
-                  f"{name}: manifest has no 'observations' object (AUCX on-disk notes §1)", L.MANIFEST)
+        op.report(R.MANIFEST_OBSERVATIONS_INVALID,
+                  "the manifest has no 'observations' object", L.MANIFEST)
         return
     problems = []
     mode = block.get("mode")
     if mode not in L.MODES:
-        problems.append(f"mode {_short(mode)} is not 'shared' or 'per_scan'")
+        problems.append(f"mode {short(mode)} is not 'shared' or 'per_scan'")
     else:
-        st.mode = mode
+        op.mode = mode
     for key in ("radius_unit", "signal_unit"):
         if block.get(key) not in L.UNITS:
-            problems.append(f"{key} {_short(block.get(key))} is not one of the fixed unit strings")
+            problems.append(f"{key} {short(block.get(key))} is not one of the fixed unit "
+                            "strings")
     ids = block.get("scan_ids")
     if not isinstance(ids, list) or not all(isinstance(x, str) and x.strip() for x in ids):
         problems.append("scan_ids must be a list of non-empty strings")
     elif len(set(ids)) != len(ids):
         problems.append("scan_ids repeat an identifier")
     for key in ("n_scans", "n_points"):
-        if key in block and _count(block[key]) is None:
-            problems.append(f"{key} must be a non-negative integer, got {_short(block[key])}")
+        if key in block and count(block[key]) is None:
+            problems.append(f"{key} must be a non-negative integer, got {short(block[key])}")
     if problems:
-        doc.error("manifest.observations-invalid",
-                  f"{name}: manifest 'observations' block is invalid: " + "; ".join(problems)
-                  + " (AUCX on-disk notes §1)", L.MANIFEST)
+        op.report(R.MANIFEST_OBSERVATIONS_INVALID,
+                  "the manifest's 'observations' block is invalid: " + "; ".join(problems),
+                  L.MANIFEST)
 
 
-def _count(value: Any) -> int | None:
-    """``value`` when it is a non-negative integer (not a bool), else None."""
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
-    return None
-
-
-def _short(value: Any) -> str:
-    """A bounded repr of a manifest value for a finding message."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _payload_json(doc: Document, st: ArchiveState):
-    name = st.path.name
-    experiment = imported = export = None
+# -- experiment.json, provenance.json -------------------------------------------
+def _payload_json(op: _Opening) -> None:
     for member in (L.EXPERIMENT, L.PROVENANCE):
-        raw = _read_small(doc, st, member) if not _dup(st, member) else None
+        raw = _read_small(op, member) if not op.duplicate(member) else None
         if raw is None:
             continue
-        payload = _parse_json(doc, st, member, raw, "json.invalid")
+        payload = _parse_json(op, member, raw, R.JSON_INVALID)
         del raw
         if payload is None:
             continue
         if not isinstance(payload, dict):
-            doc.error("json.not-object", f"{name}: {member} must contain a JSON object, got "
+            op.report(R.JSON_NOT_OBJECT, f"{member} must contain a JSON object, got "
                       f"{type(payload).__name__}", member)
-            continue
-        if member == L.EXPERIMENT:
-            md = payload.get("metadata")
-            if not isinstance(md, dict) or not isinstance(md.get("experiment_id"), str) \
-                    or not md.get("experiment_id", "").strip():
-                doc.error("experiment.metadata-invalid",
-                          f"{name}: {member} needs a 'metadata' object with a non-empty "
-                          "experiment_id (AUCX on-disk notes §1)", member)
-            if not isinstance(payload.get("scans", []), list) or not isinstance(
-                    payload.get("samples", []), list):
-                doc.error("experiment.invalid",
-                          f"{name}: {member} 'scans' and 'samples' must be lists", member)
-            experiment = payload
+        elif member == L.EXPERIMENT:
+            _experiment_json(op, payload)
         else:
-            export = payload.get("export")
-            if not isinstance(export, dict):
-                doc.error("provenance.no-export",
-                          f"{name}: {member} has no 'export' object (AUCX 1.0 format, 'Provenance')", member)
-                export = None
-            imported = payload.get("import")
-            if imported is not None and not isinstance(imported, dict):
-                doc.error("provenance.import-invalid",
-                          f"{name}: {member} 'import' must be an object or null", member)
-                imported = None
-            st.content_ok["provenance"] = True
-    return experiment, imported, export
+            _provenance_json(op, payload)
 
 
-def _dup(st: ArchiveState, member: str) -> bool:
-    e = st.scan.first(member)
-    return e is not None and e.duplicate
+def _experiment_json(op: _Opening, payload: dict[str, Any]) -> None:
+    md = payload.get("metadata")
+    if not isinstance(md, dict) or not isinstance(md.get("experiment_id"), str) \
+            or not md.get("experiment_id", "").strip():
+        op.report(R.EXPERIMENT_METADATA_INVALID,
+                  f"{L.EXPERIMENT} needs a 'metadata' object with a non-empty experiment_id",
+                  L.EXPERIMENT)
+    if not isinstance(payload.get("scans", []), list) or not isinstance(
+            payload.get("samples", []), list):
+        op.report(R.EXPERIMENT_INVALID, f"{L.EXPERIMENT} 'scans' and 'samples' must be lists",
+                  L.EXPERIMENT)
+    op.experiment = payload
 
 
-def _arrays(doc: Document, st: ArchiveState) -> None:
-    name = st.path.name
-    block = (st.manifest or {}).get("observations")
-    block = block if isinstance(block, dict) else {}
-    declared = block.get("arrays") if isinstance(block.get("arrays"), dict) else {}
-    for key, member in L.ARRAY_MEMBERS.items():
-        e = st.scan.first(member)
-        if e is None or not e.safe or e.duplicate:
-            continue
-        stream = MemberStream(st.path, e, limit=MAX_HEADER_BYTES + 16, crc=False)
-        head = b"".join(stream)
-        try:
-            h = parse_header(head)
-        except ValueError as exc:
-            doc.error("array.unreadable", f"{name}: {member} is not a readable .npy array: {exc}",
-                      member)
-            continue
-        if h.dtype.hasobject:
-            doc.error("array.pickled",
-                      f"{name}: {member} is an object-dtype (pickled) .npy array; arrays are "
-                      "loaded with pickling disabled, so it is rejected and never unpickled "
-                      "(AUCX 1.0 format, 'Safety')", member)
-            continue
-        if h.data_offset + h.nbytes != e.file_size:
-            doc.error("array.size-mismatch",
-                      f"{name}: {member}'s header announces {h.nbytes} data bytes but the member "
-                      f"holds {e.file_size - h.data_offset} (.npy format)", member)
-            continue
-        st.headers[key] = h
-        want = "b" if key == "mask" else "f"
-        if (key == "mask" and h.dtype != np.bool_) or (key != "mask" and h.dtype.kind != want):
-            doc.error("array.dtype",
-                      f"{name}: {key} array has dtype {h.dtype}; expected "
-                      f"{'exactly bool' if key == 'mask' else 'a floating-point dtype'} "
-                      "(AUCX 1.0 format, 'Safety')", member)
-        d = declared.get(key) if isinstance(declared.get(key), dict) else {}
-        shape = d.get("shape")
-        if isinstance(shape, list) and tuple(shape) != h.shape:
-            doc.error("array.shape-mismatch",
-                      f"{name}: manifest declares {key} shape {_short(tuple(shape))} but the stored "
-                      f"array has shape {h.shape} (AUCX 1.0 format, 'Safety')", member)
-        if isinstance(d.get("dtype"), str) and d["dtype"] != str(h.dtype):
-            doc.warning("array.declared-dtype",
-                        f"{name}: manifest declares {key} dtype {_short(d['dtype'])} but the stored "
-                        f"array is {h.dtype}", member)
-    sig, rad, mask = (st.headers.get(k) for k in ("signal", "radius", "mask"))
-    if sig is not None and len(sig.shape) != 2:
-        doc.error("array.ndim", f"{name}: signal must be 2-D (scan, point), got "
-                  f"{len(sig.shape)}-D (AUCX 1.0 format, 'Both radius modes')", L.SIGNAL)
-    if st.mode is None and rad is not None and len(rad.shape) in (1, 2):
-        st.mode = "shared" if len(rad.shape) == 1 else "per_scan"
-        doc.info("manifest.mode-inferred",
-                 f"{name}: radius axis mode taken as {st.mode!r} from the radius array's "
-                 "dimensionality because the manifest does not state it usably", L.RADIUS)
-    if sig is not None and len(sig.shape) == 2:
-        if mask is not None and mask.shape != sig.shape:
-            doc.error("array.shape", f"{name}: mask shape {mask.shape} does not match signal "
-                      f"shape {sig.shape} (AUCX 1.0 format, 'Both radius modes')", L.MASK)
-        ids = block.get("scan_ids")
-        if isinstance(ids, list) and len(ids) != sig.shape[0]:
-            doc.error("array.scan-count",
-                      f"{name}: manifest lists {len(ids)} scan id(s) but the signal array has "
-                      f"{sig.shape[0]} row(s) (AUCX 1.0 format, 'Safety')", L.MANIFEST)
-        for key, axis, what in (("n_scans", 0, "row(s)"), ("n_points", 1, "column(s)")):
-            count = _count(block.get(key))
-            if count is not None and count != sig.shape[axis]:
-                doc.error("array.scan-count" if axis == 0 else "array.point-count",
-                          f"{name}: manifest declares {key} = {_short(count)} but the signal "
-                          f"array has {sig.shape[axis]} {what} (AUCX 1.0 format, 'Safety': "
-                          "declared shapes must match the stored arrays)", L.MANIFEST)
-        if rad is not None and st.mode == "shared":
-            if len(rad.shape) != 1:
-                doc.error("array.ndim", f"{name}: a shared radius axis must be 1-D, got "
-                          f"{len(rad.shape)}-D (AUCX 1.0 format, 'Both radius modes')", L.RADIUS)
-            elif rad.shape[0] != sig.shape[1]:
-                doc.error("array.shape", f"{name}: shared radius axis has {rad.shape[0]} "
-                          f"point(s) but signal has {sig.shape[1]} column(s)", L.RADIUS)
-        elif rad is not None and st.mode == "per_scan":
-            if len(rad.shape) != 2:
-                doc.error("array.ndim", f"{name}: per-scan radius must be 2-D (scan, point), "
-                          f"got {len(rad.shape)}-D (AUCX 1.0 format, 'Both radius modes')", L.RADIUS)
-            elif rad.shape != sig.shape:
-                doc.error("array.shape", f"{name}: radius shape {rad.shape} does not match "
-                          f"signal shape {sig.shape}", L.RADIUS)
-    units = {"radius": block.get("radius_unit"), "signal": block.get("signal_unit")}
-    refs: dict[str, NpyMemberRef] = {}
-    # Only real numeric arrays are handed out for plotting; a structured,
-    # complex, string or datetime array has its array.dtype finding instead.
-    if mask is not None and mask.dtype.kind not in "biu":
-        mask = None
-    if mask is not None:
-        refs["mask"] = NpyMemberRef("mask", st.path, st.scan.first(L.MASK), mask,
-                                    {"role": "validity mask"})
-    mref = refs.get("mask") if mask is not None and mask.dtype == np.bool_ else None
-    for key in ("radius", "signal"):
-        h = st.headers.get(key)
-        if h is not None and h.dtype.kind in "fiub" and not h.dtype.fields:
-            refs[key] = MaskedLineRef(key, st.path, st.scan.first(L.ARRAY_MEMBERS[key]), h,
-                                      {"unit": units[key]}, mask=mref)
-    doc.arrays = {k: refs[k] for k in ("radius", "signal", "mask") if k in refs}
-
-
-def _facts(doc: Document, st: ArchiveState, experiment, imported, export) -> None:
-    m = st.manifest or {}
-    obs = m.get("observations") if isinstance(m.get("observations"), dict) else {}
-    md = experiment.get("metadata") if isinstance(experiment, dict) else None
-    exp_record = None
+def _provenance_json(op: _Opening, payload: dict[str, Any]) -> None:
+    export = payload.get("export")
     if isinstance(export, dict):
-        exp_record = dict(export)
-        if "exported_at" in exp_record:
-            exp_record["exported_at"] = L.normalise_record_timestamp(exp_record["exported_at"])
-    ids = obs.get("scan_ids") if isinstance(obs.get("scan_ids"), list) else []
+        op.export = export
+    else:
+        op.report(R.PROVENANCE_NO_EXPORT, f"{L.PROVENANCE} has no 'export' object",
+                  L.PROVENANCE)
+    imported = payload.get("import")
+    if imported is not None and not isinstance(imported, dict):
+        op.report(R.PROVENANCE_IMPORT_INVALID,
+                  f"{L.PROVENANCE} 'import' must be an object or null", L.PROVENANCE)
+    else:
+        op.imported = imported
 
-    def _int(v: Any) -> int:
-        count = _count(v)
-        return 0 if count is None else count
 
-    doc.summary.update({
+# -- arrays ------------------------------------------------------------------
+def _arrays(op: _Opening) -> None:
+    obs = op.observations
+    op.headers = arraycheck.read_headers(op.path, op.scan, obs, op.report)
+    op.mode = arraycheck.infer_mode(op.mode, op.headers, op.report)
+    arraycheck.check_shapes(op.mode, op.headers, obs, op.report)
+    op.doc.arrays = dict(arraycheck.array_refs(op.path, op.scan, op.headers, obs))
+
+
+# -- facts, capabilities, the frozen state ---------------------------------------
+def _export_record(export: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The export record with its timestamp in the reference's ``Z`` form."""
+    if export is None:
+        return None
+    record = dict(export)
+    if "exported_at" in record:
+        record["exported_at"] = L.normalise_record_timestamp(record["exported_at"])
+    return record
+
+
+def _metadata(op: _Opening) -> dict[str, Any] | None:
+    md = op.experiment.get("metadata") if op.experiment is not None else None
+    return md if isinstance(md, dict) else None
+
+
+def _scan_ids(obs: dict[str, Any]) -> list[Any]:
+    ids = obs.get("scan_ids")
+    return ids if isinstance(ids, list) else []
+
+
+def _facts(op: _Opening, record: dict[str, Any] | None) -> None:
+    """The ``verify --json`` facts (the reference ``info`` keys)."""
+    m = op.manifest or {}
+    obs = op.observations
+    md = _metadata(op)
+    ids = _scan_ids(obs)
+    op.doc.summary.update({
         "aucx_format_version": m.get("aucx_format_version"),
-        "radius_axis_mode": obs.get("mode") if obs.get("mode") in L.MODES else st.mode,
-        "n_scans": _int(obs.get("n_scans")),
-        "n_points": _int(obs.get("n_points")),
+        "radius_axis_mode": obs.get("mode") if obs.get("mode") in L.MODES else op.mode,
+        "n_scans": count(obs.get("n_scans")) or 0,
+        "n_points": count(obs.get("n_points")) or 0,
         "scan_ids": [str(x) for x in ids],
         "radius_unit": obs.get("radius_unit"),
         "signal_unit": obs.get("signal_unit"),
-        "experiment_id": (str(md.get("experiment_id")) if isinstance(md, dict)
+        "experiment_id": (str(md.get("experiment_id")) if md is not None
                           and md.get("experiment_id") is not None else None),
-        "export": exp_record,
+        "export": record,
     })
-    doc.header = header_tree(st.manifest, exp_record, st.headers, md)
-    doc.provenance = provenance_tree(imported, exp_record)
-    if isinstance(experiment, dict) and isinstance(experiment.get("scans"), list):
-        doc.tables["scans"] = scans_table(experiment["scans"])
-    if isinstance(experiment, dict) and st.mode is not None:
-        doc.extra["aucx_parts"] = {"experiment": experiment, "import": imported,
-                                   "observations": {**obs, "mode": st.mode}}
-    # The experiment model, when every part it needs is readable and small.
-    if (doc.ok and isinstance(experiment, dict) and st.mode is not None
-            and all(k in doc.arrays for k in ("radius", "signal", "mask"))
-            and sum(st.headers[k].nbytes for k in ("radius", "signal", "mask"))
-            <= EXPERIMENT_LOAD_LIMIT):
-        try:
-            doc.extra["experiment"] = build_experiment(
-                experiment, imported, {**obs, "mode": st.mode},
-                doc.arrays["radius"].read(), doc.arrays["signal"].read(),
-                doc.arrays["mask"].read())
-        except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:
-            doc.warning("experiment.not-loaded",
-                        f"{st.path.name}: the experiment could not be assembled: {exc}", "")
+
+
+def _model_parts(op: _Opening) -> ModelParts | None:
+    if op.experiment is None or op.mode is None:
+        return None
+    return ModelParts(op.experiment, op.imported, {**op.observations, "mode": op.mode})
+
+
+def _load_small(op: _Opening, parts: ModelParts | None) -> AucExperiment | None:
+    """The experiment model, when every part it needs is readable, error-free
+    and small (:data:`EXPERIMENT_LOAD_LIMIT`)."""
+    doc = op.doc
+    names = ("radius", "signal", "mask")
+    if (parts is None or not doc.ok or not all(k in doc.arrays for k in names)
+            or sum(op.headers[k].nbytes for k in names) > EXPERIMENT_LOAD_LIMIT):
+        return None
+    try:
+        return build_experiment(dict(parts.experiment),
+                                dict(parts.imported) if parts.imported is not None else None,
+                                dict(parts.observations), doc.arrays["radius"].read(),
+                                doc.arrays["signal"].read(), doc.arrays["mask"].read())
+    except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:
+        op.report(R.EXPERIMENT_NOT_LOADED, f"the experiment could not be assembled: {exc}")
+        return None
+
+
+def _auc(op: _Opening, loaded: AucExperiment | None) -> AucScans | None:
+    """The AUC capability, when the radius and signal can be plotted."""
+    if not all(k in op.doc.arrays for k in ("radius", "signal")):
+        return None
+    obs = op.observations
+    ids = _scan_ids(obs)
+    return AucScans(scan_ids=tuple(str(x) for x in ids),
+                    radius_unit=str(obs.get("radius_unit") or ""),
+                    signal_unit=str(obs.get("signal_unit") or ""),
+                    experiment_id=op.doc.summary["experiment_id"], experiment=loaded)
+
+
+def _structure(doc: Document) -> None:
+    """The structural validation, readiness and summary of the loaded experiment
+    (AUCX format document, "Inspection and validation"; a separate verdict
+    from integrity).  Archives whose arrays are too large to load at open get
+    none: their experiment is never held in memory."""
+    loaded = doc.auc.experiment if doc.auc is not None else None
+    if loaded is not None:
+        doc.structure = examine(loaded, locate=aucx_location)
+        publish(doc.structure, doc.findings, doc.summary)
+
+
+def _finish(op: _Opening) -> OpenedArchive:
+    """Fill the document's views and capabilities and freeze what opening learned."""
+    doc = op.doc
+    record = _export_record(op.export)
+    _facts(op, record)
+    header_parts = HeaderParts(op.manifest, record, _metadata(op))
+    doc.header = header_tree(header_parts, op.headers)
+    doc.provenance = provenance_tree(op.imported, record)
+    scans = op.experiment.get("scans") if op.experiment is not None else None
+    if isinstance(scans, list):
+        doc.tables["scans"] = scans_table(scans)
+        doc.table_locations["scans"] = L.EXPERIMENT
+    parts = _model_parts(op)
+    doc.auc = _auc(op, _load_small(op, parts))
+    _structure(doc)
+    rows = tuple(MemberCheck(name, recorded) for name, recorded in op.recorded.items())
+    doc.checksums = ChecksumTable(rows, verified=False)
+    doc.summary["members"] = members_summary(rows)
+    opened = OpenedArchive(
+        path=op.path, scan=op.scan, rows=rows, listed=frozen_map(op.listed),
+        line_status=frozen_map(op.line_status), checksum_present=op.checksum_present,
+        mode=op.mode, headers=frozen_map(op.headers), header_parts=header_parts,
+        model=parts, auc=doc.auc, opened_ok=doc.ok)
+    doc.checks = [ArchiveVerification(opened)]
+    return opened

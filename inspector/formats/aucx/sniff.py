@@ -3,30 +3,31 @@
 
 from __future__ import annotations
 
-import zipfile
 from pathlib import Path
 
+from inspector.formats.aucx.layout import MANIFEST
+from inspector.formats.aucx.zipscan import lists_member
 from inspector.formats.signatures import ZIP_SIGNATURES, looks_like_zip
 
 
 def is_zip_with_manifest(path: Path) -> bool:
     """True if ``path`` starts with a ZIP signature and lists ``manifest.json``.
 
-    A damaged ZIP that still starts like one counts as an archive, so that
-    the AUCX reader explains what is wrong rather than calling it unrecognised.
+    A damaged ZIP that still starts like one (or one whose directory is
+    beyond the reader's limits) counts as an archive, so that the AUCX
+    reader explains what is wrong rather than calling it unrecognised.
+    Only the central directory's names are read, within the reader's
+    limits (:func:`.zipscan.lists_member`).  Never raises.
     """
     try:
         with open(path, "rb") as fh:
             head = fh.read(4)
+        if head not in ZIP_SIGNATURES:
+            return False
+        listed = lists_member(path, MANIFEST)
     except OSError:
         return False
-    if head not in ZIP_SIGNATURES:
-        return False
-    try:
-        with zipfile.ZipFile(path) as zf:
-            return any(i.filename == "manifest.json" for i in zf.infolist())
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError):
-        return True
+    return listed is not False
 
 
 def mismatch_reason(path: Path) -> str:

@@ -1,22 +1,26 @@
 """Display trees of an AUCX archive: header, member list, provenance.
 
-Pure functions from parsed archive parts to :class:`Node` trees (DESIGN.md,
-"Document"). The provenance tree keeps the import provenance and the export
-record in two separate subtrees (seed "Provenance").
+Pure functions from parsed archive parts to :class:`Node` trees (docs/architecture.md,
+"Seams"). The provenance tree keeps the import provenance and the export
+record in two separate subtrees (AUCX 1.0 format document, "Provenance").
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from inspector.formats.aucx.layout import EXPERIMENT, MANIFEST, PROVENANCE
 from inspector.formats.aucx.npyfmt import NpyHeader
+from inspector.formats.aucx.state import HeaderParts
 from inspector.formats.aucx.zipscan import STORED, ZipScan
 from inspector.formats.document import Node
 
 #: Children shown per JSON object/array; the rest is summarised in one node
 #: (10 000 scans still show every scan id).
 MAX_CHILDREN = 10_000
+#: The integrity line of a header tree before verification.
+PENDING = "pending verification"
 
 
 def json_node(name: str, value: Any, location: str = "", kind: str = "field") -> Node:
@@ -74,21 +78,54 @@ def member_tree(scan: ZipScan) -> Node:
     return root
 
 
-def header_tree(manifest: dict[str, Any] | None, export: dict[str, Any] | None,
-                headers: dict[str, NpyHeader], metadata: dict[str, Any] | None) -> Node:
+def header_tree(parts: HeaderParts, headers: Mapping[str, NpyHeader],
+                integrity: str = PENDING, failed: Mapping[str, str] | None = None) -> Node:
     """``doc.header``: format version, creator, export time, axis mode, counts,
-    units, scan ids and the three arrays' stored/declared shape and dtype."""
+    units, scan ids, the three arrays' stored/declared shape and dtype, and
+    last the ``integrity`` line.
+
+    Args:
+        parts: the parsed manifest, export record and experiment metadata.
+        headers: the parsed ``.npy`` headers by array name.
+        integrity: ``"pending verification"``, ``"verified"``,
+            ``"failed verification"`` or ``"cancelled"``.
+        failed: member name -> status of the members whose bytes failed
+            verification; each is listed under the integrity line, and the
+            experiment id is marked "not verified" when ``experiment.json``
+            failed.
+    """
+    failed = failed or {}
     root = Node("AUCX archive", None, kind="group", location="")
-    m = manifest if isinstance(manifest, dict) else {}
+    m: Mapping[str, Any] = parts.manifest if isinstance(parts.manifest, Mapping) else {}
+    _manifest_nodes(root, m)
+    obs = _mapping(m.get("observations"))
+    if isinstance(parts.metadata, Mapping):
+        node = root.add("experiment_id", parts.metadata.get("experiment_id"),
+                        location=EXPERIMENT)
+        if EXPERIMENT in failed:
+            node.detail = "not verified"
+    _array_nodes(root, _mapping(obs.get("arrays")), headers)
+    line = root.add("integrity", integrity, location="")
+    for member, status in failed.items():
+        line.add(member, status, kind="member", location=member, detail="not verified")
+    return root
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _manifest_nodes(root: Node, m: Mapping[str, Any]) -> None:
+    """Format, creator, export time, checksum algorithm, observations."""
     root.add("format", "aucx", location=MANIFEST)
     root.add("aucx_format_version", m.get("aucx_format_version"), location=MANIFEST)
-    cb = m.get("created_by") if isinstance(m.get("created_by"), dict) else {}
+    cb = _mapping(m.get("created_by"))
     created = root.add("created_by", None, kind="group", location=MANIFEST)
     created.add("software", cb.get("software"), location=MANIFEST)
     created.add("version", cb.get("version"), location=MANIFEST)
     root.add("exported_at", m.get("exported_at"), location=MANIFEST)
     root.add("checksum_algorithm", m.get("checksum_algorithm"), location=MANIFEST)
-    obs = m.get("observations") if isinstance(m.get("observations"), dict) else {}
+    obs = _mapping(m.get("observations"))
     root.add("radius_axis_mode", obs.get("mode"), location=MANIFEST)
     root.add("n_scans", obs.get("n_scans"), location=MANIFEST)
     root.add("n_points", obs.get("n_points"), location=MANIFEST)
@@ -96,24 +133,23 @@ def header_tree(manifest: dict[str, Any] | None, export: dict[str, Any] | None,
     root.add("signal_unit", obs.get("signal_unit"), location=MANIFEST)
     ids = obs.get("scan_ids") if isinstance(obs.get("scan_ids"), list) else []
     root.children.append(json_node("scan_ids", ids, MANIFEST))
-    if isinstance(metadata, dict):
-        root.add("experiment_id", metadata.get("experiment_id"), location=EXPERIMENT)
-    declared = obs.get("arrays") if isinstance(obs.get("arrays"), dict) else {}
+
+
+def _array_nodes(root: Node, declared: Mapping[str, Any],
+                 headers: Mapping[str, NpyHeader]) -> None:
     arrays = root.add("arrays", None, kind="group", location=MANIFEST)
     for name in ("radius", "signal", "mask"):
-        d = declared.get(name) if isinstance(declared.get(name), dict) else {}
-        member = d.get("path") or f"arrays/{name}.npy"
+        d = _mapping(declared.get(name))
+        member = str(d.get("path") or f"arrays/{name}.npy")
         h = headers.get(name)
-        node = arrays.add(name, None, kind="dataset", location=str(member))
+        node = arrays.add(name, None, kind="dataset", location=member)
         if h is not None:
             node.detail = f"{h.shape} {h.dtype}"
-            node.add("shape", list(h.shape), location=str(member))
-            node.add("dtype", str(h.dtype), location=str(member))
-            node.add("fortran_order", h.fortran_order, location=str(member))
+            node.add("shape", list(h.shape), location=member)
+            node.add("dtype", str(h.dtype), location=member)
+            node.add("fortran_order", h.fortran_order, location=member)
         node.add("declared_shape", d.get("shape"), location=MANIFEST)
         node.add("declared_dtype", d.get("dtype"), location=MANIFEST)
-    root.add("integrity", "pending verification", location="")
-    return root
 
 
 def provenance_tree(imported: Any, export: Any) -> Node:

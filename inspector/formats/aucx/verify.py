@@ -1,25 +1,37 @@
-"""Deferred streaming verification of an opened AUCX archive (issue 4 item 3).
+"""Deferred streaming verification of an opened AUCX archive, as a ``DeferredCheck``.
 
-``doc.verifier(progress, cancelled)`` streams every present, safe member
-through SHA-256 (and CRC-32) while inflating, in fixed-size blocks, on up to
-:data:`WORKERS` threads (``zlib`` and ``hashlib`` release the GIL).  Array
-members also feed an :class:`~.contentcheck.ArrayScan` so the mask and
-finiteness rules are checked without holding any array.
+:class:`ArchiveVerification` ``.run(progress, cancelled)`` streams every
+present, safe member through SHA-256 (and CRC-32) while inflating, in
+fixed-size blocks, on up to :data:`WORKERS` threads (``zlib`` and
+``hashlib`` release the GIL).  Array members also feed an
+:class:`~.contentcheck.ArrayScan` so the mask and finiteness rules are
+checked without holding any array.
 
-Statuses (``MemberCheck.status``): ``ok``, ``mismatch``, ``missing-member``,
-``unlisted``, ``malformed-entry``, ``duplicate-entry``, ``refused`` (failed
-a ZIP safety check, never decompressed) and ``cancelled``; a member that
-cannot be read at all (file changed under us) is ``mismatch`` with a
-``member.unreadable`` finding.  The checksum
-file itself has no recorded digest; it is ``ok`` when it inflates cleanly.
-``progress(done, total, member_check)`` is called after each member from the
-calling thread (for archives of more than :data:`PROGRESS_EACH` members: after
-every ``total // PROGRESS_CALLS``-th member and the last, so a consumer doing
-O(members) work per call stays linear; every row is final in ``doc.members``
-when the verifier returns); when ``cancelled()`` returns True the remaining members become
-``cancelled``, a warning ``verify.cancelled`` is added and ``doc.verified``
-stays False.  Only a complete run sets ``doc.verified = True`` (seed
-"Checksums": nothing is reported verified before verification succeeds).
+``run`` reads only the frozen :class:`~.state.OpenedArchive` and returns a
+:class:`~inspector.formats.capabilities.CheckResult`; it never touches the
+document, which the owning thread updates with ``Document.apply``
+(docs/architecture.md, "Deferred work").  Every run starts from the pending
+rows of opening, so a run after a cancelled one starts afresh.
+
+Row statuses (:class:`~inspector.formats.capabilities.MemberStatus`): ``ok``,
+``mismatch``, ``missing-member``, ``unlisted``, ``malformed-entry``,
+``duplicate-entry``, ``refused`` (failed a ZIP safety check, never
+decompressed) and ``cancelled``; a member that cannot be read at all (the
+file changed under us) is ``mismatch`` with a ``member.unreadable`` finding.
+The checksum file itself has no recorded digest; it is ``ok`` when it
+inflates cleanly.
+
+Progress: a :class:`~inspector.formats.capabilities.Progress` event after
+each finished row, from the calling thread; for tables of more than
+:data:`PROGRESS_EACH` rows after every ``total // PROGRESS_CALLS``-th row and
+the last, so a consumer doing O(rows) work per event stays linear.
+
+Cancellation is deterministic: ``cancelled()`` is polled before the first
+row and between batches (and the workers stop between members); a cancelled
+run returns ``complete=False``, every unfinished row ``cancelled`` and one
+``verify.cancelled`` warning.  Only a complete run returns a checksum table
+with ``verified=True`` (AUCX 1.0 format document, "Checksums": nothing is
+reported as valid before verification succeeds).
 """
 
 from __future__ import annotations
@@ -27,20 +39,40 @@ from __future__ import annotations
 import hashlib
 import queue
 import threading
+from collections.abc import Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
 from inspector.formats.aucx import layout as L
+from inspector.formats.aucx import rules as R
 from inspector.formats.aucx.contentcheck import ArrayScan, cross_check
+from inspector.formats.aucx.state import (
+    DUPLICATE,
+    MALFORMED,
+    OpenedArchive,
+    members_summary,
+)
 from inspector.formats.aucx.stream import MemberStream
-from inspector.formats.document import CancelFn, Document, MemberCheck, ProgressFn
+from inspector.formats.aucx.trees import header_tree
+from inspector.formats.capabilities import (
+    AucScans,
+    CancelFn,
+    CheckResult,
+    ChecksumTable,
+    MemberCheck,
+    MemberStatus,
+    Progress,
+    ProgressFn,
+)
+from inspector.formats.findings import Finding, Severity
 
 WORKERS = 2
 #: Batches submitted to the pool at once (bounded queue of work).
 IN_FLIGHT = 2 * WORKERS
-#: Up to this many members, progress is reported after every member ...
+#: Up to this many rows, progress is reported after every row ...
 PROGRESS_EACH = 1000
 #: ... above it, about this many times in all.
 PROGRESS_CALLS = 200
@@ -48,301 +80,375 @@ PROGRESS_CALLS = 200
 BATCH_MEMBERS = 512
 #: ... or this many declared bytes (a larger member is a batch of its own).
 BATCH_BYTES = 1 << 20
+#: Members at least this large inflate on one thread and hash on another.
+PIPELINE_BYTES = 8 << 20
 _POLL_S = 0.05
+#: Members whose content builds the experiment model.
+_FEEDING = (L.MANIFEST, L.EXPERIMENT, L.PROVENANCE, L.RADIUS, L.SIGNAL, L.MASK)
 
 
 class _Cancelled(Exception):
-    pass
+    """Raised on a worker when the run was cancelled."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Outcome:
+    """What streaming one member established: its digest, a stream problem
+    (a finding at the member) and the content scan of an array member."""
+
     digest: str
-    problem: tuple[str, str] | None
+    problem: Finding | None
     scan: ArrayScan | None
 
 
-def _hash_member(st, name: str, scan: ArrayScan | None, stop: threading.Event) -> _Outcome:
-    """Hash one member, pipelining inflation and hashing on two threads."""
-    entry = st.scan.first(name)
-    stream = MemberStream(st.path, entry)
+# -- hashing (worker threads) ---------------------------------------------------
+def _hash_member(opened: OpenedArchive, name: str, scan: ArrayScan | None,
+                 stop: threading.Event) -> _Outcome:
+    """Hash one member; large members inflate and hash on two threads.
+
+    Raises:
+        _Cancelled: ``stop`` was set.
+        OSError: the archive cannot be read.
+    """
+    entry = opened.scan.first(name)
+    assert entry is not None  # only present members are streamed
+    stream = MemberStream(opened.path, entry)
     h = hashlib.sha256()
-    if entry.file_size < (8 << 20):
+    sinks = [h.update] if scan is None else [h.update, scan.feed]
+    if entry.file_size < PIPELINE_BYTES:
         for block in stream:
             if stop.is_set():
                 raise _Cancelled
-            h.update(block)
-            if scan is not None:
-                scan.feed(block)
+            for sink in sinks:
+                sink(block)
     else:
-        q: queue.Queue = queue.Queue(maxsize=2)
-        err: list[BaseException] = []
-
-        def consume() -> None:
-            try:
-                while True:
-                    block = q.get()
-                    if block is None:
-                        return
-                    h.update(block)
-                    if scan is not None:
-                        scan.feed(block)
-            except BaseException as exc:  # noqa: BLE001 - re-raised below
-                err.append(exc)
-                while q.get() is not None:
-                    pass
-
-        t = threading.Thread(target=consume, daemon=True)
-        t.start()
-        try:
-            for block in stream:
-                if stop.is_set():
-                    raise _Cancelled
-                q.put(block)
-        finally:
-            q.put(None)
-            t.join()
-        if err:
-            raise err[0]
+        _pipelined(stream, sinks, stop)
     if scan is not None:
         scan.finish()
     return _Outcome(h.hexdigest(), stream.result.problem, scan)
 
 
-def _hash_batch(st, names: list[str], scans: dict[str, ArrayScan],
-                stop: threading.Event) -> list[_Outcome | BaseException]:
+def _pipelined(stream: MemberStream, sinks: list[Any], stop: threading.Event) -> None:
+    """Inflate ``stream`` on this thread while another thread feeds ``sinks``."""
+    q: queue.Queue[bytes | None] = queue.Queue(maxsize=2)
+    err: list[BaseException] = []
+
+    def consume() -> None:
+        try:
+            while (block := q.get()) is not None:
+                for sink in sinks:
+                    sink(block)
+        except BaseException as exc:  # noqa: BLE001 - handed to the inflating thread
+            err.append(exc)
+            while q.get() is not None:
+                pass
+
+    t = threading.Thread(target=consume, daemon=True)
+    t.start()
+    try:
+        for block in stream:
+            if stop.is_set():
+                raise _Cancelled
+            q.put(block)
+    finally:
+        q.put(None)
+        t.join()
+    if err:
+        raise err[0]
+
+
+def _hash_batch(opened: OpenedArchive, names: list[str], scans: Mapping[str, ArrayScan],
+                stop: threading.Event) -> list[_Outcome | Exception]:
     """Hash several members in turn; a member that cannot be read gives its
     exception in place of an outcome.  Raises ``_Cancelled`` when stopped."""
-    out: list[_Outcome | BaseException] = []
+    out: list[_Outcome | Exception] = []
     for name in names:
         if stop.is_set():
             raise _Cancelled
         try:
-            out.append(_hash_member(st, name, scans.get(name), stop))
+            out.append(_hash_member(opened, name, scans.get(name), stop))
         except (OSError, ValueError, MemoryError) as exc:
             out.append(exc)
     return out
 
 
-def _batches(st, work: list[MemberCheck]):
+def _batches(opened: OpenedArchive, work: list[str]) -> Iterator[list[str]]:
     """``work`` (largest first) cut into batches of at most BATCH_MEMBERS
     members and, unless a single member is larger, BATCH_BYTES bytes."""
-    batch: list[MemberCheck] = []
+    batch: list[str] = []
     size = 0
-    for row in work:
-        n = st.scan.first(row.name).file_size
+    for name in work:
+        n = _declared(opened, name)
         if batch and (size + n > BATCH_BYTES or len(batch) >= BATCH_MEMBERS):
             yield batch
             batch, size = [], 0
-        batch.append(row)
+        batch.append(name)
         size += n
     if batch:
         yield batch
 
 
-def _status(st, name: str, computed: str | None) -> str:
-    e = st.scan.first(name)
-    if e is None:
-        return "missing-member"
-    if not e.safe:
-        return "refused"
-    if e.duplicate:
-        return "duplicate-entry"
-    if name == L.CHECKSUMS:
-        return "ok"
-    line = st.line_status.get(name)
-    if line is None:
-        return "unlisted"
-    if line in ("malformed-entry", "duplicate-entry"):
-        return line
-    return "ok" if computed == st.listed.get(name) else "mismatch"
+def _declared(opened: OpenedArchive, name: str) -> int:
+    entry = opened.scan.first(name)
+    return entry.file_size if entry is not None else 0
 
 
-def run_verification(doc: Document, st, progress: ProgressFn | None = None,
-                     cancelled: CancelFn | None = None) -> None:
-    """Stream, hash and check every member of ``doc`` (see module docstring).
-
-    Findings repeated for many members are capped per code
-    (:func:`.findingcap.cap_repeated`).
-    """
-    if st.verify_findings:
-        stale = {id(f) for f in st.verify_findings}
-        doc.findings[:] = [f for f in doc.findings if id(f) not in stale]
-    st.verify_findings.clear()
-    start = len(doc.findings)
-    try:
-        _run(doc, st, progress, cancelled)
-    finally:
-        st.verify_findings[:] = doc.findings[start:]
-
-
-def _run(doc: Document, st, progress: ProgressFn | None, cancelled: CancelFn | None) -> None:
-    # a previous (cancelled) run left nothing behind (see run_verification)
-    rows: list[MemberCheck] = doc.members
-    for row in rows:
-        row.status, row.computed = "pending", None
-    total = len(rows)
-    done = 0
-
-    def add(sev: str, code: str, msg: str, loc: str) -> None:
-        st.verify_findings.append(getattr(doc, sev)(code, msg, loc))
-
-    step = 1 if total <= PROGRESS_EACH else total // PROGRESS_CALLS
-
-    def report(row: MemberCheck) -> None:
-        nonlocal done
-        done += 1
-        if progress is not None and (done % step == 0 or done == total):
-            progress(done, total, row)
-
+def _array_scans(opened: OpenedArchive) -> dict[str, ArrayScan]:
+    """A fresh content scan per array member whose header passed at open."""
     scans: dict[str, ArrayScan] = {}
+    keep = opened.mode == "per_scan"
     for key, member in L.ARRAY_MEMBERS.items():
-        h = st.headers.get(key)
+        h = opened.headers.get(key)
         if h is None:
             continue
-        keep = st.mode == "per_scan"
         if key == "mask" and h.dtype == np.bool_:
             scans[member] = ArrayScan(h, "mask", keep)
         elif key != "mask" and h.dtype.kind == "f":
             scans[member] = ArrayScan(h, "finite", keep)
+    return scans
 
-    work: list[MemberCheck] = []
-    for row in rows:
-        e = st.scan.first(row.name)
-        if e is None or not e.safe:
-            row.status = _status(st, row.name, None)
-            report(row)
-        else:
-            work.append(row)
-    work.sort(key=lambda r: -st.scan.first(r.name).file_size)
 
-    stop = threading.Event()
-    was_cancelled = False
-    outcomes: dict[str, _Outcome] = {}
-    unreadable: set[str] = set()
-    # Members go to the pool in batches (small members together, up to
-    # BATCH_MEMBERS or BATCH_BYTES each) and at most IN_FLIGHT batches are
-    # submitted at a time, so each wait() looks at a handful of futures: the
-    # work is linear in the member count even for 100 000 entries.
-    todo = iter(_batches(st, work))
-    with ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="aucx-verify") as pool:
-        futures: dict[Future, list[MemberCheck]] = {}
-        pending: set[Future] = set()
+def _status(opened: OpenedArchive, name: str, computed: str | None) -> MemberStatus:
+    """The row status of ``name`` once hashed (``computed``) or without hashing."""
+    e = opened.scan.first(name)
+    if e is None:
+        return MemberStatus.MISSING_MEMBER
+    if not e.safe:
+        return MemberStatus.REFUSED
+    if e.duplicate:
+        return MemberStatus.DUPLICATE_ENTRY
+    if name == L.CHECKSUMS:
+        return MemberStatus.OK
+    line = opened.line_status.get(name)
+    if line is None:
+        return MemberStatus.UNLISTED
+    if line in (MALFORMED, DUPLICATE):
+        return MemberStatus(line)
+    return MemberStatus.OK if computed == opened.listed.get(name) else MemberStatus.MISMATCH
 
-        def refill() -> None:
-            while len(pending) < IN_FLIGHT and not stop.is_set():
-                batch = next(todo, None)
-                if batch is None:
-                    return
-                fut = pool.submit(_hash_batch, st, [r.name for r in batch], scans, stop)
-                futures[fut] = batch
-                pending.add(fut)
 
-        refill()
-        while pending:
-            if cancelled is not None and cancelled():
-                stop.set()
-                was_cancelled = True
-            finished, pending = wait(pending, timeout=_POLL_S, return_when=FIRST_COMPLETED)
-            refill()
-            for fut in finished:
-                batch = futures.pop(fut)
-                try:
-                    results = fut.result()
-                except _Cancelled:
-                    continue
-                for row, out in zip(batch, results, strict=False):
-                    if isinstance(out, BaseException):
-                        # the file changed or vanished under us: not verified
-                        row.status = "mismatch"
-                        unreadable.add(row.name)
-                        add("error", "member.unreadable",
-                            f"{st.path.name}: member {row.name!r} could not be read while "
-                            f"verifying: {type(out).__name__}: {out}", row.name)
-                        report(row)
-                        continue
-                    outcomes[row.name] = out
-                    row.computed = out.digest
-                    row.status = _status(st, row.name, out.digest)
-                    report(row)
-    if was_cancelled:
-        for row in rows:
-            if row.status == "pending":
-                row.status = "cancelled"
-        add("warning", "verify.cancelled",
-            f"{st.path.name}: verification cancelled after {done} of {total} member(s); the "
-            "archive is not verified", "")
-        doc.summary["members"] = [m.to_json() for m in rows]
-        _set_integrity(doc, "cancelled")
-        return
+def _reason(exc: BaseException) -> str:
+    """Why a member could not be read, without the archive's path."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return f"{type(exc).__name__}: {exc}"
 
-    name = st.path.name
-    for row in rows:
-        out = outcomes.get(row.name)
-        if out is not None and out.problem is not None:
-            code, msg = out.problem
-            add("error", code, f"{name}: member {row.name!r}: {msg} (APPNOTE 4.4; seed "
-                "'Safety')", row.name)
-        if row.status == "mismatch" and row.name not in unreadable:
-            add("error", "checksums.mismatch",
-                f"{name}: checksum mismatch for {row.name!r} (recorded {row.recorded}, computed "
-                f"{row.computed}); the member changed after checksums.sha256 was written "
-                "(AUCX 1.0 format, 'Checksums')", row.name)
-        elif row.status == "duplicate-entry" and row.computed is not None:
-            rec = st.listed.get(row.name)
-            if rec and rec != row.computed:
-                add("error", "checksums.mismatch",
-                    f"{name}: checksum mismatch for {row.name!r} (recorded {rec}, computed "
-                    f"{row.computed}) (AUCX 1.0 format, 'Checksums')", row.name)
-        elif (row.status == "malformed-entry" and row.computed is not None
-              and st.listed.get(row.name) and st.listed[row.name] != row.computed):
-            add("error", "checksums.mismatch",
-                f"{name}: checksum mismatch for {row.name!r} (recorded {st.listed[row.name]}, "
-                f"computed {row.computed}) (AUCX 1.0 format, 'Checksums')", row.name)
 
-    content_ok = True
-    if st.mode is not None:
+# -- the check -----------------------------------------------------------------
+class ArchiveVerification:
+    """The deferred streamed verification of one opened archive (a ``DeferredCheck``).
+
+    Args:
+        opened: what opening learned; read, never changed.
+    """
+
+    title = "Verifying checksums"
+
+    def __init__(self, opened: OpenedArchive) -> None:
+        self.opened = opened
+
+    def run(self, progress: ProgressFn | None = None,
+            cancelled: CancelFn | None = None) -> CheckResult:
+        """Stream, hash and check every member (see the module docstring).
+
+        Returns the findings, the new checksum table, the ``members`` and
+        ``checksum_verified`` summary keys, a header tree with the integrity
+        line, and what is withdrawn; ``complete=False`` when cancelled.
+        Never raises for bad input (an unreadable member is a finding).
+        """
+        return _Run(self.opened, progress, cancelled).execute()
+
+
+class _Run:
+    """The state of one run, private to the thread that called ``run``."""
+
+    def __init__(self, opened: OpenedArchive, progress: ProgressFn | None,
+                 cancelled: CancelFn | None) -> None:
+        self.opened = opened
+        self.progress = progress
+        self.cancelled = cancelled
+        self.rows: dict[str, MemberCheck] = {r.name: r for r in opened.rows}
+        self.outcomes: dict[str, _Outcome] = {}
+        self.unreadable: dict[str, BaseException] = {}
+        self.total = len(opened.rows)
+        self.done = 0
+        self.step = 1 if self.total <= PROGRESS_EACH else self.total // PROGRESS_CALLS
+
+    def execute(self) -> CheckResult:
+        if self._stop_requested():
+            return self._cancelled()
+        work = self._settle_unstreamed()
+        if not self._stream(work):
+            return self._cancelled()
+        return self._complete()
+
+    def _stop_requested(self) -> bool:
+        return self.cancelled is not None and bool(self.cancelled())
+
+    def _finish(self, row: MemberCheck) -> None:
+        self.rows[row.name] = row
+        self.done += 1
+        if self.progress is not None and (self.done % self.step == 0
+                                          or self.done == self.total):
+            self.progress(Progress(self.done, self.total, row))
+
+    def _settle_unstreamed(self) -> list[str]:
+        """Finish the rows that need no streaming (missing, refused); return
+        the others, largest first."""
+        work: list[str] = []
+        for row in self.opened.rows:
+            e = self.opened.scan.first(row.name)
+            if e is None or not e.safe:
+                self._finish(replace(row, status=_status(self.opened, row.name, None)))
+            else:
+                work.append(row.name)
+        work.sort(key=lambda n: -_declared(self.opened, n))
+        return work
+
+    # -- streaming ---------------------------------------------------------
+    def _stream(self, work: list[str]) -> bool:
+        """Hash ``work`` on the pool; False when cancelled.
+
+        Members go to the pool in batches (small members together, up to
+        BATCH_MEMBERS or BATCH_BYTES each) and at most IN_FLIGHT batches are
+        submitted at a time, so each wait() looks at a handful of futures:
+        the work is linear in the member count even for 100 000 entries.
+        """
+        scans = _array_scans(self.opened)
+        stop = threading.Event()
+        todo = _batches(self.opened, work)
+        pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="aucx-verify")
+        pending: dict[Future[list[_Outcome | Exception]], list[str]] = {}
+        try:
+            while True:
+                if self._stop_requested():
+                    stop.set()
+                    return False
+                self._refill(pool, pending, todo, scans, stop)
+                if not pending:
+                    return True
+                finished, _ = wait(pending, timeout=_POLL_S, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    self._take(pending.pop(fut), fut)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def _refill(self, pool: ThreadPoolExecutor,
+                pending: dict[Future[list[_Outcome | Exception]], list[str]],
+                todo: Iterator[list[str]], scans: Mapping[str, ArrayScan],
+                stop: threading.Event) -> None:
+        while len(pending) < IN_FLIGHT:
+            batch = next(todo, None)
+            if batch is None:
+                return
+            pending[pool.submit(_hash_batch, self.opened, batch, scans, stop)] = batch
+
+    def _take(self, batch: list[str], fut: Future[list[_Outcome | Exception]]) -> None:
+        results = fut.result()
+        for name, out in zip(batch, results, strict=True):
+            row = self.rows[name]
+            if isinstance(out, Exception):
+                # the file changed or vanished under us: not verified
+                self.unreadable[name] = out
+                self._finish(replace(row, status=MemberStatus.MISMATCH))
+                continue
+            self.outcomes[name] = out
+            self._finish(replace(row, computed=out.digest,
+                                 status=_status(self.opened, name, out.digest)))
+
+    # -- results -------------------------------------------------------------
+    def _ordered(self) -> tuple[MemberCheck, ...]:
+        return tuple(self.rows[r.name] for r in self.opened.rows)
+
+    def _cancelled(self) -> CheckResult:
+        rows = tuple(replace(r, status=MemberStatus.CANCELLED)
+                     if r.status is MemberStatus.PENDING else r for r in self._ordered())
+        note = R.VERIFY_CANCELLED.finding(
+            f"verification was cancelled after {self.done} of {self.total} member(s); the "
+            "archive is not verified")
+        return CheckResult(
+            findings=(note,), checksums=ChecksumTable(rows, verified=False),
+            summary={"members": members_summary(rows), "checksum_verified": False},
+            header=header_tree(self.opened.header_parts, self.opened.headers, "cancelled"),
+            complete=False)
+
+    def _row_findings(self, row: MemberCheck) -> list[Finding]:
+        """Unreadable, stream and digest findings of one finished row."""
+        name = row.name
+        if name in self.unreadable:
+            return [R.MEMBER_UNREADABLE.finding(
+                "the member could not be read while verifying: "
+                f"{_reason(self.unreadable[name])}", name)]
+        out: list[Finding] = []
+        outcome = self.outcomes.get(name)
+        if outcome is not None and outcome.problem is not None:
+            out.append(outcome.problem)
+        recorded = self.opened.listed.get(name)
+        if row.computed is None or not recorded:
+            return out
+        faulted_line = row.status in (MemberStatus.DUPLICATE_ENTRY,
+                                      MemberStatus.MALFORMED_ENTRY)
+        if row.status is MemberStatus.MISMATCH or (faulted_line and recorded != row.computed):
+            out.append(R.CHECKSUMS_MISMATCH.finding(
+                f"checksum mismatch (recorded {recorded}, computed {row.computed}); the member "
+                "changed after checksums.sha256 was written", name))
+        return out
+
+    def _content_findings(self) -> list[Finding]:
+        if self.opened.mode is None:
+            return []
+
         def got(member: str) -> ArrayScan | None:
-            out = outcomes.get(member)
+            out = self.outcomes.get(member)
             return out.scan if out is not None and out.problem is None else None
 
-        for code, msg, loc in cross_check(st.mode, got(L.RADIUS), got(L.SIGNAL), got(L.MASK)):
-            add("error", code, f"{name}: {msg}", loc)
-            content_ok = False
+        return cross_check(self.opened.mode, got(L.RADIUS), got(L.SIGNAL), got(L.MASK))
 
-    doc.verified = True
-    all_ok = all(r.status == "ok" for r in rows)
-    doc.summary["members"] = [m.to_json() for m in rows]
-    doc.summary["checksum_verified"] = all_ok and st.checksum_present
-    _set_integrity(doc, "verified" if doc.ok else "failed verification")
-    # content is verified when its digest matched, even on a line whose
-    # format is faulted (upper-case hex)
-    _withhold_unverified(doc, {
-        r.name: "ok" if r.status == "ok" or (
-            r.status == "malformed-entry" and r.computed is not None
-            and r.computed == st.listed.get(r.name)) else r.status
-        for r in rows})
-    feeding = (L.MANIFEST, L.EXPERIMENT, L.PROVENANCE, L.RADIUS, L.SIGNAL, L.MASK)
-    if not content_ok or not doc.ok or any(
-            r.status != "ok" for r in rows if r.name in feeding):
-        doc.extra.pop("experiment", None)
+    def _trusted(self, row: MemberCheck) -> bool:
+        """The member's bytes match their recorded digest, even on a line whose
+        format is faulted (upper-case hex)."""
+        if row.status is MemberStatus.OK:
+            return True
+        return (row.status is MemberStatus.MALFORMED_ENTRY and row.computed is not None
+                and row.computed == self.opened.listed.get(row.name))
 
+    def _complete(self) -> CheckResult:
+        rows = self._ordered()
+        findings = [f for row in rows for f in self._row_findings(row)]
+        findings += self._content_findings()
+        failed = {r.name: str(r.status) for r in rows if not self._trusted(r)}
+        errors = any(f.severity is Severity.ERROR for f in findings)
+        integrity = ("verified" if self.opened.opened_ok and not errors
+                     else "failed verification")
+        summary: dict[str, Any] = {
+            "members": members_summary(rows),
+            "checksum_verified": (all(r.status is MemberStatus.OK for r in rows)
+                                  and self.opened.checksum_present)}
+        if L.EXPERIMENT in failed:
+            summary["experiment_id"] = None
+        return CheckResult(
+            findings=tuple(findings), checksums=ChecksumTable(rows, verified=True),
+            summary=summary,
+            header=header_tree(self.opened.header_parts, self.opened.headers, integrity,
+                               failed),
+            withdraw_tables=("scans",) if L.EXPERIMENT in failed else (),
+            auc=self._auc(failed, errors), withdraw_auc=L.MANIFEST in failed)
 
-def _withhold_unverified(doc: Document, status: dict[str, str]) -> None:
-    """Parts whose member failed verification are no longer shown as facts:
-    the scan table and experiment id (``experiment.json``); the provenance
-    tree is marked unverified (``provenance.json``)."""
-    if status.get(L.EXPERIMENT) != "ok":
-        doc.tables.pop("scans", None)
-        doc.summary["experiment_id"] = None
-        for node in doc.header.children:
-            if node.name == "experiment_id":
-                node.detail = "not verified"
-    if status.get(L.PROVENANCE) != "ok" and doc.provenance is not None:
-        doc.provenance.detail = "not verified: provenance.json failed verification"
+    def _auc(self, failed: Mapping[str, str], errors: bool) -> AucScans | None:
+        """The AUC capability after verification, or None to keep it as opened.
 
-
-def _set_integrity(doc: Document, text: str) -> None:
-    for node in doc.header.children:
-        if node.name == "integrity":
-            node.value = text
+        The experiment model is withdrawn when any member it is built from
+        failed, or any error was found; the experiment id when
+        ``experiment.json`` failed; arrays whose member failed are untrusted.
+        """
+        auc = self.opened.auc
+        if auc is None or L.MANIFEST in failed:
+            return None
+        untrusted = frozenset(k for k, m in L.ARRAY_MEMBERS.items() if m in failed)
+        keep_model = not errors and not any(m in failed for m in _FEEDING)
+        keep_id = L.EXPERIMENT not in failed
+        if keep_model and keep_id and untrusted == auc.untrusted_arrays:
+            return None
+        return replace(auc, experiment=auc.experiment if keep_model else None,
+                       experiment_id=auc.experiment_id if keep_id else None,
+                       untrusted_arrays=untrusted)

@@ -1,10 +1,10 @@
-"""Write an :class:`AucExperiment` as an AUCX 1.0 archive, atomically and
-byte-for-byte deterministically (issue 4 item 5).
+"""Write an :class:`AucExperiment` as an AUCX 1.0 archive, crash-proof and
+byte-for-byte deterministically.
 
-Layout, JSON encoding and ZIP metadata: seed ``002_59993c7ffff01d56.txt``
-("Structure", "Determinism", "Atomic writes") and spec ``aucx-archive.md``
-sections 1-3.  Observed details reproduced so a re-export of a reference
-archive is byte-identical:
+Layout, JSON encoding and ZIP metadata: AUCX 1.0 format document
+("Structure", "Determinism", "Atomic writes") and AUCX on-disk notes
+(``spec/aucx-archive.md``) §1-3; placement: :mod:`.atomicfile`.  Observed
+details reproduced so a re-export of a reference archive is byte-identical:
 
 * ``manifest.json`` ``exported_at`` is ``datetime.isoformat()`` (``+00:00``),
   ``provenance.json`` ``export.exported_at`` writes UTC as ``Z``;
@@ -16,23 +16,24 @@ archive is byte-identical:
 
 from __future__ import annotations
 
+import errno
 import json
 import os
-import stat
-import tempfile
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
 import inspector
 from inspector.formats.auc_model import AucExperiment
 from inspector.formats.aucx import layout as L
+from inspector.formats.aucx.atomicfile import AtomicFile, new_file_mode
 from inspector.formats.aucx.checksums import checksum_document
 from inspector.formats.aucx.model import normalise_arrays
 from inspector.formats.aucx.npyfmt import header_bytes
+from inspector.formats.aucx.reader import read_archive
 from inspector.formats.aucx.zipscan import MAX_MEMBER_BYTES, MAX_TOTAL_BYTES
 from inspector.formats.aucx.zipwrite import ZipStreamWriter
 
@@ -133,8 +134,8 @@ def experiment_record(exp: AucExperiment) -> dict[str, Any]:
     }
 
 
-def _check(exp: AucExperiment, radius: np.ndarray, signal: np.ndarray,
-           mask: np.ndarray) -> None:
+def _check_fields(exp: AucExperiment, signal: np.ndarray) -> list[str]:
+    """Mode, units, scan ids and experiment id (AUCX on-disk notes §1)."""
     problems = []
     if exp.mode not in L.MODES:
         problems.append(f"radius axis mode {exp.mode!r} is not 'shared' or 'per_scan'")
@@ -149,17 +150,25 @@ def _check(exp: AucExperiment, radius: np.ndarray, signal: np.ndarray,
         problems.append("scan ids repeat")
     if not str(exp.metadata.get("experiment_id") or "").strip():
         problems.append("metadata has no experiment_id")
-    if signal.ndim == 2:
-        if exp.mode == "shared":
-            if radius.shape != (signal.shape[1],):
-                problems.append(f"shared radius shape {radius.shape} does not fit signal "
-                                f"{signal.shape}")
-            elif not (np.isfinite(radius).all() and np.isfinite(signal).all()):
-                problems.append("shared-axis radius/signal hold non-finite values")
-            if np.asarray(exp.mask).size and not np.asarray(exp.mask, dtype=bool).all():
-                problems.append("shared-axis mask is not all true; export in per-scan mode "
-                                "(AUCX 1.0 format, 'Both radius modes')")
-        elif radius.shape != signal.shape or mask.shape != signal.shape:
+    return problems
+
+
+def _check_arrays(exp: AucExperiment, radius: np.ndarray, signal: np.ndarray,
+                  mask: np.ndarray) -> list[str]:
+    """Shapes, finiteness and sizes (AUCX 1.0 format document, "Both radius
+    modes" and "Safety")."""
+    problems = []
+    if signal.ndim == 2 and exp.mode == "shared":
+        if radius.shape != (signal.shape[1],):
+            problems.append(f"shared radius shape {radius.shape} does not fit signal "
+                            f"{signal.shape}")
+        elif not (np.isfinite(radius).all() and np.isfinite(signal).all()):
+            problems.append("shared-axis radius/signal hold non-finite values")
+        if np.asarray(exp.mask).size and not np.asarray(exp.mask, dtype=bool).all():
+            problems.append("shared-axis mask is not all true; export in per-scan mode "
+                            "(AUCX 1.0 format, 'Both radius modes')")
+    elif signal.ndim == 2:
+        if radius.shape != signal.shape or mask.shape != signal.shape:
             problems.append("per-scan radius, signal and mask shapes differ")
         elif not (np.isfinite(radius[mask]).all() and np.isfinite(signal[mask]).all()):
             problems.append("a masked-in radius/signal value is non-finite")
@@ -169,32 +178,103 @@ def _check(exp: AucExperiment, radius: np.ndarray, signal: np.ndarray,
                             "limit readers enforce")
     if radius.nbytes + signal.nbytes + mask.nbytes > MAX_TOTAL_BYTES - (1 << 20):
         problems.append("arrays exceed the 2 GiB archive limit readers enforce")
-    if problems:
-        raise ArchiveWriteError("cannot write AUCX 1.0: " + "; ".join(problems))
+    return problems
 
 
 def _npy_blocks(a: np.ndarray) -> Iterator[bytes | memoryview]:
     yield header_bytes(a.dtype, a.shape)
-    flat = memoryview(np.ascontiguousarray(a).reshape(-1).view(np.uint8))
+    flat = memoryview(np.ascontiguousarray(a).reshape(-1).view(np.uint8).data)
     for i in range(0, len(flat), _BLOCK):
         yield flat[i : i + _BLOCK]
 
 
-def _umask() -> int:
+def _manifest(exp: AucExperiment, arrays: dict[str, np.ndarray], when: datetime | None,
+              creator: tuple[str, str]) -> dict[str, Any]:
+    """The ``manifest.json`` object (AUCX on-disk notes §1)."""
+    software, version = creator
+    signal = arrays[L.SIGNAL]
+    return {
+        "aucx_format_version": L.AUCX_FORMAT_VERSION,
+        "created_by": {"software": software, "version": version},
+        "exported_at": L.manifest_timestamp(when),
+        "checksum_algorithm": "sha256",
+        "parts": list(L.PAYLOAD),
+        "observations": {
+            "mode": exp.mode,
+            "radius_unit": exp.radius_unit,
+            "signal_unit": exp.signal_unit,
+            "scan_ids": [str(s) for s in exp.scan_ids],
+            "n_scans": int(signal.shape[0]),
+            "n_points": int(signal.shape[1]),
+            "arrays": {
+                key: {"path": member, "dtype": str(arrays[member].dtype),
+                      "shape": list(arrays[member].shape)}
+                for key, member in L.ARRAY_MEMBERS.items()
+            },
+        },
+    }
+
+
+def _export_record(when: datetime | None, creator: tuple[str, str]) -> dict[str, Any]:
+    """The ``provenance.json`` ``export`` object (AUCX on-disk notes §1)."""
+    software, version = creator
+    return {
+        "aucx_format_version": L.AUCX_FORMAT_VERSION,
+        "software": software,
+        "software_version": version,
+        "exported_at": L.record_timestamp(when),
+        "checksum_algorithm": "sha256",
+        "member_count": len(L.PAYLOAD) + 1,
+    }
+
+
+def _members(exp: AucExperiment, when: datetime | None,
+             creator: tuple[str, str]) -> tuple[dict[str, bytes], dict[str, np.ndarray]]:
+    """The JSON members (encoded) and the normalised arrays, checked.
+
+    Raises:
+        ArchiveWriteError: the experiment breaks an AUCX rule or cannot be
+            encoded as JSON.
+    """
+    radius, signal, mask = normalise_arrays(exp.mode, exp.radius, exp.signal, exp.mask)
+    problems = _check_fields(exp, signal) + _check_arrays(exp, radius, signal, mask)
+    if problems:
+        raise ArchiveWriteError("cannot write AUCX 1.0: " + "; ".join(problems))
+    arrays = {L.RADIUS: radius, L.SIGNAL: signal, L.MASK: mask}
     try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    return 0o022
+        json_members = {
+            L.MANIFEST: dumps(_manifest(exp, arrays, when, creator)),
+            L.EXPERIMENT: dumps(experiment_record(exp)),
+            L.PROVENANCE: dumps({"import": import_record(exp.provenance),
+                                 "export": _export_record(when, creator)}),
+        }
+    except (TypeError, ValueError) as exc:
+        raise ArchiveWriteError(f"cannot encode the experiment as JSON: {exc}") from exc
+    return json_members, arrays
+
+
+def _write_zip(fh: IO[bytes], json_members: dict[str, bytes],
+               arrays: dict[str, np.ndarray]) -> None:
+    """Every member in write order, then ``checksums.sha256`` and the directory."""
+    zw = ZipStreamWriter(fh)
+    digests: dict[str, str] = {}
+    for name in L.WRITE_ORDER[:-1]:
+        blocks = [json_members[name]] if name in json_members else _npy_blocks(arrays[name])
+        digests[name] = zw.add(name, blocks)
+    zw.add(L.CHECKSUMS, [checksum_document(digests)])
+    zw.close()
 
 
 def write_aucx(experiment: AucExperiment, path: str | os.PathLike[str],
                exported_at: str | datetime | None = None, overwrite: bool = False,
                creator: tuple[str, str] = ("Inspector", inspector.__version__)) -> Path:
     """Write ``experiment`` to ``path`` as an AUCX 1.0 archive; return the path.
+
+    The archive is written to an unnamed temporary in the destination folder
+    (a named one, prefix :data:`.atomicfile.TEMP_PREFIX`, where the system
+    has no ``O_TMPFILE``), read back and verified in full, and only then
+    linked into place (:mod:`.atomicfile`): killed at any moment, the export
+    leaves the destination absent (or as it was) or complete and verified.
 
     Args:
         experiment: the experiment (arrays: radius float ``(points,)`` shared
@@ -205,98 +285,49 @@ def write_aucx(experiment: AucExperiment, path: str | os.PathLike[str],
             taken as UTC); None means now, UTC.  The same experiment and
             timestamp give byte-identical archives.
         overwrite: replace an existing destination (its permission bits are
-            kept); refused otherwise.
+            kept); refused otherwise, atomically (a file appearing there
+            meanwhile is never clobbered).
         creator: ``(software, version)`` recorded as the software that wrote
             the archive (manifest ``created_by`` and the export record).
 
     Raises:
         FileExistsError: the destination exists and ``overwrite`` is False.
         FileNotFoundError: the destination folder does not exist.
-        ArchiveWriteError: the experiment breaks an AUCX rule, or the written
-            archive failed its full read-back verification.
-        OSError: writing failed.  In every failure the temporary file is
-            removed and the destination is untouched.
+        ArchiveWriteError: the experiment breaks an AUCX rule, the written
+            archive failed its full read-back verification, or the disk is
+            full (``ENOSPC``).
+        OSError: writing failed otherwise.  In every failure nothing is left
+            in the folder and the destination is untouched.
     """
     dest = Path(path)
-    if dest.exists() and not overwrite:
+    if os.path.lexists(dest) and not overwrite:
         raise FileExistsError(f"refusing to overwrite existing file {dest}; pass overwrite=True")
     parent = dest.parent if str(dest.parent) else Path(".")
     if not parent.is_dir():
         raise FileNotFoundError(f"destination folder does not exist: {parent}")
     when = L.parse_timestamp(exported_at) if exported_at is not None else datetime.now(UTC)
-    radius, signal, mask = normalise_arrays(experiment.mode, experiment.radius,
-                                            experiment.signal, experiment.mask)
-    _check(experiment, radius, signal, mask)
-    software, version = creator
-    manifest = {
-        "aucx_format_version": L.AUCX_FORMAT_VERSION,
-        "created_by": {"software": software, "version": version},
-        "exported_at": L.manifest_timestamp(when),
-        "checksum_algorithm": "sha256",
-        "parts": list(L.PAYLOAD),
-        "observations": {
-            "mode": experiment.mode,
-            "radius_unit": experiment.radius_unit,
-            "signal_unit": experiment.signal_unit,
-            "scan_ids": [str(s) for s in experiment.scan_ids],
-            "n_scans": int(signal.shape[0]),
-            "n_points": int(signal.shape[1]),
-            "arrays": {
-                key: {"path": member, "dtype": str(a.dtype), "shape": list(a.shape)}
-                for key, member, a in (("radius", L.RADIUS, radius), ("signal", L.SIGNAL, signal),
-                                       ("mask", L.MASK, mask))
-            },
-        },
-    }
-    export = {
-        "aucx_format_version": L.AUCX_FORMAT_VERSION,
-        "software": software,
-        "software_version": version,
-        "exported_at": L.record_timestamp(when),
-        "checksum_algorithm": "sha256",
-        "member_count": len(L.PAYLOAD) + 1,
-    }
+    json_members, arrays = _members(experiment, when, creator)
     try:
-        json_members = {
-            L.MANIFEST: dumps(manifest),
-            L.EXPERIMENT: dumps(experiment_record(experiment)),
-            L.PROVENANCE: dumps({"import": import_record(experiment.provenance),
-                                 "export": export}),
-        }
-    except (TypeError, ValueError) as exc:
-        raise ArchiveWriteError(f"cannot encode the experiment as JSON: {exc}") from exc
-    arrays = {L.RADIUS: radius, L.SIGNAL: signal, L.MASK: mask}
-
-    fd, tmp_name = tempfile.mkstemp(dir=parent, prefix=f".{dest.name}.", suffix=".tmp")
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            zw = ZipStreamWriter(fh)
-            digests: dict[str, str] = {}
-            for name in L.WRITE_ORDER[:-1]:
-                blocks = [json_members[name]] if name in json_members else _npy_blocks(
-                    arrays[name])
-                digests[name] = zw.add(name, blocks)
-            zw.add(L.CHECKSUMS, [checksum_document(digests)])
-            zw.close()
-            fh.flush()
-            os.fsync(fh.fileno())
-        _verify_written(tmp, dest)
-        mode = (stat.S_IMODE(dest.stat().st_mode) if dest.exists()
-                else 0o666 & ~_umask())
-        os.chmod(tmp, mode)
-        os.replace(tmp, dest)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
+        with AtomicFile(parent) as out:
+            _write_zip(out.file, json_members, arrays)
+            out.finish(new_file_mode(dest))
+            _verify_written(out.read_path, dest)
+            out.place(dest, overwrite)
+    except OSError as exc:
+        if exc.errno == errno.ENOSPC:
+            raise ArchiveWriteError(f"{dest.name}: no space left in {parent} to write the "
+                                    "archive; nothing was written") from exc
         raise
     return dest
 
 
 def _verify_written(tmp: Path, dest: Path) -> None:
-    """Read the finished temporary archive back and verify it in full."""
-    from inspector.formats.aucx.reader import open_archive
+    """Read the finished temporary archive back and verify it in full.
 
-    doc = open_archive(tmp)
+    Raises:
+        ArchiveWriteError: the archive has an error finding or did not verify.
+    """
+    doc, _ = read_archive(tmp)
     try:
         doc.verify()
         if not (doc.ok and doc.verified):

@@ -8,7 +8,8 @@ creator system 0, version needed 20, external attributes ``0o644 << 16``, no
 data descriptors, no extra fields, no comments.  Sizes and CRC-32 are patched
 into each local header after its data is written, so members are streamed in
 blocks and never held compressed in memory.  Not ZIP64: every AUCX member is
-at most 512 MiB and the archive at most 2 GiB plus overhead (seed "Safety").
+at most 512 MiB and the archive at most 2 GiB plus overhead (AUCX 1.0 format
+document, "Safety").
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import hashlib
 import struct
 import zlib
 from collections.abc import Iterable
-from typing import BinaryIO
+from typing import IO
 
 _LOCAL = struct.Struct("<4s2B4HL2L2H")
 _CDIR = struct.Struct("<4s4B4HL2L5H2L")
@@ -38,11 +39,16 @@ class ZipStreamWriter:
     ``ValueError`` if a member or the archive would need ZIP64.
     """
 
-    def __init__(self, fh: BinaryIO) -> None:
+    def __init__(self, fh: IO[bytes]) -> None:
         self.fh = fh
         self._central: list[bytes] = []
 
     def add(self, name: str, blocks: Iterable[bytes | memoryview]) -> str:
+        """Deflate ``blocks`` as member ``name``; return their SHA-256 hex digest.
+
+        Raises:
+            ValueError: the member or the archive would need ZIP64.
+        """
         raw_name = name.encode("utf-8")
         flags = 0 if raw_name.isascii() else 0x800
         offset = self.fh.tell()

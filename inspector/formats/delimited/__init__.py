@@ -5,8 +5,8 @@ Reads the two generic layouts of the reference library ``openauc==0.1.0a1``
 generic-delimited.md``, ``manifest-v1.md`` and ``parser-detection.md`` of
 ``ronfinn/openauc-io``) into the shared :class:`~inspector.formats.auc_model.
 AucExperiment`, with the import provenance the reference records.  Everything
-the reference rejects is an error finding naming the file and the line,
-column or manifest key; nothing is guessed.
+the reference rejects is an error finding (rules in :mod:`.rules`) located at
+the file and the line, column or manifest key; nothing is guessed.
 
 Two entry points:
 
@@ -19,7 +19,6 @@ Two entry points:
 from __future__ import annotations
 
 import os
-import traceback
 from datetime import datetime
 from pathlib import Path
 
@@ -36,7 +35,8 @@ from inspector.formats.delimited.errors import (
 from inspector.formats.delimited.loader import ImportResult, run_import
 from inspector.formats.delimited.resolve import MANIFEST_NAMES
 from inspector.formats.delimited.sniff import is_delimited_source
-from inspector.formats.document import FORMAT_DELIMITED, Document, FormatId
+from inspector.formats.delimited.view import build_document
+from inspector.formats.document import Document, FormatId
 from inspector.formats.reader_api import OpenOptions
 
 __all__ = [
@@ -70,27 +70,17 @@ def open_delimited(path: str | os.PathLike[str]) -> Document:
         SHA-256), ``provenance`` (import record), ``tables["scans"]``,
         ``arrays`` (``radius`` float64 ``(points,)`` or ``(scans, points)``
         NaN-padded, ``signal`` float64 ``(scans, points)``, ``mask`` bool
-        ``(scans, points)``), ``extra["experiment"]`` and ``summary`` (keys
+        ``(scans, points)``), ``auc`` (the experiment), ``export`` and ``summary`` (keys
         ``experiment_id``, ``radius_axis_mode``, ``n_scans``, ``n_points``,
         ``scan_ids``, ``radius_unit``, ``signal_unit``, ``parser``,
         ``source_files`` and ``model``: the reference ``to_dict()`` form).
         A rejected source has error findings and no experiment.
 
-    Never raises: an unexpected failure becomes an ``internal.reader-failed``
-    error finding.
+    Never raises for bad input: every problem is a finding.  (A bug raises;
+    :func:`inspector.formats.registry.open_document` reports it as
+    ``internal.reader-failed``.)
     """
-    p = Path(path)
-    try:
-        from inspector.formats.delimited.view import build_document
-
-        return build_document(run_import(p))
-    except Exception as exc:  # noqa: BLE001 - the contract is: never raise
-        doc = Document(p, format=FORMAT_DELIMITED)
-        doc.error("internal.reader-failed",
-                  f"{p.name}: the delimited reader failed unexpectedly: "
-                  f"{type(exc).__name__}: {exc}", "")
-        doc.extra["traceback"] = traceback.format_exc()
-        return doc
+    return build_document(run_import(Path(path)))
 
 
 def load_delimited(path: str | os.PathLike[str], *,
@@ -129,12 +119,15 @@ class DelimitedReader:
     opens_folders = True
 
     def sniff(self, path: Path) -> bool:
+        """True for a folder, a manifest, or a text table (see :mod:`.sniff`)."""
         return is_delimited_source(path)
 
     def open(self, path: Path, options: OpenOptions) -> Document:
+        """:func:`open_delimited` (``options`` has nothing for this format)."""
         return open_delimited(path)
 
     def mismatch_reason(self, path: Path) -> str:
+        """Why ``path`` is not a delimited source, for ``format.unrecognised``."""
         return "not a CSV/TSV AUC scan table with a manifest"
 
 

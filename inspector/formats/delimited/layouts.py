@@ -1,4 +1,4 @@
-"""The two generic table layouts and how one is chosen.
+"""The two generic table layouts and how one is chosen (rules in :mod:`.rules`).
 
 ``generic-long`` (``docs/formats/generic-delimited.md``, "Long format"): one
 row per radial observation; required columns ``scan``, ``radius_cm``,
@@ -26,13 +26,33 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspector.formats.delimited.errors import Collector
 from inspector.formats.delimited.manifest import Manifest
+from inspector.formats.delimited.rules import (
+    LAYOUT_AMBIGUOUS,
+    LAYOUT_NOT_DETECTED,
+    LAYOUT_UNKNOWN_FORMAT,
+    MANIFEST_WIDE_NEEDS_COLUMNS,
+    TABLE_BAD_TIMESTAMP,
+    TABLE_DUPLICATE_COLUMN,
+    TABLE_DUPLICATE_OBSERVATION,
+    TABLE_DUPLICATE_RADIUS,
+    TABLE_EMPTY_SCAN_ID,
+    TABLE_FIELD_COUNT,
+    TABLE_IGNORED_COLUMN,
+    TABLE_INCONSISTENT_SCAN_VALUE,
+    TABLE_MISSING_COLUMN,
+    TABLE_NO_SCANS,
+    TABLE_NON_FINITE,
+    TABLE_NOT_A_NUMBER,
+    TABLE_UNKNOWN_OPTICAL_SYSTEM,
+)
+from inspector.formats.delimited.stages import Stages
 from inspector.formats.delimited.table import Table
 from inspector.formats.delimited.values import (
     format_datetime,
     parse_optical_table,
     parse_timestamp,
+    shown,
     table_float,
 )
 
@@ -52,18 +72,23 @@ LONG_OPTIONAL = (
     "temperature_c",
     "source_scan_id",
 )
+#: Optional long-format columns holding numbers.
+LONG_NUMERIC = ("elapsed_seconds", "wavelength_nm", "rotor_speed_rpm", "temperature_c")
+#: Per-scan fields a wide mapping entry may supply.
+WIDE_SCAN_FIELDS = ("elapsed_seconds", "wavelength_nm", "optical_system", "rotor_speed_rpm",
+                    "temperature_c", "cell", "channel", "source_scan_id")
 MINIMUM_CONFIDENCE = 0.5
 TIE_MARGIN = 0.15
-RULE_LONG = "[generic-delimited: long format]"
-RULE_WIDE = "[generic-delimited: wide format]"
-RULE_DETECT = "[parser-detection: selection]"
 
 
 @dataclass
 class ScanInputs:
     """Per-scan metadata as the table or the wide mapping supplies it (None: not supplied).
 
-    ``origin`` maps each supplied field to its location (for conflict messages).
+    ``origin`` maps each supplied field to its location and ``origin_text`` to
+    the same place in words (``"line 3"``, ``"columns.scans[0].cell"``) for
+    messages, which never name the file; ``location``/``place`` are those of
+    the scan itself.
     """
 
     scan_id: str
@@ -77,7 +102,9 @@ class ScanInputs:
     temperature_c: float | None = None
     source_scan_id: str | None = None
     origin: dict[str, str] = field(default_factory=dict)
+    origin_text: dict[str, str] = field(default_factory=dict)
     location: str = ""
+    place: str = ""
 
 
 @dataclass
@@ -89,7 +116,8 @@ class ParsedLayout:
         scan_ids: in first-appearance (long) or mapping (wide) order.
         radii, signals: float lists per scan, row order kept.
         inputs: per-scan metadata supplied by the table or the mapping.
-        signal_units: distinct ``signal_unit`` cell values -> first location.
+        signal_units: distinct ``signal_unit`` cell values -> where each first
+            appears, in words (``"line 2"``).
         radius_column: name of the radius column.
         always_shared: wide tables share one axis by definition.
     """
@@ -104,14 +132,13 @@ class ParsedLayout:
     always_shared: bool = False
 
 
-def select_layout(manifest: Manifest, table: Table, col: Collector) -> str | None:
+def select_layout(manifest: Manifest, table: Table, col: Stages) -> str | None:
     """The layout id to parse with (see module rules); None and an error otherwise."""
     declared = manifest.format
     if declared:
         if declared not in FORMATS:
-            col.error("unsupported", "layout.unknown-format",
-                      f"{manifest.name}: unknown format {declared!r}; supported formats: "
-                      f"{', '.join(FORMATS)} {RULE_DETECT}", manifest.loc("format"))
+            col.report(LAYOUT_UNKNOWN_FORMAT, f"unknown format {shown(declared)}; supported "
+                       f"formats: {', '.join(FORMATS)}", manifest.loc("format"))
             return None
         return declared
     present = [c for c in LONG_REQUIRED if c in table.header]
@@ -125,230 +152,273 @@ def select_layout(manifest: Manifest, table: Table, col: Collector) -> str | Non
     (best, best_id), (runner, runner_id) = scores
     detail = f"{LONG}={long_score:.2f}; {WIDE}={wide_score:.2f}"
     if best < MINIMUM_CONFIDENCE:
-        col.error("unsupported", "layout.not-detected",
-                  f"{table.name}: the manifest declares no format and no layout is recognised "
-                  f"(scores {detail}; threshold {MINIMUM_CONFIDENCE:.2f}): a long table needs "
-                  f"columns {list(LONG_REQUIRED)}, a wide table a 'columns' mapping "
-                  f"{RULE_DETECT}", table.loc(table.header_line))
+        col.report(LAYOUT_NOT_DETECTED,
+                   f"the manifest declares no format and no layout is recognised (scores "
+                   f"{detail}; threshold {MINIMUM_CONFIDENCE:.2f}): a long table needs columns "
+                   f"{list(LONG_REQUIRED)}, a wide table a 'columns' mapping",
+                   table.loc(table.header_line))
         return None
     if runner >= MINIMUM_CONFIDENCE and best - runner < TIE_MARGIN:
-        col.error("ambiguous", "layout.ambiguous",
-                  f"{table.name}: cannot choose between {best_id!r} and {runner_id!r} "
-                  f"(scores {detail}); declare 'format' in the manifest {RULE_DETECT}",
-                  manifest.loc("format"))
+        col.report(LAYOUT_AMBIGUOUS,
+                   f"cannot choose between {best_id!r} and {runner_id!r} (scores {detail}); "
+                   "declare 'format' in the manifest", manifest.loc("format"))
         return None
     return best_id
 
 
-def _cell_float(raw: str, column: str, line: int, table: Table, col: Collector,
-                rule: str) -> float | None:
+def _cell_float(raw: str, column: str, line: int, table: Table, col: Stages) -> float | None:
+    """The finite number in a cell; None (and an error at ``name:line``) otherwise."""
     value = table_float(raw)
     if value is None:
-        col.error("parse", "table.not-a-number",
-                  f"{table.name} line {line}, column {column!r}: expected a finite number, "
-                  f"got {raw!r} {rule}", table.loc(line))
+        col.report(TABLE_NOT_A_NUMBER, f"line {line}, column {shown(column)}: expected a finite "
+                   f"number, got {shown(raw)}", table.loc(line))
         return None
     if value != value or value in (float("inf"), float("-inf")):
-        col.error("parse", "table.non-finite",
-                  f"{table.name} line {line}, column {column!r}: value must be finite, "
-                  f"got {raw!r} {rule}", table.loc(line))
+        col.report(TABLE_NON_FINITE, f"line {line}, column {shown(column)}: value must be "
+                   f"finite, got {shown(raw)}", table.loc(line))
         return None
     return value
 
 
-def _check_header(table: Table, col: Collector) -> None:
+def _check_header(table: Table, used: set[str] | None, layout: str, col: Stages) -> None:
+    """Warn about repeated column names; note the columns ``layout`` does not read."""
     seen: set[str] = set()
     for name in table.header:
         if name in seen:
-            col.warning("table.duplicate-column",
-                        f"{table.name}: column {name!r} appears more than once in the header; "
-                        "only the first is read", table.loc(name))
+            col.report(TABLE_DUPLICATE_COLUMN, f"column {shown(name)} appears more than once "
+                       "in the header; only the first is read", table.loc(name))
         seen.add(name)
-
-
-def parse_long(manifest: Manifest, table: Table, col: Collector) -> ParsedLayout | None:
-    """Read a ``generic-long`` table (see module rules); None when an error was recorded."""
-    missing = [c for c in LONG_REQUIRED if c not in table.header]
-    for c in missing:
-        col.error("parse", "table.missing-column",
-                  f"{table.name}: missing required column {c!r}; the long format needs "
-                  f"{list(LONG_REQUIRED)} {RULE_LONG}", table.loc(c))
-    if missing:
-        return None
-    _check_header(table, col)
-    known = set(LONG_REQUIRED) | set(LONG_OPTIONAL)
+    known = used if used is not None else set(LONG_REQUIRED) | set(LONG_OPTIONAL)
+    why = "is not mapped by the manifest" if used is not None else f"is not a {layout} column"
     for name in table.header:
         if name not in known:
-            col.info("table.ignored-column",
-                     f"{table.name}: column {name!r} is not a generic-long column and is not read",
-                     table.loc(name))
+            col.report(TABLE_IGNORED_COLUMN, f"column {shown(name)} {why} and is not read",
+                       table.loc(name))
+
+
+def _field_count_ok(row: tuple[str, ...], line: int, table: Table, col: Stages) -> bool:
+    """False (and an error) when ``row`` has another field count than the header.
+
+    Cannot happen after delimiter detection; kept for safety.
+    """
+    if len(row) == len(table.header):
+        return True
+    col.report(TABLE_FIELD_COUNT, f"line {line}: expected {len(table.header)} fields, got "
+               f"{len(row)}", table.loc(line))
+    return False
+
+
+@dataclass
+class _LongScans:
+    """The scans of a long table as its rows are read, in first-appearance order."""
+
+    order: list[str] = field(default_factory=list)
+    radii: dict[str, list[float]] = field(default_factory=dict)
+    signals: dict[str, list[float]] = field(default_factory=dict)
+    first_line: dict[str, int] = field(default_factory=dict)
+    seen: dict[tuple[str, float], int] = field(default_factory=dict)
+    raw_cols: dict[str, dict[str, tuple[str, int]]] = field(default_factory=dict)
+    units: dict[str, str] = field(default_factory=dict)
+
+    def add(self, scan_id: str, radius: float, signal: float, line: int) -> None:
+        """Append one observation to its scan (creating the scan at its first row)."""
+        if scan_id not in self.radii:
+            self.order.append(scan_id)
+            self.radii[scan_id] = []
+            self.signals[scan_id] = []
+            self.raw_cols[scan_id] = {}
+            self.first_line[scan_id] = line
+        self.radii[scan_id].append(radius)
+        self.signals[scan_id].append(signal)
+
+
+def _long_observation(row: tuple[str, ...], line: int, idx: dict[str, int], table: Table,
+                      scans: _LongScans, col: Stages) -> str | None:
+    """Read the scan, radius and signal of one row into ``scans``; its scan id, or None."""
+    scan_id = row[idx["scan"]].strip()
+    if not scan_id:
+        col.report(TABLE_EMPTY_SCAN_ID, f"line {line}: empty scan identifier", table.loc(line))
+        return None
+    radius = _cell_float(row[idx["radius_cm"]], "radius_cm", line, table, col)
+    signal = _cell_float(row[idx["signal"]], "signal", line, table, col)
+    if radius is None or signal is None:
+        return None
+    pair = (scan_id, radius)
+    if pair in scans.seen:
+        col.report(TABLE_DUPLICATE_OBSERVATION,
+                   f"line {line}: duplicate observation for scan {shown(scan_id)} at radius "
+                   f"{radius} (first at line {scans.seen[pair]})", table.loc(line))
+        return None
+    scans.seen[pair] = line
+    scans.add(scan_id, radius, signal, line)
+    return scan_id
+
+
+def _long_optional(row: tuple[str, ...], line: int, scan_id: str,
+                   optional: list[tuple[str, int]], table: Table, scans: _LongScans,
+                   col: Stages) -> None:
+    """Keep the first non-blank value of each optional column per scan; a different later
+    value is a conflict.  ``signal_unit`` is collected per file, not per scan."""
+    for column, i in optional:
+        value = row[i].strip()
+        if not value:
+            continue
+        if column == "signal_unit":
+            scans.units.setdefault(value, f"line {line}")
+            continue
+        existing = scans.raw_cols[scan_id].get(column)
+        if existing is not None and existing[0] != value:
+            col.report(TABLE_INCONSISTENT_SCAN_VALUE,
+                       f"line {line}: scan {shown(scan_id)} has inconsistent {column!r} values "
+                       f"{shown(existing[0])} (line {existing[1]}) and {shown(value)}",
+                       table.loc(line))
+            continue
+        if existing is None:
+            scans.raw_cols[scan_id][column] = (value, line)
+
+
+def _missing_long_columns(table: Table, col: Stages) -> bool:
+    """True (and an error per column) when a required long-format column is absent."""
+    missing = [c for c in LONG_REQUIRED if c not in table.header]
+    for c in missing:
+        col.report(TABLE_MISSING_COLUMN, f"missing required column {c!r}; the long format "
+                   f"needs {list(LONG_REQUIRED)}", table.loc(c))
+    return bool(missing)
+
+
+def parse_long(manifest: Manifest, table: Table, col: Stages) -> ParsedLayout | None:
+    """Read a ``generic-long`` table (see module rules); None when an error was recorded."""
+    if _missing_long_columns(table, col):
+        return None
+    _check_header(table, None, LONG, col)
     idx = {name: table.index(name) for name in table.header}
-    i_scan, i_radius, i_signal = idx["scan"], idx["radius_cm"], idx["signal"]
     optional = [(c, idx[c]) for c in LONG_OPTIONAL if c in idx]
-
-    order: list[str] = []
-    radii: dict[str, list[float]] = {}
-    signals: dict[str, list[float]] = {}
-    first_line: dict[str, int] = {}
-    seen: dict[tuple[str, float], int] = {}
-    raw_cols: dict[str, dict[str, tuple[str, int]]] = {}
-    units: dict[str, str] = {}
-    n_fields = len(table.header)
+    scans = _LongScans()
     for line, row in table.rows:
-        if len(row) != n_fields:  # cannot happen after delimiter detection; kept for safety
-            col.error("parse", "table.field-count",
-                      f"{table.name} line {line}: expected {n_fields} fields, got {len(row)} "
-                      f"{RULE_LONG}", table.loc(line))
+        if not _field_count_ok(row, line, table, col):
             continue
-        scan_id = row[i_scan].strip()
-        if not scan_id:
-            col.error("parse", "table.empty-scan-id",
-                      f"{table.name} line {line}: empty scan identifier {RULE_LONG}",
-                      table.loc(line))
-            continue
-        radius = _cell_float(row[i_radius], "radius_cm", line, table, col, RULE_LONG)
-        signal = _cell_float(row[i_signal], "signal", line, table, col, RULE_LONG)
-        if radius is None or signal is None:
-            continue
-        pair = (scan_id, radius)
-        if pair in seen:
-            col.error("conflict", "table.duplicate-observation",
-                      f"{table.name} line {line}: duplicate observation for scan {scan_id!r} at "
-                      f"radius {radius} (first at line {seen[pair]}) {RULE_LONG}",
-                      table.loc(line))
-            continue
-        seen[pair] = line
-        if scan_id not in radii:
-            order.append(scan_id)
-            radii[scan_id] = []
-            signals[scan_id] = []
-            raw_cols[scan_id] = {}
-            first_line[scan_id] = line
-        radii[scan_id].append(radius)
-        signals[scan_id].append(signal)
-        for column, i in optional:
-            value = row[i].strip()
-            if not value:
-                continue
-            if column == "signal_unit":
-                units.setdefault(value, table.loc(line))
-                continue
-            existing = raw_cols[scan_id].get(column)
-            if existing is not None and existing[0] != value:
-                col.error("conflict", "table.inconsistent-scan-value",
-                          f"{table.name} line {line}: scan {scan_id!r} has inconsistent "
-                          f"{column!r} values {existing[0]!r} (line {existing[1]}) and {value!r} "
-                          f"{RULE_LONG}", table.loc(line))
-                continue
-            if existing is None:
-                raw_cols[scan_id][column] = (value, line)
-    if not order and not col.has_errors:
-        col.error("parse", "table.no-scans", f"{table.name}: no scans found in the data file "
-                  f"(no data rows) {RULE_LONG}", table.loc(table.header_line))
+        scan_id = _long_observation(row, line, idx, table, scans, col)
+        if scan_id is not None:
+            _long_optional(row, line, scan_id, optional, table, scans, col)
+    if not scans.order and not col.has_errors:
+        col.report(TABLE_NO_SCANS, "no scans found in the data file (no data rows)",
+                   table.loc(table.header_line))
     if col.has_errors:
         return None
-
-    inputs = [_long_inputs(s, raw_cols[s], first_line[s], table, col) for s in order]
+    order = scans.order
+    inputs = [_long_inputs(s, scans.raw_cols[s], scans.first_line[s], table, col) for s in order]
     if col.has_errors:
         return None
-    return ParsedLayout(LONG, order, [radii[s] for s in order], [signals[s] for s in order],
-                        inputs, units, "radius_cm")
+    return ParsedLayout(LONG, order, [scans.radii[s] for s in order],
+                        [scans.signals[s] for s in order], inputs, scans.units, "radius_cm")
 
 
 def _long_inputs(scan_id: str, cols: dict[str, tuple[str, int]], first: int, table: Table,
-                 col: Collector) -> ScanInputs:
-    out = ScanInputs(scan_id=scan_id, location=table.loc(first))
+                 col: Stages) -> ScanInputs:
+    """The per-scan metadata of one long-format scan, from its first values per column."""
+    out = ScanInputs(scan_id=scan_id, location=table.loc(first), place=f"line {first}")
     for column, (raw, line) in cols.items():
         out.origin[column] = table.loc(line)
-        if column in ("elapsed_seconds", "wavelength_nm", "rotor_speed_rpm", "temperature_c"):
-            setattr(out, column, _cell_float(raw, column, line, table, col, RULE_LONG))
+        out.origin_text[column] = f"line {line}"
+        if column in LONG_NUMERIC:
+            setattr(out, column, _cell_float(raw, column, line, table, col))
         elif column == "acquisition_timestamp":
             dt = parse_timestamp(raw)
             if dt is None:
-                col.error("parse", "table.bad-timestamp",
-                          f"{table.name} line {line} (scan {scan_id!r}): acquisition_timestamp "
-                          f"{raw!r} is not ISO-8601 {RULE_LONG}", table.loc(line))
+                col.report(TABLE_BAD_TIMESTAMP, f"line {line} (scan {shown(scan_id)}): "
+                           f"acquisition_timestamp {shown(raw)} is not ISO-8601", table.loc(line))
             else:
                 out.acquired_at = format_datetime(dt)
         elif column == "optical_system":
             value = parse_optical_table(raw)
             if value is None:
-                col.error("parse", "table.unknown-optical-system",
-                          f"{table.name} line {line} (scan {scan_id!r}): unknown optical_system "
-                          f"{raw!r} {RULE_LONG}", table.loc(line))
+                col.report(TABLE_UNKNOWN_OPTICAL_SYSTEM, f"line {line} (scan {shown(scan_id)}): "
+                           f"unknown optical_system {shown(raw)}", table.loc(line))
             out.optical_system = value
         else:  # cell, channel, source_scan_id: text kept verbatim (stripped)
             setattr(out, column, raw)
     return out
 
 
-def parse_wide(manifest: Manifest, table: Table, col: Collector) -> ParsedLayout | None:
-    """Read a ``generic-wide`` table (see module rules); None when an error was recorded."""
+_WideColumn = tuple[dict[str, Any], int, str]
+
+
+def _wide_columns(manifest: Manifest, table: Table,
+                  col: Stages) -> tuple[int, list[_WideColumn]] | None:
+    """The radius column index and ``(mapping entry, column index, key path)`` per scan;
+    None (and errors) when the mapping is absent or names columns the header lacks."""
     columns = manifest.columns
     if columns is None:
-        col.error("manifest", "manifest.wide-needs-columns",
-                  f"{table.name}: the wide format needs a 'columns' mapping in the manifest "
-                  f"(radius column and scan columns) {RULE_WIDE}", manifest.loc("columns"))
+        col.report(MANIFEST_WIDE_NEEDS_COLUMNS, "the wide format needs a 'columns' mapping in "
+                   "the manifest (radius column and scan columns)", manifest.loc("columns"))
         return None
     radius_name = columns["radius"]
     i_radius = table.index(radius_name)
     if i_radius < 0:
-        col.error("parse", "table.missing-column",
-                  f"{table.name}: radius column {radius_name!r} (manifest columns.radius) is not in "
-                  f"the header {RULE_WIDE}", table.loc(radius_name))
-    mapped: list[tuple[dict[str, Any], int, str]] = []
+        col.report(TABLE_MISSING_COLUMN, f"radius column {shown(radius_name)} (manifest "
+                   "columns.radius) is not in the header", table.loc(radius_name))
+    mapped: list[_WideColumn] = []
     for k, sc in enumerate(columns["scans"]):
         i = table.index(sc["column"])
         if i < 0:
-            col.error("parse", "table.missing-column",
-                      f"{table.name}: scan column {sc['column']!r} (manifest columns.scans[{k}]) is "
-                      f"not in the header {RULE_WIDE}", table.loc(sc["column"]))
-        mapped.append((sc, i, manifest.loc(f"columns.scans[{k}]")))
-    if col.has_errors:
-        return None
-    _check_header(table, col)
-    used = {radius_name, *(sc["column"] for sc, _, _ in mapped)}
-    for name in table.header:
-        if name not in used:
-            col.info("table.ignored-column",
-                     f"{table.name}: column {name!r} is not mapped by the manifest and is not read",
-                     table.loc(name))
+            col.report(TABLE_MISSING_COLUMN, f"scan column {shown(sc['column'])} (manifest "
+                       f"columns.scans[{k}]) is not in the header", table.loc(sc["column"]))
+        mapped.append((sc, i, f"columns.scans[{k}]"))
+    return (i_radius, mapped) if not col.has_errors else None
 
+
+def _wide_rows(table: Table, radius_name: str, i_radius: int, mapped: list[_WideColumn],
+               col: Stages) -> tuple[list[float], list[list[float]]]:
+    """The shared radius axis and one signal list per mapped scan column."""
     radius: list[float] = []
     seen: dict[float, int] = {}
     signals: list[list[float]] = [[] for _ in mapped]
-    n_fields = len(table.header)
     for line, row in table.rows:
-        if len(row) != n_fields:  # cannot happen after delimiter detection; kept for safety
-            col.error("parse", "table.field-count",
-                      f"{table.name} line {line}: expected {n_fields} fields, got {len(row)}",
-                      table.loc(line))
+        if not _field_count_ok(row, line, table, col):
             continue
-        r = _cell_float(row[i_radius], radius_name, line, table, col, RULE_WIDE)
+        r = _cell_float(row[i_radius], radius_name, line, table, col)
         if r is not None:
             if r in seen:
-                col.error("conflict", "table.duplicate-radius",
-                          f"{table.name} line {line}: duplicate radius {r} (first at line "
-                          f"{seen[r]}); wide scans share one radius axis {RULE_WIDE}",
-                          table.loc(line))
+                col.report(TABLE_DUPLICATE_RADIUS, f"line {line}: duplicate radius {r} (first "
+                           f"at line {seen[r]}); wide scans share one radius axis",
+                           table.loc(line))
             else:
                 seen[r] = line
             radius.append(r)
         for pos, (sc, i, _) in enumerate(mapped):
-            s = _cell_float(row[i], sc["column"], line, table, col, RULE_WIDE)
+            s = _cell_float(row[i], sc["column"], line, table, col)
             if s is not None:
                 signals[pos].append(s)
+    return radius, signals
+
+
+def _wide_inputs(manifest: Manifest, mapped: list[_WideColumn]) -> list[ScanInputs]:
+    """The per-scan metadata the manifest's mapping supplies for each scan column."""
+    inputs = []
+    for sc, _, key in mapped:
+        loc = manifest.loc(key)
+        si = ScanInputs(scan_id=sc["scan_id"], location=loc, place=key)
+        for name in WIDE_SCAN_FIELDS:
+            if sc[name] is not None:
+                setattr(si, name, sc[name])
+                si.origin[name] = f"{loc}.{name}"
+                si.origin_text[name] = f"{key}.{name}"
+        inputs.append(si)
+    return inputs
+
+
+def parse_wide(manifest: Manifest, table: Table, col: Stages) -> ParsedLayout | None:
+    """Read a ``generic-wide`` table (see module rules); None when an error was recorded."""
+    found = _wide_columns(manifest, table, col)
+    if found is None:
+        return None
+    i_radius, mapped = found
+    assert manifest.columns is not None
+    radius_name = manifest.columns["radius"]
+    _check_header(table, {radius_name, *(sc["column"] for sc, _, _ in mapped)}, WIDE, col)
+    radius, signals = _wide_rows(table, radius_name, i_radius, mapped, col)
     if col.has_errors:
         return None
-    inputs = []
-    for sc, _, loc in mapped:
-        si = ScanInputs(scan_id=sc["scan_id"], location=loc)
-        for key in ("elapsed_seconds", "wavelength_nm", "optical_system", "rotor_speed_rpm",
-                    "temperature_c", "cell", "channel", "source_scan_id"):
-            if sc[key] is not None:
-                setattr(si, key, sc[key])
-                si.origin[key] = f"{loc}.{key}"
-        inputs.append(si)
     return ParsedLayout(WIDE, [sc["scan_id"] for sc, _, _ in mapped],
-                        [list(radius) for _ in mapped], signals, inputs, {}, radius_name,
-                        always_shared=True)
+                        [list(radius) for _ in mapped], signals, _wide_inputs(manifest, mapped),
+                        {}, radius_name, always_shared=True)

@@ -4,8 +4,9 @@ The stages follow the reference ``openauc.load`` (``docs/formats/
 generic-delimited.md``): resolve the manifest and data file, read and validate
 the manifest, check the data file, find the delimiter, choose the layout,
 parse, build the canonical model, record provenance.  Each stage reports every
-problem it finds; a stage with errors stops the import.  Nothing raises:
-:func:`run_import` returns an :class:`ImportResult`.
+problem it finds (:mod:`.stages`, rules in :mod:`.rules`); a stage with
+errors stops the import.  Nothing raises for bad input: :func:`run_import`
+returns an :class:`ImportResult`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 
 from inspector.formats.auc_model import AucExperiment
-from inspector.formats.delimited.errors import Abort, Collector, DelimitedError
+from inspector.formats.delimited.errors import DelimitedError
 from inspector.formats.delimited.layouts import (
     LONG,
     ParsedLayout,
@@ -27,8 +28,16 @@ from inspector.formats.delimited.manifest import Manifest, delimiter_token, read
 from inspector.formats.delimited.model import assumptions, build_experiment
 from inspector.formats.delimited.provenance import SourceFile, digest_file, import_provenance
 from inspector.formats.delimited.resolve import Layout, resolve_data_file, resolve_layout
-from inspector.formats.delimited.table import Table, build_table, detect_delimiter, read_lines
-from inspector.formats.document import Finding
+from inspector.formats.delimited.rules import SOURCE_NOT_FOUND, SOURCE_UNREADABLE
+from inspector.formats.delimited.stages import Abort, Stages
+from inspector.formats.delimited.table import (
+    Table,
+    build_table,
+    check_limits,
+    detect_delimiter,
+    read_lines,
+)
+from inspector.formats.findings import Findings
 
 
 @dataclass
@@ -38,14 +47,14 @@ class ImportResult:
     Attributes:
         path: the path that was opened.
         experiment: the experiment (with provenance) or None when rejected.
-        collector: the findings and the first error kind.
+        stages: the findings and the first rule broken.
         layout, manifest, data_file, table, format_id: what was resolved,
             as far as the import got.
         files: the source files read, with digests (manifest, data file).
     """
 
     path: Path
-    collector: Collector = field(default_factory=Collector)
+    stages: Stages = field(default_factory=Stages)
     experiment: AucExperiment | None = None
     layout: Layout | None = None
     manifest: Manifest | None = None
@@ -56,24 +65,27 @@ class ImportResult:
     files: list[SourceFile] = field(default_factory=list)
 
     @property
-    def findings(self) -> list[Finding]:
-        return self.collector.findings
+    def findings(self) -> Findings:
+        """Every finding of the import (the collector the document keeps)."""
+        return self.stages.findings
 
     @property
     def ok(self) -> bool:
-        return self.experiment is not None and not self.collector.has_errors
+        """True when the source was imported without an error."""
+        return self.experiment is not None and not self.stages.has_errors
 
     def error(self) -> DelimitedError:
         """The exception for a rejected import (its ``findings`` hold every finding)."""
-        return self.collector.exception()
+        return self.stages.exception()
 
 
 def _digest(result: ImportResult, role: str, path: Path) -> None:
     try:
         result.files.append(digest_file(role, path))
     except OSError as exc:
-        result.collector.error("parse", "source.unreadable",
-                               f"{path.name}: cannot be read: {exc}", path.name)
+        result.stages.report(SOURCE_UNREADABLE,
+                             f"the {role.replace('_', ' ')} cannot be read "
+                             f"({exc.strerror or exc})", path.name)
 
 
 def run_import(path: str | Path, *, imported_at: datetime | None = None) -> ImportResult:
@@ -92,35 +104,14 @@ def run_import(path: str | Path, *, imported_at: datetime | None = None) -> Impo
 
 
 def _stages(result: ImportResult, target: Path, imported_at: datetime | None) -> None:
-    col = result.collector
+    """Run every stage; each ends at a checkpoint that raises :class:`Abort` after errors."""
+    col = result.stages
     if not target.exists():
-        col.error("parse", "source.not-found", f"{target}: no such file or folder", target.name)
+        col.report(SOURCE_NOT_FOUND, "no such file or folder", target.name)
         col.checkpoint()
-    layout = resolve_layout(target, col)
-    col.checkpoint()
-    assert layout is not None
-    result.layout = layout
-    manifest = read_manifest(layout.manifest_file, col)
-    result.manifest = manifest
-    if manifest is not None and layout.manifest_file.is_file():
-        _digest(result, "manifest", layout.manifest_file)
-    col.checkpoint()
-    assert manifest is not None
-    data_file = resolve_data_file(layout, manifest, col)
-    col.checkpoint()
-    assert data_file is not None
-    result.data_file = data_file
-    _digest(result, "data_file", data_file)
-    col.checkpoint()
-    lines = read_lines(data_file, col)
-    col.checkpoint()
-    assert lines is not None
-    declared = delimiter_token(manifest.delimiter) if manifest.delimiter else None
-    delimiter = detect_delimiter(lines, data_file, declared, manifest.loc("delimiter"), col)
-    col.checkpoint()
-    assert delimiter is not None
-    table = build_table(lines, data_file, delimiter)
-    result.table = table
+    manifest = _manifest_stage(result, target)
+    lines = _data_file_stage(result, manifest)
+    table = _table_stage(result, manifest, lines)
     format_id = select_layout(manifest, table, col)
     col.checkpoint()
     assert format_id is not None
@@ -135,3 +126,51 @@ def _stages(result: ImportResult, target: Path, imported_at: datetime | None) ->
     exp.provenance = import_provenance(result.files, format_id, assumptions(parsed, exp),
                                        imported_at=imported_at)
     result.experiment = exp
+
+
+def _manifest_stage(result: ImportResult, target: Path) -> Manifest:
+    """Find, read and validate the manifest (and digest it)."""
+    col = result.stages
+    layout = resolve_layout(target, col)
+    col.checkpoint()
+    assert layout is not None
+    result.layout = layout
+    manifest = read_manifest(layout.manifest_file, col)
+    result.manifest = manifest
+    if manifest is not None and layout.manifest_file.is_file():
+        _digest(result, "manifest", layout.manifest_file)
+    col.checkpoint()
+    assert manifest is not None
+    return manifest
+
+
+def _data_file_stage(result: ImportResult, manifest: Manifest) -> list[tuple[int, str]]:
+    """Resolve, digest and read the data file: its non-blank numbered lines."""
+    col = result.stages
+    assert result.layout is not None
+    data_file = resolve_data_file(result.layout, manifest, col)
+    col.checkpoint()
+    assert data_file is not None
+    result.data_file = data_file
+    _digest(result, "data_file", data_file)
+    col.checkpoint()
+    lines = read_lines(data_file, col)
+    col.checkpoint()
+    assert lines is not None
+    return lines
+
+
+def _table_stage(result: ImportResult, manifest: Manifest,
+                 lines: list[tuple[int, str]]) -> Table:
+    """Find the delimiter and split the lines into a :class:`Table`."""
+    col = result.stages
+    assert result.data_file is not None
+    declared = delimiter_token(manifest.delimiter) if manifest.delimiter else None
+    delimiter = detect_delimiter(lines, result.data_file, declared, col)
+    col.checkpoint()
+    assert delimiter is not None
+    check_limits(lines, result.data_file, delimiter, col)
+    col.checkpoint()
+    table = build_table(lines, result.data_file, delimiter)
+    result.table = table
+    return table

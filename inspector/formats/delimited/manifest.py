@@ -11,7 +11,7 @@ number fields take numbers or numeric text; ``experiment_type`` and
 ``","``, ``"comma"`` or ``"tab"`` (any case, surrounding blanks allowed).
 
 Every violation becomes one error finding located at
-``"<manifest name>:<dotted key path>"``.
+``"<manifest name>:<dotted key path>"`` (rules in :mod:`.rules`).
 """
 
 from __future__ import annotations
@@ -23,21 +23,38 @@ from typing import Any
 
 import yaml
 
-from inspector.formats.delimited.errors import Collector
+from inspector.formats.delimited.rules import (
+    MANIFEST_BAD_SUFFIX,
+    MANIFEST_BAD_VALUE,
+    MANIFEST_CYCLIC_ALIAS,
+    MANIFEST_INVALID_FIELD,
+    MANIFEST_NOT_FOUND,
+    MANIFEST_NOT_JSON,
+    MANIFEST_NOT_MAPPING,
+    MANIFEST_NOT_UTF8,
+    MANIFEST_NOT_YAML,
+    MANIFEST_TOO_DEEP,
+    MANIFEST_TOO_LARGE,
+    MANIFEST_UNREADABLE,
+)
+from inspector.formats.delimited.stages import Stages
 from inspector.formats.delimited.values import (
     EXPERIMENT_TYPES,
+    MAX_CELL_CHARS,
+    MAX_SHOWN,
     OPTICAL_SYSTEMS,
     manifest_float,
+    shown,
 )
 
 SUPPORTED_SCHEMA_VERSION = "1.0"
 MANIFEST_SUFFIXES = (".json", ".yaml", ".yml")
-RULE = "[manifest-v1]"
 
 _REQUIRED = object()
 
-# field -> (type, default). Types: str, ostr, ofloat, optical (optional),
-# exptype, model:<name>, omodel:<name>, tuple:<name>, odict.
+# field -> (type, default). Types: str, ostr, id/oid (an identifier: a string of at
+# most MAX_CELL_CHARS characters), ofloat, optical (optional), exptype,
+# model:<name>, omodel:<name>, tuple:<name>, odict.
 _SCHEMAS: dict[str, dict[str, tuple[str, Any]]] = {
     "manifest": {
         "schema_version": ("str", _REQUIRED),
@@ -53,7 +70,7 @@ _SCHEMAS: dict[str, dict[str, tuple[str, Any]]] = {
         "extension": ("odict", None),
     },
     "experiment": {
-        "experiment_id": ("str", _REQUIRED),
+        "experiment_id": ("id", _REQUIRED),
         "name": ("ostr", None),
         "description": ("ostr", None),
         "experiment_type": ("exptype", "unknown"),
@@ -67,18 +84,18 @@ _SCHEMAS: dict[str, dict[str, tuple[str, Any]]] = {
         "rotor_id": ("ostr", None),
         "nominal_speed_rpm": ("ofloat", None),
         "temperature_c": ("ofloat", None),
-        "cell": ("ostr", None),
-        "channel": ("ostr", None),
+        "cell": ("oid", None),
+        "channel": ("oid", None),
         "centrepiece": ("ostr", None),
         "optical_system": ("optical", None),
         "wavelength_nm": ("ofloat", None),
     },
     "sample": {
-        "sample_id": ("str", _REQUIRED),
+        "sample_id": ("id", _REQUIRED),
         "description": ("ostr", None),
         "buffer_description": ("ostr", None),
         "concentration_value": ("ofloat", None),
-        "concentration_unit": ("ostr", None),
+        "concentration_unit": ("oid", None),
         "density": ("ofloat", None),
         "viscosity": ("ofloat", None),
         "partial_specific_volume": ("ofloat", None),
@@ -86,28 +103,28 @@ _SCHEMAS: dict[str, dict[str, tuple[str, Any]]] = {
     },
     "defaults": {
         "optical_system": ("optical", None),
-        "signal_unit": ("ostr", None),
-        "cell": ("ostr", None),
-        "channel": ("ostr", None),
+        "signal_unit": ("oid", None),
+        "cell": ("oid", None),
+        "channel": ("oid", None),
         "wavelength_nm": ("ofloat", None),
         "rotor_speed_rpm": ("ofloat", None),
         "temperature_c": ("ofloat", None),
     },
     "columns": {
-        "radius": ("str", _REQUIRED),
+        "radius": ("id", _REQUIRED),
         "scans": ("tuple:wide_scan", _REQUIRED),
     },
     "wide_scan": {
-        "column": ("str", _REQUIRED),
-        "scan_id": ("str", _REQUIRED),
+        "column": ("id", _REQUIRED),
+        "scan_id": ("id", _REQUIRED),
         "elapsed_seconds": ("ofloat", None),
         "wavelength_nm": ("ofloat", None),
         "optical_system": ("optical", None),
         "rotor_speed_rpm": ("ofloat", None),
         "temperature_c": ("ofloat", None),
-        "cell": ("ostr", None),
-        "channel": ("ostr", None),
-        "source_scan_id": ("ostr", None),
+        "cell": ("oid", None),
+        "channel": ("oid", None),
+        "source_scan_id": ("oid", None),
     },
 }
 
@@ -130,6 +147,7 @@ class Manifest:
 
     @property
     def name(self) -> str:
+        """The manifest's file name."""
         return self.path.name
 
     def loc(self, key: str) -> str:
@@ -138,36 +156,43 @@ class Manifest:
 
     @property
     def format(self) -> str | None:
+        """The declared layout id (``format``), or None for detection."""
         return self.values["format"]
 
     @property
     def data_file(self) -> str:
+        """The declared data file, relative to the manifest's folder."""
         return self.values["data_file"]
 
     @property
     def experiment(self) -> dict[str, Any]:
+        """The validated ``experiment`` block."""
         return self.values["experiment"]
 
     @property
     def instrument(self) -> dict[str, Any] | None:
+        """The validated ``instrument`` block, or None."""
         return self.values["instrument"]
 
     @property
     def samples(self) -> list[dict[str, Any]]:
+        """The validated ``samples`` entries."""
         return self.values["samples"]
 
     @property
     def defaults(self) -> dict[str, Any]:
+        """The validated ``defaults`` block (every key present, None when absent)."""
         return self.values["defaults"]
 
     @property
     def columns(self) -> dict[str, Any] | None:
+        """The validated wide-format ``columns`` mapping, or None."""
         return self.values["columns"]
 
     @property
     def delimiter(self) -> str | None:
+        """The declared ``delimiter`` text, or None."""
         return self.values["delimiter"]
-
 
 
 #: Manifests are a few KB; a bigger one is refused before it is parsed.
@@ -177,14 +202,15 @@ MAX_YAML_NODES = 1_000_000
 
 
 class ManifestTooLarge(ValueError):
-    """A manifest larger than :data:`MAX_MANIFEST_BYTES` or expanding beyond :data:`MAX_YAML_NODES`."""
+    """A manifest larger than :data:`MAX_MANIFEST_BYTES` or expanding beyond
+    :data:`MAX_YAML_NODES` values."""
 
 
 def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not a JSON value (RFC 8259 has no NaN or Infinity)")
 
 
-def load_yaml_bounded(text: str):
+def load_yaml_bounded(text: str) -> Any:
     """``yaml.safe_load`` that refuses documents whose aliases expand beyond
     :data:`MAX_YAML_NODES` values (a "billion laughs" manifest).
 
@@ -202,7 +228,7 @@ def load_yaml_bounded(text: str):
             return None
         sizes: dict[int, int] = {}
 
-        def expanded(n) -> int:
+        def expanded(n: yaml.Node) -> int:
             key = id(n)
             if key in sizes:
                 return sizes[key]
@@ -229,25 +255,33 @@ def load_yaml_bounded(text: str):
     finally:
         loader.dispose()
 
-def _key(prefix: str, name: str | int) -> str:
+
+def key_path(prefix: str, name: str | int) -> str:
+    """The dotted key path of ``name`` under ``prefix`` (a long name is cut, see
+    :func:`~.values.shown`, so that a location never echoes a huge key)."""
     if isinstance(name, int):
         return f"{prefix}[{name}]"
-    return f"{prefix}.{name}" if prefix else str(name)
+    if len(name) > MAX_SHOWN:
+        name = shown(name)
+    return f"{prefix}.{name}" if prefix else name
 
 
 class _Validator:
-    def __init__(self, name: str, col: Collector) -> None:
+    """Checks parsed manifest data against :data:`_SCHEMAS`, reporting every violation."""
+
+    def __init__(self, name: str, col: Stages) -> None:
         self.name = name
         self.col = col
         self.ok = True
 
     def fail(self, key: str, message: str) -> None:
+        """Report ``manifest.invalid-field`` at ``key`` (the top level when empty)."""
         self.ok = False
-        self.col.error("manifest", "manifest.invalid-field",
-                       f"{self.name}: field {key or '(top level)'}: {message} {RULE}",
-                       f"{self.name}:{key}" if key else self.name)
+        self.col.report(MANIFEST_INVALID_FIELD, f"field {key or '(top level)'}: {message}",
+                        f"{self.name}:{key}" if key else self.name)
 
     def model(self, schema_name: str, data: Any, prefix: str) -> dict[str, Any] | None:
+        """Validate the mapping ``data`` against schema ``schema_name``; None if not a mapping."""
         if not isinstance(data, dict):
             self.fail(prefix, f"must be a mapping (object), got {_kind(data)}")
             return None
@@ -255,10 +289,10 @@ class _Validator:
         out: dict[str, Any] = {}
         for key in data:
             if not isinstance(key, str) or key not in schema:
-                self.fail(_key(prefix, str(key)), "unknown field; unknown fields are rejected "
+                self.fail(key_path(prefix, str(key)), "unknown field; unknown fields are rejected "
                           "(only 'extension' holds free-form data)")
         for fname, (ftype, default) in schema.items():
-            key = _key(prefix, fname)
+            key = key_path(prefix, fname)
             if fname not in data:
                 if default is _REQUIRED:
                     self.fail(key, "required field is missing")
@@ -270,32 +304,41 @@ class _Validator:
             out[fname] = self.value(ftype, data[fname], key)
         return out
 
+    def text(self, ftype: str, v: Any, key: str) -> str | None:
+        """A string field (YAML binary decoded as UTF-8); identifiers are bounded."""
+        if isinstance(v, bytes | bytearray):
+            try:
+                v = bytes(v).decode("utf-8")
+            except UnicodeDecodeError:
+                pass
+        if not isinstance(v, str):
+            self.fail(key, f"must be a string, got {_kind(v)} {shown(v)}")
+            return None
+        if ftype in ("id", "oid") and len(v) > MAX_CELL_CHARS:
+            self.fail(key, f"an identifier of {len(v):,} characters; identifiers have at most "
+                      f"{MAX_CELL_CHARS:,}")
+            return None
+        return v
+
     def value(self, ftype: str, v: Any, key: str) -> Any:
+        """Validate one field value of type ``ftype`` (see :data:`_SCHEMAS`)."""
         if v is None and ftype.startswith("o"):  # ostr, ofloat, optical, omodel, odict
             return None
-        if ftype in ("str", "ostr"):
-            if isinstance(v, bytes | bytearray):
-                try:
-                    return bytes(v).decode("utf-8")
-                except UnicodeDecodeError:
-                    pass
-            if not isinstance(v, str):
-                self.fail(key, f"must be a string, got {_kind(v)} {v!r}")
-                return None
-            return v
+        if ftype in ("str", "ostr", "id", "oid"):
+            return self.text(ftype, v, key)
         if ftype == "ofloat":
             f = manifest_float(v)
             if f is None:
-                self.fail(key, f"must be a number, got {_kind(v)} {v!r}")
+                self.fail(key, f"must be a number, got {_kind(v)} {shown(v)}")
             return f
         if ftype == "optical":
             if not isinstance(v, str) or v not in OPTICAL_SYSTEMS:
-                self.fail(key, f"must be one of {list(OPTICAL_SYSTEMS)}, got {v!r}")
+                self.fail(key, f"must be one of {list(OPTICAL_SYSTEMS)}, got {shown(v)}")
                 return None
             return v
         if ftype == "exptype":
             if not isinstance(v, str) or v not in EXPERIMENT_TYPES:
-                self.fail(key, f"must be one of {list(EXPERIMENT_TYPES)}, got {v!r}")
+                self.fail(key, f"must be one of {list(EXPERIMENT_TYPES)}, got {shown(v)}")
                 return None
             return v
         if ftype.startswith(("model:", "omodel:")):
@@ -304,7 +347,7 @@ class _Validator:
             if not isinstance(v, list | tuple):
                 self.fail(key, f"must be a list, got {_kind(v)}")
                 return []
-            return [self.model(ftype.split(":", 1)[1], item, _key(key, i))
+            return [self.model(ftype.split(":", 1)[1], item, key_path(key, i))
                     for i, item in enumerate(v)]
         if ftype == "odict":
             if not isinstance(v, dict):
@@ -312,7 +355,7 @@ class _Validator:
                 return None
             bad = [k for k in v if not isinstance(k, str)]
             if bad:
-                self.fail(key, f"keys must be strings, got {bad[0]!r}")
+                self.fail(key, f"keys must be strings, got {shown(bad[0])}")
             return v
         raise AssertionError(ftype)  # pragma: no cover - schema typo
 
@@ -328,17 +371,21 @@ def check_data_file_path(value: str) -> str | None:
     """Why ``value`` is not a safe relative data-file path, or None if it is.
 
     Rejected (manifest-v1.md, "Top-level fields"): empty or blank, absolute
-    (``/x``, ``\\x``), a drive form (``C:...``), or containing a ``..`` part.
+    (``/x``, ``\\x``), a drive form (``C:...``), or containing a ``..`` part;
+    also a NUL character, which no file name can hold (the reference fails
+    with a ``ValueError`` there).
     """
     if not value or not value.strip():
         return "must be a non-empty relative path"
+    if "\x00" in value:
+        return "must not contain a NUL character (no file name can)"
     pure = PurePosixPath(value)
     if pure.is_absolute() or value.startswith(("/", "\\")):
-        return f"must be relative, got {value!r}"
+        return f"must be relative, got {shown(value)}"
     if ".." in pure.parts:
-        return f"must not escape the experiment folder, got {value!r}"
+        return f"must not escape the experiment folder, got {shown(value)}"
     if len(value) >= 2 and value[1] == ":":
-        return f"must be relative, got {value!r} (drive letter)"
+        return f"must be relative, got {shown(value)} (drive letter)"
     return None
 
 
@@ -348,70 +395,91 @@ def delimiter_token(declared: str) -> str:
     return {"comma": ",", "tab": "\t"}.get(token, declared)
 
 
-def read_manifest(path: Path, col: Collector) -> Manifest | None:
-    """Read and validate the manifest at ``path``; errors go to ``col``.
-
-    Returns None when the file cannot be read or parsed or is not a mapping;
-    otherwise a :class:`Manifest` (check ``col.has_errors`` for field errors).
-    """
+def _manifest_text(path: Path, col: Stages) -> str | None:
+    """The manifest's text; None (and an error) when it is missing, too large or unreadable."""
     name = path.name
     suffix = path.suffix.lower()
     if not path.is_file():
-        col.error("manifest", "manifest.not-found", f"{name}: manifest file not found {RULE}", name)
+        col.report(MANIFEST_NOT_FOUND, "manifest file not found", name)
         return None
     if suffix not in MANIFEST_SUFFIXES:
-        col.error("manifest", "manifest.bad-suffix",
-                  f"{name}: unsupported manifest suffix {suffix!r} "
-                  f"(a manifest is .json, .yaml or .yml) {RULE}", name)
+        col.report(MANIFEST_BAD_SUFFIX, f"unsupported manifest suffix {shown(suffix)} "
+                   "(a manifest is .json, .yaml or .yml)", name)
         return None
     try:
         size = path.stat().st_size
         if size > MAX_MANIFEST_BYTES:
-            col.error("manifest", "manifest.too-large",
-                      f"{name}: {size:,} bytes; a manifest is at most {MAX_MANIFEST_BYTES:,} bytes "
-                      f"and is refused unparsed {RULE}", name)
+            col.report(MANIFEST_TOO_LARGE, f"{size:,} bytes; a manifest is at most "
+                       f"{MAX_MANIFEST_BYTES:,} bytes and is refused unparsed", name)
             return None
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        col.error("manifest", "manifest.not-utf8",
-                  f"{name}: not UTF-8 text (byte {exc.start}) {RULE}", name)
-        return None
+        col.report(MANIFEST_NOT_UTF8, f"not UTF-8 text (byte {exc.start})", name)
     except OSError as exc:
-        col.error("manifest", "manifest.unreadable", f"{name}: cannot be read: {exc}", name)
-        return None
+        col.report(MANIFEST_UNREADABLE, f"the manifest cannot be read ({exc.strerror or exc})",
+                   name)
+    return None
+
+
+def _parse(text: str, name: str, suffix: str, col: Stages) -> tuple[bool, Any]:
+    """``(True, data)`` for a parsed manifest, ``(False, None)`` (and an error) otherwise."""
     try:
-        raw = load_yaml_bounded(text) if suffix in (".yaml", ".yml") else json.loads(
-            text, parse_constant=_reject_constant)
+        if suffix in (".yaml", ".yml"):
+            return True, load_yaml_bounded(text)
+        return True, json.loads(text, parse_constant=_reject_constant)
     except ManifestTooLarge as exc:
-        col.error("manifest", "manifest.too-large", f"{name}: {exc} {RULE}", name)
-        return None
+        col.report(MANIFEST_TOO_LARGE, str(exc), name)
     except json.JSONDecodeError as exc:
-        col.error("manifest", "manifest.not-json",
-                  f"{name}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno} {RULE}",
-                  f"{name}:{exc.lineno}")
-        return None
+        col.report(MANIFEST_NOT_JSON, f"not valid JSON: {exc.msg} at line {exc.lineno} "
+                   f"column {exc.colno}", f"{name}:{exc.lineno}")
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{name}:{mark.line + 1}" if mark is not None else name
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        col.error("manifest", "manifest.not-yaml", f"{name}: not valid YAML: {problem} {RULE}", where)
-        return None
+        col.report(MANIFEST_NOT_YAML, f"not valid YAML: {problem}", where)
     except RecursionError:
-        col.error("manifest", "manifest.too-deep", f"{name}: nested too deeply to parse {RULE}", name)
-        return None
+        col.report(MANIFEST_TOO_DEEP, "nested too deeply to parse", name)
     except ValueError as exc:  # NaN/Infinity literals, integers beyond Python's digit limit
-        col.error("manifest", "manifest.bad-value", f"{name}: {exc} {RULE}", name)
-        return None
-    if not isinstance(raw, dict):
-        col.error("manifest", "manifest.not-mapping",
-                  f"{name}: the top level must be a mapping (object), got {_kind(raw)} {RULE}", name)
-        return None
-    v = _Validator(name, col)
-    values = v.model("manifest", raw, "")
-    assert values is not None
+        col.report(MANIFEST_BAD_VALUE, str(exc), name)
+    return False, None
+
+
+def cyclic_alias(raw: Any) -> str | None:
+    """The key path of the first value that contains itself (a YAML alias back to an
+    enclosing anchor), ``""`` for the top level, or None when there is none.
+
+    Iterative depth-first search; each container is explored once, so the cost
+    is that of the document as parsed, not as its aliases expand.
+    """
+    done: set[int] = set()
+    open_: set[int] = set()
+    stack: list[tuple[Any, str, bool]] = [(raw, "", False)]
+    while stack:
+        value, key, leaving = stack.pop()
+        vid = id(value)
+        if leaving:
+            open_.discard(vid)
+            done.add(vid)
+            continue
+        if vid in open_:
+            return key
+        if vid in done:
+            continue
+        open_.add(vid)
+        stack.append((value, key, True))
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for k, child in items:
+            if isinstance(child, dict | list):
+                stack.append((child, key_path(key, k if isinstance(k, int) and
+                                              isinstance(value, list) else str(k)), False))
+    return None
+
+
+def _check_fields(v: _Validator, values: dict[str, Any]) -> None:
+    """The rules on single top-level values: schema version, data_file path, delimiter."""
     sv = values.get("schema_version")
     if isinstance(sv, str) and sv != SUPPORTED_SCHEMA_VERSION:
-        v.fail("schema_version", f"unsupported schema_version {sv!r}; only "
+        v.fail("schema_version", f"unsupported schema_version {shown(sv)}; only "
                f"{SUPPORTED_SCHEMA_VERSION!r} is read (manifests are never migrated)")
     df = values.get("data_file")
     if isinstance(df, str):
@@ -420,5 +488,32 @@ def read_manifest(path: Path, col: Collector) -> Manifest | None:
             v.fail("data_file", why)
     delim = values.get("delimiter")
     if isinstance(delim, str) and delim.strip().lower() not in {",", "\t", "comma", "tab"}:
-        v.fail("delimiter", f"must be ',', 'comma' or 'tab', got {delim!r}")
+        v.fail("delimiter", f"must be ',', 'comma' or 'tab', got {shown(delim)}")
+
+
+def read_manifest(path: Path, col: Stages) -> Manifest | None:
+    """Read and validate the manifest at ``path``; errors go to ``col``.
+
+    Returns None when the file cannot be read or parsed or is not a mapping;
+    otherwise a :class:`Manifest` (check ``col.has_errors`` for field errors).
+    """
+    text = _manifest_text(path, col)
+    if text is None:
+        return None
+    parsed, raw = _parse(text, path.name, path.suffix.lower(), col)
+    if not parsed:
+        return None
+    if not isinstance(raw, dict):
+        col.report(MANIFEST_NOT_MAPPING,
+                   f"the top level must be a mapping (object), got {_kind(raw)}", path.name)
+        return None
+    v = _Validator(path.name, col)
+    values = v.model("manifest", raw, "")
+    assert values is not None
+    _check_fields(v, values)
+    cycle = cyclic_alias(raw) if isinstance(raw, dict) else None
+    if cycle is not None:
+        col.report(MANIFEST_CYCLIC_ALIAS, f"field {cycle or '(top level)'} refers back to a "
+                   "value that contains it (a YAML alias); it is shown down to the repetition",
+                   f"{path.name}:{cycle}" if cycle else path.name)
     return Manifest(path=path, values=values, raw=raw)

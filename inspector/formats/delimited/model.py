@@ -24,59 +24,75 @@ from typing import Any
 import numpy as np
 
 from inspector.formats.auc_model import AucExperiment
-from inspector.formats.delimited.errors import Collector
-from inspector.formats.delimited.layouts import ParsedLayout, ScanInputs
+from inspector.formats.delimited.layouts import WIDE, ParsedLayout, ScanInputs
 from inspector.formats.delimited.manifest import Manifest
+from inspector.formats.delimited.rules import (
+    MODEL_DUPLICATE_SCAN_ID,
+    MODEL_EMPTY_EXPERIMENT_ID,
+    MODEL_EMPTY_SAMPLE_ID,
+    MODEL_EMPTY_SCAN_ID,
+    MODEL_NEGATIVE,
+    MODEL_NO_SCANS,
+    MODEL_NON_FINITE,
+    SOURCE_DEFAULT_CONFLICT,
+    SOURCE_SIGNAL_UNIT_CONFLICT,
+)
+from inspector.formats.delimited.stages import Stages
 from inspector.formats.delimited.values import (
     is_finite,
     missing_quantity,
     parse_unit,
     quantity,
+    shown,
 )
 
-RULE = "[generic-delimited: rules; manifest-v1: defaults and conflicts]"
-RULE_MODEL = "[canonical model: quantities and identifiers]"
+#: ``(mode, radius, signal, mask)`` of the observations (see :class:`AucExperiment`).
+Observations = tuple[str, np.ndarray, np.ndarray, np.ndarray]
 
 
-def _finite_quantity(value: float | None, unit: str, where: str, what: str, col: Collector,
-                     non_negative: bool = False, label: str | None = None) -> dict[str, Any] | None:
+def _finite_quantity(value: float | None, unit: str, where: str, what: str, col: Stages,
+                     non_negative: bool = False,
+                     label: str | None = None) -> dict[str, Any] | None:
+    """A present quantity of ``value`` in ``unit``; None (and an error) when it is not finite
+    or, with ``non_negative``, negative; None without error when ``value`` is None."""
     if value is None:
         return None
     if not is_finite(value):
-        col.error("value", "model.non-finite",
-                  f"{what} must be finite, got {value} {RULE_MODEL}", where)
+        col.report(MODEL_NON_FINITE, f"{what} must be finite, got {value}", where)
         return None
     if non_negative and value < 0:
-        col.error("value", "model.negative",
-                  f"{what} must be non-negative, got {value} {RULE_MODEL}", where)
+        col.report(MODEL_NEGATIVE, f"{what} must be non-negative, got {value}", where)
         return None
     return quantity(value, unit, label)
 
 
-def _resolve(si: ScanInputs, key: str, default: Any, manifest: Manifest, col: Collector,
-             shown: str | None = None) -> Any:
+def _resolve(si: ScanInputs, key: str, default: Any, manifest: Manifest, col: Stages) -> Any:
+    """The supplied value of ``key``, else the manifest default; a conflict between the two
+    is an error (manifest-v1.md, "Defaults and conflicts") and gives None."""
     supplied = getattr(si, key)
     if supplied is not None and default is not None and supplied != default:
-        name = shown or key
-        sv = f"{supplied!r}" if isinstance(supplied, str) else f"{supplied}"
-        dv = f"{default!r}" if isinstance(default, str) else f"{default}"
-        col.error("conflict", "source.default-conflict",
-                  f"scan {si.scan_id!r}: {name} is {sv} in the data ({si.origin.get(key, si.location)})"
-                  f" but {dv} in the manifest defaults {RULE}", manifest.loc(f"defaults.{key}"))
+        sv = shown(supplied) if isinstance(supplied, str) else f"{supplied}"
+        dv = shown(default) if isinstance(default, str) else f"{default}"
+        where = si.origin_text.get(key, si.place)
+        col.report(SOURCE_DEFAULT_CONFLICT,
+                   f"scan {shown(si.scan_id)}: {key} is {sv} in the data ({where}) but {dv} in "
+                   "the manifest defaults", manifest.loc(f"defaults.{key}"))
         return None
     return supplied if supplied is not None else default
 
 
 def _scan(si: ScanInputs, index: int, manifest: Manifest, source_file: str,
-          col: Collector) -> dict[str, Any]:
+          col: Stages) -> dict[str, Any]:
+    """The scan object of ``si`` (reference ``to_dict()`` form), defaults applied."""
     d = manifest.defaults
     where = si.location
+    sid = shown(si.scan_id)
     if not si.scan_id.strip():
-        col.error("value", "model.empty-scan-id",
-                  f"scan {index}: scan_id must be a non-empty string {RULE_MODEL}", where)
+        col.report(MODEL_EMPTY_SCAN_ID, f"scan {index}: scan_id must be a non-empty string",
+                   where)
     elapsed = missing_quantity() if si.elapsed_seconds is None else _finite_quantity(
         si.elapsed_seconds, "s", si.origin.get("elapsed_seconds", where),
-        f"scan {si.scan_id!r}: elapsed_seconds", col, non_negative=True)
+        f"scan {sid}: elapsed_seconds", col, non_negative=True)
     wavelength = _resolve(si, "wavelength_nm", d["wavelength_nm"], manifest, col)
     rotor = _resolve(si, "rotor_speed_rpm", d["rotor_speed_rpm"], manifest, col)
     temperature = _resolve(si, "temperature_c", d["temperature_c"], manifest, col)
@@ -93,43 +109,45 @@ def _scan(si: ScanInputs, index: int, manifest: Manifest, source_file: str,
         "cell": _resolve(si, "cell", d["cell"], manifest, col),
         "channel": _resolve(si, "channel", d["channel"], manifest, col),
         "wavelength": _finite_quantity(wavelength, "nm", origin("wavelength_nm"),
-                                       f"scan {si.scan_id!r}: wavelength_nm", col, True),
+                                       f"scan {sid}: wavelength_nm", col, True),
         "optical_system": optical if optical is not None else "unknown",
         "rotor_speed": _finite_quantity(rotor, "rpm", origin("rotor_speed_rpm"),
-                                        f"scan {si.scan_id!r}: rotor_speed_rpm", col, True),
+                                        f"scan {sid}: rotor_speed_rpm", col, True),
         "temperature": _finite_quantity(temperature, "degC", origin("temperature_c"),
-                                        f"scan {si.scan_id!r}: temperature_c", col),
+                                        f"scan {sid}: temperature_c", col),
         "source_file": source_file,
         "annotations": [f"source_scan_id={si.source_scan_id}"] if si.source_scan_id else [],
     }
 
 
 def _signal_unit(parsed: ParsedLayout, manifest: Manifest, table_name: str,
-                 col: Collector) -> str:
+                 col: Stages) -> str:
+    """The one signal unit of the file (table or default), ``"unknown"`` when none is given
+    or on a conflict (an error)."""
     units = parsed.signal_units
     default = manifest.defaults["signal_unit"]
     if len(units) > 1:
-        col.error("conflict", "source.signal-unit-conflict",
-                  f"{table_name}: more than one signal_unit in one file: {sorted(units)} "
-                  f"(one signal unit per file) {RULE}", f"{table_name}:signal_unit")
+        col.report(SOURCE_SIGNAL_UNIT_CONFLICT,
+                   f"more than one signal_unit in one file: {shown(sorted(units))} (one signal "
+                   "unit per file)", f"{table_name}:signal_unit")
         return "unknown"
     table_unit = next(iter(units), None)
     if table_unit is not None and default is not None and table_unit != default:
-        col.error("conflict", "source.default-conflict",
-                  f"{table_name}: signal_unit is {table_unit!r} in the data ({units[table_unit]}) "
-                  f"but {default!r} in the manifest defaults {RULE}",
-                  manifest.loc("defaults.signal_unit"))
+        col.report(SOURCE_DEFAULT_CONFLICT,
+                   f"signal_unit is {shown(table_unit)} in the data ({units[table_unit]}) but "
+                   f"{shown(default)} in the manifest defaults",
+                   manifest.loc("defaults.signal_unit"))
         return "unknown"
     chosen = table_unit if table_unit is not None else default
     return "unknown" if chosen is None else parse_unit(chosen)[0]
 
 
-def _metadata(manifest: Manifest, col: Collector) -> dict[str, Any]:
+def _metadata(manifest: Manifest, col: Stages) -> dict[str, Any]:
+    """The experiment ``metadata`` object from the manifest's ``experiment``."""
     me = manifest.experiment
     if not me["experiment_id"].strip():
-        col.error("value", "model.empty-experiment-id",
-                  f"experiment_id must be a non-empty string {RULE_MODEL}",
-                  manifest.loc("experiment.experiment_id"))
+        col.report(MODEL_EMPTY_EXPERIMENT_ID, "experiment_id must be a non-empty string",
+                   manifest.loc("experiment.experiment_id"))
     return {
         "experiment_id": me["experiment_id"],
         "name": me["name"],
@@ -141,7 +159,8 @@ def _metadata(manifest: Manifest, col: Collector) -> dict[str, Any]:
     }
 
 
-def _instrument(manifest: Manifest, col: Collector) -> dict[str, Any] | None:
+def _instrument(manifest: Manifest, col: Stages) -> dict[str, Any] | None:
+    """The ``instrument`` object (quantities in their declared units), or None."""
     mi = manifest.instrument
     if mi is None:
         return None
@@ -154,7 +173,8 @@ def _instrument(manifest: Manifest, col: Collector) -> dict[str, Any] | None:
         "nominal_speed": _finite_quantity(mi["nominal_speed_rpm"], "rpm",
                                           loc("instrument.nominal_speed_rpm"),
                                           "instrument nominal_speed_rpm", col, True),
-        "temperature": _finite_quantity(mi["temperature_c"], "degC", loc("instrument.temperature_c"),
+        "temperature": _finite_quantity(mi["temperature_c"], "degC",
+                                        loc("instrument.temperature_c"),
                                         "instrument temperature_c", col),
         "cell": mi["cell"],
         "channel": mi["channel"],
@@ -165,13 +185,14 @@ def _instrument(manifest: Manifest, col: Collector) -> dict[str, Any] | None:
     }
 
 
-def _sample(s: dict[str, Any], k: int, manifest: Manifest, col: Collector) -> dict[str, Any]:
+def _sample(s: dict[str, Any], k: int, manifest: Manifest, col: Stages) -> dict[str, Any]:
+    """The sample object of ``samples[k]`` (quantities in their declared units)."""
     def loc(key: str) -> str:
         return manifest.loc(f"samples[{k}].{key}")
 
     if not s["sample_id"].strip():
-        col.error("value", "model.empty-sample-id",
-                  f"samples[{k}]: sample_id must be a non-empty string {RULE_MODEL}", loc("sample_id"))
+        col.report(MODEL_EMPTY_SAMPLE_ID, f"samples[{k}]: sample_id must be a non-empty string",
+                   loc("sample_id"))
     concentration = None
     if s["concentration_value"] is not None:
         unit, label = ("unknown", None) if s["concentration_unit"] is None \
@@ -195,28 +216,37 @@ def _sample(s: dict[str, Any], k: int, manifest: Manifest, col: Collector) -> di
 
 
 def _observations(parsed: ParsedLayout, table_name: str, manifest: Manifest,
-                  col: Collector) -> tuple[str, np.ndarray, np.ndarray, np.ndarray] | None:
+                  col: Stages) -> Observations | None:
+    """The observation arrays; None (and an error) when there is no scan or an id repeats."""
     ids = parsed.scan_ids
     if not ids:
-        where = manifest.loc("columns.scans") if parsed.format_id == "generic-wide" else table_name
-        col.error("value", "model.no-scans", f"{table_name}: the source holds no scan "
-                  f"(observations need at least one) {RULE_MODEL}", where)
+        where = manifest.loc("columns.scans") if parsed.format_id == WIDE else table_name
+        col.report(MODEL_NO_SCANS, "the source holds no scan (observations need at least one)",
+                   where)
         return None
     seen: dict[str, int] = {}
     for k, sid in enumerate(ids):
         if sid in seen:
-            col.error("value", "model.duplicate-scan-id",
-                      f"scan id {sid!r} is used by more than one scan (scans {seen[sid]} and {k}) "
-                      f"{RULE_MODEL}", parsed.inputs[k].location)
+            col.report(MODEL_DUPLICATE_SCAN_ID, f"scan id {shown(sid)} is used by more than one "
+                       f"scan (scans {seen[sid]} and {k})", parsed.inputs[k].location)
         seen.setdefault(sid, k)
     first = parsed.radii[0]
-    shared = parsed.always_shared or all(r == first for r in parsed.radii)
-    n = len(ids)
-    if shared:
-        radius = np.asarray(first, dtype=np.float64).reshape(-1)
-        signal = np.asarray(parsed.signals, dtype=np.float64).reshape(n, radius.shape[0])
-        mask = np.ones(signal.shape, dtype=bool)
-        return "shared", radius, signal, mask
+    if parsed.always_shared or all(r == first for r in parsed.radii):
+        return _shared_axis(parsed, first)
+    return _per_scan_axes(parsed)
+
+
+def _shared_axis(parsed: ParsedLayout, radius_values: list[float]) -> Observations:
+    """Shared mode: one radius ``(points,)``; signal ``(scans, points)``; mask all True."""
+    radius = np.asarray(radius_values, dtype=np.float64).reshape(-1)
+    signal = np.asarray(parsed.signals, dtype=np.float64).reshape(len(parsed.scan_ids),
+                                                                  radius.shape[0])
+    return "shared", radius, signal, np.ones(signal.shape, dtype=bool)
+
+
+def _per_scan_axes(parsed: ParsedLayout) -> Observations:
+    """Per-scan mode: radius and signal ``(scans, width)`` NaN-padded, mask True where real."""
+    n = len(parsed.scan_ids)
     width = max(len(r) for r in parsed.radii)
     radius = np.full((n, width), np.nan)
     signal = np.full((n, width), np.nan)
@@ -229,7 +259,7 @@ def _observations(parsed: ParsedLayout, table_name: str, manifest: Manifest,
 
 
 def build_experiment(parsed: ParsedLayout, manifest: Manifest, table_name: str,
-                     col: Collector) -> AucExperiment | None:
+                     col: Stages) -> AucExperiment | None:
     """The canonical experiment (no provenance yet); None when an error was recorded."""
     signal_unit = _signal_unit(parsed, manifest, table_name, col)
     scans = [_scan(si, i, manifest, table_name, col) for i, si in enumerate(parsed.inputs)]

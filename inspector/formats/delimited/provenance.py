@@ -41,6 +41,7 @@ class SourceFile:
 
     @property
     def name(self) -> str:
+        """The file's name."""
         return self.path.name
 
     def to_checksum(self) -> dict[str, Any]:

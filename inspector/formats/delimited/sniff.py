@@ -11,6 +11,8 @@ import json
 import re
 from pathlib import Path
 
+import yaml
+
 from inspector.formats.signatures import has_hdf5_signature, looks_like_zip
 
 DELIMITED_SUFFIXES = (".csv", ".tsv", ".txt")
@@ -54,10 +56,8 @@ def looks_like_manifest(path: Path) -> bool:
             data = None
     if data is None and _YAML_KEY_LINE.search(text):
         try:
-            import yaml
-
             data = yaml.safe_load(text)
-        except Exception:  # noqa: BLE001 - any YAML failure: not recognised here
+        except (yaml.YAMLError, RecursionError, ValueError):  # not YAML; deep; huge int
             data = None
     return isinstance(data, dict) and any(k in data for k in MANIFEST_KEYS)
 

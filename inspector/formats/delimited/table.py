@@ -8,6 +8,12 @@ declared ``delimiter`` must be consistent; otherwise the single consistent
 delimiter is used; when both are, the suffix decides (``.csv`` comma, ``.tsv``
 tab); anything else is an error, never a guess.  Fields are split verbatim:
 there is no quoting, and values are not coerced or reordered here.
+
+Limits (Inspector's, docs/architecture.md "Contracts"): a header has at most
+:data:`MAX_COLUMNS` fields and a cell at most :data:`MAX_CELL_CHARS`
+characters; both are checked by counting, before any line is split, so a
+file with one enormous line costs about twice its size in memory, never a
+Python object per character.  (Finding the delimiter counts fields too.)
 """
 
 from __future__ import annotations
@@ -15,12 +21,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from inspector.formats.delimited.errors import Collector
+from inspector.formats.delimited.rules import (
+    TABLE_AMBIGUOUS_DELIMITER,
+    TABLE_CELL_TOO_LONG,
+    TABLE_DECLARED_DELIMITER_INCONSISTENT,
+    TABLE_EMPTY,
+    TABLE_NO_CONSISTENT_DELIMITER,
+    TABLE_NOT_UTF8,
+    TABLE_TOO_MANY_COLUMNS,
+    TABLE_UNREADABLE,
+)
+from inspector.formats.delimited.stages import Stages
+from inspector.formats.delimited.values import MAX_CELL_CHARS, MAX_SHOWN, shown
 
 DELIMITERS = (",", "\t")
 SUFFIX_DELIMITER = {".csv": ",", ".tsv": "\t"}
 DELIMITER_NAMES = {",": "comma", "\t": "tab"}
-RULE = "[parser-detection: delimiter detection]"
+#: Fields a header may have (one column per scan in a wide table).
+MAX_COLUMNS = 100_000
 
 
 @dataclass
@@ -51,79 +69,140 @@ class Table:
             return -1
 
     def loc(self, where: int | str | None = None) -> str:
-        """Location ``"name"``, ``"name:LINE"`` or ``"name:COLUMN"``."""
-        return self.name if where is None else f"{self.name}:{where}"
+        """Location ``"name"``, ``"name:LINE"`` or ``"name:COLUMN"`` (a long column name is
+        cut as :func:`~.values.shown` cuts it)."""
+        if where is None:
+            return self.name
+        if isinstance(where, str) and len(where) > MAX_SHOWN:
+            where = shown(where)
+        return f"{self.name}:{where}"
 
 
-def read_lines(path: Path, col: Collector) -> list[tuple[int, str]] | None:
+def read_lines(path: Path, col: Stages) -> list[tuple[int, str]] | None:
     """Non-blank lines of ``path`` as ``(1-based line number, text)``; None on error."""
     name = path.name
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        col.error("parse", "table.not-utf8", f"{name}: not UTF-8 text (byte {exc.start})", name)
-        return None
+        raw = path.read_bytes()
     except OSError as exc:
-        col.error("parse", "table.unreadable", f"{name}: cannot be read: {exc}", name)
+        col.report(TABLE_UNREADABLE, f"the data file cannot be read ({exc.strerror or exc})",
+                   name)
         return None
-    lines = [(i, line) for i, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        col.report(TABLE_NOT_UTF8, f"not UTF-8 text (byte {exc.start})", name)
+        return None
+    del raw  # the text and its lines are each about the file's size; the bytes go now
+    # ``line.isspace()`` rather than ``line.strip()``: no copy of an enormous line
+    lines = [(i, line) for i, line in enumerate(text.splitlines(), start=1)
+             if line and not line.isspace()]
     if not lines:
-        col.error("parse", "table.empty", f"{name}: the data file is empty", name)
+        col.report(TABLE_EMPTY, "the data file is empty", name)
         return None
     return lines
 
 
+def field_count(line: str, delimiter: str) -> int:
+    """How many fields ``line`` splits into under ``delimiter`` (without splitting it)."""
+    return line.count(delimiter) + 1
+
+
 def first_inconsistent(lines: list[tuple[int, str]], delimiter: str) -> int | None:
-    """Line number breaking consistency under ``delimiter`` (the header if < 2 fields); None if consistent."""
+    """Line number breaking consistency under ``delimiter`` (the header if < 2 fields);
+    None if consistent."""
     header_line, header = lines[0]
-    count = len(header.split(delimiter))
+    count = field_count(header, delimiter)
     if count < 2:
         return header_line
     for number, line in lines[1:]:
-        if len(line.split(delimiter)) != count:
+        if field_count(line, delimiter) != count:
             return number
     return None
 
 
+def _declared(lines: list[tuple[int, str]], path: Path, declared: str,
+              broken: dict[str, int | None], col: Stages) -> str | None:
+    """The declared delimiter when it is consistent; None and an error otherwise."""
+    if broken.get(declared, -1) is None:
+        return declared
+    where = broken.get(declared)
+    what = DELIMITER_NAMES.get(declared, repr(declared))
+    detail = f": line {where} has a different number of fields" if where else ""
+    col.report(TABLE_DECLARED_DELIMITER_INCONSISTENT,
+               f"the manifest's delimiter ({what}) does not yield a consistent table{detail}",
+               f"{path.name}:{where}" if where else path.name)
+    return None
+
+
+def _none_consistent(lines: list[tuple[int, str]], path: Path, broken: dict[str, int | None],
+                     col: Stages) -> None:
+    """Report that neither delimiter gives a consistent table, at the most telling line."""
+    header_line = lines[0][0]
+    detail = "; ".join(
+        f"{DELIMITER_NAMES[d]}: line {broken[d]} "
+        + ("has fewer than 2 fields" if broken[d] == header_line else
+           "has a different number of fields than the header")
+        for d in DELIMITERS)
+    # point at the line that breaks a delimiter the header does split on
+    plausible = [n for d in DELIMITERS if (n := broken[d]) is not None and n != header_line]
+    first = min(plausible) if plausible else header_line
+    col.report(TABLE_NO_CONSISTENT_DELIMITER, f"no consistent delimiter ({detail})",
+               f"{path.name}:{first}")
+
+
 def detect_delimiter(lines: list[tuple[int, str]], path: Path, declared: str | None,
-                     declared_loc: str, col: Collector) -> str | None:
+                     col: Stages) -> str | None:
     """The delimiter of the table (see module rules); None and an error otherwise."""
-    name = path.name
     broken = {d: first_inconsistent(lines, d) for d in DELIMITERS}
     viable = [d for d in DELIMITERS if broken[d] is None]
     if declared is not None:
-        if declared not in viable:
-            where = broken.get(declared)
-            what = DELIMITER_NAMES.get(declared, repr(declared))
-            col.error("parse", "table.declared-delimiter-inconsistent",
-                      f"{name}: the declared delimiter ({what}, {declared_loc}) does not yield a "
-                      f"consistent table" + (f": line {where} has a different number of fields"
-                                             if where else "") + f" {RULE}",
-                      f"{name}:{where}" if where else name)
-            return None
-        return declared
+        return _declared(lines, path, declared, broken, col)
     if not viable:
-        detail = "; ".join(
-            f"{DELIMITER_NAMES[d]}: line {broken[d]} "
-            + ("has fewer than 2 fields" if broken[d] == lines[0][0] else
-               "has a different number of fields than the header")
-            for d in DELIMITERS)
-        # point at the line that breaks a delimiter the header does split on
-        header_line = lines[0][0]
-        plausible = [broken[d] for d in DELIMITERS if broken[d] != header_line]
-        first = min(plausible) if plausible else header_line
-        col.error("parse", "table.no-consistent-delimiter",
-                  f"{name}: no consistent delimiter ({detail}) {RULE}", f"{name}:{first}")
+        _none_consistent(lines, path, broken, col)
         return None
     if len(viable) == 1:
         return viable[0]
     by_suffix = SUFFIX_DELIMITER.get(path.suffix.lower())
     if by_suffix in viable:
         return by_suffix
-    col.error("ambiguous", "table.ambiguous-delimiter",
-              f"{name}: both comma and tab give a consistent table and the suffix "
-              f"{path.suffix!r} does not decide; declare 'delimiter' in the manifest {RULE}", name)
+    col.report(TABLE_AMBIGUOUS_DELIMITER,
+               f"both comma and tab give a consistent table and the suffix {path.suffix!r} "
+               "does not decide; declare 'delimiter' in the manifest", path.name)
     return None
+
+
+def _longest_field(line: str, delimiter: str) -> tuple[int, int]:
+    """``(index, length)`` of the longest field of ``line`` (a line of at most
+    :data:`MAX_COLUMNS` fields, so splitting it costs about its own size)."""
+    lengths = [len(f) for f in line.split(delimiter)]
+    longest = max(lengths)
+    return lengths.index(longest), longest
+
+
+def check_limits(lines: list[tuple[int, str]], path: Path, delimiter: str,
+                 col: Stages) -> None:
+    """Report a header wider than :data:`MAX_COLUMNS` (counted, not split) or a cell
+    longer than :data:`MAX_CELL_CHARS` (at ``name:line``).
+
+    Lines are consistent here (:func:`detect_delimiter`), so every line has the
+    header's field count; only lines longer than a cell can be are looked into.
+    """
+    header_line, header = lines[0]
+    count = field_count(header, delimiter)
+    if count > MAX_COLUMNS:
+        col.report(TABLE_TOO_MANY_COLUMNS, f"line {header_line} (the header) has {count:,} "
+                   f"fields; a table has at most {MAX_COLUMNS:,} columns",
+                   f"{path.name}:{header_line}")
+        return
+    for number, line in lines:
+        if len(line) <= MAX_CELL_CHARS:
+            continue
+        index, length = _longest_field(line, delimiter)
+        if length > MAX_CELL_CHARS:
+            what = "column name" if number == header_line else "cell"
+            col.report(TABLE_CELL_TOO_LONG, f"line {number}, field {index + 1}: a {what} of "
+                       f"{length:,} characters; a cell has at most {MAX_CELL_CHARS:,}",
+                       f"{path.name}:{number}")
 
 
 def build_table(lines: list[tuple[int, str]], path: Path, delimiter: str) -> Table:

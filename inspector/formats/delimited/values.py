@@ -12,6 +12,7 @@ quantity has ``value: None``.
 from __future__ import annotations
 
 import math
+import reprlib
 from datetime import datetime
 from typing import Any
 
@@ -38,6 +39,27 @@ OPTICAL_SYSTEMS = ("absorbance", "interference", "fluorescence", "intensity", "u
 EXPERIMENT_TYPES = ("sedimentation_velocity", "sedimentation_equilibrium", "other", "unknown")
 #: Quantity statuses (explicit presence semantics).
 STATUSES = ("present", "missing", "unknown", "not_applicable")
+
+
+#: Characters a table cell or a manifest identifier may have (Inspector's limit,
+#: docs/architecture.md "Contracts"; no scan ID, column name or number is that long).
+MAX_CELL_CHARS = 4096
+
+#: Characters of an input value a message echoes at most (:func:`shown`).
+MAX_SHOWN = 80
+
+_SHOWN = reprlib.Repr()
+_SHOWN.maxstring = MAX_SHOWN
+_SHOWN.maxother = MAX_SHOWN
+_SHOWN.maxlevel = 2
+_SHOWN.maxlist = _SHOWN.maxtuple = _SHOWN.maxdict = _SHOWN.maxset = 6
+
+
+def shown(value: object) -> str:
+    """``repr(value)`` bounded for a message: long text is cut in the middle (``...``),
+    containers beyond a few items or levels are elided, cycles are marked; the cost
+    does not grow with the size of ``value``."""
+    return _SHOWN.repr(value)
 
 
 def parse_unit(text: str) -> tuple[str, str | None]:
@@ -120,6 +142,7 @@ def table_float(text: str) -> float | None:
 
 
 def is_finite(value: float | None) -> bool:
+    """True for a number that is neither NaN nor infinite (False for None)."""
     return value is not None and math.isfinite(value)
 
 

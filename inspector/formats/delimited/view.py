@@ -1,38 +1,45 @@
 """Build the inspector :class:`Document` of a delimited import.
 
-The document has the same views as an AUCX archive: a header tree, a raw tree
-of the source files, an import-provenance tree, a ``scans`` table, the
-``radius``/``signal``/``mask`` arrays, the experiment in ``extra`` and a
-``verify --json`` summary.  A rejected source still shows what was resolved
-(files, digests, manifest content) next to its findings.
+The document offers the same capabilities as an AUCX archive: a header tree,
+a raw tree of the source files, an import-provenance tree, a ``scans`` table,
+the ``radius``/``signal``/``mask`` arrays, the AUC experiment
+(:class:`~inspector.formats.capabilities.AucScans`), export to AUCX
+(:class:`~inspector.formats.capabilities.AucxExport`) and a ``verify --json``
+summary.  A rejected source still shows what was resolved (files, digests,
+manifest content) next to its findings, and still offers export, whose
+``load`` raises the import's :class:`~.errors.DelimitedError`.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from inspector.formats.arrays import NumpyArrayRef
 from inspector.formats.auc_model import AucExperiment
+from inspector.formats.auc_structure import DelimitedLocator, examine, publish
+from inspector.formats.capabilities import AucScans, AucxExport
+from inspector.formats.delimited.layouts import LONG
 from inspector.formats.delimited.loader import ImportResult
+from inspector.formats.delimited.manifest import key_path
+from inspector.formats.delimited.values import MAX_SHOWN, shown
 from inspector.formats.document import FORMAT_DELIMITED, Document, Node
+
+#: ``Document.kind_label`` of a delimited source.
+KIND_LABEL = "CSV/TSV AUC scan table"
+#: ``Document.tree_title``: the raw tree lists the source files.
+TREE_TITLE = "Source files"
 
 
 def _qvalue(q: dict[str, Any] | None) -> float:
+    """The value of a quantity object as a float, NaN when absent."""
     if not q or q.get("value") is None:
         return math.nan
     return float(q["value"])
-
-
-def _qtext(q: dict[str, Any] | None) -> str | None:
-    if q is None:
-        return None
-    if q.get("status") != "present":
-        return q.get("status")
-    unit = q.get("unit_label") or q.get("unit")
-    return f"{q['value']:g} {unit}"
 
 
 def scans_table(exp: AucExperiment) -> pd.DataFrame:
@@ -43,13 +50,13 @@ def scans_table(exp: AucExperiment) -> pd.DataFrame:
     """
     rows = []
     for i, s in enumerate(exp.scans):
-        r = exp.scan_radius(i) if i < exp.n_scans else []
+        r = exp.scan_radius(i) if i < exp.n_scans else np.empty(0)
         rows.append({
             "scan_id": s.get("scan_id"),
             "index": s.get("index"),
-            "points": int(len(r)),
-            "radius_min": float(min(r)) if len(r) else math.nan,
-            "radius_max": float(max(r)) if len(r) else math.nan,
+            "points": int(r.size),
+            "radius_min": float(r.min()) if r.size else math.nan,
+            "radius_max": float(r.max()) if r.size else math.nan,
             "elapsed_time_s": _qvalue(s.get("elapsed_time")),
             "elapsed_status": (s.get("elapsed_time") or {}).get("status"),
             "acquired_at": s.get("acquired_at"),
@@ -65,21 +72,48 @@ def scans_table(exp: AucExperiment) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _tree_of(node: Node, value: Any, location: str) -> None:
-    if isinstance(value, dict):
-        for k, v in value.items():
-            loc = f"{location}.{k}" if not location.endswith(":") else f"{location}{k}"
-            if isinstance(v, dict | list):
-                _tree_of(node.add(str(k), kind="group", location=loc), v, loc)
+#: Nodes of the manifest content shown at most (the rest is counted in one node).
+MAX_TREE_NODES = 10_000
+
+
+def _label(key: str | int) -> str:
+    """The tree label of a manifest key: ``[i]`` for a list item, a long key cut."""
+    if isinstance(key, int):
+        return f"[{key}]"
+    return key if len(key) <= MAX_SHOWN else shown(key)[1:-1]
+
+
+def _manifest_tree(root: Node, raw: dict[str, Any], manifest_name: str) -> None:
+    """Add the parsed manifest under ``root``, iteratively, with key-path locations.
+
+    A value that contains itself (a YAML alias back to an enclosing anchor) is
+    shown once and then marked; at most :data:`MAX_TREE_NODES` nodes are added.
+    """
+    budget = MAX_TREE_NODES
+    stack: list[tuple[Node, Any, str, frozenset[int]]] = [(root, raw, "", frozenset())]
+    while stack:
+        node, value, prefix, above = stack.pop()
+        above = above | {id(value)}
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        pending = []
+        for i, (k, v) in enumerate(items):
+            if budget <= 0:
+                node.add("...", f"{len(value) - i:,} more value(s) not shown", kind="note")
+                stack.clear()
+                break
+            budget -= 1
+            key = k if isinstance(value, list) else str(k)
+            path = key_path(prefix, key)
+            loc = f"{manifest_name}:{path}"
+            if not isinstance(v, dict | list):
+                node.add(_label(key), v, location=loc)
+            elif id(v) in above:
+                node.add(_label(key), "(the enclosing value again: a YAML alias)",
+                         kind="alias", location=loc)
             else:
-                node.add(str(k), v, location=loc)
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            loc = f"{location}[{i}]"
-            if isinstance(v, dict | list):
-                _tree_of(node.add(f"[{i}]", kind="group", location=loc), v, loc)
-            else:
-                node.add(f"[{i}]", v, location=loc)
+                pending.append((node.add(_label(key), kind="group", location=loc), v, path,
+                                above))
+        stack.extend(reversed(pending))
 
 
 def _source_tree(res: ImportResult) -> Node:
@@ -94,8 +128,8 @@ def _source_tree(res: ImportResult) -> Node:
             m.add("size", d.size, location=mf.name)
             m.add("sha256", d.sha256, location=mf.name)
         if res.manifest is not None:
-            _tree_of(m.add("content", kind="group", location=f"{mf.name}:"), res.manifest.raw,
-                     f"{mf.name}:")
+            _manifest_tree(m.add("content", kind="group", location=f"{mf.name}:"),
+                           res.manifest.raw, mf.name)
     if res.data_file is not None:
         name = res.data_file.name
         t = root.add(name, kind="file", location=name, detail="data file")
@@ -134,11 +168,19 @@ def _provenance_tree(prov: dict[str, Any]) -> Node:
     return root
 
 
-def build_document(res: ImportResult) -> Document:
-    """The :class:`Document` for an import result (rejected or not)."""
-    doc = Document(res.path, format=FORMAT_DELIMITED)
-    doc.findings.extend(res.findings)
-    doc.tree = _source_tree(res)
+def _loader(res: ImportResult) -> Callable[[], AucExperiment]:
+    """The ``AucxExport.load`` of an import: its experiment, or its error raised."""
+
+    def load() -> AucExperiment:
+        if not res.ok or res.experiment is None:
+            raise res.error()
+        return res.experiment
+
+    return load
+
+
+def _header(doc: Document, res: ImportResult) -> None:
+    """The header tree: format, layout and files; the experiment's facts when imported."""
     h = doc.header
     h.add("format", FORMAT_DELIMITED)
     h.add("parser", res.format_id, detail="layout")
@@ -146,30 +188,27 @@ def build_document(res: ImportResult) -> Document:
         h.add("manifest", res.layout.manifest_file.name, location=res.layout.manifest_file.name)
     if res.data_file is not None:
         h.add("data file", res.data_file.name, location=res.data_file.name)
-    summary: dict[str, Any] = {
-        "parser": res.format_id,
-        "source_files": [f.to_checksum() for f in res.files],
-    }
     exp = res.experiment
     if exp is None:
-        doc.summary = summary
-        return doc
-    prov = exp.provenance or {}
-    h.add("experiment id", exp.experiment_id, location=res.layout.manifest_file.name
-          + ":experiment.experiment_id" if res.layout else "")
+        return
+    id_loc = f"{res.layout.manifest_file.name}:experiment.experiment_id" if res.layout else ""
+    h.add("experiment id", exp.experiment_id, location=id_loc)
     h.add("experiment type", exp.metadata.get("experiment_type"))
     h.add("radius axis mode", exp.mode)
     h.add("scans", exp.n_scans)
     h.add("points", exp.n_points, detail="per scan (padded width in per_scan mode)")
     h.add("radius unit", exp.radius_unit)
     h.add("signal unit", exp.signal_unit)
-    h.add("parser version", prov.get("parser_version"))
-    doc.provenance = _provenance_tree(prov)
-    doc.tables["scans"] = scans_table(exp)
+    h.add("parser version", (exp.provenance or {}).get("parser_version"))
+
+
+def _arrays(res: ImportResult, exp: AucExperiment) -> dict[str, NumpyArrayRef]:
+    """``radius`` float64 ``(points,)`` or ``(scans, points)``, ``signal`` float64 and
+    ``mask`` bool ``(scans, points)``, located at their data-file columns."""
     data_name = res.data_file.name if res.data_file else ""
     units = {"radius": exp.radius_unit, "signal": exp.signal_unit}
     rloc = f"{data_name}:{res.parsed.radius_column}" if res.parsed else data_name
-    sloc = f"{data_name}:signal" if res.format_id == "generic-long" else data_name
+    sloc = f"{data_name}:signal" if res.format_id == LONG else data_name
     radius = NumpyArrayRef("radius", exp.radius, location=rloc,
                            sample_axis=0 if exp.radius.ndim == 1 else 1)
     signal = NumpyArrayRef("signal", exp.signal, location=sloc, sample_axis=1)
@@ -177,17 +216,63 @@ def build_document(res: ImportResult) -> Document:
     for ref in (radius, signal, mask):
         ref.attrs.update({"unit": units.get(ref.name), "scan_ids": list(exp.scan_ids),
                           "radius_axis_mode": exp.mode})
-    doc.arrays = {"radius": radius, "signal": signal, "mask": mask}
-    doc.extra["experiment"] = exp
-    summary.update({
-        "experiment_id": exp.experiment_id,
-        "radius_axis_mode": exp.mode,
-        "n_scans": exp.n_scans,
-        "n_points": exp.n_points,
-        "scan_ids": list(exp.scan_ids),
-        "radius_unit": exp.radius_unit,
-        "signal_unit": exp.signal_unit,
-        "model": exp.to_dict(),
-    })
-    doc.summary = summary
+    return {"radius": radius, "signal": signal, "mask": mask}
+
+
+def _summary(res: ImportResult) -> dict[str, Any]:
+    """The ``verify --json`` summary (the experiment's facts and model when imported)."""
+    summary: dict[str, Any] = {
+        "parser": res.format_id,
+        "source_files": [f.to_checksum() for f in res.files],
+    }
+    exp = res.experiment
+    if exp is not None:
+        summary.update({
+            "experiment_id": exp.experiment_id,
+            "radius_axis_mode": exp.mode,
+            "n_scans": exp.n_scans,
+            "n_points": exp.n_points,
+            "scan_ids": list(exp.scan_ids),
+            "radius_unit": exp.radius_unit,
+            "signal_unit": exp.signal_unit,
+            "model": exp.to_dict(),
+        })
+    return summary
+
+
+def build_document(res: ImportResult) -> Document:
+    """The :class:`Document` for an import result (rejected or not).
+
+    Every document offers ``export`` (its ``load`` raises the import's
+    :class:`~.errors.DelimitedError` for a rejected source); an imported one
+    also offers provenance, the ``scans`` table, the arrays and ``auc``.
+    """
+    doc = Document(res.path, format=FORMAT_DELIMITED, kind_label=KIND_LABEL,
+                   tree_title=TREE_TITLE, findings=res.findings)
+    doc.export = AucxExport(res.experiment.experiment_id if res.experiment else None,
+                            _loader(res))
+    doc.tree = _source_tree(res)
+    _header(doc, res)
+    doc.summary = _summary(res)
+    exp = res.experiment
+    if exp is None:
+        return doc
+    doc.provenance = _provenance_tree(exp.provenance or {})
+    doc.tables["scans"] = scans_table(exp)
+    doc.table_locations["scans"] = res.data_file.name if res.data_file else ""
+    doc.arrays = dict(_arrays(res, exp))
+    doc.auc = AucScans(scan_ids=tuple(exp.scan_ids), radius_unit=exp.radius_unit,
+                       signal_unit=exp.signal_unit, experiment_id=exp.experiment_id,
+                       experiment=exp, radius_array="radius", signal_array="signal",
+                       mask_array="mask")
+    _structure(doc, res, exp)
     return doc
+
+
+def _structure(doc: Document, res: ImportResult, exp: AucExperiment) -> None:
+    """The structural validation, readiness and summary of the imported experiment."""
+    rows = tuple(si.location for si in res.parsed.inputs) if res.parsed is not None else ()
+    locate = DelimitedLocator(res.manifest.name if res.manifest is not None else "",
+                              res.data_file.name if res.data_file is not None else "", rows)
+    doc.structure = examine(exp, locate=locate)
+    publish(doc.structure, doc.findings, doc.summary)

@@ -1,12 +1,17 @@
 """VneuroTK HDF5 recording reader (schema 0 and 1), lazy and diagnostic.
 
-Entry point: :func:`open_recording`.  Rules come from the seed document
-(``seeds/000_e18c8503e755d934.txt``) and the working notes
-(``spec/vneurotk-recording.md``).  Modules:
+Entry point: :func:`open_recording`.  Every finding comes from a rule of
+:mod:`.rules` (sources: the seed document ``seeds/000_e18c8503e755d934.txt``,
+the working notes ``spec/vneurotk-recording.md`` and the HDF5
+specification).  Modules:
 
-* :mod:`.source`: read-only HDF5 handle, locking fallback, replacement guard.
+* :mod:`.rules`: the rule catalogue (codes, severities, sources).
+* :mod:`.source`: read-only HDF5 handle, locking fallback, replacement guard,
+  capped reads.
 * :mod:`.header`: format header and data-mode rules.
+* :mod:`.neuro`: the neural array (dense or COO), ``neuro_info``, hashing.
 * :mod:`.arrays`: lazy dense and COO array references.
+* :mod:`.checks`: deferred checks (COO coordinate range, image decoding).
 * :mod:`.labels`, :mod:`.trials`: stimulus labels and trial structure.
 * :mod:`.trial_meta`: trial metadata as a DataFrame.
 * :mod:`.vision`: visual representations and stimulus images.

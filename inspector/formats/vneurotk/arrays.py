@@ -2,8 +2,9 @@
 
 * :class:`H5DatasetRef`: any chunked or contiguous HDF5 dataset (the dense
   ``neuro`` array, ``vision_store/<i>/array``).  ``read`` touches only the
-  chunks of the selection.
-* :class:`CooNeuroRef`: the COO neural array of VneuroTK on-disk notes §2: datasets
+  chunks of the selection; envelopes of large chunked datasets go through a
+  per-chunk min/max summary (:mod:`.chunk_summary`) decoded in parallel.
+* :class:`CooNeuroRef`: the COO neural array of the recording notes §2: datasets
   ``neuro_row``, ``neuro_col``, ``neuro_data`` holding the sparse matrix of
   shape ``(n_trials * n_time, n_channels)`` (duplicates add up), reshaped to
   ``neuro_shape``.  Reads fetch the rows of the requested trials only: on the
@@ -20,12 +21,25 @@ Every read first checks that the file was not replaced
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 import h5py
 import numpy as np
 
-from inspector.formats.arrays import ArrayRef
+from inspector.formats.arrays import ArrayRef, CancelledFn, Envelope, PreviewFn
+from inspector.formats.vneurotk.chunk_summary import (
+    ChunkSummary,
+    chunked_envelope,
+    worth_summarising,
+)
+from inspector.formats.vneurotk.chunks import (
+    ChunkLayout,
+    allocated_chunks,
+    chunk_layout,
+    read_raw_chunk,
+)
 from inspector.formats.vneurotk.source import H5Source
 
 #: Elements of ``neuro_row`` read per block when indexing COO rows.
@@ -95,6 +109,10 @@ class H5DatasetRef(ArrayRef):
         self.location = location or dataset.name
         self.storage = storage
         self.sample_axis = sample_axis
+        self._layout: ChunkLayout | None = None
+        self._layout_known = False
+        self._summary: ChunkSummary | None = None
+        self._summary_lock = threading.Lock()
 
     def read(self, selection: Any = Ellipsis) -> np.ndarray:
         """Return ``array[selection]`` in native byte order (see :class:`ArrayRef`)."""
@@ -118,32 +136,54 @@ class H5DatasetRef(ArrayRef):
             out = np.flip(out, axis=ax)
         return _native(out)
 
-    def chunk_layout(self):
-        """The dataset's chunk layout for the chunk-summary envelope path (see
-        :meth:`inspector.formats.arrays.ArrayRef.chunk_layout`); None if contiguous.
+    def chunk_layout(self) -> ChunkLayout | None:
+        """The dataset's chunk layout, or None when it is not chunked.
 
-        Virtual and external-storage datasets never use the raw-chunk hook
-        (``read_direct_chunk`` does not apply to them): None.
+        Virtual and external-storage datasets have none here either:
+        ``read_direct_chunk`` does not apply to them.
         """
-        if not hasattr(self, "_layout"):
-            from inspector.formats.chunk_summary import h5_chunk_layout
-
+        if not self._layout_known:
             try:
                 indirect = bool(self._ds.is_virtual) or bool(self._ds.external)
             except (OSError, RuntimeError, ValueError, AttributeError):
                 indirect = True
-            self._layout = None if indirect else h5_chunk_layout(self._ds, self._source.identity)
+            self._layout = None if indirect else chunk_layout(self._ds, self._source.identity)
+            self._layout_known = True
         return self._layout
 
     def read_raw_chunk(self, offset: tuple[int, ...]) -> tuple[int, bytes]:
         """``(filter_mask, stored bytes)`` of the chunk at ``offset``, after the
-        file-identity check; raises ``OSError`` if the file changed."""
-        from inspector.formats.chunk_summary import h5_read_raw_chunk
+        file-identity check.
 
+        Raises:
+            OSError: the file changed, or the chunk cannot be read.
+        """
         self._source.check()
-        return h5_read_raw_chunk(self._ds, offset)
+        return read_raw_chunk(self._ds, offset)
 
-    def read_raw_blocks(self, rows: int = 0):
+    def chunk_summary(self) -> ChunkSummary | None:
+        """The (single, lazily built) per-chunk min/max summary of this dataset,
+        or None when the dataset is too small or its layout does not suit one."""
+        layout = self.chunk_layout()
+        if layout is None or not worth_summarising(self.shape, self.sample_axis, layout):
+            return None
+        with self._summary_lock:
+            if self._summary is None:
+                self._source.check()
+                self._summary = ChunkSummary(self, layout, allocated_chunks(self._ds))
+            return self._summary
+
+    def accelerated_envelope(self, index: tuple[int | None, ...], start: int, stop: int,
+                             bins: int, preview: PreviewFn | None,
+                             cancelled: CancelledFn | None) -> Envelope | None:
+        """The envelope through the chunk summary when there is one (see
+        :func:`~inspector.formats.vneurotk.chunk_summary.chunked_envelope`)."""
+        summary = self.chunk_summary()
+        if summary is None:
+            return None
+        return chunked_envelope(summary, index, start, stop, bins, preview, cancelled)
+
+    def read_raw_blocks(self, rows: int = 0) -> Iterator[np.ndarray]:
         """Yield the C-order array in blocks along axis 0 (stored byte order).
 
         Used for hashing without holding the whole array.
@@ -159,7 +199,7 @@ class H5DatasetRef(ArrayRef):
 
 
 class CooNeuroRef(ArrayRef):
-    """The COO neural array, read per trial (VneuroTK on-disk notes §2).
+    """The COO neural array, read per trial.
 
     Args:
         source: the open file.
@@ -185,6 +225,16 @@ class CooNeuroRef(ArrayRef):
         self.nnz = int(row.shape[0]) if row.shape else 0
         self._blocks: list[tuple[int, int, int, int]] | None = None  # (start, stop, first, last)
         self._sorted: bool | None = None
+
+    @property
+    def row_dataset(self) -> h5py.Dataset:
+        """The ``neuro_row`` dataset (int, ``(nnz,)``)."""
+        return self._row
+
+    @property
+    def col_dataset(self) -> h5py.Dataset:
+        """The ``neuro_col`` dataset (int, ``(nnz,)``)."""
+        return self._col
 
     # -- row index ---------------------------------------------------------
     @property
@@ -261,32 +311,20 @@ class CooNeuroRef(ArrayRef):
 
         Raises:
             OSError: the file changed, or stored coordinates fall outside
-                ``neuro_shape`` (corrupt COO data, VneuroTK on-disk notes §2).
+                ``neuro_shape`` (corrupt COO data, notes §2).
         """
         n_tr, n_t, n_ch = self.shape
         lo, hi = t0 * n_t, t1 * n_t
         r, c, d = self._entries(lo, hi)
         if c.size and (c.min() < 0 or c.max() >= n_ch):
             raise OSError(
-                f"{self._source.path}: neuro_col holds a column outside 0..{n_ch - 1} "
-                "(COO coordinates must fit neuro_shape, VneuroTK on-disk notes §2)"
+                f"neuro_col holds a column outside 0..{n_ch - 1} (COO coordinates must fit "
+                "neuro_shape, VneuroTK recording notes §2)"
             )
         out = np.zeros(((t1 - t0) * n_t, n_ch), dtype=self.dtype)
         if r.size:
             np.add.at(out, (r - lo, c), _native(d).astype(self.dtype, copy=False))
         return out.reshape(t1 - t0, n_t, n_ch)
-
-    def check_bounds(self) -> None:
-        """Stream the coordinates once; raise OSError if any is outside the shape."""
-        n_tr, n_t, n_ch = self.shape
-        for a in range(0, self.nnz, COO_BLOCK):
-            b = min(self.nnz, a + COO_BLOCK)
-            r = np.asarray(self._source.read(self._row, slice(a, b)))
-            c = np.asarray(self._source.read(self._col, slice(a, b)))
-            if r.size and (r.min() < 0 or r.max() >= n_tr * n_t):
-                raise OSError(f"{self._source.path}: neuro_row holds a row outside 0..{n_tr * n_t - 1} (VneuroTK on-disk notes §2)")
-            if c.size and (c.min() < 0 or c.max() >= n_ch):
-                raise OSError(f"{self._source.path}: neuro_col holds a column outside 0..{n_ch - 1} (VneuroTK on-disk notes §2)")
 
     def read(self, selection: Any = Ellipsis) -> np.ndarray:
         """Return ``array[selection]``; only the selected trials are densified."""
@@ -311,7 +349,7 @@ class CooNeuroRef(ArrayRef):
                 out.append(len(range(*s.indices(n))))
         return tuple(out)
 
-    def read_raw_blocks(self, rows: int = 0):
+    def read_raw_blocks(self, rows: int = 0) -> Iterator[np.ndarray]:
         """Yield the dense array in blocks of trials (C order)."""
         n_tr, n_t, n_ch = self.shape
         per = max(1, n_t * n_ch * self.dtype.itemsize)

@@ -20,6 +20,7 @@ from typing import Any
 import h5py
 import numpy as np
 
+from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.source import RuleError
 from inspector.formats.vneurotk.values import as_text, typed
 
@@ -30,7 +31,6 @@ MAGIC = "recording"
 MIN_SCHEMA, MAX_SCHEMA = 0, 1
 DATA_MODES = ("continuous", "epochs", "patterns")
 HEADER_ATTRS = (MAGIC_ATTR, VERSION_ATTR, WRITER_ATTR, "data_mode", "neuro_format")
-SEED = "VneuroTK format, 'Format header'"
 
 
 @dataclass
@@ -62,108 +62,117 @@ def _raw_attr(f: h5py.File, name: str) -> Any:
         return None
 
 
-def read_header(f: h5py.File) -> Header:
-    """Apply the header rules to the root attributes of ``f``."""
-    present = set(f.attrs.keys())
-    raw = {name: (typed(_raw_attr(f, name)) if name in present else None) for name in HEADER_ATTRS}
-    hdr = Header(raw)
-    wv = _raw_attr(f, WRITER_ATTR) if WRITER_ATTR in present else None
+def _writer_version(f: h5py.File, hdr: Header) -> None:
+    """Set ``hdr.writer_version``; a null-dataspace value is a finding, not text."""
+    wv = _raw_attr(f, WRITER_ATTR)
+    if isinstance(wv, h5py.Empty):
+        hdr.errors.append(RuleError(
+            R.HEADER_WRITER_EMPTY,
+            f"root attribute '{WRITER_ATTR}' has a null dataspace ({wv.dtype}): it holds no "
+            "version text", f"/@{WRITER_ATTR}"))
+        return
     if wv is not None:
         t = as_text(wv)
         hdr.writer_version = t.value if t is not None else str(wv)
+
+
+def _partial(present: set[str]) -> RuleError | None:
+    """``header.partial`` when exactly one of the two header attributes is present."""
     has_magic, has_version = MAGIC_ATTR in present, VERSION_ATTR in present
-    if not has_magic and not has_version:
-        hdr.schema_version = 0
-        hdr.accepted = True
-        return hdr
-    if not (has_magic and has_version):
-        missing = MAGIC_ATTR if not has_magic else VERSION_ATTR
-        other = VERSION_ATTR if not has_magic else MAGIC_ATTR
-        hdr.errors.append(RuleError(
-            "header.partial",
-            f"partial format header: root attribute '{missing}' is missing while '{other}' is present; "
-            f"a partial header is rejected, not guessed ({SEED})",
-            f"/@{missing}",
-        ))
-        return hdr
+    if has_magic == has_version:
+        return None
+    missing, other = (MAGIC_ATTR, VERSION_ATTR) if not has_magic else (VERSION_ATTR, MAGIC_ATTR)
+    return RuleError(
+        R.HEADER_PARTIAL,
+        f"partial format header: root attribute '{missing}' is missing while '{other}' is "
+        "present; a partial header is rejected, not guessed", f"/@{missing}")
+
+
+def _magic(f: h5py.File) -> RuleError | None:
     magic = as_text(_raw_attr(f, MAGIC_ATTR))
-    if magic is None or magic.value != MAGIC:
-        shown = magic.value if magic is not None else repr(_raw_attr(f, MAGIC_ATTR))
-        hdr.errors.append(RuleError(
-            "header.wrong-magic",
-            f"root attribute '{MAGIC_ATTR}' must be '{MAGIC}', got {shown!r} ({SEED})",
-            f"/@{MAGIC_ATTR}",
-        ))
-        return hdr
+    if magic is not None and magic.value == MAGIC:
+        return None
+    shown = magic.value if magic is not None else repr(_raw_attr(f, MAGIC_ATTR))
+    return RuleError(R.HEADER_WRONG_MAGIC,
+                     f"root attribute '{MAGIC_ATTR}' must be '{MAGIC}', got {shown!r}",
+                     f"/@{MAGIC_ATTR}")
+
+
+def _version(f: h5py.File, hdr: Header) -> RuleError | None:
+    """Set ``hdr.schema_version`` from the version attribute, or say why not."""
     version = _raw_attr(f, VERSION_ATTR)
     if isinstance(version, (bool, np.bool_)) or not isinstance(version, (int, np.integer)):
         kind = "boolean" if isinstance(version, (bool, np.bool_)) else type(version).__name__
         shown = version.item() if isinstance(version, np.generic) else version
         if isinstance(version, np.ndarray):
             kind = f"{version.dtype} array of shape {version.shape}"
-        hdr.errors.append(RuleError(
-            "header.version-type",
-            f"root attribute '{VERSION_ATTR}' must be an integer, got {shown!r} ({kind}); "
-            f"a malformed version is rejected ({SEED})",
-            f"/@{VERSION_ATTR}",
-        ))
-        return hdr
+        return RuleError(R.HEADER_VERSION_TYPE,
+                         f"root attribute '{VERSION_ATTR}' must be an integer, got {shown!r} "
+                         f"({kind}); a malformed version is rejected", f"/@{VERSION_ATTR}")
     hdr.schema_version = int(version)
     if not MIN_SCHEMA <= hdr.schema_version <= MAX_SCHEMA:
-        hdr.errors.append(RuleError(
-            "header.unsupported-version",
-            f"unsupported schema version {hdr.schema_version}: supported range is "
-            f"{MIN_SCHEMA}..{MAX_SCHEMA} ({SEED})",
-            f"/@{VERSION_ATTR}",
-        ))
+        return RuleError(R.HEADER_UNSUPPORTED_VERSION,
+                         f"unsupported schema version {hdr.schema_version}: supported range "
+                         f"is {MIN_SCHEMA}..{MAX_SCHEMA}", f"/@{VERSION_ATTR}")
+    return None
+
+
+def read_header(f: h5py.File) -> Header:
+    """Apply the header rules to the root attributes of ``f`` (seed, 'Format header').
+
+    The first broken rule in the reference's order ends the checks
+    (``accepted`` stays False); a null-dataspace ``writer_version`` is
+    reported but does not stop reading.
+    """
+    present = set(f.attrs.keys())
+    raw = {name: (typed(_raw_attr(f, name)) if name in present else None)
+           for name in HEADER_ATTRS}
+    hdr = Header(raw)
+    if WRITER_ATTR in present:
+        _writer_version(f, hdr)
+    if MAGIC_ATTR not in present and VERSION_ATTR not in present:
+        hdr.schema_version = 0
+        hdr.accepted = True
         return hdr
-    if hdr.schema_version >= 1 and WRITER_ATTR not in present:
-        hdr.errors.append(RuleError(
-            "header.missing-writer-version",
-            f"schema-{hdr.schema_version} header lacks the required root attribute '{WRITER_ATTR}' ({SEED})",
-            f"/@{WRITER_ATTR}",
-        ))
+    broken = _partial(present) or _magic(f) or _version(f, hdr)
+    if broken is None and WRITER_ATTR not in present and (hdr.schema_version or 0) >= 1:
+        broken = RuleError(
+            R.HEADER_MISSING_WRITER,
+            f"schema-{hdr.schema_version} header lacks the required root attribute "
+            f"'{WRITER_ATTR}'", f"/@{WRITER_ATTR}")
+    if broken is not None:
+        hdr.errors.append(broken)
         return hdr
     hdr.accepted = True
     return hdr
 
 
 def read_data_mode(f: h5py.File, schema_version: int) -> tuple[str | None, list[RuleError]]:
-    """Return the normalised data mode and the rules broken (seed, 'Compatibility policy')."""
-    errors: list[RuleError] = []
+    """The normalised data mode and the rules broken (seed, 'Compatibility policy').
+
+    Schema 0 maps a missing or empty value and the typo ``continues`` to
+    ``continuous``; schema 1 requires one of :data:`DATA_MODES` as written.
+    """
     loc = "/@data_mode"
     if "data_mode" not in f.attrs:
         if schema_version == 0:
-            return "continuous", errors
-        errors.append(RuleError(
-            "header.missing-data-mode",
-            "schema-1 file lacks the required root attribute 'data_mode' ("
-            "VneuroTK format, 'Format header': data_mode is a nonempty required field)",
-            loc,
-        ))
-        return None, errors
+            return "continuous", []
+        return None, [RuleError(R.HEADER_MISSING_DATA_MODE,
+                                "schema-1 file lacks the required root attribute 'data_mode'",
+                                loc)]
     raw = _raw_attr(f, "data_mode")
     t = as_text(raw)
     mode = t.value if t is not None else str(raw)
-    if schema_version == 0:
-        if mode == "":
-            mode = "continuous"
-        elif mode == "continues":
-            mode = "continuous"
+    if schema_version == 0 and mode in ("", "continues"):
+        mode = "continuous"
     elif mode == "":
-        errors.append(RuleError(
-            "header.empty-data-mode",
-            "schema-1 root attribute 'data_mode' is empty; it must be nonempty (VneuroTK format, 'Format header')",
-            loc,
-        ))
-        return None, errors
+        return None, [RuleError(R.HEADER_EMPTY_DATA_MODE,
+                                "schema-1 root attribute 'data_mode' is empty; it must be "
+                                "nonempty", loc)]
     if mode not in DATA_MODES:
-        extra = (" (the 'continues' typo is normalised only in schema 0, VneuroTK format, 'Compatibility policy')"
+        extra = (" (the 'continues' typo is normalised only in schema 0)"
                  if mode == "continues" else "")
-        errors.append(RuleError(
-            "header.invalid-data-mode",
-            f"data_mode {mode!r} is not one of continuous, epochs, patterns{extra}",
-            loc,
-        ))
-        return None, errors
-    return mode, errors
+        return None, [RuleError(R.HEADER_INVALID_DATA_MODE,
+                                f"data_mode {mode!r} is not one of continuous, epochs, "
+                                f"patterns{extra}", loc)]
+    return mode, []

@@ -1,7 +1,7 @@
-"""Per-sample stimulus labels (VneuroTK on-disk notes §3), read lazily in blocks.
+"""Per-sample stimulus labels, read lazily in blocks.
 
 Storage (root attributes): ``stim_labels_encoding`` = ``typed_scalars`` (a
-typed scalar sequence group, VneuroTK on-disk notes §4, NaN allowed), ``native`` or
+typed scalar sequence group, recording notes §4, NaN allowed), ``native`` or
 absent (legacy: a plain dataset; with ``stim_labels_is_str`` true it holds
 UTF-8 byte strings where the empty string means missing).
 ``stim_labels_shape`` reshapes the flat array.
@@ -25,7 +25,14 @@ from typing import Any
 import h5py
 import numpy as np
 
-from inspector.formats.vneurotk.scalars import CODE_FLOAT, MISSING_CODES, decode_one, sequence_parts
+from inspector.formats.vneurotk import rules as R
+from inspector.formats.vneurotk.arrays import normalize_selection
+from inspector.formats.vneurotk.scalars import (
+    CODE_FLOAT,
+    MISSING_CODES,
+    decode_one,
+    sequence_parts,
+)
 from inspector.formats.vneurotk.source import H5Source, RuleError
 from inspector.formats.vneurotk.values import as_text, is_missing
 
@@ -42,6 +49,51 @@ class LabelScan:
     at: dict[int, Any] = field(default_factory=dict)
 
 
+def _is_str_flag(f: h5py.File) -> bool:
+    """``stim_labels_is_str`` as one boolean (absent: False).
+
+    Raises:
+        RuleError: ``labels.bad-is-str`` for anything but one boolean or 0/1.
+    """
+    if "stim_labels_is_str" not in f.attrs:
+        return False
+    raw = np.asarray(f.attrs["stim_labels_is_str"])
+    if raw.size != 1 or raw.dtype.kind not in "biu" or int(raw.reshape(-1)[0]) not in (0, 1):
+        shown = f"{raw.dtype} of shape {raw.shape}" if raw.size != 1 else repr(raw.reshape(-1)[0])
+        raise RuleError(R.LABELS_BAD_IS_STR,
+                        f"stim_labels_is_str must be one boolean, got {shown}",
+                        "/@stim_labels_is_str")
+    return bool(raw.reshape(-1)[0])
+
+
+def _labels_shape(f: h5py.File, n: int) -> tuple[int, ...]:
+    """``stim_labels_shape`` checked against the ``n`` stored labels (absent: ``(n,)``).
+
+    Raises:
+        RuleError: ``labels.bad-shape`` (not integers) or
+            ``labels.shape-mismatch`` (negative, or a product other than ``n``).
+    """
+    if "stim_labels_shape" not in f.attrs:
+        return (n,)
+    raw = np.asarray(f.attrs["stim_labels_shape"]).reshape(-1)
+    integral = raw.dtype.kind in "iu" or (
+        raw.dtype.kind == "f" and bool(np.all(np.isfinite(raw)))
+        and bool(np.all(raw == np.round(raw))))
+    if not integral:
+        raise RuleError(R.LABELS_BAD_SHAPE,
+                        f"stim_labels_shape {raw.tolist()!r} is not a list of integers",
+                        "/@stim_labels_shape")
+    shape = tuple(int(x) for x in raw)
+    product = 1
+    for x in shape:  # Python ints: no overflow however large the entries
+        product *= x
+    if product != n or any(x < 0 for x in shape) or not shape:
+        raise RuleError(R.LABELS_SHAPE_MISMATCH,
+                        f"stim_labels_shape {list(shape)} does not hold the {n} stored labels",
+                        "/@stim_labels_shape")
+    return shape
+
+
 class Labels:
     """Lazy view of ``/stim_labels``.
 
@@ -52,6 +104,9 @@ class Labels:
         dtype: numpy dtype name of the labels as read (``"float64"``,
             ``"object"``...).
         count: number of elements.
+
+    Raises:
+        RuleError: the labels break a rule of notes §3 or §4.
     """
 
     def __init__(self, source: H5Source, f: h5py.File) -> None:
@@ -59,57 +114,75 @@ class Labels:
         enc = as_text(f.attrs.get("stim_labels_encoding", "legacy"))
         self.encoding = enc.value if enc is not None else "legacy"
         obj = f["stim_labels"]
-        self._types = self._values = self._ds = None
+        self._types: h5py.Dataset | None = None
+        self._values: h5py.Dataset | None = None
+        self._ds: h5py.Dataset | None = None
+        self.is_str = False
         if self.encoding == "typed_scalars":
             self._types, self._values = sequence_parts(obj, "/stim_labels")
             n = int(self._types.shape[0])
-            self.is_str = False
             self.dtype = "object"
         else:
-            if not isinstance(obj, h5py.Dataset):
-                raise RuleError("labels.not-dataset", f"/stim_labels must be a dataset for encoding {self.encoding!r} (VneuroTK on-disk notes §3)", "/stim_labels")
-            self._ds = obj
-            n = int(np.prod(obj.shape, dtype=np.int64)) if obj.shape is not None else 0
-            self.is_str = bool(np.asarray(f.attrs.get("stim_labels_is_str", False)).reshape(-1)[0]) if "stim_labels_is_str" in f.attrs else False
-            self.dtype = "object" if self.is_str else np.dtype(obj.dtype).name
-            if obj.dtype.kind in "SO" and not self.is_str:
-                self.dtype = "object"
+            n = self._init_dataset(f, obj)
         self.count = n
-        self.shape: tuple[int, ...] = (n,)
-        if "stim_labels_shape" in f.attrs:
-            raw = np.asarray(f.attrs["stim_labels_shape"]).reshape(-1)
-            try:
-                shape = tuple(int(x) for x in raw)
-            except (TypeError, ValueError):
-                raise RuleError("labels.bad-shape", f"stim_labels_shape {raw!r} is not a list of integers (VneuroTK on-disk notes §3)", "/@stim_labels_shape") from None
-            if int(np.prod(shape, dtype=np.int64)) != n or any(x < 0 for x in shape):
-                raise RuleError(
-                    "labels.shape-mismatch",
-                    f"stim_labels_shape {list(shape)} does not hold the {n} stored labels (VneuroTK on-disk notes §3)",
-                    "/@stim_labels_shape",
-                )
-            self.shape = shape
+        self.shape: tuple[int, ...] = _labels_shape(f, n)
+
+    def _init_dataset(self, f: h5py.File, obj: Any) -> int:
+        """Native or legacy labels: a plain dataset; returns the element count."""
+        if not isinstance(obj, h5py.Dataset):
+            raise RuleError(R.LABELS_NOT_DATASET,
+                            f"/stim_labels must be a dataset for encoding {self.encoding!r}",
+                            "/stim_labels")
+        self._ds = obj
+        n = 1
+        for x in obj.shape or (0,):
+            n *= int(x)
+        self.is_str = _is_str_flag(f)
+        self.dtype = "object" if self.is_str else np.dtype(obj.dtype).name
+        if obj.dtype.kind in "SO" and not self.is_str:
+            self.dtype = "object"
+        return n
 
     # -- decoding ------------------------------------------------------------
-    def _decode_block(self, a: int, b: int, need_all: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    def _decode_typed(self, a: int, b: int,
+                      need_all: bool) -> tuple[np.ndarray, np.ndarray | None]:
+        """Typed labels ``[a, b)``: the payloads are read only when needed."""
+        assert self._types is not None and self._values is not None
+        codes = np.asarray(self._source.read(self._types, slice(a, b))).astype(np.int64)
+        bad = ~np.isin(codes, np.arange(1, 8))
+        if bad.any():
+            raise RuleError(R.SCALAR_UNKNOWN_CODE,
+                            f"/stim_labels/types holds unknown typed scalar code "
+                            f"{int(codes[bad][0])}", "/stim_labels/types")
+        missing = np.isin(codes, MISSING_CODES)
+        if not (need_all or bool((codes == CODE_FLOAT).any())):
+            return missing, None
+        payload = np.asarray(self._source.read(self._values, slice(a, b)), dtype=object)
+        vals = np.empty(b - a, dtype=object)
+        for i, (c, p) in enumerate(zip(codes, payload, strict=True)):
+            vals[i] = decode_one(int(c), p, allow_nonfinite=True, location="/stim_labels")
+        missing = np.fromiter((is_missing(v) for v in vals), dtype=bool, count=b - a)
+        return missing, vals
+
+    def _read_flat(self, a: int, b: int) -> np.ndarray:
+        """Elements ``[a, b)`` of the plain dataset in C order (reads whole rows only)."""
+        ds = self._ds
+        assert ds is not None
+        if ds.ndim <= 1:
+            return np.asarray(self._source.read(ds, slice(a, b) if ds.ndim else ())).reshape(-1)
+        per_row = 1
+        for x in ds.shape[1:]:
+            per_row *= int(x)
+        r0, r1 = a // per_row, -(-b // per_row)
+        rows = np.asarray(self._source.read(ds, slice(r0, r1))).reshape(-1)
+        return rows[a - r0 * per_row: b - r0 * per_row]
+
+    def _decode_block(self, a: int, b: int,
+                      need_all: bool) -> tuple[np.ndarray, np.ndarray | None]:
         """Return ``(missing_mask, values_or_None)`` for elements ``[a, b)``."""
         if self._types is not None:
-            codes = np.asarray(self._source.read(self._types, slice(a, b))).astype(np.int64)
-            bad = ~np.isin(codes, np.arange(1, 8))
-            if bad.any():
-                raise RuleError("scalar.unknown-code", f"/stim_labels/types holds unknown typed scalar code {int(codes[bad][0])} (VneuroTK on-disk notes §4)", "/stim_labels/types")
-            missing = np.isin(codes, MISSING_CODES)
-            has_float = bool((codes == CODE_FLOAT).any())
-            if not (need_all or has_float):
-                return missing, None
-            payload = np.asarray(self._source.read(self._values, slice(a, b)), dtype=object)
-            vals = np.empty(b - a, dtype=object)
-            for i, (c, p) in enumerate(zip(codes, payload, strict=True)):
-                vals[i] = decode_one(int(c), p, allow_nonfinite=True, location="/stim_labels")
-            missing = np.fromiter((is_missing(v) for v in vals), dtype=bool, count=b - a)
-            return missing, vals
-        raw = np.asarray(self._source.read(self._ds, slice(a, b)) if self._ds.ndim == 1 else
-                         self._source.read(self._ds, ...).reshape(-1)[a:b])
+            return self._decode_typed(a, b, need_all)
+        raw = self._read_flat(a, b)
         if self.is_str:
             vals = np.empty(b - a, dtype=object)
             for i, v in enumerate(raw):
@@ -132,7 +205,8 @@ class Labels:
             OSError: the file changed or cannot be read.
         """
         pos = np.unique(np.asarray(list(positions), dtype=np.int64))
-        if self._ds is not None and not self.is_str and self._ds.dtype.kind in "fiub" and self._ds.ndim == 1:
+        ds = self._ds
+        if ds is not None and not self.is_str and ds.dtype.kind in "fiub" and ds.ndim == 1:
             return self._scan_numeric(pos)
         out = LabelScan()
         for a in range(0, self.count, LABEL_BLOCK):
@@ -164,7 +238,7 @@ class Labels:
             try:
                 ds.read_direct(v, np.s_[a:b], np.s_[0 : b - a])
             except (OSError, RuntimeError, TypeError) as exc:
-                raise OSError(f"{self._source.path}: cannot read {ds.name}: {exc}") from exc
+                raise OSError(f"cannot read {ds.name}: {exc}") from exc
             if len(out.first) < 5:
                 out.first.extend(_py(x) for x in v[: 5 - len(out.first)])
             nan = np.isnan(v) if is_float else None
@@ -172,7 +246,8 @@ class Labels:
             out.non_missing_count += (b - a) - n_missing
             if len(out.first_non_missing) < 5:
                 idx = np.flatnonzero(~nan) if nan is not None else np.arange(b - a)
-                out.first_non_missing.extend(_py(v[i]) for i in idx[: 5 - len(out.first_non_missing)])
+                room = 5 - len(out.first_non_missing)
+                out.first_non_missing.extend(_py(v[i]) for i in idx[:room])
             want = pos[(pos >= a) & (pos < b)]
             if want.size:
                 for p, x in zip(want.tolist(), v[want - a].tolist(), strict=True):
@@ -180,15 +255,26 @@ class Labels:
         return out
 
     def read(self, selection: Any = Ellipsis) -> np.ndarray:
-        """Decode ``labels[selection]`` (reads the flat range covering it)."""
-        flat_idx = np.arange(self.count).reshape(self.shape)[selection]
-        idx = np.asarray(flat_idx).reshape(-1)
-        if idx.size == 0:
-            return np.asarray(flat_idx, dtype=object)
+        """Decode ``labels[selection]`` (integers, slices, Ellipsis).
+
+        Reads the flat range covering the selection; never builds an index
+        array larger than the selection.
+
+        Raises:
+            IndexError, TypeError: see :func:`~.arrays.normalize_selection`.
+            RuleError, OSError: as for :meth:`scan`.
+        """
+        sel = normalize_selection(selection, self.shape)
+        axes = [np.arange(n)[s] if isinstance(s, slice) else np.array([s])
+                for s, n in zip(sel, self.shape, strict=True)]
+        out_shape = tuple(len(ax) for ax, s in zip(axes, sel, strict=True)
+                          if isinstance(s, slice))
+        if any(len(ax) == 0 for ax in axes):
+            return np.empty(out_shape, dtype=object)
+        idx = np.ravel_multi_index(np.ix_(*axes), self.shape).reshape(-1)
         a, b = int(idx.min()), int(idx.max()) + 1
         _, vals = self._decode_block(a, b, True)
-        res = np.asarray(vals)[idx - a]
-        return res.reshape(np.shape(flat_idx))
+        return np.asarray(vals)[idx - a].reshape(out_shape)
 
 
 def _py(v: Any) -> Any:

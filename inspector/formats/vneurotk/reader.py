@@ -3,45 +3,59 @@
 Order of the checks follows the reference reader (corpus README, "How the
 verdict was obtained"): header and data mode, neural array, metadata
 (``neuro_info``, labels, ``vision_info``, trial arrays, ``trial_info``,
-``trial_meta``), the schema-1 trial-structure contract (VneuroTK on-disk notes §3),
+``trial_meta``), the schema-1 trial-structure contract (recording notes §3),
 visual representations and their alignment, then the stimulus index.  Each
-broken rule becomes an error finding naming the rule and HDF5 location; the
-reader never raises for bad input.
+broken rule is a finding of a rule declared in
+:mod:`inspector.formats.vneurotk.rules`, at its HDF5 location; the reader
+never raises for bad input (HDF5's own errors on a damaged file are caught
+where each part is read).
 
-Opening reads attributes and small metadata only.  The neural array, the
-per-sample ``trial`` array, visual-representation arrays and images stay
-lazy; the per-sample labels are scanned once in blocks (see
-:mod:`inspector.formats.vneurotk.labels`).  ``hash_arrays=True`` adds the
-facts that need every byte: ``neuro.sha256``/``neuro.sum``, vision array
-hashes and decoded image facts.
+Opening reads attributes and small metadata only (each read sized by the
+file is capped).  The neural array, the per-sample ``trial`` array,
+visual-representation arrays and images stay lazy; the per-sample labels
+are scanned once in blocks (see :mod:`inspector.formats.vneurotk.labels`).
+``hash_arrays=True`` adds the facts that need every byte:
+``neuro.sha256``/``neuro.sum``, vision array hashes and decoded image facts.
+Work that reads whole arrays otherwise is deferred (:mod:`.checks`).
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import h5py
 import numpy as np
 import pandas as pd
 
+from inspector.formats.capabilities import TrialStructure
 from inspector.formats.document import FORMAT_RECORDING, Document, Stimulus
-from inspector.formats.vneurotk.arrays import COO_BLOCK, CooNeuroRef, H5DatasetRef
-from inspector.formats.vneurotk.header import read_data_mode, read_header
-from inspector.formats.vneurotk.labels import Labels
+from inspector.formats.findings import Finding, Rule
+from inspector.formats.vneurotk import rules as R
+from inspector.formats.vneurotk.arrays import CooNeuroRef, H5DatasetRef
+from inspector.formats.vneurotk.checks import RecordingCheck, Step, coo_bounds_step, image_step
+from inspector.formats.vneurotk.header import Header, read_data_mode, read_header
+from inspector.formats.vneurotk.labels import Labels, LabelScan
+from inspector.formats.vneurotk.neuro import hash_neuro, read_neuro, read_neuro_info
 from inspector.formats.vneurotk.scalars import read_sequence
-from inspector.formats.vneurotk.source import H5Source, OpenError, RuleError
+from inspector.formats.vneurotk.source import H5Source, OpenError, RuleError, read_whole
 from inspector.formats.vneurotk.summary import (
+    HeaderParts,
     build_header_tree,
     build_provenance_tree,
     trial_meta_facts,
 )
-from inspector.formats.vneurotk.tree import build_tree
+from inspector.formats.vneurotk.tree import attribute_values, build_tree
 from inspector.formats.vneurotk.trial_meta import read_trial_meta
-from inspector.formats.vneurotk.trials import TrialArrays, validate_state
-from inspector.formats.vneurotk.values import as_text, plain, typed
+from inspector.formats.vneurotk.trials import Parts, TrialArrays, validate_state
+from inspector.formats.vneurotk.values import plain, typed
 from inspector.formats.vneurotk.vision import (
+    StimulusEntry,
+    VisionRecord,
+    VisionStore,
     decode_image,
     read_records,
     read_stimuli_index,
@@ -53,23 +67,52 @@ SUMMARY_KEYS = (
     "trial_stim_ids", "trial_meta", "neuro_info", "vision_info", "trial_info",
     "vision_records", "stimuli",
 )
+#: ``Document.kind_label`` of a recording, and of an HDF5 file that is not one.
+KIND_RECORDING = "VneuroTK recording"
+KIND_PLAIN_HDF5 = "HDF5 file (not a VneuroTK recording)"
+#: Root attributes that only a VneuroTK recording carries (notes §1, §2).
+RECORDING_ATTRS = ("vneurotk_format", "vneurotk_schema_version", "data_mode", "neuro_format")
+
+T = TypeVar("T")
 
 
+@dataclass
 class _Ctx:
-    """State shared by the steps of one open."""
+    """State shared by the steps of one open (owned by the opening thread)."""
 
-    def __init__(self, doc: Document, src: H5Source, hash_arrays: bool) -> None:
-        self.doc = doc
-        self.src = src
-        self.f = src.file
-        self.hash_arrays = hash_arrays
-        self.name = doc.path.name
+    doc: Document
+    src: H5Source
+    hash_arrays: bool
+    steps: list[Step] = field(default_factory=list)
 
-    def fail(self, exc: RuleError) -> None:
-        self.doc.error(exc.code, f"{self.name}: {exc.message}", exc.location)
+    @property
+    def f(self) -> h5py.File:
+        return self.src.file
 
-    def warn(self, exc: RuleError) -> None:
-        self.doc.warning(exc.code, f"{self.name}: {exc.message}", exc.location)
+    def add(self, exc: RuleError) -> None:
+        """Record a broken rule that stopped a step."""
+        self.doc.findings.add(exc.finding())
+
+    def report(self, rule: Rule, message: str, location: str = "") -> Finding:
+        return self.doc.report(rule, message, location)
+
+
+@dataclass
+class _Read:
+    """The parts of the recording read at open (None where absent or rejected)."""
+
+    schema: int
+    mode: str | None
+    neuro: H5DatasetRef | CooNeuroRef | None = None
+    neuro_info: dict[str, Any] | None = None
+    labels: Labels | None = None
+    vision_info: dict[str, Any] | None = None
+    trials: TrialArrays | None = None
+    trial_info: dict[str, Any] | None = None
+    trial_meta: pd.DataFrame | None = None
+    valid_trials: bool = False
+    trial_ids: list[Any] | None = None
+    store: VisionStore = field(default_factory=VisionStore)
 
 
 def open_recording(path: Path, *, hash_arrays: bool = False) -> Document:
@@ -86,406 +129,243 @@ def open_recording(path: Path, *, hash_arrays: bool = False) -> Document:
         the keys of the corpus ``expected.json`` (see :data:`SUMMARY_KEYS`),
         ``arrays["neuro"]`` and ``arrays["vision_store/<i>"]`` lazy array
         references, ``tables["trial_meta"]``, ``stimuli``, ``header``,
-        ``tree`` and ``provenance`` trees.  ``extra`` holds
-        ``trial_starts``/``trial_ends``/``vision_onsets`` (int64 arrays or
-        None), ``trial_stim_ids`` (list), ``stim_labels`` (a lazy
-        :class:`~inspector.formats.vneurotk.labels.Labels` or None),
-        ``trial`` (lazy ArrayRef or None) and ``schema_version``.
+        ``tree`` and ``provenance`` trees, ``trials`` (a
+        :class:`~inspector.formats.capabilities.TrialStructure` once the
+        neural array and data mode are known) and ``checks`` (the deferred
+        COO coordinate and image checks).
 
     Never raises for bad input: every problem is a finding.
     """
     path = Path(path)
-    doc = Document(path, format=FORMAT_RECORDING)
+    doc = Document(path, format=FORMAT_RECORDING, kind_label=KIND_RECORDING,
+                   tree_title="HDF5 objects")
     doc.summary = {k: None for k in SUMMARY_KEYS}
     doc.header.add("format", "VneuroTK recording (HDF5)")
     try:
         src = H5Source(path)
     except OpenError as exc:
-        doc.error(exc.code, exc.message, "")
+        doc.report(exc.rule, exc.message)
         return doc
     doc.on_close(src.close)
     if src.lock_warning:
-        doc.warning("file.locked", src.lock_warning, "")
+        doc.report(R.FILE_LOCK_BYPASSED, src.lock_warning)
     ctx = _Ctx(doc, src, hash_arrays)
-    try:
-        _read(ctx)
-    except RuleError as exc:
-        ctx.fail(exc)
-    except (OSError, RuntimeError, KeyError) as exc:
-        doc.error("file.corrupt", f"{path.name}: HDF5 could not read the file structure (damaged file?): {exc}", "")
-    except Exception as exc:  # noqa: BLE001 - bad input must never escape as an exception
-        import traceback
-
-        doc.error("internal.reader-failed",
-                  f"{path.name}: the recording reader failed unexpectedly: {type(exc).__name__}: {exc}", "")
-        doc.extra["traceback"] = traceback.format_exc()
+    _read(ctx)
+    if ctx.steps:
+        doc.checks.append(RecordingCheck(steps=ctx.steps))
+    if not _looks_like_recording(ctx.f):
+        doc.kind_label = KIND_PLAIN_HDF5
     return doc
 
 
-def _read(ctx: _Ctx) -> None:
-    doc, f = ctx.doc, ctx.f
-
-    def report(sev: str, code: str, msg: str, loc: str) -> None:
-        getattr(doc, sev)(code, f"{ctx.name}: {msg}", loc)
-
-    doc.tree = build_tree(f, doc.path, report)
-    hdr = read_header(f)
-    doc.summary["header"] = hdr.raw
-    doc.summary["schema_version"] = hdr.schema_version
-    doc.summary["writer_version"] = hdr.writer_version
-    doc.extra["schema_version"] = hdr.schema_version
-    for e in hdr.errors:
-        ctx.fail(e)
-    if not hdr.accepted:
-        build_header_tree(doc, None)
-        return
-    schema = int(hdr.schema_version or 0)
-    mode, mode_errors = read_data_mode(f, schema)
-    for e in mode_errors:
-        ctx.fail(e)
-    if schema == 0:
-        doc.info("schema.historical", f"{ctx.name}: no format header: historical schema 0 "
-                 "(VneuroTK format, 'Compatibility policy'); read without modifying it", "/")
-
-    neuro = _guard(ctx, lambda: _read_neuro(ctx, mode))
-    shape = tuple(neuro.shape) if neuro is not None else None
-    neuro_info = _guard(ctx, lambda: _read_neuro_info(ctx, shape)) if shape is not None else None
-    labels = _guard(ctx, lambda: Labels(ctx.src, f) if "stim_labels" in f else None)
-    vision_info = _guard(ctx, lambda: _read_vision_info(ctx))
-    trials = _guard(ctx, lambda: TrialArrays.read(ctx.src, f))
-    trial_info = _guard(ctx, lambda: _read_attr_group(f, "trial_info"))
-    trial_meta = _guard(ctx, lambda: read_trial_meta(f["trial_meta"], ctx.fail) if "trial_meta" in f else None)
-    if trial_meta is not None:
-        doc.tables["trial_meta"] = trial_meta
-    for key in ("trial_starts", "trial_ends", "vision_onsets", "trial"):
-        attr = {"trial_starts": "starts", "trial_ends": "ends", "vision_onsets": "onsets", "trial": "trial"}[key]
-        doc.extra[key] = getattr(trials, attr) if trials is not None else None
-    if neuro is not None:
-        neuro.attrs["data_mode"] = mode
-        if neuro.attrs.get("sfreq") is None and trial_info and "sfreq" in trial_info:
-            sf = plain(trial_info["sfreq"])
-            neuro.attrs["sfreq"] = sf if isinstance(sf, (int, float)) and not isinstance(sf, bool) else None
-
-    if neuro is not None and mode is not None and shape is not None:
-        ok = validate_state(ctx, schema, mode, shape, neuro_info, labels, vision_info, trials, trial_info, trial_meta)
-    else:
-        ok = False
-
-    # labels scan: summary facts and the labels at trial onsets
-    trial_ids = None
-    if labels is not None:
-        positions = trials.onset_positions(mode, shape) if (ok and trials is not None) else []
-        scan = _guard(ctx, lambda: labels.scan(positions))
-        if scan is not None:
-            doc.summary["stim_labels"] = {
-                "count": labels.count, "shape": list(labels.shape), "dtype": labels.dtype,
-                "first": [typed(v) for v in scan.first],
-                "non_missing_count": scan.non_missing_count,
-                "first_non_missing": [typed(v) for v in scan.first_non_missing],
-            }
-            if ok and mode in ("continuous", "epochs"):
-                trial_ids = _trial_stim_ids(labels, scan, positions, vision_info)
-    if ok and mode == "patterns":
-        trial_ids = _pattern_stim_ids(trial_meta, shape)
-    doc.extra["trial_stim_ids"] = trial_ids
-    doc.extra["stim_labels"] = labels
-    if trial_ids is not None:
-        doc.summary["trial_stim_ids"] = {"count": len(trial_ids), "first": [typed(v) for v in trial_ids[:5]]}
-
-    # vision data (reference stage 3 and 4)
-    has_vs, has_db = "vision_store" in f, "stimuli_db" in f
-    records = []
-    if has_vs or has_db:
-        if trial_ids is None and neuro is not None and mode is not None:
-            why = ("patterns need trial_meta['stim_index'] with one ID per row"
-                   if mode == "patterns" else "the trial structure is incomplete or invalid")
-            ctx.fail(RuleError("vision.unaligned",
-                               f"vision data cannot be aligned to trials/rows because explicit stimulus IDs are "
-                               f"missing ({why}; VneuroTK on-disk notes §3 and 5)", "/vision_store" if has_vs else "/stimuli_db"))
-        if has_vs:
-            got = _guard(ctx, lambda: read_records(f))
-            if got is not None:
-                records, warns = got
-                for w in warns:
-                    ctx.warn(w)
-        doc.summary["vision_records"] = _vision_facts(ctx, records, trial_ids)
-        if has_db:
-            _read_stimuli(ctx)
-
-    if neuro is not None and ctx.hash_arrays:
-        _hash_neuro(ctx, neuro)
-    doc.summary["data_mode"] = mode
-    doc.summary["neuro_info"] = neuro_info
-    if vision_info is not None and "vision_info" in f:
-        doc.summary["vision_info"] = _vision_info_facts(vision_info)
-    if trial_info is not None:
-        doc.summary["trial_info"] = plain(trial_info)
-    if trial_meta is not None:
-        doc.summary["trial_meta"] = trial_meta_facts(trial_meta)
-    build_header_tree(doc, {"mode": mode, "neuro": neuro, "labels": labels, "trials": trials,
-                            "records": records, "neuro_info": neuro_info})
-    build_provenance_tree(doc, hdr.writer_version, records, schema)
+def _looks_like_recording(f: h5py.File) -> bool:
+    """False for an HDF5 file with no VneuroTK header, no data mode and no
+    neural data: not a recording at all (its objects are still listed)."""
+    try:
+        if any(k in f.attrs for k in RECORDING_ATTRS):
+            return True
+        return any(n in f for n in ("neuro", "neuro_row"))
+    except (OSError, RuntimeError, KeyError, ValueError):
+        return True
 
 
-def _guard(ctx: _Ctx, fn):
-    """Run one step; a broken rule or unreadable object becomes an error finding."""
+def _guard(ctx: _Ctx, fn: Callable[[], T]) -> T | None:
+    """Run one step; a broken rule, or HDF5 failing on a damaged part, is a finding.
+
+    HDF5 reports damaged structures as ``OSError``/``RuntimeError``/``KeyError``
+    (``file.corrupt``) and undecodable values as ``TypeError``/``ValueError``
+    (``read.failed``, e.g. a datatype numpy has no equivalent for).
+    """
     try:
         return fn()
     except RuleError as exc:
-        ctx.fail(exc)
+        ctx.add(exc)
     except (OSError, RuntimeError, KeyError) as exc:
-        ctx.doc.error("file.corrupt", f"{ctx.name}: HDF5 could not read part of the file (damaged file?): "
-                      f"{type(exc).__name__}: {exc}", "")
+        ctx.report(R.FILE_CORRUPT, "HDF5 could not read part of the file (damaged file?): "
+                   f"{type(exc).__name__}: {exc}")
     except (TypeError, ValueError) as exc:
-        ctx.doc.error("read.failed", f"{ctx.name}: {type(exc).__name__}: {exc}", "")
+        ctx.report(R.READ_FAILED, f"{type(exc).__name__}: {exc}")
     return None
 
 
-# -- neural array ---------------------------------------------------------------
-def _read_neuro(ctx: _Ctx, mode: str | None):
-    f = ctx.f
-    raw_fmt = f.attrs.get("neuro_format", "dense")
-    t = as_text(raw_fmt)
-    fmt = t.value if t is not None else str(raw_fmt)
-    sample_axis = 1 if mode == "epochs" else 0
-    if fmt == "coo":
-        for attr in ("neuro_shape", "neuro_dtype"):
-            if attr not in f.attrs:
-                raise RuleError("neuro.coo-missing-attr", f"COO neural data lacks the required root attribute '{attr}' (VneuroTK on-disk notes §2)", f"/@{attr}")
-        missing = [n for n in ("neuro_row", "neuro_col", "neuro_data") if not isinstance(f.get(n), h5py.Dataset)]
-        if missing:
-            raise RuleError("neuro.coo-missing-dataset",
-                            f"COO neural data lacks the required dataset(s) {', '.join(missing)} (VneuroTK on-disk notes §2)",
-                            "/" + missing[0])
-        raw = np.asarray(f.attrs["neuro_shape"]).reshape(-1)
-        try:
-            shape = tuple(int(x) for x in raw)
-        except (TypeError, ValueError):
-            raise RuleError("neuro.coo-shape", f"neuro_shape {raw!r} is not a list of integers (VneuroTK on-disk notes §2)", "/@neuro_shape") from None
-        if len(shape) != 3:
-            raise RuleError("neuro.coo-shape", f"COO neuro_shape {list(shape)} must have exactly three dimensions (VneuroTK on-disk notes §2)", "/@neuro_shape")
-        dt = as_text(f.attrs["neuro_dtype"])
-        try:
-            dtype = np.dtype(dt.value if dt is not None else str(f.attrs["neuro_dtype"]))
-        except TypeError:
-            raise RuleError("neuro.coo-dtype", f"neuro_dtype {f.attrs['neuro_dtype']!r} is not a numpy dtype (VneuroTK on-disk notes §2)", "/@neuro_dtype") from None
-        if dtype.kind not in NUMERIC_KINDS:
-            raise RuleError("neuro.coo-dtype", f"neuro_dtype {dtype.str!r} ({dtype.name}) is not a numeric (bool, int, uint "
-                            "or float) dtype; neural data must be a numeric array (VneuroTK on-disk notes §2)", "/@neuro_dtype")
-        if any(n < 0 for n in shape):
-            raise RuleError("neuro.coo-shape", f"COO neuro_shape {list(shape)} has a negative dimension (VneuroTK on-disk notes §2)", "/@neuro_shape")
-        row, col, data = f["neuro_row"], f["neuro_col"], f["neuro_data"]
-        for ds, what in ((row, "neuro_row"), (col, "neuro_col")):
-            if np.dtype(ds.dtype).kind not in "iu":
-                raise RuleError("neuro.coo-index-dtype", f"{what} has dtype {ds.dtype}; COO coordinates must be integers "
-                                "(VneuroTK on-disk notes §2)", f"/{what}")
-        if np.dtype(data.dtype).kind not in NUMERIC_KINDS:
-            raise RuleError("neuro.coo-data-dtype", f"neuro_data has dtype {data.dtype}; neural data must be a numeric array "
-                            "(VneuroTK on-disk notes §2)", "/neuro_data")
-        lens = {d.name: d.shape for d in (row, col, data)}
-        if any(s is None or len(s) != 1 for s in lens.values()) or len({s[0] for s in lens.values()}) != 1:
-            raise RuleError("neuro.coo-lengths", f"neuro_row, neuro_col and neuro_data must be 1-D of equal length, got {lens} (VneuroTK on-disk notes §2)", "/neuro_row")
-        ref = CooNeuroRef(ctx.src, row, col, data, shape, dtype, sample_axis=sample_axis)
-        ctx.doc.arrays["neuro"] = ref
-        _add_verifier(ctx, lambda progress, cancelled: _verify_coo_bounds(ctx, ref, progress, cancelled))
-        return ref
-    if fmt != "dense":
-        raise RuleError("neuro.format", f"neuro_format {fmt!r} is not 'dense' or 'coo' (VneuroTK on-disk notes §2)", "/@neuro_format")
-    ds = f.get("neuro")
-    if not isinstance(ds, h5py.Dataset):
-        what = "missing" if ds is None else "not a dataset"
-        hint = ""
-        if ds is None and not any(k in f.attrs for k in ("vneurotk_format", "vneurotk_schema_version", "data_mode")):
-            hint = ("; with no VneuroTK header, no data_mode and no neural data this HDF5 file is "
-                    "probably not a VneuroTK recording at all (its objects are still listed)")
-        raise RuleError("neuro.missing", f"dense neural data: the required dataset '/neuro' is {what}{hint} (VneuroTK on-disk notes §2)", "/neuro")
-    if ds.shape is None:
-        raise RuleError("neuro.empty", "dense '/neuro' has a null dataspace (no data) (VneuroTK on-disk notes §2)", "/neuro")
-    kind = np.dtype(ds.dtype).kind
-    if kind not in NUMERIC_KINDS + "c":
-        raise RuleError("neuro.dtype", f"dense '/neuro' has dtype {ds.dtype}: neural data must be a numeric array "
-                        "(bool, int, uint or float) (VneuroTK on-disk notes §2)", "/neuro")
-    if kind in "bc":
-        ctx.warn(RuleError("neuro.dtype-unusual", f"dense '/neuro' has {'boolean' if kind == 'b' else 'complex'} dtype "
-                           f"{ds.dtype}; neural samples are expected to be real numbers (int, uint or float); "
-                           "shown as stored (VneuroTK on-disk notes §2)", "/neuro"))
-    ref = H5DatasetRef(ctx.src, ds, "neuro", location="/neuro", storage="dense", sample_axis=sample_axis)
-    ctx.doc.arrays["neuro"] = ref
-    return ref
-
-
-#: dtype kinds accepted as neural samples: bool, signed/unsigned int, float.
-NUMERIC_KINDS = "biuf"
-#: Largest neural array (logical bytes) materialised for ``--hash-arrays``.
-MAX_HASH_BYTES = 4 << 30
-
-
-def _add_verifier(ctx: _Ctx, fn) -> None:
-    """Chain ``fn(progress, cancelled)`` after any deferred verifier already set."""
-    prev = ctx.doc.verifier
-
-    def run(progress=None, cancelled=None):
-        if prev is not None:
-            prev(progress, cancelled)
-        if cancelled is not None and cancelled():
-            return
-        fn(progress, cancelled)
-        ctx.doc.verified = True
-
-    ctx.doc.verifier = run
-    ctx.doc.verified = False
-
-
-def _verify_coo_bounds(ctx: _Ctx, ref: CooNeuroRef, progress, cancelled) -> None:
-    """Stream ``neuro_row``/``neuro_col`` in blocks (bounded memory): every
-    coordinate must fall inside ``neuro_shape`` (VneuroTK on-disk notes §2)."""
-    n_tr, n_t, n_ch = ref.shape
-    limits = {"neuro_row": n_tr * n_t, "neuro_col": n_ch}
-    for what, ds in (("neuro_row", ref._row), ("neuro_col", ref._col)):
-        lo = hi = None
-        try:
-            for a in range(0, ref.nnz, COO_BLOCK):
-                if cancelled is not None and cancelled():
-                    return
-                v = np.asarray(ctx.src.read(ds, slice(a, min(ref.nnz, a + COO_BLOCK))))
-                if v.size:
-                    vmin, vmax = int(v.min()), int(v.max())
-                    lo = vmin if lo is None else min(lo, vmin)
-                    hi = vmax if hi is None else max(hi, vmax)
-        except (OSError, ValueError, TypeError) as exc:
-            ctx.doc.error("neuro.unreadable", f"{ctx.name}: /{what} cannot be read: {exc}", f"/{what}")
-            continue
-        if lo is not None and (lo < 0 or hi >= limits[what]):
-            ctx.doc.error("neuro.coo-out-of-range",
-                          f"{ctx.name}: /{what} holds coordinates from {lo} to {hi}, outside 0..{limits[what] - 1} "
-                          f"allowed by neuro_shape {list(ref.shape)} (VneuroTK on-disk notes §2)", f"/{what}")
-
-
-def _hash_neuro(ctx: _Ctx, neuro) -> None:
-    logical = float(np.prod([float(n) for n in neuro.shape])) * np.dtype(neuro.dtype).itemsize
-    if logical > MAX_HASH_BYTES:
-        ctx.doc.warning("neuro.too-large-to-hash",
-                        f"{ctx.name}: the neural array {list(neuro.shape)} {np.dtype(neuro.dtype).name} is "
-                        f"{logical / 2**30:.3g} GiB (logical size), too large to hash (limit "
-                        f"{MAX_HASH_BYTES / 2**30:.0f} GiB); sha256 and sum are not reported", neuro.location)
+def _read(ctx: _Ctx) -> None:
+    doc = ctx.doc
+    doc.tree = _guard(ctx, lambda: build_tree(ctx.f, doc.path, doc.report))
+    hdr = _guard(ctx, lambda: read_header(ctx.f))
+    if hdr is None:
+        build_header_tree(doc, None)
         return
-    h = hashlib.sha256()
-    total = 0.0
-    chunks = []
-    try:
-        for block in neuro.read_raw_blocks():
-            h.update(np.ascontiguousarray(block).tobytes())
-            chunks.append(block)
-            if sum(c.nbytes for c in chunks) > (64 << 20):
-                total += sum(float(np.asarray(c, dtype=np.float64).sum()) for c in chunks)
-                chunks = []
-        if chunks:
-            arr = np.concatenate([np.asarray(c, dtype=np.float64).reshape(-1) for c in chunks])
-            total += float(arr.sum())
-    except (OSError, ValueError, TypeError) as exc:
-        ctx.doc.error("neuro.unreadable", f"{ctx.name}: the neural array cannot be read whole: {exc}", neuro.location)
+    doc.summary.update(header=hdr.raw, schema_version=hdr.schema_version,
+                       writer_version=hdr.writer_version)
+    for e in hdr.errors:
+        ctx.add(e)
+    if not hdr.accepted:
+        build_header_tree(doc, None)
         return
-    n = ctx.doc.summary["neuro"]
-    n["sha256"] = h.hexdigest()
-    from inspector.formats.vneurotk.values import json_float
+    got = _read_parts(ctx, hdr)
+    _guard(ctx, lambda: _trial_ids(ctx, got))
+    _guard(ctx, lambda: _vision(ctx, got))
+    _guard(ctx, lambda: _finish(ctx, hdr, got))
 
-    n["sum"] = json_float(total)
+
+def _mode(ctx: _Ctx, schema: int) -> str | None:
+    got = _guard(ctx, lambda: read_data_mode(ctx.f, schema))
+    if got is None:
+        return None
+    mode, errors = got
+    for e in errors:
+        ctx.add(e)
+    if schema == 0:
+        ctx.report(R.SCHEMA_HISTORICAL, "no format header: historical schema 0; read without "
+                   "modifying it", "/")
+    return mode
 
 
-def _read_neuro_info(ctx: _Ctx, shape: tuple[int, ...]) -> dict[str, Any]:
+def _read_parts(ctx: _Ctx, hdr: Header) -> _Read:
+    """Every part read at open, each guarded so that one broken part does not hide the rest."""
     f = ctx.f
-    info: dict[str, Any] = {}
-    neuro = ctx.doc.arrays["neuro"]
-    ctx.doc.summary["neuro"] = {"storage": neuro.storage, "shape": list(shape), "dtype": np.dtype(neuro.dtype).name}
-    if "neuro_info" in f:
-        g = f["neuro_info"]
-        for k in g.attrs:
-            info[k] = g.attrs[k]
-    raw_shape = info.get("shape")
-    if raw_shape is not None:
-        try:
-            declared = tuple(int(x) for x in np.asarray(raw_shape).reshape(-1))
-        except (TypeError, ValueError):
-            raise RuleError("neuro-info.shape", f"neuro_info shape {raw_shape!r} is not an integer shape (VneuroTK on-disk notes §2)", "/neuro_info@shape") from None
-        if declared != tuple(shape):
-            where = "/neuro" if ctx.doc.arrays["neuro"].storage == "dense" else "/@neuro_shape"
-            raise RuleError("neuro-info.shape-mismatch",
-                            f"neuro_info/shape {list(declared)} contradicts the neural array shape {list(shape)} of {where} (VneuroTK on-disk notes §2)",
-                            "/neuro_info@shape")
-    out = {k: plain(v) for k, v in info.items()}
-    out["shape"] = list(shape)
-    ref = ctx.doc.arrays["neuro"]
-    sfreq = out.get("sfreq")
-    ref.attrs["sfreq"] = sfreq if isinstance(sfreq, (int, float)) and not isinstance(sfreq, bool) else None
-    ch = out.get("ch_names")
-    ref.attrs["ch_names"] = [str(c) for c in ch] if isinstance(ch, list) else None
-    if isinstance(ch, list):
-        bad = [i for i, c in enumerate(ch) if not isinstance(c, str)]
-        if bad:
-            ctx.warn(RuleError("neuro-info.ch-names-type",
-                               f"neuro_info ch_names holds {len(bad)} non-string entr{'y' if len(bad) == 1 else 'ies'} "
-                               f"(first at index {bad[0]}: {ch[bad[0]]!r}); channel names should be strings, one per "
-                               "channel (VneuroTK on-disk notes §2, neuro_info)", "/neuro_info@ch_names"))
-    # The unit of the samples, when neuro_info names one (free attributes: "units", "unit", "unit_type").
-    unit = next((out[k] for k in ("units", "unit", "unit_type") if isinstance(out.get(k), str) and out[k]), None)
-    if unit is not None:
-        ref.attrs["unit"] = unit
-    return out
+    schema = int(hdr.schema_version or 0)
+    got = _Read(schema, _mode(ctx, schema))
+    got.neuro = _guard(ctx, lambda: read_neuro(ctx.src, f, got.mode, ctx.report))
+    if got.neuro is not None:
+        ctx.doc.arrays["neuro"] = got.neuro
+        if isinstance(got.neuro, CooNeuroRef):
+            ctx.steps.append(coo_bounds_step(ctx.src, got.neuro))
+        neuro = got.neuro
+        ctx.doc.summary["neuro"] = {"storage": neuro.storage, "shape": list(neuro.shape),
+                                    "dtype": np.dtype(neuro.dtype).name}
+        got.neuro_info = _guard(ctx, lambda: read_neuro_info(f, neuro, ctx.report))
+    got.labels = _guard(ctx, lambda: Labels(ctx.src, f) if "stim_labels" in f else None)
+    got.vision_info = _guard(ctx, lambda: _read_vision_info(f))
+    got.trials = _guard(ctx, lambda: TrialArrays.read(ctx.src, f))
+    got.trial_info = _guard(ctx, lambda: _read_attr_group(f, "trial_info"))
+    got.trial_meta = _guard(ctx, lambda: read_trial_meta(f["trial_meta"], ctx.add)
+                            if "trial_meta" in f else None)
+    if got.trial_meta is not None:
+        ctx.doc.tables["trial_meta"] = got.trial_meta
+        ctx.doc.table_locations["trial_meta"] = "/trial_meta"
+    if got.neuro is not None:
+        _neuro_attrs(got)
+        if got.mode is not None:
+            got.valid_trials = validate_state(got.schema, _contract_parts(got),
+                                              ctx.doc.findings.add)
+    return got
+
+
+def _neuro_attrs(got: _Read) -> None:
+    """Display attributes of the neural array: data mode, sampling rate (neuro_info,
+    else trial_info ``sfreq``)."""
+    neuro = got.neuro
+    assert neuro is not None
+    neuro.attrs["data_mode"] = got.mode
+    if neuro.attrs.get("sfreq") is None and got.trial_info and "sfreq" in got.trial_info:
+        sf = plain(got.trial_info["sfreq"])
+        number = isinstance(sf, (int, float)) and not isinstance(sf, bool)
+        neuro.attrs["sfreq"] = sf if number else None
+
+
+def _contract_parts(got: _Read) -> Parts:
+    assert got.mode is not None and got.neuro is not None
+    return Parts(got.mode, tuple(got.neuro.shape), got.neuro_info, got.labels,
+                 got.vision_info, got.trials, got.trial_info, got.trial_meta)
 
 
 def _read_attr_group(f: h5py.File, name: str) -> dict[str, Any] | None:
-    if name not in f:
+    obj = f.get(name)
+    if obj is None:
         return None
-    g = f[name]
-    return {k: g.attrs[k] for k in g.attrs}
+    return attribute_values(obj)
 
 
-def _read_vision_info(ctx: _Ctx) -> dict[str, Any]:
-    f = ctx.f
-    if "vision_info" not in f:
+def _read_vision_info(f: h5py.File) -> dict[str, Any]:
+    """``vision_info`` attributes and ``stim_ids`` ({} when absent; notes §5).
+
+    ``stim_ids`` is a list when stored as a typed sequence or a 1-D dataset;
+    a scalar or null-dataspace dataset is kept as its value (not a list), which
+    the trial-structure contract reports.
+
+    Raises:
+        RuleError: ``vision-info.not-group``, or the IDs break a rule.
+    """
+    g = f.get("vision_info")
+    if g is None:
         return {}
-    g = f["vision_info"]
-    info: dict[str, Any] = {k: plain(g.attrs[k]) for k in g.attrs}
-    if "stim_ids" in g:
-        obj = g["stim_ids"]
-        if isinstance(obj, h5py.Group):
-            info["stim_ids"] = read_sequence(obj, "/vision_info/stim_ids")
-        else:
-            raw = np.asarray(obj[()])
-            info["stim_ids"] = raw.tolist()
+    if not isinstance(g, h5py.Group):
+        raise RuleError(R.VISION_INFO_NOT_GROUP, "/vision_info must be a group, not a dataset",
+                        "/vision_info")
+    info: dict[str, Any] = {k: plain(v) for k, v in attribute_values(g).items()}
+    obj = g.get("stim_ids")
+    if isinstance(obj, h5py.Dataset):
+        # Schema 0: the values as stored (byte strings stay bytes, as the reference has them).
+        raw = read_whole(obj, R.VISION_TOO_LARGE, location="/vision_info/stim_ids")
+        info["stim_ids"] = raw.tolist() if isinstance(raw, np.ndarray) and raw.ndim == 1 else raw
+    elif obj is not None:
+        info["stim_ids"] = read_sequence(obj, "/vision_info/stim_ids")
     return info
 
 
 def _vision_info_facts(info: dict[str, Any]) -> dict[str, Any]:
     out = dict(info)
     if "stim_ids" in out:
-        out["stim_ids"] = [typed(v) for v in out["stim_ids"]]
+        ids = out["stim_ids"]
+        out["stim_ids"] = [typed(v) for v in ids] if isinstance(ids, list) else typed(ids)
     return out
 
 
 # -- trial stimulus IDs -------------------------------------------------------------
-def _trial_stim_ids(labels: Labels, scan, positions: list[int], vision_info: dict | None) -> list[Any]:
+def _trial_ids(ctx: _Ctx, got: _Read) -> None:
+    """Scan the labels once (summary facts) and derive each trial's stimulus ID."""
+    labels, shape = got.labels, tuple(got.neuro.shape) if got.neuro is not None else None
+    if labels is not None:
+        positions: list[int] = []
+        if got.valid_trials and got.trials is not None:
+            positions = got.trials.onset_positions(got.mode, shape)
+        scan = _guard(ctx, lambda: labels.scan(positions))
+        if scan is not None:
+            ctx.doc.summary["stim_labels"] = _label_facts(labels, scan)
+            if got.valid_trials and got.mode in ("continuous", "epochs"):
+                got.trial_ids = _trial_stim_ids(labels, scan, positions, got.vision_info)
+    if got.valid_trials and got.mode == "patterns" and shape is not None:
+        got.trial_ids = _pattern_stim_ids(got.trial_meta, shape)
+    if got.trial_ids is not None:
+        ctx.doc.summary["trial_stim_ids"] = {"count": len(got.trial_ids),
+                                             "first": [typed(v) for v in got.trial_ids[:5]]}
+
+
+def _label_facts(labels: Labels, scan: LabelScan) -> dict[str, Any]:
+    return {
+        "count": labels.count, "shape": list(labels.shape), "dtype": labels.dtype,
+        "first": [typed(v) for v in scan.first],
+        "non_missing_count": scan.non_missing_count,
+        "first_non_missing": [typed(v) for v in scan.first_non_missing],
+    }
+
+
+def _trial_stim_ids(labels: Labels, scan: LabelScan, positions: list[int],
+                    vision_info: dict[str, Any] | None) -> list[Any]:
     values = [scan.at.get(int(p)) for p in positions]
-    if labels.dtype != "object" and vision_info is not None:
-        # The reference maps each numeric label to the first vision_info ID equal
-        # to it (so 10.0 reads as the int ID 10); a dict keeps Python equality.
-        first: dict[Any, Any] = {}
-        for k in vision_info.get("stim_ids", []) or []:
-            try:
-                first.setdefault(k, k)
-            except TypeError:
-                continue
-        out = []
-        for v in values:
-            try:
-                out.append(first.get(v, v))
-            except TypeError:
-                out.append(v)
-        values = out
-    return values
+    ids = (vision_info or {}).get("stim_ids")
+    if labels.dtype == "object" or not isinstance(ids, list):
+        return values
+    # The reference maps each numeric label to the first vision_info ID equal
+    # to it (so 10.0 reads as the int ID 10); a dict keeps Python equality.
+    first: dict[Any, Any] = {}
+    for k in ids:
+        try:
+            first.setdefault(k, k)
+        except TypeError:
+            continue
+    out = []
+    for v in values:
+        try:
+            out.append(first.get(v, v))
+        except TypeError:
+            out.append(v)
+    return out
 
 
-def _pattern_stim_ids(trial_meta: pd.DataFrame | None, shape: tuple[int, ...]) -> list[Any] | None:
+def _pattern_stim_ids(trial_meta: pd.DataFrame | None,
+                      shape: tuple[int, ...]) -> list[Any] | None:
     if trial_meta is None or "stim_index" not in trial_meta.columns:
         return None
     col = trial_meta["stim_index"]
@@ -496,52 +376,88 @@ def _pattern_stim_ids(trial_meta: pd.DataFrame | None, shape: tuple[int, ...]) -
 
 
 # -- vision -----------------------------------------------------------------
-def _vision_facts(ctx: _Ctx, records, trial_ids) -> list[dict[str, Any]]:
-    out = []
-    for r in records:
-        name = f"vision_store/{r.key}"
-        ref = H5DatasetRef(ctx.src, r.array, name, location=f"{r.location}/array", storage="dense", sample_axis=0)
-        ref.attrs.update({"model": r.model, "module_name": r.module_name, "module_type": r.module_type,
-                          "stim_ids": r.stim_ids})
-        ctx.doc.arrays[name] = ref
-        arr = {"shape": list(ref.shape), "dtype": ref.dtype.name}
-        if ctx.hash_arrays:
-            try:
-                h = hashlib.sha256()
-                for block in ref.read_raw_blocks():
-                    h.update(block.tobytes())
-                arr["sha256"] = h.hexdigest()
-            except OSError as exc:
-                ctx.doc.error("vision.unreadable", f"{ctx.name}: {r.location}/array cannot be read: {exc}", f"{r.location}/array")
-        aligned = None
-        if trial_ids is not None:
-            have = set()
-            for s in r.stim_ids:
-                try:
-                    have.add(s)
-                except TypeError:
-                    pass
-            missing = []
-            for s in trial_ids:
-                try:
-                    if s not in have:
-                        missing.append(s)
-                except TypeError:
-                    missing.append(s)
-            if missing:
-                uniq = list(dict.fromkeys(repr(m) for m in missing))
-                ctx.fail(RuleError("vision.ids-not-covered",
-                                   f"{r.location}/stim_ids do not cover the trial stimulus IDs: missing {len(uniq)} ID(s) "
-                                   f"{', '.join(uniq[:5])} (records must align to every trial/row, VneuroTK on-disk notes §5)",
-                                   f"{r.location}/stim_ids"))
-            else:
-                aligned = [len(trial_ids)] + list(ref.shape[1:])
-        out.append({
-            "model": r.model, "module_name": r.module_name, "module_type": r.module_type,
-            "provenance": r.provenance, "provenance_as_read": r.provenance_as_read,
-            "stim_ids": [typed(v) for v in r.stim_ids], "array": arr, "aligned_shape": aligned,
-        })
-    return out
+def _vision(ctx: _Ctx, got: _Read) -> None:
+    """Visual representations and stimulus images (reference stages 3 and 4)."""
+    f = ctx.f
+    has_vs, has_db = "vision_store" in f, "stimuli_db" in f
+    if not (has_vs or has_db):
+        return
+    if got.trial_ids is None and got.neuro is not None and got.mode is not None:
+        why = ("patterns need trial_meta['stim_index'] with one ID per row"
+               if got.mode == "patterns" else "the trial structure is incomplete or invalid")
+        ctx.report(R.VISION_UNALIGNED,
+                   "vision data cannot be aligned to trials/rows because explicit stimulus IDs "
+                   f"are missing ({why})", "/vision_store" if has_vs else "/stimuli_db")
+    if has_vs:
+        store = _guard(ctx, lambda: read_records(f))
+        if store is not None:
+            got.store = store
+            for p in store.problems:
+                ctx.add(p)
+    ctx.doc.summary["vision_records"] = [_record_facts(ctx, r, got.trial_ids)
+                                         for r in got.store.records]
+    if has_db:
+        _read_stimuli(ctx)
+
+
+def _array_hash(ctx: _Ctx, r: VisionRecord, ref: H5DatasetRef) -> str | None:
+    try:
+        h = hashlib.sha256()
+        for block in ref.read_raw_blocks():
+            h.update(block.tobytes())
+        return h.hexdigest()
+    except OSError as exc:
+        ctx.report(R.VISION_UNREADABLE, f"{r.location}/array cannot be read: {exc}",
+                   f"{r.location}/array")
+        return None
+
+
+def _aligned_shape(ctx: _Ctx, r: VisionRecord, ref: H5DatasetRef,
+                   trial_ids: list[Any]) -> list[int] | None:
+    """``[trials, *feature shape]`` when the record covers every trial's ID (notes §5)."""
+    have = set()
+    for s in r.stim_ids:
+        try:
+            have.add(s)
+        except TypeError:
+            pass
+    missing = []
+    for s in trial_ids:
+        try:
+            if s not in have:
+                missing.append(s)
+        except TypeError:
+            missing.append(s)
+    if not missing:
+        return [len(trial_ids)] + list(ref.shape[1:])
+    uniq = list(dict.fromkeys(repr(m) for m in missing))
+    ctx.report(R.VISION_IDS_NOT_COVERED,
+               f"{r.location}/stim_ids do not cover the trial stimulus IDs: missing "
+               f"{len(uniq)} ID(s) {', '.join(uniq[:5])} (records must align to every "
+               "trial/row)", f"{r.location}/stim_ids")
+    return None
+
+
+def _record_facts(ctx: _Ctx, r: VisionRecord, trial_ids: list[Any] | None) -> dict[str, Any]:
+    """Offer the record's array and return its ``vision_records`` summary entry."""
+    name = f"vision_store/{r.key}"
+    assert r.array is not None
+    ref = H5DatasetRef(ctx.src, r.array, name, location=f"{r.location}/array", storage="dense",
+                       sample_axis=0)
+    ref.attrs.update({"model": r.model, "module_name": r.module_name,
+                      "module_type": r.module_type, "stim_ids": r.stim_ids})
+    ctx.doc.arrays[name] = ref
+    arr: dict[str, Any] = {"shape": list(ref.shape), "dtype": ref.dtype.name}
+    if ctx.hash_arrays:
+        digest = _array_hash(ctx, r, ref)
+        if digest is not None:
+            arr["sha256"] = digest
+    aligned = _aligned_shape(ctx, r, ref, trial_ids) if trial_ids is not None else None
+    return {
+        "model": r.model, "module_name": r.module_name, "module_type": r.module_type,
+        "provenance": r.provenance, "provenance_as_read": r.provenance_as_read,
+        "stim_ids": [typed(v) for v in r.stim_ids], "array": arr, "aligned_shape": aligned,
+    }
 
 
 def _read_stimuli(ctx: _Ctx) -> None:
@@ -550,47 +466,100 @@ def _read_stimuli(ctx: _Ctx) -> None:
         return
     entries, problems = got
     for p in problems:
-        ctx.fail(p)
+        ctx.add(p)
     folder = ctx.doc.path.parent
+    src = ctx.src
     images = []
     for e in entries:
         ctx.doc.stimuli.append(Stimulus(e.stim_id, e.kind, e.location,
-                                        (lambda e=e: decode_image(ctx.src, e, folder))))
-        fact: dict[str, Any] = {"id": typed(e.stim_id), "kind": e.kind}
-        if e.kind not in ("array", "image_bytes", "path"):
-            ctx.warn(RuleError("stimuli.unknown-kind", f"{e.location}@kind {e.kind!r} is not array, image_bytes or path; shown as stored pixels (VneuroTK on-disk notes §5)", f"{e.location}@kind"))
-        if e.kind == "path":
-            try:
-                target = resolve_path(e, folder)
-            except (OSError, ValueError) as exc:
-                ctx.fail(RuleError("stimuli.path-unreadable", f"{e.location}: path cannot be read: {exc}", e.location))
-                target = None
-            if target is not None and not target.is_file():
-                ctx.fail(RuleError("stimuli.path-missing",
-                                   f"{e.location}: legacy image path {target} does not exist (relative paths resolve "
-                                   "from the recording's folder; VneuroTK format, 'Compatibility policy')", e.location))
-        if ctx.hash_arrays:
-            try:
-                img = decode_image(ctx.src, e, folder)
-                fact.update({"shape": list(img.shape), "dtype": img.dtype.name,
-                             "sha256": hashlib.sha256(np.ascontiguousarray(img).tobytes()).hexdigest()})
-            except (OSError, ValueError) as exc:
-                ctx.fail(RuleError("stimuli.undecodable", f"stimulus image cannot be decoded: {exc}", e.location))
-        elif e.kind == "array" and e.dataset.shape is not None:
-            fact.update({"shape": list(e.dataset.shape), "dtype": np.dtype(e.dataset.dtype).name})
-        images.append(fact)
-    ctx.doc.summary["stimuli"] = {"count": len(entries), "ids": [typed(e.stim_id) for e in entries], "images": images}
-    if not ctx.hash_arrays and any(e.kind in ("image_bytes",) for e in entries):
-        def verifier(progress=None, cancelled=None, entries=entries):
-            for i, e in enumerate(entries):
-                if cancelled is not None and cancelled():
-                    return
-                if e.kind == "image_bytes":
-                    try:
-                        decode_image(ctx.src, e, folder)
-                    except (OSError, ValueError) as exc:
-                        ctx.fail(RuleError("stimuli.undecodable", f"stimulus image cannot be decoded: {exc}", e.location))
-                if progress is not None:
-                    progress(i + 1, len(entries), None)
-            ctx.doc.verified = True
-        _add_verifier(ctx, verifier)
+                                        (lambda e=e: decode_image(src, e, folder))))
+        images.append(_stimulus_fact(ctx, e, folder))
+    ctx.doc.summary["stimuli"] = {"count": len(entries),
+                                  "ids": [typed(e.stim_id) for e in entries], "images": images}
+    if not ctx.hash_arrays and any(e.kind == "image_bytes" for e in entries):
+        ctx.steps.append(image_step(ctx.src, entries, folder))
+
+
+def _check_path(ctx: _Ctx, e: StimulusEntry, folder: Path) -> None:
+    try:
+        target = resolve_path(e, folder)
+    except (OSError, ValueError) as exc:
+        ctx.report(R.STIMULI_PATH_UNREADABLE, f"{e.location}: path cannot be read: {exc}",
+                   e.location)
+        return
+    if not target.is_file():
+        ctx.report(R.STIMULI_PATH_MISSING,
+                   f"{e.location}: legacy image path {target} does not exist (relative paths "
+                   "resolve from the recording's folder)", e.location)
+
+
+def _stimulus_fact(ctx: _Ctx, e: StimulusEntry, folder: Path) -> dict[str, Any]:
+    """The ``stimuli.images`` summary entry of one stimulus, checking its kind and path."""
+    fact: dict[str, Any] = {"id": typed(e.stim_id), "kind": e.kind}
+    if e.kind not in ("array", "image_bytes", "path"):
+        ctx.report(R.STIMULI_UNKNOWN_KIND,
+                   f"{e.location}@kind {e.kind!r} is not array, image_bytes or path; shown as "
+                   "stored pixels", f"{e.location}@kind")
+    if e.kind == "path":
+        _check_path(ctx, e, folder)
+    if ctx.hash_arrays:
+        try:
+            img = decode_image(ctx.src, e, folder)
+            fact.update({"shape": list(img.shape), "dtype": img.dtype.name,
+                         "sha256": hashlib.sha256(np.ascontiguousarray(img).tobytes()).hexdigest()})
+        except (OSError, ValueError) as exc:
+            ctx.report(R.STIMULI_UNDECODABLE, f"stimulus image cannot be decoded: {exc}",
+                       e.location)
+    elif e.kind == "array" and e.dataset.shape is not None:
+        fact.update({"shape": list(e.dataset.shape), "dtype": np.dtype(e.dataset.dtype).name})
+    return fact
+
+
+# -- summary, trees and capabilities ------------------------------------------------
+def _finish(ctx: _Ctx, hdr: Header, got: _Read) -> None:
+    doc, f = ctx.doc, ctx.f
+    if got.neuro is not None and ctx.hash_arrays:
+        digest = hash_neuro(got.neuro, ctx.report)
+        if digest is not None and doc.summary.get("neuro") is not None:
+            doc.summary["neuro"].update(digest)
+    doc.summary["data_mode"] = got.mode
+    doc.summary["neuro_info"] = got.neuro_info
+    if got.vision_info is not None and "vision_info" in f:
+        doc.summary["vision_info"] = _vision_info_facts(got.vision_info)
+    if got.trial_info is not None:
+        doc.summary["trial_info"] = plain(got.trial_info)
+    if got.trial_meta is not None:
+        doc.summary["trial_meta"] = trial_meta_facts(got.trial_meta)
+    build_header_tree(doc, HeaderParts(got.mode, got.neuro, got.labels, got.trials,
+                                       got.store.records))
+    shown = sorted(got.store.records + got.store.rejected, key=lambda r: int(r.key))
+    build_provenance_tree(doc, hdr.writer_version, shown)
+    if got.mode is not None and got.neuro is not None:
+        doc.trials = _trial_structure(got)
+
+
+def _int64_markers(a: np.ndarray | None) -> np.ndarray | None:
+    """A marker array as int64 ``(trials,)``, or None when it is not a 1-D
+    non-boolean integer array (the trial-structure rules report why)."""
+    if a is None or a.ndim != 1 or a.dtype == np.bool_ or not np.issubdtype(a.dtype, np.integer):
+        return None
+    return a.astype(np.int64)
+
+
+def _trial_structure(got: _Read) -> TrialStructure:
+    """The :class:`TrialStructure` capability of an opened recording."""
+    assert got.mode is not None and got.neuro is not None
+    sfreq = got.neuro.attrs.get("sfreq")
+    unit = (got.neuro_info or {}).get("time_unit")
+    t = got.trials
+    return TrialStructure(
+        data_mode=got.mode,
+        trial_starts=_int64_markers(t.starts) if t is not None else None,
+        trial_ends=_int64_markers(t.ends) if t is not None else None,
+        vision_onsets=_int64_markers(t.onsets) if t is not None else None,
+        trial_stim_ids=tuple(got.trial_ids) if got.trial_ids is not None else None,
+        stim_labels=got.labels,
+        sampling_rate_hz=float(sfreq) if sfreq is not None else None,
+        time_unit=unit if isinstance(unit, str) else "",
+        trial=t.trial if t is not None else None,
+    )

@@ -17,12 +17,15 @@ import h5py
 import numpy as np
 import pandas as pd
 
+from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.source import RuleError
 from inspector.formats.vneurotk.values import as_text
 
 SCALAR_ENCODING = "vneurotk_scalar_v1"
 CODE_BOOL, CODE_INT, CODE_FLOAT, CODE_STR, CODE_NONE, CODE_NA, CODE_NAT = range(1, 8)
 MISSING_CODES = (CODE_NONE, CODE_NA, CODE_NAT)
+#: Most values of one typed sequence read whole at open (stimulus IDs, table columns).
+MAX_SEQUENCE = 1 << 22
 
 
 def is_scalar_sequence(obj: Any) -> bool:
@@ -33,46 +36,62 @@ def is_scalar_sequence(obj: Any) -> bool:
     return t is not None and t.value == SCALAR_ENCODING
 
 
+def _decode_bool(text: str, location: str) -> bool:
+    if text not in ("0", "1"):
+        raise RuleError(R.SCALAR_MALFORMED, f"typed bool payload {text!r} is not '0' or '1'",
+                        location)
+    return text == "1"
+
+
+def _decode_int(text: str, location: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise RuleError(R.SCALAR_MALFORMED, f"typed int payload {text!r} is not decimal text",
+                        location) from None
+
+
+def _decode_float(text: str, location: str, allow_nonfinite: bool) -> float:
+    try:
+        value = float.fromhex(text)
+    except (ValueError, OverflowError):
+        raise RuleError(R.SCALAR_MALFORMED,
+                        f"typed float payload {text!r} is not float.hex() text",
+                        location) from None
+    if not allow_nonfinite and not math.isfinite(value):
+        raise RuleError(R.SCALAR_NONFINITE,
+                        f"typed float value {value!r} is not finite; schema-1 typed scalars "
+                        "allow NaN only where missing values are allowed", location)
+    return value
+
+
+#: The values of the codes without payload.
+_CONSTANTS: dict[int, Any] = {CODE_NONE: None, CODE_NA: pd.NA, CODE_NAT: pd.NaT}
+
+
 def decode_one(code: int, payload: Any, *, allow_nonfinite: bool, location: str) -> Any:
-    """Decode one ``(code, payload)`` pair.
+    """Decode one ``(code, payload)`` pair (notes §4).
+
+    Returns a bool, int, float, str, None, ``pandas.NA`` or ``pandas.NaT``.
 
     Raises:
         RuleError: unknown code, malformed payload, or a non-finite float
-            where it is not allowed (VneuroTK on-disk notes §4).
+            where it is not allowed.
     """
     t = as_text(payload)
     text = t.value if t is not None else str(payload)
     if code == CODE_BOOL:
-        if text not in ("0", "1"):
-            raise RuleError("scalar.malformed", f"typed bool payload {text!r} is not '0' or '1' (VneuroTK on-disk notes §4)", location)
-        return text == "1"
+        return _decode_bool(text, location)
     if code == CODE_INT:
-        try:
-            return int(text)
-        except ValueError:
-            raise RuleError("scalar.malformed", f"typed int payload {text!r} is not decimal text (VneuroTK on-disk notes §4)", location) from None
+        return _decode_int(text, location)
     if code == CODE_FLOAT:
-        try:
-            value = float.fromhex(text)
-        except (ValueError, OverflowError):
-            raise RuleError("scalar.malformed", f"typed float payload {text!r} is not float.hex() text (VneuroTK on-disk notes §4)", location) from None
-        if not allow_nonfinite and not math.isfinite(value):
-            raise RuleError(
-                "scalar.nonfinite",
-                f"typed float value {value!r} is not finite; schema-1 typed scalars allow NaN only "
-                "where missing values are allowed (seed, 'Safe scalar identifiers'; VneuroTK on-disk notes §4)",
-                location,
-            )
-        return value
+        return _decode_float(text, location, allow_nonfinite)
     if code == CODE_STR:
         return text
-    if code == CODE_NONE:
-        return None
-    if code == CODE_NA:
-        return pd.NA
-    if code == CODE_NAT:
-        return pd.NaT
-    raise RuleError("scalar.unknown-code", f"unknown typed scalar code {code} (VneuroTK on-disk notes §4 allows 1..7)", location)
+    if code in _CONSTANTS:
+        return _CONSTANTS[code]
+    raise RuleError(R.SCALAR_UNKNOWN_CODE,
+                    f"unknown typed scalar code {code} (codes run from 1 to 7)", location)
 
 
 def sequence_parts(group: h5py.Group, location: str) -> tuple[h5py.Dataset, h5py.Dataset]:
@@ -82,31 +101,39 @@ def sequence_parts(group: h5py.Group, location: str) -> tuple[h5py.Dataset, h5py
         RuleError: not a typed sequence, a part missing, or lengths differ.
     """
     if not is_scalar_sequence(group):
-        raise RuleError(
-            "scalar.encoding",
-            f"{location} is not a typed scalar sequence (needs attribute encoding='{SCALAR_ENCODING}', VneuroTK on-disk notes §4)",
-            location,
-        )
+        raise RuleError(R.SCALAR_ENCODING,
+                        f"{location} is not a typed scalar sequence (needs attribute "
+                        f"encoding='{SCALAR_ENCODING}')", location)
     missing = [n for n in ("types", "values") if not isinstance(group.get(n), h5py.Dataset)]
     if missing:
-        raise RuleError("scalar.incomplete", f"typed scalar sequence {location} lacks dataset(s) {', '.join(missing)} (VneuroTK on-disk notes §4)", location)
+        raise RuleError(R.SCALAR_INCOMPLETE,
+                        f"typed scalar sequence {location} lacks dataset(s) {', '.join(missing)}",
+                        location)
     types, values = group["types"], group["values"]
-    if types.shape != values.shape or len(types.shape) != 1:
-        raise RuleError(
-            "scalar.length-mismatch",
-            f"typed scalar sequence {location}: types {types.shape} and values {values.shape} differ in length (VneuroTK on-disk notes §4)",
-            location,
-        )
+    if types.shape != values.shape or types.shape is None or len(types.shape) != 1:
+        raise RuleError(R.SCALAR_LENGTH_MISMATCH,
+                        f"typed scalar sequence {location}: types {types.shape} and values "
+                        f"{values.shape} differ in length", location)
     return types, values
 
 
-def read_sequence(group: h5py.Group, location: str, *, allow_nonfinite: bool = False) -> list[Any]:
+def read_sequence(group: h5py.Group, location: str, *, allow_nonfinite: bool = False,
+                  limit: int = MAX_SEQUENCE) -> list[Any]:
     """Read a whole typed scalar sequence as Python values.
 
+    Args:
+        limit: most values read; a longer sequence is not read at all.
+
     Raises:
-        RuleError: see :func:`sequence_parts` and :func:`decode_one`.
+        RuleError: see :func:`sequence_parts` and :func:`decode_one`;
+            ``scalar.too-large`` when the sequence holds more than ``limit``.
     """
     types_ds, values_ds = sequence_parts(group, location)
+    n = int(types_ds.shape[0])
+    if n > limit:
+        raise RuleError(R.SCALAR_TOO_LARGE,
+                        f"typed scalar sequence {location} declares {n} values, more than the "
+                        f"{limit} read at open", location)
     types = np.asarray(types_ds[()]).reshape(-1)
     values = np.asarray(values_ds[()], dtype=object).reshape(-1)
     return [

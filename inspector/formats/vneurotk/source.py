@@ -32,21 +32,33 @@ from typing import Any
 import h5py
 import numpy as np
 
+from inspector.formats.findings import Finding, Rule
+from inspector.formats.vneurotk import rules as R
+
 
 class RuleError(Exception):
-    """A rule of the format is broken; becomes an error finding.
+    """A rule of the format is broken where reading cannot go on; becomes a finding.
 
     Attributes:
-        code: finding code (e.g. ``"header.partial"``).
-        message: the sentence naming the rule and its source.
+        rule: the broken rule (:mod:`inspector.formats.vneurotk.rules`).
+        message: what is wrong here (never the file name).
         location: HDF5 path (``"/neuro"``) or ``"path@attr"``.
     """
 
-    def __init__(self, code: str, message: str, location: str = "") -> None:
+    def __init__(self, rule: Rule, message: str, location: str = "") -> None:
         super().__init__(message)
-        self.code = code
+        self.rule = rule
         self.message = message
         self.location = location
+
+    @property
+    def code(self) -> str:
+        """The finding code of :attr:`rule`."""
+        return self.rule.code
+
+    def finding(self) -> Finding:
+        """This broken rule as a :class:`Finding`."""
+        return self.rule.finding(self.message, self.location)
 
 
 class FileChangedError(OSError):
@@ -54,11 +66,11 @@ class FileChangedError(OSError):
 
 
 class OpenError(Exception):
-    """The file cannot be opened as HDF5 (code and message for the finding)."""
+    """The file cannot be opened as HDF5 (the rule and message of the finding)."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, rule: Rule, message: str) -> None:
         super().__init__(message)
-        self.code = code
+        self.rule = rule
         self.message = message
 
 
@@ -124,7 +136,7 @@ class H5Source:
         try:
             st = os.stat(self.path)
         except OSError as exc:
-            raise OpenError("file.unreadable", f"{self.path.name}: cannot stat file: {exc}") from exc
+            raise OpenError(R.FILE_UNREADABLE, f"cannot stat the file: {exc}") from exc
         self.identity = _identity(st)
         _register_exit_hook()
         self.file = self._open()
@@ -148,12 +160,12 @@ class H5Source:
                 f = h5py.File(self.path, "r", locking=False)
             except OSError as exc:
                 raise OpenError(
-                    "file.locked",
-                    f"{self.path.name}: the file is locked by another process and could not be "
-                    f"opened read-only without locking either ({exc}); close the writer and retry",
+                    R.FILE_LOCKED,
+                    "the file is locked by another process and could not be opened read-only "
+                    f"without locking either ({exc}); close the writer and retry",
                 ) from exc
             self.lock_warning = (
-                f"{self.path.name}: the file is locked by another process (probably a writer); "
+                "the file is locked by another process (probably a writer); "
                 "opened read-only without taking the HDF5 lock, so contents may change while shown "
                 f"(HDF5 said: {first})"
             )
@@ -161,16 +173,15 @@ class H5Source:
         text = str(first)
         if "truncated" in text:
             raise OpenError(
-                "file.truncated",
-                f"{self.path.name}: truncated HDF5 file: the superblock records more bytes than the "
-                f"file holds ({text})",
+                R.FILE_TRUNCATED,
+                "truncated HDF5 file: the superblock records more bytes than the file holds "
+                f"({text})",
             ) from first
         if "signature" in text:
             raise OpenError(
-                "file.not-hdf5",
-                f"{self.path.name}: not an HDF5 file: no HDF5 superblock signature ({text})",
+                R.FILE_NOT_HDF5, f"not an HDF5 file: no HDF5 superblock signature ({text})",
             ) from first
-        raise OpenError("file.unreadable", f"{self.path.name}: cannot open as HDF5: {text}") from first
+        raise OpenError(R.FILE_UNREADABLE, f"cannot open as HDF5: {text}") from first
 
     # -- guard -------------------------------------------------------------
     def check(self) -> None:
@@ -179,13 +190,14 @@ class H5Source:
             now = _identity(os.stat(self.path))
         except FileNotFoundError as exc:
             raise FileChangedError(
-                f"{self.path}: the file was removed after it was opened; reopen it to see its "
-                "current contents (seed, 'Atomic writes')"
+                "the file was removed after it was opened; reopen it to see its "
+                "current contents (VneuroTK format document, 'Atomic writes')"
             ) from exc
         if now != self.identity:
             raise FileChangedError(
-                f"{self.path}: the file changed on disk (replaced or modified) after it was opened; "
-                "reopen it instead of mixing file snapshots (seed, 'Atomic writes')"
+                "the file changed on disk (replaced or modified) after it was opened; "
+                "reopen it instead of mixing file snapshots (VneuroTK format document, "
+                "'Atomic writes')"
             )
 
     def read(self, dataset: h5py.Dataset, selection: Any = Ellipsis) -> np.ndarray:
@@ -198,11 +210,11 @@ class H5Source:
         """
         self.check()
         if not self.file.id.valid:
-            raise OSError(f"{self.path}: the document was closed")
+            raise OSError("the document was closed")
         try:
             return dataset[selection]
         except (OSError, RuntimeError, KeyError) as exc:
-            raise OSError(f"{self.path}: cannot read {dataset.name}: {exc}") from exc
+            raise OSError(f"cannot read {dataset.name}: {exc}") from exc
 
     def close(self) -> None:
         """Close the HDF5 handle (idempotent)."""
@@ -211,3 +223,47 @@ class H5Source:
                 self.file.close()
         except Exception:  # noqa: BLE001 - closing must not raise
             pass
+
+
+#: Most elements of one small metadata dataset (per-trial arrays, table columns,
+#: ID lists) read whole at open.  A file may declare any size for free (unallocated
+#: storage costs nothing on disk), so every read sized by the file is capped.
+MAX_SMALL_ELEMENTS = 1 << 22
+
+
+def element_count(shape: tuple[int, ...] | None) -> int:
+    """Elements of a dataspace (exact Python integer; 0 for a null dataspace)."""
+    if shape is None:
+        return 0
+    n = 1
+    for x in shape:
+        n *= int(x)
+    return n
+
+
+def read_whole(dataset: h5py.Dataset, rule: Rule, *, source: H5Source | None = None,
+               limit: int = MAX_SMALL_ELEMENTS, location: str | None = None) -> Any:
+    """``dataset[()]`` when it declares at most ``limit`` elements.
+
+    Args:
+        rule: the rule reported when the dataset is too large to read at open.
+        source: when given, the read goes through :meth:`H5Source.read`
+            (identity check, errors as ``OSError``).
+        location: the finding's location (default: the dataset's path).
+
+    Returns:
+        The value as h5py returns it (an array, a scalar, or ``h5py.Empty``
+        for a null dataspace).
+
+    Raises:
+        RuleError: ``rule`` when the dataset declares more than ``limit`` elements.
+        OSError: see :meth:`H5Source.read`.
+    """
+    n = element_count(dataset.shape)
+    if n > limit:
+        raise RuleError(rule, f"{dataset.name} declares {n} elements (shape "
+                        f"{tuple(dataset.shape)}), more than the {limit} read at open",
+                        location or dataset.name)
+    if source is not None:
+        return source.read(dataset, ())
+    return dataset[()]

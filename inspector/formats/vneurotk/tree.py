@@ -6,210 +6,400 @@ Every group, dataset and link becomes a :class:`~inspector.formats.document.Node
 dtype, chunking and filters in ``detail``.  Scalar datasets and null-dataspace
 (``h5py.Empty``) datasets/attributes are shown for what they are.
 
-Safety (VneuroTK on-disk notes §6, "External links and virtual datasets point outside
+Safety (recording notes §6, "External links and virtual datasets point outside
 the file: never follow one silently"): external links and virtual datasets
 are followed read-only, each reported as a warning naming its target file; a
-dangling link or a missing virtual-dataset source is an error.  Text
+dangling link or a missing virtual-dataset source is an error.  Names and text
 attributes holding invalid UTF-8 are shown escaped and reported as warnings.
+
+Bounded work: the walk is iterative (a chain of groups thousands deep opens),
+each object lists at most :data:`MAX_ATTRIBUTES` attributes (the others are
+counted in a finding), an attribute larger than :data:`MAX_ATTRIBUTE_BYTES`
+is described, not read, and the tree holds at most :data:`MAX_OBJECTS`
+objects.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import h5py
 
 from inspector.formats.document import Node
-from inspector.formats.vneurotk.values import as_text, display
+from inspector.formats.findings import Rule
+from inspector.formats.vneurotk import rules as R
+from inspector.formats.vneurotk.source import element_count
+from inspector.formats.vneurotk.values import as_text, display_checked
 
-#: ``report(severity, code, message, location)``.
-Report = Callable[[str, str, str, str], None]
+#: ``report(rule, message, location)`` (the signature of ``Document.report``).
+Report = Callable[[Rule, str, str], Any]
+
+#: Attributes listed per object; the others are counted in ``tree.attributes-capped``.
+MAX_ATTRIBUTES = 1000
+#: Attributes whose stored value is larger than this are described, not read.
+MAX_ATTRIBUTE_BYTES = 1 << 20
+#: Objects (groups, datasets, links) listed in the tree; the rest are counted.
+MAX_OBJECTS = 200_000
+
+_FILTERS = {h5py.h5z.FILTER_DEFLATE: "gzip", h5py.h5z.FILTER_SHUFFLE: "shuffle"}
+
+
+def dtype_text(obj: Any) -> str:
+    """``str(obj.dtype)``, or a description when numpy has no such type
+    (h5py raises for, e.g., floats wider than numpy's)."""
+    try:
+        return str(obj.dtype)
+    except (TypeError, ValueError) as exc:
+        return f"unsupported HDF5 type ({exc})"
+
+
+def _shape_text(shape: tuple[int, ...] | None) -> str:
+    if shape is None:
+        return "null dataspace (empty)"
+    if shape == ():
+        return "scalar"
+    return "(" + ", ".join(str(n) for n in shape) + ")"
+
+
+def _filters_text(dcpl: Any) -> str:
+    filters = []
+    for i in range(dcpl.get_nfilters()):
+        code, _flags, values, name = dcpl.get_filter(i)
+        if code == h5py.h5z.FILTER_DEFLATE and values:
+            filters.append(f"gzip({values[0]})")
+        elif code in _FILTERS:
+            filters.append(_FILTERS[code])
+        else:
+            filters.append(name.decode("ascii", "replace") if isinstance(name, bytes)
+                           else str(code))
+    main = "+".join(f for f in filters if f != "shuffle")
+    return main + ("+shuffle" if "shuffle" in filters else "")
+
+
+def _layout_text(ds: h5py.Dataset, dcpl: Any) -> str:
+    layout = dcpl.get_layout()
+    if layout == h5py.h5d.CHUNKED:
+        return "chunks (" + ", ".join(str(n) for n in dcpl.get_chunk()) + ")"
+    if layout == h5py.h5d.VIRTUAL:
+        return "virtual"
+    if layout == h5py.h5d.COMPACT:
+        return "compact"
+    return "contiguous" if ds.shape not in (None, ()) else ""
 
 
 def dataset_detail(ds: h5py.Dataset) -> str:
     """``shape dtype, chunks ..., gzip(4)+shuffle`` for a dataset (no data read)."""
-    if ds.shape is None:
-        shape = "null dataspace (empty)"
-    elif ds.shape == ():
-        shape = "scalar"
-    else:
-        shape = "(" + ", ".join(str(n) for n in ds.shape) + ")"
-    parts = [f"{shape} {ds.dtype}"]
+    parts = [f"{_shape_text(ds.shape)} {dtype_text(ds)}"]
     try:
         dcpl = ds.id.get_create_plist()
-        layout = dcpl.get_layout()
-        if layout == h5py.h5d.CHUNKED:
-            parts.append("chunks (" + ", ".join(str(n) for n in dcpl.get_chunk()) + ")")
-        elif layout == h5py.h5d.VIRTUAL:
-            parts.append("virtual")
-        elif layout == h5py.h5d.COMPACT:
-            parts.append("compact")
-        elif ds.shape not in (None, ()):
-            parts.append("contiguous")
-        filters = []
-        for i in range(dcpl.get_nfilters()):
-            code, _flags, values, _name = dcpl.get_filter(i)
-            if code == h5py.h5z.FILTER_DEFLATE:
-                filters.append(f"gzip({values[0]})" if values else "gzip")
-            elif code == h5py.h5z.FILTER_SHUFFLE:
-                filters.append("shuffle")
-            else:
-                filters.append(_name.decode("ascii", "replace") if isinstance(_name, bytes) else str(code))
-        if filters:
-            parts.append("+".join(f for f in filters if f != "shuffle") + ("+shuffle" if "shuffle" in filters else ""))
+        parts.append(_layout_text(ds, dcpl))
+        parts.append(_filters_text(dcpl))
         if dcpl.get_external_count():
             parts.append("external raw storage")
     except (OSError, RuntimeError, ValueError, AttributeError):
         pass
-    return ", ".join(parts)
+    return ", ".join(p for p in parts if p)
 
 
-def _attr_nodes(obj: h5py.HLObject, node: Node, report: Report) -> None:
-    loc0 = obj.name or "/"
+# -- attributes ------------------------------------------------------------------------
+def first_attribute_names(obj: Any) -> tuple[int, list[bytes]]:
+    """``(number of attributes, names of at most MAX_ATTRIBUTES of them)``.
+
+    All names in name order when there are few; otherwise the first ones in
+    storage order (listing every name of 100 000 attributes to sort them
+    would cost seconds), then sorted.
+
+    Raises:
+        OSError, RuntimeError, ValueError, KeyError: the attributes cannot be listed.
+    """
+    n = h5py.h5a.get_num_attrs(obj.id)
+    names: list[bytes] = []
+
+    def take(name: bytes, *_: Any) -> int | None:
+        names.append(name)
+        return 1 if len(names) >= MAX_ATTRIBUTES else None
+
+    if n:
+        h5py.h5a.iterate(obj.id, take, index_type=h5py.h5.INDEX_NAME,
+                         order=h5py.h5.ITER_INC if n <= MAX_ATTRIBUTES else h5py.h5.ITER_NATIVE)
+    return n, sorted(names) if n > MAX_ATTRIBUTES else names
+
+
+def _attribute_names(obj: Any, loc: str, report: Report) -> list[bytes] | None:
+    """The names of at most :data:`MAX_ATTRIBUTES` attributes (bytes, as stored)."""
     try:
-        names = list(obj.attrs.keys())
-    except (OSError, RuntimeError) as exc:
-        report("warning", "tree.attributes-unreadable", f"{loc0}: attributes cannot be listed: {exc}", loc0)
+        n, names = first_attribute_names(obj)
+    except (OSError, RuntimeError, ValueError, KeyError) as exc:
+        report(R.TREE_ATTRIBUTES_UNREADABLE, f"{loc}: attributes cannot be listed: {exc}", loc)
+        return None
+    if n > len(names):
+        report(R.TREE_ATTRIBUTES_CAPPED,
+               f"{loc} has {n} attributes; the first {len(names)} in storage order are "
+               f"listed, {n - len(names)} are left out", loc)
+    return names
+
+
+def _decoded_name(raw: bytes, where: str, report: Report) -> str:
+    """A stored name as text; invalid UTF-8 is escaped and reported at ``where``."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        name = raw.decode("utf-8", "backslashreplace")
+        report(R.TEXT_INVALID_UTF8,
+               f"{where}{name}: name is not valid UTF-8; shown with \\x escapes",
+               f"{where}{name}")
+        return name
+
+
+def _value_detail(value: Any) -> str:
+    t = as_text(value)
+    if t is not None:
+        return {"str": "string", "bytes": "byte string", "array": "one-element text array"}[
+            t.stored_as]
+    if hasattr(value, "dtype"):
+        shape = getattr(value, "shape", ())
+        return f"{shape} {value.dtype}" if shape else str(value.dtype)
+    return type(value).__name__
+
+
+def _too_large(aid: Any) -> str | None:
+    """Why an attribute is not read (its size), or None when it may be read."""
+    n = element_count(aid.shape)
+    try:
+        itemsize = max(1, int(aid.dtype.itemsize))
+    except (TypeError, ValueError):
+        itemsize = 1
+    if n * itemsize > MAX_ATTRIBUTE_BYTES:
+        return f"{_shape_text(aid.shape)}: {n} elements, not read (larger than " \
+               f"{MAX_ATTRIBUTE_BYTES} bytes)"
+    return None
+
+
+def _attribute(obj: Any, raw: bytes, loc0: str, node: Node, report: Report) -> None:
+    name = _decoded_name(raw, f"{loc0}@", report)
+    loc = f"{loc0}@{name}"
+    try:
+        aid = h5py.h5a.open(obj.id, raw)
+        if aid.shape is None:
+            node.add(name, None, kind="attribute", location=loc,
+                     detail=f"null dataspace (empty) {dtype_text(aid)}")
+            return
+        big = _too_large(aid)
+        if big is not None:
+            node.add(name, None, kind="attribute", location=loc, detail=big)
+            return
+        value = obj.attrs[raw]
+    except (OSError, RuntimeError, TypeError, ValueError, KeyError) as exc:
+        report(R.TREE_ATTRIBUTE_UNREADABLE, f"{loc}: attribute cannot be read: {exc}", loc)
+        node.add(name, None, kind="attribute", location=loc, detail="unreadable")
         return
-    for name in names:
-        loc = f"{loc0}@{name}"
-        try:
-            value = obj.attrs[name]
-        except (OSError, RuntimeError, TypeError, ValueError, UnicodeDecodeError) as exc:
-            report("warning", "tree.attribute-unreadable", f"{loc}: attribute cannot be read: {exc}", loc)
-            node.add(name, None, kind="attribute", location=loc, detail="unreadable")
-            continue
-        if isinstance(value, h5py.Empty):
-            node.add(name, None, kind="attribute", location=loc, detail=f"null dataspace (empty) {value.dtype}")
-            continue
-        t = as_text(value)
-        if t is not None and not t.valid:
-            report("warning", "text.invalid-utf8",
-                   f"{loc}: text attribute is not valid UTF-8; shown with \\x escapes", loc)
-        detail = type(value).__name__
-        if t is not None:
-            detail = {"str": "string", "bytes": "byte string", "array": "one-element text array"}[t.stored_as]
-        elif hasattr(value, "dtype"):
-            detail = f"{getattr(value, 'shape', ())} {value.dtype}" if getattr(value, "shape", ()) else str(value.dtype)
-        node.add(name, display(value), kind="attribute", location=loc, detail=detail)
+    shown, valid = display_checked(value)
+    if not valid:
+        report(R.TEXT_INVALID_UTF8,
+               f"{loc}: text attribute is not valid UTF-8; shown with \\x escapes", loc)
+    node.add(name, shown, kind="attribute", location=loc, detail=_value_detail(value))
+
+
+def attribute_nodes(obj: Any, node: Node, report: Report) -> None:
+    """Add one child node per attribute of ``obj`` (at most :data:`MAX_ATTRIBUTES`)."""
+    loc0 = obj.name or "/"
+    names = _attribute_names(obj, loc0, report)
+    for raw in names or ():
+        _attribute(obj, raw, loc0, node, report)
+
+
+#: Largest attribute value read by :func:`attribute_values` (bytes).
+MAX_VALUE_BYTES = 64 << 20
+
+
+def attribute_values(obj: Any) -> dict[str, Any]:
+    """The attributes of a metadata group (``neuro_info``, ``trial_info``...) by name.
+
+    At most :data:`MAX_ATTRIBUTES` (the tree reports the others), in name
+    order; values larger than :data:`MAX_VALUE_BYTES` are left out (the tree
+    describes them).  Nothing is reported here.
+
+    Raises:
+        OSError, RuntimeError, KeyError, TypeError, ValueError: an attribute
+            cannot be listed or read (h5py's errors for a damaged object).
+    """
+    out: dict[str, Any] = {}
+    for raw in first_attribute_names(obj)[1]:
+        aid = h5py.h5a.open(obj.id, raw)
+        size = element_count(aid.shape) * max(1, int(aid.dtype.itemsize))
+        if size <= MAX_VALUE_BYTES:
+            out[raw.decode("utf-8", "backslashreplace")] = obj.attrs[raw]
+    return out
+
+
+# -- objects -----------------------------------------------------------------------------
+@dataclass
+class _Walk:
+    """State of one iterative walk."""
+
+    report: Report
+    seen: set[tuple[Any, ...]]
+    stack: list[tuple[h5py.Group, Node]]
+    objects: int = 0
+    left_out: int = 0
 
 
 def build_tree(f: h5py.File, path: Path, report: Report) -> Node:
-    """Walk ``f`` and return its object tree (root node location ``"/"``).
+    """Walk ``f`` iteratively and return its object tree (root node location ``"/"``).
 
     Args:
         f: the open file.
-        path: the file's path, used to resolve relative external targets in messages.
-        report: receives findings (links, virtual datasets, invalid text).
+        path: the file's path (its name labels the root node).
+        report: receives findings (links, virtual datasets, invalid text, caps).
     """
     root = Node(path.name, kind="group", location="/", detail="HDF5 file")
-    _attr_nodes(f, root, report)
-    seen: set[tuple[int, object]] = set()
-    _walk(f, root, report, seen, path)
+    attribute_nodes(f, root, report)
+    walk = _Walk(report, {_identity(f, "/")}, [(f, root)])
+    while walk.stack:
+        group, node = walk.stack.pop()
+        _members(group, node, walk)
+    if walk.left_out:
+        report(R.TREE_MEMBERS_CAPPED,
+               f"the file has more than {MAX_OBJECTS} objects; {walk.left_out} are not listed",
+               "/")
     return root
 
 
-def _walk(group: h5py.Group, node: Node, report: Report, seen: set, path: Path) -> None:
-    base = group.name.rstrip("/")
+def _identity(obj: Any, loc: str) -> tuple[Any, ...]:
+    """A key naming the object itself (not the path), to stop hard-link cycles."""
     try:
-        names = list(group.keys())
-    except (OSError, RuntimeError) as exc:
-        report("error", "tree.group-unreadable", f"{group.name}: members cannot be listed: {exc}", group.name)
-        return
-    for name in names:
-        loc = f"{base}/{name}"
-        try:
-            link = group.get(name, getlink=True)
-        except (OSError, RuntimeError, KeyError) as exc:
-            report("error", "tree.link-unreadable", f"{loc}: link cannot be read: {exc}", loc)
+        info = h5py.h5o.get_info(obj.id)
+        return (info.fileno, getattr(info, "token", None) or getattr(info, "addr", None))
+    except (OSError, RuntimeError, ValueError, AttributeError):
+        return (id(obj), loc)
+
+
+def _member_names(group: h5py.Group, walk: _Walk) -> list[bytes]:
+    loc = group.name or "/"
+    try:
+        return list(group.id)
+    except (OSError, RuntimeError, ValueError) as exc:
+        walk.report(R.TREE_GROUP_UNREADABLE, f"{loc}: members cannot be listed: {exc}", loc)
+        return []
+
+
+def _members(group: h5py.Group, node: Node, walk: _Walk) -> None:
+    """Add the members of ``group`` under ``node``; queue its subgroups."""
+    base = (group.name or "/").rstrip("/")
+    subgroups: list[tuple[h5py.Group, Node]] = []
+    for raw in _member_names(group, walk):
+        if walk.objects >= MAX_OBJECTS:
+            walk.left_out += 1
             continue
-        via = None
-        if isinstance(link, h5py.ExternalLink):
-            via = node.add(name, f"{link.filename}:{link.path}", kind="link", location=loc,
-                           detail=f"external link to {link.filename}:{link.path}")
-            try:
-                obj = group[name]
-            except (KeyError, OSError, RuntimeError, ValueError) as exc:
-                report("error", "link.dangling",
-                       f"{loc}: external link to {link.filename}:{link.path} cannot be resolved "
-                       f"(dangling link): {exc}", loc)
-                continue
-            target_file = h5py.h5f.get_name(obj.id).decode("utf-8", "backslashreplace")
-            report("warning", "link.external",
-                   f"{loc} is an external link to {link.filename}:{link.path} "
-                   f"(resolved to {target_file}); followed read-only, its data live outside this file "
-                   "(VneuroTK on-disk notes §6)", loc)
-        elif isinstance(link, h5py.SoftLink):
-            via = node.add(name, link.path, kind="link", location=loc, detail=f"soft link to {link.path}")
-            try:
-                obj = group[name]
-            except (KeyError, OSError, RuntimeError, ValueError) as exc:
-                report("error", "link.dangling", f"{loc}: soft link to {link.path} is dangling: {exc}", loc)
-                continue
-        else:
-            try:
-                obj = group[name]
-            except (KeyError, OSError, RuntimeError, ValueError) as exc:
-                report("error", "tree.object-unreadable", f"{loc}: object cannot be opened: {exc}", loc)
-                continue
-        target = via if via is not None else node
-        if isinstance(obj, h5py.Group):
-            try:
-                info = h5py.h5o.get_info(obj.id)
-                key = (obj.id.fileno, getattr(info, "token", None) or getattr(info, "addr", None))
-            except Exception:  # noqa: BLE001 - identity is only used to stop cycles
-                key = (id(obj), loc)
-            try:
-                members = f"{len(obj)} member{'' if len(obj) == 1 else 's'}"
-            except (OSError, RuntimeError, ValueError) as exc:
-                report("error", "tree.group-unreadable", f"{loc}: group cannot be read: {exc}", loc)
-                members = "unreadable"
-            child = target.add(name, None, kind="group", location=loc, detail=members) if via is None else via
-            if via is not None:
-                via.kind = "link"
-            _attr_nodes(obj, child, report)
-            if key in seen:
-                child.detail += " (already shown: hard-link cycle)"
-                continue
-            seen.add(key)
-            _walk(obj, child, report, seen, path)
-        elif isinstance(obj, h5py.Dataset):
-            detail = dataset_detail(obj)
-            if via is None:
-                child = node.add(name, None, kind="dataset", location=loc, detail=detail)
-            else:
-                child = via
-                child.detail += f"; target {detail}"
-            _attr_nodes(obj, child, report)
-            _check_virtual(obj, loc, report, path)
-        else:
-            target.add(name, None, kind="object", location=loc, detail=type(obj).__name__)
+        walk.objects += 1
+        name = _decoded_name(raw, f"{base}/", walk.report)
+        queued = _member(group, raw, name, f"{base}/{name}", node, walk)
+        if queued is not None:
+            subgroups.append(queued)
+    walk.stack.extend(reversed(subgroups))  # depth first, in name order
 
 
-def _check_virtual(ds: h5py.Dataset, loc: str, report: Report, path: Path) -> None:
+def _follow_link(group: h5py.Group, raw: bytes, name: str, loc: str, node: Node,
+                 walk: _Walk) -> tuple[Any, Node | None] | None:
+    """Open member ``raw`` of ``group``: ``(object, link node or None)``, or None."""
+    try:
+        link = group.get(raw, getlink=True)
+    except (OSError, RuntimeError, KeyError, ValueError) as exc:
+        walk.report(R.TREE_LINK_UNREADABLE, f"{loc}: link cannot be read: {exc}", loc)
+        return None
+    via = None
+    if isinstance(link, h5py.ExternalLink):
+        target = f"{link.filename}:{link.path}"
+        via = node.add(name, target, kind="link", location=loc,
+                       detail=f"external link to {target}")
+    elif isinstance(link, h5py.SoftLink):
+        via = node.add(name, link.path, kind="link", location=loc,
+                       detail=f"soft link to {link.path}")
+    try:
+        obj = group[raw]
+    except (KeyError, OSError, RuntimeError, ValueError) as exc:
+        if via is None:
+            walk.report(R.TREE_OBJECT_UNREADABLE, f"{loc}: object cannot be opened: {exc}", loc)
+        else:
+            walk.report(R.LINK_DANGLING, f"{loc}: {via.detail} is dangling (cannot be "
+                        f"resolved): {exc}", loc)
+        return None
+    if isinstance(link, h5py.ExternalLink):
+        resolved = h5py.h5f.get_name(obj.id).decode("utf-8", "backslashreplace")
+        walk.report(R.LINK_EXTERNAL,
+                    f"{loc} is an external link to {link.filename}:{link.path} (resolved to "
+                    f"{resolved}); followed read-only, its data live outside this file", loc)
+    return obj, via
+
+
+def _member(group: h5py.Group, raw: bytes, name: str, loc: str, node: Node,
+            walk: _Walk) -> tuple[h5py.Group, Node] | None:
+    """Add one member; return ``(subgroup, its node)`` when its members are to be listed."""
+    opened = _follow_link(group, raw, name, loc, node, walk)
+    if opened is None:
+        return None
+    obj, via = opened
+    if isinstance(obj, h5py.Group):
+        return _group_member(obj, name, loc, node, via, walk)
+    if isinstance(obj, h5py.Dataset):
+        detail = dataset_detail(obj)
+        if via is None:
+            child = node.add(name, None, kind="dataset", location=loc, detail=detail)
+        else:
+            child = via
+            child.detail += f"; target {detail}"
+        attribute_nodes(obj, child, walk.report)
+        _check_virtual(obj, loc, walk.report)
+        return None
+    (via if via is not None else node).add(name, None, kind="object", location=loc,
+                                           detail=type(obj).__name__)
+    return None
+
+
+def _group_member(obj: h5py.Group, name: str, loc: str, node: Node, via: Node | None,
+                  walk: _Walk) -> tuple[h5py.Group, Node] | None:
+    try:
+        n = len(obj)
+        members = f"{n} member{'' if n == 1 else 's'}"
+    except (OSError, RuntimeError, ValueError) as exc:
+        walk.report(R.TREE_GROUP_UNREADABLE, f"{loc}: group cannot be read: {exc}", loc)
+        members = "unreadable"
+    child = via if via is not None else node.add(name, None, kind="group", location=loc,
+                                                  detail=members)
+    attribute_nodes(obj, child, walk.report)
+    key = _identity(obj, loc)
+    if key in walk.seen:
+        child.detail += " (already shown: hard-link cycle)"
+        return None
+    walk.seen.add(key)
+    return obj, child
+
+
+def _check_virtual(ds: h5py.Dataset, loc: str, report: Report) -> None:
     try:
         if not ds.is_virtual:
             return
         sources = ds.virtual_sources()
     except (OSError, RuntimeError, ValueError) as exc:
-        report("error", "vds.unreadable", f"{loc}: virtual dataset mapping cannot be read: {exc}", loc)
+        report(R.VDS_UNREADABLE, f"{loc}: virtual dataset mapping cannot be read: {exc}", loc)
         return
-    files = []
-    for s in sources:
-        if s.file_name not in files:
-            files.append(s.file_name)
+    files = list(dict.fromkeys(s.file_name for s in sources))
     for name in files:
         if name == ".":
-            report("info", "vds.internal", f"{loc} is a virtual dataset mapping other datasets of this file", loc)
+            report(R.VDS_INTERNAL,
+                   f"{loc} is a virtual dataset mapping other datasets of this file", loc)
             continue
         target = Path(name)
         resolved = target if target.is_absolute() else Path(ds.file.filename).parent / target
         if not resolved.exists():
-            report("error", "vds.missing-source",
-                   f"{loc} is a virtual dataset whose source file {name} does not exist; HDF5 would "
-                   "silently return fill values (VneuroTK on-disk notes §6)", loc)
+            report(R.VDS_MISSING_SOURCE,
+                   f"{loc} is a virtual dataset whose source file {name} does not exist; "
+                   "HDF5 would silently return fill values", loc)
         else:
-            report("warning", "vds.external",
-                   f"{loc} is a virtual dataset reading from {name}; followed read-only, its data live "
-                   "outside this file (VneuroTK on-disk notes §6)", loc)
+            report(R.VDS_EXTERNAL,
+                   f"{loc} is a virtual dataset reading from {name}; followed read-only, its "
+                   "data live outside this file", loc)
+

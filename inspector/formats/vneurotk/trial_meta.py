@@ -1,4 +1,4 @@
-"""Trial metadata rebuilt as a ``pandas.DataFrame`` (VneuroTK on-disk notes §5).
+"""Trial metadata rebuilt as a ``pandas.DataFrame``.
 
 ``encoding = "pandas_v1"`` (schema 1): ``column_index`` and ``index``
 subgroups (``name_present``, typed ``name``, ``kind`` = ``range`` with
@@ -13,7 +13,7 @@ No ``encoding`` attribute (schema 0): each child dataset is one column, in
 HDF5 name order; byte/object columns are decoded to text.
 
 Non-finite floats in nullable/object columns break the typed-scalar rule
-(VneuroTK on-disk notes §4).  The reference writer produces them for missing values of
+(recording notes §4).  The reference writer produces them for missing values of
 pandas ``str`` columns while its reader rejects them
 (``v1/writer_str_column_missing.h5``): :func:`read_trial_meta` reports an
 error finding and still shows the table with those cells as missing.
@@ -28,10 +28,12 @@ import h5py
 import numpy as np
 import pandas as pd
 
+from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.scalars import read_sequence
-from inspector.formats.vneurotk.source import RuleError
+from inspector.formats.vneurotk.source import RuleError, read_whole
 from inspector.formats.vneurotk.values import as_text
 
+#: Receives the broken rules that do not stop reading (the table is still shown).
 Report = Callable[[RuleError], None]
 
 
@@ -39,18 +41,35 @@ def _text_attr(group: h5py.Group, name: str, loc: str, default: str | None = Non
     if name not in group.attrs:
         if default is not None:
             return default
-        raise RuleError("trial-meta.missing-attr", f"{loc} lacks attribute '{name}' (VneuroTK on-disk notes §5, trial_meta)", f"{loc}@{name}")
+        raise RuleError(R.TM_MISSING_ATTR, f"{loc} lacks attribute '{name}'", f"{loc}@{name}")
     t = as_text(group.attrs[name])
     if t is None:
-        raise RuleError("trial-meta.bad-attr", f"{loc}@{name} must be text (VneuroTK on-disk notes §5)", f"{loc}@{name}")
+        raise RuleError(R.TM_BAD_ATTR, f"{loc}@{name} must be text", f"{loc}@{name}")
     return t.value
 
 
 def _child(group: h5py.Group, name: str, loc: str) -> Any:
     obj = group.get(name)
     if obj is None:
-        raise RuleError("trial-meta.missing", f"{loc} lacks '{name}' (VneuroTK on-disk notes §5, trial_meta)", f"{loc}/{name}")
+        raise RuleError(R.TM_MISSING, f"{loc} lacks '{name}'", f"{loc}/{name}")
     return obj
+
+
+def _values(group: h5py.Group, name: str, loc: str) -> np.ndarray:
+    """A plain values dataset of a series, read whole (capped: ``trial-meta.too-large``)."""
+    obj = _child(group, name, loc)
+    if not isinstance(obj, h5py.Dataset):
+        raise RuleError(R.TM_MISSING, f"{loc}/{name} must be a dataset", f"{loc}/{name}")
+    return np.asarray(read_whole(obj, R.TM_TOO_LARGE, location=f"{loc}/{name}"))
+
+
+def _decoded_text(values: np.ndarray) -> np.ndarray:
+    """Byte or object strings decoded as UTF-8 text (``str`` array)."""
+    out = []
+    for v in values.reshape(-1):
+        t = as_text(v)
+        out.append(t.value if t is not None else str(v))
+    return np.asarray(out, dtype=str)
 
 
 def _typed_values(group: h5py.Group, name: str, loc: str, report: Report) -> list[Any]:
@@ -58,116 +77,168 @@ def _typed_values(group: h5py.Group, name: str, loc: str, report: Report) -> lis
     try:
         return read_sequence(_child(group, name, loc), f"{loc}/{name}")
     except RuleError as exc:
-        if exc.code != "scalar.nonfinite":
+        if exc.rule is not R.SCALAR_NONFINITE:
             raise
         values = read_sequence(group[name], f"{loc}/{name}", allow_nonfinite=True)
         bad = sum(1 for v in values if isinstance(v, float) and not np.isfinite(v))
         report(RuleError(
-            "trial-meta.nonfinite",
-            f"{loc}/{name} stores {bad} missing value(s) as a typed float NaN; typed scalars outside "
-            "stimulus labels must be finite (VneuroTK on-disk notes §4; VneuroTK format, 'Trial metadata'). The reference "
-            "writer produces this for missing values of pandas 'str' columns but its reader rejects "
-            "the file; shown here as missing values",
+            R.TM_NONFINITE,
+            f"{loc}/{name} stores {bad} missing value(s) as a typed float NaN; typed scalars "
+            "outside stimulus labels must be finite. The reference writer produces this for "
+            "missing values of pandas 'str' columns but its reader rejects the file; shown "
+            "here as missing values",
             f"{loc}/{name}",
         ))
         return [pd.NA if isinstance(v, float) and not np.isfinite(v) else v for v in values]
 
 
+def _categorical(group: h5py.Group, loc: str, report: Report) -> pd.Series:
+    if "category_values" in group:
+        categories = pd.Index(
+            read_series(group["category_values"], f"{loc}/category_values", report).array)
+    else:
+        categories = pd.Index(_typed_values(group, "categories", loc, report))
+    codes = _values(group, "codes", loc)
+    ordered = bool(group.attrs.get("ordered", False))
+    return pd.Series(pd.Categorical.from_codes(codes, categories=categories, ordered=ordered))
+
+
+def _datetime_tz(group: h5py.Group, loc: str, dtype: str) -> pd.Series:
+    unit = _text_attr(group, "unit", loc, "ns")
+    tz = _text_attr(group, "tz", loc)
+    values = pd.to_datetime(_values(group, "values", loc), unit=unit, utc=True).tz_convert(tz)
+    return pd.Series(values).astype(dtype)
+
+
+def _datetime(group: h5py.Group, loc: str, dtype: str) -> pd.Series:
+    unit = _text_attr(group, "unit", loc, "ns")
+    raw = _values(group, "values", loc).astype(np.int64, copy=False)
+    return pd.Series(raw.view(f"datetime64[{unit}]")).astype(dtype)
+
+
+def _numpy(group: h5py.Group, loc: str, dtype: str) -> pd.Series:
+    values = _values(group, "values", loc)
+    if values.dtype.kind in ("S", "O"):
+        values = _decoded_text(values)
+    return pd.Series(values, dtype=dtype)
+
+
+def _rebuild(kind: str, group: h5py.Group, loc: str, dtype: str, report: Report) -> pd.Series:
+    """The series of one ``kind`` (notes §5)."""
+    if kind == "categorical":
+        return _categorical(group, loc, report)
+    if kind == "datetime_tz":
+        return _datetime_tz(group, loc, dtype)
+    if kind == "datetime":
+        return _datetime(group, loc, dtype)
+    if kind in ("nullable", "object_scalars"):
+        values = _typed_values(group, "values", loc, report)
+        return pd.Series(values, dtype=dtype if kind == "nullable" else object)
+    if kind == "numpy":
+        return _numpy(group, loc, dtype)
+    raise RuleError(R.TM_UNKNOWN_KIND, f"{loc}: unknown series kind {kind!r}", f"{loc}@kind")
+
+
 def read_series(group: h5py.Group, loc: str, report: Report) -> pd.Series:
-    """Rebuild one pandas series group (VneuroTK on-disk notes §5).
+    """Rebuild one pandas series group (notes §5; seed, 'Trial metadata').
 
     Raises:
-        RuleError: unknown kind, missing parts, or values pandas rejects.
+        RuleError: unknown kind, missing parts, too large, or values pandas rejects.
     """
     if not isinstance(group, h5py.Group):
-        raise RuleError("trial-meta.not-group", f"{loc} must be a series group (VneuroTK on-disk notes §5)", loc)
+        raise RuleError(R.TM_NOT_GROUP, f"{loc} must be a series group", loc)
     kind = _text_attr(group, "kind", loc)
     dtype = _text_attr(group, "dtype", loc)
     try:
-        if kind == "categorical":
-            if "category_values" in group:
-                categories = pd.Index(read_series(group["category_values"], f"{loc}/category_values", report).array)
-            else:
-                categories = _typed_values(group, "categories", loc, report)
-            codes = np.asarray(_child(group, "codes", loc)[()])
-            ordered = bool(group.attrs.get("ordered", False))
-            return pd.Series(pd.Categorical.from_codes(codes, categories=categories, ordered=ordered))
-        if kind == "datetime_tz":
-            unit = _text_attr(group, "unit", loc, "ns")
-            tz = _text_attr(group, "tz", loc)
-            values = pd.to_datetime(np.asarray(_child(group, "values", loc)[()]), unit=unit, utc=True).tz_convert(tz)
-            return pd.Series(values).astype(dtype)
-        if kind == "datetime":
-            unit = _text_attr(group, "unit", loc, "ns")
-            raw = np.asarray(_child(group, "values", loc)[()]).astype(np.int64, copy=False)
-            return pd.Series(raw.view(f"datetime64[{unit}]")).astype(dtype)
-        if kind in ("nullable", "object_scalars"):
-            values = _typed_values(group, "values", loc, report)
-            return pd.Series(values, dtype=dtype if kind == "nullable" else object)
-        if kind == "numpy":
-            values = np.asarray(_child(group, "values", loc)[()])
-            if values.dtype.kind in ("S", "O"):
-                values = np.asarray([as_text(v).value if as_text(v) else str(v) for v in values], dtype=str)
-            return pd.Series(values, dtype=dtype)
+        return _rebuild(kind, group, loc, dtype, report)
     except RuleError:
         raise
     except (TypeError, ValueError, KeyError, OverflowError, OSError) as exc:
-        raise RuleError("trial-meta.bad-series", f"{loc}: cannot rebuild a {kind} series of dtype {dtype!r}: {exc} (VneuroTK on-disk notes §5)", loc) from exc
-    raise RuleError("trial-meta.unknown-kind", f"{loc}: unknown series kind {kind!r} (VneuroTK on-disk notes §5)", f"{loc}@kind")
+        raise RuleError(R.TM_BAD_SERIES,
+                        f"{loc}: cannot rebuild a {kind} series of dtype {dtype!r}: {exc}",
+                        loc) from exc
+
+
+def _range_index(group: h5py.Group, loc: str, name: Any) -> pd.RangeIndex:
+    try:
+        return pd.RangeIndex(int(group.attrs["start"]), int(group.attrs["stop"]),
+                             int(group.attrs["step"]), name=name)
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
+        raise RuleError(R.TM_BAD_RANGE,
+                        f"{loc}: range index needs integer start/stop/step ({exc})", loc) from exc
 
 
 def read_index(group: h5py.Group, loc: str, report: Report) -> pd.Index:
     """Rebuild a pandas index group (``range`` or ``values``) with its name."""
+    if not isinstance(group, h5py.Group):
+        raise RuleError(R.TM_NOT_GROUP, f"{loc} must be an index group", loc)
     name = None
     if bool(group.attrs.get("name_present", False)):
         vals = _typed_values(group, "name", loc, report)
         if len(vals) != 1:
-            raise RuleError("trial-meta.bad-name", f"{loc}/name must hold exactly one value (VneuroTK on-disk notes §5)", f"{loc}/name")
+            raise RuleError(R.TM_BAD_NAME, f"{loc}/name must hold exactly one value",
+                            f"{loc}/name")
         name = vals[0]
     kind = _text_attr(group, "kind", loc)
     if kind == "range":
-        try:
-            return pd.RangeIndex(int(group.attrs["start"]), int(group.attrs["stop"]), int(group.attrs["step"]), name=name)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise RuleError("trial-meta.bad-range", f"{loc}: range index needs integer start/stop/step ({exc}) (VneuroTK on-disk notes §5)", loc) from exc
+        return _range_index(group, loc, name)
     if kind == "values":
         series = read_series(_child(group, "data", loc), f"{loc}/data", report)
         return pd.Index(series.array, name=name)
-    raise RuleError("trial-meta.unknown-index", f"{loc}: unknown index kind {kind!r} (VneuroTK on-disk notes §5)", f"{loc}@kind")
+    raise RuleError(R.TM_UNKNOWN_INDEX, f"{loc}: unknown index kind {kind!r}", f"{loc}@kind")
+
+
+def _legacy(tm: h5py.Group) -> pd.DataFrame:
+    """Schema-0 trial metadata: one dataset per column, in HDF5 name order."""
+    loc = tm.name
+    cols: dict[str, Any] = {}
+    for name in tm:
+        obj = tm[name]
+        if not isinstance(obj, h5py.Dataset):
+            raise RuleError(R.TM_LEGACY_NOT_DATASET,
+                            f"{loc}/{name}: legacy trial_meta columns must be datasets",
+                            f"{loc}/{name}")
+        vals = np.asarray(read_whole(obj, R.TM_TOO_LARGE, location=f"{loc}/{name}"))
+        if vals.dtype.kind in ("S", "O"):
+            vals = _decoded_text(vals)
+        cols[name] = vals
+    try:
+        return pd.DataFrame(cols)
+    except ValueError as exc:
+        raise RuleError(R.TM_LEGACY_LENGTHS,
+                        f"{loc}: legacy columns cannot form a table: {exc}", loc) from exc
+
+
+def _pandas_v1(tm: h5py.Group, report: Report) -> pd.DataFrame:
+    loc = tm.name
+    if "column_index" in tm:
+        column_index = read_index(tm["column_index"], f"{loc}/column_index", report)
+    else:
+        column_index = pd.Index(_typed_values(tm, "column_labels", loc, report))
+    columns = _child(tm, "columns", loc)
+    series = [read_series(_child(columns, str(i), f"{loc}/columns"), f"{loc}/columns/{i}",
+                          report) for i in range(len(column_index))]
+    frame = pd.concat(series, axis=1) if series else pd.DataFrame()
+    try:
+        frame.columns = column_index
+        frame.index = read_index(_child(tm, "index", loc), f"{loc}/index", report)
+    except ValueError as exc:
+        raise RuleError(R.TM_LENGTH_MISMATCH,
+                        f"{loc}: index or column labels do not match the columns: {exc}",
+                        loc) from exc
+    return frame
 
 
 def read_trial_meta(tm: h5py.Group, report: Report) -> pd.DataFrame:
     """Rebuild ``/trial_meta`` (either encoding) as a DataFrame.
 
     Raises:
-        RuleError: the group breaks a rule of VneuroTK on-disk notes §5.
+        RuleError: the group breaks a rule of notes §5 (or a column is too
+            large to read at open).
     """
-    loc = tm.name
+    if not isinstance(tm, h5py.Group):
+        raise RuleError(R.TM_NOT_GROUP, f"{tm.name} must be a group", tm.name)
     enc = as_text(tm.attrs.get("encoding", "legacy"))
     if enc is None or enc.value != "pandas_v1":
-        cols: dict[str, Any] = {}
-        for name in tm:
-            obj = tm[name]
-            if not isinstance(obj, h5py.Dataset):
-                raise RuleError("trial-meta.legacy-not-dataset", f"{loc}/{name}: legacy trial_meta columns must be datasets (VneuroTK on-disk notes §5)", f"{loc}/{name}")
-            vals = np.asarray(obj[()])
-            if vals.dtype.kind in ("S", "O"):
-                vals = np.array([as_text(v).value if as_text(v) else str(v) for v in vals.reshape(-1)])
-            cols[name] = vals
-        try:
-            return pd.DataFrame(cols)
-        except ValueError as exc:
-            raise RuleError("trial-meta.legacy-lengths", f"{loc}: legacy columns cannot form a table: {exc} (VneuroTK on-disk notes §5)", loc) from exc
-    if "column_index" in tm:
-        column_index = read_index(tm["column_index"], f"{loc}/column_index", report)
-    else:
-        column_index = pd.Index(_typed_values(tm, "column_labels", loc, report))
-    columns = _child(tm, "columns", loc)
-    series = [read_series(_child(columns, str(i), f"{loc}/columns"), f"{loc}/columns/{i}", report) for i in range(len(column_index))]
-    frame = pd.concat(series, axis=1) if series else pd.DataFrame()
-    try:
-        frame.columns = column_index
-        frame.index = read_index(_child(tm, "index", loc), f"{loc}/index", report)
-    except ValueError as exc:
-        raise RuleError("trial-meta.length-mismatch", f"{loc}: index or column labels do not match the columns: {exc} (VneuroTK on-disk notes §5)", loc) from exc
-    return frame
+        return _legacy(tm)
+    return _pandas_v1(tm, report)

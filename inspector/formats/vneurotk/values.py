@@ -15,7 +15,7 @@ Non-finite floats are written as the strings ``"NaN"``, ``"Infinity"`` and
 
 Text attributes may be stored as variable- or fixed-length strings, as bytes
 or as one-element arrays; :func:`as_text` reads them all the same (seed,
-"Format header"; VneuroTK on-disk notes §1 "Text attributes may arrive as bytes or
+"Format header"; recording notes §1 "Text attributes may arrive as bytes or
 str").  Invalid UTF-8 never raises: it is shown with backslash escapes and
 reported by the caller (:class:`Text.valid` is False).
 """
@@ -164,13 +164,38 @@ def plain(value: Any) -> Any:
     return repr(value)
 
 
-def display(value: Any) -> Any:
-    """A value for a display tree node: text decoded, arrays as lists, types kept."""
+def _clean(value: Any) -> tuple[Any, bool]:
+    """``value`` with every string made valid UTF-8 (escapes) and whether it was."""
+    if isinstance(value, str):
+        return _check_str(value)
+    if isinstance(value, (bytes, np.bytes_)):
+        return _decode_bytes(bytes(value))
+    if isinstance(value, list):
+        cleaned = [_clean(v) for v in value]
+        return [c for c, _ in cleaned], all(ok for _, ok in cleaned)
+    return value, True
+
+
+def display_checked(value: Any) -> tuple[Any, bool]:
+    """A value for a display tree node, and False when it held invalid UTF-8 text.
+
+    Text is decoded (invalid bytes and lone surrogates shown as ``\\xNN``
+    escapes, so no unencodable string reaches a view), arrays of at most 64
+    elements become lists, larger ones a short description, numpy scalars
+    Python scalars.
+    """
     t = as_text(value)
     if t is not None:
-        return t.value
+        return t.value, t.valid
     if isinstance(value, np.ndarray):
-        return value.tolist() if value.size <= 64 else f"array{value.shape} {value.dtype}"
+        if value.size > 64:
+            return f"array{value.shape} {value.dtype}", True
+        return _clean(value.tolist())
     if isinstance(value, np.generic):
-        return value.item()
-    return value
+        return _clean(value.item())
+    return _clean(value)
+
+
+def display(value: Any) -> Any:
+    """A value for a display tree node (see :func:`display_checked`)."""
+    return display_checked(value)[0]

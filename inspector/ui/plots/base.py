@@ -77,6 +77,11 @@ class PlotView(QWidget):
         return self.plot_item.legend
 
     # -- placeholder -------------------------------------------------------------
+    def job_keys(self) -> tuple[str, ...]:
+        """The ``JobRunner`` keys of this view's reads; cancelled when the view is dropped,
+        so that no result is delivered to a deleted view."""
+        return ()
+
     def show_placeholder(self, text: str) -> None:
         """Show ``text`` instead of the plot (empty arrays, unreadable data)."""
         self._placeholder.setText(text)
@@ -97,8 +102,10 @@ class PlotView(QWidget):
         menu.addAction("Export plotted data as CSV…", lambda: self._ask_export("csv"))
 
     def _ask_export(self, kind: str) -> None:
-        filters = {"png": "PNG image (*.png)", "svg": "SVG image (*.svg)", "csv": "CSV table (*.csv)"}
-        path, _ = QFileDialog.getSaveFileName(self, f"Export {kind.upper()}", f"plot.{kind}", filters[kind])
+        filters = {"png": "PNG image (*.png)", "svg": "SVG image (*.svg)",
+                   "csv": "CSV table (*.csv)"}
+        path, _ = QFileDialog.getSaveFileName(self, f"Export {kind.upper()}", f"plot.{kind}",
+                                              filters[kind])
         if path:
             getattr(self, f"export_{kind}")(Path(path))
 
@@ -127,7 +134,8 @@ class PlotView(QWidget):
         gen.setTitle("Inspector plot")
         painter = QPainter(gen)
         try:
-            self.plot_widget.scene().render(painter, QRectF(0, 0, source.width(), source.height()), source)
+            self.plot_widget.scene().render(
+                painter, QRectF(0, 0, source.width(), source.height()), source)
         finally:
             painter.end()
 
@@ -141,7 +149,8 @@ class PlotView(QWidget):
             if x is None or y is None:
                 continue
             name = item.name() or f"curve {i + 1}"
-            out.append((str(name), np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)))
+            out.append((str(name), np.asarray(x, dtype=np.float64),
+                        np.asarray(y, dtype=np.float64)))
         return out
 
     def export_csv(self, path: Path) -> int:

@@ -86,7 +86,8 @@ def _as_array(value: Any) -> np.ndarray | None:
 class _Line:
     """One drawn line (or an overlay of several lines drawn as one item)."""
 
-    def __init__(self, key: str, label: str, indices: list[tuple], color: str, offset_slot: int) -> None:
+    def __init__(self, key: str, label: str, indices: list[tuple], color: str,
+                 offset_slot: int) -> None:
         self.key = key
         self.label = label
         self.indices = indices
@@ -133,7 +134,8 @@ class NeuralView(PlotView):
         self.y_label = f"value ({unit})" if unit else "value"
         names = ref.attrs.get("ch_names")
         try:
-            names = [str(c) for c in names] if names is not None and len(names) == self.n_channels else None
+            fits = names is not None and len(names) == self.n_channels
+            names = [str(c) for c in names] if fits else None
         except TypeError:
             names = None
         # Lists stay proportional to the screen, not to the array: a declared
@@ -143,7 +145,8 @@ class NeuralView(PlotView):
         if names is None:
             names = [f"ch {i}" for i in range(self.listed_channels)]
         self.ch_names = names[: self.listed_channels]
-        self.markers = {k: a for k, a in ((k, _as_array(v)) for k, v in (markers or {}).items()) if a is not None}
+        self.markers = {k: a for k, a in ((k, _as_array(v)) for k, v in (markers or {}).items())
+                        if a is not None}
         self.generation = 0
         self.lines: list[_Line] = []
         self.submitted = 0  # jobs submitted (tests: debouncing)
@@ -166,7 +169,8 @@ class NeuralView(PlotView):
     # -- controls ------------------------------------------------------------------
     def _count_channels(self) -> None:
         shown = len(self.channel_list.selectedItems())
-        self.channel_label.setText(f"Channels: {shown} of {self.n_channels} shown{self._channel_more}")
+        self.channel_label.setText(
+            f"Channels: {shown} of {self.n_channels} shown{self._channel_more}")
 
     def _build_controls(self) -> None:
         row = QHBoxLayout()
@@ -193,14 +197,16 @@ class NeuralView(PlotView):
         side = QWidget()
         sl = QVBoxLayout(side)
         sl.setContentsMargins(0, 0, 0, 0)
-        more = "" if self.listed_channels == self.n_channels else f" (first {self.listed_channels} of {self.n_channels})"
+        more = ("" if self.listed_channels == self.n_channels
+                else f" (first {self.listed_channels} of {self.n_channels})")
         self.channel_label = QLabel("Channels" + more)
         self.channel_label.setToolTip("Ctrl-click or Shift-click to choose the channels plotted")
         self._channel_more = more
         sl.addWidget(self.channel_label)
         sl.addWidget(self.channel_list, 2)
         if self.epochs:
-            more = "" if self.listed_trials == self.n_trials else f" (first {self.listed_trials} of {self.n_trials})"
+            more = ("" if self.listed_trials == self.n_trials
+                    else f" (first {self.listed_trials} of {self.n_trials})")
             sl.addWidget(QLabel("Trials" + more))
             sl.addWidget(self.trial_list, 1)
         # put the lists left of the plot
@@ -274,7 +280,8 @@ class NeuralView(PlotView):
                 all_t = list(range(min(self.n_trials, MAX_OVERLAY_TRIALS)))
                 for k, c in enumerate(chans):
                     self.lines.append(_Line(f"all:{c}", f"{self.ch_names[c]} (all trials)",
-                                            [self._index(t, c) for t in all_t], _PALETTE[k % len(_PALETTE)], k))
+                                            [self._index(t, c) for t in all_t],
+                                            _PALETTE[k % len(_PALETTE)], k))
             else:
                 k = 0
                 for t in trials:
@@ -358,7 +365,11 @@ class NeuralView(PlotView):
         self.submitted += 1
         self.status.setText("reading…")
         self.jobs.submit(work, on_done=self._done, on_error=self._failed,
-                         on_progress=self._progress, key=f"plot:{id(self)}")
+                         on_progress=self._progress, key=self.job_keys()[0])
+
+    def job_keys(self) -> tuple[str, ...]:
+        """The key of this view's envelope reads (see :meth:`PlotView.job_keys`)."""
+        return (f"plot:{id(self)}",)
 
     def _progress(self, done: int, total: int, payload: Any) -> None:
         gen, key, envs = payload
@@ -373,7 +384,8 @@ class NeuralView(PlotView):
             self._apply(key, envs)
         exact = all(ln.exact for ln in self.lines)
         raw = all(ln.raw for ln in self.lines)
-        self.status.setText(("raw samples" if raw else "min/max per pixel") + ("" if exact else " (preview)"))
+        self.status.setText(("raw samples" if raw else "min/max per pixel")
+                            + ("" if exact else " (preview)"))
 
     def _failed(self, message: str, tb: str) -> None:
         self.status.setText(f"cannot read {self.ref.name}: {message}")
@@ -485,7 +497,8 @@ class NeuralView(PlotView):
                 continue
             x, y = ln.item.getData()
             if x is not None:
-                out.append((ln.label, np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)))
+                out.append((ln.label, np.asarray(x, dtype=np.float64),
+                            np.asarray(y, dtype=np.float64)))
         return out
 
     def marker_count(self) -> int:

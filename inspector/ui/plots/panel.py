@@ -1,43 +1,80 @@
-"""The plot area of a document tab: picks the right view for an array."""
+"""The plot area of a document tab: picks the view for an array by capability.
+
+The choice never looks at the format (docs/architecture.md, "Seams"):
+
+- the arrays of the document's AUC experiment (``doc.auc``): :class:`AucView`,
+  every scan overlaid;
+- a recording whose trial structure says ``data_mode == "patterns"``
+  (``doc.trials``), 2-D arrays: :class:`PatternView` heatmap;
+- other 1-D to 3-D arrays: :class:`NeuralView`, with the trial markers of
+  ``doc.trials.markers()`` when the document has a trial structure.
+
+After a deferred check was applied to the document, :meth:`PlotPanel.refresh`
+re-reads the capabilities: a withdrawn AUC experiment or array is said so
+on the plot, and arrays whose member failed its checksum are plotted under a
+banner saying that they are not verified.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from inspector.formats.arrays import ArrayRef
+from inspector.formats.capabilities import AucScans
 from inspector.formats.document import Document
-from inspector.jobs import JobRunner
+from inspector.jobs import JobContext, JobRunner
+from inspector.models.style import kind_color
 from inspector.ui.plots.auc import AucView
 from inspector.ui.plots.base import PlotView
 from inspector.ui.plots.neural import NeuralView
 from inspector.ui.plots.patterns import PatternView
 
-#: ``doc.extra`` keys holding trial markers (sample positions).
-MARKER_KEYS = ("trial_starts", "trial_ends", "vision_onsets")
-#: Array names that belong to an AUC experiment.
-AUC_ARRAYS = ("radius", "signal", "mask")
+#: Said on the plot when a check withdrew the document's AUC experiment.
+WITHDRAWN_AUC = ("The AUC experiment is no longer plotted: its content failed verification "
+                 "(see Findings).")
+
+
+def untrusted_text(names: list[str]) -> str:
+    """The banner over a plot of arrays whose member failed its checksum ("" for none)."""
+    if not names:
+        return ""
+    quoted = [f"'{n}'" for n in names]
+    listed = quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+    whose = "its checksum" if len(names) == 1 else "their checksums"
+    return (f"Not verified: {listed} failed {whose}; the curves show the data as stored "
+            "(see Findings).")
+
+
+def cancel_on_destroy(obj: QObject, jobs: JobRunner, keys: tuple[str, ...]) -> None:
+    """Cancel the jobs of ``keys`` when ``obj`` is destroyed (its tab closed while a read
+    was on its way), so that no result is delivered to a deleted widget."""
+    if keys:
+        obj.destroyed.connect(lambda *_args: [jobs.cancel(k) for k in keys])
+
+
+def auc_array_names(auc: AucScans | None) -> tuple[str, ...]:
+    """The names in ``Document.arrays`` that belong to the AUC experiment ``auc``."""
+    if auc is None:
+        return ()
+    return (auc.radius_array, auc.signal_array, auc.mask_array)
 
 
 class PlotPanel(QWidget):
     """A plot of one array of a document, read lazily on background jobs.
 
-    ``show_array(name)`` chooses the view:
-
-    - AUC arrays (``radius``/``signal``/``mask``, with ``doc.extra["experiment"]``
-      or the three arrays): :class:`AucView`, every scan overlaid;
-    - ``data_mode`` ``"patterns"`` (``ref.attrs``): :class:`PatternView` heatmap;
-    - 3-D arrays (epochs) and 1-D/2-D arrays (continuous): :class:`NeuralView`.
-
     Args:
-        doc: the opened document (``arrays``, ``extra``).
+        doc: the opened document (its capabilities ``arrays``, ``auc``, ``trials``).
         jobs: the runner that executes every read.
         parent: Qt parent widget.
 
     Attributes:
         view: the current :class:`PlotView` (None before ``show_array``).
+        current: the name of the array asked for last.
     """
 
     def __init__(self, doc: Document, jobs: JobRunner, parent: QWidget | None = None) -> None:
@@ -46,78 +83,159 @@ class PlotPanel(QWidget):
         self.jobs = jobs
         self.current: str | None = None
         self.view: PlotView | None = None
+        self._withdrawn: dict[str, str] = {}
+        self._auc = doc.auc
+        self._auc_key = f"auc:{id(self)}"
+        cancel_on_destroy(self, jobs, (self._auc_key,))
         self._lay = QVBoxLayout(self)
         self._lay.setContentsMargins(0, 0, 0, 0)
+        self.banner = QLabel(self)
+        self.banner.setObjectName("plotBanner")
+        self.banner.setWordWrap(True)
+        self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.banner.hide()
+        self._lay.addWidget(self.banner)
         self._message = QLabel("Select an array to plot.")
         self._message.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self._lay.addWidget(self._message)
+        self._message.setWordWrap(True)
+        self._lay.addWidget(self._message, 1)
 
-    def _set_view(self, view: QWidget) -> None:
-        if self.view is not None:
-            self._lay.removeWidget(self.view)
-            self.view.deleteLater()
-        self._message.hide()
-        self.view = view
-        self._lay.addWidget(view, 1)
+    # -- what is shown ----------------------------------------------------
+    def default_array(self) -> str | None:
+        """The array to plot first: the AUC signal, else the document's first array."""
+        auc = self.doc.auc
+        if auc is not None and auc.signal_array in self.doc.arrays:
+            return auc.signal_array
+        return next(iter(self.doc.arrays), None)
 
     def message(self) -> str:
+        """The text shown instead of a plot ("" while a plot is shown)."""
         return self._message.text() if self._message.isVisible() or self.view is None else ""
 
-    def show_array(self, name: str) -> None:
-        """Plot ``doc.arrays[name]`` (an unknown name shows a message)."""
-        self.current = name
-        ref = self.doc.arrays.get(name)
-        exp = self.doc.extra.get("experiment")
-        if name in AUC_ARRAYS and (exp is not None or all(a in self.doc.arrays for a in ("radius", "signal"))):
-            self._show_auc(exp)
-            return
-        if ref is None:
-            if self.view is not None:
-                self.view.hide()
-            self._message.setText(f"No array named {name!r} in {self.doc.name}.")
-            self._message.show()
-            return
-        mode = str(ref.attrs.get("data_mode") or self.doc.summary.get("data_mode") or "")
-        if mode == "patterns" and ref.ndim == 2:
-            self._set_view(PatternView(ref, self.jobs))
-            return
-        markers = {k: self.doc.extra[k] for k in MARKER_KEYS if self.doc.extra.get(k) is not None}
-        if ref.ndim <= 3:
-            self._set_view(NeuralView(ref, self.jobs, markers))
-            return
-        self._message.setText(f"{name}: {ref.ndim}-D arrays are not plotted (shape {tuple(ref.shape)}).")
+    def banner_text(self) -> str:
+        """The warning above the plot ("" when there is none)."""
+        return self.banner.text() if not self.banner.isHidden() else ""
+
+    def _set_view(self, view: PlotView) -> None:
+        self._drop_view()
+        self._message.hide()
+        self.view = view
+        cancel_on_destroy(view, self.jobs, view.job_keys())
+        self._lay.addWidget(view, 1)
+
+    def _drop_view(self) -> None:
+        if self.view is not None:
+            for key in self.view.job_keys():  # nothing is delivered to a deleted view
+                self.jobs.cancel(key)
+            self._lay.removeWidget(self.view)
+            self.view.deleteLater()
+            self.view = None
+
+    def _say(self, text: str) -> None:
+        self._drop_view()
+        self.banner.hide()
+        self._message.setText(text)
         self._message.show()
 
-    def _auc_view(self, *args: Any) -> None:
-        try:
-            self._set_view(AucView(*args))
-        except (ValueError, TypeError) as exc:  # damaged arrays: say why, never guess
-            self._message.setText(f"cannot plot the scans: {exc} (see Findings)")
-            self._message.show()
+    def _warn(self, text: str) -> None:
+        self.banner.setText(text)
+        self.banner.setVisible(bool(text))
+        if text:  # a tinted strip in the palette's warning colour, readable light or dark
+            base = self.palette().color(QPalette.ColorRole.Window)
+            warn = kind_color("warn")
+            tint = QColor(*(round(a * 0.82 + b * 0.18) for a, b in
+                            zip(base.getRgb()[:3], warn.getRgb()[:3], strict=True)))
+            self.banner.setStyleSheet(f"QLabel#plotBanner {{ background: {tint.name()}; "
+                                      f"border-left: 3px solid {warn.name()}; padding: 4px 6px; }}")
 
-    def _show_auc(self, exp: Any) -> None:
-        if exp is not None:
-            self._auc_view(exp.radius, exp.signal, exp.mask, list(exp.scan_ids),
-                           exp.radius_unit, exp.signal_unit)
+    # -- choosing the view ------------------------------------------------
+    def show_array(self, name: str) -> None:
+        """Plot ``doc.arrays[name]`` with the view its capabilities call for."""
+        self.current = name
+        self.jobs.cancel(self._auc_key)  # a scan read still on its way is for the old choice
+        auc = self.doc.auc
+        if name in self._withdrawn:
+            self._say(self._withdrawn[name])
             return
-        arrays = self.doc.arrays
+        if auc is not None and name in auc_array_names(auc) and auc.signal_array in self.doc.arrays:
+            self._show_auc(auc)
+            return
+        ref = self.doc.arrays.get(name)
+        if ref is None:
+            self._say(f"No array named {name!r} in {self.doc.name}.")
+            return
+        trials = self.doc.trials
+        self._warn("")
+        if trials is not None and trials.data_mode == "patterns" and ref.ndim == 2:
+            self._set_view(PatternView(ref, self.jobs))
+            return
+        if ref.ndim <= 3:
+            markers = trials.markers() if trials is not None else {}
+            self._set_view(NeuralView(ref, self.jobs, markers))
+            return
+        self._say(f"{name}: {ref.ndim}-D arrays are not plotted (shape {tuple(ref.shape)}).")
 
-        def work(ctx):
-            radius = arrays["radius"].read()
-            signal = arrays["signal"].read()
-            mask = arrays["mask"].read() if "mask" in arrays else None
+    def refresh(self, withdrawn_arrays: tuple[str, ...] = ()) -> None:
+        """Re-read the document's capabilities after a check was applied.
+
+        ``withdrawn_arrays`` are names the check took away; an AUC experiment
+        that is no longer offered takes its arrays with it.  The current plot
+        is rebuilt only when what it shows changed.
+        """
+        for name in withdrawn_arrays:
+            self._withdrawn[name] = (f"'{name}' is no longer plotted: it failed verification "
+                                     "(see Findings).")
+        auc, before = self.doc.auc, self._auc
+        if auc is before:
+            changed = self.current in withdrawn_arrays
+        else:
+            changed = self.current in auc_array_names(before) + auc_array_names(auc)
+            if auc is None:
+                for name in auc_array_names(before):
+                    self._withdrawn[name] = WITHDRAWN_AUC
+            self._auc = auc
+        if changed and self.current is not None:
+            self.show_array(self.current)
+
+    # -- AUC --------------------------------------------------------------
+    def _show_auc(self, auc: AucScans) -> None:
+        untrusted = sorted(a for a in auc_array_names(auc) if a in auc.untrusted_arrays)
+        self._warn(untrusted_text(untrusted))
+        self.construct_auc_view(auc, self.doc.arrays)
+
+    def construct_auc_view(self, auc: AucScans, arrays: dict[str, ArrayRef]) -> None:
+        """The one place where the AUC view is constructed, from ``doc.auc`` and ``doc.arrays``.
+
+        A small experiment held by the document is plotted at once; otherwise
+        the three arrays are read on a job first.
+        """
+        exp = auc.experiment
+        if exp is not None:
+            self._auc_view(exp.radius, exp.signal, exp.mask, auc)
+            return
+        names = auc_array_names(auc)
+
+        def work(_ctx: JobContext) -> tuple[Any, Any, Any]:
+            radius = arrays[names[0]].read()
+            signal = arrays[names[1]].read()
+            mask = arrays[names[2]].read() if names[2] in arrays else None
             return radius, signal, mask
 
-        def done(res):
-            radius, signal, mask = res
-            n = np.asarray(signal).shape[0] if np.asarray(signal).ndim == 2 else 1
-            ids = list(self.doc.summary.get("scan_ids") or [f"scan {i + 1}" for i in range(n)])
-            self._auc_view(radius, signal, mask, ids,
-                           str(self.doc.summary.get("radius_unit") or ""),
-                           str(self.doc.summary.get("signal_unit") or ""))
+        def done(res: tuple[Any, Any, Any]) -> None:
+            self._auc_view(*res, auc)
 
-        def failed(message, tb):
-            self._message.setText(f"cannot read the scans: {message}")
-            self._message.show()
+        def failed(message: str, _tb: str) -> None:
+            self._say(f"cannot read the scans: {message}")
 
-        self.jobs.submit(work, on_done=done, on_error=failed, key=f"auc:{id(self)}")
+        self.jobs.submit(work, on_done=done, on_error=failed, key=self._auc_key)
+
+    def _auc_view(self, radius: Any, signal: Any, mask: Any, auc: AucScans) -> None:
+        ids = list(auc.scan_ids)
+        n = np.asarray(signal).shape[0] if np.asarray(signal).ndim == 2 else 1
+        ids += [f"scan {i + 1}" for i in range(len(ids), n)]
+        try:
+            view = AucView(radius, signal, mask, ids, auc.radius_unit, auc.signal_unit)
+        except (ValueError, TypeError) as exc:  # damaged arrays: say why, never guess
+            self._say(f"cannot plot the scans: {exc} (see Findings)")
+            return
+        self._set_view(view)

@@ -53,11 +53,16 @@ class PatternView(PlotView):
         self.plot_item.showGrid(x=False, y=False)
         self.colorbar: pg.ColorBarItem | None = None
         if ref.size == 0:
-            self.show_placeholder(f"{ref.name}: empty array (shape {tuple(ref.shape)}): nothing to plot")
+            self.show_placeholder(
+                f"{ref.name}: empty array (shape {tuple(ref.shape)}): nothing to plot")
             return
         self.status.setText("reading…")
         jobs.submit(lambda ctx: read_image(ref), on_done=self._show, on_error=self._failed,
-                    key=f"image:{id(self)}")
+                    key=self.job_keys()[0])
+
+    def job_keys(self) -> tuple[str, ...]:
+        """The key of this view's image read (see :meth:`PlotView.job_keys`)."""
+        return (f"image:{id(self)}",)
 
     def _failed(self, message: str, tb: str) -> None:
         self.show_placeholder(f"cannot read {self.ref.name}: {message}")

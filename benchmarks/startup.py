@@ -1,0 +1,102 @@
+"""Benchmark: cold start to a populated window, against a bare PySide6 window.
+
+Each run is a fresh Python process (offscreen Qt).  The time is measured by
+this parent from spawning the child to the child's "ready" line on stdout:
+
+* ``recording``: Inspector's main window with a small corpus recording open,
+  ready when every tab has its views filled (``MainWindow.all_ready``);
+* ``archive``: the same with a small AUCX archive (verification included);
+* ``bare``: a QMainWindow showing a QTreeView over a 3-row model, ready after
+  it is shown and one round of events has run: the floor any Qt tool pays.
+
+Prints one JSON object: the median seconds of each over ``--runs`` paired
+runs, and ``ratio_recording_to_bare`` / ``ratio_archive_to_bare``.
+
+Usage: ``python benchmarks/startup.py [--runs 7]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+RECORDING = FIXTURES / "vneurotk" / "v1" / "continuous_dense_f32_intids.h5"
+ARCHIVE = ROOT / "inspector" / "resources" / "samples" / "src_demo_experiment.aucx"
+
+BARE = """
+from PySide6.QtGui import QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import QApplication, QMainWindow, QTreeView
+from PySide6.QtCore import QTimer
+app = QApplication([])
+win = QMainWindow(); view = QTreeView(); model = QStandardItemModel()
+for name in ("a", "b", "c"):
+    model.appendRow([QStandardItem(name), QStandardItem("value")])
+view.setModel(model); win.setCentralWidget(view); win.resize(1280, 800); win.show()
+def ready():
+    print("ready", flush=True); app.quit()
+QTimer.singleShot(0, ready)
+app.exec()
+"""
+
+INSPECTOR = """
+import sys
+from inspector.app import make_application
+from inspector.formats.workers import worker_pool
+with worker_pool():
+    app = make_application()
+    from inspector.ui.main_window import MainWindow
+    win = MainWindow(); win.resize(1280, 800); win.show()
+    def ready():
+        print("ready", flush=True); app.quit()
+    win.all_ready.connect(ready)
+    win.open_paths([sys.argv[1]])
+    app.exec()
+"""
+
+
+def _time_child(code: str, *args: str) -> float:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT))
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, env=env, cwd=ROOT)
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.strip() == "ready":
+            elapsed = time.perf_counter() - t0
+            break
+    else:
+        raise RuntimeError(f"child never became ready (exit {proc.wait()})")
+    proc.wait(timeout=60)
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    _time_child(BARE)  # warm the page cache once for every case
+    _time_child(INSPECTOR, str(RECORDING))
+    times: dict[str, list[float]] = {"recording": [], "archive": [], "bare": []}
+    for _ in range(args.runs):  # paired: one of each per round
+        times["bare"].append(_time_child(BARE))
+        times["recording"].append(_time_child(INSPECTOR, str(RECORDING)))
+        times["archive"].append(_time_child(INSPECTOR, str(ARCHIVE)))
+    med = {k: round(statistics.median(v), 3) for k, v in times.items()}
+    print(json.dumps({
+        "runs": args.runs,
+        "median_s": med,
+        "ratio_recording_to_bare": round(med["recording"] / med["bare"], 2),
+        "ratio_archive_to_bare": round(med["archive"] / med["bare"], 2),
+    }))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,89 @@
+"""What a child runs on one mutant: ``open_document`` + ``verify()`` + the verify-JSON line.
+
+A target is any callable ``(path) -> Inspection`` named ``"module:function"``
+(``--target``); the default is :func:`inspect`.  :mod:`fuzz.selftest` holds
+hand-made targets that misbehave on purpose, to check the classifier.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_TARGET = "fuzz.targets:inspect"
+
+
+@dataclass
+class Inspection:
+    """The result of a target that returned.
+
+    Attributes:
+        line: the verify-JSON line (``inspector.cli.json_line(doc.to_json())``).
+        tracebacks: tracebacks of reader bugs (``internal.reader-failed``), in order.
+    """
+
+    line: str
+    tracebacks: list[str] = field(default_factory=list)
+
+
+Target = Callable[[Path], Inspection]
+
+
+def resolve(spec: str) -> Target:
+    """The callable named ``"module:function"``.
+
+    Raises:
+        ValueError: ``spec`` is not of that form, or names nothing callable.
+    """
+    module_name, sep, func_name = spec.partition(":")
+    if not sep or not module_name or not func_name:
+        raise ValueError(f"a target is 'module:function', not {spec!r}")
+    func = getattr(importlib.import_module(module_name), func_name, None)
+    if not callable(func):
+        raise ValueError(f"{spec!r} is not callable")
+    return func  # type: ignore[no-any-return]
+
+
+def warm_up() -> None:
+    """Import Inspector's headless code once, so forked children start with it loaded.
+
+    Imports ``inspector.cli`` and every module under ``inspector.formats``
+    (which never imports Qt; docs/architecture.md, "Layers") and discovers
+    the registered readers.
+    """
+    import inspector.cli  # noqa: F401
+    import inspector.formats as formats
+    from inspector.formats.registry import readers
+
+    for info in pkgutil.walk_packages(formats.__path__, prefix="inspector.formats."):
+        importlib.import_module(info.name)
+    readers()
+
+
+def inspect(path: Path) -> Inspection:
+    """Open ``path`` as ``inspector verify --json`` does and return its JSON line.
+
+    Runs inside a worker pool of its own (a forked child has none running).
+    Exceptions propagate: the child classifies them as escaped.
+    """
+    from inspector.cli import json_line
+    from inspector.formats import open_document
+    from inspector.formats.workers import worker_pool
+
+    with worker_pool(), open_document(path) as doc:
+        doc.verify()
+        line = json_line(doc.to_json())
+        tracebacks = [tb for tb in (doc.traceback, _transitional_traceback(doc)) if tb]
+    return Inspection(line, tracebacks)
+
+
+def _transitional_traceback(doc: object) -> str | None:
+    """The traceback a reader still keeps in ``doc.extra`` (TRANSITIONAL on main)."""
+    extra = getattr(doc, "extra", None)
+    if isinstance(extra, dict):
+        tb = extra.get("traceback")
+        return tb if isinstance(tb, str) else None
+    return None

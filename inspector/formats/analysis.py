@@ -1,0 +1,1110 @@
+"""Trial-averaged responses by condition, computed block by block.
+
+:func:`trial_average` answers "how does each channel respond to the stimulus,
+condition by condition": the mean of the neural array against time relative
+to stimulus onset over the trials of each condition, with its standard error
+and the number of trials behind every point.  :func:`condition_of_trials`
+exposes the grouping alone (for legends).  Both read only the document's
+capabilities (``Document.trials``, ``Document.arrays["neuro"]``,
+``Document.tables["trial_meta"]``), never its ``summary``.
+
+Time axis (VneuroTK on-disk notes §3; the reference's ``trial_window`` and
+``baseline`` are ``[start, stop)`` sample offsets relative to each onset,
+``vneurotk.neuro.trial``):
+
+* epochs ``(trials, time, channels)``: trial ``i`` is row ``i``; its onset is
+  ``vision_onsets[i]`` (a sample of the epoch), else ``-trial_window[0]``,
+  else sample 0 (the reference's default).  ``trial_window = [-16, 48]``
+  thus means the onset is sample 16 of each epoch.
+* continuous ``(time, channels)``: trial ``i`` is cut on the fly around
+  ``vision_onsets[i]`` (an absolute sample).
+* Default window: ``trial_window`` when the document offers it
+  (:attr:`~inspector.formats.capabilities.TrialStructure.trial_window`),
+  else each trial's own ``[trial_start - onset, trial_end - onset)`` (what
+  the reference derives ``trial_starts``/``trial_ends`` from), else (epochs)
+  the whole epoch.  With per-trial windows the time axis is their union and
+  each trial contributes only inside its own window.
+* ``time`` is in seconds (``offset / sampling_rate_hz``) when the sampling
+  rate is known, else in samples; ``window`` and ``baseline`` are given in
+  the same unit as ``(start, stop)``: the samples ``k`` with
+  ``start <= k / rate < stop`` (a bound within 1e-6 sample of a sample
+  snaps to it).  Samples outside the epoch or the recording are missing.
+
+Statistics per (condition, channel, time), NaN-aware like ``numpy.nanmean``
+and ``numpy.nanstd(ddof=1)``: NaN samples (and samples outside the data)
+are skipped; ``n`` counts the trials with a non-NaN value at that point;
+``mean`` is NaN when ``n == 0``; ``sem = std(ddof=1) / sqrt(n)`` is NaN when
+``n < 2`` (as ``pandas`` ``sem``).  Integer and boolean samples are converted
+to float64 first (no overflow).  Infinite samples make the statistics of
+their point non-finite.  Count, mean and sum of squared deviations are
+updated trial by trial with Welford's algorithm in float64 (numerically
+stable: no sum of squares is ever subtracted), in place on the
+accumulators.
+
+Baseline: ``baseline=(start, stop)`` subtracts, from each trial and channel,
+its NaN-aware mean over that window (which may lie outside ``window``);
+``baseline="recorded"`` uses the recording's ``trial_info/baseline``;
+``baseline="prestimulus"`` uses ``[trial start, onset)`` of each trial.  A
+trial whose baseline has no non-NaN sample is missing after correction.
+
+Work and memory: the neural array is read in blocks of trials, for the
+chosen channels only, and never held whole.  Held at once: the
+per-condition accumulators (three ``(conditions, time, channels)`` arrays,
+the size of the result), the blocks in flight (:data:`AHEAD` + 1 blocks of
+about :data:`BLOCK_BYTES` of stored samples; a block is never less than one
+row of chunks of an epochs array and is then not read ahead), and the
+float64 temporaries of one slab of channels of one block (a few times
+:data:`SLAB_BYTES`).
+
+Threads: an array that offers its stored chunks (``chunk_layout()`` and
+``read_raw_chunk(offset)``, as the recording's ``H5DatasetRef`` does) with
+only shuffle and deflate filters (:data:`DECODABLE`) is decoded chunk by
+chunk on the shared pool (:func:`inspector.formats.workers.pool`, opened by
+the entry points): the stored bytes are fetched under h5py's lock, inflated
+by libdeflate when the system has it (:data:`LIBDEFLATE`, about twice as fast
+as zlib) or by :mod:`zlib`, both without the GIL, and only the chosen
+channels are unshuffled.  A piece the pool has not started when it is needed
+is decoded by the waiting thread itself, so a saturated pool cannot
+deadlock.  Other storage (contiguous, COO, Fletcher-32 or other filters) is
+read with ``ArrayRef.read`` on the calling thread, as HDF5 serialises its
+own decompression.  Run it off the GUI thread; it mutates nothing shared.
+
+Nothing here imports Qt.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import threading
+import zlib
+from collections import deque
+from collections.abc import Callable, Hashable, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+import pandas as pd
+
+from inspector.formats.arrays import ArrayRef
+from inspector.formats.capabilities import CancelFn, Progress, ProgressFn, TrialStructure
+from inspector.formats.workers import pool
+
+if TYPE_CHECKING:
+    from inspector.formats.document import Document
+
+__all__ = [
+    "BLOCK_BYTES", "FLOAT_BINS", "MAX_FLOAT_LEVELS", "MISSING", "PRESTIMULUS", "RECORDED",
+    "STIMULUS", "Cancelled", "Condition", "condition_of_trials", "trial_average",
+]
+
+#: ``by`` value grouping trials by their stimulus ID (typed: 1 and "1" differ).
+#: It takes precedence over a ``trial_meta`` column of the same name.
+STIMULUS = "stimulus"
+#: ``baseline`` value: the recording's ``trial_info/baseline``.
+RECORDED = "recorded"
+#: ``baseline`` value: from each trial's start to its onset.
+PRESTIMULUS = "prestimulus"
+#: Float columns with more distinct finite values than :data:`MAX_FLOAT_LEVELS`
+#: are split into this many quantile bins (quartiles by default).
+FLOAT_BINS = 4
+#: Float columns with at most this many distinct finite values are grouped
+#: by value (e.g. contrast levels), not binned.
+MAX_FLOAT_LEVELS = 10
+#: Target bytes of one block of trials (stored samples of the chosen channels;
+#: COO trials count whole, as they are densified).
+BLOCK_BYTES = 16 << 20
+#: Target bytes of the float64 arrays of one fold (a slab of channels of a block).
+SLAB_BYTES = 4 << 20
+#: Most trials in one block (keeps progress and cancellation responsive).
+MAX_BLOCK_TRIALS = 256
+#: Blocks read ahead of the one being accumulated.
+AHEAD = 2
+#: Largest result accepted (conditions x channels x time points); a bigger
+#: request is refused before anything is read.
+MAX_RESULT_ROWS = 50_000_000
+#: Window bounds this close to a sample (in samples) snap to it.
+SNAP = 1e-6
+
+
+class Cancelled(Exception):
+    """Raised by :func:`trial_average` when its ``cancelled()`` hook returned True.
+
+    Nothing is returned and nothing was changed; queued reads are cancelled.
+    """
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One group of trials.
+
+    Two conditions are equal when their ``kind`` and ``value`` are: the int
+    ``1``, the str ``"1"`` and the bool ``True`` are three conditions.
+
+    Attributes:
+        value: the typed value shared by the trials (``int``, ``str``,
+            ``bool``, ``float``, ``pandas.Timestamp``...), a
+            ``pandas.Interval`` for a bin of a float column, None when missing.
+        kind: ``"bool"``, ``"int"``, ``"float"``, ``"str"``, ``"bin"``,
+            ``"missing"`` or the value's type name.
+        label: display text, unique within one condition list (values that
+            print alike are qualified by kind: ``1 (int)``, ``1 (str)``).
+    """
+
+    value: Any
+    kind: str
+    label: str = field(default="", compare=False)
+
+    @property
+    def missing(self) -> bool:
+        """True for the group of trials without a value."""
+        return self.kind == "missing"
+
+    def __str__(self) -> str:
+        return self.label or str(self.value)
+
+
+#: The condition of trials whose value is missing (None, NaN, NA, NaT, -1 code).
+MISSING = Condition(None, "missing", "missing")
+
+_KIND_RANK = {"bin": 0, "bool": 0, "int": 1, "float": 1, "str": 2, "missing": 9}
+
+
+# -- grouping -----------------------------------------------------------------------------
+
+
+def _is_missing(value: Any) -> bool:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    try:
+        out = pd.isna(value)
+    except (TypeError, ValueError):
+        return False
+    return bool(out) if isinstance(out, (bool, np.bool_)) else False
+
+
+def _typed(value: Any) -> Condition:
+    """The condition of one typed value (numpy scalars become Python scalars)."""
+    if isinstance(value, np.datetime64):
+        value = pd.Timestamp(value)
+    elif isinstance(value, np.timedelta64):
+        value = pd.Timedelta(value)
+    elif isinstance(value, np.generic):
+        value = value.item()
+    if _is_missing(value):
+        return MISSING
+    if isinstance(value, bool):
+        kind = "bool"
+    elif isinstance(value, int):
+        kind = "int"
+    elif isinstance(value, float):
+        kind = "float"
+    elif isinstance(value, str):
+        kind = "str"
+    else:
+        kind = type(value).__name__
+    return Condition(value, kind)
+
+
+def _sorted(conditions: set[Condition]) -> list[Condition]:
+    """Kinds in a fixed order (bool, numbers, text, others, missing), values sorted."""
+    by_rank: dict[int, list[Condition]] = {}
+    for c in conditions:
+        by_rank.setdefault(_KIND_RANK.get(c.kind, 3), []).append(c)
+    out: list[Condition] = []
+    for rank in sorted(by_rank):
+        group = by_rank[rank]
+        try:
+            group.sort(key=lambda c: (c.value, c.kind) if rank != 1
+                       else (float(c.value), c.kind == "float"))
+        except (TypeError, ValueError, OverflowError):
+            group.sort(key=lambda c: (c.kind, repr(c.value)))
+        out.extend(group)
+    return out
+
+
+def _bin_text(iv: pd.Interval, digits: int) -> str:
+    right = "]" if iv.closed in ("right", "both") else ")"
+    return f"[{iv.left:.{digits}g}, {iv.right:.{digits}g}{right}"
+
+
+def _labelled(conditions: list[Condition]) -> list[Condition]:
+    """The same conditions with display labels unique within the list."""
+    bins = [c.value for c in conditions if c.kind == "bin"]
+    digits = 4
+    while digits < 17 and len({_bin_text(b, digits) for b in bins}) < len(bins):
+        digits += 1
+    base = []
+    for c in conditions:
+        if c.missing:
+            base.append("missing")
+        elif c.kind == "bin":
+            base.append(_bin_text(c.value, digits))
+        else:
+            base.append(str(c.value))
+    seen: dict[str, int] = {}
+    for b in base:
+        seen[b] = seen.get(b, 0) + 1
+    out = []
+    for c, b in zip(conditions, base, strict=True):
+        qualifier = "no value" if c.missing else c.kind
+        out.append(Condition(c.value, c.kind, f"{b} ({qualifier})" if seen[b] > 1 else b))
+    return out
+
+
+def _float_conditions(values: np.ndarray,
+                      bins: int) -> tuple[list[Condition], list[Condition] | None]:
+    """Per-trial conditions of a float column: its values, or quantile bins.
+
+    At most :data:`MAX_FLOAT_LEVELS` distinct finite values: one group per
+    value.  Otherwise ``bins`` quantile bins of the finite values
+    (``numpy.quantile``, linear interpolation): ``[q_k, q_k+1)``, the last one
+    closed ``[q, max]``; edges repeated by ties merge (fewer bins); ``-inf``
+    and ``inf`` fall into the first and last bin, whose edge becomes
+    infinite.  NaN is missing.
+
+    Returns:
+        The condition of each value, and the bins in order (None for values:
+        they are sorted).
+    """
+    missing = np.isnan(values)
+    finite = values[np.isfinite(values)]
+    if np.unique(values[~missing]).size <= MAX_FLOAT_LEVELS or finite.size == 0:
+        return [MISSING if m else Condition(float(v), "float")
+                for v, m in zip(values.tolist(), missing.tolist(), strict=True)], None
+    edges = np.unique(np.quantile(finite, np.linspace(0.0, 1.0, max(1, int(bins)) + 1)))
+    if edges.size < 2:
+        edges = np.array([edges[0], edges[0]])
+    if np.any(values == -np.inf):
+        edges[0] = -np.inf
+    if np.any(values == np.inf):
+        edges[-1] = np.inf
+    nb = edges.size - 1
+    intervals = [Condition(pd.Interval(float(edges[k]), float(edges[k + 1]),
+                                       closed="both" if k == nb - 1 else "left"), "bin")
+                 for k in range(nb)]
+    which = np.clip(np.searchsorted(edges, values, side="right") - 1, 0, nb - 1)
+    labels = [MISSING if m else intervals[k]
+              for k, m in zip(which.tolist(), missing.tolist(), strict=True)]
+    return labels, intervals + [MISSING]
+
+
+def _column_conditions(column: pd.Series,
+                       bins: int) -> tuple[list[Condition], list[Condition] | None]:
+    """Per-trial conditions of one ``trial_meta`` column and, for a
+    categorical, the category order (else None: sorted order)."""
+    dtype = column.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        cats = [_typed(v) for v in dtype.categories]
+        codes = column.cat.codes.to_numpy()
+        labels = [MISSING if k < 0 else cats[k] for k in codes.tolist()]
+        return labels, cats + [MISSING]
+    if pd.api.types.is_float_dtype(dtype):
+        return _float_conditions(column.to_numpy(dtype=np.float64, na_value=np.nan), bins)
+    return [_typed(v) for v in column.to_numpy(dtype=object)], None
+
+
+def _neuro(document: Document) -> tuple[TrialStructure, ArrayRef]:
+    trials = document.trials
+    ref = document.arrays.get("neuro")
+    if trials is None or ref is None:
+        raise ValueError("the document offers no trial structure and neural array "
+                         "(a VneuroTK recording, VneuroTK on-disk notes §3)")
+    if trials.data_mode not in ("epochs", "continuous"):
+        raise ValueError(f"{trials.data_mode!r} recordings have no time axis to average over "
+                         "(epochs or continuous only, VneuroTK on-disk notes §2)")
+    want = 3 if trials.data_mode == "epochs" else 2
+    if ref.ndim != want:
+        raise ValueError(f"{trials.data_mode} neural data must be {want}-D, got shape "
+                         f"{list(ref.shape)} (VneuroTK on-disk notes §2)")
+    return trials, ref
+
+
+def _trial_count(trials: TrialStructure, ref: ArrayRef) -> int:
+    if trials.data_mode == "epochs":
+        return int(ref.shape[0])
+    if trials.vision_onsets is None:
+        raise ValueError("a continuous recording needs vision_onsets to cut trials "
+                         "(VneuroTK on-disk notes §3)")
+    return int(trials.vision_onsets.shape[0])
+
+
+def condition_of_trials(document: Document, by: Hashable, *,
+                        float_bins: int = FLOAT_BINS) -> tuple[list[Condition], list[Condition]]:
+    """The condition of every trial, and the conditions in display order.
+
+    Args:
+        document: an opened recording (epochs or continuous).
+        by: :data:`STIMULUS` (each trial's typed stimulus ID,
+            ``TrialStructure.trial_stim_ids``) or the name of a
+            ``trial_meta`` column.  Categorical columns keep their category
+            order; bool, integer, string, object and datetime columns group
+            by typed value (sorted); float columns group by value when they
+            hold at most :data:`MAX_FLOAT_LEVELS` distinct values, else into
+            ``float_bins`` quantile bins of the finite values
+            (``numpy.quantile``, linear interpolation), each ``[q_k, q_k+1)``
+            and the last ``[q, max]`` (ties at an edge go to the upper bin;
+            repeated edges merge, so there may be fewer bins; infinities join
+            the outer bins), labelled by their edges.
+            Missing values (None, NaN, NA, NaT) form the :data:`MISSING`
+            group, listed last.
+        float_bins: number of quantile bins of a float column.
+
+    Returns:
+        ``(labels, conditions)``: one :class:`Condition` per trial (trial
+        order), and the distinct conditions that occur, in display order,
+        with unique labels.
+
+    Raises:
+        ValueError: no trial structure, no such column, or a column or ID
+            list whose length is not the number of trials.
+    """
+    trials, ref = _neuro(document)
+    n = _trial_count(trials, ref)
+    order: list[Condition] | None = None
+    if isinstance(by, str) and by == STIMULUS:
+        ids = trials.trial_stim_ids
+        if ids is None or len(ids) != n:
+            raise ValueError(f"the document offers no stimulus ID per trial ({n} trials)")
+        labels = [_typed(v) for v in ids]
+    else:
+        meta = document.tables.get("trial_meta")
+        if meta is None or by not in meta.columns:
+            raise ValueError(f"no trial_meta column {by!r} (nor the special value {STIMULUS!r})")
+        column = meta[by]
+        if isinstance(column, pd.DataFrame):
+            raise ValueError(f"trial_meta has several columns named {by!r}")
+        if len(column) != n:
+            raise ValueError(f"trial_meta has {len(column)} rows for {n} trials")
+        labels, order = _column_conditions(column, float_bins)
+    used = set(labels)
+    listed = [c for c in order if c in used] if order is not None else _sorted(used)
+    final = {c: c for c in _labelled(listed)}
+    return [final[c] for c in labels], list(final)
+
+
+# -- epoching plan ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """Where each trial's samples are, in samples of the time axis.
+
+    ``anchors[i]`` is trial ``i``'s onset (a sample of epoch ``i``, or of the
+    recording); relative offsets ``[window)`` are returned, ``[hull)`` read.
+    """
+
+    epochs: bool
+    length: int
+    anchors: np.ndarray
+    window: tuple[int, int]
+    valid: np.ndarray | None
+    baseline: np.ndarray | None
+    channels: np.ndarray
+    sfreq: float | None
+
+    @property
+    def hull(self) -> tuple[int, int]:
+        lo, hi = self.window
+        if self.baseline is not None:
+            lo = min(lo, int(self.baseline[:, 0].min()))
+            hi = max(hi, int(self.baseline[:, 1].max()))
+        return lo, hi
+
+
+def _per_trial(value: Any, n: int, what: str) -> np.ndarray:
+    """``(2,)`` or ``(n, 2)`` sample offsets as int64 ``(n, 2)``."""
+    a = np.asarray(value)
+    if a.dtype.kind not in "iuf" or a.shape not in ((2,), (n, 2)) or not np.isfinite(a).all():
+        raise ValueError(f"{what} must be numbers of shape (2,) or ({n}, 2), got {a.shape}")
+    return np.broadcast_to(np.rint(a).astype(np.int64), (n, 2)).copy()
+
+
+def _anchors(trials: TrialStructure, ref: ArrayRef, n: int) -> np.ndarray:
+    if trials.vision_onsets is not None:
+        on = np.asarray(trials.vision_onsets, dtype=np.int64).reshape(-1)
+        if on.shape[0] != n:
+            raise ValueError(f"vision_onsets has {on.shape[0]} entries for {n} trials")
+        return on
+    if trials.data_mode == "continuous":
+        raise ValueError("a continuous recording needs vision_onsets (VneuroTK on-disk notes §3)")
+    if trials.trial_window is not None:
+        return -_per_trial(trials.trial_window, n, "trial_window")[:, 0]
+    return np.zeros(n, dtype=np.int64)
+
+
+def _recorded_windows(trials: TrialStructure, anchors: np.ndarray, length: int) -> np.ndarray:
+    """Each trial's own ``[start, stop)`` offsets (see the module notes)."""
+    n = anchors.shape[0]
+    if trials.trial_window is not None:
+        return _per_trial(trials.trial_window, n, "trial_window")
+    s, e = trials.trial_starts, trials.trial_ends
+    if s is not None and e is not None and s.shape == (n,) and e.shape == (n,):
+        return np.stack([s.astype(np.int64) - anchors, e.astype(np.int64) - anchors], axis=1)
+    if trials.data_mode == "epochs":
+        return np.stack([-anchors, length - anchors], axis=1)
+    raise ValueError("the recording gives no trial window: pass window=(start, stop)")
+
+
+def _span(pair: Any, sfreq: float | None, what: str) -> tuple[int, int]:
+    """``(start, stop)`` in seconds (rate known) or samples, as sample offsets."""
+    try:
+        start, stop = (float(x) for x in pair)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be (start, stop), got {pair!r}") from None
+    if not (math.isfinite(start) and math.isfinite(stop)):
+        raise ValueError(f"{what} must be finite, got {pair!r}")
+    if sfreq is not None:
+        s0, s1 = math.ceil(start * sfreq - SNAP), math.ceil(stop * sfreq - SNAP)
+    else:
+        if start != int(start) or stop != int(stop):
+            raise ValueError(f"{what} is in samples (no sampling rate known): use integers")
+        s0, s1 = int(start), int(stop)
+    if s1 <= s0:
+        raise ValueError(f"{what} {pair!r} holds no sample")
+    return s0, s1
+
+
+def _baseline(spec: Any, trials: TrialStructure, recorded: np.ndarray,
+              sfreq: float | None) -> np.ndarray | None:
+    n = recorded.shape[0]
+    if spec is None:
+        return None
+    if isinstance(spec, str) and spec == RECORDED:
+        if trials.baseline is None:
+            raise ValueError("the document offers no recorded baseline (trial_info/baseline)")
+        out = _per_trial(trials.baseline, n, "trial_info baseline")
+    elif isinstance(spec, str) and spec == PRESTIMULUS:
+        out = np.stack([recorded[:, 0], np.zeros(n, dtype=np.int64)], axis=1)
+    elif isinstance(spec, str):
+        raise ValueError(f"baseline must be (start, stop), {RECORDED!r}, {PRESTIMULUS!r} or None")
+    else:
+        out = np.broadcast_to(np.array(_span(spec, sfreq, "baseline")), (n, 2)).copy()
+    if n and np.any(out[:, 1] <= out[:, 0]):
+        raise ValueError("the baseline window holds no sample for some trial")
+    return out
+
+
+def _channel_index(ref: ArrayRef, channels: Any) -> np.ndarray:
+    n_ch = int(ref.shape[-1])
+    if channels is None:
+        return np.arange(n_ch, dtype=np.int64)
+    items = [channels] if isinstance(channels, (int, str, np.integer)) else list(channels)
+    names = ref.attrs.get("ch_names") or []
+    out = []
+    for c in items:
+        if isinstance(c, str):
+            hits = [i for i, name in enumerate(names) if name == c]
+            if len(hits) != 1:
+                raise ValueError(f"channel name {c!r} matches {len(hits)} channels")
+            out.append(hits[0])
+        elif isinstance(c, (int, np.integer)) and not isinstance(c, bool) and 0 <= c < n_ch:
+            out.append(int(c))
+        else:
+            raise ValueError(f"channel {c!r} is not an index 0..{n_ch - 1} or a channel name")
+    if not out or len(set(out)) != len(out):
+        raise ValueError("channels must be a non-empty list without repeats")
+    return np.asarray(out, dtype=np.int64)
+
+
+def _sampling_rate(trials: TrialStructure, ref: ArrayRef) -> float | None:
+    rate = trials.sampling_rate_hz
+    if rate is None:
+        raw = ref.attrs.get("sfreq")
+        rate = float(raw) if isinstance(raw, (int, float)) and not isinstance(raw, bool) else None
+    return rate if rate is not None and math.isfinite(rate) and rate > 0 else None
+
+
+def _plan(document: Document, channels: Any, window: Any, baseline: Any) -> _Plan:
+    trials, ref = _neuro(document)
+    if np.dtype(ref.dtype).kind not in "biuf":
+        raise ValueError(f"neural samples of dtype {ref.dtype} cannot be averaged "
+                         "(real numbers only)")
+    n = _trial_count(trials, ref)
+    epochs = trials.data_mode == "epochs"
+    length = int(ref.shape[1] if epochs else ref.shape[0])
+    anchors = _anchors(trials, ref, n)
+    sfreq = _sampling_rate(trials, ref)
+    recorded = _recorded_windows(trials, anchors, length)
+    valid: np.ndarray | None = None
+    if window is not None:
+        win = _span(window, sfreq, "window")
+    elif n and np.all(recorded == recorded[0]):
+        win = (int(recorded[0, 0]), int(recorded[0, 1]))
+    elif n:
+        win, valid = (int(recorded[:, 0].min()), int(recorded[:, 1].max())), recorded
+    else:
+        raise ValueError("the recording has no trials")
+    if win[1] <= win[0]:
+        raise ValueError(f"the trial window {list(win)} holds no sample")
+    return _Plan(epochs, length, anchors, win, valid, _baseline(baseline, trials, recorded, sfreq),
+                 _channel_index(ref, channels), sfreq)
+
+
+# -- reading blocks -----------------------------------------------------------------------
+
+#: A box of the neural array: (rows [r0, r1) or None for 2-D data, samples [t0, t1)).
+_Box = tuple[tuple[int, int] | None, tuple[int, int]]
+
+
+class _PlainSource:
+    """Boxes read with ``ArrayRef.read`` on the calling thread (HDF5 decodes)."""
+
+    def __init__(self, ref: ArrayRef, channels: np.ndarray) -> None:
+        self.ref = ref
+        self.c0, self.c1 = int(channels.min()), int(channels.max()) + 1
+        self.pick = channels - self.c0
+        self.gap = 0
+        self.ahead = 0  # reads are synchronous: reading ahead would only hold memory
+        self.rows_per_chunk = 1
+        coo = ref.storage == "coo"
+        # COO densifies whole trials of every channel (VneuroTK on-disk notes §2)
+        self.row_bytes = (int(ref.shape[1]) * int(ref.shape[2]) * np.dtype(ref.dtype).itemsize
+                          if coo and ref.ndim == 3 else 0)
+        self.width = self.c1 - self.c0
+
+    def submit(self, boxes: list[_Box]) -> list[np.ndarray]:
+        out = []
+        for rows, (t0, t1) in boxes:
+            sel: tuple[slice, ...] = (slice(t0, t1), slice(self.c0, self.c1))
+            if rows is not None:
+                sel = (slice(*rows),) + sel
+            out.append(np.asarray(self.ref.read(sel))[..., self.pick])
+        return out
+
+    def collect(self, handle: list[np.ndarray]) -> list[np.ndarray]:
+        return handle
+
+    def cancel(self, handle: list[np.ndarray]) -> None:
+        return None
+
+
+@dataclass
+class _Piece:
+    """One chunk's share of a box: decoded by ``run`` (on the pool or inline)."""
+
+    dest: tuple[Any, ...]
+    run: Callable[[], np.ndarray]
+    future: Future[np.ndarray] | None = None
+
+    def result(self) -> np.ndarray:
+        """The piece; runs it here when the pool has not started it (no deadlock)."""
+        if self.future is not None and not self.future.cancel():
+            return self.future.result()
+        return self.run()
+
+
+class _Libdeflate:
+    """libdeflate's zlib decoder through ctypes, when the system has it.
+
+    libdeflate (``libdeflate.so.0``, https://github.com/ebiggers/libdeflate)
+    inflates about twice as fast as zlib and, called through ctypes, releases
+    the GIL.  It decodes the same zlib streams to the same bytes; without it
+    :mod:`zlib` is used.  A decompressor is not thread-safe: one per thread.
+    """
+
+    def __init__(self, lib: ctypes.CDLL) -> None:
+        self.lib = lib
+        lib.libdeflate_alloc_decompressor.restype = ctypes.c_void_p
+        lib.libdeflate_alloc_decompressor.argtypes = []
+        lib.libdeflate_free_decompressor.restype = None
+        lib.libdeflate_free_decompressor.argtypes = [ctypes.c_void_p]
+        lib.libdeflate_zlib_decompress.restype = ctypes.c_int
+        lib.libdeflate_zlib_decompress.argtypes = [
+            ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t,
+            ctypes.POINTER(ctypes.c_size_t)]
+        self.local = threading.local()
+
+    def _decompressor(self) -> int:
+        handle = getattr(self.local, "handle", None)
+        if handle is None:
+            ptr = self.lib.libdeflate_alloc_decompressor()
+            if not ptr:
+                raise MemoryError("libdeflate could not allocate a decompressor")
+            handle = self.local.handle = _Handle(self.lib, ptr)
+        return handle.ptr
+
+    def inflate(self, data: bytes, size: int) -> np.ndarray:
+        """The ``size`` bytes of one zlib stream; OSError when it is not exactly that."""
+        out = np.empty(size, dtype=np.uint8)
+        got = ctypes.c_size_t(0)
+        rc = self.lib.libdeflate_zlib_decompress(self._decompressor(), data, len(data),
+                                                 out.ctypes.data, size, ctypes.byref(got))
+        if rc != 0 or got.value != size:
+            raise OSError(f"corrupt compressed chunk (libdeflate result {rc}, {got.value} of "
+                          f"{size} bytes)")
+        return out
+
+
+class _Handle:
+    """One libdeflate decompressor, freed with the thread that owns it."""
+
+    def __init__(self, lib: ctypes.CDLL, ptr: int) -> None:
+        self.lib, self.ptr = lib, ptr
+
+    def __del__(self) -> None:
+        self.lib.libdeflate_free_decompressor(self.ptr)
+
+
+def _load_libdeflate() -> _Libdeflate | None:
+    for name in ("libdeflate.so.0", "libdeflate.so"):
+        try:
+            return _Libdeflate(ctypes.CDLL(name))
+        except (OSError, AttributeError):
+            continue
+    return None
+
+
+#: The libdeflate decoder, or None (then :mod:`zlib` inflates).
+LIBDEFLATE: _Libdeflate | None = _load_libdeflate()
+
+
+def _inflate(data: bytes, size: int) -> bytes | np.ndarray:
+    """Inflate one zlib stream (an HDF5 deflate chunk) of ``size`` decoded bytes.
+
+    Raises:
+        OSError: corrupt data or a decoded size other than ``size``.
+    """
+    if LIBDEFLATE is not None:
+        return LIBDEFLATE.inflate(data, size)
+    try:
+        raw = zlib.decompress(data, bufsize=max(size, 1 << 14))
+    except zlib.error as exc:
+        raise OSError(f"corrupt compressed chunk: {exc}") from exc
+    if len(raw) != size:
+        raise OSError(f"decoded chunk holds {len(raw)} bytes, expected {size}")
+    return raw
+
+
+class _Layout(Protocol):
+    """The chunk layout an array offers (``H5DatasetRef.chunk_layout()``)."""
+
+    @property
+    def chunks(self) -> tuple[int, ...]: ...
+
+    @property
+    def dtype(self) -> np.dtype: ...
+
+    @property
+    def filters(self) -> tuple[str, ...]: ...
+
+
+#: Filters undone here (HDF5 shuffle and deflate, in write order).  Arrays with
+#: any other filter, Fletcher-32 included (HDF5 verifies its checksum), are
+#: read through ``ArrayRef.read``.
+DECODABLE = ("shuffle", "gzip")
+
+
+def _decoded_selection(data: bytes, mask: int, layout: _Layout, local: tuple[slice, ...],
+                       pick: np.ndarray | slice) -> np.ndarray | None:
+    """``chunk[local][..., pick]`` of one stored chunk, or None when its
+    pipeline (``layout.filters`` less the ones ``mask`` skipped) is not
+    ``[shuffle] [gzip]`` in that order.
+
+    Deflate is undone by :func:`_inflate`, and shuffled chunks (byte ``j`` of every element
+    stored as plane ``j``, HDF5 ``H5Zshuffle.c``) are unshuffled for the
+    selected elements only, not the whole chunk.
+
+    Raises:
+        OSError: corrupt compressed data or a wrong decoded size.
+    """
+    applied = [f for i, f in enumerate(layout.filters) if not mask & (1 << i)]
+    dtype = np.dtype(layout.dtype)
+    expected = int(np.prod(layout.chunks, dtype=np.int64)) * dtype.itemsize
+    buf: bytes | np.ndarray = data
+    if applied[-1:] == ["gzip"]:
+        buf, applied = _inflate(data, expected), applied[:-1]
+    if applied not in ([], ["shuffle"]):
+        return None
+    if len(buf) != expected:
+        raise OSError(f"decoded chunk holds {len(buf)} bytes, expected {expected}")
+    raw = np.frombuffer(buf, dtype=np.uint8)
+    if applied and dtype.itemsize > 1:
+        planes = raw.reshape(dtype.itemsize, *layout.chunks)
+        index: tuple[Any, ...] = (slice(None), *local[:-1], pick)
+        return np.ascontiguousarray(np.moveaxis(planes[index], 0, -1)).view(dtype)[..., 0]
+    return raw.view(dtype).reshape(layout.chunks)[(*local[:-1], pick)]
+
+
+def _decode_piece(ref: Any, layout: _Layout, offset: tuple[int, ...],
+                  local: tuple[slice, ...], pick: np.ndarray | slice,
+                  fallback: tuple[slice, ...]) -> np.ndarray:
+    """Decode one chunk of ``ref`` and keep ``local`` (chunk coordinates) of channels ``pick``.
+
+    ``local`` has one slice per axis (the last one is ignored: ``pick``
+    selects the channels).  Runs on a pool thread: reads only.
+    """
+    try:
+        mask, data = ref.read_raw_chunk(offset)
+        arr = _decoded_selection(data, mask, layout, local, pick)
+    except (OSError, NotImplementedError):
+        arr = None
+    if arr is None:
+        # unallocated chunk or another pipeline: HDF5 decodes it (a changed file raises here)
+        arr = np.asarray(ref.read(fallback))[..., pick]
+    return np.ascontiguousarray(arr)
+
+
+def _as_slice(index: np.ndarray) -> np.ndarray | slice:
+    """An ascending run of consecutive integers as a slice (a view, not a copy)."""
+    if index.size and np.all(np.diff(index) == 1):
+        return slice(int(index[0]), int(index[-1]) + 1)
+    return index
+
+
+class _ChunkSource:
+    """Boxes assembled from chunks decoded in parallel on the shared pool."""
+
+    def __init__(self, ref: ArrayRef, layout: _Layout, channels: np.ndarray) -> None:
+        self.ref = ref
+        self.layout = layout
+        self.channels = channels
+        self.chunks = tuple(int(c) for c in layout.chunks)
+        self.gap = self.chunks[-2]
+        self.ahead = AHEAD
+        self.rows_per_chunk = self.chunks[0] if ref.ndim == 3 else 1
+        self.row_bytes = 0
+        self.width = len(channels)
+        ck = self.chunks[-1]
+        # per chunk column: its first channel, the channels to keep in it and
+        # their positions in the result; runs of consecutive channels are slices
+        self.columns = []
+        for col in np.unique(channels // ck).tolist():
+            positions = np.flatnonzero(channels // ck == col)
+            cs = col * ck
+            self.columns.append((cs, _as_slice(channels[positions] - cs), _as_slice(positions)))
+
+    def _pieces(self, rows: tuple[int, int] | None, t0: int, t1: int) -> list[_Piece]:
+        spans = ([rows] if rows is not None else []) + [(t0, t1)]
+        grids = [range(a // c, -(-b // c)) for (a, b), c in zip(spans, self.chunks, strict=False)]
+        pieces = []
+        for coord in np.ndindex(*(len(g) for g in grids)):
+            starts = [g[i] * c for g, i, c in zip(grids, coord, self.chunks, strict=False)]
+            local, dest, glob = [], [], []
+            for (a, b), s, c in zip(spans, starts, self.chunks, strict=False):
+                lo, hi = max(a, s), min(b, s + c)
+                local.append(slice(lo - s, hi - s))
+                dest.append(slice(lo - a, hi - a))
+                glob.append(slice(lo, hi))
+            for cs, pick, positions in self.columns:
+                offset = (*starts, cs)
+                fallback = (*glob, slice(cs, min(cs + self.chunks[-1], int(self.ref.shape[-1]))))
+                run = partial(_decode_piece, self.ref, self.layout, offset,
+                              (*local, slice(None)), pick, fallback)
+                pieces.append(_Piece((*dest, positions), run))
+        return pieces
+
+    def submit(self, boxes: list[_Box]) -> list[tuple[tuple[int, ...], list[_Piece]]]:
+        executor = pool()
+        out = []
+        for rows, (t0, t1) in boxes:
+            shape = ((rows[1] - rows[0],) if rows is not None else ()) + (t1 - t0, self.width)
+            pieces = self._pieces(rows, t0, t1) if t1 > t0 else []
+            for p in pieces:
+                p.future = executor.submit(p.run)
+            out.append((shape, pieces))
+        return out
+
+    def collect(self, handle: list[tuple[tuple[int, ...], list[_Piece]]]) -> list[np.ndarray]:
+        out = []
+        for shape, pieces in handle:
+            box = np.empty(shape, dtype=np.dtype(self.layout.dtype).newbyteorder("="))
+            for p in pieces:
+                box[p.dest] = p.result()
+            out.append(box)
+        return out
+
+    def cancel(self, handle: list[tuple[tuple[int, ...], list[_Piece]]]) -> None:
+        for _, pieces in handle:
+            for p in pieces:
+                if p.future is not None:
+                    p.future.cancel()
+
+
+_Source = _PlainSource | _ChunkSource
+
+
+def _source_for(ref: ArrayRef, channels: np.ndarray) -> _Source:
+    """The chunk decoder when ``ref`` offers its stored chunks, else plain reads.
+
+    Duck-typed: an array offering ``chunk_layout()`` (chunks, dtype, filters)
+    and ``read_raw_chunk(offset) -> (filter_mask, bytes)``, as the HDF5
+    ``H5DatasetRef`` of a recording does, with numeric samples and only
+    :data:`DECODABLE` filters, is decoded chunk by chunk on the pool.
+    """
+    get_layout = getattr(ref, "chunk_layout", None)
+    if callable(get_layout) and callable(getattr(ref, "read_raw_chunk", None)):
+        layout = get_layout()
+        if (layout is not None and len(layout.chunks) == ref.ndim
+                and all(f in DECODABLE for f in layout.filters)
+                and np.dtype(layout.dtype).kind in "biuf"):
+            return _ChunkSource(ref, layout, channels)
+    return _PlainSource(ref, channels)
+
+
+def _blocks(plan: _Plan, source: _Source, itemsize: int) -> tuple[list[np.ndarray], int]:
+    """Trial indices of each block, in reading order (continuous: by onset), and
+    the bytes one block reads (samples as stored, plus densified COO trials)."""
+    n = plan.anchors.shape[0]
+    h0, h1 = plan.hull
+    per_trial = (h1 - h0) * source.width * itemsize + source.row_bytes
+    k = max(1, min(MAX_BLOCK_TRIALS, BLOCK_BYTES // max(per_trial, 1)))
+    order = np.arange(n) if plan.epochs else np.argsort(plan.anchors, kind="stable")
+    r = source.rows_per_chunk
+    if plan.epochs and r > 1:
+        k = max(r, k - k % r)  # whole chunk rows: no chunk is decoded twice
+    return [order[a:a + k] for a in range(0, n, k)], k * per_trial
+
+
+def _slabs(plan: _Plan, trials: int) -> list[slice]:
+    """Channel slabs folded one at a time, so that the float64 temporaries of
+    one fold stay near :data:`SLAB_BYTES` whatever the number of channels."""
+    h0, h1 = plan.hull
+    width = max(1, SLAB_BYTES // max(1, trials * (h1 - h0) * 8))
+    c = len(plan.channels)
+    return [slice(a, min(c, a + width)) for a in range(0, c, width)]
+
+
+def _boxes(plan: _Plan, idx: np.ndarray,
+           gap: int) -> tuple[list[_Box], np.ndarray, np.ndarray]:
+    """The boxes to read for trials ``idx`` and, per trial, the box holding it
+    and the flat sample position (in that box) of its hull's first sample.
+
+    Continuous trials (sorted by onset) share a box when less than ``gap``
+    samples (a chunk) apart, so that no chunk is decoded twice in a block.
+    """
+    h0, h1 = plan.hull
+    a = plan.anchors[idx]
+    lo = np.clip(a + h0, 0, plan.length)
+    hi = np.clip(a + h1, 0, plan.length)
+    owner = np.zeros(idx.shape[0], dtype=np.int64)
+    if plan.epochs:
+        t0, t1 = int(lo.min()), int(max(hi.max(), lo.min()))
+        r0 = int(idx[0])
+        base = (idx - r0) * (t1 - t0) + (a + h0 - t0)
+        return [((r0, int(idx[-1]) + 1), (t0, t1))], owner, base
+    boxes: list[_Box] = []
+    for j, (s, e) in enumerate(zip(lo.tolist(), hi.tolist(), strict=True)):
+        if boxes and s <= boxes[-1][1][1] + gap:
+            prev = boxes[-1][1]
+            boxes[-1] = (None, (prev[0], max(prev[1], e)))
+        elif e > s or not boxes:
+            boxes.append((None, (s, max(s, e))))
+        owner[j] = len(boxes) - 1
+    box_lo = np.array([box[1][0] for box in boxes], dtype=np.int64)
+    return boxes, owner, a + h0 - box_lo[owner]
+
+
+def _gather(plan: _Plan, idx: np.ndarray, arrays: list[np.ndarray], owner: np.ndarray,
+            base: np.ndarray, cols: slice) -> np.ndarray:
+    """float64 ``(trials, hull, channels[cols])``: each trial's hull, NaN outside the data."""
+    h0, h1 = plan.hull
+    width = len(plan.channels)
+    flats = [x.reshape(-1, width) for x in arrays]
+    start = plan.anchors[idx] + h0
+    first = np.clip(-start, 0, h1 - h0).tolist()
+    last = np.clip(plan.length - start, 0, h1 - h0).tolist()
+    out = np.full((idx.shape[0], h1 - h0, len(range(width)[cols])), np.nan)
+    for j, (f, e, o, b) in enumerate(zip(first, last, owner.tolist(), base.tolist(),
+                                         strict=True)):
+        if e > f:
+            out[j, f:e] = flats[o][b + f:b + e, cols]
+    return out
+
+
+def _shape_block(plan: _Plan, idx: np.ndarray, hull: np.ndarray) -> np.ndarray:
+    """float64 ``(trials, window, channels)``: per-trial window mask and baseline applied."""
+    h0, h1 = plan.hull
+    w0, w1 = plan.window
+    x = hull[:, w0 - h0:w1 - h0]
+    if plan.valid is not None:
+        rel = np.arange(w0, w1)
+        inside = (rel >= plan.valid[idx, 0, None]) & (rel < plan.valid[idx, 1, None])
+        x = np.where(inside[:, :, None], x, np.nan)
+    if plan.baseline is not None:
+        rel = np.arange(h0, h1)
+        inb = (rel >= plan.baseline[idx, 0, None]) & (rel < plan.baseline[idx, 1, None])
+        use = inb[:, :, None] & ~np.isnan(hull)
+        count = use.sum(axis=1)
+        total = np.where(use, hull, 0.0).sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = total / count
+        x = x - mean[:, None, :]
+    return x
+
+
+# -- accumulation -------------------------------------------------------------------------
+
+
+class _Moments:
+    """Per-condition count, mean and sum of squared deviations (float64),
+    each ``(conditions, times, channels)``."""
+
+    def __init__(self, groups: int, times: int, channels: int) -> None:
+        self.n = np.zeros((groups, times, channels), dtype=np.int64)
+        self.mean = np.zeros((groups, times, channels))
+        self.m2 = np.zeros((groups, times, channels))
+
+    def add(self, codes: np.ndarray, x: np.ndarray, cols: slice) -> None:
+        """Fold trials ``x`` ``(k, times, channels[cols])`` of conditions ``codes`` ``(k,)``.
+
+        Welford's update, one trial at a time over all its points (in place
+        on views of the accumulators); NaN points leave their point unchanged.
+        """
+        with np.errstate(invalid="ignore"):
+            for g, xj in zip(codes.tolist(), x, strict=True):
+                n, mean, m2 = self.n[g, :, cols], self.mean[g, :, cols], self.m2[g, :, cols]
+                nan = np.isnan(xj)
+                if nan.any():
+                    ok = ~nan
+                    n += ok
+                    d = np.where(ok, xj - mean, 0.0)
+                    mean += d / np.maximum(n, 1)
+                    m2 += d * np.where(ok, xj - mean, 0.0)
+                else:
+                    n += 1
+                    d = xj - mean
+                    mean += d / n
+                    m2 += d * (xj - mean)
+
+    def stats(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(mean, sem, n)``; NaN mean for n == 0, NaN sem for n < 2."""
+        n = self.n
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(n > 0, self.mean, np.nan)
+            var = np.where(n > 1, self.m2 / np.maximum(n - 1, 1), np.nan)
+            sem = np.sqrt(var / np.maximum(n, 1))
+        return mean, sem, n
+
+
+def _accumulate(ref: ArrayRef, plan: _Plan, codes: np.ndarray, groups: int,
+                progress: ProgressFn | None, cancelled: CancelFn | None) -> _Moments:
+    """Read every block (``AHEAD`` blocks ahead) and fold it into the moments."""
+    source = _source_for(ref, plan.channels)
+    w0, w1 = plan.window
+    moments = _Moments(groups, w1 - w0, len(plan.channels))
+    total = int(plan.anchors.shape[0])
+    pending: deque[tuple[np.ndarray, np.ndarray, np.ndarray, Any]] = deque()
+    done = 0
+
+    blocks, block_bytes = _blocks(plan, source, np.dtype(ref.dtype).itemsize)
+    # blocks larger than the target (one row of big chunks) are not read ahead
+    ahead = source.ahead if block_bytes <= BLOCK_BYTES else 0
+
+    def fold() -> None:
+        nonlocal done
+        idx, owner, base, handle = pending.popleft()
+        arrays = source.collect(handle)
+        for cols in _slabs(plan, int(idx.shape[0])):
+            x = _shape_block(plan, idx, _gather(plan, idx, arrays, owner, base, cols))
+            moments.add(codes[idx], x, cols)
+        done += int(idx.shape[0])
+        if progress is not None:
+            progress(Progress(done, total))
+
+    try:
+        for idx in blocks:
+            if cancelled is not None and cancelled():
+                raise Cancelled()
+            boxes, owner, base = _boxes(plan, idx, source.gap)
+            pending.append((idx, owner, base, source.submit(boxes)))
+            if len(pending) > ahead:
+                fold()
+        while pending:
+            if cancelled is not None and cancelled():
+                raise Cancelled()
+            fold()
+    finally:
+        for *_, handle in pending:
+            source.cancel(handle)
+    return moments
+
+
+# -- result -------------------------------------------------------------------------------
+
+
+def _frame(conditions: Sequence[Condition], plan: _Plan, moments: _Moments,
+           ref: ArrayRef, by: Hashable) -> pd.DataFrame:
+    mean, sem, n = moments.stats()
+    g, w, c = n.shape
+    w0, w1 = plan.window
+    offsets = np.arange(w0, w1, dtype=np.int64)
+    times = offsets / plan.sfreq if plan.sfreq is not None else offsets
+    cond = np.empty(g, dtype=object)
+    cond[:] = list(conditions)
+
+    def flat(a: np.ndarray) -> np.ndarray:
+        return a.transpose(0, 2, 1).reshape(-1)
+
+    df = pd.DataFrame({
+        "condition": np.repeat(cond, c * w),
+        "channel": np.tile(np.repeat(plan.channels, w), g),
+        "time": np.tile(times, g * c),
+        "mean": flat(mean), "sem": flat(sem), "n": flat(n),
+    })
+    names = ref.attrs.get("ch_names")
+    df.attrs.update({
+        "by": by, "conditions": tuple(conditions),
+        "time_unit": "s" if plan.sfreq is not None else "samples",
+        "sampling_rate_hz": plan.sfreq, "window_samples": (w0, w1),
+        "channel_names": ({int(i): names[int(i)] for i in plan.channels}
+                          if isinstance(names, list) and len(names) == ref.shape[-1] else {}),
+        "baseline_samples": None if plan.baseline is None else plan.baseline.tolist(),
+    })
+    return df
+
+
+def trial_average(document: Document, by: Hashable, *, channels: Any = None,
+                  window: tuple[float, float] | None = None, baseline: Any = None,
+                  float_bins: int = FLOAT_BINS, progress: ProgressFn | None = None,
+                  cancelled: CancelFn | None = None) -> pd.DataFrame:
+    """Mean response per condition, channel and time relative to stimulus onset.
+
+    Args:
+        document: an opened epochs or continuous recording.
+        by: how trials are grouped (see :func:`condition_of_trials`).
+        channels: channel indices or ``ch_names`` entries (default: all),
+            in the order of the result.
+        window: ``(start, stop)`` relative to onset, in seconds when the
+            sampling rate is known, else in samples; every trial contributes
+            wherever the epoch (or recording) has samples in it, even beyond
+            its own trial.  Default: the recorded trial window, each trial
+            only inside its own (see the module notes).
+        baseline: None (no correction), ``(start, stop)`` in the unit of
+            ``window``, :data:`RECORDED` or :data:`PRESTIMULUS`.
+        float_bins: number of quantile bins of a float column.
+        progress: called on the calling thread after each block with
+            ``Progress(done_trials, total_trials)``.
+        cancelled: polled before each block; True raises :class:`Cancelled`.
+
+    Returns:
+        A DataFrame with one row per (condition, channel, time), ordered
+        condition (display order), channel (as given), time (ascending), and
+        columns ``condition`` (:class:`Condition`), ``channel`` (int64
+        index), ``time`` (float64 seconds, or int64 samples), ``mean`` and
+        ``sem`` (float64, NaN-aware, see the module notes), ``n`` (int64
+        non-NaN trials).  ``attrs`` holds ``by``, ``conditions``,
+        ``time_unit`` (``"s"``/``"samples"``), ``sampling_rate_hz``,
+        ``window_samples``, ``channel_names`` and ``baseline_samples``.
+
+    Raises:
+        ValueError: no trial structure or neural array, unknown column or
+            channel, empty or malformed window or baseline, patterns mode, a
+            result above :data:`MAX_RESULT_ROWS` rows.
+        Cancelled: ``cancelled()`` returned True.
+        OSError: the neural array cannot be read (file changed or damaged).
+        RuntimeError: no worker pool is open (``workers.worker_pool``).
+    """
+    labels, conditions = condition_of_trials(document, by, float_bins=float_bins)
+    plan = _plan(document, channels, window, baseline)
+    rows = len(conditions) * len(plan.channels) * (plan.window[1] - plan.window[0])
+    if rows > MAX_RESULT_ROWS:
+        raise ValueError(f"the result would have {rows} rows (limit {MAX_RESULT_ROWS}): "
+                         "choose fewer channels, a shorter window or a coarser grouping")
+    position = {cond: i for i, cond in enumerate(conditions)}
+    codes = np.fromiter((position[c] for c in labels), dtype=np.int64, count=len(labels))
+    ref = document.arrays["neuro"]
+    moments = _accumulate(ref, plan, codes, len(conditions), progress, cancelled)
+    return _frame(conditions, plan, moments, ref, by)

@@ -1,0 +1,38 @@
+"""Rules that belong to no single format: paths, recognition, reader bugs.
+
+Format packages may report these too (for example ``file.not-found`` when a
+path vanishes while it is opened); they import them from here.
+"""
+
+from __future__ import annotations
+
+from inspector.formats.findings import Severity, rule
+
+_SOURCE = "Inspector's reader contract (docs/architecture.md, 'Seams')"
+READER_FAILED = rule(
+    "internal.reader-failed", Severity.ERROR,
+    "A reader raised an unexpected exception: a bug in Inspector, reported with its traceback.",
+    _SOURCE)
+FILE_NOT_FOUND = rule(
+    "file.not-found", Severity.ERROR, "The path does not exist.", _SOURCE)
+FILE_BAD_LINK = rule(
+    "file.bad-link", Severity.ERROR, "The path is a symbolic link that cannot be followed.",
+    _SOURCE)
+FILE_UNREADABLE = rule(
+    "file.unreadable", Severity.ERROR, "The path exists but cannot be read.", _SOURCE)
+FORMAT_UNRECOGNISED = rule(
+    "format.unrecognised", Severity.ERROR,
+    "No registered reader recognises the file's content.", _SOURCE)
+
+_WINDOW = "Inspector's window contract (docs/architecture.md, 'Deferred work')"
+CHECK_FAILED = rule(
+    "internal.verify-failed", Severity.ERROR,
+    "A deferred check raised an unexpected exception: a bug in Inspector, not a verdict on "
+    "the file.", _WINDOW)
+OPEN_FAILED = rule(
+    "internal.open-failed", Severity.ERROR,
+    "The job opening the file raised an unexpected exception: a bug in Inspector.", _WINDOW)
+STIMULUS_UNLOADABLE = rule(
+    "stimulus.unloadable", Severity.WARNING,
+    "A stimulus image the file lists cannot be decoded or found when the window shows it.",
+    "Inspector's stimulus contract (inspector/formats/capabilities.py, 'Stimulus.load')")

@@ -1,0 +1,45 @@
+"""The start-up check that explains, in one line, why Qt's xcb plugin cannot load."""
+
+from __future__ import annotations
+
+import ctypes
+import subprocess
+
+import pytest
+
+from inspector import platform_check
+
+
+def test_missing_libraries_are_exactly_those_the_linker_cannot_load() -> None:
+    missing = platform_check.missing_libraries()
+    for soname in missing:  # the dynamic linker is the oracle
+        with pytest.raises(OSError):
+            ctypes.CDLL(soname)
+    for soname in ("libxcb.so.1", "libc.so.6"):
+        if soname not in missing:
+            ctypes.CDLL(soname)
+
+
+def test_canned_ldd_output_names_the_libraries_and_the_packages(monkeypatch, tmp_path) -> None:
+    (tmp_path / "Qt" / "plugins" / "platforms").mkdir(parents=True)
+    (tmp_path / "Qt" / "plugins" / "platforms" / "libqxcb.so").write_bytes(b"\x7fELF")
+    out = ("\tlibxcb-icccm.so.4 => not found\n\tlibxcb.so.1 => /usr/lib/libxcb.so.1 (0x1)\n"
+           "\tlibxcb-keysyms.so.1 => not found\n\tlibfoo.so.9 => not found\n")
+    monkeypatch.setattr(subprocess, "run",
+                        lambda *a, **k: subprocess.CompletedProcess(a, 0, out, ""))
+    missing = platform_check.missing_libraries(tmp_path)
+    assert missing == ["libfoo.so.9", "libxcb-icccm.so.4", "libxcb-keysyms.so.1"]
+    command = platform_check.install_command(missing)
+    assert command.endswith("apt-get install libxcb-icccm4 libxcb-keysyms1")
+
+
+def test_preflight_line(monkeypatch) -> None:
+    monkeypatch.setattr(platform_check, "missing_libraries", lambda: ["libxcb-icccm.so.4"])
+    line = platform_check.preflight({"DISPLAY": ":0"})
+    assert line is not None and "\n" not in line
+    assert "libxcb-icccm.so.4" in line and "apt-get install libxcb-icccm4" in line
+    assert platform_check.preflight({"QT_QPA_PLATFORM": "offscreen"}) is None
+    monkeypatch.setattr(platform_check, "missing_libraries", lambda: [])
+    assert platform_check.preflight({"DISPLAY": ":0"}) is None
+    no_display = platform_check.preflight({})
+    assert no_display is not None and "DISPLAY" in no_display

@@ -358,8 +358,8 @@ def test_view_draws_the_envelope_of_every_scan(qtbot, jobs):
         assert np.nanmin(y) == signal[i].min() and np.nanmax(y) == signal[i].max()
     import pyqtgraph as pg  # the line painted is the one the job built: same path as pyqtgraph's
 
-    x, y = view.items[5].getData()
-    assert view.items[5].getPath() == pg.arrayToQPath(x, y, connect="finite")
+    x, y = view.curve(5)
+    assert view.path(5) == pg.arrayToQPath(x, y, connect="finite")
     assert not view.symbols_shown  # no symbols on 6000 points per scan
     assert view.plot_item.legend is None  # the list is the legend: nothing covers the data
     assert view.scan_list.count() == 12 and not view.scan_list.item(0).icon().isNull()
@@ -424,12 +424,12 @@ def test_hide_and_highlight_read_nothing(qtbot, jobs):
     view, arrays = make_view(qtbot, jobs, radius, signal, mask)
     reads, submitted = len(arrays["signal"].reads), view.submitted
     view.set_visible(1, False)
-    assert len(view.curves()) == 11 and not view.items[1].isVisible()
+    assert len(view.curves()) == 11 and not view.is_shown(1)
     view.highlight(2)
-    assert view.items[2].opts["pen"].width() == 3
-    assert view.items[0].opts["pen"].color().alpha() == 50
+    assert view.pen(2).width() == 3
+    assert view.pen(0).color().alpha() == 50
     view.highlight(None)
-    assert view.items[2].opts["pen"].widthF() == 1
+    assert view.pen(2).widthF() == 1
     qtbot.wait(50)
     assert len(arrays["signal"].reads) == reads and view.submitted == submitted
 
@@ -461,8 +461,8 @@ def test_scans_without_a_real_point_draw_nothing(qtbot, jobs):
     view, _ = make_view(qtbot, jobs, radius, signal, mask)
     assert [name for name, _, _ in view.curves()] == ["s0", "s3"]  # nothing drawn for s1, s2
     for i in (1, 2):
-        x, _ = view.items[i].getData()
-        assert x is None or len(x) == 0  # not an all-NaN curve either
+        x, _ = view.curve(i)
+        assert len(x) == 0 and view.path(i).isEmpty()  # not an all-NaN curve either
     assert all(np.isfinite(y).sum() == 300 for _, _, y in view.curves())  # every real point
 
 
@@ -582,7 +582,6 @@ def test_value_range_is_what_is_drawn_in_the_range():
 
 def test_delimited_and_aucx_demo_plot_the_same_points(qtbot, jobs):
     """The demo experiment as a CSV scan table and as its AUCX export: the same curves."""
-    pytest.importorskip("inspector.formats.aucx.reader")
     from inspector.formats import open_document
     from inspector.ui.plots.auc import AucView
     from tests.conftest import FIXTURES
@@ -591,10 +590,8 @@ def test_delimited_and_aucx_demo_plot_the_same_points(qtbot, jobs):
     for path in (FIXTURES / "auc-delimited" / "demo_experiment" / "scans.csv",
                  FIXTURES / "aucx" / "src_demo_experiment.aucx"):
         doc = open_document(path)
-        s = doc.summary
-        auc = doc.auc or AucScans(scan_ids=tuple(s["scan_ids"]), radius_unit=s["radius_unit"],
-                                  signal_unit=s["signal_unit"])
-        view = AucView(auc, doc.arrays, jobs)
+        assert doc.auc is not None  # both readers offer the experiment
+        view = AucView(doc.auc, doc.arrays, jobs)
         qtbot.addWidget(view)
         view.show()
         settle(qtbot, view)

@@ -72,8 +72,8 @@ def test_aucx_demo_draws_one_curve_per_scan(qtbot, jobs):
     view.set_visible(1, False)
     assert len(view.curves()) == 3
     view.highlight(2)
-    assert view.items[2].opts["pen"].width() == 3
-    assert view.items[0].opts["pen"].color().alpha() == 50
+    assert view.pen(2).width() == 3
+    assert view.pen(0).color().alpha() == 50
     doc.close()
 
 

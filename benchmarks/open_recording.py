@@ -38,7 +38,9 @@ SFREQ = 1000
 CHUNK_TARGET = 1 << 20
 
 
-def reference_chunks(shape: tuple[int, ...], itemsize: int, target: int = CHUNK_TARGET) -> tuple[int, ...]:
+def reference_chunks(
+    shape: tuple[int, ...], itemsize: int, target: int = CHUNK_TARGET
+) -> tuple[int, ...]:
     """Chunk shape of the reference writer: halve the longest axis until <= target bytes."""
     chunks = [max(1, int(n)) for n in shape]
     while int(np.prod(chunks)) * itemsize > target:
@@ -54,12 +56,20 @@ def _typed(group: h5py.Group, name: str, values: list) -> None:
     g.attrs["encoding"] = "vneurotk_scalar_v1"
     codes = [2 if isinstance(v, int) else 4 for v in values]
     g.create_dataset("types", data=np.asarray(codes, dtype=np.uint8))
-    g.create_dataset("values", data=np.asarray([str(v) for v in values], dtype=h5py.string_dtype("utf-8")))
+    g.create_dataset(
+        "values", data=np.asarray([str(v) for v in values], dtype=h5py.string_dtype("utf-8"))
+    )
 
 
 def _numeric(f: h5py.Group, name: str, data: np.ndarray) -> None:
-    f.create_dataset(name, data=data, chunks=reference_chunks(data.shape, data.dtype.itemsize),
-                     compression="gzip", compression_opts=4, shuffle=True)
+    f.create_dataset(
+        name,
+        data=data,
+        chunks=reference_chunks(data.shape, data.dtype.itemsize),
+        compression="gzip",
+        compression_opts=4,
+        shuffle=True,
+    )
 
 
 def write_recording(path: Path, nbytes: int) -> None:
@@ -69,11 +79,24 @@ def write_recording(path: Path, nbytes: int) -> None:
     rng = np.random.default_rng(0)
     tmp = path.with_suffix(".tmp")
     with h5py.File(tmp, "w") as f:
-        f.attrs.update({"vneurotk_format": "recording", "vneurotk_schema_version": 1,
-                        "writer_version": "0.1.0", "data_mode": "continuous", "neuro_format": "dense"})
-        ds = f.create_dataset("neuro", shape=(n_time, N_CH), dtype=np.float32,
-                              chunks=reference_chunks((n_time, N_CH), 4), compression="gzip",
-                              compression_opts=4, shuffle=True)
+        f.attrs.update(
+            {
+                "vneurotk_format": "recording",
+                "vneurotk_schema_version": 1,
+                "writer_version": "0.1.0",
+                "data_mode": "continuous",
+                "neuro_format": "dense",
+            }
+        )
+        ds = f.create_dataset(
+            "neuro",
+            shape=(n_time, N_CH),
+            dtype=np.float32,
+            chunks=reference_chunks((n_time, N_CH), 4),
+            compression="gzip",
+            compression_opts=4,
+            shuffle=True,
+        )
         block = 1 << 18
         t = np.arange(block, dtype=np.float32)[:, None] / SFREQ
         for a in range(0, n_time, block):
@@ -85,13 +108,23 @@ def write_recording(path: Path, nbytes: int) -> None:
         labels = np.full(n_time, np.nan)
         labels[onsets] = ids
         f.create_dataset("stim_labels", data=labels)
-        f.attrs.update({"stim_labels_encoding": "native", "stim_labels_is_str": False,
-                        "stim_labels_shape": [n_time]})
+        f.attrs.update(
+            {
+                "stim_labels_encoding": "native",
+                "stim_labels_is_str": False,
+                "stim_labels_shape": [n_time],
+            }
+        )
         trial = np.full(n_time, np.nan)
         starts, ends = onsets - 100, onsets + 500
         for i, (s, e) in enumerate(zip(starts, ends, strict=True)):
             trial[s:e] = i
-        for name, v in (("trial", trial), ("trial_starts", starts), ("trial_ends", ends), ("vision_onsets", onsets)):
+        for name, v in (
+            ("trial", trial),
+            ("trial_starts", starts),
+            ("trial_ends", ends),
+            ("vision_onsets", onsets),
+        ):
             f.create_dataset(name, data=v)
         ni = f.create_group("neuro_info")
         ni.attrs["sfreq"] = float(SFREQ)
@@ -112,17 +145,30 @@ def write_recording(path: Path, nbytes: int) -> None:
         cd.attrs.update({"kind": "nullable", "dtype": "str"})
         _typed(cd, "values", ["stim_index", "rt"])
         idx = tm.create_group("index")
-        idx.attrs.update({"kind": "range", "name_present": False, "start": 0, "stop": n_trials, "step": 1})
+        idx.attrs.update(
+            {"kind": "range", "name_present": False, "start": 0, "stop": n_trials, "step": 1}
+        )
         cols = tm.create_group("columns")
-        for pos, (dtype, values) in enumerate((("int64", np.asarray(ids, dtype=np.int64)),
-                                               ("float64", rng.uniform(0.2, 0.8, n_trials)))):
+        for pos, (dtype, values) in enumerate(
+            (
+                ("int64", np.asarray(ids, dtype=np.int64)),
+                ("float64", rng.uniform(0.2, 0.8, n_trials)),
+            )
+        ):
             c = cols.create_group(str(pos))
             c.attrs.update({"kind": "numpy", "dtype": dtype})
             c.create_dataset("values", data=values)
         vs = f.create_group("vision_store").create_group("0")
-        vs.attrs.update({"model": "bench/model", "module_name": "layer", "module_type": "Linear",
-                         "extraction_provenance": json.dumps({"serialization_version": 1, "backend": "timm",
-                                                              "model_id": "bench/model"})})
+        vs.attrs.update(
+            {
+                "model": "bench/model",
+                "module_name": "layer",
+                "module_type": "Linear",
+                "extraction_provenance": json.dumps(
+                    {"serialization_version": 1, "backend": "timm", "model_id": "bench/model"}
+                ),
+            }
+        )
         _typed(vs, "stim_ids", uniq)
         _numeric(vs, "array", rng.standard_normal((len(uniq), 256)).astype(np.float32))
         db = f.create_group("stimuli_db")
@@ -137,6 +183,7 @@ def write_recording(path: Path, nbytes: int) -> None:
 
 def time_open(path: Path, runs: int) -> float:
     """Median milliseconds of open + close over ``runs`` runs (after one warm-up)."""
+
     def once() -> float:
         t0 = time.perf_counter()
         doc = open_recording(path)

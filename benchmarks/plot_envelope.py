@@ -44,7 +44,9 @@ SFREQ = 1000.0
 BINS = 2000
 
 
-def reference_chunks(shape: tuple[int, ...], itemsize: int, target: int = 1 << 20) -> tuple[int, ...]:
+def reference_chunks(
+    shape: tuple[int, ...], itemsize: int, target: int = 1 << 20
+) -> tuple[int, ...]:
     """Chunk shape of the reference writer: halve the longest axis until <= target bytes."""
     chunks = [max(1, s) for s in shape]
     while int(np.prod(chunks)) * itemsize > target:
@@ -68,14 +70,24 @@ def write_recording(path: Path) -> None:
         f.attrs["writer_version"] = "0.1.0"
         f.attrs["data_mode"] = "continuous"
         f.attrs["neuro_format"] = "dense"
-        ds = f.create_dataset("neuro", shape=(N_SAMPLES, N_CHANNELS), dtype="<f4", chunks=chunks,
-                              compression="gzip", compression_opts=4, shuffle=True)
+        ds = f.create_dataset(
+            "neuro",
+            shape=(N_SAMPLES, N_CHANNELS),
+            dtype="<f4",
+            chunks=chunks,
+            compression="gzip",
+            compression_opts=4,
+            shuffle=True,
+        )
         freqs = rng.uniform(0.5, 40.0, N_CHANNELS)
         amp = rng.uniform(5.0, 50.0, N_CHANNELS)
         step = chunks[0] * 16
         for s in range(0, N_SAMPLES, step):
             t = (np.arange(s, min(s + step, N_SAMPLES)) / SFREQ)[:, None]
-            block = amp * np.sin(2 * np.pi * freqs * t) + rng.standard_normal((t.shape[0], N_CHANNELS)) * 3
+            block = (
+                amp * np.sin(2 * np.pi * freqs * t)
+                + rng.standard_normal((t.shape[0], N_CHANNELS)) * 3
+            )
             ds[s : s + t.shape[0]] = block.astype(np.float32)
         n_trials = 400
         starts = np.linspace(0, N_SAMPLES - 5000, n_trials).astype(np.int64)
@@ -91,7 +103,9 @@ def write_recording(path: Path) -> None:
         f.attrs["stim_labels_shape"] = [N_SAMPLES]
         ni = f.create_group("neuro_info")
         ni.attrs["sfreq"] = SFREQ
-        ni.attrs["ch_names"] = np.array([f"ch{i:02d}" for i in range(N_CHANNELS)], dtype=h5py.string_dtype())
+        ni.attrs["ch_names"] = np.array(
+            [f"ch{i:02d}" for i in range(N_CHANNELS)], dtype=h5py.string_dtype()
+        )
         ni.attrs["shape"] = [N_SAMPLES, N_CHANNELS]
     os.replace(tmp, path)
 
@@ -110,7 +124,9 @@ def open_ref(path: Path):
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--path", type=Path, default=Path(tempfile.gettempdir()) / "inspector-bench-1gb.h5")
+    ap.add_argument(
+        "--path", type=Path, default=Path(tempfile.gettempdir()) / "inspector-bench-1gb.h5"
+    )
     ap.add_argument("--write-only", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.write_only:
@@ -118,7 +134,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args.path.exists():
         print(f"writing {args.path} (once)...", file=sys.stderr)
-        subprocess.run([sys.executable, __file__, "--write-only", "--path", str(args.path)], check=True)
+        subprocess.run(
+            [sys.executable, __file__, "--write-only", "--path", str(args.path)], check=True
+        )
 
     cache_home = tempfile.mkdtemp(prefix="inspector-bench-cache-")
     os.environ["XDG_CACHE_HOME"] = cache_home
@@ -186,7 +204,9 @@ def measure(args, cache_home, bin_edges, envelope_with_preview, minmax_bins) -> 
     e = env.edges().astype(np.int64)
     with h5py.File(args.path, "r") as f:
         lo2, hi2 = minmax_bins(f["neuro"][:, ch], e)
-    assert np.array_equal(lo2, env.lo) and np.array_equal(hi2, env.hi), "envelope differs from numpy"
+    assert np.array_equal(lo2, env.lo) and np.array_equal(hi2, env.hi), (
+        "envelope differs from numpy"
+    )
 
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     out = {

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
 from inspector import APP_ID, APP_NAME, __version__
@@ -11,6 +11,7 @@ from inspector.formats.workers import worker_pool
 from inspector.resources_access import sample_files
 
 if TYPE_CHECKING:
+    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
     from inspector.ui.main_window import MainWindow
@@ -36,26 +37,71 @@ def make_application(argv: Sequence[str] | None = None) -> QApplication:
 
 
 def run_gui(files: Sequence[str], screenshot: str | None = None,
-            size: tuple[int, int] | None = None) -> int:
+            size: tuple[int, int] | None = None, theme: str | None = None,
+            qt_options: Sequence[str] = ()) -> int:
     """Show the main window with ``files`` (or the bundled samples) and run the event loop.
 
-    With ``screenshot``, waits until every tab is populated, saves a PNG of the
-    window and returns 0 (1 if the PNG could not be written).
+    With ``screenshot``, waits until the window is idle (:func:`wait_until_idle`:
+    every tab populated and verified, every plot drawn in its final state; a
+    warning on stderr if :data:`SCREENSHOT_TIMEOUT_MS` passed first), saves a
+    PNG of the window and returns 0 (1 if the PNG could not be written).
+    ``theme`` (``system``, ``light``, ``dark``) overrides the one chosen in
+    View > Theme for this run; ``qt_options`` (e.g. ``["-style", "Fusion"]``)
+    go to the ``QApplication``.  Only files the user asked for enter File >
+    Open Recent: neither the bundled samples nor the files of a screenshot run.
 
     The shared worker pool (:mod:`inspector.formats.workers`) is open for as
     long as the window runs and shut down when it closes.
     """
     with worker_pool():
-        return _run_window(files, screenshot, size)
+        return _run_window(files, screenshot, size, theme, qt_options)
+
+
+#: Longest wait for ``--screenshot`` (milliseconds) before the window is saved as it is.
+SCREENSHOT_TIMEOUT_MS = 120_000
+#: How often ``--screenshot`` looks whether the window is idle (milliseconds).
+IDLE_POLL_MS = 20
+
+
+def wait_until_idle(win: MainWindow, timeout_ms: int,
+                    on_done: Callable[[bool], None]) -> QTimer:
+    """Call ``on_done(timed_out)`` once ``win.is_idle()`` holds on two polls in a row.
+
+    Every tab's views are populated, its checks over, its models filled and
+    its plots drawn in their final state (no job in flight, no request
+    pending).  After ``timeout_ms`` without that, ``on_done(True)`` is called
+    instead.  Polls every :data:`IDLE_POLL_MS` on the event loop; returns the
+    polling timer (stopped when done).
+    """
+    from PySide6.QtCore import QElapsedTimer, QTimer
+
+    clock = QElapsedTimer()
+    clock.start()
+    poll = QTimer(win)
+    poll.setInterval(IDLE_POLL_MS)
+    state = {"seen": 0}
+
+    def check() -> None:
+        state["seen"] = state["seen"] + 1 if win.is_idle() else 0
+        timed_out = clock.elapsed() >= timeout_ms
+        if state["seen"] >= 2 or timed_out:
+            poll.stop()
+            on_done(timed_out and state["seen"] < 2)
+
+    poll.timeout.connect(check)
+    poll.start()
+    return poll
 
 
 def _run_window(files: Sequence[str], screenshot: str | None,
-                size: tuple[int, int] | None) -> int:
-    app = make_application()
-    from PySide6.QtCore import QTimer
+                size: tuple[int, int] | None, theme: str | None = None,
+                qt_options: Sequence[str] = ()) -> int:
+    app = make_application([sys.argv[0], *qt_options])
 
     from inspector.ui.main_window import MainWindow
+    from inspector.ui.theme import apply_theme, saved_theme
 
+    apply_theme(theme or saved_theme())
     win = MainWindow()
     if screenshot:
         win.resize(*(size or (1280, 800)))
@@ -64,7 +110,7 @@ def _run_window(files: Sequence[str], screenshot: str | None,
         win.restore_geometry()
     targets = list(files) or [str(p) for p in sample_files()]
     win.show()
-    win.open_paths(targets)
+    win.open_paths(targets, remember=bool(files) and not screenshot)
     if not files and targets:
         win.all_ready.connect(lambda: win.statusBar().showMessage(
             f"No file given: showing the {len(targets)} bundled sample files. "
@@ -72,7 +118,11 @@ def _run_window(files: Sequence[str], screenshot: str | None,
     if screenshot:
         result = {"code": 1}
 
-        def grab() -> None:
+        def grab(timed_out: bool) -> None:
+            if timed_out:
+                print(f"inspector: warning: the window was still busy after "
+                      f"{SCREENSHOT_TIMEOUT_MS / 1000:g} s; {screenshot} shows it as it was",
+                      file=sys.stderr)
             app.processEvents()
             pix = win.grab()
             result["code"] = 0 if pix.save(screenshot) else 1
@@ -81,13 +131,7 @@ def _run_window(files: Sequence[str], screenshot: str | None,
             win.close()
             app.quit()
 
-        def settle() -> None:
-            QTimer.singleShot(getattr(win, "settle_ms", 800), grab)
-
-        win.all_ready.connect(settle)
-        if not targets:
-            settle()
-        QTimer.singleShot(120_000, grab)  # never hang forever
+        wait_until_idle(win, SCREENSHOT_TIMEOUT_MS, grab)
         app.exec()
         _drain(win)
         return result["code"]

@@ -1,6 +1,7 @@
 """Command line: ``inspector [FILE...]`` opens the window; subcommands run headless.
 
-    inspector [--screenshot OUT.png [--size WxH]] [FILE[::/hdf5/path] ...]
+    inspector [--theme system|light|dark] [--screenshot OUT.png [--size WxH]]
+              [Qt options such as -style Fusion or -platform offscreen] [FILE[::/hdf5/path] ...]
     inspector verify [--json] [--hash-arrays] FILE...
     inspector export SOURCE DEST.aucx [--exported-at ISO-8601] [--overwrite]
     inspector install-desktop [--uninstall]
@@ -34,6 +35,48 @@ SUBCOMMANDS = {
 }
 
 
+#: Qt's own command-line options (QGuiApplication and QApplication) that take a value.
+QT_VALUE_OPTIONS = frozenset({
+    "platform", "platformpluginpath", "platformtheme", "plugin", "qmljsdebugger",
+    "qwindowgeometry", "qwindowicon", "qwindowtitle", "session", "display", "geometry",
+    "name", "title", "visual", "style", "stylesheet", "fontengine", "qdevicepixelratio",
+})
+#: Qt's own command-line options without a value.
+QT_FLAG_OPTIONS = frozenset({"reverse", "widgetcount", "nograb", "dograb", "sync"})
+
+
+def split_qt_options(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Split ``argv`` into (our arguments, Qt's own options) for the window.
+
+    Qt reads options such as ``-style Fusion``, ``-style=Fusion`` or
+    ``-platform offscreen`` (also written with two dashes) from the
+    ``QApplication`` arguments; argparse would reject them as unknown, so
+    they are taken out here, in order, and handed to Qt.  Everything after
+    ``--`` is ours (file names that start with a dash).
+    """
+    ours: list[str] = []
+    qt: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            ours.extend(argv[i:])
+            break
+        name = arg.lstrip("-").split("=", 1)[0] if arg.startswith("-") else ""
+        dashes = len(arg) - len(arg.lstrip("-"))
+        if name and dashes in (1, 2) and name in QT_VALUE_OPTIONS:
+            qt.append(arg)
+            if "=" not in arg and i + 1 < len(argv):
+                qt.append(argv[i + 1])
+                i += 1
+        elif name and dashes in (1, 2) and name in QT_FLAG_OPTIONS and "=" not in arg:
+            qt.append(arg)
+        else:
+            ours.append(arg)
+        i += 1
+    return ours, qt
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # usage errors exit 2
         self.print_usage(sys.stderr)
@@ -47,7 +90,8 @@ def _gui_parser() -> argparse.ArgumentParser:
         prog="inspector",
         description="Inspect VneuroTK HDF5 recordings and AUCX archives. "
         "With no FILE, opens the bundled sample files.",
-        epilog=epilog,
+        epilog=epilog + "\n\nQt's own options (-style Fusion, -platform offscreen, ...) are "
+        "passed to Qt.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--version", action="version", version=f"inspector {__version__}")
@@ -58,6 +102,8 @@ def _gui_parser() -> argparse.ArgumentParser:
                    help="open the files, wait until the views are populated, save a PNG of "
                         "the window and exit")
     p.add_argument("--size", metavar="WxH", default="1280x800", help="window size for --screenshot")
+    p.add_argument("--theme", choices=("system", "light", "dark"), type=str.lower,
+                   help="colour theme for this run (View > Theme chooses and remembers one)")
     return p
 
 
@@ -81,6 +127,9 @@ def _export_parser() -> argparse.ArgumentParser:
     p.add_argument("--exported-at", metavar="ISO-8601", default=None,
                    help="export time recorded in the archive (default: now, UTC)")
     p.add_argument("--overwrite", action="store_true", help="replace DEST if it exists")
+    p.add_argument("--group", metavar="KEY", default=None,
+                   help="for a source holding several experiments (a Beckman run folder), "
+                        "the group to export, e.g. RA1-280 (default: the first)")
     return p
 
 
@@ -175,12 +224,13 @@ def cmd_verify(argv: Sequence[str]) -> int:
 def cmd_export(argv: Sequence[str]) -> int:
     """``inspector export SOURCE DEST``: 0 when written, 1 when refused, 2 for usage errors."""
     args = _export_parser().parse_args(argv)
-    from inspector.formats.export import ExportError, export_to_aucx
+    from inspector.formats.export import ExportError, export_to_aucx, open_group
     from inspector.formats.workers import worker_pool
 
     try:
         with worker_pool():
-            result = export_to_aucx(args.source, args.dest, exported_at=args.exported_at,
+            source = open_group(args.source, args.group) if args.group else args.source
+            result = export_to_aucx(source, args.dest, exported_at=args.exported_at,
                                     overwrite=args.overwrite)
     except ExportError as exc:
         print(f"inspector export: {exc}", file=sys.stderr)
@@ -223,7 +273,8 @@ def _dispatch(argv: list[str]) -> int:
         return cmd_export(argv[1:])
     if argv and argv[0] == "install-desktop":
         return cmd_install_desktop(argv[1:])
-    args = _gui_parser().parse_args(argv)
+    ours, qt_options = split_qt_options(argv)
+    args = _gui_parser().parse_args(ours)
     size = None
     if args.screenshot:
         try:
@@ -233,6 +284,13 @@ def _dispatch(argv: list[str]) -> int:
             print(f"inspector: error: --size must look like 1280x800, not {args.size!r}",
                   file=sys.stderr)
             return 2
+    from inspector.platform_check import preflight
+
+    problem = preflight()
+    if problem is not None:  # one clear line instead of Qt's abort
+        print(problem, file=sys.stderr)
+        return 1
     from inspector.app import run_gui
 
-    return run_gui(args.files, screenshot=args.screenshot, size=size)
+    return run_gui(args.files, screenshot=args.screenshot, size=size, theme=args.theme,
+                   qt_options=qt_options)

@@ -468,3 +468,35 @@ def test_masks_with_holes_read_like_compacted_rows(built):
     assert S.examine(holes) == S.examine(ours)
     assert [f.code for f in S.structure_findings(holes)] == [
         "structure.radius_not_monotonic", "structure.duplicate_radius_within_scan"]
+
+
+def test_verify_keeps_integrity_and_structure_verdicts_apart(built, tmp_path, capsys):
+    """An archive whose members all verify but whose experiment repeats a scan ID."""
+    from inspector.cli import main
+
+    path = write_aucx(built["duplicate-scan-id"][0], tmp_path / "dup.aucx",
+                      exported_at="2026-06-01T12:00:00Z")
+    assert main(["verify", "--json", str(path)]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] is True and report["structure_ok"] is False
+    scopes = {(f["code"], f["scope"]) for f in report["findings"] if f["severity"] == "error"}
+    assert scopes == {("structure.duplicate_scan_id", "structure"),
+                      ("structure.scan_id_mismatch", "structure")}
+    assert all(m["status"] == "ok" for m in report["summary"]["members"])
+    assert report["summary"]["structure"]["n_scans"] == len(built["duplicate-scan-id"][0].scans)
+    assert {e["analysis"] for e in report["summary"]["readiness"]} >= {"sedimentation_velocity"}
+    assert main(["verify", "--json", "--integrity-only", str(path)]) == 0
+
+
+def test_window_shows_both_verdicts(built, tmp_path, qtbot):
+    from inspector.ui.main_window import MainWindow
+
+    path = write_aucx(built["duplicate-scan-id"][0], tmp_path / "dup.aucx",
+                      exported_at="2026-06-01T12:00:00Z")
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.open_paths([str(path)])
+    qtbot.waitUntil(lambda: win.document_tabs() and win.all_tabs_ready(), timeout=20000)
+    banner = win.current_tab().checksums.banner.text()
+    n = len(win.current_tab().doc.members)
+    assert f"All {n} members verified" in banner and "structure: 2 errors" in banner

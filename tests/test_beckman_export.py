@@ -20,7 +20,7 @@ import pytest
 import inspector
 from inspector.cli import main as cli_main
 from inspector.formats.beckman import load_run, open_run
-from inspector.formats.export import ExportError, export_to_aucx
+from inspector.formats.export import ExportError, export_to_aucx, open_group
 from inspector.formats.registry import open_document
 from tests.test_beckman_layout import data, header, mixed_run, tokens, write
 
@@ -151,3 +151,28 @@ def test_the_shipped_sample_exports_from_the_command_line(tmp_path, capsys):
     assert cli_main(["verify", "--json", str(SAMPLE)]) == 0
     entry = json.loads(capsys.readouterr().out)
     assert entry["format"] == "beckman-xl" and entry["summary"]["group"] == groups[0]
+
+
+def test_export_group_chooses_another_experiment_of_the_run(tmp_path, capsys):
+    with open_document(SAMPLE) as doc:
+        assert doc.groups is not None and doc.groups.selected == doc.groups.keys[0]
+        second = doc.groups.keys[1]
+    dest = tmp_path / "second.aucx"
+    assert cli_main(["export", str(SAMPLE), str(dest), "--group", second,
+                     "--exported-at", STAMP]) == 0
+    with open_document(SAMPLE) as doc, doc.groups.open(second) as chosen:
+        assert chosen.groups.selected == second and chosen.ok
+        ids = list(chosen.auc.scan_ids)
+    exp = openauc.load(dest)
+    assert [s.scan_id for s in exp.scans] == ids
+    for scan in exp.scans:  # values exact, from the files themselves
+        oracle = np.asarray(tokens(SAMPLE / scan.scan_id))
+        r, s = exp.observations.scan_vectors(scan.scan_id)
+        assert np.array_equal(r, oracle[:, 0]) and np.array_equal(s, oracle[:, 1])
+    capsys.readouterr()
+    assert cli_main(["export", str(SAMPLE), str(tmp_path / "x.aucx"), "--group", "ZZ9-1"]) == 1
+    err = capsys.readouterr().err
+    assert "no group 'ZZ9-1'" in err and second in err and not (tmp_path / "x.aucx").exists()
+    demo = Path(__file__).parent / "fixtures" / "auc-delimited" / "demo_experiment"
+    with pytest.raises(ExportError, match="single experiment"):
+        open_group(demo, "RA1-280")

@@ -122,7 +122,7 @@ def test_document_views(entry):
     assert doc.export.load() is doc.auc.experiment
     assert doc.kind_label == "CSV/TSV AUC scan table" and doc.tree_title == "Source files"
     assert doc.table_locations["scans"] in {n.name for n in doc.tree.children}
-    assert doc.extra == {}
+    assert not hasattr(doc, "extra")  # capabilities, no untyped dict
     header = {n.name: n.value for n in doc.header.children}
     assert header["format"] == FORMAT_DELIMITED
     assert header["scans"] == s["n_scans"]
@@ -136,7 +136,7 @@ def test_rejected_findings_name_file_and_place(entry):
     errors = [f for f in doc.findings if f.severity == "error"]
     assert errors
     assert errors[0].location == EXPECTED_LOCATION[entry["file"]]
-    assert "model" not in doc.summary and doc.auc is None and doc.extra == {}
+    assert "model" not in doc.summary and doc.auc is None and not hasattr(doc, "extra")
     with pytest.raises(DelimitedError) as info:
         doc.export.load()
     assert info.value.findings[0].location == EXPECTED_LOCATION[entry["file"]]

@@ -28,6 +28,7 @@ def h5_ref(path, name, sources):
     sources.append(src)
     return H5DatasetRef(src, src.file[name], name)
 
+
 def expected(line: np.ndarray, env: Envelope) -> tuple[np.ndarray, np.ndarray]:
     """numpy min/max over finite values of each bin of ``env`` (NaN when none)."""
     v = np.asarray(line, dtype=np.float64)
@@ -41,8 +42,9 @@ def expected(line: np.ndarray, env: Envelope) -> tuple[np.ndarray, np.ndarray]:
     return np.array(lo), np.array(hi)
 
 
-def check(ref: ArrayRef, full: np.ndarray, index: tuple, start: int, stop: int,
-          bins: int) -> Envelope:
+def check(
+    ref: ArrayRef, full: np.ndarray, index: tuple, start: int, stop: int, bins: int
+) -> Envelope:
     env = ref.envelope(index, start, stop, bins)
     line = full[tuple(slice(None) if i is None else i for i in index)]
     assert env.start == max(0, start) and env.exact
@@ -198,8 +200,9 @@ def chunked(tmp_path, monkeypatch):
     a[20_000, 3] = np.inf
     path = tmp_path / "c.h5"
     with h5py.File(path, "w") as f:
-        f.create_dataset("neuro", data=a, chunks=(1000, 3), compression="gzip", compression_opts=4,
-                         shuffle=True)
+        f.create_dataset(
+            "neuro", data=a, chunks=(1000, 3), compression="gzip", compression_opts=4, shuffle=True
+        )
     sources: list[H5Source] = []
 
     def make():
@@ -226,8 +229,15 @@ def test_chunked_envelope_matches_numpy(chunked):
     ref = make()
     assert cs.worth_summarising(ref.shape, ref.sample_axis, ref.chunk_layout())
     for ch in range(5):
-        for start, stop, bins in [(0, 50_021, 40), (13, 49_999, 37), (0, 50_021, 2000),
-                                  (5, 2000, 300), (100, 130, 50), (0, 1500, 5), (999, 1001, 1)]:
+        for start, stop, bins in [
+            (0, 50_021, 40),
+            (13, 49_999, 37),
+            (0, 50_021, 2000),
+            (5, 2000, 300),
+            (100, 130, 50),
+            (0, 1500, 5),
+            (999, 1001, 1),
+        ]:
             check(ref, a, (None, ch), start, stop, bins)
     s = ref.chunk_summary()
     assert s.complete and s.block == 200
@@ -244,8 +254,9 @@ def test_summary_equals_numpy_blocks(chunked):
             col = seg[:, ch][np.isfinite(seg[:, ch])]
             lo = col.min() if col.size else np.nan
             hi = col.max() if col.size else np.nan
-            np.testing.assert_array_equal([s.lo[b, ch], s.hi[b, ch]],
-                                          np.array([lo, hi], dtype=s.lo.dtype))
+            np.testing.assert_array_equal(
+                [s.lo[b, ch], s.hi[b, ch]], np.array([lo, hi], dtype=s.lo.dtype)
+            )
 
 
 def test_summary_cache_in_user_cache_folder(chunked, tmp_path):
@@ -318,8 +329,15 @@ def test_sparse_dataset_unallocated_chunks_are_not_read(tmp_path, monkeypatch):
     monkeypatch.setattr(cs, "SUMMARY_MIN_BYTES", 0)
     path = tmp_path / "sparse.h5"
     with h5py.File(path, "w") as f:
-        d = f.create_dataset("neuro", shape=(400_000, 4), dtype="<f4", chunks=(1000, 4),
-                             compression="gzip", shuffle=True, fillvalue=-2.5)
+        d = f.create_dataset(
+            "neuro",
+            shape=(400_000, 4),
+            dtype="<f4",
+            chunks=(1000, 4),
+            compression="gzip",
+            shuffle=True,
+            fillvalue=-2.5,
+        )
         d[5000:6000] = np.linspace(-10, 10, 4000, dtype="<f4").reshape(1000, 4)
         d[123_456:123_460, 2] = 99.0
         d[399_500:] = np.nan

@@ -36,7 +36,9 @@ def test_huge_declared_dense_envelope_is_bounded(tmp_path):
     p = _copy(tmp_path, "continuous_dense_f32_intids.h5", "huge.h5")
     with h5py.File(p, "r+") as f:
         del f["neuro"]
-        f.create_dataset("neuro", shape=(2**40, 5), dtype="f4", chunks=(4096, 5), compression="gzip")
+        f.create_dataset(
+            "neuro", shape=(2**40, 5), dtype="f4", chunks=(4096, 5), compression="gzip"
+        )
     doc = open_document(p)
     ref = doc.arrays["neuro"]
     reads = []
@@ -90,8 +92,12 @@ def test_png_decompression_bomb_is_a_finding(tmp_path):
     def chunk(t, d):
         return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xFFFFFFFF)
 
-    png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 50000, 50000, 8, 0, 0, 0, 0))
-           + chunk(b"IDAT", zlib.compress(b"\0" * 1000)) + chunk(b"IEND", b""))
+    png = (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", 50000, 50000, 8, 0, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(b"\0" * 1000))
+        + chunk(b"IEND", b"")
+    )
     with h5py.File(p, "r+") as f:
         del f["stimuli_db/0/image"]
         f["stimuli_db/0/image"] = np.frombuffer(png, dtype="u1")
@@ -117,7 +123,9 @@ def test_provenance_nan_is_warned_and_kept_as_string(tmp_path):
     assert prov["backend"] == "NaN" and prov["device"] == "Infinity"
     warns = [f for f in doc.findings if f.code == "vision.provenance-nonstandard-json"]
     assert [w.severity for w in warns] == ["warning", "warning"]
-    assert "NaN" in warns[0].message and warns[0].location == "/vision_store/0@extraction_provenance"
+    assert (
+        "NaN" in warns[0].message and warns[0].location == "/vision_store/0@extraction_provenance"
+    )
     assert text
     doc.close()
 
@@ -133,6 +141,7 @@ def test_coo_out_of_range_coordinates_found_by_verify(tmp_path):
     def bad(f):
         f["neuro_row"][0] = -5
         f["neuro_col"][1] = -1
+
     doc = open_document(_coo(tmp_path, "oob.h5", bad))
     doc.verify()
     got = {(f.code, f.location) for f in doc.findings if f.severity == "error"}
@@ -141,14 +150,37 @@ def test_coo_out_of_range_coordinates_found_by_verify(tmp_path):
     doc.close()
 
 
-@pytest.mark.parametrize("mutate, code, loc", [
-    (lambda f: f.attrs.__setitem__("neuro_dtype", "object"), "neuro.coo-dtype", "/@neuro_dtype"),
-    (lambda f: (f.__delitem__("neuro_data"),
-                f.create_dataset("neuro_data", data=np.array(["x"] * len(f["neuro_col"]), dtype=object),
-                                 dtype=h5py.string_dtype())), "neuro.coo-data-dtype", "/neuro_data"),
-    (lambda f: (f.__setitem__("rows_f", f["neuro_row"][:].astype("f8")), f.__delitem__("neuro_row"),
-                f.move("rows_f", "neuro_row")), "neuro.coo-index-dtype", "/neuro_row"),
-])
+@pytest.mark.parametrize(
+    "mutate, code, loc",
+    [
+        (
+            lambda f: f.attrs.__setitem__("neuro_dtype", "object"),
+            "neuro.coo-dtype",
+            "/@neuro_dtype",
+        ),
+        (
+            lambda f: (
+                f.__delitem__("neuro_data"),
+                f.create_dataset(
+                    "neuro_data",
+                    data=np.array(["x"] * len(f["neuro_col"]), dtype=object),
+                    dtype=h5py.string_dtype(),
+                ),
+            ),
+            "neuro.coo-data-dtype",
+            "/neuro_data",
+        ),
+        (
+            lambda f: (
+                f.__setitem__("rows_f", f["neuro_row"][:].astype("f8")),
+                f.__delitem__("neuro_row"),
+                f.move("rows_f", "neuro_row"),
+            ),
+            "neuro.coo-index-dtype",
+            "/neuro_row",
+        ),
+    ],
+)
 def test_coo_bad_dtypes_found_at_open(tmp_path, mutate, code, loc):
     doc = open_document(_coo(tmp_path, "bad.h5", mutate))
     assert ("error", code, loc) in _codes(doc)
@@ -156,17 +188,25 @@ def test_coo_bad_dtypes_found_at_open(tmp_path, mutate, code, loc):
 
 
 def test_coo_huge_declared_shape_is_not_hashed(tmp_path):
-    doc = open_document(_coo(tmp_path, "big.h5", lambda f: f.attrs.__setitem__("neuro_shape", [10**6] * 3)),
-                        hash_arrays=True)
+    doc = open_document(
+        _coo(tmp_path, "big.h5", lambda f: f.attrs.__setitem__("neuro_shape", [10**6] * 3)),
+        hash_arrays=True,
+    )
     assert any(f.code == "neuro.too-large-to-hash" for f in doc.findings)
     assert "sha256" not in doc.summary.get("neuro", {})
     doc.close()
 
 
-@pytest.mark.parametrize("dtype, severity", [
-    (h5py.string_dtype(), "error"), (np.dtype([("a", "f4"), ("b", "i4")]), "error"),
-    (np.dtype("V4"), "error"), (np.dtype("?"), "warning"), (np.dtype("c8"), "warning"),
-])
+@pytest.mark.parametrize(
+    "dtype, severity",
+    [
+        (h5py.string_dtype(), "error"),
+        (np.dtype([("a", "f4"), ("b", "i4")]), "error"),
+        (np.dtype("V4"), "error"),
+        (np.dtype("?"), "warning"),
+        (np.dtype("c8"), "warning"),
+    ],
+)
 def test_non_numeric_dense_neuro(tmp_path, dtype, severity):
     p = _copy(tmp_path, "epochs_dense_f64_strids.h5", "nn.h5")
     with h5py.File(p, "r+") as f:
@@ -184,5 +224,247 @@ def test_non_string_channel_names_warned(tmp_path):
         f["neuro_info"].attrs["ch_names"] = np.array([1.5, np.nan, 3, 4, 5])
     doc = open_document(p)
     got = [f for f in doc.findings if f.code == "neuro-info.ch-names-type"]
-    assert len(got) == 1 and got[0].severity == "warning" and got[0].location == "/neuro_info@ch_names"
+    assert (
+        len(got) == 1 and got[0].severity == "warning" and got[0].location == "/neuro_info@ch_names"
+    )
     doc.close()
+
+
+# -- hostile structures built with h5py: each a finding at its location ------------------
+def _rec(tmp_path, name="rec.h5", **kw) -> Path:
+    from test_vneurotk_helpers import write_recording
+
+    p = tmp_path / name
+    write_recording(p, **kw)
+    return p
+
+
+def _all_text_encodable(doc) -> None:
+    """No unencodable string (lone surrogate) reaches a view or the JSON line."""
+    for node in doc.tree.walk():
+        for text in (node.name, node.location, node.detail):
+            text.encode("utf-8")
+        values = node.value if isinstance(node.value, list) else [node.value]
+        for v in values:
+            if isinstance(v, str):
+                v.encode("utf-8")
+    json.dumps(doc.to_json(), ensure_ascii=False, allow_nan=False).encode("utf-8")
+
+
+def test_many_attributes_are_capped(tmp_path):
+    from inspector.formats.vneurotk.tree import MAX_ATTRIBUTES
+
+    p = _rec(tmp_path, libver="latest")  # dense attribute storage: 100 000 attributes fit
+    with h5py.File(p, "r+", libver="latest") as f:
+        sid, tid = h5py.h5s.create(h5py.h5s.SCALAR), h5py.h5t.NATIVE_INT32
+        for i in range(100_000):
+            h5py.h5a.create(f.id, f"x{i:06d}".encode(), tid, sid)
+        f["neuro_info"].attrs.create("big", np.zeros(300_000, np.float64))  # 2.4 MB
+    with open_document(p) as doc:
+        assert doc.ok, [x.to_json() for x in doc.findings if x.severity == "error"]
+        capped = [x for x in doc.findings if x.code == "tree.attributes-capped"]
+        assert len(capped) == 1 and capped[0].location == "/" and capped[0].severity == "warning"
+        n_root_attrs = 100_000 + 8
+        assert f"{n_root_attrs - MAX_ATTRIBUTES} are left out" in capped[0].message
+        attrs = [c for c in doc.tree.children if c.kind == "attribute"]
+        assert len(attrs) == MAX_ATTRIBUTES
+        big = doc.tree.find("/neuro_info@big")
+        assert big.value is None and "not read" in big.detail
+        info = doc.summary["neuro_info"]  # the tree bounds display; the facts stay whole
+        assert info["sfreq"] == 100.0 and len(info["big"]) == 300_000
+
+
+def test_vision_info_as_a_huge_dataset_is_not_iterated(tmp_path):
+    p = _rec(tmp_path)
+    with h5py.File(p, "r+") as f:
+        del f["vision_info"]
+        f.create_dataset("vision_info", shape=(2**40,), dtype="i1", chunks=(1 << 16,))
+    with open_document(p) as doc:
+        assert ("error", "vision-info.not-group", "/vision_info") in _codes(doc)
+        assert ("error", "trials.missing", "/vision_info") in _codes(doc)
+        assert doc.trials is not None and doc.trials.trial_starts is not None
+
+
+def test_huge_declared_metadata_is_not_read(tmp_path):
+    from test_vneurotk_helpers import write_typed
+
+    p = _rec(tmp_path)
+    with h5py.File(p, "r+") as f:
+        del f["trial_starts"]
+        f.create_dataset(
+            "trial_starts", shape=(300_000_000,), dtype="i8", chunks=(1 << 20,), compression="gzip"
+        )
+        tm = f.create_group("trial_meta")
+        tm.create_dataset("rt", shape=(300_000_000,), dtype="f8", chunks=(1 << 20,))
+        vs = f.create_group("vision_store/0")
+        vs.attrs.update({"model": "m", "module_name": "a", "module_type": "t"})
+        ids = write_typed(vs, "stim_ids", [10, 20])
+        del ids["types"], ids["values"]
+        ids.create_dataset("types", shape=(300_000_000,), dtype="u1", chunks=(1 << 20,))
+        ids.create_dataset(
+            "values", shape=(300_000_000,), dtype=h5py.string_dtype(), chunks=(1 << 16,)
+        )
+        vs.create_dataset("array", data=np.zeros((2, 3)))
+    assert p.stat().st_size < 1 << 20  # declared gigabytes, stored in kilobytes
+    with open_document(p) as doc:
+        codes = _codes(doc)
+        assert ("error", "trials.too-large", "/trial_starts") in codes
+        assert ("error", "trial-meta.too-large", "/trial_meta/rt") in codes
+        assert ("error", "scalar.too-large", "/vision_store/0/stim_ids") in codes
+        assert not any(c == "trials.missing" for _, c, _ in codes)  # present, not missing
+        assert doc.trials.trial_starts is None and doc.trials.trial_ends is not None
+        assert doc.header.find("/trial_starts") is None
+        prov = doc.provenance.children[1]
+        assert "rejected: scalar.too-large" in prov.detail
+
+
+def test_scalar_trial_starts_and_odd_stim_ids(tmp_path):
+    p = _rec(tmp_path)
+    with h5py.File(p, "r+") as f:
+        del f["trial_starts"]
+        f["trial_starts"] = np.int64(0)
+        del f["vision_info/stim_ids"]
+        f["vision_info"].create_dataset("stim_ids", data=np.int64(10))
+    with open_document(p) as doc:
+        codes = _codes(doc)
+        assert ("error", "trials.not-1d", "/trial_starts") in codes
+        assert doc.header.find("/trial_starts").value == "scalar int64"
+        assert doc.trials.trial_starts is None
+        assert doc.summary["vision_info"]["stim_ids"] == {"type": "int", "value": 10}
+    with h5py.File(p, "r+") as f:
+        del f["trial_starts"]
+        f["trial_starts"] = np.arange(4, dtype=np.int64) * 50
+        del f["vision_info/stim_ids"]
+        f["vision_info"].create_dataset("stim_ids", data=h5py.Empty("i8"))
+        vs = f.create_group("vision_store/0")
+        vs.attrs.update({"model": "m", "module_name": "a", "module_type": "t"})
+        vs.create_dataset("stim_ids", data=h5py.Empty("i8"))
+        vs.create_dataset("array", data=np.zeros((3, 2)))
+    with open_document(p) as doc:
+        codes = _codes(doc)
+        assert ("error", "trials.vision-ids", "/vision_info/stim_ids") in codes
+        assert ("error", "vision.ids-length", "/vision_store/0/stim_ids") in codes
+        assert doc.summary["vision_info"]["stim_ids"]["type"] == "empty"
+        json.dumps(doc.to_json(), allow_nan=False)
+
+
+def test_invalid_utf8_names_and_unsupported_float_type(tmp_path):
+    p = _rec(tmp_path)
+    with h5py.File(p, "r+") as f:
+        f.create_group(b"bad\xffname")
+        tid = h5py.h5t.IEEE_F64LE.copy()
+        tid.set_size(16)
+        tid.set_precision(128)
+        tid.set_fields(127, 112, 15, 0, 112)  # IEEE binary128: wider than any numpy float
+        tid.set_ebias(16383)
+        h5py.h5d.create(f.id, b"quad", tid, h5py.h5s.create_simple((3,)))
+        h5py.h5a.create(f["neuro_info"].id, b"quad", tid, h5py.h5s.create(h5py.h5s.SCALAR))
+    with open_document(p) as doc:
+        codes = _codes(doc)
+        assert ("warning", "text.invalid-utf8", "/bad\\xffname") in codes
+        assert doc.tree.find("/bad\\xffname").kind == "group"
+        assert ("warning", "tree.unsupported-type", "/quad") in codes
+        assert "unsupported HDF5 type" in doc.tree.find("/quad").detail
+        assert ("warning", "tree.attribute-unreadable", "/neuro_info@quad") in codes
+        _all_text_encodable(doc)
+
+
+def test_odd_label_attributes(tmp_path):
+    p = _rec(tmp_path)
+    with h5py.File(p, "r+") as f:
+        f.attrs["stim_labels_is_str"] = np.zeros(0)
+    with open_document(p) as doc:
+        assert ("error", "labels.bad-is-str", "/@stim_labels_is_str") in _codes(doc)
+    with h5py.File(p, "r+") as f:
+        f.attrs["stim_labels_is_str"] = False
+        f.attrs["stim_labels_shape"] = np.array([2**62, 2**62], dtype=np.int64)
+    with open_document(p) as doc:
+        assert ("error", "labels.shape-mismatch", "/@stim_labels_shape") in _codes(doc)
+    with h5py.File(p, "r+") as f:
+        f.attrs["stim_labels_shape"] = "two hundred"
+    with open_document(p) as doc:
+        assert ("error", "labels.bad-shape", "/@stim_labels_shape") in _codes(doc)
+
+
+def test_null_writer_version_is_a_finding_and_reading_goes_on(tmp_path):
+    p = _rec(tmp_path)
+    with h5py.File(p, "r+") as f:
+        del f.attrs["writer_version"]
+        f.attrs["writer_version"] = h5py.Empty("S1")
+    with open_document(p) as doc:
+        errors = [x for x in doc.findings if x.severity == "error"]
+        assert [(x.code, x.location) for x in errors] == [
+            ("header.writer-version-empty", "/@writer_version")
+        ]
+        assert "null dataspace" in errors[0].message and "Empty(" not in errors[0].message
+        assert doc.summary["writer_version"] is None
+        assert doc.trials.trial_starts.tolist() == [0, 50, 100, 150]
+        assert doc.summary["trial_stim_ids"]["count"] == 4
+
+
+def test_lone_surrogate_text_is_escaped_and_flagged(tmp_path):
+    p = _rec(tmp_path)
+    with h5py.File(p, "r+") as f:
+        tid = h5py.h5t.C_S1.copy()
+        tid.set_size(h5py.h5t.VARIABLE)
+        tid.set_cset(h5py.h5t.CSET_UTF8)
+        names = np.array([b"c0", b"Cz\x92ref", b"c2"], dtype=object)
+        del f["neuro_info"].attrs["ch_names"]
+        aid = h5py.h5a.create(f["neuro_info"].id, b"ch_names", tid, h5py.h5s.create_simple((3,)))
+        aid.write(names)
+        ref = h5py.h5a.create(f.id, b"ref", tid, h5py.h5s.create(h5py.h5s.SCALAR))
+        ref.write(np.array(b"Cz\x92ref", dtype=object))  # h5py reads it back as "Cz\udc92ref"
+    with open_document(p) as doc:
+        flagged = {x.location for x in doc.findings if x.code == "text.invalid-utf8"}
+        assert {"/neuro_info@ch_names", "/@ref"} <= flagged
+        assert doc.tree.find("/neuro_info@ch_names").value == ["c0", "Cz\\x92ref", "c2"]
+        assert doc.tree.find("/@ref").value == "Cz\\x92ref"
+        assert doc.summary["neuro_info"]["ch_names"][1] == "Cz\\x92ref"
+        assert doc.arrays["neuro"].attrs["ch_names"][1] == "Cz\\x92ref"
+        _all_text_encodable(doc)
+
+
+def test_rejected_vision_record_keeps_its_provenance(tmp_path):
+    p = _copy(tmp_path, "epochs_dense_f64_strids.h5", "rej.h5")
+    with h5py.File(p, "r+") as f:
+        rows = f["vision_store/0/array"].shape[0]
+        del f["vision_store/0/array"]
+        f["vision_store/0"].create_dataset("array", data=np.zeros((rows + 1, 2)))
+    with open_document(p) as doc:
+        assert ("error", "vision.ids-length", "/vision_store/0/stim_ids") in _codes(doc)
+        assert "vision_store/0" not in doc.arrays
+        node = next(n for n in doc.provenance.children if n.location == "/vision_store/0")
+        assert "rejected: vision.ids-length" in node.detail
+        fields = {c.name: c.value for c in node.children}
+        assert fields["backend"] not in (None, "unknown") and "model_id" in fields
+
+
+def test_deep_group_chain_opens(tmp_path):
+    p = _rec(tmp_path)
+    depth = 10_000
+    with h5py.File(p, "r+") as f:
+        g = f.create_group("deep")
+        for _ in range(depth - 1):
+            g = g.create_group("g")
+        g.attrs["bottom"] = 1
+    with open_document(p) as doc:
+        assert doc.ok, [x.to_json() for x in doc.findings if x.severity == "error"]
+        node, levels = doc.tree.find("/deep"), 1
+        while node.children and node.children[0].kind == "group":
+            node, levels = node.children[0], levels + 1
+        assert levels == depth and node.children[0].name == "bottom"
+
+
+def test_categories_nested_without_end_are_bounded(tmp_path):
+    from inspector.formats.vneurotk import trial_meta
+    from inspector.formats.vneurotk.source import RuleError
+
+    with h5py.File(tmp_path / "nest.h5", "w") as f:
+        g = f.create_group("s")
+        for _ in range(5000):  # categories of categories of ...: deeper than any real table
+            g.attrs.update({"kind": "categorical", "dtype": "category"})
+            g.create_dataset("codes", data=np.zeros(1, np.int64))
+            g = g.create_group("category_values")
+        with pytest.raises(RuleError) as err:
+            trial_meta.read_series(f["s"], "/trial_meta/columns/0", lambda e: None)
+    assert err.value.code == "trial-meta.bad-series" and "nested" in err.value.message

@@ -55,6 +55,18 @@ def test_drop_several_files(qtbot, tmp_path):
     assert [t.path.name for t in win.document_tabs()] == ["a.txt", "b.txt"]
 
 
+def test_dropped_url_is_refused_with_a_message(qtbot):
+    win = _window(qtbot)
+    mime = QMimeData()
+    mime.setUrls([QUrl("https://example.org/data/recording.h5")])
+    ev = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime,
+                    Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    win.dropEvent(ev)
+    message = win.statusBar().currentMessage()
+    assert "https://example.org/data/recording.h5" in message and "Not opened" in message
+    assert win.document_tabs() == []
+
+
 def test_close_tab(qtbot, tmp_path):
     win = _window(qtbot)
     a = tmp_path / "a.txt"

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ctypes
+import os
 import subprocess
+import sys
 
 import pytest
 
@@ -43,3 +45,16 @@ def test_preflight_line(monkeypatch) -> None:
     assert platform_check.preflight({"DISPLAY": ":0"}) is None
     no_display = platform_check.preflight({})
     assert no_display is not None and "DISPLAY" in no_display
+
+
+def test_gui_entry_prints_the_line_and_exits_1_instead_of_aborting(tmp_path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env["QT_QPA_PLATFORM"] = "xcb"
+    proc = subprocess.run([sys.executable, "-m", "inspector"], capture_output=True, text=True,
+                          env=env, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("inspector: ")
+    missing = platform_check.missing_libraries()
+    expected = ", ".join(missing) if missing else "DISPLAY"
+    assert expected in lines[0]

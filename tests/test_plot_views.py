@@ -1,4 +1,4 @@
-"""Plot widgets (issue 6): curves for corpus files, debouncing, stale results, exports."""
+"""Plot widgets (issue 6): curves for corpus files, coalesced requests, stale results, exports."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from inspector.formats.arrays import NumpyArrayRef
 from inspector.formats.document import Document
 from inspector.jobs import JobRunner
 from inspector.ui.plots import AucView, NeuralView, PatternView, PlotPanel
-from inspector.ui.plots import neural as neural_mod
 from tests.conftest import FIXTURES, load_expected
 
 
@@ -26,9 +25,9 @@ def jobs(qtbot):
 
 
 def settle(qtbot, jobs, view=None, rounds=3):
-    """Let timers fire and jobs finish."""
+    """Let timers fire and jobs finish (a request follows a change on the next turn)."""
     for _ in range(rounds):
-        qtbot.wait(neural_mod.DEBOUNCE_MS + 40)
+        qtbot.wait(20)
         jobs.wait(5000)
         qtbot.wait(10)
 
@@ -78,8 +77,10 @@ def test_aucx_demo_draws_one_curve_per_scan(qtbot, jobs):
 
 
 def test_per_scan_archive_never_draws_masked_points(qtbot, jobs):
-    view, doc = auc_view_for(qtbot, jobs, FIXTURES / "aucx" / "syn_per_scan_radius_s2_8x150.aucx")
+    panel, doc = panel_for(qtbot, jobs, FIXTURES / "aucx" / "syn_per_scan_radius_s2_8x150.aucx",
+                           "signal")
     exp = doc.auc.experiment or doc.export.load()
+    view = panel.view
     assert len(view.curves()) == exp.n_scans
     for i, (_, x, y) in enumerate(view.curves()):
         drawn = np.isfinite(y)
@@ -225,7 +226,7 @@ class SlowRef(NumpyArrayRef):
         return super().envelope(index, start, stop, bins)
 
 
-def test_debounce_coalesces_range_changes(qtbot, jobs):
+def test_range_changes_of_one_turn_make_one_request(qtbot, jobs):
     a = np.random.default_rng(0).standard_normal((100_000, 1))
     view = NeuralView(_doc(a).arrays["neuro"], jobs)
     qtbot.addWidget(view)
@@ -233,12 +234,12 @@ def test_debounce_coalesces_range_changes(qtbot, jobs):
     view.show()
     settle(qtbot, jobs)
     before = view.submitted
-    for k in range(10):  # a burst of zoom steps faster than the debounce delay
+    for k in range(10):  # a burst of zoom steps within one event-loop turn
         view.plot_item.vb.setXRange(1000 + k * 100, 20_000 - k * 100, padding=0)
     assert view.submitted == before  # nothing requested during the burst
     qtbot.waitUntil(lambda: view.submitted == before + 1, timeout=2000)
     jobs.wait(5000)
-    qtbot.wait(2 * neural_mod.DEBOUNCE_MS)
+    qtbot.waitUntil(view.is_idle, timeout=2000)
     assert view.submitted == before + 1
     (_, x, _), = view.curves()
     assert x[0] >= 1000 - 0.5 * 19_000 and x[-1] <= 20_000 + 0.5 * 19_000 + 1
@@ -254,17 +255,19 @@ def test_stale_results_are_dropped(qtbot, jobs):
     view.show()
     qtbot.waitUntil(lambda: len(ref.ranges) == 1, timeout=2000)  # first request blocked in the job
     view.plot_item.vb.setXRange(150_000, 150_100, padding=0)  # zoom far in: raw samples
-    qtbot.waitUntil(lambda: len(ref.ranges) == 2, timeout=2000)
+    for _ in range(5):
+        qtbot.wait(1)
+    assert len(ref.ranges) == 1 and not view.is_idle()  # one job at a time: the zoom is pending
     ref.gate.set()
-    jobs.wait(5000)
-    settle(qtbot, jobs, rounds=2)
+    qtbot.waitUntil(lambda: len(ref.ranges) == 2 and view.is_idle(), timeout=5000)
     line = view.lines[0]
     assert line.raw  # the newest answer (raw samples of the zoomed window) is shown
     assert np.nanmin(line.y) >= 150_000 - 50 - 1 and np.nanmax(line.y) < 150_100 + 51 + 1
 
 
 def test_exports(qtbot, jobs, tmp_path):
-    view, doc = auc_view_for(qtbot, jobs, FIXTURES / "aucx" / "src_demo_experiment.aucx")
+    panel, doc = panel_for(qtbot, jobs, FIXTURES / "aucx" / "src_demo_experiment.aucx", "radius")
+    view = panel.view
     view.export_png(tmp_path / "p.png", width=400)
     view.export_svg(tmp_path / "p.svg")
     rows = view.export_csv(tmp_path / "p.csv")

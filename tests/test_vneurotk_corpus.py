@@ -100,7 +100,14 @@ def test_summary_without_hashing_is_the_same_minus_hashes(name):
         assert doc.ok
         assert "sha256" not in doc.summary["neuro"] and "sum" not in doc.summary["neuro"]
         assert doc.summary["neuro"]["shape"] == exp["neuro"]["shape"]
-        for key in ("stim_labels", "trial_stim_ids", "trial_meta", "neuro_info", "vision_info", "trial_info"):
+        for key in (
+            "stim_labels",
+            "trial_stim_ids",
+            "trial_meta",
+            "neuro_info",
+            "vision_info",
+            "trial_info",
+        ):
             assert doc.summary[key] == exp[key], key
         if exp["stimuli"] is not None:
             assert doc.summary["stimuli"]["ids"] == exp["stimuli"]["ids"]
@@ -127,7 +134,9 @@ def test_trial_meta_is_a_typed_dataframe():
         assert str(df["t_aware"].dtype) == "datetime64[us, Europe/Paris]"
         assert str(df["n_int"].dtype) == "Int64"
         assert df["n_int"].isna().any() or df["n_int"].notna().all()
-        assert [str(d) for d in df.dtypes] == BY_FILE["v1/epochs_dense_f64_strids.h5"]["trial_meta"]["dtypes"]
+        assert [str(d) for d in df.dtypes] == BY_FILE["v1/epochs_dense_f64_strids.h5"][
+            "trial_meta"
+        ]["dtypes"]
 
 
 def test_trial_meta_object_column_keeps_none():
@@ -168,7 +177,9 @@ def test_neural_array_attrs_and_trial_arrays():
 def test_trees_locations():
     with open_recording(ROOT / "v1/continuous_dense_f32_intids.h5") as doc:
         node = doc.tree.find("/neuro")
-        assert node.kind == "dataset" and "gzip(4)+shuffle" in node.detail and "float32" in node.detail
+        assert (
+            node.kind == "dataset" and "gzip(4)+shuffle" in node.detail and "float32" in node.detail
+        )
         attr = doc.tree.find("/@vneurotk_format")
         assert attr.kind == "attribute" and attr.value == "recording"
         assert doc.tree.find("/vision_store/0@model").value == "dev/vit-tiny-patch16"
@@ -189,7 +200,10 @@ def test_external_link_is_reported_with_target():
         warn = [f for f in doc.findings if f.code == "link.external"]
         assert len(warn) == 1 and "external_link_target.h5" in warn[0].message
         assert warn[0].location == "/neuro" and warn[0].severity == "warning"
-        assert doc.summary["neuro"]["sha256"] == BY_FILE["edited/external_link_neuro.h5"]["neuro"]["sha256"]
+        assert (
+            doc.summary["neuro"]["sha256"]
+            == BY_FILE["edited/external_link_neuro.h5"]["neuro"]["sha256"]
+        )
 
 
 def test_open_document_dispatch():
@@ -218,7 +232,7 @@ def test_stimuli_decode_on_demand():
 def test_capabilities_of_a_recording():
     with open_recording(ROOT / "v1/epochs_coo_sparse_f32.h5") as doc:
         assert doc.kind_label == "VneuroTK recording" and doc.tree_title == "HDF5 objects"
-        assert doc.extra == {} and doc.verifier is None
+        assert not hasattr(doc, "extra") and not hasattr(doc, "verifier")
         t = doc.trials
         assert t.data_mode == "epochs" and t.sampling_rate_hz == 1000.0
         for name in ("trial_starts", "trial_ends", "vision_onsets"):

@@ -36,7 +36,9 @@ def test_coo_per_trial_reads_match_dense(coo_file, monkeypatch):
         for t in range(arr.shape[0]):
             np.testing.assert_array_equal(ref.read(t), arr[t])
         assert ref.rows_sorted is True
-        np.testing.assert_array_equal(ref.read((slice(2, 7, 2), slice(3, 9), 1)), arr[2:7:2, 3:9, 1])
+        np.testing.assert_array_equal(
+            ref.read((slice(2, 7, 2), slice(3, 9), 1)), arr[2:7:2, 3:9, 1]
+        )
         np.testing.assert_array_equal(ref.read((-1, Ellipsis)), arr[-1])
         np.testing.assert_array_equal(ref.read(), arr)
         np.testing.assert_array_equal(ref.read(slice(5, 5)), arr[5:5])
@@ -174,7 +176,14 @@ def test_images_decode_on_demand(tmp_path):
     p = tmp_path / "img.h5"
     write_recording(p, n_trials=3)
     rgb = np.arange(2 * 3 * 3, dtype=np.uint8).reshape(2, 3, 3)
-    _add_stimuli(p, [(10, "image_bytes", _png(rgb)), (20, "array", rgb[:, :, 0]), (30, "image_bytes", np.frombuffer(b"not a png", np.uint8))])
+    _add_stimuli(
+        p,
+        [
+            (10, "image_bytes", _png(rgb)),
+            (20, "array", rgb[:, :, 0]),
+            (30, "image_bytes", np.frombuffer(b"not a png", np.uint8)),
+        ],
+    )
     with open_recording(p) as doc:
         assert doc.ok  # undecodable bytes are found by verify(), not at open
         assert [s.stim_id for s in doc.stimuli] == [10, 20, 30]
@@ -184,7 +193,10 @@ def test_images_decode_on_demand(tmp_path):
             doc.stimuli[2].load()
         doc.verify()
         assert not doc.ok
-        assert any(f.code == "stimuli.undecodable" and f.location == "/stimuli_db/2/image" for f in doc.findings)
+        assert any(
+            f.code == "stimuli.undecodable" and f.location == "/stimuli_db/2/image"
+            for f in doc.findings
+        )
     doc = open_recording(p, hash_arrays=True)
     assert not doc.ok
     doc.close()
@@ -206,7 +218,11 @@ def test_legacy_path_image_missing_is_a_finding(tmp_path):
     with open_recording(p) as doc:
         assert not doc.ok
         errs = [f for f in doc.findings if f.code == "stimuli.path-missing"]
-        assert len(errs) == 1 and "absent.png" in errs[0].message and errs[0].location == "/stimuli_db/20"
+        assert (
+            len(errs) == 1
+            and "absent.png" in errs[0].message
+            and errs[0].location == "/stimuli_db/20"
+        )
         np.testing.assert_array_equal(doc.stimuli[0].load(), rgb)
         with pytest.raises(OSError):
             doc.stimuli[1].load()

@@ -30,12 +30,24 @@ def _quiet():
 def _continuous(tmp_path, dtype, ids, with_images):
     rng = np.random.default_rng(1)
     neuro = (rng.standard_normal((400, 5)) * 100).astype(dtype)
-    bd = vneurotk.BaseData.for_continuous(neuro, {"sfreq": 200.0, "ch_names": list("abcde"), "lowpass": 40.0})
+    bd = vneurotk.BaseData.for_continuous(
+        neuro, {"sfreq": 200.0, "ch_names": list("abcde"), "lowpass": 40.0}
+    )
     onsets = np.array([20, 120, 220, 320])
-    db = {i: rng.integers(0, 255, (3, 4, 3), dtype=np.uint8) for i in dict.fromkeys(ids)} if with_images else None
+    db = (
+        {i: rng.integers(0, 255, (3, 4, 3), dtype=np.uint8) for i in dict.fromkeys(ids)}
+        if with_images
+        else None
+    )
     bd.configure(stim_ids=ids, trial_window=[-10, 60], vision_onsets=onsets, vision_db=db)
-    bd.trial_meta = pd.DataFrame({"cond": ["x", "y", "x", "z"], "rt": [0.1, 0.2, 0.3, 0.4],
-                                  "ok": [True, False, True, True], "n": [1, 2, 3, 4]})
+    bd.trial_meta = pd.DataFrame(
+        {
+            "cond": ["x", "y", "x", "z"],
+            "rt": [0.1, 0.2, 0.3, 0.4],
+            "ok": [True, False, True, True],
+            "n": [1, 2, 3, 4],
+        }
+    )
     p = tmp_path / "cont.h5"
     bd.save(p)
     return p
@@ -49,7 +61,11 @@ def _epochs(tmp_path, sparse, ids, with_images):
     else:
         neuro = rng.standard_normal(shape)
     bd = vneurotk.BaseData.for_epochs(neuro, {"sfreq": 1000.0, "ch_names": ["u0", "u1", "u2"]})
-    db = {i: rng.integers(0, 255, (2, 2, 3), dtype=np.uint8) for i in dict.fromkeys(ids)} if with_images else None
+    db = (
+        {i: rng.integers(0, 255, (2, 2, 3), dtype=np.uint8) for i in dict.fromkeys(ids)}
+        if with_images
+        else None
+    )
     bd.configure(stim_ids=ids, vision_onsets=np.full(6, 5), vision_db=db)
     bd.trial_meta = pd.DataFrame({"block": [1, 1, 2, 2, 3, 3]})
     p = tmp_path / "ep.h5"
@@ -59,7 +75,9 @@ def _epochs(tmp_path, sparse, ids, with_images):
 
 CASES = {
     "continuous-f32-int-ids-images": lambda t: _continuous(t, np.float32, [4, 8, 15, 8], True),
-    "continuous-i16-str-ids": lambda t: _continuous(t, np.int16, ["face", "house", "face", "tool"], False),
+    "continuous-i16-str-ids": lambda t: _continuous(
+        t, np.int16, ["face", "house", "face", "tool"], False
+    ),
     "epochs-coo-str-ids-images": lambda t: _epochs(t, True, ["a", "b", "c", "a", "b", "c"], True),
     "epochs-dense-f64-int-ids": lambda t: _epochs(t, False, [1, 2, 3, 1, 2, 3], False),
 }
@@ -94,7 +112,9 @@ def test_reader_agrees_with_reference(tmp_path, case):
         pd.testing.assert_frame_equal(doc.tables["trial_meta"], ref.trial_meta)
         assert doc.summary["neuro_info"]["ch_names"] == list(ref.neuro_info["ch_names"])
         assert doc.summary["neuro_info"]["sfreq"] == ref.neuro_info["sfreq"]
-        assert doc.summary["trial_info"] == {k: np.asarray(v).tolist() for k, v in ref.trial_info.items()}
+        assert doc.summary["trial_info"] == {
+            k: np.asarray(v).tolist() for k, v in ref.trial_info.items()
+        }
         # stimulus images
         if "images" in case:
             db = ref.vision.db

@@ -146,12 +146,18 @@ def test_text_attributes_read_the_same_however_stored(tmp_path, store):
     p = tmp_path / "rec.h5"
     write_recording(p, mode="epochs")
     with h5py.File(p, "r+") as f:
-        for name, text in (("vneurotk_format", "recording"), ("data_mode", "epochs"), ("writer_version", "0.1.0")):
+        for name, text in (
+            ("vneurotk_format", "recording"),
+            ("data_mode", "epochs"),
+            ("writer_version", "0.1.0"),
+        ):
             del f.attrs[name]
             if store == "vlen":
                 f.attrs[name] = text
             elif store == "fixed":
-                f.attrs.create(name, np.bytes_(text.encode()), dtype=h5py.string_dtype("ascii", len(text)))
+                f.attrs.create(
+                    name, np.bytes_(text.encode()), dtype=h5py.string_dtype("ascii", len(text))
+                )
             elif store == "bytes":
                 f.attrs[name] = np.bytes_(text.encode())
             else:
@@ -243,7 +249,11 @@ def test_partial_and_schema0_rules_not_guessed(tmp_path):
         del f.attrs["vneurotk_format"]
         f.attrs["data_mode"] = "continues"
     with open_recording(p) as doc:  # schema 0: the typo is normalised
-        assert doc.ok and doc.summary["data_mode"] == "continuous" and doc.summary["schema_version"] == 0
+        assert (
+            doc.ok
+            and doc.summary["data_mode"] == "continuous"
+            and doc.summary["schema_version"] == 0
+        )
     with h5py.File(p, "r+") as f:
         f.attrs["vneurotk_schema_version"] = np.array([1])
         f.attrs["vneurotk_format"] = "recording"

@@ -103,7 +103,8 @@ def bin_edges(start: int, stop: int, bins: int) -> np.ndarray:
     return start + (np.arange(k + 1, dtype=np.int64) * n) // k
 
 
-def minmax_bins(values: np.ndarray, edges: np.ndarray, offset: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def minmax_bins(values: np.ndarray, edges: np.ndarray,
+                offset: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Per-bin (min, max) of a 1-D array over finite values.
 
     Args:
@@ -180,10 +181,12 @@ class ArrayRef(ABC):
 
     @property
     def ndim(self) -> int:
+        """Number of axes."""
         return len(self.shape)
 
     @property
     def size(self) -> int:
+        """Number of elements (int64 product of ``shape``)."""
         return int(np.prod(self.shape, dtype=np.int64))
 
     @abstractmethod
@@ -343,8 +346,8 @@ def envelope_with_preview(
 class NumpyArrayRef(ArrayRef):
     """An :class:`ArrayRef` over an in-memory array (small arrays, tests)."""
 
-    def __init__(self, name: str, array: np.ndarray, *, location: str = "", storage: str = "memory",
-                 sample_axis: int = 0) -> None:
+    def __init__(self, name: str, array: np.ndarray, *, location: str = "",
+                 storage: str = "memory", sample_axis: int = 0) -> None:
         super().__init__()
         self.name = name
         self._a = np.asarray(array)
@@ -355,6 +358,7 @@ class NumpyArrayRef(ArrayRef):
         self.sample_axis = sample_axis
 
     def read(self, selection: Any = Ellipsis) -> np.ndarray:
+        """``array[selection]`` in native byte order."""
         out = np.asarray(self._a[selection])
         if not out.dtype.isnative:
             out = out.astype(out.dtype.newbyteorder("="))

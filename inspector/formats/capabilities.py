@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
-
 from inspector.formats.findings import Finding
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: importing a document type never imports numpy
+    import numpy as np
+
     from inspector.formats.arrays import ArrayRef
     from inspector.formats.auc_model import AucExperiment
     from inspector.formats.node import Node
@@ -174,6 +174,23 @@ class AucxExport:
 
     experiment_id: str | None
     load: Callable[[], AucExperiment]
+
+
+@dataclass(frozen=True)
+class ExperimentGroups:
+    """The file holds several experiments, of which the document offers one.
+
+    Attributes:
+        keys: every group's key, in listing order (``"RA1-280"``).
+        selected: the key of the group the document offers (None when none is).
+        open: ``open(key)`` returns a new document offering that group
+            (a ``Document``); it reads the source again and never raises for
+            bad input (an unknown key is an error finding of that document).
+    """
+
+    keys: tuple[str, ...]
+    selected: str | None
+    open: Callable[[str], Any]
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from inspector.formats.capabilities import (
     CheckResult,
     ChecksumTable,
     DeferredCheck,
+    ExperimentGroups,
     MemberCheck,
     MemberStatus,
     Progress,
@@ -66,35 +67,8 @@ FORMAT_DELIMITED = FormatId.DELIMITED
 FORMAT_UNKNOWN = FormatId.UNKNOWN
 
 
-class _Transitional:
-    """Old reader-facing API kept while the readers move to rules.
-
-    TRANSITIONAL: removed once every reader reports through ``Rule`` objects
-    and returns ``CheckResult`` objects (see docs/architecture.md).
-    """
-
-    findings: Findings
-    _verified_override: bool | None
-    checks: list[DeferredCheck]
-
-    def error(self, code: str, message: str, location: str = "") -> Finding:
-        f = Finding(Severity.ERROR, code, message, location)
-        self.findings.add(f)
-        return f
-
-    def warning(self, code: str, message: str, location: str = "") -> Finding:
-        f = Finding(Severity.WARNING, code, message, location)
-        self.findings.add(f)
-        return f
-
-    def info(self, code: str, message: str, location: str = "") -> Finding:
-        f = Finding(Severity.INFO, code, message, location)
-        self.findings.add(f)
-        return f
-
-
 @dataclass
-class Document(_Transitional):
+class Document:
     """Everything the inspector knows about one opened file.
 
     Built by :func:`inspector.formats.open_document`; never raises for bad
@@ -121,6 +95,7 @@ class Document(_Transitional):
         export: how to export the document to AUCX, when it can be.
         structure: the structural validation, readiness and summary of the
             AUC experiment inside (AUC documents).
+        groups: the other experiments of the same source, when it holds several.
         checks: deferred checks still to run (see :meth:`verify`, :meth:`apply`).
         traceback: the traceback of a reader bug (``internal.reader-failed``).
     """
@@ -143,13 +118,9 @@ class Document(_Transitional):
     auc: AucScans | None = None
     export: AucxExport | None = None
     structure: AucStructure | None = None
+    groups: ExperimentGroups | None = None
     checks: list[DeferredCheck] = field(default_factory=list)
     traceback: str | None = None
-    # TRANSITIONAL (see _Transitional)
-    extra: dict[str, Any] = field(default_factory=dict)
-    verifier: Any = None
-    _verified_override: bool | None = field(default=None, repr=False)
-    _members_list: list[MemberCheck] | None = field(default=None, repr=False)
     _check_findings: dict[int, tuple[Finding, ...]] = field(default_factory=dict, repr=False)
     _closers: list[Callable[[], None]] = field(default_factory=list, repr=False)
 
@@ -181,24 +152,12 @@ class Document(_Transitional):
     @property
     def verified(self) -> bool:
         """True when no deferred check is still pending."""
-        if self._verified_override is not None:
-            return self._verified_override
         return not self.checks
 
-    @verified.setter
-    def verified(self, value: bool) -> None:  # TRANSITIONAL
-        self._verified_override = value
-
     @property
-    def members(self) -> Any:
+    def members(self) -> tuple[MemberCheck, ...]:
         """The checksum table's rows (empty when the document has none)."""
-        if self._members_list is not None:  # TRANSITIONAL
-            return self._members_list
         return self.checksums.members if self.checksums is not None else ()
-
-    @members.setter
-    def members(self, rows: list[MemberCheck]) -> None:  # TRANSITIONAL
-        self._members_list = rows
 
     def apply(self, check: DeferredCheck, result: CheckResult) -> None:
         """Apply what ``check`` found; call from the thread that owns the document.
@@ -234,8 +193,6 @@ class Document(_Transitional):
         Safe to call more than once: later calls do nothing once all checks
         have completed.
         """
-        if self.verifier is not None and not self.verified:  # TRANSITIONAL
-            self.verifier(progress, cancelled)
         for check in list(self.checks):
             result = check.run(progress, cancelled)
             self.apply(check, result)

@@ -133,6 +133,31 @@ def _load_document(doc: Document, *, owned: bool) -> AucExperiment:
         raise _from_exception(doc.name, kind, exc) from exc
 
 
+def open_group(source: str | os.PathLike[str], group: str) -> Document:
+    """The verified document of ``source`` offering its experiment group ``group``.
+
+    For sources that hold several experiments (a Beckman run folder: one per
+    cell, channel, type and wavelength), through the document's
+    :class:`~inspector.formats.capabilities.ExperimentGroups`.
+
+    Raises:
+        ExportError: ``source`` holds a single experiment, or no group ``group``.
+    """
+    path = Path(source)
+    with open_document(path) as doc:
+        groups = doc.groups
+        if groups is None:
+            raise ExportError(f"{path.name}: holds a single experiment; --group applies to "
+                              "sources with several (a run folder of several cells or "
+                              "wavelengths)")
+        if group not in groups.keys:
+            raise ExportError(f"{path.name}: no group {group!r}; its groups are "
+                              f"{', '.join(groups.keys)}")
+    chosen: Document = groups.open(group)
+    chosen.verify()
+    return chosen
+
+
 def load_source(source: ExportSource) -> AucExperiment:
     """Load ``source`` into an experiment, by the export capability of its document.
 

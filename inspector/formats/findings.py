@@ -236,15 +236,6 @@ class Findings:
     def __getitem__(self, index: int | slice) -> Finding | list[Finding]:
         return self.as_list()[index]
 
-    def __setitem__(self, index: slice, findings: Iterable[Finding]) -> None:
-        """TRANSITIONAL: ``findings[:] = ...`` replaces every finding."""
-        if index != slice(None):
-            raise TypeError("only findings[:] = ... is supported")
-        self._kept = list(findings)
-        self._counts, self._note_after = {}, {}
-        for f in self._kept:
-            self._counts[f.code] = self._counts.get(f.code, 0) + 1
-
     def count(self, code: str) -> int:
         """How many findings of ``code`` were reported (capped ones included)."""
         return self._counts.get(code, 0)

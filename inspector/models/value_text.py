@@ -1,13 +1,36 @@
-"""How typed values are shown: an int ``1`` and a str ``"1"`` must look different."""
+"""How typed values are shown: an int ``1`` and a str ``"1"`` must look different.
+
+numpy and pandas are never imported here: a value can only be a numpy
+scalar or ``pandas.NA`` once the reader that made it imported them, so
+their types are looked up in ``sys.modules`` (showing a value never costs
+an import on the GUI thread).
+"""
 
 from __future__ import annotations
 
 import math
+import sys
+from types import ModuleType
 from typing import Any
 
-import numpy as np
-
 MISSING_TEXT = "∅"
+
+
+def _numpy() -> ModuleType | None:
+    """numpy if some reader imported it, else None (then no value is a numpy value)."""
+    return sys.modules.get("numpy")
+
+
+def _pandas_missing(value: Any) -> str | None:
+    """``"NA"`` / ``"NaT"`` for ``pandas.NA`` / ``pandas.NaT``, else None (also without pandas)."""
+    pd = sys.modules.get("pandas")
+    if pd is None:
+        return None
+    if value is getattr(pd, "NA", None):
+        return "NA"
+    if value is getattr(pd, "NaT", None):
+        return "NaT"
+    return None
 
 #: Text of a missing table cell (None, pandas NA, NaT, NaN); shown greyed italic.
 NA_TEXT = "<NA>"
@@ -18,16 +41,14 @@ def is_missing(value: Any) -> bool:
 
     Empty strings are *not* missing (they are shown as ``''``).
     """
-    if value is None:
+    if value is None or _pandas_missing(value) is not None:
         return True
-    try:
-        import pandas as pd
-
-        if value is pd.NA or value is pd.NaT:
-            return True
-    except ImportError:  # pragma: no cover
-        pass
-    if isinstance(value, float | np.floating):
+    if isinstance(value, float):
+        return math.isnan(value)
+    np = _numpy()
+    if np is None:
+        return False
+    if isinstance(value, np.floating):
         return math.isnan(float(value))
     if isinstance(value, np.datetime64 | np.timedelta64):
         return bool(np.isnat(value))
@@ -45,18 +66,13 @@ def value_type_name(value: Any) -> str:
     """Short type label shown beside a value (``int``, ``str``, ``float``...)."""
     if value is None:
         return "None"
-    try:
-        import pandas as pd
-
-        if value is pd.NA:
-            return "NA"
-        if value is pd.NaT:
-            return "NaT"
-    except ImportError:  # pragma: no cover
-        pass
-    if isinstance(value, np.generic):
+    missing = _pandas_missing(value)
+    if missing is not None:
+        return missing
+    np = _numpy()
+    if np is not None and isinstance(value, np.generic):
         return value.dtype.name
-    if isinstance(value, np.ndarray):
+    if np is not None and isinstance(value, np.ndarray):
         return f"array {value.dtype.name} {value.shape}"
     return type(value).__name__
 
@@ -65,25 +81,20 @@ def value_text(value: Any, limit: int = 200) -> str:
     """Display text of a value; strings are quoted, missing values marked."""
     if value is None:
         return "None"
-    try:
-        import pandas as pd
-
-        if value is pd.NA:
-            return "<NA>"
-        if value is pd.NaT:
-            return "NaT"
-    except ImportError:  # pragma: no cover
-        pass
+    missing = _pandas_missing(value)
+    if missing is not None:
+        return "<NA>" if missing == "NA" else missing
+    np = _numpy()
     if isinstance(value, str):
         text = repr(value) if value == "" else f'"{value}"'
     elif isinstance(value, bytes):
         text = repr(value)
-    elif isinstance(value, bool | np.bool_):
+    elif isinstance(value, bool) or (np is not None and isinstance(value, np.bool_)):
         text = "true" if value else "false"
-    elif isinstance(value, float | np.floating):
+    elif isinstance(value, float) or (np is not None and isinstance(value, np.floating)):
         f = float(value)
         text = "NaN" if math.isnan(f) else repr(f)
-    elif isinstance(value, np.ndarray):
+    elif np is not None and isinstance(value, np.ndarray):
         text = np.array2string(value, threshold=8, edgeitems=3, max_line_width=limit)
     elif isinstance(value, list | tuple):
         inner = ", ".join(value_text(v, limit) for v in value[:20])

@@ -7,7 +7,6 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QProgressBar,
     QPushButton,
@@ -20,6 +19,7 @@ from inspector.formats.document import MemberCheck
 from inspector.models.checksum_model import FAILED, STATUS_TEXT, ChecksumModel
 from inspector.models.roles import CopyRole
 from inspector.models.style import kind_color, status_icon
+from inspector.ui.columns import fit_columns_to_width
 from inspector.ui.copy_support import install_copy_actions
 
 
@@ -95,13 +95,11 @@ class ChecksumPanel(QWidget):
         self.view.setWordWrap(False)
         self.view.verticalHeader().setVisible(False)
         self.view.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
-        self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
-        hh = self.view.horizontalHeader()
-        hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        hh.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        hh.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
         self.view.setColumnWidth(0, 160)
         self.view.setColumnWidth(1, 135)
+        # every column stays in view: the digests give up room first (the detail pane and
+        # the tooltip have them in full)
+        fit_columns_to_width(self.view, grow=2, shrink=((3, 0.2), (2, 0.2)))
         install_copy_actions(self.view, value_column=None, extra=[
             ("Copy recorded digest", lambda: self._digest(2)),
             ("Copy computed digest", lambda: self._digest(3)),

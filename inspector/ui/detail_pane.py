@@ -22,6 +22,7 @@ class DetailPane(QWidget):
         self.text.setReadOnly(True)
         self.text.setObjectName("detailText")
         self.text.setAccessibleName("Selected value")
+        self.text.setMinimumHeight(2 * self.fontMetrics().height() + 12)  # the pane folds small
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.title)

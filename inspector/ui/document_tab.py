@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
-    QProgressBar,
-    QSplitter,
     QStackedWidget,
     QTabWidget,
     QTreeView,
@@ -41,13 +40,19 @@ from inspector.models.checksum_model import FAILED
 from inspector.models.findings_model import count_text, severity_counts_text
 from inspector.models.open_failure import open_failure
 from inspector.models.value_text import value_text, value_type_name
+from inspector.ui import preload
+from inspector.ui.busy_indicator import BusyIndicator
 from inspector.ui.checksum_panel import ChecksumPanel
 from inspector.ui.detail_pane import DetailPane
 from inspector.ui.failure_page import FailurePage
-from inspector.ui.plots import PlotPanel
-from inspector.ui.stimuli_panel import StimuliPanel
-from inspector.ui.table_panel import TablePanel
+from inspector.ui.scan_link import link_scans
+from inspector.ui.tab_layout import lay_out_tab
 from inspector.ui.tree_panel import HeaderPanel, TreePanel, make_tree_view
+
+if TYPE_CHECKING:  # imported when a document needs them (pandas, numpy, pyqtgraph)
+    from inspector.ui.plots import PlotPanel
+    from inspector.ui.stimuli_panel import StimuliPanel
+    from inspector.ui.table_panel import TablePanel
 
 __all__ = ["DocumentTab", "make_tree_view"]
 
@@ -104,6 +109,12 @@ class DocumentTab(QWidget):
         self.checksums: ChecksumPanel | None = None
         self.detail: DetailPane | None = None
         self.plot: PlotPanel | None = None
+        self.plot_error = ""
+        self._plot_slot: QLabel | None = None
+        self._plot_wanted: str | None = None
+        self._plot_timer = QTimer(self)
+        self._plot_timer.setSingleShot(True)
+        self._plot_timer.timeout.connect(self._show_first_array)
         self._array_names: dict[str, str] = {}
         self._pending: list[DeferredCheck] = []
         self._notice = ""
@@ -123,9 +134,7 @@ class DocumentTab(QWidget):
         bl.addStretch(1)
         label = QLabel(f"Opening {self.path.name}…")
         label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        bar = QProgressBar()
-        bar.setRange(0, 0)
-        bar.setMaximumWidth(320)
+        bar = BusyIndicator()
         bl.addWidget(label)
         bl.addWidget(bar, 0, Qt.AlignmentFlag.AlignHCenter)
         bl.addStretch(2)
@@ -178,6 +187,11 @@ class DocumentTab(QWidget):
 
     def _add_tables(self) -> None:
         doc = self.doc
+        if not any(df is not None for df in doc.tables.values()):
+            return
+        # pandas is imported by the reader that built the tables, not here
+        from inspector.ui.table_panel import TablePanel
+
         for name, df in doc.tables.items():
             if df is None:
                 continue
@@ -202,6 +216,8 @@ class DocumentTab(QWidget):
             self.summary.node_selected.connect(self._node_selected)
             self.views.addTab(self.summary, "Summary")
         if doc.stimuli:
+            from inspector.ui.stimuli_panel import StimuliPanel
+
             self.stimuli = StimuliPanel(doc.stimuli, self.jobs, self)
             self.stimuli.load_failed.connect(self._stimulus_failed)
             self.stimuli.stimulus_selected.connect(self._stimulus_selected)
@@ -217,42 +233,73 @@ class DocumentTab(QWidget):
 
     def _lay_out(self) -> None:
         doc = self.doc
-        right = QSplitter(Qt.Orientation.Vertical)
-        right.setChildrenCollapsible(False)
         self._array_names = {ref.location: name for name, ref in doc.arrays.items() if ref.location}
         if doc.arrays:
-            self.plot = PlotPanel(doc, self.jobs, self)
-            right.addWidget(self.plot)
+            # The plot comes once pyqtgraph is imported off the GUI thread (ui.preload).
+            self._plot_slot = QLabel("Preparing the plot…")
+            self._plot_slot.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.detail = DetailPane(self)
-        right.addWidget(self.detail)
-        if self.plot is not None:
-            right.setStretchFactor(0, 3)
-            right.setStretchFactor(1, 1)
-            right.setSizes([520, 200])
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.setChildrenCollapsible(False)
-        split.addWidget(self.views)
-        split.addWidget(right)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        split.setSizes([600, 400])
+        split = lay_out_tab(self.views, self.detail, self._plot_slot)  # the plot: half and more
         if self.failure is not None:
             self.detail.hide()  # nothing to detail on the failure page; shown on a selection
         self.splitter = split
+        self.right = split  # the splitter holding the plot's place
         self._stack.addWidget(split)
         self._stack.setCurrentWidget(split)
         self.setFocusProxy(self.views)  # keyboard: the tab hands focus to its views
+        if self._plot_slot is not None:
+            preload.when_imported(preload.PLOTS, self._plots_imported, self._plots_failed)
+
+    def _plots_imported(self, plots: ModuleType) -> None:
+        """The plots package is imported: the plot panel takes the placeholder's place.
+
+        Its first array is plotted on the next event-loop turn, so that building
+        the view is not added to the turn that built the tab.
+        """
+        if self._vstate["closed"] or self._plot_slot is None or self.doc is None:
+            return
+        self.plot = plots.PlotPanel(self.doc, self.jobs, self)
+        link_scans(self)  # one scan selection for the Scans table, the scan list and the plot
+        self.right.replaceWidget(self.right.indexOf(self._plot_slot), self.plot)
+        self._plot_slot.deleteLater()
+        self._plot_slot = None
+        self._plot_timer.start(0)
+
+    def _plots_failed(self, message: str) -> None:
+        self.plot_error = message
+        if self._plot_slot is not None:
+            self._plot_slot.setText(f"Plots are not available: {message}")
+
+    def _show_first_array(self) -> None:
+        if self.plot is None or self._vstate["closed"]:
+            return
+        name = self._plot_wanted
+        if name is None and not self.initial_node:  # a node asked for is shown instead
+            name = self.plot.default_array()
+        if name is not None:
+            self.plot.show_array(name)
+
+    def is_settled(self) -> bool:
+        """Nothing left to fill in: the models are complete and the plot is idle."""
+        return self.plots_idle()
+
+    def plots_idle(self) -> bool:
+        """The plot shows its final state: built, nothing read or waiting (``--screenshot``)."""
+        if not self.has_views:
+            return False
+        if self._plot_slot is not None:
+            return bool(self.plot_error)
+        if self.plot is None:
+            return True
+        return not self._plot_timer.isActive() and self.plot.is_idle()
 
     def _show_initial(self) -> None:
+        """Select the node asked for on the command line; the plot shows its array when built."""
         if self.initial_node:
             if self.header_panel.select_location(self.initial_node, prefer_raw=True):
                 self.views.setCurrentWidget(self.header_panel)
             else:
                 self._notice = f"no node {self.initial_node!r} in this file"
-        elif self.plot is not None:
-            first = self.plot.default_array()
-            if first is not None:
-                self.plot.show_array(first)
 
     def _set_ready(self) -> None:
         self.is_ready = True
@@ -406,8 +453,8 @@ class DocumentTab(QWidget):
         self.detail.show()
         self.detail.show_node(n)
         name = self._array_names.get(n.location)
-        if name is not None and self.plot is not None:
-            self.plot.show_array(name)
+        if name is not None:
+            self._plot_array(name)
 
     def _cell_selected(self, title: str, value: Any, extra: str) -> None:
         self.detail.show_value(title, value, extra)
@@ -419,8 +466,14 @@ class DocumentTab(QWidget):
                                     f"recorded: {m.recorded or '(not listed)'}\n"
                                     f"computed: {m.computed or '(not computed)'}")
         arr = self._array_names.get(name)
-        if arr is not None and self.plot is not None:
-            self.plot.show_array(arr)
+        if arr is not None:
+            self._plot_array(arr)
+
+    def _plot_array(self, name: str) -> None:
+        """Plot array ``name`` now, or as the first plot once the plot panel exists."""
+        self._plot_wanted = name
+        if self.plot is not None and not self._plot_timer.isActive():
+            self.plot.show_array(name)
 
     def _stimulus_selected(self, stim: Stimulus) -> None:
         self.detail.show_text(f"stimulus {value_text(stim.stim_id)}",

@@ -5,22 +5,31 @@ Messages never name the file; the File column appears only when "All open
 files" is checked.  Selecting a row shows the finding's full text and the
 source of its rule beside the table; clicking or activating it selects what
 the finding concerns in its document.
+
+The title bar is one line: the title, the "All open files" toggle and the
+dock's float and close buttons.  With nothing to list the dock shrinks to
+that line (the plot and the views get the room); when findings arrive it
+opens again, tall enough for a few rows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QItemSelection, QModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import QItemSelection, QModelIndex, QSortFilterProxyModel, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QDockWidget,
+    QHBoxLayout,
     QHeaderView,
+    QLabel,
+    QMainWindow,
     QPlainTextEdit,
     QSplitter,
+    QStyle,
     QTableView,
-    QVBoxLayout,
+    QToolButton,
     QWidget,
 )
 
@@ -37,6 +46,43 @@ from inspector.ui.copy_support import install_copy_actions
 
 #: Shown in the detail box while no finding is selected.
 DETAIL_HINT = "Select a finding to see its full text and the rule it comes from."
+#: Rows the dock shows at most when it opens for new findings.
+OPEN_ROWS = 5
+#: Largest share of the window's height the dock takes when it opens.
+OPEN_SHARE = 0.3
+#: No height limit (Qt's QWIDGETSIZE_MAX).
+_UNLIMITED = 16777215
+
+
+class _TitleBar(QWidget):
+    """The dock's one-line title bar: title, "All open files", float and close buttons."""
+
+    def __init__(self, dock: QDockWidget, all_files: QCheckBox) -> None:
+        super().__init__(dock)
+        self.title = QLabel(dock.windowTitle(), self)
+        self.title.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
+        font = self.title.font()
+        font.setBold(True)
+        self.title.setFont(font)
+        dock.windowTitleChanged.connect(self.title.setText)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(6, 1, 2, 1)
+        lay.setSpacing(6)
+        lay.addWidget(self.title)
+        lay.addStretch(1)
+        lay.addWidget(all_files)
+        style = self.style()
+        for pixmap, tip, slot in (
+                (QStyle.StandardPixmap.SP_TitleBarNormalButton, "Float the findings",
+                 lambda: dock.setFloating(not dock.isFloating())),
+                (QStyle.StandardPixmap.SP_TitleBarCloseButton,
+                 "Hide the findings (View > Findings shows them again)", dock.hide)):
+            button = QToolButton(self)
+            button.setIcon(style.standardIcon(pixmap))
+            button.setAutoRaise(True)
+            button.setToolTip(tip)
+            button.clicked.connect(slot)
+            lay.addWidget(button)
 
 
 class FindingsDock(QDockWidget):
@@ -72,20 +118,18 @@ class FindingsDock(QDockWidget):
         self.detail.setObjectName("findingDetail")
         self.detail.setAccessibleName("Selected finding")
         self.detail.setPlaceholderText(DETAIL_HINT)
-        side = QWidget(self)
-        side_lay = QVBoxLayout(side)
-        side_lay.setContentsMargins(0, 0, 0, 0)
-        side_lay.setSpacing(2)
-        side_lay.addWidget(self.all_files)
-        side_lay.addWidget(self.detail, 1)
+        self.title_bar = _TitleBar(self, self.all_files)
+        self.setTitleBarWidget(self.title_bar)
         split = QSplitter(Qt.Orientation.Horizontal, self)
-        split.setChildrenCollapsible(False)
+        split.setChildrenCollapsible(True)
         split.addWidget(self.view)
-        split.addWidget(side)
+        split.addWidget(self.detail)
+        split.setCollapsible(0, False)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
         split.setSizes([900, 300])
         self.setWidget(split)
+        self.compact = False
         self.set_rows([], all_files=False)
 
     def _make_view(self) -> QTableView:
@@ -144,3 +188,42 @@ class FindingsDock(QDockWidget):
         counts = severity_counts_text(f for _, f, _ in rows) if rows else "none"
         scope = " in all open files" if all_files else ""
         self.setWindowTitle(f"Findings: {counts}{scope}")
+        if self.compact == bool(rows):
+            self.set_compact(not rows)
+        elif rows:
+            QTimer.singleShot(0, self, self.open_to_fit)  # more rows than fit: open further
+
+    # -- size -----------------------------------------------------------
+    def set_compact(self, compact: bool) -> None:
+        """Shrink to the title line (nothing to list) or open again for a few rows."""
+        if compact == self.compact:
+            return
+        self.compact = compact
+        self.widget().setVisible(not compact)
+        if compact:
+            self.setFixedHeight(self.title_bar.sizeHint().height())
+            return
+        self.setMinimumHeight(0)
+        self.setMaximumHeight(_UNLIMITED)
+        # once the window has laid the dock out again (at the height it had before)
+        QTimer.singleShot(0, self, lambda: self.open_to_fit(exactly=True))
+
+    def open_height(self, window_height: int) -> int:
+        """The height to open to: up to :data:`OPEN_ROWS` rows, at most :data:`OPEN_SHARE`
+        of ``window_height``."""
+        rows = max(1, min(self.model.rowCount(), OPEN_ROWS))
+        row = self.view.verticalHeader().defaultSectionSize()
+        frame = 2 * self.view.frameWidth() + 8  # the table's frame and the dock's margins
+        table = self.view.horizontalHeader().sizeHint().height() + rows * row + frame
+        wanted = self.title_bar.sizeHint().height() + table
+        return max(80, min(wanted, int(window_height * OPEN_SHARE)))
+
+    def open_to_fit(self, exactly: bool = False) -> None:
+        """Make the docked, open dock :meth:`open_height` of its window tall: at least
+        (a dock made taller stays so), or ``exactly`` (when it opens)."""
+        win = self.parentWidget()
+        if self.compact or self.isFloating() or not isinstance(win, QMainWindow):
+            return
+        wanted = self.open_height(win.height())
+        if exactly or self.height() < wanted:
+            win.resizeDocks([self], [wanted], Qt.Orientation.Vertical)

@@ -1,8 +1,15 @@
-"""The main window: one tab per document, a findings dock, menus and drag-and-drop."""
+"""The main window: one tab per document, a findings dock, menus and drag-and-drop.
+
+Start-up imports nothing heavy: the readers (numpy, h5py, pandas) are
+imported by the first open job, off the GUI thread, and the plots when a
+document needs them (:mod:`inspector.ui.preload`), so that the window is
+shown and painted first and never waits for an import.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
@@ -11,18 +18,15 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
-    QProgressBar,
     QProgressDialog,
     QStackedWidget,
     QTabWidget,
 )
 
 from inspector import APP_NAME, __version__
-from inspector.formats import open_document
-from inspector.formats.export import ExportError, ExportSource, export_to_aucx
 from inspector.formats.findings import Severity
-from inspector.formats.registry import open_filters
 from inspector.jobs import JobContext, JobRunner
+from inspector.ui.busy_indicator import BusyIndicator
 from inspector.ui.document_tab import DocumentTab
 from inspector.ui.export_support import (
     export_source,
@@ -31,10 +35,32 @@ from inspector.ui.export_support import (
 )
 from inspector.ui.findings_dock import FindingsDock
 from inspector.ui.icons import severity_icon
+from inspector.ui.recent_files import add_recent, fill_recent_menu, last_dir
+from inspector.ui.theme import add_theme_menu
+
+if TYPE_CHECKING:
+    from inspector.formats.document import Document
+    from inspector.formats.export import ExportSource
+
+
+def _open_document(path: Path) -> Document:
+    """Open ``path`` (on a job: the readers are imported on first use, off the GUI thread)."""
+    from inspector.formats.registry import open_document
+
+    return open_document(path)
+
+
+def _format_names() -> str:
+    """The registered formats' names, comma-separated (imports every reader: call on a job)."""
+    from inspector.formats.registry import open_filters
+
+    return ", ".join(name for name, _ in open_filters())
 
 
 def file_filter() -> str:
     """The Open dialog's filter: every registered format, all of them, and all files."""
+    from inspector.formats.registry import open_filters
+
     formats = open_filters()
     patterns = " ".join(dict.fromkeys(p for _, pats in formats for p in pats))
     entries = [f"Inspector files ({patterns})"] if patterns else []
@@ -56,6 +82,13 @@ def split_node(arg: str) -> tuple[Path, str | None]:
         path, node = arg.split("::", 1)
         return Path(path), node or None
     return Path(arg), None
+
+
+def remote_refusal(urls: list[str]) -> str:
+    """The status message for dropped URLs that are not local files (not read yet)."""
+    shown = ", ".join(urls[:3]) + (f" and {len(urls) - 3} more" if len(urls) > 3 else "")
+    return (f"Not opened: {shown}. Only local files and folders can be opened so far; "
+            "download the file first, or mount the share.")
 
 
 class MainWindow(QMainWindow):
@@ -82,8 +115,7 @@ class MainWindow(QMainWindow):
         self.tabs.setDocumentMode(True)
         self.tabs.tabCloseRequested.connect(self.close_tab)
         self.tabs.currentChanged.connect(self._current_changed)
-        kinds = ", ".join(name for name, _ in open_filters())
-        self.empty_label = QLabel(f"Drop files here ({kinds}), or use File > Open (Ctrl+O).")
+        self.empty_label = QLabel("Drop files here, or use File > Open (Ctrl+O).")
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_label.setWordWrap(True)
         self.central = QStackedWidget(self)
@@ -95,9 +127,9 @@ class MainWindow(QMainWindow):
         self.findings.scope_changed.connect(lambda _all: self.refresh_findings())
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.findings)
         self._docks_sized = False
-        self.busy = QProgressBar(self)
-        self.busy.setRange(0, 0)
-        self.busy.setMaximumWidth(160)
+        self._kinds_asked = False
+        self.busy = BusyIndicator(self)  # calm: an animated bar slows the jobs down
+        self.busy.setToolTip("Working in the background")
         self.busy.setVisible(False)
         self.statusBar().addPermanentWidget(self.busy)
         self.jobs.busy_changed.connect(self.busy.setVisible)
@@ -110,6 +142,11 @@ class MainWindow(QMainWindow):
         self.act_open = QAction("&Open…", self, shortcut=QKeySequence.StandardKey.Open,
                                 triggered=self.open_dialog)
         m.addAction(self.act_open)
+        self.act_open_folder = QAction("Open &Folder…", self,
+                                       shortcut=QKeySequence("Ctrl+Shift+O"),
+                                       triggered=self.open_folder_dialog)
+        self.act_open_folder.setStatusTip("Open a folder of CSV/TSV scan tables with a manifest")
+        m.addAction(self.act_open_folder)
         self.recent_menu = m.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         m.addSeparator()
@@ -136,6 +173,8 @@ class MainWindow(QMainWindow):
         self.edit_menu = e
         v = mb.addMenu("&View")
         v.addAction(self.findings.toggleViewAction())
+        v.addSeparator()
+        self.theme_menu = add_theme_menu(v, self, lambda _theme: self._restyle())
         self.view_menu = v
         h = mb.addMenu("&Help")
         h.addAction(QAction("&About Inspector", self, triggered=self.show_about))
@@ -146,9 +185,18 @@ class MainWindow(QMainWindow):
         paths, _ = QFileDialog.getOpenFileNames(self, "Open files", self._last_dir(), file_filter())
         self.open_paths(paths)
 
-    def open_paths(self, args) -> list[DocumentTab]:
-        """Open each path (``FILE`` or ``FILE::/node``) in its own tab; the first one is shown."""
-        tabs = [self.open_path(*split_node(str(a))) for a in args]
+    def open_folder_dialog(self) -> None:
+        """File > Open Folder…: a folder of CSV/TSV scan tables (or any folder a reader opens)."""
+        path = QFileDialog.getExistingDirectory(self, "Open folder", self._last_dir())
+        if path:
+            self.open_paths([path])
+
+    def open_paths(self, args, remember: bool = True) -> list[DocumentTab]:
+        """Open each path (``FILE`` or ``FILE::/node``) in its own tab; the first one is shown.
+
+        ``remember``: add them to File > Open Recent (not for the bundled samples).
+        """
+        tabs = [self.open_path(*split_node(str(a)), remember=remember) for a in args]
         if tabs:
             self.tabs.setCurrentWidget(tabs[0])
         return tabs
@@ -158,7 +206,8 @@ class MainWindow(QMainWindow):
         key = _key(path)
         return next((t for t in self.document_tabs() if _key(t.path) == key), None)
 
-    def open_path(self, path: Path, node: str | None = None) -> DocumentTab:
+    def open_path(self, path: Path, node: str | None = None,
+                  remember: bool = True) -> DocumentTab:
         """Open one file on a background job; returns its (still loading) tab.
 
         A file that is already open is not opened twice: its tab is brought
@@ -173,7 +222,8 @@ class MainWindow(QMainWindow):
                 existing.select_location(node)
             return existing
         tab = self._new_tab(path, node)
-        self._remember(path)
+        if remember:
+            add_recent(path)
         return tab
 
     def _new_tab(self, path: Path, node: str | None, index: int = -1) -> DocumentTab:
@@ -187,11 +237,21 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentIndex(i)
         self.statusBar().showMessage(tab.status_text)
         self.jobs.submit(
-            lambda ctx, p=path: open_document(p),
+            lambda ctx, p=path: _open_document(p),
             on_done=tab.set_document,
             on_error=tab.set_failed,
         )
         return tab
+
+    def _ask_kinds(self) -> None:
+        """Name the formats on the empty page once the readers are imported (on a job)."""
+        if self._kinds_asked:
+            return
+        self._kinds_asked = True
+        self.jobs.submit(lambda ctx: _format_names(), on_done=self._show_kinds)
+
+    def _show_kinds(self, kinds: str) -> None:
+        self.empty_label.setText(f"Drop files here ({kinds}), or use File > Open (Ctrl+O).")
 
     def _tab_status(self, tab: DocumentTab, text: str) -> None:
         """A tab's status line changed: shown while that tab is current."""
@@ -223,6 +283,13 @@ class MainWindow(QMainWindow):
     def all_tabs_ready(self) -> bool:
         """Every tab has its views and finished verifying."""
         return all(t.is_ready for t in self.document_tabs())
+
+    def is_idle(self) -> bool:
+        """Every tab ready, its models filled and its plot drawn in its final state.
+
+        What ``--screenshot`` waits for: no job in flight or pending anywhere.
+        """
+        return all(t.is_ready and t.is_settled() for t in self.document_tabs())
 
     def document_tabs(self) -> list[DocumentTab]:
         return [self.tabs.widget(i) for i in range(self.tabs.count())]
@@ -367,6 +434,8 @@ class MainWindow(QMainWindow):
         ``source`` is a verified document (never mutated by the job) or a
         path the exporter opens and verifies itself (see ``export_source``).
         """
+        from inspector.formats.export import ExportError, export_to_aucx
+
         dlg = QProgressDialog(f"Exporting to {dest.name}…", "", 0, 0, self)
         dlg.setWindowTitle("Export to AUCX")
         dlg.setCancelButton(None)
@@ -423,33 +492,28 @@ class MainWindow(QMainWindow):
             event.acceptProposedAction()
 
     def dropEvent(self, event) -> None:
-        paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
-        if paths:
+        urls = event.mimeData().urls()
+        paths = [u.toLocalFile() for u in urls if u.isLocalFile()]
+        remote = [u.toString() for u in urls if not u.isLocalFile()]
+        if paths or remote:
             event.acceptProposedAction()
+        if paths:
             self.open_paths(paths)
+        if remote:
+            self.statusBar().showMessage(remote_refusal(remote))
 
     # -- settings ---------------------------------------------------------
-    def _remember(self, path: Path) -> None:
-        s = QSettings()
-        key = _key(path)
-        recent = [p for p in (s.value("recent", []) or []) if p != key]
-        recent.insert(0, key)
-        s.setValue("recent", recent[:10])
-        s.setValue("lastDir", str(Path(key).parent))
-
     def _last_dir(self) -> str:
-        return str(QSettings().value("lastDir", "") or "")
+        return last_dir()
 
     def _fill_recent(self) -> None:
-        self.recent_menu.clear()
-        recent = QSettings().value("recent", []) or []
-        if isinstance(recent, str):
-            recent = [recent]
-        for p in recent:
-            self.recent_menu.addAction(p, lambda p=p: self.open_path(Path(p)))
-        if not recent:
-            a = self.recent_menu.addAction("(none)")
-            a.setEnabled(False)
+        fill_recent_menu(self.recent_menu, self.open_path)
+
+    def _restyle(self) -> None:
+        """After a theme switch: what the palette-change events do not reach (tab icons)."""
+        for tab in self.document_tabs():
+            if tab.is_ready and tab.doc is not None:
+                self._mark_tab(tab)
 
     def show_about(self) -> None:
         import PySide6
@@ -459,7 +523,7 @@ class MainWindow(QMainWindow):
 
         v = library_versions()
 
-        kinds = ", ".join(name for name, _ in open_filters())
+        kinds = _format_names()
         QMessageBox.about(
             self,
             f"About {APP_NAME}",
@@ -472,10 +536,10 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
-        if not self._docks_sized:  # a compact findings dock on first show
+        self._ask_kinds()
+        if not self._docks_sized:  # a one-line dock while empty, a few rows otherwise
             self._docks_sized = True
-            self.resizeDocks([self.findings], [max(120, self.height() // 6)],
-                             Qt.Orientation.Vertical)
+            self.findings.open_to_fit()
 
     def closeEvent(self, event) -> None:
         s = QSettings()

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.models.dataframe_model import DataFrameModel, dtype_label
+from inspector.ui.columns import fit_table_columns
 from inspector.ui.copy_support import install_copy_actions
 
 
@@ -59,6 +60,7 @@ class TablePanel(QWidget):
         vh.setDefaultSectionSize(self.fontMetrics().height() + 6)
         self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.view.horizontalHeader().setDefaultSectionSize(110)
+        fit_table_columns(self.view)
         install_copy_actions(self.view, value_column=None, with_location=False)
         self.view.selectionModel().currentChanged.connect(self._current)
         top = QHBoxLayout()

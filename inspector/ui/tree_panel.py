@@ -1,4 +1,10 @@
-"""Header view: the summary tree beside the raw object tree / member list, with a filter box."""
+"""Header view: the summary tree beside the raw object tree / member list, with a filter box.
+
+The two trees sit side by side when the panel is wide enough for both
+(:data:`SIDE_BY_SIDE_WIDTH`) and one above the other when it is not, so that
+neither tree cuts its columns off.  Every tree keeps its columns fitted to
+its width (:mod:`inspector.ui.columns`).
+"""
 
 from __future__ import annotations
 
@@ -17,7 +23,11 @@ from inspector.formats.document import Node
 from inspector.models.node_filter_model import NodeFilterProxy
 from inspector.models.node_tree_model import NodeTreeModel
 from inspector.models.roles import NodeRole
+from inspector.ui.columns import fit_tree_columns
 from inspector.ui.copy_support import install_copy_actions
+
+#: Narrowest header panel that shows the header and the raw tree side by side.
+SIDE_BY_SIDE_WIDTH = 760
 
 
 def make_tree_view(model, parent: QWidget | None = None) -> QTreeView:
@@ -32,6 +42,7 @@ def make_tree_view(model, parent: QWidget | None = None) -> QTreeView:
     view.setColumnWidth(0, 170)
     view.setColumnWidth(1, 170)
     view.setColumnWidth(2, 70)
+    fit_tree_columns(view)
     install_copy_actions(view, value_column=1)
     return view
 
@@ -119,6 +130,7 @@ class HeaderPanel(QWidget):
         self.raw: FilteredTree | None = None
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.setChildrenCollapsible(False)
+        self.split = split
         split.addWidget(self.header)
         if tree is not None:
             self.raw = FilteredTree(tree, tree_title, self)
@@ -136,6 +148,15 @@ class HeaderPanel(QWidget):
         self.setTabOrder(self.filter_edit, self.header.view)
         if self.raw is not None:
             self.setTabOrder(self.header.view, self.raw.view)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        """Side by side when there is room for both trees, else one above the other."""
+        super().resizeEvent(event)
+        wide = event.size().width() >= SIDE_BY_SIDE_WIDTH
+        orientation = Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical
+        if self.raw is not None and self.split.orientation() != orientation:
+            self.split.setOrientation(orientation)
+            self.split.setSizes([400, 600])
 
     def set_header(self, header: Node) -> None:
         """Show a new header tree (a deferred check replaced it)."""

@@ -16,14 +16,32 @@ Rules: :mod:`.rules` (AUCX 1.0 format document, seed
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from inspector.formats.aucx import sniff as _sniff
-from inspector.formats.aucx.archive import ArchiveReadError, open_archive, read_experiment
-from inspector.formats.aucx.layout import AUCX_FORMAT_VERSION
-from inspector.formats.aucx.writer import ArchiveWriteError, write_aucx
 from inspector.formats.document import Document, FormatId
 from inspector.formats.reader_api import OpenOptions
+
+if TYPE_CHECKING:
+    from inspector.formats.aucx.archive import ArchiveReadError, open_archive, read_experiment
+    from inspector.formats.aucx.layout import AUCX_FORMAT_VERSION
+    from inspector.formats.aucx.writer import ArchiveWriteError, write_aucx
+
+#: Where the public names live; imported on first use (PEP 562): the registry
+#: imports this package for ``READER`` alone.
+_HOMES = {"ArchiveReadError": "archive", "open_archive": "archive",
+          "read_experiment": "archive", "AUCX_FORMAT_VERSION": "layout",
+          "ArchiveWriteError": "writer", "write_aucx": "writer"}
+
+
+def __getattr__(name: str) -> Any:
+    """A public name of the package, imported from its module when first asked for."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)
+
 
 __all__ = [
     "AUCX_FORMAT_VERSION",
@@ -48,15 +66,21 @@ class AucxReader:
 
     def sniff(self, path: Path) -> bool:
         """A ZIP whose directory lists ``manifest.json`` (or a damaged ZIP); never raises."""
-        return _sniff.is_zip_with_manifest(path)
+        from inspector.formats.aucx import sniff
+
+        return sniff.is_zip_with_manifest(path)
 
     def open(self, path: Path, options: OpenOptions) -> Document:
         """:func:`open_archive` (``options`` have nothing for archives)."""
+        from inspector.formats.aucx.archive import open_archive
+
         return open_archive(path)
 
     def mismatch_reason(self, path: Path) -> str:
         """Why ``path`` is not an AUCX archive."""
-        return _sniff.mismatch_reason(path)
+        from inspector.formats.aucx import sniff
+
+        return sniff.mismatch_reason(path)
 
 
 READER = AucxReader()

@@ -64,14 +64,17 @@ def read_experiment(path: str | os.PathLike[str],
         arrays normalised (float64; per-scan rows compacted left).
 
     Raises:
-        ArchiveReadError: any error finding (listed in the message and in
-            ``.findings``) or an incomplete verification.
+        ArchiveReadError: any integrity error finding (listed in the message
+            and in ``.findings``) or an incomplete verification.  Errors in
+            the experiment's structure do not prevent reading it.
     """
     allowed = set(tolerate)
     doc, state = read_archive(Path(path))
     try:
         doc.verify()
-        errors = [f for f in doc.findings if f.severity == "error" and f.code not in allowed]
+        # integrity only: the experiment's structure is a separate verdict
+        errors = [f for f in doc.findings if f.severity == "error"
+                  and f.scope == "integrity" and f.code not in allowed]
         if errors or not doc.verified or state is None or state.model is None:
             text = "; ".join(f"[{f.code}] {f.location or '-'}: {f.message}" for f in errors)
             raise ArchiveReadError(f"{Path(path).name} is not a valid AUCX 1.0 archive: "

@@ -24,9 +24,9 @@ from inspector.formats.auc_model import AucExperiment
 from inspector.formats.beckman.header import FIELD_NAMES
 from inspector.formats.beckman.model import build_experiment, experiment_id, mask_of, padded
 from inspector.formats.beckman.names import SCAN_TYPES
-from inspector.formats.beckman.run import Group, Run, number_text
+from inspector.formats.beckman.run import Group, Run, number_text, read_run
 from inspector.formats.beckman.scanfile import ScanFile
-from inspector.formats.capabilities import AucScans, AucxExport
+from inspector.formats.capabilities import AucScans, AucxExport, ExperimentGroups
 from inspector.formats.document import Document, FormatId, Node
 from inspector.formats.findings import Finding
 
@@ -235,6 +235,9 @@ def build_document(run: Run, imported_at: datetime | None = None) -> Document:
     doc.summary = _summary(run, exp)
     doc.tables["groups"] = groups_table(run)
     doc.table_locations["groups"] = ""
+    doc.groups = ExperimentGroups(tuple(grp.key for grp in run.groups),
+                                  g.key if g is not None else None,
+                                  lambda key: build_document(read_run(run.path, key), imported_at))
     if g is None:
         return doc
     doc.tables["scans"] = scans_table(g)

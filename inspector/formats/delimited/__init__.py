@@ -18,11 +18,12 @@ Two entry points:
 
 from __future__ import annotations
 
+import importlib
 import os
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from inspector.formats.auc_model import AucExperiment
 from inspector.formats.delimited.errors import (
     AmbiguousSourceError,
     DataConflictError,
@@ -32,12 +33,25 @@ from inspector.formats.delimited.errors import (
     SourceParseError,
     UnsupportedLayoutError,
 )
-from inspector.formats.delimited.loader import ImportResult, run_import
-from inspector.formats.delimited.resolve import MANIFEST_NAMES
-from inspector.formats.delimited.sniff import is_delimited_source
-from inspector.formats.delimited.view import build_document
 from inspector.formats.document import Document, FormatId
 from inspector.formats.reader_api import OpenOptions
+
+if TYPE_CHECKING:
+    from inspector.formats.auc_model import AucExperiment
+    from inspector.formats.delimited.loader import ImportResult, run_import
+    from inspector.formats.delimited.resolve import MANIFEST_NAMES
+
+#: Where the public names live; imported (with yaml, numpy, pandas) on first
+#: use (PEP 562): the registry imports this package for ``READER`` alone.
+_HOMES = {"ImportResult": "loader", "run_import": "loader", "MANIFEST_NAMES": "resolve"}
+
+
+def __getattr__(name: str) -> Any:
+    """A public name of the package, imported from its module when first asked for."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)
 
 __all__ = [
     "MANIFEST_NAMES",
@@ -80,6 +94,9 @@ def open_delimited(path: str | os.PathLike[str]) -> Document:
     :func:`inspector.formats.registry.open_document` reports it as
     ``internal.reader-failed``.)
     """
+    from inspector.formats.delimited.loader import run_import
+    from inspector.formats.delimited.view import build_document
+
     return build_document(run_import(Path(path)))
 
 
@@ -102,6 +119,8 @@ def load_delimited(path: str | os.PathLike[str], *,
             :class:`UnsupportedLayoutError`, :class:`InvalidValueError`);
             its ``findings`` list every error found.
     """
+    from inspector.formats.delimited.loader import run_import
+
     result = run_import(Path(path), imported_at=imported_at)
     if not result.ok:
         raise result.error()
@@ -120,6 +139,8 @@ class DelimitedReader:
 
     def sniff(self, path: Path) -> bool:
         """True for a folder, a manifest, or a text table (see :mod:`.sniff`)."""
+        from inspector.formats.delimited.sniff import is_delimited_source
+
         return is_delimited_source(path)
 
     def open(self, path: Path, options: OpenOptions) -> Document:

@@ -56,7 +56,7 @@ def looks_like_manifest(path: Path) -> bool:
             data = None
     if data is None and _YAML_KEY_LINE.search(text):
         try:
-            data = yaml.safe_load(text)
+            data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
         except (yaml.YAMLError, RecursionError, ValueError):  # not YAML; deep; huge int
             data = None
     return isinstance(data, dict) and any(k in data for k in MANIFEST_KEYS)

@@ -11,6 +11,8 @@ specification).  Modules:
 * :mod:`.header`: format header and data-mode rules.
 * :mod:`.neuro`: the neural array (dense or COO), ``neuro_info``, hashing.
 * :mod:`.arrays`: lazy dense and COO array references.
+* :mod:`.chunks`, :mod:`.chunk_summary`: raw HDF5 chunk reads and decoding, and
+  the per-chunk min/max summaries behind fast envelopes of large datasets.
 * :mod:`.checks`: deferred checks (COO coordinate range, image decoding).
 * :mod:`.labels`, :mod:`.trials`: stimulus labels and trial structure.
 * :mod:`.trial_meta`: trial metadata as a DataFrame.
@@ -22,14 +24,26 @@ specification).  Modules:
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from inspector.formats.document import Document, FormatId
 from inspector.formats.reader_api import OpenOptions
 from inspector.formats.signatures import has_hdf5_signature
-from inspector.formats.vneurotk.reader import SUMMARY_KEYS, open_recording
+
+if TYPE_CHECKING:
+    from inspector.formats.vneurotk.reader import SUMMARY_KEYS, open_recording
 
 __all__ = ["READER", "SUMMARY_KEYS", "RecordingReader", "open_recording"]
+
+
+def __getattr__(name: str) -> Any:
+    """``open_recording`` and ``SUMMARY_KEYS``, imported with h5py on first use (PEP 562):
+    the registry imports this package for ``READER`` alone."""
+    if name in ("SUMMARY_KEYS", "open_recording"):
+        return getattr(importlib.import_module(f"{__name__}.reader"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class RecordingReader:
@@ -42,12 +56,17 @@ class RecordingReader:
     opens_folders = False
 
     def sniff(self, path: Path) -> bool:
+        """True for any file with the HDF5 superblock signature (HDF5 specification)."""
         return has_hdf5_signature(path)
 
     def open(self, path: Path, options: OpenOptions) -> Document:
+        """See :func:`open_recording`; never raises for bad input."""
+        from inspector.formats.vneurotk.reader import open_recording
+
         return open_recording(path, hash_arrays=options.hash_arrays)
 
     def mismatch_reason(self, path: Path) -> str:
+        """Why a file is not read as a recording."""
         return "not an HDF5 file (no HDF5 signature)"
 
 

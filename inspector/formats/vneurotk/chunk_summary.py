@@ -80,9 +80,13 @@ class ChunkedArray(Protocol):
     shape: tuple[int, ...]
     sample_axis: int
 
-    def read(self, selection: Any = ...) -> np.ndarray: ...
+    def read(self, selection: Any = ...) -> np.ndarray:
+        """``array[selection]``, decoded by HDF5."""
+        ...
 
-    def read_raw_chunk(self, offset: tuple[int, ...]) -> tuple[int, bytes]: ...
+    def read_raw_chunk(self, offset: tuple[int, ...]) -> tuple[int, bytes]:
+        """``(filter_mask, stored bytes)`` of the chunk at ``offset``; raises OSError."""
+        ...
 
 
 def cache_dir() -> Path:
@@ -451,10 +455,13 @@ class ChunkSummary:
             s0 = coord[self.axis] * self.chunk_len
             a = max(start, s0)
             b = min(stop, s0 + arr.shape[self.axis])
-            sel = tuple(
-                slice(a - s0, b - s0) if ax == self.axis else int(i) - coord[ax] * self.chunks[ax]
-                for ax, i in enumerate(index))
-            out[a - start: b - start] = arr[sel]
+            sel: list[slice | int] = []
+            for ax, i in enumerate(index):
+                if ax == self.axis or i is None:
+                    sel.append(slice(a - s0, b - s0))
+                else:
+                    sel.append(int(i) - coord[ax] * self.chunks[ax])
+            out[a - start: b - start] = arr[tuple(sel)]
 
         c0, c1 = start // self.chunk_len, -(-stop // self.chunk_len)
         self.visit(self.column(index, c0, c1), True, put, cancelled)
@@ -463,7 +470,8 @@ class ChunkSummary:
     def line_blocks(self, index: tuple[int | None, ...], b0: int,
                     b1: int) -> tuple[np.ndarray, np.ndarray]:
         """float64 block minima and maxima of line ``index`` for blocks ``[b0, b1)``."""
-        sel = (slice(b0, b1),) + tuple(int(i) for a, i in enumerate(index) if a != self.axis)
+        fixed = tuple(int(i) for a, i in enumerate(index) if a != self.axis and i is not None)
+        sel: tuple[slice | int, ...] = (slice(b0, b1), *fixed)
         return self.lo[sel].astype(np.float64), self.hi[sel].astype(np.float64)
 
     def done_along(self, index: tuple[int | None, ...]) -> np.ndarray:
@@ -567,6 +575,7 @@ class _Previews:
         self.first = True
 
     def tick(self) -> None:
+        """One more chunk finished: send a preview when one is due."""
         self.count += 1
         if self.preview is None:
             return

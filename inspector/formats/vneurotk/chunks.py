@@ -175,7 +175,8 @@ def decode_chunk(data: bytes, filter_mask: int, layout: ChunkLayout) -> np.ndarr
         if f == "gzip":
             try:
                 # the known output size avoids repeated buffer growth
-                buf = zlib.decompress(buf, bufsize=max(expected, 1 << 14))
+                buf = zlib.decompress(bytes(buf) if isinstance(buf, np.ndarray) else buf,
+                                      bufsize=max(expected, 1 << 14))
             except zlib.error as exc:
                 raise OSError(f"corrupt compressed chunk: {exc}") from exc
         elif f == "shuffle":

@@ -124,7 +124,7 @@ def read_header(f: h5py.File) -> Header:
     (``accepted`` stays False); a null-dataspace ``writer_version`` is
     reported but does not stop reading.
     """
-    present = set(f.attrs.keys())
+    present = {name for name in HEADER_ATTRS if name in f.attrs}  # never list every name
     raw = {name: (typed(_raw_attr(f, name)) if name in present else None)
            for name in HEADER_ATTRS}
     hdr = Header(raw)

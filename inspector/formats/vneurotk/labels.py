@@ -197,7 +197,7 @@ class Labels:
             return np.zeros(raw.shape, dtype=bool), raw.astype(object)
         return np.zeros(raw.shape, dtype=bool), raw
 
-    def scan(self, positions: list[int] | np.ndarray = ()) -> LabelScan:
+    def scan(self, positions: list[int] | np.ndarray | tuple[int, ...] = ()) -> LabelScan:
         """One blockwise pass: first 5, non-missing count/first 5, labels at ``positions``.
 
         Raises:
@@ -229,6 +229,7 @@ class Labels:
         """Fast path for native numeric labels: one reused buffer, NaN counting only."""
         out = LabelScan()
         ds = self._ds
+        assert ds is not None
         buf = np.empty(min(LABEL_BLOCK, max(self.count, 1)), dtype=ds.dtype)
         is_float = ds.dtype.kind == "f"
         for a in range(0, self.count, LABEL_BLOCK):

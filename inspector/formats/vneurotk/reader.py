@@ -87,6 +87,7 @@ class _Ctx:
 
     @property
     def f(self) -> h5py.File:
+        """The open HDF5 file."""
         return self.src.file
 
     def add(self, exc: RuleError) -> None:
@@ -94,6 +95,7 @@ class _Ctx:
         self.doc.findings.add(exc.finding())
 
     def report(self, rule: Rule, message: str, location: str = "") -> Finding:
+        """Record a finding of ``rule`` at ``location``."""
         return self.doc.report(rule, message, location)
 
 
@@ -238,6 +240,8 @@ def _read_parts(ctx: _Ctx, hdr: Header) -> _Read:
     got.labels = _guard(ctx, lambda: Labels(ctx.src, f) if "stim_labels" in f else None)
     got.vision_info = _guard(ctx, lambda: _read_vision_info(f))
     got.trials = _guard(ctx, lambda: TrialArrays.read(ctx.src, f))
+    for p in got.trials.problems if got.trials is not None else ():
+        ctx.add(p)
     got.trial_info = _guard(ctx, lambda: _read_attr_group(f, "trial_info"))
     got.trial_meta = _guard(ctx, lambda: read_trial_meta(f["trial_meta"], ctx.add)
                             if "trial_meta" in f else None)
@@ -472,12 +476,17 @@ def _read_stimuli(ctx: _Ctx) -> None:
     images = []
     for e in entries:
         ctx.doc.stimuli.append(Stimulus(e.stim_id, e.kind, e.location,
-                                        (lambda e=e: decode_image(src, e, folder))))
+                                        _image_loader(src, e, folder)))
         images.append(_stimulus_fact(ctx, e, folder))
     ctx.doc.summary["stimuli"] = {"count": len(entries),
                                   "ids": [typed(e.stim_id) for e in entries], "images": images}
     if not ctx.hash_arrays and any(e.kind == "image_bytes" for e in entries):
         ctx.steps.append(image_step(ctx.src, entries, folder))
+
+
+def _image_loader(src: H5Source, e: StimulusEntry, folder: Path) -> Callable[[], np.ndarray]:
+    """``Stimulus.load`` of entry ``e``: decodes on demand (see :func:`decode_image`)."""
+    return lambda: decode_image(src, e, folder)
 
 
 def _check_path(ctx: _Ctx, e: StimulusEntry, folder: Path) -> None:

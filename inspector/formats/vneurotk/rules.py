@@ -17,6 +17,7 @@ one code has one severity.
 
 from __future__ import annotations
 
+from inspector.formats.core_rules import FILE_UNREADABLE as FILE_UNREADABLE
 from inspector.formats.findings import Rule, Severity, rule
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
@@ -34,7 +35,6 @@ def seed(section: str) -> str:
 
 HDF5_SPEC = "HDF5 File Format Specification 3.0"
 #: Shared with the reader registry (an identical declaration; ``rule`` checks they agree).
-_CONTRACT = "Inspector's reader contract (docs/architecture.md, 'Seams')"
 
 # -- the file as a whole ---------------------------------------------------------------
 FILE_NOT_HDF5 = rule(
@@ -45,8 +45,6 @@ FILE_TRUNCATED = rule(
     "file.truncated", ERROR,
     "The superblock records an end of file beyond the bytes the file holds.",
     f"{HDF5_SPEC}, 'Superblock' (end of file address)")
-FILE_UNREADABLE = rule(
-    "file.unreadable", ERROR, "The path exists but cannot be read.", _CONTRACT)
 FILE_LOCKED = rule(
     "file.locked", ERROR,
     "Another process holds the file's HDF5 lock and it cannot be opened even without locking.",
@@ -377,6 +375,10 @@ TREE_ATTRIBUTE_UNREADABLE = rule(
 TREE_ATTRIBUTES_CAPPED = rule(
     "tree.attributes-capped", WARNING,
     "An object has more attributes than are listed; the rest are left out.", notes("§6"))
+TREE_UNSUPPORTED_TYPE = rule(
+    "tree.unsupported-type", WARNING,
+    "A dataset's datatype has no numpy equivalent (e.g. a float wider than numpy's), so "
+    "its values cannot be shown.", f"{HDF5_SPEC}, 'Datatype Message'")
 TREE_GROUP_UNREADABLE = rule(
     "tree.group-unreadable", ERROR, "A group's members cannot be listed.", HDF5_SPEC)
 TREE_LINK_UNREADABLE = rule(

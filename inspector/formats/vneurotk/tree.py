@@ -178,7 +178,8 @@ def _too_large(aid: Any) -> str | None:
     return None
 
 
-def _attribute(obj: Any, raw: bytes, loc0: str, node: Node, report: Report) -> None:
+def _attribute(obj: Any, attrs: Any, raw: bytes, loc0: str, node: Node,
+               report: Report) -> None:
     name = _decoded_name(raw, f"{loc0}@", report)
     loc = f"{loc0}@{name}"
     try:
@@ -191,7 +192,7 @@ def _attribute(obj: Any, raw: bytes, loc0: str, node: Node, report: Report) -> N
         if big is not None:
             node.add(name, None, kind="attribute", location=loc, detail=big)
             return
-        value = obj.attrs[raw]
+        value = attrs[raw]
     except (OSError, RuntimeError, TypeError, ValueError, KeyError) as exc:
         report(R.TREE_ATTRIBUTE_UNREADABLE, f"{loc}: attribute cannot be read: {exc}", loc)
         node.add(name, None, kind="attribute", location=loc, detail="unreadable")
@@ -204,11 +205,13 @@ def _attribute(obj: Any, raw: bytes, loc0: str, node: Node, report: Report) -> N
 
 
 def attribute_nodes(obj: Any, node: Node, report: Report) -> None:
-    """Add one child node per attribute of ``obj`` (at most :data:`MAX_ATTRIBUTES`)."""
-    loc0 = obj.name or "/"
+    """Add one child node per attribute of ``obj`` (at most :data:`MAX_ATTRIBUTES`);
+    their locations are ``node.location@name``."""
+    loc0 = node.location or "/"
     names = _attribute_names(obj, loc0, report)
+    attrs = obj.attrs
     for raw in names or ():
-        _attribute(obj, raw, loc0, node, report)
+        _attribute(obj, attrs, raw, loc0, node, report)
 
 
 #: Largest attribute value read by :func:`attribute_values` (bytes).
@@ -219,19 +222,23 @@ def attribute_values(obj: Any) -> dict[str, Any]:
     """The attributes of a metadata group (``neuro_info``, ``trial_info``...) by name.
 
     At most :data:`MAX_ATTRIBUTES` (the tree reports the others), in name
-    order; values larger than :data:`MAX_VALUE_BYTES` are left out (the tree
-    describes them).  Nothing is reported here.
+    order; values larger than :data:`MAX_VALUE_BYTES`, and values of a
+    datatype numpy cannot hold, are left out (the tree describes them).
+    Nothing is reported here.
 
     Raises:
-        OSError, RuntimeError, KeyError, TypeError, ValueError: an attribute
-            cannot be listed or read (h5py's errors for a damaged object).
+        OSError, RuntimeError, KeyError: an attribute cannot be listed or
+            read (h5py's errors for a damaged object).
     """
     out: dict[str, Any] = {}
     for raw in first_attribute_names(obj)[1]:
         aid = h5py.h5a.open(obj.id, raw)
-        size = element_count(aid.shape) * max(1, int(aid.dtype.itemsize))
-        if size <= MAX_VALUE_BYTES:
-            out[raw.decode("utf-8", "backslashreplace")] = obj.attrs[raw]
+        try:
+            size = element_count(aid.shape) * max(1, int(aid.dtype.itemsize))
+            if size <= MAX_VALUE_BYTES:
+                out[raw.decode("utf-8", "backslashreplace")] = obj.attrs[raw]
+        except (TypeError, ValueError):
+            continue  # a datatype numpy cannot hold: the tree reports it
     return out
 
 
@@ -277,8 +284,7 @@ def _identity(obj: Any, loc: str) -> tuple[Any, ...]:
         return (id(obj), loc)
 
 
-def _member_names(group: h5py.Group, walk: _Walk) -> list[bytes]:
-    loc = group.name or "/"
+def _member_names(group: h5py.Group, loc: str, walk: _Walk) -> list[bytes]:
     try:
         return list(group.id)
     except (OSError, RuntimeError, ValueError) as exc:
@@ -288,9 +294,9 @@ def _member_names(group: h5py.Group, walk: _Walk) -> list[bytes]:
 
 def _members(group: h5py.Group, node: Node, walk: _Walk) -> None:
     """Add the members of ``group`` under ``node``; queue its subgroups."""
-    base = (group.name or "/").rstrip("/")
+    base = node.location.rstrip("/")
     subgroups: list[tuple[h5py.Group, Node]] = []
-    for raw in _member_names(group, walk):
+    for raw in _member_names(group, node.location, walk):
         if walk.objects >= MAX_OBJECTS:
             walk.left_out += 1
             continue
@@ -302,22 +308,35 @@ def _members(group: h5py.Group, node: Node, walk: _Walk) -> None:
     walk.stack.extend(reversed(subgroups))  # depth first, in name order
 
 
+def _link_node(group: h5py.Group, raw: bytes, name: str, loc: str,
+               node: Node) -> tuple[Node | None, str]:
+    """The node of a soft or external link (None for a hard link) and what it points at.
+
+    Read with the low-level link API: h5py's ``Group.get`` decodes the name
+    and fails on invalid UTF-8.
+    """
+    info = group.id.links.get_info(raw)
+    if info.type == h5py.h5l.TYPE_SOFT:
+        target = group.id.links.get_val(raw).decode("utf-8", "backslashreplace")
+        return node.add(name, target, kind="link", location=loc,
+                        detail=f"soft link to {target}"), target
+    if info.type == h5py.h5l.TYPE_EXTERNAL:
+        filename, path = (v.decode("utf-8", "backslashreplace")
+                          for v in group.id.links.get_val(raw))
+        target = f"{filename}:{path}"
+        return node.add(name, target, kind="link", location=loc,
+                        detail=f"external link to {target}"), target
+    return None, ""
+
+
 def _follow_link(group: h5py.Group, raw: bytes, name: str, loc: str, node: Node,
                  walk: _Walk) -> tuple[Any, Node | None] | None:
     """Open member ``raw`` of ``group``: ``(object, link node or None)``, or None."""
     try:
-        link = group.get(raw, getlink=True)
+        via, target = _link_node(group, raw, name, loc, node)
     except (OSError, RuntimeError, KeyError, ValueError) as exc:
         walk.report(R.TREE_LINK_UNREADABLE, f"{loc}: link cannot be read: {exc}", loc)
         return None
-    via = None
-    if isinstance(link, h5py.ExternalLink):
-        target = f"{link.filename}:{link.path}"
-        via = node.add(name, target, kind="link", location=loc,
-                       detail=f"external link to {target}")
-    elif isinstance(link, h5py.SoftLink):
-        via = node.add(name, link.path, kind="link", location=loc,
-                       detail=f"soft link to {link.path}")
     try:
         obj = group[raw]
     except (KeyError, OSError, RuntimeError, ValueError) as exc:
@@ -327,11 +346,11 @@ def _follow_link(group: h5py.Group, raw: bytes, name: str, loc: str, node: Node,
             walk.report(R.LINK_DANGLING, f"{loc}: {via.detail} is dangling (cannot be "
                         f"resolved): {exc}", loc)
         return None
-    if isinstance(link, h5py.ExternalLink):
+    if via is not None and via.detail.startswith("external"):
         resolved = h5py.h5f.get_name(obj.id).decode("utf-8", "backslashreplace")
         walk.report(R.LINK_EXTERNAL,
-                    f"{loc} is an external link to {link.filename}:{link.path} (resolved to "
-                    f"{resolved}); followed read-only, its data live outside this file", loc)
+                    f"{loc} is an external link to {target} (resolved to {resolved}); "
+                    "followed read-only, its data live outside this file", loc)
     return obj, via
 
 
@@ -346,6 +365,9 @@ def _member(group: h5py.Group, raw: bytes, name: str, loc: str, node: Node,
         return _group_member(obj, name, loc, node, via, walk)
     if isinstance(obj, h5py.Dataset):
         detail = dataset_detail(obj)
+        if "unsupported HDF5 type" in detail:
+            walk.report(R.TREE_UNSUPPORTED_TYPE,
+                        f"{loc}: {dtype_text(obj)}; its values cannot be read", loc)
         if via is None:
             child = node.add(name, None, kind="dataset", location=loc, detail=detail)
         else:

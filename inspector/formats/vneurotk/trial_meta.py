@@ -92,10 +92,14 @@ def _typed_values(group: h5py.Group, name: str, loc: str, report: Report) -> lis
         return [pd.NA if isinstance(v, float) and not np.isfinite(v) else v for v in values]
 
 
-def _categorical(group: h5py.Group, loc: str, report: Report) -> pd.Series:
+#: Deepest nesting of series groups (categories of categories...) rebuilt.
+MAX_NESTING = 8
+
+
+def _categorical(group: h5py.Group, loc: str, report: Report, depth: int) -> pd.Series:
     if "category_values" in group:
-        categories = pd.Index(
-            read_series(group["category_values"], f"{loc}/category_values", report).array)
+        categories = pd.Index(read_series(group["category_values"], f"{loc}/category_values",
+                                          report, depth=depth + 1).array)
     else:
         categories = pd.Index(_typed_values(group, "categories", loc, report))
     codes = _values(group, "codes", loc)
@@ -123,10 +127,11 @@ def _numpy(group: h5py.Group, loc: str, dtype: str) -> pd.Series:
     return pd.Series(values, dtype=dtype)
 
 
-def _rebuild(kind: str, group: h5py.Group, loc: str, dtype: str, report: Report) -> pd.Series:
+def _rebuild(kind: str, group: h5py.Group, loc: str, dtype: str, report: Report,
+             depth: int) -> pd.Series:
     """The series of one ``kind`` (notes §5)."""
     if kind == "categorical":
-        return _categorical(group, loc, report)
+        return _categorical(group, loc, report, depth)
     if kind == "datetime_tz":
         return _datetime_tz(group, loc, dtype)
     if kind == "datetime":
@@ -139,18 +144,27 @@ def _rebuild(kind: str, group: h5py.Group, loc: str, dtype: str, report: Report)
     raise RuleError(R.TM_UNKNOWN_KIND, f"{loc}: unknown series kind {kind!r}", f"{loc}@kind")
 
 
-def read_series(group: h5py.Group, loc: str, report: Report) -> pd.Series:
+def read_series(group: h5py.Group, loc: str, report: Report, *, depth: int = 0) -> pd.Series:
     """Rebuild one pandas series group (notes §5; seed, 'Trial metadata').
 
+    Args:
+        depth: how deeply this series is nested in categories of another;
+            deeper than :data:`MAX_NESTING` is rejected (bounded work on a
+            hostile chain of nested groups).
+
     Raises:
-        RuleError: unknown kind, missing parts, too large, or values pandas rejects.
+        RuleError: unknown kind, missing parts, too large, nested too deeply,
+            or values pandas rejects.
     """
     if not isinstance(group, h5py.Group):
         raise RuleError(R.TM_NOT_GROUP, f"{loc} must be a series group", loc)
+    if depth > MAX_NESTING:
+        raise RuleError(R.TM_BAD_SERIES, f"{loc}: categories nested more than {MAX_NESTING} "
+                        "levels deep are not rebuilt", loc)
     kind = _text_attr(group, "kind", loc)
     dtype = _text_attr(group, "dtype", loc)
     try:
-        return _rebuild(kind, group, loc, dtype, report)
+        return _rebuild(kind, group, loc, dtype, report, depth)
     except RuleError:
         raise
     except (TypeError, ValueError, KeyError, OverflowError, OSError) as exc:

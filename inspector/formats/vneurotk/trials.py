@@ -20,14 +20,14 @@ trial; ``trial_info`` has ``baseline`` and ``trial_window`` of shape
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from numbers import Integral
 from typing import Any
 
 import h5py
 import numpy as np
 
-from inspector.formats.findings import Finding
+from inspector.formats.findings import Finding, Rule
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.arrays import H5DatasetRef
 from inspector.formats.vneurotk.source import H5Source, RuleError, read_whole
@@ -50,31 +50,46 @@ class TrialArrays:
     starts: np.ndarray | None
     ends: np.ndarray | None
     onsets: np.ndarray | None
+    problems: list[RuleError] = field(default_factory=list)
+    """Arrays present but not read (``trials.not-dataset``, ``trials.too-large``)."""
 
     @classmethod
     def read(cls, source: H5Source, f: h5py.File) -> TrialArrays:
         """Read the per-trial arrays; keep ``trial`` lazy.
 
+        An array that is not a dataset with data, or declares more elements
+        than a recording needs (``trials.too-large``; nothing of it is read),
+        is None with its broken rule in ``problems``; the others are read.
+
         Raises:
-            RuleError: ``trials.not-dataset`` (a group or null dataspace) or
-                ``trials.too-large`` (declares more elements than a recording
-                needs; nothing is read).
+            OSError: HDF5 cannot read an array (see :meth:`H5Source.read`).
         """
+        problems: list[RuleError] = []
+
         def small(name: str) -> np.ndarray | None:
             obj = f.get(name)
             if obj is None:
                 return None
-            if not isinstance(obj, h5py.Dataset) or obj.shape is None:
-                raise RuleError(R.TRIALS_NOT_DATASET, f"/{name} must be a dataset with data",
-                                f"/{name}")
-            return np.asarray(read_whole(obj, R.TRIALS_TOO_LARGE, source=source,
-                                         location=f"/{name}"))
+            try:
+                if not isinstance(obj, h5py.Dataset) or obj.shape is None:
+                    raise RuleError(R.TRIALS_NOT_DATASET, f"/{name} must be a dataset with data",
+                                    f"/{name}")
+                return np.asarray(read_whole(obj, R.TRIALS_TOO_LARGE, source=source,
+                                             location=f"/{name}"))
+            except RuleError as exc:
+                problems.append(exc)
+                return None
 
         trial = f.get("trial")
+        ref = None
         if trial is not None and (not isinstance(trial, h5py.Dataset) or trial.shape is None):
-            raise RuleError(R.TRIALS_NOT_DATASET, "/trial must be a dataset with data", "/trial")
-        ref = H5DatasetRef(source, trial, "trial", location="/trial") if trial is not None else None
-        return cls(ref, small("trial_starts"), small("trial_ends"), small("vision_onsets"))
+            problems.append(RuleError(R.TRIALS_NOT_DATASET, "/trial must be a dataset with data",
+                                      "/trial"))
+        elif trial is not None:
+            ref = H5DatasetRef(source, trial, "trial", location="/trial")
+        arrays = cls(ref, small("trial_starts"), small("trial_ends"), small("vision_onsets"))
+        arrays.problems = problems
+        return arrays
 
     def onset_positions(self, mode: str | None, shape: tuple[int, ...] | None) -> list[int]:
         """Flat label positions of each trial's onset (continuous: onset; epochs: i*time+onset)."""
@@ -112,10 +127,11 @@ def validate_state(schema: int, parts: Parts, report: Callable[[Finding], None])
     for p in problems:
         rule = p.rule if schema >= 1 else R.TRIALS_V0[p.rule]
         report(rule.finding(p.message, p.location))
-    return not problems
+    unread = parts.trials is not None and bool(parts.trials.problems)
+    return not problems and not unread
 
 
-def _problem(rule: Any, message: str, location: str) -> RuleError:
+def _problem(rule: Rule, message: str, location: str) -> RuleError:
     return RuleError(rule, message, location)
 
 
@@ -129,6 +145,8 @@ def contract_problems(parts: Parts) -> list[RuleError]:
     out = _channel_names(parts)
     if parts.mode == "patterns":
         return out + _patterns(parts)
+    if parts.trials is not None and parts.trials.problems:
+        return out  # arrays present but not read: already reported, not "missing"
     missing = _missing_fields(parts)
     if missing:
         return out + [missing]

@@ -95,7 +95,7 @@ def is_missing(value: Any) -> bool:
     return False
 
 
-def json_float(x: float) -> float | str:
+def json_float(x: float | np.floating[Any]) -> float | str:
     """A float for JSON: non-finite values as ``"NaN"``/``"Infinity"``/``"-Infinity"``."""
     x = float(x)
     if math.isnan(x):

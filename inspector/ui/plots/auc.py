@@ -27,13 +27,15 @@ the newest view is requested when it ends (a result whose range and
 resolution still cover the view is kept).
 
 A list beside the plot is the legend (colour swatch, scan ID): unchecking a
-scan hides it and selecting highlights it, without reading anything.  A
-highlight is immediate: the other scans' layer is dimmed as a whole (its
-opacity) and the selected scans are drawn by a second layer on top, wide
-when few are selected; hiding a scan redraws the layer without it, a slice
-per event-loop turn.  When a member behind the arrays failed its checksum
-the plot's title says so (docs/architecture.md, "Seams":
-``AucScans.untrusted_arrays``).
+scan hides it and selecting highlights it, without reading anything;
+clicking a curve selects its scan in the list (and, through
+:mod:`inspector.ui.scan_link`, in the Scans table).  A highlight is
+immediate: the other scans' layer is dimmed as a whole (its opacity) and
+the selected scans are drawn by a second layer on top, wide when few are
+selected; hiding a scan redraws the layer without it, a slice per
+event-loop turn.  When a member behind the arrays failed its checksum the
+plot's title says so, wrapped to the plot's width (docs/architecture.md,
+"Seams": ``AucScans.untrusted_arrays``).
 """
 
 from __future__ import annotations
@@ -47,9 +49,17 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QIcon, QPainterPath, QPalette, QPen, QPixmap, QShowEvent
-from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from inspector.formats import workers
 from inspector.formats.arrays import ArrayRef, EnvelopeCancelled
@@ -85,6 +95,8 @@ MIN_COLUMNS = 100
 VIEW_MARGIN = 0.02
 #: Warning colour of the untrusted-data note (readable on light and dark bases).
 NOTE_COLOR = "#e8590c"
+#: A click this close to a curve (pixels) selects its scan.
+CLICK_PIXELS = 6
 
 
 def untrusted_note(auc: AucScans, arrays: Mapping[str, ArrayRef]) -> str:
@@ -207,6 +219,8 @@ class AucView(PlotView):
         self.lines = LineLayer()
         self.highlights = LineLayer()
         self.highlights.setZValue(10)
+        for layer in (self.lines, self.highlights):  # nothing to draw before the first result
+            layer.set_lines(self._paths, self._plain, QRectF(), self._curves)
         self.symbols = pg.ScatterPlotItem(size=SYMBOL_SIZE, pen=None)
         self.symbols.setZValue(20)
         self._symbol_points: list[tuple[np.ndarray, np.ndarray]] = []
@@ -240,6 +254,8 @@ class AucView(PlotView):
         vb.sigXRangeChanged.connect(self._update_bounds)
         vb.sigXRangeChanged.connect(self.request)
         vb.sigResized.connect(self.request)
+        self.plot_widget.installEventFilter(self)  # resizes: wrap the title to the new width
+        self.plot_widget.scene().sigMouseClicked.connect(self._clicked)
         if n == 0:
             self.show_placeholder("No scans to plot.")
         self.status.setText(f"{n} scans: reading…" if n else "0 scans")
@@ -263,8 +279,9 @@ class AucView(PlotView):
 
     def _build_list(self) -> None:
         self.scan_list = QListWidget()
-        self.scan_list.setToolTip("The legend: uncheck a scan to hide it, "
-                                  "select scans to highlight them")
+        self.scan_list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.scan_list.setToolTip("The legend: uncheck a scan to hide it, select scans (or click "
+                                  "a curve) to highlight them")
         for i, sid in enumerate(self.scan_ids):
             it = QListWidgetItem(sid)
             it.setFlags(it.flags() | Qt.ItemFlag.ItemIsUserCheckable)
@@ -284,8 +301,10 @@ class AucView(PlotView):
         self.layout().replaceWidget(self._stack, split)
         split.addWidget(side)
         split.addWidget(self._stack)
+        split.setCollapsible(1, False)  # the list folds away, the plot never does
         split.setStretchFactor(1, 1)
-        split.setSizes([130, 600])
+        width = self.scan_list.sizeHintForColumn(0) + 2 * self.scan_list.frameWidth() + 24
+        split.setSizes([min(max(width, 90), 160), 600])
         self.splitter = split
 
     @property
@@ -307,6 +326,15 @@ class AucView(PlotView):
     def busy(self) -> bool:
         """True while a job runs or a request waits for it (tests, benchmarks)."""
         return self._in_flight or self._pending
+
+    def is_idle(self) -> bool:
+        """Every curve built and drawn, no job in flight or pending (see :meth:`PlotView.is_idle`).
+
+        A view that was never shown has asked for nothing yet: it is idle.
+        """
+        if not self.shape.scans:
+            return True
+        return self.ready and not self.busy and (self._extent_known or not self.isVisible())
 
     def _pixels(self) -> int:
         px = float(self.plot_item.vb.width())
@@ -424,7 +452,7 @@ class AucView(PlotView):
             if env is None:
                 self._draw_lines([(np.empty(0), np.empty(0))] * self.shape.scans,
                                  [QPainterPath()] * self.shape.scans, QRectF())
-                self.status.setText(f"{self.shape.scans} scans, 0 real points")
+                self.status.setText(f"{self.shape.scans} scans, no measured points")
             else:
                 self._draw(env, curves, *built)
                 if first:
@@ -465,10 +493,10 @@ class AucView(PlotView):
         self._symbol_points = list(curves) if symbols else []
         self._draw_symbols()
         self._update_bounds()
-        ext = self.extent
-        where = "" if ext is None or (env.r0 <= ext[0] and env.r1 >= ext[1]) else " in range"
-        how = "real points" if exact else "min/max per pixel"
-        self.status.setText(f"{self.shape.scans} scans, {real} real points{where} ({how})")
+        whole = self.extent is None or (env.r0 <= self.extent[0] and env.r1 >= self.extent[1])
+        where = "" if whole else " in range"
+        how = "" if exact else ", showing the range of values per screen pixel"
+        self.status.setText(f"{self.shape.scans} scans, {real} measured points{where}{how}")
 
     def _draw_lines(self, curves: list[tuple[np.ndarray, np.ndarray]],
                     paths: list[QPainterPath], extent: QRectF) -> None:
@@ -560,7 +588,9 @@ class AucView(PlotView):
         auc = replace(self.auc, untrusted_arrays=frozenset(names))
         self.auc = auc
         self.note = untrusted_note(auc, self._arrays)
-        self.plot_item.setTitle(f"⚠ {self.note}" if self.note else None, color=NOTE_COLOR)
+        self.plot_item.setTitle(f"⚠ {self.note}" if self.note else None, color=NOTE_COLOR,
+                                size="9pt")
+        self._wrap_title(self.plot_widget.width())
 
     def set_visible(self, i: int, visible: bool) -> None:
         """Show or hide scan ``i`` (also its check box)."""
@@ -576,6 +606,86 @@ class AucView(PlotView):
 
     def _selected(self) -> set[int]:
         return {self.scan_list.row(it) for it in self.scan_list.selectedItems()}
+
+    def selected_scans(self) -> list[int]:
+        """The selected (highlighted) scans, in scan order."""
+        return sorted(self._selected())
+
+    def select_scans(self, scans: set[int] | list[int]) -> None:
+        """Select exactly ``scans`` (indices; others ignored) in the list: highlights them."""
+        wanted = {i for i in scans if 0 <= i < self.scan_list.count()}
+        if wanted == self._selected():
+            return
+        self.scan_list.blockSignals(True)
+        try:
+            self.scan_list.clearSelection()
+            for i in sorted(wanted):
+                self.scan_list.item(i).setSelected(True)
+            if wanted:
+                self.scan_list.scrollToItem(self.scan_list.item(min(wanted)))
+        finally:
+            self.scan_list.blockSignals(False)
+        self.scan_list.itemSelectionChanged.emit()
+
+    def scan_at(self, x: float, y: float, pixels: float = CLICK_PIXELS) -> int | None:
+        """The visible scan whose drawn line passes within ``pixels`` of view point ``(x, y)``."""
+        vb = self.plot_item.vb
+        (x0, x1), (y0, y1) = vb.viewRange()
+        sx = vb.width() / max(x1 - x0, 1e-300)
+        sy = vb.height() / max(y1 - y0, 1e-300)
+        best, best_d = None, float(pixels)
+        for i, (cx, cy) in enumerate(self._curves):
+            if not self._shown[i] or len(cx) == 0:
+                continue
+            d = _distance((np.asarray(cx) - x) * sx, (np.asarray(cy) - y) * sy)
+            if d <= best_d:
+                best, best_d = i, d
+        return best
+
+    def _clicked(self, event: Any) -> None:
+        """A left click on a curve selects its scan (Ctrl adds it); elsewhere clears."""
+        if event.button() != Qt.MouseButton.LeftButton or event.double():
+            return
+        vb = self.plot_item.vb
+        if not vb.sceneBoundingRect().contains(event.scenePos()):
+            return
+        point = vb.mapSceneToView(event.scenePos())
+        i = self.scan_at(point.x(), point.y())
+        adding = bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier)
+        chosen = self._selected() if adding else set()
+        if i is not None:
+            chosen ^= {i}
+        self.select_scans(chosen)
+
+    def eventFilter(self, obj: Any, event: Any) -> bool:  # noqa: N802 - Qt override
+        if obj is self.plot_widget and event.type() == QEvent.Type.Resize:
+            self._wrap_title(event.size().width())
+        return super().eventFilter(obj, event)
+
+    def _wrap_title(self, width: int) -> None:
+        """Wrap the untrusted-data note to the plot's width (it never widens the plot)."""
+        if not self.note:
+            return
+        label = self.plot_item.titleLabel
+        axis = self.plot_item.getAxis("left")
+        label.item.setTextWidth(max(80.0, width - axis.width() - 24.0))
+        label.updateMin()
+
+    def palette_changed(self) -> None:
+        """The theme changed: scan colours for the new background (list swatches too)."""
+        if not hasattr(self, "_guard"):  # a palette event while the view is being built
+            return
+        self.colors = self._palette_colors(self.shape.scans)
+        for i, colour in enumerate(self.colors):
+            swatch = QPixmap(12, 12)
+            swatch.fill(colour)
+            self.scan_list.item(i).setIcon(QIcon(swatch))
+        self._plain = [pg.mkPen(c, width=1) for c in self.colors]
+        self._wide = [pg.mkPen(c, width=3) for c in self.colors]
+        self.lines.set_pens(self._plain)
+        self.highlights.set_pens(self._highlight_pens(self._selected()))
+        if self._symbol_points:
+            self._draw_symbols()
 
     def _brush(self, i: int, sel: set[int]) -> Any:
         c = pg.mkColor(self.colors[i])
@@ -608,6 +718,20 @@ class AucView(PlotView):
         self._show_lines()
         if self._symbol_points:
             self._draw_symbols()
+
+
+def _distance(px: np.ndarray, py: np.ndarray) -> float:
+    """Distance in pixels from the origin to the polyline through ``(px, py)`` (NaN: breaks)."""
+    if len(px) == 1:
+        return float(np.hypot(px[0], py[0])) if np.isfinite(py[0]) else math.inf
+    ax, ay, bx, by = px[:-1], py[:-1], px[1:], py[1:]
+    dx, dy = bx - ax, by - ay
+    length2 = dx * dx + dy * dy
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = np.clip(np.where(length2 > 0, -(ax * dx + ay * dy) / length2, 0.0), 0.0, 1.0)
+    d = np.hypot(ax + t * dx, ay + t * dy)
+    d = d[np.isfinite(d)]
+    return float(d.min()) if len(d) else math.inf
 
 
 def _framed(ext: tuple[float, float]) -> tuple[float, float]:

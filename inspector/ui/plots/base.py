@@ -1,10 +1,12 @@
 """Common parts of the plot views: a pyqtgraph plot, a placeholder, exports.
 
-Every view (:class:`PlotView` subclasses) owns one ``pg.PlotWidget`` and adds
-"Export as PNG…", "Export as SVG…" and "Export plotted data as CSV…" to the
-plot's context menu (the ViewBox menu).  The same exports are methods
+Every view (:class:`PlotView` subclasses) owns one ``pg.PlotWidget`` with
+one export menu (:mod:`inspector.ui.plot_export`): "Export as PNG…" (at a
+chosen scale, 2x the screen size by default), "Export as SVG…" and "Export
+plotted data as CSV…".  The same exports are methods
 (:meth:`PlotView.export_png`, :meth:`PlotView.export_svg`,
-:meth:`PlotView.export_csv`) for tests and scripts.
+:meth:`PlotView.export_csv`) for tests and scripts.  The plot follows the
+palette when the theme changes (:mod:`inspector.ui.plots.theming`).
 """
 
 from __future__ import annotations
@@ -14,15 +16,12 @@ from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QFileDialog, QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
-
-def _exporter(kind: str):
-    import pyqtgraph.exporters as ex
-
-    return {"png": ex.ImageExporter}[kind]
+from inspector.ui import plot_export
+from inspector.ui.plots.theming import follow_palette
 
 
 class PlotView(QWidget):
@@ -82,6 +81,13 @@ class PlotView(QWidget):
         so that no result is delivered to a deleted view."""
         return ()
 
+    def is_idle(self) -> bool:
+        """True when the view shows its final state: no read in flight, none pending.
+
+        Views that read on jobs override this; ``--screenshot`` waits for it.
+        """
+        return True
+
     def show_placeholder(self, text: str) -> None:
         """Show ``text`` instead of the plot (empty arrays, unreadable data)."""
         self._placeholder.setText(text)
@@ -93,28 +99,29 @@ class PlotView(QWidget):
             return self._placeholder.text()
         return None
 
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        """Restyle the plot when the palette changes (View > Theme, a system switch)."""
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            follow_palette(self)
+
     # -- exports -----------------------------------------------------------------
     def _install_menu(self) -> None:
-        menu = self.plot_item.vb.menu
-        menu.addSeparator()
-        menu.addAction("Export as PNG…", lambda: self._ask_export("png"))
-        menu.addAction("Export as SVG…", lambda: self._ask_export("svg"))
-        menu.addAction("Export plotted data as CSV…", lambda: self._ask_export("csv"))
+        plot_export.install_export_menu(self)
 
-    def _ask_export(self, kind: str) -> None:
-        filters = {"png": "PNG image (*.png)", "svg": "SVG image (*.svg)",
-                   "csv": "CSV table (*.csv)"}
-        path, _ = QFileDialog.getSaveFileName(self, f"Export {kind.upper()}", f"plot.{kind}",
-                                              filters[kind])
-        if path:
-            getattr(self, f"export_{kind}")(Path(path))
+    def ask_png_scale(self) -> float | None:
+        """The scale of a PNG export (None if cancelled). Tests override this."""
+        return plot_export.ask_png_scale(self)
 
-    def export_png(self, path: Path, width: int | None = None) -> None:
-        """Render the plot to a PNG file (``width`` pixels; default: as shown)."""
-        exp = _exporter("png")(self.plot_item)
-        if width:
-            exp.parameters()["width"] = int(width)
-        exp.export(str(path))
+    def ask_export_path(self, kind: str) -> Path | None:
+        """Where to write an export of ``kind`` (None if cancelled). Tests override this."""
+        return plot_export.ask_path(self, kind)
+
+    def export_png(self, path: Path, width: int | None = None,
+                   scale: float = plot_export.DEFAULT_SCALE) -> tuple[int, int]:
+        """Render the plot to a PNG file, ``scale`` times its size on screen (or ``width``
+        pixels wide); returns the image size in pixels."""
+        return plot_export.render_png(self, path, scale=scale, width=width)
 
     def export_svg(self, path: Path) -> None:
         """Render the plot to an SVG file (Qt's SVG generator, vector curves).

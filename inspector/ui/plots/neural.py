@@ -1,18 +1,27 @@
 """Lazy line plots of neural arrays: continuous ``(time, channels)`` and epochs.
 
 Every curve is drawn from :meth:`ArrayRef.envelope` of the visible x-range
-at the plot's pixel width, computed on a background job.  Panning or zooming
-restarts a debounce timer (:data:`DEBOUNCE_MS`); when it fires, one job
-computes the envelopes of all shown lines (key ``"plot:<id>"``: the runner
-cancels and drops the previous one).  Results of an older request
-(generation) are ignored.  Envelopes are drawn as a zig-zag line through the
-bin minima and maxima (``connect="finite"``: NaN bins are gaps); when zoomed
-in far enough the envelope is the raw samples.  Memory held is a few points
-per pixel per line, whatever the array size.
+(plus :data:`PAD_FRACTION` of a view on each side) at the plot's pixel width,
+computed on a background job.  Requests are coalesced, never delayed by a
+fixed wait: at most one job is in flight (key ``"plot:<id>"``).  A pan, zoom
+or resize while none runs is requested on the next event-loop turn (so the
+range changes of one turn make one request); while one runs, the view is
+only marked *pending*, and the newest view is requested as soon as the job
+ends.  A job that has run :data:`SUPERSEDE_AFTER_S` while a newer view is
+pending stops at its next block and hands back the lines it finished, so a
+long read (a cold chunk summary) never delays the view the user is at now,
+while short ones finish and are drawn (a drag keeps updating).  No request
+is made when the exact lines drawn already cover the new view at its pixel
+resolution (:meth:`NeuralView.covered`).  Envelopes are drawn as a zig-zag
+line through the bin minima and maxima (``connect="finite"``: NaN bins are
+gaps); when zoomed in far enough the envelope is the raw samples.  Memory
+held is a few points per pixel per line, whatever the array size.
 """
 
 from __future__ import annotations
 
+import threading
+import time
 from typing import Any
 
 import numpy as np
@@ -31,15 +40,18 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.formats.arrays import ArrayRef, Envelope, EnvelopeCancelled, envelope_with_preview
-from inspector.jobs import JobRunner
+from inspector.jobs import JobContext, JobRunner
 from inspector.ui.plots.base import PlotView
 
 #: Most channels (and trials) offered in the selection lists.
 MAX_LISTED = 4096
-#: Debounce delay after the last pan/zoom before new envelopes are requested.
-DEBOUNCE_MS = 80
 #: Extra range requested on each side, as a fraction of the visible width.
 PAD_FRACTION = 0.5
+#: Seconds a job runs before a newer pending view makes it stop (see the module docstring).
+SUPERSEDE_AFTER_S = 0.1
+#: Drawn envelopes keep serving a view while a bin is between these many pixels wide.
+FINEST_BIN_PX = 0.25
+COARSEST_BIN_PX = 1.5
 #: At most this many trials are overlaid at once.
 MAX_OVERLAY_TRIALS = 200
 #: Markers are drawn only when at most this many fall in the visible range.
@@ -83,6 +95,49 @@ def _as_array(value: Any) -> np.ndarray | None:
     return arr
 
 
+def _envelope_job(ref: ArrayRef, lines: list[tuple[str, list[tuple]]],
+                  span: tuple[int, int, int], gen: int, stop: threading.Event) -> Any:
+    """The job of one request: every line's envelopes over ``span = (start, stop, bins)``.
+
+    Each finished line (and, for single lines, each preview) is sent as
+    progress ``(gen, key, envelopes)``.  Returns ``(gen, {key: envelopes},
+    span, complete)``; ``complete`` is False when ``stop`` was set (a newer
+    view is pending) and the job had run :data:`SUPERSEDE_AFTER_S`: the lines
+    finished by then are returned.  Runs on a worker thread; reads only
+    ``ref`` and its arguments.
+    """
+    start, end, bins = span
+
+    def work(ctx: JobContext) -> tuple[int, dict[str, list[Envelope]], tuple[int, int, int], bool]:
+        began = time.monotonic()
+
+        def cancelled() -> bool:
+            return ctx.cancelled or (stop.is_set()
+                                     and time.monotonic() - began >= SUPERSEDE_AFTER_S)
+
+        out: dict[str, list[Envelope]] = {}
+        for key, indices in lines:
+            envs = []
+            for idx in indices:
+                def preview(env: Envelope, key: str = key, n: int = len(indices)) -> None:
+                    if n == 1:
+                        ctx.progress(0, 1, (gen, key, [env]))
+                try:
+                    envs.append(envelope_with_preview(ref, idx, start, end, bins, preview,
+                                                      cancelled))
+                except EnvelopeCancelled:
+                    ctx.check()  # the view is gone: nothing is delivered
+                    return gen, out, span, False
+                ctx.check()
+            out[key] = envs
+            ctx.progress(0, 1, (gen, key, envs))
+            if cancelled():
+                return gen, out, span, False
+        return gen, out, span, True
+
+    return work
+
+
 class _Line:
     """One drawn line (or an overlay of several lines drawn as one item)."""
 
@@ -94,6 +149,7 @@ class _Line:
         self.color = color
         self.slot = offset_slot
         self.item: pg.PlotDataItem | None = None
+        self.envs: list[Envelope] | None = None  # what x and y were made from
         self.x: np.ndarray | None = None  # sample units
         self.y: np.ndarray | None = None
         self.exact = False
@@ -149,14 +205,18 @@ class NeuralView(PlotView):
                         if a is not None}
         self.generation = 0
         self.lines: list[_Line] = []
-        self.submitted = 0  # jobs submitted (tests: debouncing)
+        self.submitted = 0  # jobs submitted (tests: coalescing)
         self.spacing = 0.0
         self._marker_items: dict[str, pg.PlotCurveItem] = {}
         self._marker_positions: dict[str, np.ndarray] = {}
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(DEBOUNCE_MS)
-        self._timer.timeout.connect(self.request)
+        self._in_flight = False
+        self._pending = False
+        self._stop: threading.Event | None = None  # tells the job in flight to give way
+        self._drawn: tuple[int, int, int] | None = None  # exact (start, stop, bins) shown
+        self._kick = QTimer(self)  # the next event-loop turn: one request per turn
+        self._kick.setSingleShot(True)
+        self._kick.setInterval(0)
+        self._kick.timeout.connect(self._request_view)
         self._build_controls()
         vb = self.plot_item.vb
         self.plot_item.setLabel("bottom", "time" if self.sfreq else "sample", units=self.x_label)
@@ -227,7 +287,7 @@ class NeuralView(PlotView):
         self.channel_list.itemSelectionChanged.connect(self._count_channels)
         self.channel_list.itemSelectionChanged.connect(self.rebuild)
         self.trial_list.itemSelectionChanged.connect(self.rebuild)
-        self.mode.currentIndexChanged.connect(self._restack)
+        self.mode.currentIndexChanged.connect(lambda _i: self._restack())
         self.overlay_box.toggled.connect(self.rebuild)
         self.markers_box.toggled.connect(self._update_markers)
 
@@ -271,6 +331,7 @@ class NeuralView(PlotView):
             if line.item is not None:
                 self.plot_item.removeItem(line.item)
         self.lines = []
+        self._drawn = None
         legend = self.add_legend()
         legend.clear()
         chans = self.selected_channels()
@@ -312,8 +373,20 @@ class NeuralView(PlotView):
 
     # -- requests ------------------------------------------------------------------
     def schedule(self, *args: Any) -> None:
-        """Restart the debounce timer (pan/zoom/resize)."""
-        self._timer.start()
+        """The view changed (pan/zoom/resize): request it on the next turn, or mark it pending."""
+        if self._in_flight:
+            self._mark_pending()
+            return
+        self._kick.start()
+
+    def _mark_pending(self) -> None:
+        self._pending = True
+        if self._stop is not None:
+            self._stop.set()
+
+    def is_idle(self) -> bool:
+        """No job in flight, no view pending or about to be requested."""
+        return not (self._in_flight or self._pending or self._kick.isActive())
 
     def visible_samples(self) -> tuple[int, int, int]:
         """``(start, stop, bins)`` to request: visible range plus padding, pixel bins."""
@@ -323,45 +396,65 @@ class NeuralView(PlotView):
         w = max(s1 - s0, 1.0)
         a = int(np.floor(max(0.0, s0 - PAD_FRACTION * w)))
         b = int(np.ceil(min(float(self.n), s1 + PAD_FRACTION * w + 1)))
+        px = self._pixels()
+        bins = max(1, int(px * (b - a) / w))
+        return a, max(b, a + 1), bins
+
+    def _pixels(self) -> int:
         px = self.plot_item.vb.width()
         try:
             px *= self.plot_widget.devicePixelRatioF()
         except AttributeError:
             pass
-        px = max(int(px), 200)
-        bins = max(1, int(px * (b - a) / w))
-        return a, max(b, a + 1), bins
+        return max(int(px), 200)
+
+    def covered(self) -> bool:
+        """True when the exact lines drawn serve the current view: no request is needed.
+
+        They must span the visible samples, and their bins must be between
+        :data:`FINEST_BIN_PX` and :data:`COARSEST_BIN_PX` pixels wide (raw
+        samples serve any zoom inside their range).
+        """
+        if self._drawn is None or not self.lines:
+            return False
+        d0, d1, dbins = self._drawn
+        (x0, x1), _ = self.plot_item.vb.viewRange()
+        s0, s1 = self._to_samples(x0), self._to_samples(x1)
+        if max(s0, 0.0) < d0 or min(s1, float(self.n)) > d1:
+            return False
+        if all(ln.raw for ln in self.lines):
+            return True
+        bin_px = (d1 - d0) / dbins / (max(s1 - s0, 1e-12) / self._pixels())
+        return FINEST_BIN_PX <= bin_px <= COARSEST_BIN_PX
+
+    def _request_view(self) -> None:
+        """The pending or scheduled view: requested unless what is drawn covers it."""
+        self._update_markers()
+        if self.covered():
+            return
+        self.request()
 
     def request(self) -> None:
-        """Submit one job computing the envelopes of every line for the visible range."""
+        """Submit one job computing the envelopes of every line for the visible range.
+
+        With a job in flight the request is only marked pending (and made when
+        that job ends): never more than one job at a time.
+        """
         if not self.lines or self.n == 0:
             return
+        if self._in_flight:
+            self._mark_pending()
+            return
+        self._kick.stop()
         self._update_markers()
         self.generation += 1
-        gen = self.generation
-        start, stop, bins = self.visible_samples()
-        ref = self.ref
-        lines = [(ln.key, list(ln.indices)) for ln in self.lines]
-
-        def work(ctx):
-            out = {}
-            for key, indices in lines:
-                envs = []
-                for idx in indices:
-                    def preview(env, key=key, n=len(indices)):
-                        if n == 1:
-                            ctx.progress(0, 1, (gen, key, [env]))
-                    try:
-                        envs.append(envelope_with_preview(ref, idx, start, stop, bins, preview,
-                                                          lambda: ctx.cancelled))
-                    except EnvelopeCancelled:
-                        ctx.check()
-                        raise
-                    ctx.check()
-                out[key] = envs
-                ctx.progress(0, 1, (gen, key, envs))
-            return gen, out
-
+        span = self.visible_samples()
+        stop = threading.Event()
+        self._stop = stop
+        work = _envelope_job(self.ref, [(ln.key, list(ln.indices)) for ln in self.lines], span,
+                             self.generation, stop)
+        self._in_flight = True
+        self._pending = False
         self.submitted += 1
         self.status.setText("reading…")
         self.jobs.submit(work, on_done=self._done, on_error=self._failed,
@@ -377,23 +470,40 @@ class NeuralView(PlotView):
             self._apply(key, envs)
 
     def _done(self, result: Any) -> None:
-        gen, out = result
-        if gen != self.generation:
-            return  # stale: a newer request exists
-        for key, envs in out.items():
-            self._apply(key, envs)
-        exact = all(ln.exact for ln in self.lines)
-        raw = all(ln.raw for ln in self.lines)
-        self.status.setText(("raw samples" if raw else "min/max per pixel")
-                            + ("" if exact else " (preview)"))
+        gen, out, span, complete = result
+        self._in_flight = False
+        self._stop = None
+        if gen == self.generation:
+            for key, envs in out.items():
+                self._apply(key, envs)
+            exact = all(ln.exact for ln in self.lines)
+            raw = all(ln.raw for ln in self.lines)
+            self._drawn = span if complete and exact else None
+            self.status.setText(("every sample drawn" if raw
+                                 else "showing the range of values per screen pixel")
+                                + ("" if exact and complete
+                                   else " (a quick preview; exact values follow)"))
+        self._next()
+
+    def _next(self) -> None:
+        """The job ended: request the view that became pending meanwhile."""
+        if self._pending:
+            self._pending = False
+            self._request_view()
 
     def _failed(self, message: str, tb: str) -> None:
+        self._in_flight = False
+        self._stop = None
+        self._drawn = None
         self.status.setText(f"cannot read {self.ref.name}: {message}")
+        self._next()
 
     def _apply(self, key: str, envs: list[Envelope]) -> None:
         line = next((ln for ln in self.lines if ln.key == key), None)
-        if line is None or not envs:
-            return
+        if line is None or not envs or line.envs is envs:
+            return  # unknown line, nothing, or drawn already (the job's last progress)
+        line.envs = envs
+        had_data = line.x is not None
         xs, ys = [], []
         for env in envs:
             x, y = zigzag(env)
@@ -406,31 +516,31 @@ class NeuralView(PlotView):
         line.y = np.concatenate(ys)
         line.exact = all(e.exact for e in envs)
         line.raw = all(e.raw for e in envs)
-        self._restack()
+        self._restack(line if had_data else None)  # a first curve also needs its y tick
 
     # -- drawing -------------------------------------------------------------------
-    def _restack(self) -> None:
+    def _restack(self, changed: _Line | None = None) -> None:
+        """Draw the lines, stacked (offset per line) or overlaid.
+
+        With ``changed``, only that line got new data: the others are redrawn
+        only if the stacking offsets changed.
+        """
         stacked = self.mode.currentText() == "Stacked" and len(self.lines) > 1
         spans = []
         for ln in self.lines:
             if ln.y is not None and np.isfinite(ln.y).any():
                 spans.append(float(np.nanmax(ln.y) - np.nanmin(ln.y)))
-        self.spacing = (max(spans) if spans else 1.0) or 1.0
+        spacing = (max(spans) if spans else 1.0) or 1.0
+        if changed is not None and (spacing == self.spacing or not stacked):
+            self.spacing = spacing
+            self._set_line_data(changed, stacked)
+            return
+        self.spacing = spacing
         ticks = []
         for ln in self.lines:
-            if ln.item is None:
-                continue
-            if ln.x is None:
-                ln.item.setData([], [])
-                continue
-            y = ln.y
-            off = 0.0
-            if stacked:
-                mid = float(np.nanmean(ln.y)) if np.isfinite(ln.y).any() else 0.0
-                off = -ln.slot * self.spacing * 1.1 - mid
-                y = ln.y + off
+            self._set_line_data(ln, stacked)
+            if stacked and ln.item is not None and ln.x is not None:
                 ticks.append((-ln.slot * self.spacing * 1.1, ln.label))
-            ln.item.setData(self._to_x(ln.x), y, connect="finite")
         left = self.plot_item.getAxis("left")
         if self.plot_item.legend is not None:
             self.plot_item.legend.setVisible(not stacked)  # the y ticks name the lines
@@ -440,6 +550,18 @@ class NeuralView(PlotView):
         else:
             left.setTicks(None)
             self.plot_item.setLabel("left", self.y_label)
+
+    def _set_line_data(self, ln: _Line, stacked: bool) -> None:
+        if ln.item is None:
+            return
+        if ln.x is None:
+            ln.item.setData([], [])
+            return
+        y = ln.y
+        if stacked:
+            mid = float(np.nanmean(ln.y)) if np.isfinite(ln.y).any() else 0.0
+            y = ln.y - ln.slot * self.spacing * 1.1 - mid
+        ln.item.setData(self._to_x(ln.x), y, connect="finite")
 
     def _update_markers(self, *args: Any) -> None:
         """Draw trial boundaries and onsets in the visible range (one item per kind).

@@ -17,17 +17,14 @@ banner saying that they are not verified.
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from inspector.formats.arrays import ArrayRef
 from inspector.formats.capabilities import AucScans
 from inspector.formats.document import Document
-from inspector.jobs import JobContext, JobRunner
+from inspector.jobs import JobRunner
 from inspector.models.style import kind_color
 from inspector.ui.plots.auc import AucView
 from inspector.ui.plots.base import PlotView
@@ -85,8 +82,6 @@ class PlotPanel(QWidget):
         self.view: PlotView | None = None
         self._withdrawn: dict[str, str] = {}
         self._auc = doc.auc
-        self._auc_key = f"auc:{id(self)}"
-        cancel_on_destroy(self, jobs, (self._auc_key,))
         self._lay = QVBoxLayout(self)
         self._lay.setContentsMargins(0, 0, 0, 0)
         self.banner = QLabel(self)
@@ -111,6 +106,10 @@ class PlotPanel(QWidget):
     def message(self) -> str:
         """The text shown instead of a plot ("" while a plot is shown)."""
         return self._message.text() if self._message.isVisible() or self.view is None else ""
+
+    def is_idle(self) -> bool:
+        """True when the plot shows its final state (no read in flight or waiting)."""
+        return self.view is None or self.view.is_idle()
 
     def banner_text(self) -> str:
         """The warning above the plot ("" when there is none)."""
@@ -148,11 +147,17 @@ class PlotPanel(QWidget):
             self.banner.setStyleSheet(f"QLabel#plotBanner {{ background: {tint.name()}; "
                                       f"border-left: 3px solid {warn.name()}; padding: 4px 6px; }}")
 
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        """Re-tint the banner for the new palette (View > Theme)."""
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange) \
+                and not self.banner.isHidden():
+            self._warn(self.banner.text())
+
     # -- choosing the view ------------------------------------------------
     def show_array(self, name: str) -> None:
         """Plot ``doc.arrays[name]`` with the view its capabilities call for."""
         self.current = name
-        self.jobs.cancel(self._auc_key)  # a scan read still on its way is for the old choice
         auc = self.doc.auc
         if name in self._withdrawn:
             self._say(self._withdrawn[name])
@@ -206,35 +211,11 @@ class PlotPanel(QWidget):
     def construct_auc_view(self, auc: AucScans, arrays: dict[str, ArrayRef]) -> None:
         """The one place where the AUC view is constructed, from ``doc.auc`` and ``doc.arrays``.
 
-        A small experiment held by the document is plotted at once; otherwise
-        the three arrays are read on a job first.
+        The view reads what it draws itself, on jobs (:class:`AucView`); arrays
+        that do not fit together are said instead of a plot.
         """
-        exp = auc.experiment
-        if exp is not None:
-            self._auc_view(exp.radius, exp.signal, exp.mask, auc)
-            return
-        names = auc_array_names(auc)
-
-        def work(_ctx: JobContext) -> tuple[Any, Any, Any]:
-            radius = arrays[names[0]].read()
-            signal = arrays[names[1]].read()
-            mask = arrays[names[2]].read() if names[2] in arrays else None
-            return radius, signal, mask
-
-        def done(res: tuple[Any, Any, Any]) -> None:
-            self._auc_view(*res, auc)
-
-        def failed(message: str, _tb: str) -> None:
-            self._say(f"cannot read the scans: {message}")
-
-        self.jobs.submit(work, on_done=done, on_error=failed, key=self._auc_key)
-
-    def _auc_view(self, radius: Any, signal: Any, mask: Any, auc: AucScans) -> None:
-        ids = list(auc.scan_ids)
-        n = np.asarray(signal).shape[0] if np.asarray(signal).ndim == 2 else 1
-        ids += [f"scan {i + 1}" for i in range(len(ids), n)]
         try:
-            view = AucView(radius, signal, mask, ids, auc.radius_unit, auc.signal_unit)
+            view = AucView(auc, arrays, self.jobs)
         except (ValueError, TypeError) as exc:  # damaged arrays: say why, never guess
             self._say(f"cannot plot the scans: {exc} (see Findings)")
             return

@@ -52,11 +52,13 @@ class PatternView(PlotView):
         self.plot_item.invertY(True)
         self.plot_item.showGrid(x=False, y=False)
         self.colorbar: pg.ColorBarItem | None = None
+        self._reading = False
         if ref.size == 0:
             self.show_placeholder(
                 f"{ref.name}: empty array (shape {tuple(ref.shape)}): nothing to plot")
             return
         self.status.setText("reading…")
+        self._reading = True
         jobs.submit(lambda ctx: read_image(ref), on_done=self._show, on_error=self._failed,
                     key=self.job_keys()[0])
 
@@ -64,11 +66,17 @@ class PatternView(PlotView):
         """The key of this view's image read (see :meth:`PlotView.job_keys`)."""
         return (f"image:{id(self)}",)
 
+    def is_idle(self) -> bool:
+        """True once the image was read (or could not be)."""
+        return not self._reading
+
     def _failed(self, message: str, tb: str) -> None:
+        self._reading = False
         self.show_placeholder(f"cannot read {self.ref.name}: {message}")
 
     def _show(self, result: Any) -> None:
         img, step = result
+        self._reading = False
         self.image, self.step = img, step
         finite = img[np.isfinite(img)]
         lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)

@@ -1,0 +1,189 @@
+"""Column sizes that fit: trees keep every column in view, tables size columns to content.
+
+Values too long for their column are elided in the middle (both ends of a
+path or an ID stay readable); the full value is in the cell's tooltip (the
+models' ``ToolTipRole``) and in the detail pane when the row is selected.
+
+- :func:`fit_tree_columns` (and :func:`fit_columns_to_width` for tables whose
+  columns should all stay in view, like the checksum table): the columns
+  share the view's width.  Columns whose content is short (type names,
+  statuses) keep their width; with room to spare the value column gets the
+  rest; without, the least needed columns give up room first (a tree's
+  details, then its values: :data:`TREE_SHRINK`), then the others shrink in
+  proportion to what they need, never below :data:`MIN_WIDTH`.  The fit is
+  redone when the view is resized or its model reset, until the user drags
+  a column border (from then on the user's widths are kept).
+- :func:`fit_table_columns`: each column of a table gets the width of its
+  header and content, between :data:`MIN_WIDTH` and :data:`MAX_TABLE_WIDTH`
+  (tables scroll sideways; they do not squeeze their columns).
+
+Content widths are measured over at most :data:`SAMPLE_ROWS` rows (Qt's
+``resizeContentsPrecision``), so large tables cost no more than small ones.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtWidgets import QHeaderView, QTableView, QTreeView
+
+#: The views whose columns are fitted.
+ItemView = QTreeView | QTableView
+
+#: Narrowest a shrunk column gets, in pixels.
+MIN_WIDTH = 60
+#: Share of the width the last column keeps before the others shrink.
+LAST_SHARE = 0.2
+#: Columns that need at most this much keep their width when a tree is narrow.
+SHORT_WIDTH = 90
+#: Widest a table column is made (a longer value is elided; the tooltip has it).
+MAX_TABLE_WIDTH = 280
+#: Rows measured for a column's content width.
+SAMPLE_ROWS = 200
+#: Room added to a measured width (cell margins).
+PADDING = 14
+
+
+def _header(view: ItemView) -> QHeaderView:
+    return view.header() if isinstance(view, QTreeView) else view.horizontalHeader()
+
+
+def natural_widths(view: ItemView) -> dict[int, int]:
+    """What each shown column needs: its header and content over :data:`SAMPLE_ROWS` rows."""
+    header = _header(view)
+    header.setResizeContentsPrecision(SAMPLE_ROWS)
+    out = {}
+    for c in range(header.count()):
+        if header.isSectionHidden(c):
+            continue
+        out[c] = max(header.sectionSizeHint(c), view.sizeHintForColumn(c) + PADDING)
+    return out
+
+
+#: Columns giving up room first, in order, with the share of the width each keeps:
+#: a tree's details, then its values (names are kept longest).
+TREE_SHRINK = ((3, 0.2), (1, 0.35))
+
+
+def share_width(natural: dict[int, int], available: int, grow: int | None = None,
+                shrink: tuple[tuple[int, float], ...] | None = None) -> dict[int, int]:
+    """Widths for columns needing ``natural`` pixels in ``available`` pixels.
+
+    See the module docstring.  ``grow`` is the column given the room to
+    spare (default: the second column that is not short, else the widest).
+    ``shrink`` lists ``(column, share)``: the columns that give up room first,
+    in order, each down to ``share`` of ``available`` (default: the last
+    column, down to :data:`LAST_SHARE`); the other columns that are not short
+    then shrink in proportion to what they need.
+    """
+    if not natural:
+        return {}
+    total = sum(natural.values())
+    widths = dict(natural)
+    if total <= available:
+        wide = [c for c in natural if natural[c] > SHORT_WIDTH]
+        target = grow if grow in natural else (
+            wide[1] if len(wide) > 1 else max(natural, key=lambda c: natural[c]))
+        widths[target] += available - total
+        return widths
+    order = [(c, f) for c, f in (shrink or ((max(natural), LAST_SHARE),))
+             if natural.get(c, 0) > SHORT_WIDTH]
+    for c, share in order:
+        keep = max(MIN_WIDTH, int(share * available))
+        widths[c] = max(min(natural[c], keep), natural[c] - (total - available))
+        total = sum(widths.values())
+        if total <= available:
+            return widths
+    done = {c for c, _ in order}
+    fixed = {c: w for c, w in widths.items() if w <= SHORT_WIDTH or c in done}
+    flexible = {c: w for c, w in widths.items() if c not in fixed}
+    room = max(available - sum(fixed.values()), MIN_WIDTH * len(flexible))
+    need = sum(flexible.values()) or 1
+    for c, w in flexible.items():
+        widths[c] = max(MIN_WIDTH, int(w * room / need))
+    return widths
+
+
+class _Fitter(QObject):
+    """Refits a view's columns on resize and model reset until the user resizes one."""
+
+    def __init__(self, view: ItemView, grow: int | None = None,
+                 shrink: tuple[tuple[int, float], ...] | None = None) -> None:
+        super().__init__(view)
+        self.view = view
+        self.grow = grow
+        self.shrink = shrink
+        self.user_sized = False
+        self._fitting = False
+        self._natural: dict[int, int] | None = None
+        self._timer = QTimer(self, singleShot=True, interval=0)
+        self._timer.timeout.connect(self.fit)
+        view.viewport().installEventFilter(self)
+        header = _header(view)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+        header.sectionResized.connect(self._section_resized)
+        model = view.model()
+        if model is not None:
+            model.modelReset.connect(self._forget)
+            model.layoutChanged.connect(self._forget)
+        if isinstance(view, QTreeView):
+            view.expanded.connect(self._forget_soon)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if event.type() in (QEvent.Type.Resize, QEvent.Type.Show):
+            self._timer.start()
+        return False
+
+    def _section_resized(self, _section: int, _old: int, _new: int) -> None:
+        if not self._fitting and self.view.isVisible() and _header(self.view).underMouse():
+            self.user_sized = True
+
+    def _forget(self, *_args: object) -> None:
+        self._natural = None
+        self._timer.start()
+
+    def _forget_soon(self, *_args: object) -> None:
+        self._natural = None  # refit on the next resize, not while the user expands nodes
+
+    def fit(self) -> None:
+        """Share the viewport's width among the columns (see :func:`share_width`)."""
+        view = self.view
+        if self.user_sized or not view.isVisible() or view.model() is None:
+            return
+        if self._natural is None:
+            self._natural = natural_widths(view)
+        widths = share_width(self._natural, view.viewport().width(), self.grow, self.shrink)
+        self._fitting = True
+        try:
+            for c, w in widths.items():
+                view.setColumnWidth(c, w)
+        finally:
+            self._fitting = False
+
+
+def fit_columns_to_width(view: ItemView, grow: int | None = None,
+                         shrink: tuple[tuple[int, float], ...] | None = None) -> None:
+    """Keep every column of ``view`` in view, fitted to its width; values elide in the
+    middle.  ``grow`` and ``shrink``: see :func:`share_width`."""
+    view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+    _header(view).setTextElideMode(Qt.TextElideMode.ElideRight)
+    holder: Any = view  # the fitter lives as long as the view (a child QObject)
+    if getattr(holder, "_column_fitter", None) is None:
+        holder._column_fitter = _Fitter(view, grow, shrink)
+
+
+def fit_tree_columns(view: QTreeView) -> None:
+    """Keep ``view``'s columns fitted to its width (:data:`TREE_SHRINK`); values elide in
+    the middle."""
+    fit_columns_to_width(view, shrink=TREE_SHRINK)
+
+
+def fit_table_columns(view: QTableView) -> None:
+    """Size each column of ``view`` to its header and content (bounded); values elide
+    in the middle."""
+    view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+    _header(view).setTextElideMode(Qt.TextElideMode.ElideRight)
+    for c, w in natural_widths(view).items():
+        view.setColumnWidth(c, max(MIN_WIDTH, min(w, MAX_TABLE_WIDTH)))

@@ -21,7 +21,9 @@ from the lazy arrays, shows it at 1200 x 600 and measures:
 * ``max_gui_gap_ms``: the longest interval between ticks of a 5 ms
   ``QTimer`` probe on the GUI thread over that time (construction included),
   and ``max_gap_starts_ms``, when it began (ms after construction began);
-  ``gaps_ms_at_ms`` lists the four longest as ``[length, start]``;
+  ``gaps_ms_at_ms`` lists the four longest as ``[length, start, GUI-thread
+  CPU ms in it]`` (a gap much longer than its CPU time was spent waiting
+  for a core or the interpreter lock: other processes, the job threads);
 * ``construct_ms`` (the constructor alone) and ``repaint_ms`` (one
   synchronous repaint of the plot once every scan is drawn);
 * ``pan_*``: a drag of 60 steps of 1 % of the view, one every 16 ms, painted
@@ -183,28 +185,36 @@ class _Probe:
 
         self.clock = QElapsedTimer()
         self.ticks: list[int] = []
+        self.cpu: list[float] = []  # the GUI thread's CPU time at each tick (ms)
         self.timer = QTimer()
         self.timer.setInterval(5)
-        self.timer.timeout.connect(lambda: self.ticks.append(self.clock.elapsed()))
+        self.timer.timeout.connect(self._tick)
         self.clock.start()
         self.timer.start()
 
+    def _tick(self) -> None:
+        self.ticks.append(self.clock.elapsed())
+        self.cpu.append(time.thread_time() * 1e3)
+
     def mark(self) -> int:
         """Start a phase: returns its start (ms) and forgets earlier ticks."""
-        now = self.clock.elapsed()
-        self.ticks = [now]
-        return now
+        self.ticks, self.cpu = [], []
+        self._tick()
+        return self.ticks[0]
 
     def gaps(self, out: dict[str, Any], prefix: str, since: int) -> None:
-        """The phase's longest gap, when it began (ms after ``since``) and the four longest."""
-        self.ticks.append(self.clock.elapsed())
+        """The phase's longest gap, when it began (ms after ``since``) and the four longest
+        as ``[length, start, GUI thread CPU ms during it]`` (a gap much longer than its CPU
+        time waited for a core or for the interpreter lock)."""
+        self._tick()
         gaps = np.diff(self.ticks)
+        cpu = np.diff(self.cpu)
         worst = int(gaps.argmax())
         out[f"{prefix}max_gui_gap_ms"] = float(gaps[worst])
         out[f"{prefix}max_gap_starts_ms"] = float(self.ticks[worst] - since)
         top = np.argsort(gaps)[::-1][:4]
-        out[f"{prefix}gaps_ms_at_ms"] = [[int(gaps[i]), int(self.ticks[i] - since)]
-                                         for i in sorted(top)]
+        out[f"{prefix}gaps_ms_at_ms"] = [[int(gaps[i]), int(self.ticks[i] - since),
+                                          round(float(cpu[i]))] for i in sorted(top)]
 
 
 def _show(app: Any, view_of: Callable[[], Any], probe: _Probe, out: dict[str, Any]) -> Any:

@@ -242,3 +242,28 @@ def test_masked_line_envelope_reads_through_the_cursor(tmp_path, monkeypatch):
     np.testing.assert_array_equal(env.lo, block.min(axis=1))
     np.testing.assert_array_equal(env.hi, block.max(axis=1))
     assert ref.cursor.inflated < ref.entry.file_size  # only up to the rows needed
+
+
+@pytest.mark.parametrize("method", [zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED])
+def test_column_windows_read_only_their_bytes(tmp_path, monkeypatch, method):
+    monkeypatch.setattr(arrayrefs, "CACHE_LIMIT", 0)  # every member read lazily
+    a = signal_like(30, 5_000, seed=9).astype(">f8")  # big-endian: converted to native
+    path = tmp_path / "w.aucx"
+    with zipfile.ZipFile(path, "w", method) as zf:
+        zf.writestr(MEMBER, npy(a))
+    ref = member_ref(path)
+    rng = np.random.default_rng(10)
+    for _ in range(30):
+        r0, r1 = sorted(int(v) for v in rng.integers(0, 31, 2))
+        c0 = int(rng.integers(-5_000, 5_000))
+        sel = (slice(r0, r1), slice(c0, c0 + int(rng.integers(1, 2_400))))
+        got = ref.read(sel)
+        np.testing.assert_array_equal(got, a[sel])
+        assert got.dtype == np.dtype("<f8")
+    if method == zipfile.ZIP_DEFLATED:  # ascending windows of every row: inflated once
+        ref.read((slice(0, 1), slice(0, 1)))  # back to the start
+        before = ref.cursor.inflated
+        for r in range(0, 30, 3):
+            np.testing.assert_array_equal(ref.read((slice(r, r + 3), slice(2_000, 2_100))),
+                                          a[r:r + 3, 2_000:2_100])
+        assert ref.cursor.inflated - before <= ref.entry.file_size

@@ -151,9 +151,16 @@ class NpyMemberRef(ArrayRef):
         if isinstance(first, slice):
             rows = range(n)[first]
             if len(rows) == 0:
-                return np.empty((0, *self.shape[1:]), dtype=self.dtype.newbyteorder("="))[rest]
+                empty = np.empty((0, *self.shape[1:]), dtype=self.dtype.newbyteorder("="))
+                return empty[(slice(None), *rest)]
             r0, r1 = min(rows[0], rows[-1]), max(rows[0], rows[-1]) + 1
-            block = self._rows(r0, r1)
+            cols = self._column_span(rest)
+            if cols is not None:  # a narrow window of columns: only its bytes of each row
+                c0, c1 = cols
+                block = self._row_spans(r0, r1, c0, c1)
+                rest = (slice(None),)  # the block holds exactly the selected columns
+            else:
+                block = self._rows(r0, r1)
             picked = block[np.asarray(rows, dtype=np.intp) - r0]
             return np.asarray(picked[(slice(None), *rest)])
         i = int(first)
@@ -165,6 +172,36 @@ class NpyMemberRef(ArrayRef):
     def _rows(self, r0: int, r1: int) -> np.ndarray:
         rb = self._row_bytes
         return self._from_bytes(self._read_range(r0 * rb, r1 * rb), r1 - r0)
+
+    def _column_span(self, rest: tuple[Any, ...]) -> tuple[int, int] | None:
+        """``(c0, c1)`` when ``rest`` selects at most half of a 2-D array's columns with a
+        forward slice (the window of a zoomed plot), else None (whole rows are read)."""
+        if len(self.shape) != 2 or len(rest) != 1 or not isinstance(rest[0], slice):
+            return None
+        sl = rest[0]
+        cols = range(self.shape[1])[sl]
+        if sl.step not in (None, 1) or len(cols) == 0 or 2 * len(cols) > self.shape[1]:
+            return None
+        return cols[0], cols[-1] + 1
+
+    def _row_spans(self, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
+        """``(r1 - r0, c1 - c0)``: columns ``[c0, c1)`` of rows ``[r0, r1)``, one read
+        per row (in ascending order: a deflated member is still inflated once)."""
+        rb, item = self._row_bytes, self.dtype.itemsize
+        spans = [(r * rb + c0 * item, r * rb + c1 * item) for r in range(r0, r1)]
+        if self.entry.method == STORED and self.entry.data_offset is not None:
+            base = self.entry.data_offset + self.header.data_offset
+            with open(self.path, "rb") as fh:
+                raw = []
+                for lo, hi in spans:
+                    fh.seek(base + lo)
+                    raw.append(fh.read(hi - lo))
+        else:
+            raw = [self._read_range(lo, hi) for lo, hi in spans]
+        if any(len(part) != (c1 - c0) * item for part in raw):
+            raise OSError(f"{self.entry.name}: array data is shorter than its header says")
+        a = np.frombuffer(b"".join(raw), dtype=self.dtype).reshape(r1 - r0, c1 - c0)
+        return a.astype(self.dtype.newbyteorder("=")) if not self.dtype.isnative else a
 
 
 class MaskedLineRef(NpyMemberRef):

@@ -39,7 +39,7 @@ from PySide6.QtGui import QImage, QPainter, QPainterPath, QPen, QTransform
 
 #: Most time spent drawing lines into the image per event-loop turn (ms);
 #: one line (a few thousand vertices) is the smallest step.
-SLICE_MS = 12.0
+SLICE_MS = 8.0
 #: The image extends past the visible area by this fraction of its width on
 #: each side (the AUC view reads envelopes a quarter of a view beyond too) ...
 MARGIN_X = 0.25
@@ -120,7 +120,7 @@ class LineLayer(pg.GraphicsObject):
         self.ticks = 0
         self._timer = QTimer(self)  # deleted with the item
         self._timer.setInterval(0)
-        self._timer.timeout.connect(self._tick)
+        self._timer.timeout.connect(self.draw_some)
 
     # -- content -----------------------------------------------------------------------
     @property
@@ -187,15 +187,22 @@ class LineLayer(pg.GraphicsObject):
         super().viewTransformChanged()
         self._schedule()
 
+    def viewRangeChanged(self) -> None:  # noqa: N802 - pyqtgraph hook
+        super().viewRangeChanged()
+        self._schedule()  # the ViewBox applies the new range to its transform at paint time
+
     def _schedule(self) -> None:
         if not self._timer.isActive():
             self._timer.start()
 
     def _view_area(self) -> tuple[QTransform, QRectF] | None:
         """``(item to device transform, the ViewBox's area in device coordinates)``, or None."""
-        dt = self.deviceTransform_()
         vb = self.getViewBox()
-        if dt is None or vb is None or not hasattr(vb, "boundingRect"):
+        if vb is None or not hasattr(vb, "updateMatrix"):
+            return None
+        vb.updateMatrix()  # a range set since the last paint (pyqtgraph defers it to the paint)
+        dt = self.deviceTransform_()
+        if dt is None:
             return None
         area = vb.mapRectToDevice(vb.boundingRect())
         if area is None or area.width() < 1 or area.height() < 1:
@@ -235,8 +242,9 @@ class LineLayer(pg.GraphicsObject):
         frame = Frame(image, device, QTransform(dt), inv.mapRect(device), self._generation)
         return _Job(frame, dt * QTransform.fromTranslate(-x0, -y0), list(self._order))
 
-    def _tick(self) -> None:
-        """Draw lines for at most :data:`SLICE_MS`; swap the image in when complete."""
+    def draw_some(self) -> None:
+        """One event-loop turn's work (the layer's timer calls it): draw lines for at most
+        :data:`SLICE_MS` (at least one); swap the image in when it is complete."""
         start = time.perf_counter()
         job = self._job
         if job is None:
@@ -249,9 +257,11 @@ class LineLayer(pg.GraphicsObject):
         try:
             painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
             painter.setTransform(job.paint_transform)
-            while job.done < len(job.order) and time.perf_counter() - start < SLICE_MS / 1e3:
+            while job.done < len(job.order):  # at least one line per turn
                 self._draw(painter, job.order[job.done])
                 job.done += 1
+                if time.perf_counter() - start >= SLICE_MS / 1e3:
+                    break
         finally:
             painter.end()
         if job.done < len(job.order):
@@ -270,7 +280,8 @@ class LineLayer(pg.GraphicsObject):
         painter.setPen(pen)
         xy = self._data[i] if self._data is not None else None
         if pen.widthF() > 1 and xy is not None and _segments is not None and len(xy[0]) > 1:
-            painter.drawLines(*_segments(xy[0], xy[1], "finite", False).drawargs())
+            segments = _segments(xy[0], xy[1], "finite", False)  # held while Qt reads it
+            painter.drawLines(*segments.drawargs())
         else:
             painter.drawPath(self._paths[i])
 

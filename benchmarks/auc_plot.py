@@ -15,21 +15,39 @@ through SHA-256), builds an offscreen :class:`inspector.ui.plots.auc.AucView`
 from the lazy arrays, shows it at 1200 x 600 and measures:
 
 * ``first_envelope_ms``: from constructing the view to the first complete
-  envelope applied to every scan's curve;
+  envelope applied to every scan; ``first_image_ms``: to the lines of every
+  scan on screen (the line layer's first complete image);
 * ``first_paint_ms``: to the end of the first synchronous repaint after that;
 * ``max_gui_gap_ms``: the longest interval between ticks of a 5 ms
   ``QTimer`` probe on the GUI thread over that time (construction included),
   and ``max_gap_starts_ms``, when it began (ms after construction began);
+  ``gaps_ms_at_ms`` lists the four longest as ``[length, start, GUI-thread
+  CPU ms in it]`` (a gap much longer than its CPU time was spent waiting
+  for a core or the interpreter lock: other processes, the job threads);
 * ``construct_ms`` (the constructor alone) and ``repaint_ms`` (one
   synchronous repaint of the plot once every scan is drawn);
+* ``pan_*``: a drag of 60 steps of 1 % of the view, one every 16 ms, painted
+  by the event loop (``pan_frames`` paint events, ``pan_frame_ms_max`` and
+  ``_median`` their durations), until the
+  envelopes and image of the last view are drawn (``pan_settled_ms``), with
+  the probe's gaps over it (``pan_max_gui_gap_ms``...) and the images drawn
+  so far (``pan_images``);
+* ``highlight_ms`` and ``hide_ms``: from selecting one scan, and from
+  unchecking another, to the result on screen (``styles_*``: the gaps);
 * ``zoom_ms``: from a zoom to a tenth of the range to its envelopes drawn
   (and painted);
 * ``peak_rss_mb`` (``ru_maxrss`` of the child), ``peak_rss_verified_mb``
   (the same once opened and verified, before any view), ``rss_before_view_mb``
   and ``rss_after_zoom_mb``.
 
+Deflated ``.npy`` members larger than the reader's cache are inflated
+incrementally (:mod:`inspector.formats.aucx.arrayrefs`): the envelopes'
+ascending reads inflate each member once per request, so a deflated
+archive costs about its inflating time more than ``--stored``.
+
 Prints one JSON object.  Usage:
-``python benchmarks/auc_plot.py [--scans N] [--points N] [--stored] [--per-scan] [--keep DIR]``
+``python benchmarks/auc_plot.py [--scans N] [--points N] [--stored] [--per-scan] [--keep DIR]
+[--switch-interval S]``; ``--measure AUCX`` measures an archive kept before.
 """
 
 from __future__ import annotations
@@ -159,67 +177,175 @@ def _auc(doc: Any) -> Any:
                     signal_unit=s["signal_unit"], experiment_id=s["experiment_id"])
 
 
-def _plot(app: Any, doc: Any, out: dict[str, Any]) -> None:
-    from PySide6.QtCore import QElapsedTimer, QTimer
+class _Probe:
+    """A 5 ms ``QTimer`` on the GUI thread: the gaps between its ticks are the GUI's stalls."""
 
-    from inspector.jobs import JobRunner
-    from inspector.ui.plots.auc import AucView
+    def __init__(self) -> None:
+        from PySide6.QtCore import QElapsedTimer, QTimer
 
-    jobs = JobRunner()
-    auc = _auc(doc)
-    out["rss_before_view_mb"] = _rss_mb()
-    clock = QElapsedTimer()
-    ticks: list[int] = []
-    probe = QTimer()
-    probe.setInterval(5)
-    probe.timeout.connect(lambda: ticks.append(clock.elapsed()))
-    clock.start()
-    probe.start()
-    _wait(app, lambda: len(ticks) >= 3)  # the probe runs before the view exists
+        self.clock = QElapsedTimer()
+        self.ticks: list[int] = []
+        self.cpu: list[float] = []  # the GUI thread's CPU time at each tick (ms)
+        self.timer = QTimer()
+        self.timer.setInterval(5)
+        self.timer.timeout.connect(self._tick)
+        self.clock.start()
+        self.timer.start()
+
+    def _tick(self) -> None:
+        self.ticks.append(self.clock.elapsed())
+        self.cpu.append(time.thread_time() * 1e3)
+
+    def mark(self) -> int:
+        """Start a phase: returns its start (ms) and forgets earlier ticks."""
+        self.ticks, self.cpu = [], []
+        self._tick()
+        return self.ticks[0]
+
+    def gaps(self, out: dict[str, Any], prefix: str, since: int) -> None:
+        """The phase's longest gap, when it began (ms after ``since``) and the four longest
+        as ``[length, start, GUI thread CPU ms during it]`` (a gap much longer than its CPU
+        time waited for a core or for the interpreter lock)."""
+        self._tick()
+        gaps = np.diff(self.ticks)
+        cpu = np.diff(self.cpu)
+        worst = int(gaps.argmax())
+        out[f"{prefix}max_gui_gap_ms"] = float(gaps[worst])
+        out[f"{prefix}max_gap_starts_ms"] = float(self.ticks[worst] - since)
+        top = np.argsort(gaps)[::-1][:4]
+        out[f"{prefix}gaps_ms_at_ms"] = [[int(gaps[i]), int(self.ticks[i] - since),
+                                          round(float(cpu[i]))] for i in sorted(top)]
+
+
+def _show(app: Any, view_of: Callable[[], Any], probe: _Probe, out: dict[str, Any]) -> Any:
+    """Construct and show the view; time its first envelopes, first image and a repaint."""
+    c0 = probe.mark()
     t0 = time.perf_counter()
-    c0 = clock.elapsed()
-    view = AucView(auc, doc.arrays, jobs)
+    view = view_of()
     out["construct_ms"] = (time.perf_counter() - t0) * 1e3
     view.resize(1200, 600)
     view.show()
     _wait(app, lambda: view.drawn >= 1)
     out["first_envelope_ms"] = (time.perf_counter() - t0) * 1e3
+    _wait(app, lambda: view.ready)
+    out["first_image_ms"] = (time.perf_counter() - t0) * 1e3
     t = time.perf_counter()
     view.plot_widget.viewport().repaint()
     out["repaint_ms"] = (time.perf_counter() - t) * 1e3
     app.processEvents()
     out["first_paint_ms"] = (time.perf_counter() - t0) * 1e3
-    ticks.append(clock.elapsed())
-    probe.stop()
-    gaps = np.diff(ticks)
-    worst = int(gaps.argmax())
-    out["max_gui_gap_ms"] = float(gaps[worst])
-    out["max_gap_starts_ms"] = float(ticks[worst] - c0)  # after construction began
+    probe.gaps(out, "", c0)
     out["columns"] = view.envelopes.columns if view.envelopes is not None else 0
     out["status"] = view.status.text()
-    _wait(app, lambda: not view.busy)
+    return view
+
+
+def _time_paints(view: Any) -> list[float]:
+    """Record the duration (ms) of every paint event of the plot from now on."""
+    frames: list[float] = []
+    widget = view.plot_widget
+    paint = widget.paintEvent
+
+    def timed(event: Any) -> None:
+        t = time.perf_counter()
+        paint(event)
+        frames.append((time.perf_counter() - t) * 1e3)
+
+    widget.paintEvent = timed
+    return frames
+
+
+def _pan(app: Any, view: Any, probe: _Probe, out: dict[str, Any]) -> None:
+    """A drag: 60 steps of 1 % of the visible range, one every 16 ms (painted by the event
+    loop as a mouse drag is); then until the envelopes and images of the last view are drawn."""
+    _wait(app, lambda: not view.busy and view.ready)
+    vb = view.plot_item.vb
+    (x0, x1), _ = vb.viewRange()
+    step = 0.01 * (x1 - x0)
+    frames = _time_paints(view)
+    c0 = probe.mark()
+    t0 = time.perf_counter()
+    for k in range(1, 61):
+        vb.setXRange(x0 + k * step, x1 + k * step, padding=0)
+        end = t0 + k * 0.016
+        app.processEvents()  # at least once: a step late by a slow frame still lets the GUI run
+        while time.perf_counter() < end:
+            time.sleep(0.001)
+            app.processEvents()
+    _wait(app, lambda: not view.busy and view.ready)
+    out["pan_settled_ms"] = (time.perf_counter() - t0) * 1e3
+    out["pan_frames"] = len(frames)
+    out["pan_frame_ms_max"] = round(max(frames), 1) if frames else None
+    out["pan_frame_ms_median"] = round(float(np.median(frames)), 1) if frames else None
+    out["pan_images"] = view.lines.rendered
+    probe.gaps(out, "pan_", c0)
+
+
+def _styles(app: Any, view: Any, probe: _Probe, out: dict[str, Any]) -> None:
+    """Highlight one scan, then hide another: until each is on screen."""
+    c0 = probe.mark()
+    t = time.perf_counter()
+    view.highlight(view.shape.scans // 2)
+    view.plot_widget.viewport().repaint()
+    _wait(app, lambda: view.ready)
+    out["highlight_ms"] = (time.perf_counter() - t) * 1e3
+    view.highlight(None)
+    _wait(app, lambda: view.ready)
+    t = time.perf_counter()
+    view.set_visible(1, False)
+    _wait(app, lambda: view.ready)
+    view.plot_widget.viewport().repaint()
+    out["hide_ms"] = (time.perf_counter() - t) * 1e3
+    probe.gaps(out, "styles_", c0)
+
+
+def _zoom(app: Any, view: Any, out: dict[str, Any]) -> None:
+    """From a zoom to a tenth of the range to its envelopes and image drawn (and painted)."""
+    _wait(app, lambda: not view.busy and view.ready)
     (x0, x1), _ = view.plot_item.vb.viewRange()
     drawn, submitted = view.drawn, view.submitted
     t = time.perf_counter()
     view.plot_item.vb.setXRange(x0 + 0.45 * (x1 - x0), x0 + 0.55 * (x1 - x0), padding=0)
     if view.submitted > submitted:  # else the points drawn already serve the zoom
         _wait(app, lambda: view.drawn > drawn and not view.busy)
+    _wait(app, lambda: view.ready)
     view.plot_widget.viewport().repaint()
     out["zoom_ms"] = (time.perf_counter() - t) * 1e3
+
+
+def _plot(app: Any, doc: Any, out: dict[str, Any]) -> None:
+    from inspector.jobs import JobRunner
+    from inspector.ui.plots.auc import AucView
+
+    jobs = JobRunner()
+    auc = _auc(doc)
+    out["rss_before_view_mb"] = _rss_mb()
+    probe = _Probe()
+    _wait(app, lambda: len(probe.ticks) >= 3)  # the probe runs before the view exists
+    view = _show(app, lambda: AucView(auc, doc.arrays, jobs), probe, out)
+    _pan(app, view, probe, out)
+    _styles(app, view, probe, out)
+    _zoom(app, view, out)
     out["rss_after_zoom_mb"] = _rss_mb()
     view.close()
     jobs.wait(10_000)
 
 
-def measure(path: Path) -> dict[str, Any]:
-    """Open, verify and plot ``path`` offscreen (run in the child process)."""
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtWidgets import QApplication
+def measure(path: Path, switch_interval: float | None = None) -> dict[str, Any]:
+    """Open, verify and plot ``path`` offscreen (run in the child process).
 
+    The application is made as the desktop app makes it
+    (:func:`inspector.app.make_application`); ``switch_interval`` (seconds)
+    then overrides the interpreter's thread switch interval.
+    """
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from inspector.app import make_application
     from inspector.formats.workers import worker_pool
 
-    app = QApplication.instance() or QApplication([])
-    out: dict[str, Any] = {}
+    app = make_application()
+    if switch_interval is not None:
+        sys.setswitchinterval(switch_interval)
+    out: dict[str, Any] = {"switch_interval_ms": sys.getswitchinterval() * 1e3}
     with worker_pool():
         doc = _open(path, out)
         try:
@@ -237,10 +363,13 @@ def main() -> None:
     ap.add_argument("--stored", action="store_true", help="store the .npy members uncompressed")
     ap.add_argument("--per-scan", action="store_true", help="per-scan radius axis")
     ap.add_argument("--keep", metavar="DIR", help="build in DIR and keep the archive there")
-    ap.add_argument("--measure", metavar="AUCX", help=argparse.SUPPRESS)  # the child process
+    ap.add_argument("--switch-interval", type=float, metavar="S",
+                    help="the interpreter's thread switch interval (default: as the app sets it)")
+    ap.add_argument("--measure", metavar="AUCX",
+                    help="measure an archive built before (with --keep) instead of building one")
     args = ap.parse_args()
     if args.measure:
-        print(json.dumps(measure(Path(args.measure))))
+        print(json.dumps(measure(Path(args.measure), args.switch_interval)))
         return
     folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="inspector-auc-bench-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -250,7 +379,9 @@ def main() -> None:
         if args.stored:
             path = restore_stored(path)
         build_s = time.perf_counter() - t
-        child = subprocess.run([sys.executable, __file__, "--measure", str(path)],
+        extra = [] if args.switch_interval is None else ["--switch-interval",
+                                                          str(args.switch_interval)]
+        child = subprocess.run([sys.executable, __file__, "--measure", str(path), *extra],
                                capture_output=True, text=True, check=False)
         if child.returncode != 0:
             sys.stderr.write(child.stderr)

@@ -151,7 +151,7 @@ def test_scan_selection_is_shared_by_table_list_and_plot(qtbot):
     # the table selects: the list and the curves follow
     table.view.selectRow(2)
     assert view.selected_scans() == [2]
-    pens = [item.opts["pen"] for item in view.items]
+    pens = [view.pen(i) for i in range(len(view.scan_ids))]
     assert pens[2].width() == 3 and pens[0].color().alpha() == 50
     # the list selects: the table follows (sorted descending: rows are mapped, not positions)
     table.view.sortByColumn(0, Qt.SortOrder.DescendingOrder)
@@ -159,7 +159,7 @@ def test_scan_selection_is_shared_by_table_list_and_plot(qtbot):
     rows = {i.row() for i in table.view.selectionModel().selectedRows()}
     assert [table.model.value(r, 0) for r in rows] == ["scan_002"]
     # a click on a curve selects its scan everywhere
-    x, y = view.items[3].getData()
+    x, y = view.curve(3)
     k = len(x) // 2
     point = view.plot_item.vb.mapViewToScene(QPointF(float(x[k]), float(y[k])))
     assert view.scan_at(float(x[k]), float(y[k])) == 3

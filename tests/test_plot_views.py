@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from inspector.formats.arrays import NumpyArrayRef
-from inspector.formats.capabilities import AucScans
 from inspector.formats.document import Document
 from inspector.jobs import JobRunner
 from inspector.ui.plots import AucView, NeuralView, PatternView, PlotPanel
@@ -46,24 +45,12 @@ def panel_for(qtbot, jobs, path, name):
     return panel, doc
 
 
-def auc_of(doc):
-    """The document's AUC capability.
-
-    Readers set ``doc.auc``; until the AUCX reader does, it is built from the
-    facts the reader reports (no ``experiment``: the view reads the lazy arrays).
-    """
-    if doc.auc is not None:
-        return doc.auc
-    s = doc.summary
-    return AucScans(scan_ids=tuple(s["scan_ids"]), radius_unit=str(s.get("radius_unit") or ""),
-                    signal_unit=str(s.get("signal_unit") or ""), experiment_id=s.get("experiment_id"))
-
-
 def auc_view_for(qtbot, jobs, path):
     from inspector.formats import open_document
 
     doc = open_document(path)
-    view = AucView(auc_of(doc), doc.arrays, jobs)
+    assert doc.auc is not None  # the AUCX reader offers the experiment
+    view = AucView(doc.auc, doc.arrays, jobs)
     qtbot.addWidget(view)
     view.resize(800, 450)
     view.show()
@@ -84,8 +71,8 @@ def test_aucx_demo_draws_one_curve_per_scan(qtbot, jobs):
     view.set_visible(1, False)
     assert len(view.curves()) == 3
     view.highlight(2)
-    assert view.items[2].opts["pen"].width() == 3
-    assert view.items[0].opts["pen"].color().alpha() == 50
+    assert view.pen(2).width() == 3
+    assert view.pen(0).color().alpha() == 50
     doc.close()
 
 

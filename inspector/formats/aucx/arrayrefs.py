@@ -6,8 +6,15 @@ on demand straight from the ZIP (never extracted to disk):
 * stored (uncompressed) members: the rows a selection needs are read by
   seeking to their byte offset;
 * deflated members up to :data:`CACHE_LIMIT` bytes: inflated once and cached;
-* larger deflated members: inflated from the start up to the last row
-  needed, keeping only the requested rows (bounded by the request).
+* larger deflated members: the rows needed are inflated by the member's
+  :class:`~inspector.formats.aucx.stream.InflateCursor`, which resumes where
+  the previous read ended, or from its nearest checkpoint before the rows,
+  keeping only the requested rows (bounded by the request).  Reading a
+  member in ascending blocks (as :mod:`inspector.formats.scan_envelope`
+  does) therefore inflates it once, not once per block.
+
+Reads of one member are serialised by its lock (one inflate state per
+member); reads of different members run in parallel.
 
 :class:`MaskedLineRef` (radius and signal) honours the validity mask in
 :meth:`envelope`: positions whose mask entry is False (per-scan NaN padding)
@@ -32,9 +39,8 @@ from inspector.formats.arrays import (
     envelope_of,
 )
 from inspector.formats.aucx.npyfmt import NpyHeader
-from inspector.formats.aucx.rules import ZIP_SIZE_EXCEEDED
-from inspector.formats.aucx.stream import MemberStream
-from inspector.formats.aucx.zipscan import STORED, ZipEntry
+from inspector.formats.aucx.stream import InflateCursor
+from inspector.formats.aucx.zipscan import DEFLATED, STORED, ZipEntry
 
 #: Deflated members up to this many data bytes are inflated once and cached.
 CACHE_LIMIT = 16 << 20
@@ -69,7 +75,11 @@ class NpyMemberRef(ArrayRef):
         self.sample_axis = len(self.shape) - 1 if self.shape else 0
         self.attrs.update(attrs or {})
         self._cache: np.ndarray | None = None
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the cache
+        self._inflate_lock = threading.Lock()  # the cursor: one read at a time
+        self.cursor: InflateCursor | None = None
+        if entry.method == DEFLATED and entry.data_offset is not None and entry.safe:
+            self.cursor = InflateCursor(self.path, entry)
 
     # -- raw access -------------------------------------------------------
     @property
@@ -101,26 +111,26 @@ class NpyMemberRef(ArrayRef):
             return self._cache
 
     def _read_range(self, start: int, stop: int) -> bytes:
-        """Bytes ``[start, stop)`` of the array data (after the header)."""
+        """Bytes ``[start, stop)`` of the array data (after the header).
+
+        Raises:
+            OSError: the archive cannot be read, the member is not a safe
+                stored or deflated one, its deflate data is corrupt or it ends
+                before ``stop`` (shorter than its ``.npy`` header says).
+        """
         off = self.header.data_offset
         if self.entry.method == STORED and self.entry.data_offset is not None:
             with open(self.path, "rb") as fh:
                 fh.seek(self.entry.data_offset + off + start)
                 raw = fh.read(stop - start)
+        elif self.cursor is not None:
+            with self._inflate_lock:
+                raw = self.cursor.read(off + start, off + stop)
+        elif self.entry.method not in (STORED, DEFLATED):
+            raise OSError(f"{self.entry.name}: the member uses compression method "
+                          f"{self.entry.method}")
         else:
-            stream = MemberStream(self.path, self.entry, limit=off + stop, crc=False)
-            parts: list[bytes] = []
-            pos = 0
-            for block in stream:
-                b0, b1 = pos, pos + len(block)
-                pos = b1
-                lo, hi = max(b0, off + start), min(b1, off + stop)
-                if lo < hi:
-                    parts.append(block[lo - b0 : hi - b0])
-            problem = stream.result.problem
-            if problem is not None and problem.code != ZIP_SIZE_EXCEEDED.code:
-                raise OSError(f"{self.entry.name}: {problem.message}")
-            raw = b"".join(parts)
+            raise OSError(f"{self.entry.name}: the member failed a safety check and is not read")
         if len(raw) != stop - start:
             raise OSError(f"{self.entry.name}: array data is shorter than its header says")
         return raw
@@ -141,9 +151,16 @@ class NpyMemberRef(ArrayRef):
         if isinstance(first, slice):
             rows = range(n)[first]
             if len(rows) == 0:
-                return np.empty((0, *self.shape[1:]), dtype=self.dtype.newbyteorder("="))[rest]
+                empty = np.empty((0, *self.shape[1:]), dtype=self.dtype.newbyteorder("="))
+                return empty[(slice(None), *rest)]
             r0, r1 = min(rows[0], rows[-1]), max(rows[0], rows[-1]) + 1
-            block = self._rows(r0, r1)
+            cols = self._column_span(rest)
+            if cols is not None:  # a narrow window of columns: only its bytes of each row
+                c0, c1 = cols
+                block = self._row_spans(r0, r1, c0, c1)
+                rest = (slice(None),)  # the block holds exactly the selected columns
+            else:
+                block = self._rows(r0, r1)
             picked = block[np.asarray(rows, dtype=np.intp) - r0]
             return np.asarray(picked[(slice(None), *rest)])
         i = int(first)
@@ -155,6 +172,36 @@ class NpyMemberRef(ArrayRef):
     def _rows(self, r0: int, r1: int) -> np.ndarray:
         rb = self._row_bytes
         return self._from_bytes(self._read_range(r0 * rb, r1 * rb), r1 - r0)
+
+    def _column_span(self, rest: tuple[Any, ...]) -> tuple[int, int] | None:
+        """``(c0, c1)`` when ``rest`` selects at most half of a 2-D array's columns with a
+        forward slice (the window of a zoomed plot), else None (whole rows are read)."""
+        if len(self.shape) != 2 or len(rest) != 1 or not isinstance(rest[0], slice):
+            return None
+        sl = rest[0]
+        cols = range(self.shape[1])[sl]
+        if sl.step not in (None, 1) or len(cols) == 0 or 2 * len(cols) > self.shape[1]:
+            return None
+        return cols[0], cols[-1] + 1
+
+    def _row_spans(self, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
+        """``(r1 - r0, c1 - c0)``: columns ``[c0, c1)`` of rows ``[r0, r1)``, one read
+        per row (in ascending order: a deflated member is still inflated once)."""
+        rb, item = self._row_bytes, self.dtype.itemsize
+        spans = [(r * rb + c0 * item, r * rb + c1 * item) for r in range(r0, r1)]
+        if self.entry.method == STORED and self.entry.data_offset is not None:
+            base = self.entry.data_offset + self.header.data_offset
+            with open(self.path, "rb") as fh:
+                raw = []
+                for lo, hi in spans:
+                    fh.seek(base + lo)
+                    raw.append(fh.read(hi - lo))
+        else:
+            raw = [self._read_range(lo, hi) for lo, hi in spans]
+        if any(len(part) != (c1 - c0) * item for part in raw):
+            raise OSError(f"{self.entry.name}: array data is shorter than its header says")
+        a = np.frombuffer(b"".join(raw), dtype=self.dtype).reshape(r1 - r0, c1 - c0)
+        return a.astype(self.dtype.newbyteorder("=")) if not self.dtype.isnative else a
 
 
 class MaskedLineRef(NpyMemberRef):

@@ -9,10 +9,18 @@ with ``max_length``), so a deflate bomb never allocates more than one block.
 A member producing more bytes than its central directory declares is stopped
 at the declared size (AUCX 1.0 format document, "Safety": declared sizes are
 limits).
+
+:class:`InflateCursor` reads byte ranges of one deflated member for the lazy
+``.npy`` arrays: it keeps its inflate state between reads, so ranges read in
+ascending order inflate every byte once, and a bounded set of checkpoints
+(copies of the inflate state at regular offsets), so a range before the
+current position is inflated from the nearest checkpoint, not from the
+member's start.
 """
 
 from __future__ import annotations
 
+import bisect
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,6 +33,11 @@ from inspector.formats.findings import Finding, Rule
 
 READ_BLOCK = 1 << 20
 OUT_BLOCK = 1 << 20
+#: :class:`InflateCursor` keeps at most this many checkpoints per member ...
+MAX_CHECKPOINTS = 64
+#: ... at least this many decompressed bytes apart (each holds a copy of the
+#: inflate state: about 40 KB, most of it the 32 KB deflate window).
+CHECKPOINT_SPACING = 4 << 20
 
 
 @dataclass
@@ -203,3 +216,172 @@ def read_member(path: Path, entry: ZipEntry,
     if stream.result.problem is not None:
         return None, stream.result.problem.message
     return data, None
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """A place to resume inflating a member from.
+
+    Attributes:
+        out: decompressed bytes before this point.
+        consumed: compressed bytes consumed before it (offset from the
+            member's data).
+        state: a copy of the inflate state there (copied again to resume,
+            never used itself).
+        crc: CRC-32 of the decompressed bytes before ``out``.
+    """
+
+    out: int
+    consumed: int
+    state: zlib._Decompress
+    crc: int
+
+
+class InflateCursor:
+    """Byte ranges of one deflated, safe :class:`ZipEntry`, inflated incrementally.
+
+    :meth:`read` resumes from where the previous read ended when the new
+    range starts there or later (a scan of the member in ascending ranges
+    inflates each byte once), else from the nearest :class:`Checkpoint` at or
+    before the range (taken every ``spacing`` decompressed bytes, at most
+    :data:`MAX_CHECKPOINTS`), else from the member's start.  Memory: the
+    live inflate state, at most ``read_block`` bytes of compressed input and
+    the checkpoints (about 40 KB each; at most ``file_size // spacing``),
+    whatever the member's size.
+
+    Not thread-safe: its owner serialises the reads (one at a time).
+
+    Attributes:
+        inflated: decompressed bytes produced so far, skipped ones included
+            (the cost of every read: tests and benchmarks).
+        resumed_at: the decompressed offset the last read started inflating
+            from (its checkpoint's, the previous position or 0).
+        crc_ok: None until a read reached the member's declared end; then
+            whether the CRC-32 of its bytes is the recorded one (the CRC is
+            carried along by every read and checkpoint).  A mismatch is not
+            raised: verification reports it (``zip.crc-mismatch``) and the
+            member's arrays are then shown as not verified.
+    """
+
+    def __init__(self, path: Path, entry: ZipEntry, *, spacing: int | None = None,
+                 read_block: int = READ_BLOCK, out_block: int = OUT_BLOCK) -> None:
+        if entry.method != DEFLATED or entry.data_offset is None or not entry.safe:
+            raise ValueError(f"{entry.name}: not a safe deflated member")
+        self.path = Path(path)
+        self.entry = entry
+        self._data_offset = entry.data_offset
+        even = -(-entry.file_size // MAX_CHECKPOINTS)
+        self.spacing = max(1, spacing if spacing is not None else max(CHECKPOINT_SPACING, even))
+        self.read_block = read_block
+        self.out_block = out_block
+        self.inflated = 0
+        self.resumed_at = 0
+        self.crc_ok: bool | None = None
+        self._points: list[Checkpoint] = []
+        self._marks: set[int] = set()  # spacing marks that have their checkpoint
+        self._start_over()
+
+    @property
+    def checkpoints(self) -> tuple[int, ...]:
+        """The decompressed offsets of the checkpoints held, ascending."""
+        return tuple(p.out for p in self._points)
+
+    @property
+    def position(self) -> int:
+        """The decompressed offset the next read continues from without a restart."""
+        return self._out
+
+    def _start_over(self) -> None:
+        self._d = zlib.decompressobj(-15)
+        self._out = 0
+        self._crc = 0
+        self._fed = 0  # compressed bytes read from the file
+        self._pending = b""  # read but not consumed yet
+
+    def _resume(self, cp: Checkpoint) -> None:
+        self._d = cp.state.copy()
+        self._out, self._crc = cp.out, cp.crc
+        self._fed, self._pending = cp.consumed, b""
+
+    def _seek(self, start: int) -> None:
+        """Go to the nearest place at or before ``start`` to inflate from."""
+        at = bisect.bisect_right(self.checkpoints, start) - 1
+        cp = self._points[at] if at >= 0 else None
+        here = self._out if self._out <= start else -1
+        if cp is not None and cp.out > here:
+            self._resume(cp)
+        elif here < 0:
+            self._start_over()
+        self.resumed_at = self._out
+
+    def read(self, start: int, stop: int) -> bytes:
+        """Decompressed bytes ``[start, stop)`` of the member.
+
+        Args:
+            start, stop: offsets in the decompressed member, ``0 <= start <= stop``.
+
+        Returns:
+            ``stop - start`` bytes; fewer when the member ends first (it
+            inflates to less than ``stop``, or ``stop`` passes its declared
+            size: inflating never goes past that).
+
+        Raises:
+            OSError: the archive cannot be read or the deflate data is corrupt.
+        """
+        if not 0 <= start <= stop:
+            raise ValueError(f"invalid range [{start}, {stop})")
+        stop = min(stop, self.entry.file_size)
+        start = min(start, stop)
+        self._seek(start)
+        with open(self.path, "rb") as fh:
+            fh.seek(self._data_offset + self._fed)
+            self._inflate_to(fh, start, keep=False)
+            return self._inflate_to(fh, stop, keep=True)
+
+    def _inflate_to(self, fh: BinaryIO, target: int, *, keep: bool) -> bytes:
+        """Inflate up to decompressed offset ``target``; the bytes when ``keep``."""
+        parts: list[bytes] = []
+        while self._out < target:
+            out = self._step(fh, min(self.out_block, target - self._out))
+            if out is None:
+                break  # the member ends before target
+            if keep:
+                parts.append(out)
+        return b"".join(parts)
+
+    def _step(self, fh: BinaryIO, n: int) -> bytes | None:
+        """At most ``n`` more decompressed bytes (b"" when only input was consumed);
+        None at the end of the member's data."""
+        drained = False
+        if not self._pending:
+            if self._d.eof:
+                return None
+            if self._fed < self.entry.compressed_size:
+                self._pending = fh.read(min(self.read_block,
+                                            self.entry.compressed_size - self._fed))
+                self._fed += len(self._pending)
+            drained = not self._pending  # zlib may still hold output
+        try:
+            out = self._d.decompress(self._pending, n)
+        except zlib.error as exc:
+            raise OSError(f"{self.entry.name}: the member's deflate data is corrupt: "
+                          f"{exc}") from exc
+        self._pending = b"" if self._d.eof else self._d.unconsumed_tail
+        if not out:
+            return None if drained else b""
+        self._advance(out)
+        return out
+
+    def _advance(self, out: bytes) -> None:
+        """Count ``out``; take a checkpoint on passing a spacing mark that has none."""
+        before = self._out
+        self._out += len(out)
+        self.inflated += len(out)
+        self._crc = zlib.crc32(out, self._crc)
+        mark = self._out // self.spacing
+        if mark > before // self.spacing and mark not in self._marks:
+            self._marks.add(mark)
+            cp = Checkpoint(self._out, self._fed - len(self._pending), self._d.copy(), self._crc)
+            bisect.insort(self._points, cp, key=lambda p: p.out)
+        if self._out == self.entry.file_size:
+            self.crc_ok = self._crc == self.entry.crc

@@ -1,4 +1,4 @@
-"""AUC scans: signal against radius, one curve per scan, coloured by scan order.
+"""AUC scans: signal against radius, one line per scan, coloured by scan order.
 
 The view never holds an experiment's arrays.  It asks
 :func:`inspector.formats.scan_envelope.scan_envelopes` on a background job
@@ -10,31 +10,47 @@ When few points are in view the scans' real points themselves are drawn,
 with symbols.  Only real observations are ever drawn (mask true, finite
 radius and signal); nothing is interpolated.
 
+Drawing stays off the GUI thread's critical path whatever the number of
+scans: the lines (``QPainterPath``) are built on the job's thread, and all of
+them are painted by one :class:`~inspector.ui.plots.line_layer.LineLayer`,
+which rasterises them a few per event-loop turn and repaints as one image
+(500 scans as separate ``PlotCurveItem`` objects blocked every repaint for
+0.25-1.6 s).  The lines stay out of pyqtgraph's per-item auto-range: one
+invisible item carries the data's extent and the visible scans' range,
+computed from the envelopes
+(:meth:`~inspector.formats.scan_envelope.ScanEnvelopes.value_range`), so a
+pan does not query hundreds of curves.
+
 Requests are coalesced without a fixed delay: at most one job is in flight;
 pan, zoom and resize events while it runs only mark a request pending, and
 the newest view is requested when it ends (a result whose range and
 resolution still cover the view is kept).
 
 A list beside the plot is the legend (colour swatch, scan ID): unchecking a
-scan hides it and selecting highlights it, both at once, without reading
-anything; clicking a curve selects its scan in the list (and, through
-:mod:`inspector.ui.scan_link`, in the Scans table).  When a member behind
-the arrays failed its checksum the plot's title says so, wrapped to the
-plot's width (docs/architecture.md, "Seams": ``AucScans.untrusted_arrays``).
+scan hides it and selecting highlights it, without reading anything;
+clicking a curve selects its scan in the list (and, through
+:mod:`inspector.ui.scan_link`, in the Scans table).  A highlight is
+immediate: the other scans' layer is dimmed as a whole (its opacity) and
+the selected scans are drawn by a second layer on top, wide when few are
+selected; hiding a scan redraws the layer without it, a slice per
+event-loop turn.  When a member behind the arrays failed its checksum the
+plot's title says so, wrapped to the plot's width (docs/architecture.md,
+"Seams": ``AucScans.untrusted_arrays``).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from concurrent.futures import Executor
+from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QIcon, QPainterPath, QPalette, QPixmap, QShowEvent
+from PySide6.QtCore import QEvent, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QIcon, QPainterPath, QPalette, QPen, QPixmap, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QLabel,
@@ -57,6 +73,7 @@ from inspector.formats.scan_envelope import (
 )
 from inspector.jobs import Job, JobContext, JobRunner
 from inspector.ui.plots.base import PlotView
+from inspector.ui.plots.line_layer import LineLayer
 
 #: Extra radius requested on each side, as a fraction of the visible width.
 PAD_FRACTION = 0.25
@@ -67,8 +84,11 @@ MAX_SYMBOL_POINTS = 3000
 COARSEST_COLUMN = 1.25
 #: Symbol diameter in pixels.
 SYMBOL_SIZE = 5
-#: Curves created per event-loop turn while the view is built.
-ITEMS_PER_TURN = 16
+#: Alpha (of 255) of the scans not selected while others are highlighted.
+DIM_ALPHA = 50
+#: Highlighted scans are drawn 3 pixels wide when at most this many are
+#: selected, else 1 (wide pens cost about ten times as much to draw).
+WIDE_HIGHLIGHTS = 16
 #: Fewest columns requested (a view not laid out yet has no width).
 MIN_COLUMNS = 100
 #: Margin of the initial view around the data, as a fraction of its extent.
@@ -116,24 +136,28 @@ def _executor() -> Executor | None:
         return None
 
 
-def _paths(curves: list[tuple[np.ndarray, np.ndarray]]) -> list[QPainterPath]:
-    """The line of every curve, built on the job's thread (the GUI thread only paints them)."""
-    return [pg.arrayToQPath(x, y, connect="finite") if len(x) else QPainterPath()
-            for x, y in curves]
+def _pens(colors: list[Any], width: int) -> list[QPen]:
+    """Cosmetic pens (``width`` pixels whatever the zoom) in ``colors``, as ``pg.mkPen``
+    makes them, built directly (``pg.mkPen`` costs about 30 us each: 1000 pens are 30 ms)."""
+    pens = []
+    for c in colors:
+        pen = QPen(QColor(c))
+        pen.setCosmetic(True)
+        pen.setWidth(width)
+        pens.append(pen)
+    return pens
 
 
-class _ScanCurve(pg.PlotCurveItem):
-    """One scan's line; its path can come ready-made from the job (:meth:`set_curve`)."""
-
-    _ready: QPainterPath | None = None
-
-    def set_curve(self, x: np.ndarray, y: np.ndarray, path: QPainterPath | None = None) -> None:
-        self._ready = path
-        self.setData(x, y, connect="finite")
-
-    def generatePath(self, x: np.ndarray, y: np.ndarray) -> QPainterPath:  # noqa: N802 - pyqtgraph
-        path, self._ready = self._ready, None  # used once: any later regeneration computes it
-        return path if path is not None else super().generatePath(x, y)
+def _paths(curves: list[tuple[np.ndarray, np.ndarray]]) -> tuple[list[QPainterPath], QRectF]:
+    """The line of every curve and a rectangle holding them all, built on the job's thread
+    (the GUI thread only paints them)."""
+    paths = [pg.arrayToQPath(x, y, connect="finite") if len(x) else QPainterPath()
+             for x, y in curves]
+    extent = QRectF()
+    for p in paths:
+        if not p.isEmpty():
+            extent = extent.united(p.boundingRect())
+    return paths, extent
 
 
 class _Guard:
@@ -167,8 +191,9 @@ class AucView(PlotView):
         TypeError: an array is not an array.
 
     Attributes:
-        items: one ``PlotCurveItem`` per scan, in scan order (created a batch
-            per event-loop turn; complete once :attr:`ready`).
+        lines: the :class:`LineLayer` drawing every visible scan (dimmed as
+            a whole while scans are highlighted).
+        highlights: the :class:`LineLayer` drawing the highlighted scans on top.
         symbols: the one ``ScatterPlotItem`` drawing symbols when few points
             are on screen (:attr:`symbols_shown`).
         colors: the scans' ``QColor``.
@@ -198,18 +223,23 @@ class AucView(PlotView):
         self.scan_ids = [str(s) for s in auc.scan_ids][:n]
         self.scan_ids += [f"scan {i + 1}" for i in range(len(self.scan_ids), n)]
         self.colors = self._palette_colors(n)
-        # Curves are created a batch per event-loop turn (_grow): hundreds of
-        # graphics items built at once would freeze the window.
-        self.items: list[_ScanCurve] = []
-        self._curves: list[tuple[np.ndarray, np.ndarray]] | None = None
-        self._paths: list[QPainterPath] | None = None
+        empty = (np.empty(0), np.empty(0))
+        self._curves: list[tuple[np.ndarray, np.ndarray]] = [empty] * n
+        self._paths: list[QPainterPath] = [QPainterPath()] * n
+        self._plain, self._wide = _pens(self.colors, 1), _pens(self.colors, 3)
+        self.lines = LineLayer()
+        self.highlights = LineLayer()
+        self.highlights.setZValue(10)
+        for layer in (self.lines, self.highlights):  # nothing to draw before the first result
+            layer.set_lines(self._paths, self._plain, QRectF(), self._curves)
         self.symbols = pg.ScatterPlotItem(size=SYMBOL_SIZE, pen=None)
         self.symbols.setZValue(20)
         self._symbol_points: list[tuple[np.ndarray, np.ndarray]] = []
+        self._shown = np.ones(n, dtype=bool)  # the list's check boxes
         self._build_list()
-        self.note = untrusted_note(auc, arrays)
-        if self.note:
-            self.plot_item.setTitle(f"⚠ {self.note}", color=NOTE_COLOR, size="9pt")
+        self._arrays = arrays
+        self.note = ""
+        self.set_untrusted(auc.untrusted_arrays)
         self.envelopes: ScanEnvelopes | None = None
         self.extent: tuple[float, float] | None = None
         self._extent_known = False
@@ -224,8 +254,10 @@ class AucView(PlotView):
         vb.disableAutoRange(axis="x")  # the first result frames the data
         vb.enableAutoRange(axis="y")
         vb.setAutoVisible(y=True)
+        vb.addItem(self.lines, ignoreBounds=True)
+        vb.addItem(self.highlights, ignoreBounds=True)
         vb.addItem(self.symbols, ignoreBounds=True)
-        # The curves are left out of pyqtgraph's auto-range (it would query
+        # The lines are left out of pyqtgraph's auto-range (it would query
         # every one of them on each pan); this invisible item carries the
         # extent of the data and the range of what is visible instead.
         self._bounds = pg.PlotCurveItem(pen=None)
@@ -235,11 +267,6 @@ class AucView(PlotView):
         vb.sigResized.connect(self.request)
         self.plot_widget.installEventFilter(self)  # resizes: wrap the title to the new width
         self.plot_widget.scene().sigMouseClicked.connect(self._clicked)
-        self._grower = QTimer(self)
-        self._grower.setInterval(0)
-        self._grower.timeout.connect(self._grow)
-        if n:
-            self._grower.start()
         if n == 0:
             self.show_placeholder("No scans to plot.")
         self.status.setText(f"{n} scans: reading…" if n else "0 scans")
@@ -263,6 +290,7 @@ class AucView(PlotView):
 
     def _build_list(self) -> None:
         self.scan_list = QListWidget()
+        self.scan_list.setUniformItemSizes(True)  # laid out in one step, not row by row
         self.scan_list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.scan_list.setToolTip("The legend: uncheck a scan to hide it, select scans (or click "
                                   "a curve) to highlight them")
@@ -291,26 +319,10 @@ class AucView(PlotView):
         split.setSizes([min(max(width, 90), 160), 600])
         self.splitter = split
 
-    def _grow(self) -> None:
-        """Create the next :data:`ITEMS_PER_TURN` curves (styled, with data once known)."""
-        vb = self.plot_item.vb
-        n = self.shape.scans
-        for i in range(len(self.items), min(n, len(self.items) + ITEMS_PER_TURN)):
-            item = _ScanCurve(name=self.scan_ids[i], connect="finite")
-            self.items.append(item)
-            self._style(i, self._selected())
-            item.setVisible(self.scan_list.item(i).checkState() == Qt.CheckState.Checked)
-            if self._curves is not None:
-                item.set_curve(*self._curves[i], self._paths[i] if self._paths else None)
-            vb.addItem(item, ignoreBounds=True)
-        if len(self.items) >= n:
-            self._grower.stop()
-            self._curves = self._paths = None
-
     @property
     def ready(self) -> bool:
-        """True once every scan's curve exists (tests, benchmarks)."""
-        return len(self.items) >= self.shape.scans
+        """True when what was drawn last is on screen: no line layer still drawing."""
+        return not (self.lines.pending or self.highlights.pending)
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
@@ -412,7 +424,7 @@ class AucView(PlotView):
                 if want is None:  # first request: the data's extent, then all of it
                     ext = scan_extent(radius, signal, mask, cancelled=cancelled)
                     if ext is None:
-                        return ext, None, [], []
+                        return ext, None, [], ([], QRectF())
                     r0, r1, cols = *_framed(ext), px
                 else:
                     ext = None
@@ -441,7 +453,8 @@ class AucView(PlotView):
         guard.job = self.jobs.submit(work, on_done=done, on_error=failed, key=self.job_keys()[0])
 
     def _done(self, first: bool, ext: tuple[float, float] | None, env: ScanEnvelopes | None,
-              curves: list[tuple[np.ndarray, np.ndarray]], paths: list[QPainterPath]) -> None:
+              curves: list[tuple[np.ndarray, np.ndarray]],
+              built: tuple[list[QPainterPath], QRectF]) -> None:
         # Still "in flight" while drawing: range changes it causes only mark a
         # request pending, evaluated once against the final view below.
         try:
@@ -449,11 +462,11 @@ class AucView(PlotView):
                 self._extent_known = True
                 self.extent = ext
             if env is None:
-                for item in self.items:
-                    item.set_curve(np.empty(0), np.empty(0))
+                self._draw_lines([(np.empty(0), np.empty(0))] * self.shape.scans,
+                                 [QPainterPath()] * self.shape.scans, QRectF())
                 self.status.setText(f"{self.shape.scans} scans, no measured points")
             else:
-                self._draw(env, curves, paths)
+                self._draw(env, curves, *built)
                 if first:
                     self._frame(env)
         finally:
@@ -483,14 +496,11 @@ class AucView(PlotView):
         vb.setXRange(env.r0, env.r1, padding=0)
 
     def _draw(self, env: ScanEnvelopes, curves: list[tuple[np.ndarray, np.ndarray]],
-              paths: list[QPainterPath]) -> None:
+              paths: list[QPainterPath], extent: QRectF) -> None:
         self.envelopes = env
         exact = all(p is not None or c == 0 for p, c in zip(env.points, env.counts, strict=True))
         real = int(env.counts.sum())
-        for item, (x, y), path in zip(self.items, curves, paths, strict=False):
-            item.set_curve(x, y, path)
-        if not self.ready:  # for the curves created later
-            self._curves, self._paths = curves, paths
+        self._draw_lines(curves, paths, extent)
         symbols = exact and real <= MAX_SYMBOL_POINTS
         self._symbol_points = list(curves) if symbols else []
         self._draw_symbols()
@@ -500,6 +510,14 @@ class AucView(PlotView):
         how = "" if exact else ", showing the range of values per screen pixel"
         self.status.setText(f"{self.shape.scans} scans, {real} measured points{where}{how}")
 
+    def _draw_lines(self, curves: list[tuple[np.ndarray, np.ndarray]],
+                    paths: list[QPainterPath], extent: QRectF) -> None:
+        """Hand the scans' lines (built on the job's thread) to the two layers."""
+        self._curves, self._paths = curves, paths
+        self.lines.set_lines(paths, self._plain, extent, curves)
+        self.highlights.set_lines(paths, self._highlight_pens(self._selected()), extent, curves)
+        self._show_lines()
+
     def _update_bounds(self, *args: Any) -> None:
         """Give auto-range the data's extent (x) and the visible scans' range (y, this view)."""
         env, ext = self.envelopes, self.extent
@@ -507,9 +525,7 @@ class AucView(PlotView):
             self._bounds.setData([], [])
             return
         (x0, x1), _ = self.plot_item.vb.viewRange()
-        shown = np.array([self.scan_list.item(i).checkState() == Qt.CheckState.Checked
-                          for i in range(self.shape.scans)], dtype=bool)
-        yr = env.value_range(x0, x1, shown)
+        yr = env.value_range(x0, x1, self._shown)
         if yr is None:
             self._bounds.setData([], [])
             return
@@ -530,7 +546,7 @@ class AucView(PlotView):
         sel = self._selected()
         xs, ys, brushes = [], [], []
         for i, (x, y) in enumerate(self._symbol_points):
-            if self.scan_list.item(i).checkState() != Qt.CheckState.Checked:
+            if not self._shown[i]:
                 continue
             keep = np.isfinite(y)
             xs.append(x[keep])
@@ -546,17 +562,48 @@ class AucView(PlotView):
         Scans without a real point in the range draw nothing and are left out.
         """
         out = []
-        for i, item in enumerate(self.items):
-            if not item.isVisible():
-                continue
-            x, y = item.getData()
-            if x is None or y is None or len(x) == 0:
-                continue
-            out.append((self.scan_ids[i], np.asarray(x, dtype=np.float64),
-                        np.asarray(y, dtype=np.float64)))
+        for i, (x, y) in enumerate(self._curves):
+            if self._shown[i] and len(x):
+                out.append((self.scan_ids[i], np.asarray(x, dtype=np.float64),
+                            np.asarray(y, dtype=np.float64)))
         return out
 
+    def curve(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """float64 ``(x, y)`` of scan ``i`` as last computed, shown or not (empty when none)."""
+        return self._curves[i]
+
+    def path(self, i: int) -> QPainterPath:
+        """The line of scan ``i`` the layers paint (built on the job's thread)."""
+        return self._paths[i]
+
+    def is_shown(self, i: int) -> bool:
+        """True when scan ``i`` is checked in the list (drawn when it has points)."""
+        return bool(self._shown[i])
+
+    def pen(self, i: int) -> QPen:
+        """The pen scan ``i`` appears with: 3 px when highlighted (few selected), its colour
+        at alpha :data:`DIM_ALPHA` when others are highlighted, else 1 px in its colour."""
+        sel = self._selected()
+        if sel and i not in sel:
+            c = QColor(self.colors[i])
+            c.setAlpha(DIM_ALPHA)
+            return pg.mkPen(c, width=1)
+        return QPen(self._highlight_pens(sel)[i] if sel else self._plain[i])
+
     # -- list ------------------------------------------------------------------------
+    def set_untrusted(self, names: Iterable[str]) -> None:
+        """Say on the plot which arrays failed their checksum (none: no note); reads nothing.
+
+        For a verification that ends after the plot is shown (its new
+        ``AucScans.untrusted_arrays``).
+        """
+        auc = replace(self.auc, untrusted_arrays=frozenset(names))
+        self.auc = auc
+        self.note = untrusted_note(auc, self._arrays)
+        self.plot_item.setTitle(f"⚠ {self.note}" if self.note else None, color=NOTE_COLOR,
+                                size="9pt")
+        self._wrap_title(self.plot_widget.width())
+
     def set_visible(self, i: int, visible: bool) -> None:
         """Show or hide scan ``i`` (also its check box)."""
         state = Qt.CheckState.Checked if visible else Qt.CheckState.Unchecked
@@ -599,11 +646,8 @@ class AucView(PlotView):
         sx = vb.width() / max(x1 - x0, 1e-300)
         sy = vb.height() / max(y1 - y0, 1e-300)
         best, best_d = None, float(pixels)
-        for i, item in enumerate(self.items):
-            if not item.isVisible():
-                continue
-            cx, cy = item.getData()
-            if cx is None or len(cx) == 0:
+        for i, (cx, cy) in enumerate(self._curves):
+            if not self._shown[i] or len(cx) == 0:
                 continue
             d = _distance((np.asarray(cx) - x) * sx, (np.asarray(cy) - y) * sy)
             if d <= best_d:
@@ -648,9 +692,9 @@ class AucView(PlotView):
             swatch = QPixmap(12, 12)
             swatch.fill(colour)
             self.scan_list.item(i).setIcon(QIcon(swatch))
-        sel = self._selected()
-        for i in range(len(self.items)):
-            self._style(i, sel)
+        self._plain, self._wide = _pens(self.colors, 1), _pens(self.colors, 3)
+        self.lines.set_pens(self._plain)
+        self.highlights.set_pens(self._highlight_pens(self._selected()))
         if self._symbol_points:
             self._draw_symbols()
 
@@ -660,31 +704,29 @@ class AucView(PlotView):
             c.setAlpha(50)
         return pg.mkBrush(c)
 
-    def _style(self, i: int, sel: set[int]) -> None:
-        """Pen and stacking of scan ``i``: highlighted, dimmed or plain."""
-        item = self.items[i]
-        c = pg.mkColor(self.colors[i])
-        if sel and i not in sel:
-            c.setAlpha(50)
-            item.setPen(pg.mkPen(c, width=1))
-            item.setZValue(0)
-        else:
-            # wider pens are much slower to draw: only the highlighted scans get one
-            item.setPen(pg.mkPen(c, width=3 if sel else 1))
-            item.setZValue(10 if sel else 0)
+    def _highlight_pens(self, sel: set[int]) -> list[QPen]:
+        """Pens of the highlight layer: wide unless many scans are selected."""
+        return self._wide if len(sel) <= WIDE_HIGHLIGHTS else self._plain
+
+    def _show_lines(self) -> None:
+        """What each layer draws: the shown scans; the selected ones on top, the rest dimmed."""
+        sel = self._selected()
+        self.lines.set_order(np.flatnonzero(self._shown).tolist())
+        self.lines.setOpacity(DIM_ALPHA / 255 if sel else 1.0)
+        self.highlights.set_order([i for i in sorted(sel) if self._shown[i]])
 
     def _visibility(self, item: Any) -> None:
         i = self.scan_list.row(item)
-        if i < len(self.items):
-            self.items[i].setVisible(item.checkState() == Qt.CheckState.Checked)
+        self._shown[i] = item.checkState() == Qt.CheckState.Checked
+        self._show_lines()
         if self._symbol_points:
             self._draw_symbols()
         self._update_bounds()
 
     def _highlight(self) -> None:
         sel = self._selected()
-        for i in range(len(self.items)):
-            self._style(i, sel)
+        self.highlights.set_pens(self._highlight_pens(sel))
+        self._show_lines()
         if self._symbol_points:
             self._draw_symbols()
 

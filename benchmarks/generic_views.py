@@ -27,7 +27,8 @@ coarse): ``ms``, ``bytes_read`` (file bytes read by the process,
 ``samples`` (image size), ``coarse`` and ``whole_dataset`` (whether every
 chunk was read).  ``load_average`` is the machine's 1-minute load when done
 (the timings are wall times on a possibly shared machine).  ``peak_rss_mb``
-is the process's peak resident size.  Targets: image under 1 s, never the whole dataset, peak RSS under 300 MB.
+is the process's peak resident size.  Targets: image under 1 s, never the whole
+dataset, peak RSS under 300 MB.
 Usage::
 
     python benchmarks/generic_views.py [--rows N] [--size N]

@@ -104,10 +104,10 @@ def _envelope_job(ref: ArrayRef, lines: list[tuple[str, list[tuple]]],
 
     Each preview of a single line, and each finished line once the job has
     run :data:`PROGRESS_AFTER_S`, is sent as progress ``(gen, key, envelopes)``.
-    Returns ``(gen, {key: envelopes}, span, complete)``; ``complete`` is False when ``stop`` was set (a newer
-    view is pending) and the job had run :data:`SUPERSEDE_AFTER_S`: the lines
-    finished by then are returned.  Runs on a worker thread; reads only
-    ``ref`` and its arguments.
+    Returns ``(gen, {key: envelopes}, span, complete)``; ``complete`` is False
+    when ``stop`` was set (a newer view is pending) and the job had run
+    :data:`SUPERSEDE_AFTER_S`: the lines finished by then are returned.  Runs on
+    a worker thread; reads only ``ref`` and its arguments.
     """
     start, end, bins = span
 

@@ -8,7 +8,7 @@
     inspector install-desktop [--uninstall]
 
 Exit status of ``verify``: 0 when every file is ok, 1 when any is not, 2 for
-usage errors (issue 2 item 5).  ``dump``: 0 when written, 1 when the node
+usage errors.  ``dump``: 0 when written, 1 when the node
 cannot be read (the finding on stderr), 2 for usage errors (including a
 selection of more than 10^6 values without ``--all``).
 """

@@ -405,7 +405,7 @@ class MainWindow(QMainWindow):
         self.act_export.setToolTip(tip)
         self.act_export.setStatusTip(tip)
 
-    # -- export to AUCX (issue 8 item 3) ---------------------------------
+    # -- export to AUCX ---------------------------------
     @staticmethod
     def _export_reason(tab: DocumentTab | None) -> str | None:
         """Why the current tab cannot be exported (None when it can)."""

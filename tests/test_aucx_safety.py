@@ -1,6 +1,6 @@
 """AUCX safety: crafted archives (names, duplicates, encryption flag, declared
 sizes, overlapping entries, oversize inflation, pickled/object arrays) and
-bounded memory while streaming (seed 002 "Safety"."""
+bounded memory while streaming (seed 002 "Safety")."""
 
 from __future__ import annotations
 

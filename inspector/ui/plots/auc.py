@@ -223,16 +223,7 @@ class AucView(PlotView):
         self.scan_ids = [str(s) for s in auc.scan_ids][:n]
         self.scan_ids += [f"scan {i + 1}" for i in range(len(self.scan_ids), n)]
         self.colors = self._palette_colors(n)
-        empty = (np.empty(0), np.empty(0))
-        self._curves: list[tuple[np.ndarray, np.ndarray]] = [empty] * n
-        self._paths: list[QPainterPath] = [QPainterPath()] * n
-        self._plain = _pens(self.colors, 1)
-        self._wide_pens: list[QPen] | None = None  # built at the first highlight
-        self.lines = LineLayer()
-        self.highlights = LineLayer()
-        self.highlights.setZValue(10)
-        for layer in (self.lines, self.highlights):  # nothing to draw before the first result
-            layer.set_lines(self._paths, self._plain, QRectF(), self._curves)
+        self._make_layers(n)
         self.symbols = pg.ScatterPlotItem(size=SYMBOL_SIZE, pen=None)
         self.symbols.setZValue(20)
         self._symbol_points: list[tuple[np.ndarray, np.ndarray]] = []
@@ -273,6 +264,19 @@ class AucView(PlotView):
         self.status.setText(f"{n} scans: reading…" if n else "0 scans")
 
     # -- construction ----------------------------------------------------------------
+    def _make_layers(self, n: int) -> None:
+        """The two line layers, with ``n`` empty lines until the first result."""
+        empty = (np.empty(0), np.empty(0))
+        self._curves: list[tuple[np.ndarray, np.ndarray]] = [empty] * n
+        self._paths: list[QPainterPath] = [QPainterPath()] * n
+        self._plain = _pens(self.colors, 1)
+        self._wide_pens: list[QPen] | None = None  # built at the first highlight
+        self.lines = LineLayer()
+        self.highlights = LineLayer()
+        self.highlights.setZValue(10)
+        for layer in (self.lines, self.highlights):
+            layer.set_lines(self._paths, self._plain, QRectF(), self._curves)
+
     def _labels(self, radius_unit: str, signal_unit: str) -> None:
         self.plot_item.setLabel("bottom", f"radius ({radius_unit})" if radius_unit else "radius")
         self.plot_item.setLabel("left", f"signal ({signal_unit})" if signal_unit else "signal")
@@ -313,7 +317,9 @@ class AucView(PlotView):
         sl.addWidget(QLabel(f"Scans ({len(self.scan_ids)})"))
         sl.addWidget(self.scan_list, 1)
         split = QSplitter(Qt.Orientation.Horizontal)
-        self.layout().replaceWidget(self._stack, split)
+        outer = self.layout()
+        assert outer is not None  # PlotView lays itself out
+        outer.replaceWidget(self._stack, split)
         split.addWidget(side)
         split.addWidget(self._stack)
         split.setCollapsible(1, False)  # the list folds away, the plot never does

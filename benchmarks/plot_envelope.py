@@ -15,6 +15,12 @@ object:
   (decoded-chunk cache emptied first).
 - ``naive_full_ms``: h5py read of the whole channel, then numpy min/max per bin.
 - ``other_channel_ms``: whole-range envelope of another channel afterwards.
+- ``pan_zoom_ms``: summary warm; the median, over a scripted sequence of
+  zooms and pans (``gui_latency.pan_zoom_ranges``: four 4x zooms in, four
+  pans, three zooms out), of the time from a range change of the app's
+  :class:`~inspector.ui.plots.neural.NeuralView` (offscreen, 1200 x 600, four
+  channels) to its exact curves drawn and painted; ``pan_zoom_steps_ms``
+  lists every step.
 - ``peak_rss_mb``: peak resident memory of the measuring process.
 
 Medians of ``--repeat`` runs (default 3).  Usage::
@@ -208,6 +214,7 @@ def measure(args, cache_home, bin_edges, envelope_with_preview, minmax_bins) -> 
         "envelope differs from numpy"
     )
 
+    steps = pan_zoom(ref)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     out = {
         "first_preview_ms": round(statistics.median(res["first"]), 1),
@@ -215,12 +222,43 @@ def measure(args, cache_home, bin_edges, envelope_with_preview, minmax_bins) -> 
         "window_10k_ms": round(statistics.median(res["window"]), 1),
         "naive_full_ms": round(statistics.median(res["naive"]), 1),
         "other_channel_ms": round(statistics.median(res["other"]), 1),
+        "pan_zoom_ms": round(statistics.median(steps), 1),
+        "pan_zoom_steps_ms": [round(v, 1) for v in steps],
         "peak_rss_mb": round(peak, 1),
     }
     print(json.dumps(out))
     shutil.rmtree(cache_home, ignore_errors=True)
     del keep
     return 0
+
+
+def pan_zoom(ref) -> list[float]:
+    """Ms per scripted pan/zoom step of a NeuralView over ``ref`` (its summary warm)."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import gui_latency
+
+    from inspector.app import make_application
+    from inspector.jobs import JobRunner
+    from inspector.ui.plots.neural import NeuralView
+
+    app = make_application()
+    jobs = JobRunner()
+    view = NeuralView(ref, jobs)
+    view.resize(1200, 600)
+    view.show()
+
+    def exact() -> bool:
+        return view.is_idle() and bool(view.lines) and all(ln.exact for ln in view.lines)
+
+    if not gui_latency._spin(app, exact, 600):
+        raise SystemExit("the plot never showed its exact curves")
+    try:
+        return gui_latency.time_steps(app, view, exact)
+    finally:
+        view.close()
+        jobs.cancel_all()
+        jobs.wait(10_000)
 
 
 if __name__ == "__main__":

@@ -4,10 +4,13 @@
               [Qt options such as -style Fusion or -platform offscreen] [FILE[::/hdf5/path] ...]
     inspector verify [--json] [--hash-arrays] FILE...
     inspector export SOURCE DEST.aucx [--exported-at ISO-8601] [--overwrite]
+    inspector dump FILE::/path [--slice SLICE] [--format csv|json|npy] [--out FILE] [--all]
     inspector install-desktop [--uninstall]
 
 Exit status of ``verify``: 0 when every file is ok, 1 when any is not, 2 for
-usage errors (issue 2 item 5).
+usage errors.  ``dump``: 0 when written, 1 when the node
+cannot be read (the finding on stderr), 2 for usage errors (including a
+selection of more than 10^6 values without ``--all``).
 """
 
 from __future__ import annotations
@@ -21,15 +24,18 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from inspector import __version__
-from inspector.formats.findings import with_file
+from inspector.formats.findings import Finding, with_file
 from inspector.formats.workers import worker_pool
 
 if TYPE_CHECKING:
     from inspector.formats.document import Document
+    from inspector.formats.node_data import NodeData
 
 SUBCOMMANDS = {
     "verify": "check files headless and print a report (or JSON lines with --json)",
     "export": "write an AUC source (AUCX archive or CSV/TSV scan table) to a new AUCX archive",
+    "dump": "print or write the values of a dataset or attribute (FILE::/path[@attr]) "
+            "as the data views show them",
     "install-desktop": "install (or --uninstall) the desktop entry, MIME types and icons "
                        "for this user",
 }
@@ -130,6 +136,26 @@ def _export_parser() -> argparse.ArgumentParser:
     p.add_argument("--group", metavar="KEY", default=None,
                    help="for a source holding several experiments (a Beckman run folder), "
                         "the group to export, e.g. RA1-280 (default: the first)")
+    return p
+
+
+def _dump_parser() -> argparse.ArgumentParser:
+    from inspector.formats.node_dump import DUMP_MAX_VALUES
+
+    p = _Parser(prog="inspector dump", description=SUBCOMMANDS["dump"],
+                epilog="CSV: a header line, then one row per element (1-D), the matrix (2-D), or "
+                       "dim0,dim1,... and the columns (N-D). Compound fields are columns with "
+                       "dotted names, enums their labels, references the target's path.")
+    p.add_argument("target", metavar="FILE::/path",
+                   help="the file and the dataset (/group/dataset) or attribute (/group@name)")
+    p.add_argument("--slice", default="...", metavar="SLICE",
+                   help="numpy basic indexing, e.g. '0:100, 3' or '::10, ...' (default: all); "
+                        "write --slice=-10: when it starts with '-'")
+    p.add_argument("--format", choices=["csv", "json", "npy"], default="csv",
+                   help="output format (default csv)")
+    p.add_argument("--out", metavar="FILE", help="write to FILE instead of standard output")
+    p.add_argument("--all", action="store_true",
+                   help=f"allow more than {DUMP_MAX_VALUES:,} values (read in pages)")
     return p
 
 
@@ -239,6 +265,117 @@ def cmd_export(argv: Sequence[str]) -> int:
     return 0
 
 
+def _print_finding(doc: Document, finding: Finding) -> None:
+    print(json_safe(f"{finding.severity} {finding.code}: {with_file(doc.name, finding)}"),
+          file=sys.stderr)
+
+
+def _dump_node(doc: Document, location: str) -> NodeData | None:
+    """The node to dump, or None after printing the finding that says why not."""
+    from inspector.formats.core_rules import NODE_NOT_FOUND
+    from inspector.formats.node_data import NodeReadError
+
+    if doc.object_data is None:
+        opening = [f for f in doc.findings if f.severity == "error" and not f.location]
+        for f in opening:  # why the file did not open
+            _print_finding(doc, f)
+        if not opening:
+            _print_finding(doc, NODE_NOT_FOUND.finding(
+                f"{location}: this {doc.kind_label.lower()} holds no dataset values", location))
+        return None
+    try:
+        node = doc.object_data.node(location)
+    except NodeReadError as exc:
+        _print_finding(doc, exc.finding)
+        return None
+    if node is None:
+        shown = doc.tree.find(location) if doc.tree is not None else None
+        why = (f"is a {shown.kind}, which holds no values; dump one of its datasets or "
+               "attributes" if shown is not None else "names no dataset or attribute of the file")
+        _print_finding(doc, NODE_NOT_FOUND.finding(f"{location} {why}", location))
+    return node
+
+
+def _dump_write(node: NodeData, norm: tuple[Any, ...], fmt: str, out: str | None) -> None:
+    """Write the values to ``out`` (through a temporary renamed into place) or stdout.
+
+    Raises:
+        NodeReadError, DumpRefused: as the writers raise them (``out`` is left untouched).
+    """
+    from inspector.formats.node_dump import write_csv, write_json, write_npy
+
+    writer = {"csv": write_csv, "json": write_json, "npy": write_npy}[fmt]
+    if out is None:
+        if fmt == "npy":
+            writer(node, norm, sys.stdout.buffer)
+            sys.stdout.buffer.flush()
+        else:
+            writer(node, norm, sys.stdout)
+            sys.stdout.flush()
+        return
+    tmp = f"{out}.part"
+    try:
+        mode = "wb" if fmt == "npy" else "w"
+        with open(tmp, mode, **({} if fmt == "npy" else {"encoding": "utf-8", "newline": ""})) \
+                as fh:
+            writer(node, norm, fh)
+        os.replace(tmp, out)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _dump_usage(message: str) -> int:
+    _dump_parser().print_usage(sys.stderr)
+    print(f"inspector dump: error: {message}", file=sys.stderr)
+    return 2
+
+
+def cmd_dump(argv: Sequence[str]) -> int:
+    """``inspector dump FILE::/path``: 0 written, 1 the node cannot be read, 2 usage errors."""
+    args = _dump_parser().parse_args(argv)
+    from inspector.formats import open_document
+    from inspector.formats.node_data import (
+        NodeReadError,
+        normalize,
+        parse_selection,
+        selected_shape,
+    )
+    from inspector.formats.node_dump import DUMP_MAX_VALUES, DumpRefused
+
+    if "::" not in args.target:
+        return _dump_usage("give the node as FILE::/path (a dataset) or FILE::/path@name")
+    path, location = args.target.split("::", 1)
+    if not location:
+        return _dump_usage("the node after '::' is empty")
+    if args.format == "npy" and args.out is None and sys.stdout.isatty():
+        return _dump_usage(".npy is binary: write it with --out FILE or redirect stdout")
+    try:
+        selection = parse_selection(args.slice)
+    except ValueError as exc:
+        return _dump_usage(f"--slice: {exc}")
+    with open_document(path) as doc:
+        node = _dump_node(doc, location)
+        if node is None:
+            return 1
+        try:
+            norm = normalize(selection, node.shape) if node.shape is not None else ()
+        except (IndexError, TypeError) as exc:
+            return _dump_usage(f"--slice {args.slice!r} for shape {node.shape}: {exc}")
+        count = math.prod(selected_shape(norm)) if node.shape is not None else 0
+        if count > DUMP_MAX_VALUES and not args.all:
+            return _dump_usage(f"{location} {args.slice!r} selects {count:,} values, more than "
+                               f"{DUMP_MAX_VALUES:,}: narrow it with --slice or pass --all")
+        try:
+            _dump_write(node, norm, args.format, args.out)
+        except NodeReadError as exc:
+            _print_finding(doc, exc.finding)
+            return 1
+        except DumpRefused as exc:
+            return _dump_usage(str(exc))
+    return 0
+
+
 def cmd_install_desktop(argv: Sequence[str]) -> int:
     """``inspector install-desktop [--uninstall]``: print what was (un)installed."""
     args = _install_parser().parse_args(argv)
@@ -248,6 +385,15 @@ def cmd_install_desktop(argv: Sequence[str]) -> int:
     for line in actions:
         print(line)
     return 0
+
+
+def _qt_platform(qt_options: Sequence[str]) -> str | None:
+    """The platform named by Qt's ``-platform NAME`` (or ``-platform=NAME``) option."""
+    for i, opt in enumerate(qt_options):
+        name, _, value = opt.lstrip("-").partition("=")
+        if name == "platform":
+            return value or (qt_options[i + 1] if i + 1 < len(qt_options) else None)
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -271,6 +417,13 @@ def _dispatch(argv: list[str]) -> int:
             return 1
     if argv and argv[0] == "export":
         return cmd_export(argv[1:])
+    if argv and argv[0] == "dump":
+        try:
+            return cmd_dump(argv[1:])
+        except BrokenPipeError:  # `inspector dump ... | head`
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            return 0
     if argv and argv[0] == "install-desktop":
         return cmd_install_desktop(argv[1:])
     ours, qt_options = split_qt_options(argv)
@@ -286,7 +439,7 @@ def _dispatch(argv: list[str]) -> int:
             return 2
     from inspector.platform_check import preflight
 
-    problem = preflight()
+    problem = preflight(platform=_qt_platform(qt_options))
     if problem is not None:  # one clear line instead of Qt's abort
         print(problem, file=sys.stderr)
         return 1

@@ -11,12 +11,37 @@ key) is dropped, never delivered (DESIGN.md, "Layers").
 from __future__ import annotations
 
 import itertools
+import os
 import threading
 import traceback
 from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+
+#: Niceness added to every thread that runs jobs; threads a job starts (decompression,
+#: hashing) inherit it on Linux.  When the GUI thread and the jobs both want the CPU, the
+#: GUI thread gets it first (docs/architecture.md, "Contracts": never blocks over 50 ms).
+BACKGROUND_NICE = 5
+
+_thread_state = threading.local()
+
+
+def lower_thread_priority() -> None:
+    """Lower the calling thread's priority by :data:`BACKGROUND_NICE`, once per thread.
+
+    A no-op where threads have no nice value of their own (not Linux) or it
+    cannot be changed.
+    """
+    if getattr(_thread_state, "lowered", False):
+        return
+    _thread_state.lowered = True
+    try:
+        tid = threading.get_native_id()
+        nice = os.getpriority(os.PRIO_PROCESS, tid)
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, nice + BACKGROUND_NICE))
+    except (AttributeError, OSError):
+        pass
 
 
 class Cancelled(Exception):
@@ -64,6 +89,7 @@ class Job(QRunnable):
         self.cancel_event.set()
 
     def run(self) -> None:  # runs on a pool thread
+        lower_thread_priority()
         try:
             result = self.fn(JobContext(self))
         except Cancelled:

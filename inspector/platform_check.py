@@ -91,15 +91,16 @@ def install_command(sonames: list[str]) -> str:
     return f"{prefix}apt-get install {' '.join(packages)}" if packages else ""
 
 
-def preflight(environ: dict[str, str] | None = None) -> str | None:
+def preflight(environ: dict[str, str] | None = None, *,
+              platform: str | None = None) -> str | None:
     """Why the GUI cannot start here (one line), or None when it can.
 
-    Only the ``xcb`` platform (Qt's default on Linux) is checked; with
-    ``QT_QPA_PLATFORM`` set to anything else (``offscreen``, ``wayland``)
-    Qt is left to decide.
+    Only the ``xcb`` platform (Qt's default on Linux) is checked; with Qt's
+    ``-platform`` option (``platform``) or ``QT_QPA_PLATFORM`` naming another
+    (``offscreen``, ``wayland``) Qt is left to decide.
     """
     env = os.environ if environ is None else environ
-    platform = env.get("QT_QPA_PLATFORM", "").split(":")[0]
+    platform = (platform or env.get("QT_QPA_PLATFORM", "")).split(":")[0]
     if platform not in ("", "xcb") or not os.uname().sysname == "Linux":
         return None
     if platform == "" and env.get("WAYLAND_DISPLAY"):

@@ -1,6 +1,6 @@
 """AUCX safety: crafted archives (names, duplicates, encryption flag, declared
 sizes, overlapping entries, oversize inflation, pickled/object arrays) and
-bounded memory while streaming (seed 002 "Safety"; issue 4 item 2)."""
+bounded memory while streaming (seed 002 "Safety")."""
 
 from __future__ import annotations
 

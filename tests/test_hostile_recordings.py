@@ -468,3 +468,17 @@ def test_categories_nested_without_end_are_bounded(tmp_path):
         with pytest.raises(RuleError) as err:
             trial_meta.read_series(f["s"], "/trial_meta/columns/0", lambda e: None)
     assert err.value.code == "trial-meta.bad-series" and "nested" in err.value.message
+
+
+def test_trial_meta_columns_as_a_scalar_dataset_is_a_finding(tmp_path):
+    """Fuzzing (seed 71): a scalar dataset where trial_meta/columns, a group, belongs."""
+    p = tmp_path / "columns_scalar.h5"
+    shutil.copy(Path(__file__).parent / "fixtures/vneurotk/v1/writer_str_column_missing.h5", p)
+    with h5py.File(p, "r+") as f:
+        del f["trial_meta/columns"]
+        f["trial_meta/columns"] = np.int64(5)
+    doc = open_document(p)
+    codes = [(f.code, f.location) for f in doc.findings]
+    assert "internal.reader-failed" not in [c for c, _ in codes], doc.traceback
+    assert ("trial-meta.not-group", "/trial_meta/columns") in codes
+    doc.close()

@@ -58,3 +58,12 @@ def test_gui_entry_prints_the_line_and_exits_1_instead_of_aborting(tmp_path) -> 
     missing = platform_check.missing_libraries()
     expected = ", ".join(missing) if missing else "DISPLAY"
     assert expected in lines[0]
+
+
+def test_qt_platform_option_is_honoured(monkeypatch) -> None:
+    from inspector.cli import _qt_platform
+
+    monkeypatch.setattr(platform_check, "missing_libraries", lambda: ["libxcb-icccm.so.4"])
+    assert platform_check.preflight({"DISPLAY": ":0"}, platform="offscreen") is None
+    assert _qt_platform(["-style", "Fusion", "-platform", "offscreen"]) == "offscreen"
+    assert _qt_platform(["--platform=minimal"]) == "minimal" and _qt_platform([]) is None

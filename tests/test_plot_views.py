@@ -1,4 +1,4 @@
-"""Plot widgets (issue 6): curves for corpus files, coalesced requests, stale results, exports."""
+"""Plot widgets: curves for corpus files, coalesced requests, stale results, exports."""
 
 from __future__ import annotations
 

@@ -39,7 +39,7 @@ def _tab_titles(tab):
 def test_recording_views_present(qtbot):
     win = _open(qtbot, FIXTURES / "vneurotk" / REC)
     tab = win.current_tab()
-    assert _tab_titles(tab) == ["Header", "Trial metadata", "Provenance", "Stimuli (4)"]
+    assert _tab_titles(tab) == ["Header", "Trial metadata", "Provenance", "Stimuli (4)", "Trials"]
     assert tab.checksums is None
     assert tab.header_panel.raw.label.text() == "HDF5 objects"
 

@@ -4,8 +4,11 @@
 condition by condition": the mean of the neural array against time relative
 to stimulus onset over the trials of each condition, with its standard error
 and the number of trials behind every point.  :func:`condition_of_trials`
-exposes the grouping alone (for legends).  Both read only the document's
-capabilities (``Document.trials``, ``Document.arrays["neuro"]``,
+exposes the grouping alone (for legends).  For the trial views,
+:func:`trial_axis` gives the default window without reading samples,
+:func:`trial_order` sorts trials by condition and :func:`trial_matrix`
+returns one channel as a bounded trials x time image.  All read only the
+document's capabilities (``Document.trials``, ``Document.arrays["neuro"]``,
 ``Document.tables["trial_meta"]``), never its ``summary``.
 
 Time axis (VneuroTK on-disk notes §3; the reference's ``trial_window`` and
@@ -48,7 +51,8 @@ its NaN-aware mean over that window (which may lie outside ``window``);
 trial whose baseline has no non-NaN sample is missing after correction.
 
 Work and memory: the neural array is read in blocks of trials, for the
-chosen channels only, and never held whole.  Held at once: the
+chosen channels (and, with ``trials=``, the chosen trials) only, and never
+held whole.  Held at once: the
 per-condition accumulators (three ``(conditions, time, channels)`` arrays,
 the size of the result), the blocks in flight (:data:`AHEAD` + 1 blocks of
 about :data:`BLOCK_BYTES` of stored samples; a block is never less than one
@@ -96,8 +100,10 @@ if TYPE_CHECKING:
     from inspector.formats.document import Document
 
 __all__ = [
-    "BLOCK_BYTES", "FLOAT_BINS", "MAX_FLOAT_LEVELS", "MISSING", "PRESTIMULUS", "RECORDED",
-    "STIMULUS", "Cancelled", "Condition", "condition_of_trials", "trial_average",
+    "BLOCK_BYTES", "FLOAT_BINS", "MATRIX_BINS", "MATRIX_VALUES", "MAX_FLOAT_LEVELS", "MISSING",
+    "PRESTIMULUS", "RECORDED", "STIMULUS", "Cancelled", "Condition", "TrialAxis", "TrialMatrix",
+    "TrialOrder", "condition_of_trials", "condition_of_value", "trial_average", "trial_axis",
+    "trial_matrix", "trial_order",
 ]
 
 #: ``by`` value grouping trials by their stimulus ID (typed: 1 and "1" differ).
@@ -844,18 +850,27 @@ def _source_for(ref: ArrayRef, channels: np.ndarray) -> _Source:
     return _PlainSource(ref, channels)
 
 
-def _blocks(plan: _Plan, source: _Source, itemsize: int) -> tuple[list[np.ndarray], int]:
+def _blocks(plan: _Plan, source: _Source, itemsize: int,
+            chosen: np.ndarray) -> tuple[list[np.ndarray], int]:
     """Trial indices of each block, in reading order (continuous: by onset), and
-    the bytes one block reads (samples as stored, plus densified COO trials)."""
-    n = plan.anchors.shape[0]
+    the bytes one block reads (samples as stored, plus densified COO trials).
+
+    ``chosen`` are the trials to read (ascending).  An epochs block holds the
+    chosen trials of one aligned run of ``k`` rows (the box read spans that
+    run, so a sparse choice never reads more than ``k`` rows at once).
+    """
     h0, h1 = plan.hull
     per_trial = (h1 - h0) * source.width * itemsize + source.row_bytes
     k = max(1, min(MAX_BLOCK_TRIALS, BLOCK_BYTES // max(per_trial, 1)))
-    order = np.arange(n) if plan.epochs else np.argsort(plan.anchors, kind="stable")
     r = source.rows_per_chunk
-    if plan.epochs and r > 1:
-        k = max(r, k - k % r)  # whole chunk rows: no chunk is decoded twice
-    return [order[a:a + k] for a in range(0, n, k)], k * per_trial
+    if plan.epochs:
+        if r > 1:
+            k = max(r, k - k % r)  # whole chunk rows: no chunk is decoded twice
+        cuts = np.flatnonzero(np.diff(chosen // k)) + 1
+        return ([b for b in np.split(chosen, cuts) if b.size] if chosen.size else []), \
+            k * per_trial
+    order = chosen[np.argsort(plan.anchors[chosen], kind="stable")]
+    return [order[a:a + k] for a in range(0, order.shape[0], k)], k * per_trial
 
 
 def _slabs(plan: _Plan, trials: int) -> list[slice]:
@@ -979,27 +994,30 @@ class _Moments:
         return mean, sem, n
 
 
-def _accumulate(ref: ArrayRef, plan: _Plan, codes: np.ndarray, groups: int,
-                progress: ProgressFn | None, cancelled: CancelFn | None) -> _Moments:
-    """Read every block (``AHEAD`` blocks ahead) and fold it into the moments."""
+#: ``fold(trials, x, cols)``: one slab, float64 ``(trials, window, channels[cols])``.
+_Fold = Callable[[np.ndarray, np.ndarray, slice], None]
+
+
+def _each_block(ref: ArrayRef, plan: _Plan, chosen: np.ndarray, fold: _Fold,
+                progress: ProgressFn | None, cancelled: CancelFn | None) -> None:
+    """Read the blocks of trials ``chosen`` (``AHEAD`` blocks ahead) and hand
+    each channel slab of each block, windowed and baseline-corrected, to ``fold``."""
     source = _source_for(ref, plan.channels)
-    w0, w1 = plan.window
-    moments = _Moments(groups, w1 - w0, len(plan.channels))
-    total = int(plan.anchors.shape[0])
+    total = int(chosen.shape[0])
     pending: deque[tuple[np.ndarray, np.ndarray, np.ndarray, Any]] = deque()
     done = 0
 
-    blocks, block_bytes = _blocks(plan, source, np.dtype(ref.dtype).itemsize)
+    blocks, block_bytes = _blocks(plan, source, np.dtype(ref.dtype).itemsize, chosen)
     # blocks larger than the target (one row of big chunks) are not read ahead
     ahead = source.ahead if block_bytes <= BLOCK_BYTES else 0
 
-    def fold() -> None:
+    def step() -> None:
         nonlocal done
         idx, owner, base, handle = pending.popleft()
         arrays = source.collect(handle)
         for cols in _slabs(plan, int(idx.shape[0])):
-            x = _shape_block(plan, idx, _gather(plan, idx, arrays, owner, base, cols))
-            moments.add(codes[idx], x, cols)
+            fold(idx, _shape_block(plan, idx, _gather(plan, idx, arrays, owner, base, cols)),
+                 cols)
         done += int(idx.shape[0])
         if progress is not None:
             progress(Progress(done, total))
@@ -1011,14 +1029,24 @@ def _accumulate(ref: ArrayRef, plan: _Plan, codes: np.ndarray, groups: int,
             boxes, owner, base = _boxes(plan, idx, source.gap)
             pending.append((idx, owner, base, source.submit(boxes)))
             if len(pending) > ahead:
-                fold()
+                step()
         while pending:
             if cancelled is not None and cancelled():
                 raise Cancelled()
-            fold()
+            step()
     finally:
         for *_, handle in pending:
             source.cancel(handle)
+
+
+def _accumulate(ref: ArrayRef, plan: _Plan, chosen: np.ndarray, codes: np.ndarray,
+                groups: int, progress: ProgressFn | None,
+                cancelled: CancelFn | None) -> _Moments:
+    """Fold every chosen trial into the moments of its condition."""
+    w0, w1 = plan.window
+    moments = _Moments(groups, w1 - w0, len(plan.channels))
+    _each_block(ref, plan, chosen, lambda idx, x, cols: moments.add(codes[idx], x, cols),
+                progress, cancelled)
     return moments
 
 
@@ -1056,9 +1084,41 @@ def _frame(conditions: Sequence[Condition], plan: _Plan, moments: _Moments,
     return df
 
 
+def _chosen(trials: Any, n: int) -> np.ndarray:
+    """The trials to read, ascending and unique: all, or ``trials`` (indices or a mask)."""
+    if trials is None:
+        return np.arange(n, dtype=np.int64)
+    a = np.asarray(trials)
+    if a.dtype == np.bool_:
+        if a.shape != (n,):
+            raise ValueError(f"a trial mask must have shape ({n},), got {a.shape}")
+        a = np.flatnonzero(a)
+    elif a.size and a.dtype.kind not in "iu":
+        raise ValueError(f"trials must be trial indices or a boolean mask, got dtype {a.dtype}")
+    a = np.unique(a.astype(np.int64).reshape(-1))
+    if a.size == 0:
+        raise ValueError("no trial chosen")
+    if a[0] < 0 or a[-1] >= n:
+        raise ValueError(f"trial indices must be within 0..{n - 1}")
+    return a
+
+
+def _codes(labels: list[Condition], conditions: list[Condition],
+           chosen: np.ndarray) -> tuple[list[Condition], np.ndarray]:
+    """The conditions of the chosen trials (display order kept) and every trial's
+    position among them (-1 for trials not chosen)."""
+    used = {labels[i] for i in chosen.tolist()}
+    kept = [c for c in conditions if c in used]
+    position = {cond: i for i, cond in enumerate(kept)}
+    codes = np.full(len(labels), -1, dtype=np.int64)
+    codes[chosen] = [position[labels[i]] for i in chosen.tolist()]
+    return kept, codes
+
+
 def trial_average(document: Document, by: Hashable, *, channels: Any = None,
                   window: tuple[float, float] | None = None, baseline: Any = None,
-                  float_bins: int = FLOAT_BINS, progress: ProgressFn | None = None,
+                  trials: Any = None, float_bins: int = FLOAT_BINS,
+                  progress: ProgressFn | None = None,
                   cancelled: CancelFn | None = None) -> pd.DataFrame:
     """Mean response per condition, channel and time relative to stimulus onset.
 
@@ -1074,7 +1134,10 @@ def trial_average(document: Document, by: Hashable, *, channels: Any = None,
             only inside its own (see the module notes).
         baseline: None (no correction), ``(start, stop)`` in the unit of
             ``window``, :data:`RECORDED` or :data:`PRESTIMULUS`.
-        float_bins: number of quantile bins of a float column.
+        trials: None (all) or the trials averaged: indices, or a boolean mask
+            ``(trials,)``; only they are read, and only their conditions are
+            listed (labels as for all trials).
+        float_bins: number of quantile bins of a float column (over all trials).
         progress: called on the calling thread after each block with
             ``Progress(done_trials, total_trials)``.
         cancelled: polled before each block; True raises :class:`Cancelled`.
@@ -1091,20 +1154,242 @@ def trial_average(document: Document, by: Hashable, *, channels: Any = None,
 
     Raises:
         ValueError: no trial structure or neural array, unknown column or
-            channel, empty or malformed window or baseline, patterns mode, a
-            result above :data:`MAX_RESULT_ROWS` rows.
+            channel, empty or malformed window, baseline or trial choice,
+            patterns mode, a result above :data:`MAX_RESULT_ROWS` rows.
         Cancelled: ``cancelled()`` returned True.
         OSError: the neural array cannot be read (file changed or damaged).
         RuntimeError: no worker pool is open (``workers.worker_pool``).
     """
     labels, conditions = condition_of_trials(document, by, float_bins=float_bins)
     plan = _plan(document, channels, window, baseline)
+    chosen = _chosen(trials, len(labels))
+    conditions, codes = _codes(labels, conditions, chosen)
     rows = len(conditions) * len(plan.channels) * (plan.window[1] - plan.window[0])
     if rows > MAX_RESULT_ROWS:
         raise ValueError(f"the result would have {rows} rows (limit {MAX_RESULT_ROWS}): "
                          "choose fewer channels, a shorter window or a coarser grouping")
-    position = {cond: i for i, cond in enumerate(conditions)}
-    codes = np.fromiter((position[c] for c in labels), dtype=np.int64, count=len(labels))
     ref = document.arrays["neuro"]
-    moments = _accumulate(ref, plan, codes, len(conditions), progress, cancelled)
+    moments = _accumulate(ref, plan, chosen, codes, len(conditions), progress, cancelled)
     return _frame(conditions, plan, moments, ref, by)
+
+
+# -- trial views ----------------------------------------------------------------------------
+
+#: Most time bins :func:`trial_matrix` keeps by default (about a wide plot's width).
+MATRIX_BINS = 2048
+#: Most values :func:`trial_matrix` returns (rows x bins); more trials share rows.
+MATRIX_VALUES = 4_000_000
+
+
+def condition_of_value(value: Any) -> Condition:
+    """The typed condition of one value, as :func:`condition_of_trials` groups it.
+
+    ``1``, ``"1"`` and ``True`` give three conditions; numpy scalars count as
+    the Python scalar they hold; missing values (None, NaN, NA, NaT) give
+    :data:`MISSING`.  Used to find the trials that showed a stimulus.
+    """
+    return _typed(value)
+
+
+@dataclass(frozen=True)
+class TrialAxis:
+    """What a recording offers to cut trials, before anything is read.
+
+    Attributes:
+        trials: number of trials.
+        channels: number of channels; ``channel_names`` their ``ch_names``
+            (``[]`` when the file gives none or not one per channel).
+        window_samples: the default ``[start, stop)`` offsets from onset
+            (see the module notes); ``per_trial`` when each trial is limited
+            to its own window within it.
+        sampling_rate_hz: samples per second, or None (then times are samples).
+        has_recorded_baseline: ``trial_info/baseline`` is present.
+    """
+
+    trials: int
+    channels: int
+    channel_names: list[str]
+    window_samples: tuple[int, int]
+    per_trial: bool
+    sampling_rate_hz: float | None
+    has_recorded_baseline: bool
+
+    @property
+    def time_unit(self) -> str:
+        """``"s"`` when the sampling rate is known, else ``"samples"``."""
+        return "s" if self.sampling_rate_hz is not None else "samples"
+
+    def to_time(self, samples: float) -> float:
+        """Sample offset to the unit of ``window`` and ``baseline`` (seconds or samples)."""
+        rate = self.sampling_rate_hz
+        return samples / rate if rate is not None else float(samples)
+
+
+def trial_axis(document: Document) -> TrialAxis:
+    """The trials, channels and default window of a recording (no sample is read).
+
+    Raises:
+        ValueError: as :func:`trial_average` for a document without trials,
+            a patterns recording or non-numeric samples.
+    """
+    plan = _plan(document, None, None, None)
+    ref = document.arrays["neuro"]
+    names = ref.attrs.get("ch_names")
+    n_ch = int(ref.shape[-1])
+    listed = [str(x) for x in names] if isinstance(names, list) and len(names) == n_ch else []
+    trials = document.trials
+    return TrialAxis(int(plan.anchors.shape[0]), n_ch, listed, plan.window,
+                     plan.valid is not None, plan.sfreq,
+                     trials is not None and trials.baseline is not None)
+
+
+@dataclass(frozen=True)
+class TrialOrder:
+    """Trials sorted by condition.
+
+    Attributes:
+        order: int64 ``(trials,)``: the trial at each sorted position.
+        conditions: the conditions in display order (``[]`` for trial order).
+        starts: int64 ``(len(conditions) + 1,)``: sorted position where each
+            condition begins, then the number of trials.
+    """
+
+    order: np.ndarray
+    conditions: list[Condition]
+    starts: np.ndarray
+
+
+def trial_order(document: Document, by: Hashable | None, *,
+                float_bins: int = FLOAT_BINS) -> TrialOrder:
+    """Trials sorted by the conditions of ``by`` (display order, missing last).
+
+    Within a condition trials keep their order, except in binned float
+    columns, where they are sorted by value (ties by trial).  ``by=None``
+    keeps trial order with no conditions.
+
+    Raises:
+        ValueError: as :func:`condition_of_trials`.
+    """
+    if by is None:
+        trials, ref = _neuro(document)
+        n = _trial_count(trials, ref)
+        return TrialOrder(np.arange(n, dtype=np.int64), [], np.array([0, n], dtype=np.int64))
+    labels, conditions = condition_of_trials(document, by, float_bins=float_bins)
+    position = {c: i for i, c in enumerate(conditions)}
+    codes = np.fromiter((position[c] for c in labels), dtype=np.int64, count=len(labels))
+    within = np.zeros(len(labels))
+    meta = document.tables.get("trial_meta")
+    binned = any(c.kind == "bin" for c in conditions)
+    if binned and meta is not None and not (isinstance(by, str) and by == STIMULUS):
+        within = meta[by].to_numpy(dtype=np.float64, na_value=np.nan)
+    order = np.lexsort((np.arange(len(labels)), within, codes)).astype(np.int64)
+    starts = np.searchsorted(codes[order], np.arange(len(conditions) + 1)).astype(np.int64)
+    return TrialOrder(order, conditions, starts)
+
+
+@dataclass(frozen=True)
+class TrialMatrix:
+    """One channel, trials x time, binned to a bounded image.
+
+    Attributes:
+        values: float64 ``(rows, bins)``: the NaN-aware mean of the samples of
+            each row's trials in each time bin (NaN where none).
+        order: int64: the trials in row order (``trials_per_row`` per row,
+            the last row may hold fewer).
+        trials_per_row: trials averaged into one row (1 unless there are
+            more than ``max_values / bins`` trials).
+        edges: float64 ``(bins + 1,)``: bin boundaries in ``time_unit``
+            relative to onset (``[edges[j], edges[j+1])``).
+        bin_samples: samples per time bin (the last one may hold fewer).
+        channel: the channel index; ``time_unit`` ``"s"`` or ``"samples"``.
+        window_samples: the ``[start, stop)`` offsets covered.
+    """
+
+    values: np.ndarray
+    order: np.ndarray
+    trials_per_row: int
+    edges: np.ndarray
+    bin_samples: int
+    channel: int
+    time_unit: str
+    window_samples: tuple[int, int]
+
+    def trials_of_row(self, row: int) -> np.ndarray:
+        """The trials drawn in image row ``row`` (empty outside the image)."""
+        if not 0 <= row < self.values.shape[0]:
+            return np.empty(0, dtype=np.int64)
+        k = self.trials_per_row
+        return self.order[row * k:(row + 1) * k]
+
+    def rows_of_trials(self, trials: Any) -> np.ndarray:
+        """The sorted image rows that draw any of ``trials`` (others are ignored)."""
+        rank = np.full(int(self.order.max(initial=-1)) + 1, -1, dtype=np.int64)
+        rank[self.order] = np.arange(self.order.shape[0])
+        t = np.asarray(list(trials), dtype=np.int64).reshape(-1)
+        t = t[(t >= 0) & (t < rank.shape[0])]
+        r = rank[t]
+        return np.unique(r[r >= 0] // self.trials_per_row)
+
+
+def _time_bins(window: tuple[int, int], max_bins: int) -> tuple[int, int]:
+    """``(samples per bin, bins)`` covering ``window`` with at most ``max_bins`` bins."""
+    w = window[1] - window[0]
+    step = max(1, -(-w // max(1, int(max_bins))))
+    return step, -(-w // step)
+
+
+def trial_matrix(document: Document, channel: int | str, *, order: Any = None,
+                 window: tuple[float, float] | None = None, baseline: Any = None,
+                 max_bins: int = MATRIX_BINS, max_values: int = MATRIX_VALUES,
+                 progress: ProgressFn | None = None,
+                 cancelled: CancelFn | None = None) -> TrialMatrix:
+    """The responses of one channel, one image row per trial, in ``order``.
+
+    Samples are cut, windowed and baseline-corrected exactly as in
+    :func:`trial_average` (same ``window`` and ``baseline`` arguments, NaN
+    outside the data), then averaged (NaN-aware) into at most ``max_bins``
+    time bins of equal width and, when there are more trials than
+    ``max_values // bins`` rows allow, into rows of ``trials_per_row``
+    consecutive trials of ``order``.  Held at once: the ``(rows, bins)``
+    sums and counts (at most ``max_values`` each) and one block of trials.
+
+    Args:
+        order: the trials in row order (any subset, no repeats), default all
+            in trial order (see :func:`trial_order`).
+
+    Raises:
+        ValueError: as :func:`trial_average`; an order with repeats or out
+            of range.
+        Cancelled: ``cancelled()`` returned True.
+        OSError: the neural array cannot be read.
+    """
+    plan = _plan(document, [channel], window, baseline)
+    n = int(plan.anchors.shape[0])
+    rows_order = np.arange(n, dtype=np.int64) if order is None else np.asarray(order, np.int64)
+    chosen = _chosen(rows_order, n)
+    if chosen.shape[0] != rows_order.shape[0]:
+        raise ValueError("the trial order repeats trials")
+    step, bins = _time_bins(plan.window, max_bins)
+    per_row = max(1, -(-rows_order.shape[0] // max(1, int(max_values) // bins)))
+    rows = -(-rows_order.shape[0] // per_row)
+    row_of = np.zeros(n, dtype=np.int64)
+    row_of[rows_order] = np.arange(rows_order.shape[0]) // per_row
+    total, count = np.zeros((rows, bins)), np.zeros((rows, bins), dtype=np.int64)
+    width = plan.window[1] - plan.window[0]
+
+    def fold(idx: np.ndarray, x: np.ndarray, cols: slice) -> None:
+        flat = np.full((idx.shape[0], bins * step), np.nan)
+        flat[:, :width] = x[:, :, 0]
+        binned = flat.reshape(idx.shape[0], bins, step)
+        ok = ~np.isnan(binned)
+        np.add.at(total, row_of[idx], np.where(ok, binned, 0.0).sum(axis=2))
+        np.add.at(count, row_of[idx], ok.sum(axis=2))
+
+    _each_block(document.arrays["neuro"], plan, chosen, fold, progress, cancelled)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.where(count > 0, total / np.maximum(count, 1), np.nan)
+    w0, w1 = plan.window
+    offsets = np.minimum(w0 + step * np.arange(bins + 1), w1).astype(np.float64)
+    edges = offsets / plan.sfreq if plan.sfreq is not None else offsets
+    return TrialMatrix(values, rows_order, per_row, edges, step, int(plan.channels[0]),
+                       "s" if plan.sfreq is not None else "samples", plan.window)

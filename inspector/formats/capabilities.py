@@ -7,6 +7,8 @@ has, never by its format name (docs/architecture.md, "Seams"):
 * :class:`AucScans`: an AUC experiment (scans against radius).
 * :class:`ChecksumTable`: an archive's member digests and their statuses.
 * :class:`AucxExport`: the document can be exported to an AUCX archive.
+* :class:`ObjectData`: the values of any dataset or attribute of the object
+  tree, decoded lazily (:class:`~inspector.formats.node_data.NodeData`).
 
 Deferred work (streaming verification of an archive, a recording's
 ``verify()``) is a :class:`DeferredCheck`: it runs on a worker thread, emits
@@ -32,6 +34,7 @@ if TYPE_CHECKING:  # annotations only: importing a document type never imports n
     from inspector.formats.arrays import ArrayRef
     from inspector.formats.auc_model import AucExperiment
     from inspector.formats.node import Node
+    from inspector.formats.node_data import NodeData
 
 
 class MemberStatus(StrEnum):
@@ -191,6 +194,28 @@ class ExperimentGroups:
     keys: tuple[str, ...]
     selected: str | None
     open: Callable[[str], Any]
+
+
+@dataclass(frozen=True)
+class ObjectData:
+    """The stored values of every dataset and array-valued attribute of the object tree.
+
+    Attributes:
+        lookup: ``lookup(location)`` returns the
+            :class:`~inspector.formats.node_data.NodeData` of the dataset
+            ``"/path"`` or the attribute ``"/path@name"`` (the locations of
+            ``Document.tree``), or None when there is none there (a group, a
+            dangling link, a missing name).  It reads metadata only (no
+            value); it raises :class:`~inspector.formats.node_data.NodeReadError`
+            when the object exists but cannot be opened.  Call it off the GUI
+            thread, like every read of the node.
+    """
+
+    lookup: Callable[[str], NodeData | None]
+
+    def node(self, location: str) -> NodeData | None:
+        """The node at ``location`` (see :attr:`lookup`)."""
+        return self.lookup(location)
 
 
 @dataclass(frozen=True)

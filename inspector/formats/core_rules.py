@@ -36,3 +36,8 @@ STIMULUS_UNLOADABLE = rule(
     "stimulus.unloadable", Severity.WARNING,
     "A stimulus image the file lists cannot be decoded or found when the window shows it.",
     "Inspector's stimulus contract (inspector/formats/capabilities.py, 'Stimulus.load')")
+NODE_NOT_FOUND = rule(
+    "node.not-found", Severity.WARNING,
+    "A location given as FILE::/path names nothing the file holds: no node to show, or no "
+    "dataset or attribute whose values can be dumped.",
+    "Inspector's command line ('FILE::/path' locations, inspector --help)")

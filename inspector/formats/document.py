@@ -28,6 +28,7 @@ from inspector.formats.capabilities import (
     ExperimentGroups,
     MemberCheck,
     MemberStatus,
+    ObjectData,
     Progress,
     ProgressFn,
     Stimulus,
@@ -46,8 +47,8 @@ __all__ = [
     "FORMAT_AUCX", "FORMAT_DELIMITED", "FORMAT_RECORDING", "FORMAT_UNKNOWN", "MEMBER_STATUSES",
     "SEVERITIES", "AucScans", "AucxExport", "CancelFn", "CheckResult", "ChecksumTable",
     "DeferredCheck", "Document", "Finding", "Findings", "FormatId", "MemberCheck",
-    "MemberStatus", "Node", "Progress", "ProgressFn", "Rule", "Scope", "Severity", "Stimulus",
-    "TrialStructure",
+    "MemberStatus", "Node", "ObjectData", "Progress", "ProgressFn", "Rule", "Scope", "Severity",
+    "Stimulus", "TrialStructure",
 ]
 
 
@@ -96,6 +97,8 @@ class Document:
         structure: the structural validation, readiness and summary of the
             AUC experiment inside (AUC documents).
         groups: the other experiments of the same source, when it holds several.
+        object_data: the values of any dataset or attribute of ``tree``, for
+            documents whose tree has stored values (HDF5 files).
         checks: deferred checks still to run (see :meth:`verify`, :meth:`apply`).
         traceback: the traceback of a reader bug (``internal.reader-failed``).
     """
@@ -119,6 +122,7 @@ class Document:
     export: AucxExport | None = None
     structure: AucStructure | None = None
     groups: ExperimentGroups | None = None
+    object_data: ObjectData | None = None
     checks: list[DeferredCheck] = field(default_factory=list)
     traceback: str | None = None
     _check_findings: dict[int, tuple[Finding, ...]] = field(default_factory=dict, repr=False)

@@ -39,7 +39,7 @@ from inspector.formats.document import FORMAT_UNKNOWN, Document
 from inspector.formats.reader_api import FormatReader, OpenOptions
 
 __all__ = ["FormatReader", "OpenOptions", "open_document", "open_filters", "reader_for",
-           "readers", "register", "sniff"]
+           "reader_modules", "readers", "register", "sniff"]
 
 _READERS: list[FormatReader] = []
 _DISCOVERED = False
@@ -75,6 +75,24 @@ def _discover() -> None:
             if reader is not None:
                 register(reader)
     _DISCOVERED = True
+
+
+def reader_modules() -> list[str]:
+    """The name of every module of every format package, without importing any.
+
+    For importing them ahead of need (the window does so on a background
+    thread while idle), so that opening a file imports nothing.
+    """
+    import inspector.formats as formats_pkg
+
+    out = []
+    for info in pkgutil.iter_modules(formats_pkg.__path__):
+        if info.ispkg:
+            package = f"{formats_pkg.__name__}.{info.name}"
+            folder = [os.path.join(formats_pkg.__path__[0], info.name)]
+            out += [f"{package}.{m.name}" for m in pkgutil.iter_modules(folder)
+                    if m.name != "__main__"]
+    return out
 
 
 def readers() -> Sequence[FormatReader]:

@@ -102,6 +102,19 @@ class DataFrameModel(QAbstractTableModel):
         """Position in the DataFrame of the displayed ``row``."""
         return int(self._rows[row])
 
+    def source_rows(self, rows: np.ndarray) -> np.ndarray:
+        """int64 positions in the DataFrame of the displayed ``rows``."""
+        return self._rows[np.asarray(rows, dtype=np.int64)].astype(np.int64)
+
+    def display_rows(self, sources: np.ndarray) -> np.ndarray:
+        """int64 displayed rows (ascending) of the DataFrame positions ``sources``;
+        positions filtered out or out of range are left out."""
+        where = np.full(len(self._df), -1, dtype=np.int64)
+        where[self._rows] = np.arange(len(self._rows))
+        s = np.asarray(sources, dtype=np.int64).reshape(-1)
+        rows = where[s[(s >= 0) & (s < len(self._df))]]
+        return np.unique(rows[rows >= 0])
+
     def value(self, row: int, col: int) -> Any:
         """The raw cell value at displayed ``row`` (after sort/filter)."""
         v = self.column_array(col)[self._rows[row]]

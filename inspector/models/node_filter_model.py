@@ -24,7 +24,15 @@ class NodeFilterProxy(QSortFilterProxyModel):
         self._needle = ""
 
     def set_text(self, text: str) -> None:
-        """Set the filter text (empty shows everything)."""
+        """Set the filter text (empty shows everything).
+
+        A filter looks at every node: rows of long child lists that are not
+        shown yet (:class:`NodeTreeModel` fills in as rows are scrolled to)
+        are shown first.
+        """
+        source = self.sourceModel()
+        if text.strip() and hasattr(source, "show_all"):
+            source.show_all()
         self.beginFilterChange()
         self._needle = text.strip().lower()
         self.endFilterChange()

@@ -1,4 +1,16 @@
-"""A read-only tree model over a :class:`inspector.formats.document.Node` tree."""
+"""A read-only tree model over a :class:`inspector.formats.document.Node` tree.
+
+Filled incrementally: nothing is walked up front, and a node with more than
+:data:`FIRST_ROWS` children shows that many at first; the view asks for
+:data:`FETCH_ROWS` more at a time (Qt's ``canFetchMore``/``fetchMore``: when
+the last row is scrolled into view or the node is expanded), one batch per
+event, so a tree of 100 000 objects never freezes the window
+(docs/architecture.md, "Contracts").  A ``QTreeView`` lays out every row it
+shows each time rows are inserted, so rows are added as they are looked
+at, not all in the background.  Finding a node that is not shown yet
+(:meth:`NodeTreeModel.index_of_node`) shows the rows on its path at once;
+:meth:`NodeTreeModel.show_all` shows everything (a filter needs every row).
+"""
 
 from __future__ import annotations
 
@@ -23,6 +35,11 @@ __all__ = ["COLUMNS", "LocationRole", "NodeRole", "NodeTreeModel", "node_type_te
 COLUMNS = ("Name", "Value", "Type", "Details")
 
 _D = Qt.ItemDataRole
+
+#: Children shown at once under one node; longer child lists grow as they are scrolled.
+FIRST_ROWS = 200
+#: Rows added by one ``fetchMore``.
+FETCH_ROWS = 200
 
 #: Node kinds whose ``None`` value means "no scalar value" rather than a missing one.
 CONTAINER_KINDS = frozenset({"group", "dataset", "member", "link", "file", "table", "record"})
@@ -55,33 +72,73 @@ class NodeTreeModel(QAbstractItemModel):
     Strings are shown in quotes in a distinct colour, so an int ``1`` and a
     str ``"1"`` look different (and the Type column says ``int``/``str``).
     Missing values and the provenance placeholder ``"unknown"`` are greyed
-    italic.  The model wraps the Node tree without copying it; parent links
-    are kept in a side table built once.
+    italic.  The model wraps the Node tree without copying it; the parent and
+    row of a node are recorded when its index is first made.
     """
 
     def __init__(self, root: Node | None, parent=None) -> None:
         super().__init__(parent)
+        self._reset(root)
+
+    def _reset(self, root: Node | None) -> None:
         self._root = root or Node("")
         self._parent: dict[int, Node | None] = {}
         self._row: dict[int, int] = {}
-        self._index_tree(self._root, None)
+        self._shown: dict[int, int] = {}  # rows shown of long child lists, by node id
+        self._partial: dict[int, Node] = {}  # nodes whose child list is not all shown
+        self._everything = False
 
     def set_root(self, root: Node | None) -> None:
         """Show another tree (a deferred check replaced the header); resets the model."""
         self.beginResetModel()
-        self._root = root or Node("")
-        self._parent, self._row = {}, {}
-        self._index_tree(self._root, None)
+        self._reset(root)
         self.endResetModel()
 
-    def _index_tree(self, node: Node, parent: Node | None) -> None:
-        stack = [(node, parent, 0)]
-        while stack:
-            n, p, row = stack.pop()
-            self._parent[id(n)] = p
-            self._row[id(n)] = row
-            for i, c in enumerate(n.children):
-                stack.append((c, n, i))
+    # -- incremental filling ----------------------------------------------
+    def _count(self, n: Node) -> int:
+        """Rows shown under ``n``: all children, or :data:`FIRST_ROWS` of a long list at first."""
+        shown = self._shown.get(id(n))
+        if shown is not None:
+            return shown
+        total = len(n.children)
+        if total <= FIRST_ROWS or self._everything:
+            return total
+        self._shown[id(n)] = FIRST_ROWS
+        self._partial[id(n)] = n
+        return FIRST_ROWS
+
+    def is_complete(self) -> bool:
+        """Every child list asked for so far is shown whole."""
+        return not self._partial
+
+    def _parent_index(self, n: Node) -> QModelIndex:
+        return QModelIndex() if n is self._root else self.createIndex(self._row[id(n)], 0, n)
+
+    def _show_rows(self, n: Node, upto: int) -> None:
+        """Insert the rows of ``n`` up to ``upto`` (exclusive) that are not shown yet."""
+        have = self._shown.get(id(n), len(n.children))
+        upto = min(upto, len(n.children))
+        if upto <= have:
+            return
+        self.beginInsertRows(self._parent_index(n), have, upto - 1)
+        self._shown[id(n)] = upto
+        self.endInsertRows()
+        if upto >= len(n.children):
+            self._partial.pop(id(n), None)
+
+    def canFetchMore(self, parent=QModelIndex()) -> bool:  # noqa: N802 - Qt override
+        n = self.node(parent)
+        return self._count(n) < len(n.children)
+
+    def fetchMore(self, parent=QModelIndex()) -> None:  # noqa: N802 - Qt override
+        n = self.node(parent)
+        self._show_rows(n, self._count(n) + FETCH_ROWS)
+
+    def show_all(self) -> None:
+        """Show every row of every node (a filter looks at all of them)."""
+        self._everything = True
+        for n in list(self._partial.values()):
+            self._show_rows(n, len(n.children))
 
     @property
     def root(self) -> Node:
@@ -93,8 +150,11 @@ class NodeTreeModel(QAbstractItemModel):
     # -- structure ------------------------------------------------------
     def index(self, row: int, column: int, parent=QModelIndex()) -> QModelIndex:
         p = self.node(parent)
-        if 0 <= row < len(p.children) and 0 <= column < len(COLUMNS):
-            return self.createIndex(row, column, p.children[row])
+        if 0 <= row < self._count(p) and 0 <= column < len(COLUMNS):
+            child = p.children[row]
+            self._parent[id(child)] = p
+            self._row[id(child)] = row
+            return self.createIndex(row, column, child)
         return QModelIndex()
 
     def parent(self, index=QModelIndex()) -> QModelIndex:  # type: ignore[override]
@@ -109,7 +169,7 @@ class NodeTreeModel(QAbstractItemModel):
     def rowCount(self, parent=QModelIndex()) -> int:
         if parent.isValid() and parent.column() != 0:
             return 0
-        return len(self.node(parent).children)
+        return self._count(self.node(parent))
 
     def columnCount(self, parent=QModelIndex()) -> int:
         return len(COLUMNS)
@@ -161,10 +221,41 @@ class NodeTreeModel(QAbstractItemModel):
         return None
 
     def index_of_node(self, n: Node) -> QModelIndex:
-        """Index (column 0) of a node of this tree (invalid for the root or foreign nodes)."""
-        if n is self._root or id(n) not in self._row:
+        """Index (column 0) of a node of this tree (invalid for the root or foreign nodes).
+
+        Rows on the way to ``n`` that are not shown yet are shown first.
+        """
+        if n is self._root:
+            return QModelIndex()
+        if id(n) not in self._row and not self._record_path(n):
             return QModelIndex()
         return self.createIndex(self._row[id(n)], 0, n)
+
+    def _record_path(self, target: Node) -> bool:
+        """Find ``target`` from the root, record its ancestors and show their rows."""
+        stack: list[tuple[Node, Node | None, int]] = [(self._root, None, 0)]
+        seen: dict[int, tuple[Node | None, int]] = {}
+        while stack:
+            n, p, row = stack.pop()
+            seen[id(n)] = (p, row)
+            if n is target:
+                break
+            stack.extend((c, n, i) for i, c in reversed(list(enumerate(n.children))))
+        else:
+            return False
+        path: list[tuple[Node, Node, int]] = []
+        node: Node | None = target
+        while node is not None and node is not self._root:
+            p, row = seen[id(node)]
+            assert p is not None
+            path.append((node, p, row))
+            node = p
+        for child, p, row in reversed(path):  # from the root down: parents are known first
+            self._count(p)
+            self._show_rows(p, row + 1)
+            self._parent[id(child)] = p
+            self._row[id(child)] = row
+        return True
 
     def index_of_location(self, location: str) -> QModelIndex:
         """The index of the first node whose location is ``location`` (invalid if none)."""

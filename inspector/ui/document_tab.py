@@ -33,7 +33,12 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.formats.capabilities import CheckResult, DeferredCheck, Progress
-from inspector.formats.core_rules import CHECK_FAILED, OPEN_FAILED, STIMULUS_UNLOADABLE
+from inspector.formats.core_rules import (
+    CHECK_FAILED,
+    NODE_NOT_FOUND,
+    OPEN_FAILED,
+    STIMULUS_UNLOADABLE,
+)
 from inspector.formats.document import Document, Finding, Node, Stimulus
 from inspector.jobs import JobContext, JobRunner
 from inspector.models.checksum_model import FAILED
@@ -50,11 +55,22 @@ from inspector.ui.tab_layout import lay_out_tab
 from inspector.ui.tree_panel import HeaderPanel, TreePanel, make_tree_view
 
 if TYPE_CHECKING:  # imported when a document needs them (pandas, numpy, pyqtgraph)
+    from inspector.models.selection import TrialSelection
+    from inspector.ui.data.viewer import NodeViewer
     from inspector.ui.plots import PlotPanel
     from inspector.ui.stimuli_panel import StimuliPanel
     from inspector.ui.table_panel import TablePanel
+    from inspector.ui.trial_link import TrialLinks
+    from inspector.ui.trials import TrialsPanel
 
 __all__ = ["DocumentTab", "make_tree_view"]
+
+#: The data views of any dataset or attribute (imported off the GUI thread, with the plots).
+DATA_VIEWS = "inspector.ui.data.viewer"
+#: Tree node kinds whose location may hold values (a link leads to a dataset too).
+DATA_KINDS = ("dataset", "attribute", "link")
+#: The package of the trial views (pyqtgraph), imported off the GUI thread.
+TRIALS = "inspector.ui.trials"
 
 #: Tab titles of tables with a well-known name (others are shown under their name).
 TABLE_TITLES = {"trial_meta": "Trial metadata", "scans": "Scans"}
@@ -109,6 +125,13 @@ class DocumentTab(QWidget):
         self.checksums: ChecksumPanel | None = None
         self.detail: DetailPane | None = None
         self.plot: PlotPanel | None = None
+        self.viewer: NodeViewer | None = None  # the plot and the data views of any node
+        self._data_wanted: str | None = None
+        self.selection: TrialSelection | None = None
+        self.trials_panel: TrialsPanel | None = None
+        self.trial_links: TrialLinks | None = None
+        self._trials_slot: QLabel | None = None
+        self.trials_error = ""
         self.plot_error = ""
         self._plot_slot: QLabel | None = None
         self._plot_wanted: str | None = None
@@ -170,6 +193,7 @@ class DocumentTab(QWidget):
         self.views.addTab(self.header_panel, "Header")
         self._add_tables()
         self._add_provenance_and_stimuli()
+        self._add_trials()
         if doc.checksums is not None:
             self._add_checksums()
         self._lay_out()
@@ -223,6 +247,50 @@ class DocumentTab(QWidget):
             self.stimuli.stimulus_selected.connect(self._stimulus_selected)
             self.views.addTab(self.stimuli, f"Stimuli ({len(doc.stimuli)})")
 
+    def _add_trials(self) -> None:
+        """The trial selection, shared by the table, the stimuli and the Trials tab
+        (epochs or continuous recordings only: patterns have no time axis).  The
+        trial views import pyqtgraph: a placeholder holds their tab until
+        ``inspector.ui.trials`` is imported off the GUI thread (ui.preload)."""
+        doc = self.doc
+        if doc.trials is None:
+            return
+        from inspector.models.selection import TrialSelection
+        from inspector.ui.trial_link import TrialLinks
+
+        self.selection = TrialSelection.for_document(doc, self)
+        if self.selection is None:
+            return
+        self.trial_links = TrialLinks(doc, self.jobs, self.selection,
+                                      self.tables.get("trial_meta"), self.stimuli, self)
+        self.selection.changed.connect(
+            lambda _source: self._finished_status() if self.verify_state != "running" else None)
+        if doc.trials.data_mode in ("epochs", "continuous") and "neuro" in doc.arrays:
+            self._trials_slot = QLabel("Preparing the trial views…")
+            self._trials_slot.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            self.views.addTab(self._trials_slot, "Trials")
+            preload.when_imported(TRIALS, self._trials_imported, self._trials_failed)
+
+    def _trials_imported(self, trials: ModuleType) -> None:
+        """The trial views are importable: the Trials tab takes the placeholder's place."""
+        slot = self._trials_slot
+        if self._vstate["closed"] or slot is None or self.doc is None:
+            return
+        index = self.views.indexOf(slot)
+        current = self.views.currentIndex() == index
+        self.trials_panel = trials.TrialsPanel(self.doc, self.jobs, self.selection, self)
+        self.views.removeTab(index)
+        self.views.insertTab(index, self.trials_panel, "Trials")
+        if current:
+            self.views.setCurrentIndex(index)
+        self._trials_slot = None
+        slot.deleteLater()
+
+    def _trials_failed(self, message: str) -> None:
+        self.trials_error = message
+        if self._trials_slot is not None:
+            self._trials_slot.setText(f"The trial views are not available: {message}")
+
     def _add_checksums(self) -> None:
         self.checksums = ChecksumPanel(list(self.doc.checksums.members), self)
         self.checksums.cancel_requested.connect(self.cancel_verification)
@@ -234,7 +302,7 @@ class DocumentTab(QWidget):
     def _lay_out(self) -> None:
         doc = self.doc
         self._array_names = {ref.location: name for name, ref in doc.arrays.items() if ref.location}
-        if doc.arrays:
+        if doc.arrays or doc.object_data is not None:
             # The plot comes once pyqtgraph is imported off the GUI thread (ui.preload).
             self._plot_slot = QLabel("Preparing the plot…")
             self._plot_slot.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -248,19 +316,29 @@ class DocumentTab(QWidget):
         self._stack.setCurrentWidget(split)
         self.setFocusProxy(self.views)  # keyboard: the tab hands focus to its views
         if self._plot_slot is not None:
-            preload.when_imported(preload.PLOTS, self._plots_imported, self._plots_failed)
+            views = DATA_VIEWS if doc.object_data is not None else preload.PLOTS
+            preload.when_imported(views, self._plots_imported, self._plots_failed)
 
-    def _plots_imported(self, plots: ModuleType) -> None:
-        """The plots package is imported: the plot panel takes the placeholder's place.
+    def _plots_imported(self, module: ModuleType) -> None:
+        """The plots (and, for documents with object data, the data views: ``module`` is
+        then :data:`DATA_VIEWS`) are imported: they take the placeholder's place.
 
-        Its first array is plotted on the next event-loop turn, so that building
-        the view is not added to the turn that built the tab.
+        The first array (or the node asked for) is shown on the next event-loop
+        turn, so that building the view is not added to the turn that built the tab.
         """
         if self._vstate["closed"] or self._plot_slot is None or self.doc is None:
             return
-        self.plot = plots.PlotPanel(self.doc, self.jobs, self)
-        link_scans(self)  # one scan selection for the Scans table, the scan list and the plot
-        self.right.replaceWidget(self.right.indexOf(self._plot_slot), self.plot)
+        shown = None
+        if self.doc.arrays:
+            self.plot = preload.loaded(preload.PLOTS).PlotPanel(self.doc, self.jobs, self)
+            link_scans(self)  # one scan selection for the Scans table, the scan list and the plot
+            shown = self.plot
+        if self.doc.object_data is not None:
+            shown = self.viewer = module.NodeViewer(self.doc.object_data, self.plot,
+                                                    self.detail, self.jobs, self)
+            self.viewer.data.finding.connect(self._view_finding)
+            self.viewer.data.node_missing.connect(self._node_missing)
+        self.right.replaceWidget(self.right.indexOf(self._plot_slot), shown)
         self._plot_slot.deleteLater()
         self._plot_slot = None
         self._plot_timer.start(0)
@@ -271,6 +349,10 @@ class DocumentTab(QWidget):
             self._plot_slot.setText(f"Plots are not available: {message}")
 
     def _show_first_array(self) -> None:
+        if self.viewer is not None and self._data_wanted is not None and \
+                not self._vstate["closed"]:
+            self.viewer.show_location(self._data_wanted)
+            return
         if self.plot is None or self._vstate["closed"]:
             return
         name = self._plot_wanted
@@ -280,8 +362,14 @@ class DocumentTab(QWidget):
             self.plot.show_array(name)
 
     def is_settled(self) -> bool:
-        """Nothing left to fill in: the models are complete and the plot is idle."""
-        return self.plots_idle()
+        """Nothing left to fill in: the models are complete, the plot and trial views idle."""
+        return self.plots_idle() and self.trials_idle()
+
+    def trials_idle(self) -> bool:
+        """The trial views show their final state (or there are none)."""
+        if self._trials_slot is not None:
+            return bool(self.trials_error)
+        return self.trials_panel is None or self.trials_panel.is_idle()
 
     def plots_idle(self) -> bool:
         """The plot shows its final state: built, nothing read or waiting (``--screenshot``)."""
@@ -289,8 +377,10 @@ class DocumentTab(QWidget):
             return False
         if self._plot_slot is not None:
             return bool(self.plot_error)
+        if self.viewer is not None and not self.viewer.is_idle():
+            return False
         if self.plot is None:
-            return True
+            return not self._plot_timer.isActive()
         return not self._plot_timer.isActive() and self.plot.is_idle()
 
     def _show_initial(self) -> None:
@@ -298,8 +388,10 @@ class DocumentTab(QWidget):
         if self.initial_node:
             if self.header_panel.select_location(self.initial_node, prefer_raw=True):
                 self.views.setCurrentWidget(self.header_panel)
+            elif self.doc.object_data is not None:  # not listed: the data views decide
+                self._show_data(self.initial_node)
             else:
-                self._notice = f"no node {self.initial_node!r} in this file"
+                self._node_missing(self.initial_node)
 
     def _set_ready(self) -> None:
         self.is_ready = True
@@ -317,6 +409,8 @@ class DocumentTab(QWidget):
         parts.append(severity_counts_text(doc.findings))
         if self._notice:
             parts.append(self._notice)
+        if self.selection is not None and not self.selection.is_empty():
+            parts.append(self.selection.text())
         self._set_status(" — ".join(parts))
 
     def set_failed(self, message: str, tb: str = "") -> None:
@@ -455,6 +549,35 @@ class DocumentTab(QWidget):
         name = self._array_names.get(n.location)
         if name is not None:
             self._plot_array(name)
+            self._data_wanted = None
+            if self.viewer is not None:
+                self.viewer.show_plot(n.location)
+        elif n.kind in DATA_KINDS and n.location and self.doc.object_data is not None:
+            self._show_data(n.location)
+
+    def _show_data(self, location: str) -> None:
+        """The values of the dataset or attribute at ``location`` (once the views exist)."""
+        self._data_wanted = location
+        if self.viewer is not None and not self._plot_timer.isActive():
+            self.viewer.show_location(location)
+
+    def _node_missing(self, location: str) -> None:
+        """``FILE::/path`` named nothing in the file: a warning finding naming it."""
+        if location != self.initial_node:
+            return
+        self._notice = f"no node {location!r} in this file"
+        self._view_finding(NODE_NOT_FOUND.finding(
+            f"{location} (asked for as FILE::{location}) is not a node of this file", location))
+        if self.verify_state != "running":
+            self._finished_status()
+
+    def _view_finding(self, finding: Finding) -> None:
+        """A view could not open or read a node: its finding, once."""
+        if any(f.code == finding.code and f.location == finding.location
+               for f in self.doc.findings):
+            return
+        self.doc.findings.add(finding)
+        self.findings_changed.emit()
 
     def _cell_selected(self, title: str, value: Any, extra: str) -> None:
         self.detail.show_value(title, value, extra)
@@ -564,6 +687,12 @@ class DocumentTab(QWidget):
         self._pending.clear()
         if self.stimuli is not None:
             self.stimuli.shutdown()
+        if self.viewer is not None:
+            self.viewer.shutdown()
+        if self.trials_panel is not None:
+            self.trials_panel.shutdown()
+        if self.trial_links is not None:
+            self.trial_links.shutdown()
         with self._vlock:
             self._vstate["closed"] = True
             running = self._vstate["running"]

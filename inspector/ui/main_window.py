@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from inspector import APP_NAME, __version__
 from inspector.formats.findings import Severity
 from inspector.jobs import JobContext, JobRunner
+from inspector.ui import preload
 from inspector.ui.busy_indicator import BusyIndicator
 from inspector.ui.document_tab import DocumentTab
 from inspector.ui.export_support import (
@@ -37,6 +38,11 @@ from inspector.ui.findings_dock import FindingsDock
 from inspector.ui.icons import severity_icon
 from inspector.ui.recent_files import add_recent, fill_recent_menu, last_dir
 from inspector.ui.theme import add_theme_menu
+
+#: Views imported ahead of need with the readers (see :meth:`MainWindow.warm_up`).
+VIEW_MODULES = ("inspector.ui.table_panel", "inspector.ui.stimuli_panel", preload.PLOTS)
+#: Milliseconds after the window is first shown before it warms up.
+WARM_UP_DELAY_MS = 200
 
 if TYPE_CHECKING:
     from inspector.formats.document import Document
@@ -128,6 +134,12 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.findings)
         self._docks_sized = False
         self._kinds_asked = False
+        self._warmed = False
+        self._warm_waiting = False
+        self._warm_timer = QTimer(self)
+        self._warm_timer.setSingleShot(True)
+        self._warm_timer.setInterval(WARM_UP_DELAY_MS)
+        self._warm_timer.timeout.connect(self.warm_up)
         self.busy = BusyIndicator(self)  # calm: an animated bar slows the jobs down
         self.busy.setToolTip("Working in the background")
         self.busy.setVisible(False)
@@ -253,6 +265,31 @@ class MainWindow(QMainWindow):
     def _show_kinds(self, kinds: str) -> None:
         self.empty_label.setText(f"Drop files here ({kinds}), or use File > Open (Ctrl+O).")
 
+    def warm_up(self) -> None:
+        """Import every reader and view module on a background thread, once, while idle.
+
+        Runs when the window has been shown and every tab is ready (files given
+        at start are opened first, undisturbed), so that a file opened later
+        imports nothing while its views are shown (docs/architecture.md,
+        "Contracts"; :mod:`inspector.ui.preload`).
+        """
+        if self._warmed or self._warm_waiting:
+            return
+        if not self.all_tabs_ready():
+            self._warm_waiting = True
+            self.all_ready.connect(self._warm_up_now, Qt.ConnectionType.SingleShotConnection)
+            return
+        self._warm_up_now()
+
+    def _warm_up_now(self) -> None:
+        self._warm_waiting = False
+        if self._warmed:
+            return
+        self._warmed = True
+        from inspector.formats.registry import reader_modules
+
+        preload.preload([*reader_modules(), *VIEW_MODULES])
+
     def _tab_status(self, tab: DocumentTab, text: str) -> None:
         """A tab's status line changed: shown while that tab is current."""
         if tab is self.current_tab():
@@ -368,7 +405,7 @@ class MainWindow(QMainWindow):
         self.act_export.setToolTip(tip)
         self.act_export.setStatusTip(tip)
 
-    # -- export to AUCX (issue 8 item 3) ---------------------------------
+    # -- export to AUCX ---------------------------------
     @staticmethod
     def _export_reason(tab: DocumentTab | None) -> str | None:
         """Why the current tab cannot be exported (None when it can)."""
@@ -537,6 +574,8 @@ class MainWindow(QMainWindow):
     def showEvent(self, event) -> None:
         super().showEvent(event)
         self._ask_kinds()
+        if not self._warmed:
+            self._warm_timer.start()
         if not self._docks_sized:  # a one-line dock while empty, a few rows otherwise
             self._docks_sized = True
             self.findings.open_to_fit()

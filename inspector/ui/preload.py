@@ -17,10 +17,13 @@ from __future__ import annotations
 import importlib
 import sys
 import threading
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterable
 from types import ModuleType
 
 from PySide6.QtCore import QObject, Signal
+
+from inspector.jobs import lower_thread_priority
 
 #: The plots package: pyqtgraph and every plot view.
 PLOTS = "inspector.ui.plots"
@@ -38,25 +41,53 @@ def loaded(name: str) -> ModuleType | None:
 
 
 class _Loader(QObject):
-    """Lives on the GUI thread; its signals carry a finished import across threads."""
+    """Lives on the GUI thread; imports a queue of modules on one background thread.
+
+    The queue is the only state both threads touch (under a lock); results
+    cross back as queued signals.
+    """
 
     imported = Signal(str)
     failed = Signal(str, str)
 
     def __init__(self) -> None:
         super().__init__()
-        self.running: set[str] = set()
         self.waiting: dict[str, list[tuple[Callable[[ModuleType], None],
                                            Callable[[str], None] | None]]] = {}
+        self._lock = threading.Lock()
+        self._queue: deque[str] = deque()
+        self._thread: threading.Thread | None = None
         self.imported.connect(self._imported)
         self.failed.connect(self._failed)
 
-    def start(self, name: str) -> None:
-        if name in self.running:
-            return
-        self.running.add(name)
+    @property
+    def busy(self) -> bool:
+        with self._lock:
+            return self._thread is not None
 
-        def run() -> None:  # a plain thread: module code only, no QObject is made here
+    def start(self, name: str, first: bool = False) -> None:
+        """Queue ``name`` (at the front with ``first``) and start the thread if idle."""
+        with self._lock:
+            if name in self._queue:
+                if not first:
+                    return
+                self._queue.remove(name)
+            if first:
+                self._queue.appendleft(name)
+            else:
+                self._queue.append(name)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="inspector preload")
+                self._thread.start()
+
+    def _run(self) -> None:  # the background thread: module code only, no QObject is made here
+        lower_thread_priority()
+        while True:
+            with self._lock:
+                if not self._queue:
+                    self._thread = None
+                    return
+                name = self._queue.popleft()
             try:
                 importlib.import_module(name)
             except Exception as exc:  # noqa: BLE001 - reported on the GUI thread
@@ -64,16 +95,12 @@ class _Loader(QObject):
             else:
                 self.imported.emit(name)
 
-        threading.Thread(target=run, name=f"import {name}").start()
-
     def _imported(self, name: str) -> None:
-        self.running.discard(name)
         module = sys.modules[name]
         for on_ready, _ in self.waiting.pop(name, []):
             on_ready(module)
 
     def _failed(self, name: str, message: str) -> None:
-        self.running.discard(name)
         for _, on_error in self.waiting.pop(name, []):
             if on_error is not None:
                 on_error(message)
@@ -93,11 +120,11 @@ def when_imported(name: str, on_ready: Callable[[ModuleType], None],
                   on_error: Callable[[str], None] | None = None) -> None:
     """Call ``on_ready(module)`` on the GUI thread once ``name`` is imported.
 
-    At once when it already is; otherwise the module is imported on a
-    background thread (once, however many callers wait) and ``on_ready`` runs
-    from the event loop afterwards.  ``on_error(message)`` is called instead
-    if the import raised.  Call from the GUI thread only.  A callback that
-    belongs to a widget should check that the widget still wants it.
+    At once when it already is; otherwise the module is imported on the
+    background thread, before any module only preloaded, and ``on_ready``
+    runs from the event loop afterwards.  ``on_error(message)`` is called
+    instead if the import raised.  Call from the GUI thread only.  A callback
+    that belongs to a widget should check that the widget still wants it.
     """
     module = loaded(name)
     if module is not None:
@@ -105,10 +132,16 @@ def when_imported(name: str, on_ready: Callable[[ModuleType], None],
         return
     loader = _the_loader()
     loader.waiting.setdefault(name, []).append((on_ready, on_error))
-    loader.start(name)
+    loader.start(name, first=True)
 
 
-def preload(name: str) -> None:
-    """Import ``name`` on a background thread now (nothing is called back)."""
-    if loaded(name) is None:
-        _the_loader().start(name)
+def preload(names: Iterable[str]) -> None:
+    """Import ``names`` on the background thread, in order (nothing is called back)."""
+    for name in names:
+        if loaded(name) is None:
+            _the_loader().start(name)
+
+
+def busy() -> bool:
+    """True while the background thread is importing."""
+    return _loader is not None and _loader.busy

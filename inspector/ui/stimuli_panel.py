@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QSize, Signal
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, QSize, Signal
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QListView, QVBoxLayout, QWidget
 
 from inspector.formats.document import Stimulus
@@ -22,10 +22,15 @@ class StimuliPanel(QWidget):
     Signals:
         load_failed(object stimulus, str message)
         stimulus_selected(object stimulus)
+        stimulus_activated(object stimulus): a thumbnail was double-clicked.
+        stimuli_chosen(list stimuli): the selected stimuli changed (by the
+            user; not emitted for :meth:`select_rows`).
     """
 
     load_failed = Signal(object, str)
     stimulus_selected = Signal(object)
+    stimulus_activated = Signal(object)
+    stimuli_chosen = Signal(list)
 
     def __init__(self, stimuli: list[Stimulus], jobs: JobRunner, parent=None) -> None:
         super().__init__(parent)
@@ -46,6 +51,10 @@ class StimuliPanel(QWidget):
         self.view.setModel(self.model)
         install_copy_actions(self.view, value_column=None)
         self.view.selectionModel().currentChanged.connect(self._current)
+        self.view.selectionModel().selectionChanged.connect(self._chosen)
+        self.view.doubleClicked.connect(
+            lambda index: self.stimulus_activated.emit(self.model.stimulus(index.row())))
+        self._syncing = False
         self.note = QLabel(f"{len(stimuli)} stimuli; images are decoded as they scroll into view.")
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
@@ -56,6 +65,25 @@ class StimuliPanel(QWidget):
     def _current(self, cur: QModelIndex, _prev: QModelIndex) -> None:
         if cur.isValid():
             self.stimulus_selected.emit(self.model.stimulus(cur.row()))
+
+    def _chosen(self, *_args) -> None:
+        if not self._syncing:
+            rows = sorted({i.row() for i in self.view.selectionModel().selectedIndexes()})
+            self.stimuli_chosen.emit([self.model.stimulus(r) for r in rows])
+
+    def select_rows(self, rows: list[int]) -> None:
+        """Select exactly ``rows`` (scrolling to the first) without emitting
+        :attr:`stimuli_chosen`."""
+        sel = QItemSelection()
+        for r in rows:
+            sel.select(self.model.index(r), self.model.index(r))
+        self._syncing = True
+        try:
+            self.view.selectionModel().select(sel, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+            if rows:
+                self.view.scrollTo(self.model.index(min(rows)))
+        finally:
+            self._syncing = False
 
     def _request(self, row: int) -> None:
         stim = self.model.stimulus(row)

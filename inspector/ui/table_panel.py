@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
-from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -28,9 +29,14 @@ class TablePanel(QWidget):
 
     Signals:
         cell_selected(str title, object value, str extra): current cell changed.
+        rows_chosen(object positions): the DataFrame positions (int64, ascending)
+            of the selected rows or, when none is selected and a filter is
+            set, of the rows the filter keeps; empty for none.  Not emitted
+            for :meth:`select_rows`.
     """
 
     cell_selected = Signal(str, object, str)
+    rows_chosen = Signal(object)
 
     def __init__(self, df: pd.DataFrame, title: str, location: str = "", parent=None) -> None:
         super().__init__(parent)
@@ -63,6 +69,12 @@ class TablePanel(QWidget):
         fit_table_columns(self.view)
         install_copy_actions(self.view, value_column=None, with_location=False)
         self.view.selectionModel().currentChanged.connect(self._current)
+        self._syncing = False
+        self._chosen = np.empty(0, dtype=np.int64)
+        self.view.selectionModel().selectionChanged.connect(self._emit_rows)
+        # sorting moves rows under the selection: keep the chosen rows chosen
+        self.model.layoutAboutToBeChanged.connect(self._hold)
+        self.model.layoutChanged.connect(self._reselect)
         top = QHBoxLayout()
         top.addWidget(self.filter_edit, 1)
         top.addWidget(self.count)
@@ -77,6 +89,7 @@ class TablePanel(QWidget):
         self._timer.stop()
         self.model.set_filter(self.filter_edit.text())
         self._update_count()
+        self._emit_rows()
 
     def _update_count(self) -> None:
         n = len(self.model.frame)
@@ -94,6 +107,55 @@ class TablePanel(QWidget):
         row_label = self.model.headerData(r, Qt.Orientation.Vertical)
         self.cell_selected.emit(f"{self.title}[{row_label}, {col!s}]", self.model.value(r, c),
                                 f"column {col!s}, dtype {dtype}")
+
+    # -- rows chosen (linked selection) ----------------------------------------
+    def selected_positions(self) -> np.ndarray:
+        """int64 DataFrame positions of the rows with a selected cell, ascending."""
+        parts = [np.arange(r.top(), r.bottom() + 1)
+                 for r in self.view.selectionModel().selection()]
+        rows = np.unique(np.concatenate(parts)) if parts else np.empty(0, np.int64)
+        return np.sort(self.model.source_rows(rows))
+
+    def chosen_positions(self) -> np.ndarray:
+        """What :attr:`rows_chosen` reports: the selected rows, else the filtered ones."""
+        chosen = self.selected_positions()
+        if chosen.size == 0 and self.model.filter_text:
+            chosen = np.sort(self.model.source_rows(np.arange(self.model.rowCount())))
+        return chosen
+
+    def _emit_rows(self, *_args: object) -> None:
+        if self._syncing:
+            return
+        self._chosen = self.selected_positions()
+        self.rows_chosen.emit(self.chosen_positions())
+
+    def select_rows(self, positions: np.ndarray) -> None:
+        """Select the rows at DataFrame ``positions`` (hidden ones are skipped) and
+        scroll to the first, without emitting :attr:`rows_chosen`."""
+        self._chosen = np.asarray(positions, dtype=np.int64)
+        rows = self.model.display_rows(self._chosen)
+        sel = QItemSelection()
+        if rows.size:
+            breaks = np.flatnonzero(np.diff(rows) != 1) + 1
+            last = self.model.columnCount() - 1
+            for run in np.split(rows, breaks):
+                sel.select(self.model.index(int(run[0]), 0), self.model.index(int(run[-1]), last))
+        self._syncing = True
+        try:
+            flags = QItemSelectionModel.SelectionFlag.ClearAndSelect
+            self.view.selectionModel().select(sel, flags)
+            if rows.size:
+                self.view.scrollTo(self.model.index(int(rows[0]), 0))
+        finally:
+            self._syncing = False
+
+    def _hold(self, *_args: object) -> None:
+        self._syncing = True
+
+    def _reselect(self, *_args: object) -> None:
+        self._syncing = False
+        if self._chosen.size:
+            self.select_rows(self._chosen)
 
     def select_column(self, name: str) -> bool:
         """Make column ``name`` current and selected; True if it exists."""

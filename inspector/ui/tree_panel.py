@@ -8,7 +8,7 @@ its width (:mod:`inspector.ui.columns`).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QLabel,
@@ -67,6 +67,26 @@ class FilteredTree(QWidget):
         lay.addWidget(self.label)
         lay.addWidget(self.view, 1)
         self.view.selectionModel().currentChanged.connect(self._current)
+        self.view.verticalScrollBar().valueChanged.connect(self._fetch_at_bottom)
+
+    def _fetch_at_bottom(self, _value: int = 0) -> None:
+        """The last row in view ends a child list that is not all shown: show more of it.
+
+        (Qt asks for more rows of the top level and of a node being expanded
+        by itself; :class:`NodeTreeModel` fills long lists in as they are
+        scrolled to.)
+        """
+        bar = self.view.verticalScrollBar()
+        if bar.value() < bar.maximum():
+            return
+        vp = self.view.viewport()
+        idx = self.view.indexAt(vp.rect().bottomLeft() + QPoint(4, -2))
+        if not idx.isValid():
+            return
+        src = self.proxy.mapToSource(idx)
+        parent = src.parent()
+        if src.row() >= self.model.rowCount(parent) - 1 and self.model.canFetchMore(parent):
+            self.model.fetchMore(parent)
 
     def _current(self, cur: QModelIndex, _prev: QModelIndex) -> None:
         n = cur.data(NodeRole) if cur.isValid() else None

@@ -56,18 +56,28 @@ AucExperiment` (raises :class:`BeckmanError`).
 
 from __future__ import annotations
 
+import importlib
 import os
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from inspector.formats.auc_model import AucExperiment
-from inspector.formats.beckman.run import read_run
-from inspector.formats.beckman.sniff import is_beckman_source
-from inspector.formats.beckman.view import BeckmanError, build_document
 from inspector.formats.document import Document, FormatId
 from inspector.formats.reader_api import OpenOptions
 
+if TYPE_CHECKING:
+    from inspector.formats.auc_model import AucExperiment
+    from inspector.formats.beckman.view import BeckmanError
+
 __all__ = ["READER", "BeckmanError", "BeckmanReader", "load_run", "open_run"]
+
+
+def __getattr__(name: str) -> Any:
+    """``BeckmanError``, imported with numpy on first use (PEP 562): the registry
+    imports this package for ``READER`` alone."""
+    if name == "BeckmanError":
+        return importlib.import_module(f"{__name__}.view").BeckmanError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def open_run(path: str | os.PathLike[str], group: str | None = None, *,
@@ -93,6 +103,9 @@ def open_run(path: str | os.PathLike[str], group: str | None = None, *,
 
     Never raises for bad input.
     """
+    from inspector.formats.beckman.run import read_run
+    from inspector.formats.beckman.view import build_document
+
     return build_document(read_run(Path(path), group), imported_at)
 
 
@@ -104,6 +117,8 @@ def load_run(path: str | os.PathLike[str], group: str | None = None, *,
         BeckmanError: the run has an error finding, or the group is not a
             radial one; its ``findings`` list every finding.
     """
+    from inspector.formats.beckman.view import BeckmanError
+
     doc = open_run(path, group, imported_at=imported_at)
     if not doc.ok or doc.export is None:
         errors = [f for f in doc.findings if f.severity == "error"]
@@ -125,6 +140,8 @@ class BeckmanReader:
 
     def sniff(self, path: Path) -> bool:
         """True for a scan file whose line 2 parses, or a folder holding one."""
+        from inspector.formats.beckman.sniff import is_beckman_source
+
         return is_beckman_source(path)
 
     def open(self, path: Path, options: OpenOptions) -> Document:

@@ -37,6 +37,7 @@ from inspector.formats.findings import Finding, Rule
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.arrays import CooNeuroRef, H5DatasetRef
 from inspector.formats.vneurotk.checks import RecordingCheck, Step, coo_bounds_step, image_step
+from inspector.formats.vneurotk.hdf5_data import object_data
 from inspector.formats.vneurotk.header import Header, read_data_mode, read_header
 from inspector.formats.vneurotk.labels import Labels, LabelScan
 from inspector.formats.vneurotk.neuro import hash_neuro, read_neuro, read_neuro_info
@@ -149,6 +150,7 @@ def open_recording(path: Path, *, hash_arrays: bool = False) -> Document:
         doc.report(exc.rule, exc.message)
         return doc
     doc.on_close(src.close)
+    doc.object_data = object_data(src)
     if src.lock_warning:
         doc.report(R.FILE_LOCK_BYPASSED, src.lock_warning)
     ctx = _Ctx(doc, src, hash_arrays)

@@ -405,3 +405,14 @@ VDS_MISSING_SOURCE = rule(
 VDS_EXTERNAL = rule(
     "vds.external", WARNING,
     "A virtual dataset reading another file is followed read-only.", notes("§6"))
+
+# -- stored values of any dataset or attribute (NodeData) --------------------------------
+DATA_UNREADABLE = rule(
+    "data.unreadable", ERROR,
+    "HDF5 could not read the stored values of a dataset or attribute: a damaged chunk, a "
+    "missing external or virtual source file, or a filter this HDF5 library lacks.",
+    f"{HDF5_SPEC}, 'Data Storage' and 'Filter Pipeline Message'")
+DATA_UNSUPPORTED_TYPE = rule(
+    "data.unsupported-type", ERROR,
+    "The stored element type has no numpy equivalent, so its values cannot be decoded.",
+    f"{HDF5_SPEC}, 'Datatype Message'")

@@ -49,6 +49,8 @@ def _text_attr(group: h5py.Group, name: str, loc: str, default: str | None = Non
 
 
 def _child(group: h5py.Group, name: str, loc: str) -> Any:
+    if not isinstance(group, h5py.Group):  # e.g. a scalar dataset where a group belongs
+        raise RuleError(R.TM_NOT_GROUP, f"{loc} must be a group, not a dataset", loc)
     obj = group.get(name)
     if obj is None:
         raise RuleError(R.TM_MISSING, f"{loc} lacks '{name}'", f"{loc}/{name}")

@@ -1,4 +1,4 @@
-"""Lazy plots of document arrays (issue 6).
+"""Lazy plots of document arrays.
 
 :class:`PlotPanel` is the entry point used by the document tab:
 ``PlotPanel(doc, jobs, parent=None)`` then ``panel.show_array(name)``.

@@ -38,7 +38,7 @@ class PlotView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        # Follow the system's light or dark palette (issue 5 item 7).
+        # Follow the system's light or dark palette.
         palette = self.palette()
         self.plot_widget = pg.PlotWidget(background=palette.color(QPalette.ColorRole.Base))
         self.plot_item = self.plot_widget.getPlotItem()

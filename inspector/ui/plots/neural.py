@@ -49,6 +49,9 @@ MAX_LISTED = 4096
 PAD_FRACTION = 0.5
 #: Seconds a job runs before a newer pending view makes it stop (see the module docstring).
 SUPERSEDE_AFTER_S = 0.1
+#: A job that has run this long sends each line as it is done; a quicker one sends them all
+#: at once with its result (one hand-over to the GUI thread, one redraw).
+PROGRESS_AFTER_S = 0.05
 #: Drawn envelopes keep serving a view while a bin is between these many pixels wide.
 FINEST_BIN_PX = 0.25
 COARSEST_BIN_PX = 1.5
@@ -99,12 +102,12 @@ def _envelope_job(ref: ArrayRef, lines: list[tuple[str, list[tuple]]],
                   span: tuple[int, int, int], gen: int, stop: threading.Event) -> Any:
     """The job of one request: every line's envelopes over ``span = (start, stop, bins)``.
 
-    Each finished line (and, for single lines, each preview) is sent as
-    progress ``(gen, key, envelopes)``.  Returns ``(gen, {key: envelopes},
-    span, complete)``; ``complete`` is False when ``stop`` was set (a newer
-    view is pending) and the job had run :data:`SUPERSEDE_AFTER_S`: the lines
-    finished by then are returned.  Runs on a worker thread; reads only
-    ``ref`` and its arguments.
+    Each preview of a single line, and each finished line once the job has
+    run :data:`PROGRESS_AFTER_S`, is sent as progress ``(gen, key, envelopes)``.
+    Returns ``(gen, {key: envelopes}, span, complete)``; ``complete`` is False
+    when ``stop`` was set (a newer view is pending) and the job had run
+    :data:`SUPERSEDE_AFTER_S`: the lines finished by then are returned.  Runs on
+    a worker thread; reads only ``ref`` and its arguments.
     """
     start, end, bins = span
 
@@ -130,7 +133,8 @@ def _envelope_job(ref: ArrayRef, lines: list[tuple[str, list[tuple]]],
                     return gen, out, span, False
                 ctx.check()
             out[key] = envs
-            ctx.progress(0, 1, (gen, key, envs))
+            if time.monotonic() - began >= PROGRESS_AFTER_S:
+                ctx.progress(0, 1, (gen, key, envs))
             if cancelled():
                 return gen, out, span, False
         return gen, out, span, True
@@ -148,7 +152,7 @@ class _Line:
         self.indices = indices
         self.color = color
         self.slot = offset_slot
-        self.item: pg.PlotDataItem | None = None
+        self.item: pg.PlotCurveItem | pg.PlotDataItem | None = None
         self.envs: list[Envelope] | None = None  # what x and y were made from
         self.x: np.ndarray | None = None  # sample units
         self.y: np.ndarray | None = None
@@ -217,6 +221,10 @@ class NeuralView(PlotView):
         self._kick.setSingleShot(True)
         self._kick.setInterval(0)
         self._kick.timeout.connect(self._request_view)
+        self._build = QTimer(self)  # builds the lines once, after construction
+        self._build.setSingleShot(True)
+        self._build.setInterval(0)
+        self._build.timeout.connect(self.rebuild)
         self._build_controls()
         vb = self.plot_item.vb
         self.plot_item.setLabel("bottom", "time" if self.sfreq else "sample", units=self.x_label)
@@ -310,7 +318,9 @@ class NeuralView(PlotView):
         vb.sigXRangeChanged.connect(self.schedule)
         vb.sigYRangeChanged.connect(self._draw_markers)
         vb.sigResized.connect(self.schedule)
-        self.rebuild()
+        # The lines are built on the next event-loop turn: building the plot and
+        # its lines in one turn would keep the GUI thread busy for too long.
+        self._build.start()
 
     def selected_channels(self) -> list[int]:
         return sorted(self.channel_list.row(i) for i in self.channel_list.selectedItems())
@@ -327,6 +337,7 @@ class NeuralView(PlotView):
 
     def rebuild(self) -> None:
         """Recreate the curves for the current channel/trial selection and request data."""
+        self._build.stop()
         for line in self.lines:
             if line.item is not None:
                 self.plot_item.removeItem(line.item)
@@ -361,11 +372,12 @@ class NeuralView(PlotView):
                 c = pg.mkColor(line.color)
                 c.setAlpha(90)
                 pen = pg.mkPen(c, width=1)
-            line.item = pg.PlotDataItem(name=line.label, pen=pen, connect="finite",
-                                        skipFiniteCheck=False)
-            if self.n == 1:
-                line.item.setSymbol("o")
-                line.item.setSymbolBrush(pg.mkBrush(line.color))
+            if self.n == 1:  # one sample: a symbol, not a line
+                line.item = pg.PlotDataItem(name=line.label, pen=pen, symbol="o",
+                                            symbolBrush=pg.mkBrush(line.color))
+            else:  # a plain curve: much lighter to build and to update than a PlotDataItem
+                line.item = pg.PlotCurveItem(name=line.label, pen=pen, connect="finite",
+                                             skipFiniteCheck=False)
             self.plot_item.addItem(line.item)
         self._restack()
         self._update_markers()
@@ -386,7 +398,8 @@ class NeuralView(PlotView):
 
     def is_idle(self) -> bool:
         """No job in flight, no view pending or about to be requested."""
-        return not (self._in_flight or self._pending or self._kick.isActive())
+        return not (self._in_flight or self._pending or self._kick.isActive()
+                    or self._build.isActive())
 
     def visible_samples(self) -> tuple[int, int, int]:
         """``(start, stop, bins)`` to request: visible range plus padding, pixel bins."""

@@ -1,0 +1,360 @@
+"""Benchmark: how long the GUI thread stalls while the window works (offscreen Qt).
+
+A 5 ms ``QTimer`` probe runs on the GUI thread of the real main window; every
+interval between two of its ticks is a *gap*.  A window that never freezes
+has gaps of about 5 ms; a gap of 50 ms or more is a visible stall
+(docs/architecture.md, "Contracts": the GUI thread never blocks for more than
+50 ms).  Each scenario runs in a fresh interpreter (cold imports, as a user
+starting ``inspector FILE`` gets them) with the window shown and painted
+before the probe's record starts:
+
+* ``open_recording_1gb``: open a 1 GiB continuous VneuroTK recording (cold
+  chunk summary: an empty cache folder) through to its exact plot;
+* ``open_archive_500mb``: open a 500 MB AUCX archive, verify every checksum
+  and plot its scans;
+* ``pan_zoom``: on the 1 GiB recording with its summary warm, a scripted
+  sequence of zooms, pans and a drag (range changes every 16 ms), each
+  waited for until the exact curve is drawn.
+
+The inputs are built once in a cache folder (``--cache``, default
+``$INSPECTOR_BENCH_DIR`` or ``/tmp/inspector-bench-gui``): the recording as
+``benchmarks/open_recording.py`` writes it, the archive with
+:func:`inspector.formats.aucx.write_aucx`.  ``--recording-mb`` and
+``--archive-mb`` choose smaller inputs while developing.
+
+Prints one JSON object: per scenario ``max_gap_ms``, ``p99_gap_ms``,
+``gaps_over_50ms``, ``ticks`` and ``wall_ms`` (from the start of the
+scenario to its end), plus ``steps_ms`` for ``pan_zoom`` (time from each
+scripted range change to the exact curve).  On a shared machine a gap is
+also the time the GUI thread waited for a CPU; ``max_gap_gui_cpu_ms`` and
+``gaps_over_50ms_gui_cpu`` count only the CPU time the GUI thread itself
+used within a gap (the work it did between two ticks).  ``--trace`` prints the GUI
+thread's stack during every stall over 50 ms to stderr.
+
+Usage: ``python benchmarks/gui_latency.py [--scenarios a,b] [--recording-mb N]
+[--archive-mb N] [--trace]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = ("open_recording_1gb", "open_archive_500mb", "pan_zoom")
+PROBE_MS = 5
+STALL_MS = 50.0
+#: Most seconds one scenario may take before it is reported as timed out.
+TIMEOUT_S = 600.0
+
+
+# -- inputs ------------------------------------------------------------------------
+def recording_path(cache: Path, mb: int) -> Path:
+    """The cached continuous recording of ``mb`` MiB (written like open_recording.py)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from open_recording import write_recording
+
+    path = cache / f"continuous_{mb}MiB.h5"
+    if not path.exists():
+        print(f"writing {path} ...", file=sys.stderr)
+        write_recording(path, mb * 2**20)
+    return path
+
+
+def archive_path(cache: Path, mb: int) -> Path:
+    """The cached shared-axis AUCX archive with ``mb`` MB of float64 signal (``write_aucx``)."""
+    import numpy as np
+
+    from inspector.formats.auc_model import AucExperiment
+    from inspector.formats.aucx import write_aucx
+
+    path = cache / f"archive_{mb}MB.aucx"
+    if path.exists():
+        return path
+    print(f"writing {path} ...", file=sys.stderr)
+    points = 125_000
+    scans = max(1, mb * 10**6 // (8 * points))
+    rng = np.random.default_rng(20260101)
+    radius = np.linspace(5.9, 7.2, points)
+    sig = np.lib.format.open_memmap(cache / "signal.tmp.npy", mode="w+", dtype=np.float64,
+                                    shape=(scans, points))
+    for s0 in range(0, scans, 10):
+        s1 = min(scans, s0 + 10)
+        boundary = 6.0 + 0.9 * np.arange(s0, s1)[:, None] / scans
+        sig[s0:s1] = (0.1 + 0.9 / (1.0 + np.exp(-(radius[None, :] - boundary) / 0.02))
+                      + rng.normal(0.0, 0.005, (s1 - s0, points)))
+    ids = [f"scan_{i + 1:04d}" for i in range(scans)]
+    exp = AucExperiment(
+        metadata={"experiment_id": f"gui-latency-{mb}MB"}, instrument=None, samples=[],
+        scans=[{"scan_id": s, "index": i} for i, s in enumerate(ids)], provenance=None,
+        mode="shared", radius_unit="cm", signal_unit="AU", scan_ids=ids, radius=radius,
+        signal=sig, mask=np.ones((scans, points), dtype=bool))
+    write_aucx(exp, path, exported_at="2026-01-01T00:00:00+00:00", overwrite=True)
+    del sig
+    (cache / "signal.tmp.npy").unlink()
+    return path
+
+
+# -- the probe (child process) -------------------------------------------------------
+class Probe:
+    """Ticks of a 5 ms QTimer on the GUI thread; optionally samples the GUI stack in stalls."""
+
+    def __init__(self, trace: bool) -> None:
+        from PySide6.QtCore import QTimer
+
+        self.ticks: list[float] = []
+        self.cpu: list[float] = []  # the GUI thread's CPU time at each tick
+        self.last = time.perf_counter()
+        self.timer = QTimer()
+        self.timer.setInterval(PROBE_MS)
+        self.timer.timeout.connect(self._tick)
+        self.stacks: list[tuple[float, str]] = []
+        self._trace = trace
+        self._main = threading.get_ident()
+        self._stop = threading.Event()
+
+    def _tick(self) -> None:
+        self.last = time.perf_counter()
+        self.ticks.append(self.last)
+        self.cpu.append(time.thread_time())
+
+    def start(self) -> None:
+        self.timer.start()
+        if self._trace:
+            threading.Thread(target=self._watch, daemon=True).start()
+
+    def reset(self) -> None:
+        self.ticks = [time.perf_counter()]
+        self.cpu = [time.thread_time()]
+        self.stacks = []
+
+    def _watch(self) -> None:
+        """Sample the GUI thread's stack every 10 ms while its last tick is over 40 ms old."""
+        while not self._stop.wait(0.01):
+            late = (time.perf_counter() - self.last) * 1000
+            if late > 40:
+                frames = sys._current_frames()
+                frame = frames.get(self._main)
+                if frame is not None:
+                    stack = "".join(traceback.format_stack(frame, limit=14))
+                    names = {t.ident: t.name for t in threading.enumerate()}
+                    for ident, other in frames.items():  # who else runs Python meanwhile
+                        if ident not in (self._main, threading.get_ident()):
+                            top = traceback.format_stack(other, limit=3)
+                            stack += f"  [{names.get(ident, ident)}] " + "".join(top)
+                    self.stacks.append((self.last, stack))
+
+    def result(self) -> dict[str, Any]:
+        self._stop.set()
+        gaps = sorted((b - a) * 1000 for a, b in zip(self.ticks, self.ticks[1:], strict=False))
+        if not gaps:
+            return {"max_gap_ms": None, "p99_gap_ms": None, "gaps_over_50ms": 0, "ticks": 0}
+        p99 = gaps[min(len(gaps) - 1, int(round(0.99 * (len(gaps) - 1))))]
+        cpu = [(b - a) * 1000 for a, b in zip(self.cpu, self.cpu[1:], strict=False)]
+        return {"max_gap_ms": round(gaps[-1], 1), "p99_gap_ms": round(p99, 1),
+                "gaps_over_50ms": sum(g > STALL_MS for g in gaps), "ticks": len(gaps),
+                "max_gap_gui_cpu_ms": round(max(cpu), 1),
+                "gaps_over_50ms_gui_cpu": sum(c > STALL_MS for c in cpu)}
+
+    def report_stalls(self) -> None:
+        """Print the stacks sampled during stalls (the most frequent first) to stderr."""
+        by_stall: dict[float, list[str]] = {}
+        for last, stack in self.stacks:
+            by_stall.setdefault(last, []).append(stack)
+        for last, stacks in by_stall.items():
+            nxt = next((t for t in self.ticks if t > last), None)
+            dur = (nxt - last) * 1000 if nxt is not None else float("nan")
+            if dur < STALL_MS:
+                continue
+            top, n = Counter(stacks).most_common(1)[0]
+            print(f"--- stall of {dur:.0f} ms ({n}/{len(stacks)} samples):\n{top}",
+                  file=sys.stderr)
+
+
+def _spin(app: Any, cond: Callable[[], bool], timeout: float) -> bool:
+    """Run the event loop until ``cond()`` (polled every 2 ms) or ``timeout`` seconds."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    end = time.perf_counter() + timeout
+    poll = QTimer()
+    poll.setInterval(2)
+
+    def check() -> None:
+        if cond() or time.perf_counter() > end:
+            loop.quit()
+
+    poll.timeout.connect(check)
+    poll.start()
+    if not cond():
+        loop.exec()
+    poll.stop()
+    return cond()
+
+
+def _settled(win: Any) -> bool:
+    """A tab is open and the window idle (``MainWindow.is_idle``, what --screenshot waits for)."""
+    return bool(win.document_tabs()) and win.is_idle()
+
+
+def _exact(win: Any) -> bool:
+    """Every line of every neural plot shows exact envelopes (not a preview)."""
+    for tab in win.document_tabs():
+        view = tab.plot.view if tab.plot is not None else None
+        if view is not None and any(not ln.exact for ln in getattr(view, "lines", [])):
+            return False
+    return True
+
+
+def _view(win: Any) -> Any:
+    tab = win.current_tab()
+    return tab.plot.view if tab is not None and tab.plot is not None else None
+
+
+def pan_zoom_ranges(x0: float, x1: float) -> list[tuple[float, float]]:
+    """The scripted x ranges from a full view ``[x0, x1]``: four 4x zooms in around the
+    centre, pans by whole and partial widths, then three 4x zooms out."""
+    steps: list[tuple[float, float]] = []
+    c, w = (x0 + x1) / 2, x1 - x0
+    for _ in range(4):
+        w /= 4
+        steps.append((c - w / 2, c + w / 2))
+    for k in (1, -2, 3, -1):
+        c += k * w * 0.9
+        steps.append((c - w / 2, c + w / 2))
+    for _ in range(3):
+        w *= 4
+        steps.append((c - w / 2, c + w / 2))
+    return steps
+
+
+def time_steps(app: Any, view: Any, done: Callable[[], bool]) -> list[float]:
+    """Ms from each scripted range change of ``view`` until ``done()`` and one repaint."""
+    vb = view.plot_item.vb
+    (x0, x1), _ = vb.viewRange()
+    out = []
+    for a, b in pan_zoom_ranges(x0, x1):
+        t0 = time.perf_counter()
+        vb.setXRange(a, b, padding=0)
+        if not _spin(app, done, TIMEOUT_S):
+            raise TimeoutError("a pan/zoom step did not settle")
+        view.plot_widget.viewport().repaint()
+        out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+def _pan_zoom_script(app: Any, win: Any) -> list[float]:
+    """The scripted steps, then a drag: 20 range changes 16 ms apart, waited for at the end."""
+    view = _view(win)
+
+    def done() -> bool:
+        return _settled(win) and _exact(win)
+
+    out = time_steps(app, view, done)
+    vb = view.plot_item.vb
+    (x0, x1), _ = vb.viewRange()
+    w = x1 - x0
+    for i in range(20):
+        vb.setXRange(x0 + i * 0.04 * w, x1 + i * 0.04 * w, padding=0)
+        _spin(app, lambda: False, 0.016)
+    t0 = time.perf_counter()
+    _spin(app, done, TIMEOUT_S)
+    out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+def child(scenario: str, path: Path, trace: bool) -> dict[str, Any]:
+    """Run one scenario in this (fresh) process; returns its measurements."""
+    from inspector.app import make_application
+    from inspector.formats.workers import worker_pool
+
+    with worker_pool():
+        app = make_application()
+        from inspector.ui.main_window import MainWindow
+
+        win = MainWindow()
+        win.resize(1280, 800)
+        win.show()
+        probe = Probe(trace)
+        probe.start()
+        from inspector.ui import preload
+
+        _spin(app, lambda: False, 0.3)  # the window is painted
+        _spin(app, lambda: not preload.busy(), TIMEOUT_S)  # and has warmed up, idle
+        out: dict[str, Any] = {}
+        if scenario == "pan_zoom":  # warm: open, summarise, then measure the script only
+            win.open_paths([str(path)])
+            _spin(app, lambda: _settled(win) and _exact(win), TIMEOUT_S)
+            _spin(app, lambda: False, 0.3)
+        probe.reset()
+        t0 = time.perf_counter()
+        if scenario == "pan_zoom":
+            steps = _pan_zoom_script(app, win)
+            out["steps_ms"] = [round(s, 1) for s in steps]
+            out["median_step_ms"] = round(statistics.median(steps), 1)
+        else:
+            win.open_paths([str(path)])
+            ok = _spin(app, lambda: _settled(win) and _exact(win), TIMEOUT_S)
+            out["timed_out"] = not ok
+        out["wall_ms"] = round((time.perf_counter() - t0) * 1000, 1)
+        res = probe.result()
+        if trace:
+            probe.report_stalls()
+        win.close()
+        app.processEvents()
+    return {**res, **out}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--scenarios", default=",".join(SCENARIOS))
+    ap.add_argument("--recording-mb", type=int, default=1024)
+    ap.add_argument("--archive-mb", type=int, default=500)
+    ap.add_argument("--cache", type=Path, default=Path(os.environ.get(
+        "INSPECTOR_BENCH_DIR", "/tmp/inspector-bench-gui")))
+    ap.add_argument("--trace", action="store_true")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--path", type=Path, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        print(json.dumps(child(args.child, args.path, args.trace)), flush=True)
+        return 0
+    args.cache.mkdir(parents=True, exist_ok=True)
+    out: dict[str, Any] = {}
+    warm = args.cache / "summary-cache"
+    for scenario in args.scenarios.split(","):
+        if scenario == "open_archive_500mb":
+            path = archive_path(args.cache, args.archive_mb)
+        else:
+            path = recording_path(args.cache, args.recording_mb)
+        with tempfile.TemporaryDirectory(prefix="inspector-gui-latency-") as cold:
+            cache_home = str(warm if scenario == "pan_zoom" else cold)
+            env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CACHE_HOME=cache_home,
+                       PYTHONPATH=str(ROOT))
+            proc = subprocess.run(
+                [sys.executable, __file__, "--child", scenario, "--path", str(path)]
+                + (["--trace"] if args.trace else []),
+                capture_output=True, text=True, env=env, cwd=ROOT, check=False)
+        if args.trace or proc.returncode:
+            sys.stderr.write(proc.stderr)
+        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+        out[scenario] = json.loads(lines[-1]) if lines else {"error": proc.returncode}
+        out[scenario]["input_mb"] = round(path.stat().st_size / 1e6, 1)
+    print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

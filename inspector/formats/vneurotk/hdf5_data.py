@@ -1,0 +1,335 @@
+"""The values of any dataset or attribute of an HDF5 file: the ``ObjectData`` capability.
+
+:func:`object_data` gives every document opened by the VneuroTK reader
+(recordings and plain HDF5 files alike) an
+:class:`~inspector.formats.capabilities.ObjectData`: ``node(location)``
+returns a :class:`~inspector.formats.node_data.NodeData` for the dataset
+``"/path"`` or the attribute ``"/path@name"`` (the locations of the object
+tree, :mod:`.tree`), built from metadata only.
+
+Reads go through :class:`~inspector.formats.vneurotk.source.H5Source`, so a
+file replaced on disk is refused rather than mixed (VneuroTK format
+document, "Atomic writes").  A dataset read selects exactly the requested
+hyperslab (HDF5 touches only the chunks it intersects); an attribute is
+stored whole in its object header, so it is read whole once (at most
+:data:`MAX_ATTRIBUTE_BYTES`) and kept.  Failures are
+:class:`~inspector.formats.node_data.NodeReadError` carrying a finding of
+``data.unreadable`` or ``data.unsupported-type`` (:mod:`.rules`).
+
+External links and virtual datasets are followed read-only, as the tree
+follows them (recording notes §6).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from typing import Any
+
+import h5py
+import numpy as np
+
+from inspector.formats.arrays import ArrayRef
+from inspector.formats.capabilities import ObjectData
+from inspector.formats.node_data import (
+    LinkInfo,
+    NodeData,
+    NodeReadError,
+    SelectionTooLarge,
+    Values,
+    check_read_size,
+    column_specs,
+    forward,
+    normalize,
+    selected_shape,
+)
+from inspector.formats.vneurotk import rules as R
+from inspector.formats.vneurotk.arrays import H5DatasetRef
+from inspector.formats.vneurotk.hdf5_decode import ReferenceNames, decode_columns
+from inspector.formats.vneurotk.hdf5_strided import existing_chunks, fast_layout, parallel_read
+from inspector.formats.vneurotk.hdf5_types import (
+    attribute_storage,
+    dataset_storage,
+    link_info,
+    type_info,
+)
+from inspector.formats.vneurotk.source import FileChangedError, H5Source
+
+#: Largest attribute read (bytes as stored): HDF5 reads an attribute whole.
+MAX_ATTRIBUTE_BYTES = 64 << 20
+
+_ESCAPE = re.compile(r"\\x([0-9a-fA-F]{2})")
+_H5_ERRORS = (OSError, RuntimeError, KeyError, ValueError)
+
+
+def _unescape(text: str) -> bytes:
+    """The stored bytes of a name shown with ``\\xNN`` escapes (see :mod:`.tree`)."""
+    parts = _ESCAPE.split(text)
+    out = bytearray()
+    for i, part in enumerate(parts):
+        out += bytes([int(part, 16)]) if i % 2 else part.encode("utf-8")
+    return bytes(out)
+
+
+def _numpy_dtype(obj: Any) -> np.dtype | None:
+    try:
+        return np.dtype(obj.dtype)
+    except (TypeError, ValueError):
+        return None
+
+
+def _box(norm: tuple[int | range, ...]) -> tuple[tuple[slice, ...], list[int], tuple[int, ...]]:
+    """``(forward hyperslab, axes of the result to flip, result shape)`` of a selection;
+    integer indices become length-1 slices (dropped by the final reshape)."""
+    box, flips = [], []
+    out_axis = 0
+    for s in norm:
+        if isinstance(s, int):
+            box.append(slice(s, s + 1))
+            continue
+        r, flipped = forward(s)
+        box.append(slice(r.start, r.stop, r.step) if len(r) else slice(0, 0))
+        if flipped:
+            flips.append(out_axis)
+        out_axis += 1
+    return tuple(box), flips, selected_shape(norm)
+
+
+def _numpy_index(norm: tuple[int | range, ...]) -> tuple[int | slice, ...]:
+    """The selection as numpy indices (negative steps allowed)."""
+    out: list[int | slice] = []
+    for s in norm:
+        if isinstance(s, int):
+            out.append(s)
+        else:
+            out.append(slice(s.start, s.stop if s.stop >= 0 else None, s.step))
+    return tuple(out)
+
+
+class _H5Node(NodeData):
+    """What datasets and attributes share: the description and the decoding."""
+
+    def __init__(self, location: str, name: str, kind: str, tid: Any,
+                 dtype: np.dtype | None, shape: tuple[int, ...] | None, names: ReferenceNames):
+        self.location, self.name, self.kind = location, name, kind
+        self.shape = None if shape is None else tuple(int(n) for n in shape)
+        self.dtype = dtype
+        self.type = type_info(tid, dtype)
+        self.columns = column_specs(self.type, dtype)
+        self._names = names
+
+    def _fail(self, rule: Any, message: str) -> NodeReadError:
+        return NodeReadError(rule.finding(message, self.location))
+
+    def _prepare(self, selection: Any) -> tuple[int | range, ...]:
+        if self.dtype is None:
+            raise self._fail(R.DATA_UNSUPPORTED_TYPE,
+                             f"{self.location}: the values cannot be decoded: numpy has no type "
+                             f"for {self.type.text}")
+        assert self.shape is not None
+        norm = normalize(selection, self.shape)
+        check_read_size(int(np.prod(selected_shape(norm), dtype=np.int64)), self.type)
+        return norm
+
+    def _values(self, raw: np.ndarray, norm: tuple[int | range, ...]) -> Values:
+        shape = selected_shape(norm)
+        try:
+            cols = decode_columns(raw, self.columns, shape, self._names)
+        except (TypeError, ValueError, OSError, RuntimeError) as exc:
+            raise self._fail(R.DATA_UNSUPPORTED_TYPE,
+                             f"{self.location}: the values cannot be decoded: {exc}") from exc
+        return Values(shape, cols, norm)
+
+    def _null(self) -> Values:
+        return Values(None, (), ())
+
+
+class H5DatasetNode(_H5Node):
+    """A dataset (any type, any layout); reads select exactly the hyperslab asked for."""
+
+    def __init__(self, source: H5Source, ds: h5py.Dataset, location: str, link: LinkInfo):
+        super().__init__(location, location.rsplit("/", 1)[-1] or "/", "dataset",
+                         ds.id.get_type(), _numpy_dtype(ds), ds.shape, ReferenceNames(ds.id))
+        self._source = source
+        self._ds = ds
+        self.storage = dataset_storage(ds, link)
+        self._fast = fast_layout(ds, source.identity) if self.dtype is not None else None
+        self._existing: set[tuple[int, ...]] | None = None
+        self._existing_known = False
+        self._lock = threading.Lock()
+
+    def _raw(self, box: tuple[slice, ...]) -> np.ndarray:
+        """The stored values of a hyperslab: chunks decoded in parallel when that pays,
+        else by HDF5.  Raises OSError (changed file, damaged chunk)."""
+        if self._fast is not None and box:
+            with self._lock:
+                if not self._existing_known:
+                    self._existing = existing_chunks(self._ds, self._fast)
+                    self._existing_known = True
+            self._source.check()
+            got = parallel_read(self._ds, self._fast, box, self._existing)
+            if got is not None:
+                return got
+        return np.asarray(self._source.read(self._ds, box if box else Ellipsis))
+
+    def read(self, selection: Any = Ellipsis) -> Values:
+        """``dataset[selection]`` decoded (see :meth:`NodeData.read`)."""
+        if self.shape is None:
+            return self._null()
+        norm = self._prepare(selection)
+        box, flips, shape = _box(norm)
+        try:
+            raw = self._raw(box)
+        except (OSError, RuntimeError) as exc:
+            raise self._fail(R.DATA_UNREADABLE, f"{self.location}: {exc}") from exc
+        except (TypeError, ValueError) as exc:
+            raise self._fail(R.DATA_UNSUPPORTED_TYPE,
+                             f"{self.location}: the values cannot be decoded: {exc}") from exc
+        raw = np.asarray(raw)
+        raw = raw.reshape(shape + raw.shape[len(self.shape):])
+        for axis in flips:
+            raw = np.flip(raw, axis=axis)
+        return self._values(raw, norm)
+
+    def array_ref(self) -> ArrayRef | None:
+        """An :class:`H5DatasetRef` (chunk-summary envelopes) for real numbers."""
+        if self.shape is None or self.dtype is None or self.dtype.kind not in "iuf":
+            return None
+        if self.type.type_class not in ("integer", "float") or not self.shape:
+            return None
+        return H5DatasetRef(self._source, self._ds, self.name, location=self.location)
+
+
+class H5AttributeNode(_H5Node):
+    """An attribute: read whole once (HDF5 stores it in the object header), then sliced."""
+
+    def __init__(self, source: H5Source, obj: Any, raw_name: bytes, location: str,
+                 link: LinkInfo) -> None:
+        aid = h5py.h5a.open(obj.id, raw_name)
+        super().__init__(location, location.rsplit("@", 1)[-1], "attribute", aid.get_type(),
+                         _numpy_dtype(aid), aid.shape, ReferenceNames(obj.id))
+        self._source = source
+        self._obj = obj
+        self._raw_name = raw_name
+        self.storage = attribute_storage(aid, link)
+        self._whole: np.ndarray | None = None
+        self._lock = threading.Lock()
+
+    def _read_whole(self) -> np.ndarray:
+        with self._lock:
+            if self._whole is not None:
+                return self._whole
+            assert self.dtype is not None and self.shape is not None
+            stored = self.size * max(1, self.type.size)
+            if stored > MAX_ATTRIBUTE_BYTES:
+                raise SelectionTooLarge(f"{self.location} holds {stored} bytes; attributes are "
+                                        f"read whole and at most {MAX_ATTRIBUTE_BYTES} here")
+            self._source.check()
+            aid = h5py.h5a.open(self._obj.id, self._raw_name)
+            mtype = h5py.h5t.py_create(self.dtype)
+            shape, dt = self.shape, self.dtype
+            if dt.subdtype is not None:  # numpy has no top-level array type (h5py does this)
+                dt, sub = dt.subdtype
+                shape = shape + tuple(sub)
+            arr = np.zeros(shape, dtype=dt)
+            aid.read(arr, mtype=mtype)
+            self._whole = arr
+            return arr
+
+    def read(self, selection: Any = Ellipsis) -> Values:
+        """``attribute[selection]`` decoded (see :meth:`NodeData.read`)."""
+        if self.shape is None:
+            return self._null()
+        norm = self._prepare(selection)
+        try:
+            whole = self._read_whole()
+        except (OSError, RuntimeError, KeyError) as exc:
+            raise self._fail(R.DATA_UNREADABLE, f"{self.location}: {exc}") from exc
+        except (TypeError, ValueError) as exc:
+            if isinstance(exc, SelectionTooLarge):
+                raise
+            raise self._fail(R.DATA_UNSUPPORTED_TYPE,
+                             f"{self.location}: the values cannot be decoded: {exc}") from exc
+        raw = whole[_numpy_index(norm)] if norm else whole
+        return self._values(np.asarray(raw), norm)
+
+
+class H5Objects:
+    """Looks up datasets and attributes of one open file by location.
+
+    Args:
+        source: the open file (identity-checked before every lookup and read).
+    """
+
+    def __init__(self, source: H5Source) -> None:
+        self._source = source
+
+    def node(self, location: str) -> NodeData | None:
+        """The node at ``"/path"`` (a dataset) or ``"/path@name"`` (an attribute of
+        any object), or None when there is none (groups hold no values).
+
+        Names shown with ``\\xNN`` escapes (invalid UTF-8) are found too.
+
+        Raises:
+            NodeReadError: the file changed since it was opened, or the object
+                exists but HDF5 cannot open or describe it.
+        """
+        try:
+            self._source.check()
+            found = self._lookup(location)
+            if found is None and "\\x" in location:
+                found = self._lookup(location, escaped=True)
+            return found
+        except FileChangedError as exc:
+            raise NodeReadError(R.DATA_UNREADABLE.finding(f"{location}: {exc}",
+                                                          location)) from exc
+        except (OSError, RuntimeError, ValueError, TypeError) as exc:
+            raise NodeReadError(R.FILE_CORRUPT.finding(
+                f"{location}: HDF5 cannot open it: {type(exc).__name__}: {exc}",
+                location)) from exc
+
+    def _object(self, path: str, escaped: bool) -> tuple[Any, LinkInfo] | None:
+        """The object at ``path`` and how its name links to it, or None if there is none."""
+        f = self._source.file
+        text = "/" + path.strip("/")
+        if text == "/":
+            return f, LinkInfo("hard")
+        key = _unescape(text) if escaped else text.encode("utf-8", "surrogateescape")
+        parent_key, _, name = key.rpartition(b"/")
+        try:
+            parent = f[parent_key or b"/"]
+            if not isinstance(parent, h5py.Group) or not parent.id.links.exists(name):
+                return None
+            obj = parent[name]
+        except KeyError:  # a missing group on the way, or a dangling link
+            return None
+        try:
+            link = link_info(parent, name)
+        except _H5_ERRORS:
+            link = LinkInfo("hard")
+        return obj, link
+
+    def _lookup(self, location: str, escaped: bool = False) -> NodeData | None:
+        whole = self._object(location, escaped) if location.strip() else None
+        if whole is not None:
+            obj, link = whole
+            if isinstance(obj, h5py.Dataset):
+                return H5DatasetNode(self._source, obj, "/" + location.strip("/"), link)
+            return None
+        if "@" not in location:
+            return None
+        path, _, attr = location.rpartition("@")
+        owner = self._object(path or "/", escaped)
+        if owner is None:
+            return None
+        obj, link = owner
+        raw = _unescape(attr) if escaped else attr.encode("utf-8", "surrogateescape")
+        if not h5py.h5a.exists(obj.id, raw):
+            return None
+        loc = f"{'/' + path.strip('/') if path.strip('/') else '/'}@{attr}"
+        return H5AttributeNode(self._source, obj, raw, loc, link)
+
+
+def object_data(source: H5Source) -> ObjectData:
+    """The :class:`ObjectData` capability of an open HDF5 file."""
+    return ObjectData(H5Objects(source).node)

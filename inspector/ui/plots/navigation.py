@@ -1,0 +1,149 @@
+"""Navigation helpers for time plots: wheel zoom on time, Reset view, marker legend and tips.
+
+* :func:`install_time_wheel`: the mouse wheel over the plot zooms the time
+  axis only; with a modifier (Ctrl by default) it zooms the amplitude axis
+  only.  Over an axis, the wheel keeps pyqtgraph's behaviour (that axis).
+* :func:`add_reset_action`: a "Reset view" action at the top of the plot's
+  context menu (and on ``Ctrl+0`` while the plot has focus).
+* :func:`add_marker_legend`: one legend entry per marker kind, drawn in the
+  marker's own pen, without adding anything to the plot.
+* :class:`MarkerTips` with :func:`nearest_marker`: a tooltip naming the
+  marker under the mouse (kind, trial, time).
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QAction, QCursor, QKeySequence
+from PySide6.QtWidgets import QToolTip, QWidget
+
+#: Modifier that turns the wheel from time zoom into amplitude zoom.
+AMPLITUDE_MODIFIER = Qt.KeyboardModifier.ControlModifier
+#: A marker is "under the mouse" within this many pixels.
+TIP_PIXELS = 4
+
+
+def install_time_wheel(vb: pg.ViewBox,
+                       modifier: Qt.KeyboardModifier = AMPLITUDE_MODIFIER) -> None:
+    """Make the wheel over ``vb`` zoom x (time) only, or y only with ``modifier``.
+
+    Zooming is centred on the mouse, as pyqtgraph does; axes whose mouse
+    interaction is disabled stay disabled.
+    """
+    base = type(vb).wheelEvent
+
+    def wheel(self: pg.ViewBox, ev: Any, axis: int | None = None) -> None:
+        if axis is not None:
+            base(self, ev, axis)
+            return
+        amplitude = bool(ev.modifiers() & modifier)
+        saved = list(self.state["mouseEnabled"])
+        self.state["mouseEnabled"] = [saved[0] and not amplitude, saved[1] and amplitude]
+        try:
+            base(self, ev, axis)
+        finally:
+            self.state["mouseEnabled"] = saved
+
+    vb.wheelEvent = types.MethodType(wheel, vb)
+
+
+def add_reset_action(vb: pg.ViewBox, reset: Callable[[], None], widget: QWidget | None = None,
+                     text: str = "Reset view") -> QAction:
+    """Put ``text`` first in ``vb``'s context menu; it calls ``reset``.
+
+    With ``widget``, ``Ctrl+0`` triggers it while ``widget`` (or a child) has focus.
+    """
+    menu = vb.menu
+    action = QAction(text, menu)
+    action.setToolTip("Show the whole time range and fit the amplitude")
+    action.triggered.connect(lambda _checked=False: reset())
+    first = menu.actions()[0] if menu.actions() else None
+    menu.insertAction(first, action)
+    if widget is not None:
+        shortcut = QAction(text, widget)
+        shortcut.setShortcut(QKeySequence("Ctrl+0"))
+        shortcut.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        shortcut.triggered.connect(lambda _checked=False: reset())
+        widget.addAction(shortcut)
+    return action
+
+
+def add_marker_legend(legend: pg.LegendItem,
+                      styles: Mapping[str, tuple[str, Qt.PenStyle, str]]) -> list[pg.PlotDataItem]:
+    """Add one entry per marker kind to ``legend``: ``{name: (color, style, label)}``.
+
+    The samples are items that are never added to a plot (nothing is drawn
+    or auto-ranged); the returned list keeps them alive.
+    """
+    samples = []
+    for color, style, label in styles.values():
+        sample = pg.PlotDataItem(pen=pg.mkPen(color, width=1.5, style=style))
+        legend.addItem(sample, label)
+        samples.append(sample)
+    return samples
+
+
+def nearest_marker(markers: Mapping[str, np.ndarray], x: float,
+                   tolerance: float) -> tuple[str, int, float] | None:
+    """The marker nearest to ``x`` within ``tolerance``: ``(kind, index, position)``.
+
+    ``markers[kind][i]`` is the position of the ``i``-th marker of that kind
+    (e.g. the onset of trial ``i``); NaN positions are ignored.
+    """
+    best: tuple[str, int, float] | None = None
+    gap = tolerance
+    for kind, xs in markers.items():
+        a = np.asarray(xs, dtype=np.float64)
+        if not a.size:
+            continue
+        d = np.abs(a - x)
+        d[np.isnan(d)] = np.inf
+        i = int(np.argmin(d))
+        if d[i] <= gap:
+            best, gap = (kind, i, float(a[i])), float(d[i])
+    return best
+
+
+class MarkerTips(QObject):
+    """Shows a tooltip naming the marker under the mouse of a plot.
+
+    Args:
+        widget: the ``pg.PlotWidget``.
+        markers: called on each mouse move; returns ``{kind: positions}`` in
+            view x units (only the markers currently drawn).
+        describe: ``(kind, index, position) -> text``.
+    """
+
+    def __init__(self, widget: pg.PlotWidget,
+                 markers: Callable[[], Mapping[str, np.ndarray]],
+                 describe: Callable[[str, int, float], str]) -> None:
+        super().__init__(widget)
+        self.widget = widget
+        self.markers = markers
+        self.describe = describe
+        self.text = ""
+        widget.scene().sigMouseMoved.connect(self.moved)
+
+    def text_at(self, x: float) -> str:
+        """The tooltip for view x ``x`` ("" when no marker is that close)."""
+        vb = self.widget.getPlotItem().vb
+        px = vb.viewPixelSize()[0]
+        hit = nearest_marker(self.markers(), x, TIP_PIXELS * px)
+        return self.describe(*hit) if hit is not None else ""
+
+    def moved(self, scene_pos: Any) -> None:
+        vb = self.widget.getPlotItem().vb
+        if not vb.sceneBoundingRect().contains(scene_pos):
+            self.text = ""
+        else:
+            self.text = self.text_at(vb.mapSceneToView(scene_pos).x())
+        if self.text:
+            QToolTip.showText(QCursor.pos(), self.text, self.widget)
+        else:
+            QToolTip.hideText()

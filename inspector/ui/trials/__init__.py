@@ -1,0 +1,16 @@
+"""The trial views of a recording: condition averages, trial image, stimulus viewer.
+
+:class:`TrialsPanel` is the "Trials" tab of a document with a trial
+structure (epochs or continuous); :class:`inspector.ui.trial_link.TrialLinks`
+keeps the trial metadata table, the stimulus grid and these views on the
+document's one :class:`~inspector.models.selection.TrialSelection`.  The
+package imports pyqtgraph: the document tab imports it off the GUI thread
+(:mod:`inspector.ui.preload`).
+"""
+
+from inspector.ui.trials.condition_plot import ConditionPlot
+from inspector.ui.trials.panel import TrialsPanel
+from inspector.ui.trials.stimulus_viewer import StimulusViewer
+from inspector.ui.trials.trial_image import TrialImage
+
+__all__ = ["ConditionPlot", "StimulusViewer", "TrialImage", "TrialsPanel"]

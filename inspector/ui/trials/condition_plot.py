@@ -1,0 +1,468 @@
+"""Condition averages: each condition's mean response with a ±SEM band.
+
+:class:`ConditionPlot` runs :func:`~inspector.formats.analysis.trial_average`
+on a job (progress bar, Cancel button; a newer request supersedes the
+running one, whose result is dropped) and draws, per condition and channel,
+the mean against time from stimulus onset with a translucent band from
+``mean - sem`` to ``mean + sem`` (``pyqtgraph.FillBetweenItem``; where one
+trial only contributes the SEM is undefined and the band closes on the
+mean).  A check list chooses the conditions shown; the legend gives the
+trials behind each.  "Export plotted data as CSV…" (the plot's context
+menu, :mod:`inspector.ui.plots.base`) writes the ``trial_average`` rows of
+the conditions shown, unchanged.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QFont, QIcon, QPalette, QPixmap
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from inspector.formats.analysis import Condition, TrialAxis, trial_average
+from inspector.formats.document import Document
+from inspector.jobs import JobContext, JobRunner
+from inspector.ui.plots.base import PlotView
+from inspector.ui.plots.navigation import add_reset_action, install_time_wheel
+from inspector.ui.trials.common import (
+    CHANNEL_STYLES,
+    AverageRequest,
+    cancel_keys_on_destroy,
+    channel_label,
+    color_onset,
+    condition_colors,
+    onset_line,
+    time_label,
+)
+
+#: Conditions checked when a grouping is first shown (the others can be checked).
+MAX_SHOWN = 12
+#: Layout row of the legend in the plot item (under the time axis and its label).
+LEGEND_ROW = 5
+#: Width given to one legend entry when choosing its number of columns.
+LEGEND_ENTRY_PX = 92
+#: Band opacity (0-255).
+BAND_ALPHA = 55
+#: Columns of the CSV export, exactly those of ``trial_average``.
+CSV_COLUMNS = ("condition", "channel", "time", "mean", "sem", "n")
+
+
+def _swatch(color: QColor) -> QIcon:
+    pix = QPixmap(14, 14)
+    pix.fill(color)
+    return QIcon(pix)
+
+
+class ConditionPlot(PlotView):
+    """Mean ± SEM per condition of one document's trials.
+
+    Args:
+        doc: an epochs or continuous recording.
+        jobs: runs the averages.
+        axis: the document's :func:`~inspector.formats.analysis.trial_axis`.
+        with_list: show the condition check list right of the plot.
+
+    Attributes:
+        frame: the last ``trial_average`` result (None before the first).
+        request: the request of :attr:`frame` (or running).
+        running: a job is on its way.
+
+    Signals:
+        finished(): a result was drawn.
+        failed(str): the average could not be computed (message shown).
+    """
+
+    finished = Signal()
+    failed = Signal(str)
+
+    def __init__(self, doc: Document, jobs: JobRunner, axis: TrialAxis, *,
+                 with_list: bool = True, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.doc = doc
+        self.jobs = jobs
+        self.axis = axis
+        self.frame: pd.DataFrame | None = None
+        self.request: AverageRequest | None = None
+        self.running = False
+        self._checked: dict[str, bool] = {}
+        self._by: Any = object()
+        self._items: list[Any] = []
+        self._legend: pg.LegendItem | None = None
+        self.x_label = axis.time_unit
+        unit = doc.arrays["neuro"].attrs.get("unit")
+        self._unit = str(unit) if unit else ""
+        self.y_label = "mean"
+        self._build(with_list)
+        cancel_keys_on_destroy(self, jobs, self.job_keys())
+
+    # -- layout ------------------------------------------------------------------
+    def _build(self, with_list: bool) -> None:
+        row = QHBoxLayout()
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(220)
+        self.progress.setFormat("%v of %m trials")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop computing this average")
+        self.cancel_button.clicked.connect(self.cancel)
+        self.progress.hide()
+        self.cancel_button.hide()
+        row.addWidget(self.progress)
+        row.addWidget(self.cancel_button)
+        row.addStretch(1)
+        lay = self.layout()
+        lay.insertLayout(lay.indexOf(self.status), row)
+        self.progress_row = row
+        time_label(self.plot_item, self.axis)
+        self.plot_item.setLabel("left", self._left_label(False))
+        self.onset = onset_line(self.palette().color(QPalette.ColorRole.Text))
+        self.plot_item.addItem(self.onset, ignoreBounds=True)
+        self.add_legend()
+        install_time_wheel(self.plot_item.vb)
+        add_reset_action(self.plot_item.vb, self.reset_view, self)
+        self.condition_list = QListWidget()
+        self.condition_list.setAccessibleName("Conditions shown")
+        self.condition_list.setToolTip("Check the conditions to plot")
+        self.condition_list.itemChanged.connect(self._item_changed)
+        self.list_label = QLabel("Conditions")
+        self.legend_box = QCheckBox("Legend")
+        self.legend_box.setChecked(True)
+        self.legend_box.setToolTip("Show the legend (conditions and trials) on the plot")
+        self.legend_box.toggled.connect(self.show_legend)
+        all_button, none_button = QPushButton("All"), QPushButton("None")
+        all_button.clicked.connect(lambda: self.set_all_shown(True))
+        none_button.clicked.connect(lambda: self.set_all_shown(False))
+        side = QWidget()
+        sl = QVBoxLayout(side)
+        sl.setContentsMargins(0, 0, 0, 0)
+        sl.addWidget(self.list_label)
+        sl.addWidget(self.condition_list, 1)
+        buttons = QHBoxLayout()
+        buttons.addWidget(all_button)
+        buttons.addWidget(none_button)
+        sl.addLayout(buttons)
+        sl.addWidget(self.legend_box)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.setChildrenCollapsible(False)
+        lay.replaceWidget(self._stack, split)
+        split.addWidget(self._stack)
+        split.addWidget(side)
+        split.setStretchFactor(0, 1)
+        split.setSizes([600, 150])
+        side.setVisible(with_list)
+        self.splitter = split
+
+    def add_legend(self, offset: tuple[int, int] = (-10, 10)) -> pg.LegendItem:
+        """The legend, in a row of its own under the time axis (it never hides a
+        curve; it is part of PNG and SVG exports)."""
+        if self._legend is None:
+            text = self.palette().color(QPalette.ColorRole.Text)
+            legend = pg.LegendItem(labelTextColor=text, frame=False, labelTextSize="8pt",
+                                   horSpacing=10, verSpacing=-6)
+            self.plot_item.layout.addItem(legend, LEGEND_ROW, 1)
+            self.plot_item.legend = legend
+            self._legend = legend
+            self.plot_item.vb.sigResized.connect(self._legend_columns)
+        return self._legend
+
+    def show_legend(self, shown: bool) -> None:
+        """Show or hide the legend (its row is given back to the plot when hidden)."""
+        legend = self.add_legend()
+        layout = self.plot_item.layout
+        if shown and not legend.isVisible():
+            layout.addItem(legend, LEGEND_ROW, 1)
+        elif not shown:
+            layout.removeItem(legend)
+        legend.setVisible(shown)
+
+    def _legend_columns(self, *_args: Any) -> None:
+        legend = self.add_legend()
+        fit = max(1, int(self.plot_item.vb.width() // LEGEND_ENTRY_PX))
+        if legend.columnCount != fit:
+            legend.setColumnCount(fit)
+
+    def reset_view(self) -> None:
+        """The whole window and every drawn curve and band in view."""
+        vb = self.plot_item.vb
+        vb.enableAutoRange()
+        vb.updateAutoRange()  # now, not at the next paint
+
+    def _left_label(self, corrected: bool) -> str:
+        text = "mean response"
+        if self._unit:
+            text += f" ({self._unit})"
+        return text + (", baseline-corrected" if corrected else "")
+
+    def job_keys(self) -> tuple[str, ...]:
+        """The key of this view's averages (see :meth:`PlotView.job_keys`)."""
+        return (f"trial-average:{id(self)}",)
+
+    def is_idle(self) -> bool:
+        """No average on its way (``--screenshot`` waits for this)."""
+        return not self.running
+
+    def palette_changed(self) -> None:
+        """The theme changed (:func:`inspector.ui.plots.theming.follow_palette`)."""
+        color_onset(self.onset, self.palette().color(QPalette.ColorRole.Text))
+        self.draw()
+
+    # -- running -----------------------------------------------------------------
+    def run(self, request: AverageRequest) -> None:
+        """Compute and draw ``request`` (a running average is superseded)."""
+        self.request = request
+        self.running = True
+        doc = self.doc
+
+        def work(ctx: JobContext) -> pd.DataFrame:
+            return trial_average(
+                doc, request.by, channels=list(request.channels), window=request.window,
+                baseline=request.baseline,
+                trials=list(request.trials) if request.trials is not None else None,
+                progress=lambda p: ctx.progress(p.done, p.total),
+                cancelled=lambda: ctx.cancelled)
+
+        total = len(request.trials) if request.trials is not None else self.axis.trials
+        self.progress.setRange(0, max(total, 1))
+        self.progress.setValue(0)
+        self.progress.show()
+        self.cancel_button.show()
+        self.status.setText("averaging…")
+        self.jobs.submit(work, on_done=lambda df: self._done(request, df),
+                         on_error=self._failed, on_progress=self._progress,
+                         key=self.job_keys()[0])
+
+    def cancel(self) -> None:
+        """Stop the running average (its result will not be drawn)."""
+        if self.running:
+            self.jobs.cancel(self.job_keys()[0])
+            self._idle()
+            self.status.setText("cancelled: the plot shows the previous result"
+                                if self.frame is not None else "cancelled")
+
+    def _idle(self) -> None:
+        self.running = False
+        self.progress.hide()
+        self.cancel_button.hide()
+
+    def _progress(self, done: int, total: int, _payload: Any) -> None:
+        self.progress.setRange(0, max(total, 1))
+        self.progress.setValue(done)
+
+    def _failed(self, message: str, _tb: str) -> None:
+        self._idle()
+        text = message.split(": ", 1)[1] if message.startswith("ValueError: ") else message
+        self.show_placeholder(f"Cannot average: {text}")
+        self.status.setText("")
+        self.failed.emit(text)
+
+    def _done(self, request: AverageRequest, df: pd.DataFrame) -> None:
+        self._idle()
+        self.frame = df
+        self._stack.setCurrentWidget(self.plot_widget)
+        if request.by != self._by:
+            self._by = request.by
+            self._checked = {}
+        self._fill_list()
+        self.plot_item.setLabel("left", self._left_label(request.baseline is not None))
+        self.draw()
+        self.status.setText(self._summary())
+        self.finished.emit()
+
+    # -- conditions --------------------------------------------------------------
+    @property
+    def conditions(self) -> list[Condition]:
+        """The conditions of :attr:`frame`, in display order."""
+        return list(self.frame.attrs["conditions"]) if self.frame is not None else []
+
+    def trial_counts(self) -> list[int]:
+        """Trials behind each condition: the most at any point of any channel."""
+        if self.frame is None or not len(self.frame):
+            return [0] * len(self.conditions)
+        g = len(self.conditions)
+        return self.frame["n"].to_numpy().reshape(g, -1).max(axis=1).tolist()
+
+    def _fill_list(self) -> None:
+        lst = self.condition_list
+        lst.blockSignals(True)
+        lst.clear()
+        colors = condition_colors(self.conditions)
+        for k, (cond, color, n) in enumerate(zip(self.conditions, colors, self.trial_counts(),
+                                                 strict=True)):
+            item = QListWidgetItem(_swatch(color), f"{cond.label}  (n={n})")
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            shown = self._checked.get(cond.label, k < MAX_SHOWN)
+            item.setCheckState(Qt.CheckState.Checked if shown else Qt.CheckState.Unchecked)
+            item.setToolTip(f"{cond.label}: {cond.kind} value, {n} trials"
+                            if not cond.missing else f"trials without a value: {n}")
+            if cond.missing:
+                font = QFont(item.font())
+                font.setItalic(True)
+                item.setFont(font)
+            lst.addItem(item)
+        lst.blockSignals(False)
+        self._count_shown()
+
+    def _count_shown(self) -> None:
+        shown = sum(self.shown())
+        self.list_label.setText(f"Conditions: {shown} of {len(self.conditions)} shown")
+
+    def shown(self) -> list[bool]:
+        """Per condition: checked in the list."""
+        lst = self.condition_list
+        return [lst.item(i).checkState() == Qt.CheckState.Checked for i in range(lst.count())]
+
+    def set_shown(self, index: int, shown: bool) -> None:
+        """Check or uncheck condition ``index`` (redraws)."""
+        self.condition_list.item(index).setCheckState(
+            Qt.CheckState.Checked if shown else Qt.CheckState.Unchecked)
+
+    def set_all_shown(self, shown: bool) -> None:
+        lst = self.condition_list
+        lst.blockSignals(True)
+        for i in range(lst.count()):
+            lst.item(i).setCheckState(Qt.CheckState.Checked if shown else Qt.CheckState.Unchecked)
+            self._checked[self.conditions[i].label] = shown
+        lst.blockSignals(False)
+        self._count_shown()
+        self.draw()
+
+    def _item_changed(self, item: QListWidgetItem) -> None:
+        row = self.condition_list.row(item)
+        self._checked[self.conditions[row].label] = item.checkState() == Qt.CheckState.Checked
+        self._count_shown()
+        self.draw()
+
+    # -- drawing -----------------------------------------------------------------
+    def _grid(self) -> tuple[np.ndarray, list[int], dict[str, np.ndarray]]:
+        """``x`` (float64 times), the channels, and ``mean``/``sem``/``n`` as
+        ``(conditions, channels, times)`` arrays of :attr:`frame`."""
+        df = self.frame
+        chans = list(pd.unique(df["channel"])) if len(df) else []
+        g, c = len(self.conditions), max(len(chans), 1)
+        x = df["time"].to_numpy(dtype=np.float64)[: len(df) // max(g * c, 1)]
+        cube = {k: df[k].to_numpy().reshape(g, c, -1) for k in ("mean", "sem", "n")}
+        return x, [int(ch) for ch in chans], cube
+
+    def draw(self) -> None:
+        """Redraw the shown conditions of :attr:`frame`."""
+        for item in self._items:
+            self.plot_item.removeItem(item)
+        self._items = []
+        legend = self.add_legend()
+        legend.clear()
+        if self.frame is None:
+            return
+        x, chans, cube = self._grid()
+        colors = condition_colors(self.conditions)
+        counts = self.trial_counts()
+        shown = self.shown()
+        for gi, cond in enumerate(self.conditions):
+            if not shown[gi]:
+                continue
+            for ci, _ch in enumerate(chans):
+                curve = self._add_curve(x, cube["mean"][gi, ci], cube["sem"][gi, ci],
+                                        colors[gi], CHANNEL_STYLES[ci % len(CHANNEL_STYLES)],
+                                        f"{cond.label} · {channel_label(self.axis, chans[ci])}")
+                if ci == 0:
+                    legend.addItem(curve, f"{cond.label} (n={counts[gi]})")
+        if len(chans) > 1:
+            text = self.palette().color(QPalette.ColorRole.Text)
+            for ci, ch in enumerate(chans):
+                sample = pg.PlotDataItem(pen=pg.mkPen(text, width=2,
+                                                      style=CHANNEL_STYLES[ci % 5]))
+                legend.addItem(sample, channel_label(self.axis, ch))
+        self._legend_columns()
+
+    def _add_curve(self, x: np.ndarray, mean: np.ndarray, sem: np.ndarray, color: QColor,
+                   style: Qt.PenStyle, name: str) -> pg.PlotDataItem:
+        defined = np.isfinite(mean)
+        half = np.where(defined & np.isnan(sem), 0.0, sem)  # one trial: the band closes
+        lo = pg.PlotCurveItem(x, mean - half, connect="finite")
+        hi = pg.PlotCurveItem(x, mean + half, connect="finite")
+        band_color = QColor(color)
+        band_color.setAlpha(BAND_ALPHA)
+        band = pg.FillBetweenItem(lo, hi, brush=pg.mkBrush(band_color))
+        band.setZValue(-1)
+        # no ``name``: the legend lists conditions (with n) itself, not every curve
+        curve = pg.PlotDataItem(x, mean, pen=pg.mkPen(color, width=2, style=style),
+                                connect="finite")
+        curve.curve_label = name
+        self.plot_item.addItem(band)
+        self.plot_item.addItem(curve)
+        band.setToolTip(f"{name}: mean ± SEM")
+        self._items.extend([band, curve])
+        curve.band_curves = (lo, hi)  # kept alive with the curve (tests read them)
+        return curve
+
+    def bands(self) -> list[tuple[str, np.ndarray, np.ndarray]]:
+        """``(name, lower, upper)`` of every band drawn."""
+        out = []
+        for item in self._items:
+            if isinstance(item, pg.PlotDataItem):
+                lo, hi = item.band_curves
+                out.append((item.curve_label, lo.getData()[1], hi.getData()[1]))
+        return out
+
+    def _summary(self) -> str:
+        df = self.frame
+        w0, w1 = df.attrs["window_samples"]
+        rate = df.attrs["sampling_rate_hz"]
+        span = (f"{w0 / rate * 1000:.4g} to {w1 / rate * 1000:.4g} ms at {rate:g} Hz"
+                if rate else f"samples {w0} to {w1}")
+        trials, g = sum(self.trial_counts()), len(self.conditions)
+        return (f"{g} condition{'s' if g != 1 else ''}, {trials} trial{'s' if trials != 1 else ''}"
+                f", window {span}"
+                + (", baseline-corrected" if df.attrs["baseline_samples"] is not None else ""))
+
+    # -- export ------------------------------------------------------------------
+    def shown_frame(self) -> pd.DataFrame:
+        """The ``trial_average`` rows of the conditions shown, unchanged."""
+        if self.frame is None:
+            return pd.DataFrame(columns=list(CSV_COLUMNS))
+        keep = {c for c, s in zip(self.conditions, self.shown(), strict=True) if s}
+        return self.frame[self.frame["condition"].map(lambda c: c in keep).to_numpy(bool)]
+
+    def export_csv(self, path: Path) -> int:
+        """Write the ``trial_average`` rows of the conditions shown; returns rows written.
+
+        Columns ``condition`` (its label), ``channel`` (index), ``time``
+        (seconds, or samples without a sampling rate), ``mean``, ``sem``
+        (``nan`` when undefined) and ``n``, in the order of the result;
+        floats are written so that they read back to the same number.
+        """
+        df = self.shown_frame()
+        integer_time = df["time"].dtype.kind in "iu"
+        with open(path, "w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh)
+            w.writerow(CSV_COLUMNS)
+            for cond, ch, t, m, s, n in zip(df["condition"], df["channel"], df["time"],
+                                            df["mean"], df["sem"], df["n"], strict=True):
+                w.writerow([cond.label, int(ch), int(t) if integer_time else repr(float(t)),
+                            repr(float(m)), repr(float(s)), int(n)])
+        return len(df)
+
+    def curves(self) -> list[tuple[str, np.ndarray, np.ndarray]]:
+        """``(name, time, mean)`` of every mean curve drawn."""
+        out = []
+        for item in self._items:
+            if isinstance(item, pg.PlotDataItem):
+                x, y = item.getData()
+                out.append((item.curve_label, np.asarray(x, np.float64),
+                            np.asarray(y, np.float64)))
+        return out

@@ -1,0 +1,123 @@
+"""Start-up imports nothing heavy; heavy modules are imported off the GUI thread.
+
+Each check runs in a fresh interpreter, where nothing is imported yet.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from inspector.ui import preload
+from tests.conftest import FIXTURES
+
+ROOT = Path(__file__).resolve().parent.parent
+HEAVY = ("numpy", "pandas", "h5py", "yaml", "pyqtgraph")
+
+
+def _run(code: str) -> dict:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                         text=True, cwd=ROOT, env=env, timeout=180, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_the_shown_window_has_imported_nothing_heavy():
+    got = _run(f"""
+        import json, sys
+        from inspector.app import make_application
+        app = make_application()
+        from inspector.ui.main_window import MainWindow
+        win = MainWindow()
+        win._warmed = True  # no warm-up: this is the window as first shown
+        win.show()
+        app.processEvents()
+        print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))
+    """)
+    assert got == []
+
+
+def test_the_readers_are_found_without_their_libraries():
+    got = _run(f"""
+        import json, sys
+        from inspector.formats import registry
+        names = [r.display_name for r in registry.readers()]
+        print(json.dumps([names, sorted(m for m in {HEAVY!r} if m in sys.modules)]))
+    """)
+    names, heavy = got
+    assert len(names) >= 3 and heavy == []
+
+
+def test_values_are_shown_without_importing_numpy_or_pandas():
+    got = _run("""
+        import json, sys
+        from inspector.models.value_text import is_missing, value_text, value_type_name
+        texts = [value_text(1), value_text("1"), value_text(1.5), value_text(None),
+                 value_type_name(2), is_missing(float("nan"))]
+        print(json.dumps([texts, "numpy" in sys.modules, "pandas" in sys.modules]))
+    """)
+    assert got == [["1", '"1"', "1.5", "None", "int", True], False, False]
+
+
+def test_opening_imports_on_the_job_and_the_plots_on_the_import_thread():
+    """The recording's readers are imported by the open job, pyqtgraph by the preload
+    thread: never by the GUI thread (an import hook records the thread of each)."""
+    rec = FIXTURES / "vneurotk" / "v1" / "continuous_dense_f32_intids.h5"
+    got = _run(f"""
+        import builtins, json, sys, threading
+        first = {{}}
+        real = builtins.__import__
+
+        def hook(name, *args, **kwargs):
+            top = name.split(".")[0]
+            if top in {HEAVY!r} and top not in sys.modules and top not in first:
+                first[top] = threading.current_thread().name
+            return real(name, *args, **kwargs)
+
+        builtins.__import__ = hook
+        from inspector.app import make_application
+        from inspector.formats.workers import worker_pool
+        with worker_pool():
+            app = make_application()
+            from inspector.ui.main_window import MainWindow
+            win = MainWindow()
+            win.show()
+            win.open_paths([{str(rec)!r}])
+            while not (win.all_tabs_ready() and win.is_idle()):
+                app.processEvents()
+            tab = win.current_tab()
+            print(json.dumps([first, type(tab.plot.view).__name__]))
+    """)
+    first, view = got
+    assert view == "NeuralView"
+    assert {"numpy", "h5py", "pandas", "pyqtgraph"} <= set(first)
+    assert "MainThread" not in first.values(), first
+
+
+def test_when_imported_calls_back_on_the_gui_thread(qtbot, tmp_path, monkeypatch):
+    (tmp_path / "gs_probe_module.py").write_text(
+        "import threading\nTHREAD = threading.current_thread().name\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "gs_probe_module", raising=False)
+    got = []
+    preload.when_imported("gs_probe_module", lambda m: got.append(m.THREAD))
+    assert got == []  # not at once: it is imported in the background
+    qtbot.waitUntil(lambda: bool(got), timeout=10_000)
+    assert got != ["MainThread"]
+    again = []
+    preload.when_imported("gs_probe_module", lambda m: again.append(m.THREAD))
+    assert again == got  # already imported: called at once
+
+
+def test_a_failed_import_is_reported(qtbot, tmp_path, monkeypatch):
+    (tmp_path / "gs_broken_module.py").write_text("raise ValueError('broken on purpose')\n",
+                                                  encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    errors = []
+    preload.when_imported("gs_broken_module", lambda m: None, errors.append)
+    qtbot.waitUntil(lambda: bool(errors), timeout=10_000)
+    assert errors == ["ValueError: broken on purpose"]

@@ -94,7 +94,7 @@ def test_one_job_in_flight_and_the_newest_view_follows(qtbot, jobs):
     qtbot.waitUntil(view.is_idle, timeout=5000)
     line = view.lines[0]
     assert line.exact and np.nanmin(line.y) >= start - 1 and np.nanmax(line.y) <= stop
-    assert view.status.text() == "min/max per pixel"
+    assert view.status.text() == "showing the range of values per screen pixel"
 
 
 def test_a_long_job_gives_way_to_the_pending_view(qtbot, jobs, monkeypatch):
@@ -111,7 +111,7 @@ def test_a_long_job_gives_way_to_the_pending_view(qtbot, jobs, monkeypatch):
     line = view.lines[0]
     assert line.raw and line.exact
     np.testing.assert_array_equal(line.y, np.arange(ref.calls[1][0], ref.calls[1][1]))
-    assert view.status.text() == "raw samples"
+    assert view.status.text() == "every sample drawn"
 
 
 def test_a_short_job_is_not_stopped(qtbot, jobs, monkeypatch):

@@ -92,5 +92,5 @@ def test_screenshot_waits_for_the_exact_plot(qtbot, tmp_path, monkeypatch, capsy
     out = tmp_path / "rec.png"
     assert app_mod.run_gui([str(REC)], screenshot=str(out), size=(900, 600)) == 0
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert seen == {"idle": True, "status": "min/max per pixel", "exact": True}
+    assert seen == {"idle": True, "status": "showing the range of values per screen pixel", "exact": True}
     assert "warning" not in capsys.readouterr().err

@@ -277,7 +277,7 @@ def _pan(app: Any, view: Any, probe: _Probe, out: dict[str, Any]) -> None:
     out["pan_frames"] = len(frames)
     out["pan_frame_ms_max"] = round(max(frames), 1) if frames else None
     out["pan_frame_ms_median"] = round(float(np.median(frames)), 1) if frames else None
-    out["pan_images"] = view.lines.rendered
+    out["pan_images"] = view.lines.rendered if hasattr(view, "lines") else None
     probe.gaps(out, "pan_", c0)
 
 

@@ -222,3 +222,22 @@ def test_auc_layers_highlight_without_redrawing_and_hide_by_redrawing(qtbot, job
     qtbot.waitUntil(lambda: view.ready, timeout=5000)
     assert count(layer.front.image, colour) > 100
     assert view.is_idle()
+
+
+def test_held_layers_redraw_new_lines_not_an_old_view(qtbot):
+    data = lines_case()
+    widget, layer, paths, pens = make_layer(qtbot, data)
+    layer.set_order(range(5))
+    settle(qtbot, layer)
+    n = layer.rendered
+    layer.hold(True)  # new lines for the next view are on their way
+    widget.getPlotItem().vb.setXRange(5.0, 8.0, padding=0)
+    settle(qtbot, layer)
+    assert layer.rendered == n and not layer.fits(layer.front)  # the old image, scaled
+    layer.set_order([0, 1])  # new lines: drawn even while held
+    settle(qtbot, layer)
+    assert layer.rendered == n + 1 and layer.fits(layer.front)
+    layer.set_order(range(5))
+    layer.hold(False)
+    settle(qtbot, layer)
+    assert layer.front.image == reference(layer, paths, pens, range(5))

@@ -223,15 +223,7 @@ class AucView(PlotView):
         self.scan_ids = [str(s) for s in auc.scan_ids][:n]
         self.scan_ids += [f"scan {i + 1}" for i in range(len(self.scan_ids), n)]
         self.colors = self._palette_colors(n)
-        empty = (np.empty(0), np.empty(0))
-        self._curves: list[tuple[np.ndarray, np.ndarray]] = [empty] * n
-        self._paths: list[QPainterPath] = [QPainterPath()] * n
-        self._plain, self._wide = _pens(self.colors, 1), _pens(self.colors, 3)
-        self.lines = LineLayer()
-        self.highlights = LineLayer()
-        self.highlights.setZValue(10)
-        for layer in (self.lines, self.highlights):  # nothing to draw before the first result
-            layer.set_lines(self._paths, self._plain, QRectF(), self._curves)
+        self._make_layers(n)
         self.symbols = pg.ScatterPlotItem(size=SYMBOL_SIZE, pen=None)
         self.symbols.setZValue(20)
         self._symbol_points: list[tuple[np.ndarray, np.ndarray]] = []
@@ -272,6 +264,19 @@ class AucView(PlotView):
         self.status.setText(f"{n} scans: reading…" if n else "0 scans")
 
     # -- construction ----------------------------------------------------------------
+    def _make_layers(self, n: int) -> None:
+        """The two line layers, with ``n`` empty lines until the first result."""
+        empty = (np.empty(0), np.empty(0))
+        self._curves: list[tuple[np.ndarray, np.ndarray]] = [empty] * n
+        self._paths: list[QPainterPath] = [QPainterPath()] * n
+        self._plain = _pens(self.colors, 1)
+        self._wide_pens: list[QPen] | None = None  # built at the first highlight
+        self.lines = LineLayer()
+        self.highlights = LineLayer()
+        self.highlights.setZValue(10)
+        for layer in (self.lines, self.highlights):
+            layer.set_lines(self._paths, self._plain, QRectF(), self._curves)
+
     def _labels(self, radius_unit: str, signal_unit: str) -> None:
         self.plot_item.setLabel("bottom", f"radius ({radius_unit})" if radius_unit else "radius")
         self.plot_item.setLabel("left", f"signal ({signal_unit})" if signal_unit else "signal")
@@ -294,10 +299,12 @@ class AucView(PlotView):
         self.scan_list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.scan_list.setToolTip("The legend: uncheck a scan to hide it, select scans (or click "
                                   "a curve) to highlight them")
+        flags = QListWidgetItem().flags() | Qt.ItemFlag.ItemIsUserCheckable  # once: enum
+        checked = Qt.CheckState.Checked  # arithmetic in Python costs ~10 us a scan
         for i, sid in enumerate(self.scan_ids):
             it = QListWidgetItem(sid)
-            it.setFlags(it.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            it.setCheckState(Qt.CheckState.Checked)
+            it.setFlags(flags)
+            it.setCheckState(checked)
             swatch = QPixmap(12, 12)
             swatch.fill(self.colors[i])
             it.setIcon(QIcon(swatch))  # the colour as a swatch: text stays readable
@@ -310,7 +317,9 @@ class AucView(PlotView):
         sl.addWidget(QLabel(f"Scans ({len(self.scan_ids)})"))
         sl.addWidget(self.scan_list, 1)
         split = QSplitter(Qt.Orientation.Horizontal)
-        self.layout().replaceWidget(self._stack, split)
+        outer = self.layout()
+        assert outer is not None  # PlotView lays itself out
+        outer.replaceWidget(self._stack, split)
         split.addWidget(side)
         split.addWidget(self._stack)
         split.setCollapsible(1, False)  # the list folds away, the plot never does
@@ -449,6 +458,8 @@ class AucView(PlotView):
 
         self._in_flight = True
         self._pending = False
+        for layer in (self.lines, self.highlights):  # lines for this view are on their way
+            layer.hold(True)
         self.submitted += 1
         guard.job = self.jobs.submit(work, on_done=done, on_error=failed, key=self.job_keys()[0])
 
@@ -471,14 +482,21 @@ class AucView(PlotView):
                     self._frame(env)
         finally:
             self._in_flight = False
+            self._release()
         self.drawn += 1
         self.drawn_changed.emit(self.drawn)
         if self._pending:
             self._pending = False
             self.request()
 
+    def _release(self) -> None:
+        """No lines on their way any more: the layers follow the view again."""
+        for layer in (self.lines, self.highlights):
+            layer.hold(False)
+
     def _failed(self, message: str) -> None:
         self._in_flight = False
+        self._release()
         if not self._extent_known:  # nothing could be read: say so instead of a plot
             self._extent_known = True
             self.show_placeholder(f"cannot read the scans: {message} (see Findings)")
@@ -692,7 +710,7 @@ class AucView(PlotView):
             swatch = QPixmap(12, 12)
             swatch.fill(colour)
             self.scan_list.item(i).setIcon(QIcon(swatch))
-        self._plain, self._wide = _pens(self.colors, 1), _pens(self.colors, 3)
+        self._plain, self._wide_pens = _pens(self.colors, 1), None
         self.lines.set_pens(self._plain)
         self.highlights.set_pens(self._highlight_pens(self._selected()))
         if self._symbol_points:
@@ -706,7 +724,11 @@ class AucView(PlotView):
 
     def _highlight_pens(self, sel: set[int]) -> list[QPen]:
         """Pens of the highlight layer: wide unless many scans are selected."""
-        return self._wide if len(sel) <= WIDE_HIGHLIGHTS else self._plain
+        if len(sel) > WIDE_HIGHLIGHTS or not sel:
+            return self._plain
+        if self._wide_pens is None:
+            self._wide_pens = _pens(self.colors, 3)
+        return self._wide_pens
 
     def _show_lines(self) -> None:
         """What each layer draws: the shown scans; the selected ones on top, the rest dimmed."""

@@ -118,6 +118,7 @@ class LineLayer(pg.GraphicsObject):
         self._job: _Job | None = None
         self.rendered = 0
         self.ticks = 0
+        self._hold = False
         self._timer = QTimer(self)  # deleted with the item
         self._timer.setInterval(0)
         self._timer.timeout.connect(self.draw_some)
@@ -178,6 +179,14 @@ class LineLayer(pg.GraphicsObject):
         self._schedule()
 
     # -- when to draw ------------------------------------------------------------------
+    def hold(self, on: bool) -> None:
+        """While on, a change of the view alone starts no image (new lines still do): the
+        owner has asked for new lines for the new view, so the current image, moved or
+        scaled, is shown until they come instead of drawing the old lines again."""
+        self._hold = on
+        if not on:
+            self._schedule()
+
     @property
     def pending(self) -> bool:
         """True while an image is being drawn or a check whether one is needed waits."""
@@ -227,6 +236,8 @@ class LineLayer(pg.GraphicsObject):
         view = self._view_area()
         if view is None or not self._order or self.fits(self.front):
             return None  # nothing to draw, nowhere to draw it, or drawn already
+        if self._hold and self.front is not None and self.front.generation == self._generation:
+            return None  # only the view changed, and new lines for it are on their way
         dt, area = view
         mx, my = MARGIN_X * area.width(), MARGIN_Y * area.height()
         x0, y0 = math.floor(area.left() - mx), math.floor(area.top() - my)

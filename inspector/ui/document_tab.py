@@ -292,7 +292,8 @@ class DocumentTab(QWidget):
             self.plot.show_array(name)
 
     def is_settled(self) -> bool:
-        """Nothing left to fill in: the models are complete and the plot is idle."""
+        """Nothing left to draw: the plot is idle (long tree lists fill in as they are
+        scrolled to, so they are never waited for)."""
         return self.plots_idle()
 
     def plots_idle(self) -> bool:

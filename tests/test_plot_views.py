@@ -14,7 +14,6 @@ from inspector.formats.capabilities import AucScans
 from inspector.formats.document import Document
 from inspector.jobs import JobRunner
 from inspector.ui.plots import AucView, NeuralView, PatternView, PlotPanel
-from inspector.ui.plots import neural as neural_mod
 from tests.conftest import FIXTURES, load_expected
 
 
@@ -57,7 +56,8 @@ def auc_of(doc):
         return doc.auc
     s = doc.summary
     return AucScans(scan_ids=tuple(s["scan_ids"]), radius_unit=str(s.get("radius_unit") or ""),
-                    signal_unit=str(s.get("signal_unit") or ""), experiment_id=s.get("experiment_id"))
+                    signal_unit=str(s.get("signal_unit") or ""),
+                    experiment_id=s.get("experiment_id"))
 
 
 def auc_view_for(qtbot, jobs, path):

@@ -103,11 +103,11 @@ def _envelope_job(ref: ArrayRef, lines: list[tuple[str, list[tuple]]],
     """The job of one request: every line's envelopes over ``span = (start, stop, bins)``.
 
     Each preview of a single line, and each finished line once the job has
-    run :data:`PROGRESS_AFTER_S`, is sent as progress ``(gen, key, envelopes)``.  Returns ``(gen, {key: envelopes},
-    span, complete)``; ``complete`` is False when ``stop`` was set (a newer
-    view is pending) and the job had run :data:`SUPERSEDE_AFTER_S`: the lines
-    finished by then are returned.  Runs on a worker thread; reads only
-    ``ref`` and its arguments.
+    run :data:`PROGRESS_AFTER_S`, is sent as progress ``(gen, key, envelopes)``.
+    Returns ``(gen, {key: envelopes}, span, complete)``; ``complete`` is False
+    when ``stop`` was set (a newer view is pending) and the job had run
+    :data:`SUPERSEDE_AFTER_S`: the lines finished by then are returned.  Runs
+    on a worker thread; reads only ``ref`` and its arguments.
     """
     start, end, bins = span
 

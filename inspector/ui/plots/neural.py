@@ -100,11 +100,11 @@ def _as_array(value: Any) -> np.ndarray | None:
 
 def _envelope_job(ref: ArrayRef, lines: list[tuple[str, list[tuple]]],
                   span: tuple[int, int, int], gen: int, stop: threading.Event) -> Any:
-    """The job of one request: every line's envelopes over ``span = (start, stop, bins)``.
+    """The job function of one request: every line's envelopes over ``span = (start, stop, bins)``.
 
     Each preview of a single line, and each finished line once the job has
     run :data:`PROGRESS_AFTER_S`, is sent as progress ``(gen, key, envelopes)``.
-    Returns ``(gen, {key: envelopes}, span, complete)``; ``complete`` is False
+    The job returns ``(gen, {key: envelopes}, span, complete)``; ``complete`` is False
     when ``stop`` was set (a newer view is pending) and the job had run
     :data:`SUPERSEDE_AFTER_S`: the lines finished by then are returned.  Runs
     on a worker thread; reads only ``ref`` and its arguments.

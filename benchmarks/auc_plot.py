@@ -20,6 +20,7 @@ from the lazy arrays, shows it at 1200 x 600 and measures:
 * ``max_gui_gap_ms``: the longest interval between ticks of a 5 ms
   ``QTimer`` probe on the GUI thread over that time (construction included),
   and ``max_gap_starts_ms``, when it began (ms after construction began);
+  ``gaps_ms_at_ms`` lists the four longest as ``[length, start]``;
 * ``construct_ms`` (the constructor alone) and ``repaint_ms`` (one
   synchronous repaint of the plot once every scan is drawn);
 * ``zoom_ms``: from a zoom to a tenth of the range to its envelopes drawn
@@ -27,6 +28,12 @@ from the lazy arrays, shows it at 1200 x 600 and measures:
 * ``peak_rss_mb`` (``ru_maxrss`` of the child), ``peak_rss_verified_mb``
   (the same once opened and verified, before any view), ``rss_before_view_mb``
   and ``rss_after_zoom_mb``.
+
+Deflated ``.npy`` members larger than the reader's cache are inflated from
+their start for every block the plot reads
+(:mod:`inspector.formats.aucx.arrayrefs`), so ``first_envelope_ms`` of a
+deflated archive grows with the square of its size; ``--stored`` shows the
+view's own cost.
 
 Prints one JSON object.  Usage:
 ``python benchmarks/auc_plot.py [--scans N] [--points N] [--stored] [--per-scan] [--keep DIR]``
@@ -195,6 +202,8 @@ def _plot(app: Any, doc: Any, out: dict[str, Any]) -> None:
     worst = int(gaps.argmax())
     out["max_gui_gap_ms"] = float(gaps[worst])
     out["max_gap_starts_ms"] = float(ticks[worst] - c0)  # after construction began
+    top = np.argsort(gaps)[::-1][:4]
+    out["gaps_ms_at_ms"] = [[int(gaps[i]), int(ticks[i] - c0)] for i in sorted(top)]
     out["columns"] = view.envelopes.columns if view.envelopes is not None else 0
     out["status"] = view.status.text()
     _wait(app, lambda: not view.busy)

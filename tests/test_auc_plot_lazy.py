@@ -102,8 +102,9 @@ def test_envelopes_match_brute_force(monkeypatch, row_method, per_scan, order):
     monkeypatch.setattr(se, "ROW_METHOD_POINTS", row_method)
     rng = np.random.default_rng(hash((row_method, per_scan, order)) % 2**32)
     for _ in range(40):
-        scans, points, w = (int(v) for v in (rng.integers(1, 8), rng.integers(1, 70), rng.integers(1, 29)))
-        radius, signal, mask = random_case(rng, scans=scans, points=points, per_scan=per_scan, order=order)
+        scans, points, w = (int(rng.integers(1, n)) for n in (8, 70, 29))
+        radius, signal, mask = random_case(rng, scans=scans, points=points, per_scan=per_scan,
+                                           order=order)
         if rng.random() < 0.2:
             mask = None
         r0, r1 = sorted(rng.uniform(-1, 11, 2))
@@ -148,7 +149,8 @@ def test_every_point_lies_in_its_column():
     for c in range(101):
         inside = (radius >= edges[c]) & (radius < edges[c + 1]) if c < 100 else (radius >= edges[c])
         if inside.any():
-            assert env.lo[0, c] == signal[0, inside].min() and env.hi[0, c] == signal[0, inside].max()
+            assert env.lo[0, c] == signal[0, inside].min()
+            assert env.hi[0, c] == signal[0, inside].max()
         else:
             assert np.isnan(env.lo[0, c]) and np.isnan(env.hi[0, c])
 
@@ -237,7 +239,8 @@ def test_range_and_columns_checked_and_cancel():
     with pytest.raises(EnvelopeCancelled):
         scan_envelopes(r, s, None, 0.0, 3.0, 5, cancelled=lambda: True, executor=pool())
     seen = []
-    scan_envelopes(r, s, None, 0.0, 3.0, 5, block_points=4, progress=lambda d, t: seen.append((d, t)))
+    scan_envelopes(r, s, None, 0.0, 3.0, 5, block_points=4,
+                   progress=lambda d, t: seen.append((d, t)))
     assert seen == [(1, 2), (2, 2)]
 
 
@@ -268,7 +271,8 @@ def test_reads_are_bounded_blocks_in_scan_order():
     assert max(n for _, n in signal.reads) <= 8000 and max(n for _, n in mask.reads) <= 8000
     starts = [sel[0].start for sel, _ in signal.reads]
     assert starts == sorted(starts) and sum(n for _, n in signal.reads) == 64 * 3000  # each once
-    np.testing.assert_array_equal(env.hi, brute(radius.read(), signal.read(), mask.read(), 0.0, 1.0, 200)[1])
+    want = brute(radius.read(), signal.read(), mask.read(), 0.0, 1.0, 200)
+    np.testing.assert_array_equal(env.hi, want[1])
     # a zoomed range reads only the window of a sorted shared axis (plus one point each side)
     signal.reads.clear()
     scan_envelopes(radius, signal, mask, 0.5, 0.51, 200, block_points=8000)
@@ -293,7 +297,8 @@ def make_view(qtbot, jobs, radius, signal, mask, *, ids=None, untrusted=(), gate
               parent=None):
     from inspector.ui.plots.auc import AucView
 
-    arrays = {"radius": RecordingRef("radius", radius, gate), "signal": RecordingRef("signal", signal, gate)}
+    arrays = {"radius": RecordingRef("radius", radius, gate),
+              "signal": RecordingRef("signal", signal, gate)}
     if mask is not None:
         arrays["mask"] = RecordingRef("mask", mask, gate)
     n = signal.shape[0]
@@ -380,8 +385,11 @@ def test_zoom_shows_real_points_with_symbols(qtbot, jobs):
     assert set(x[drawn]) >= set(radius[real]) and not (set(x[drawn]) & set(radius[2000:2010]))
     np.testing.assert_array_equal(y[drawn], signal[3][np.isin(radius, x[drawn])])
     # the y axis fits what is visible (auto-range follows the zoom)
-    qtbot.waitUntil(lambda: view.plot_item.vb.viewRange()[1][1] - view.plot_item.vb.viewRange()[1][0]
-                    < 0.5 * (signal.max() - signal.min()), timeout=5000)
+    def y_span():
+        (_, (y0, y1)) = view.plot_item.vb.viewRange()
+        return y1 - y0
+
+    qtbot.waitUntil(lambda: y_span() < 0.5 * (signal.max() - signal.min()), timeout=5000)
     (x0, x1), (y0, y1) = view.plot_item.vb.viewRange()
     seen = signal[:, (radius >= x0) & (radius <= x1)]
     assert y0 <= seen.min() and y1 >= seen.max()
@@ -418,7 +426,8 @@ def test_hide_and_highlight_read_nothing(qtbot, jobs):
     view.set_visible(1, False)
     assert len(view.curves()) == 11 and not view.items[1].isVisible()
     view.highlight(2)
-    assert view.items[2].opts["pen"].width() == 3 and view.items[0].opts["pen"].color().alpha() == 50
+    assert view.items[2].opts["pen"].width() == 3
+    assert view.items[0].opts["pen"].color().alpha() == 50
     view.highlight(None)
     assert view.items[2].opts["pen"].widthF() == 1
     qtbot.wait(50)
@@ -430,8 +439,14 @@ def test_untrusted_arrays_are_noted_on_the_plot(qtbot, jobs):
     view, _ = make_view(qtbot, jobs, radius, signal, mask, untrusted={"signal"})
     assert view.note == "signal.npy failed its checksum: values shown are not verified"
     assert view.note in view.plot_item.titleLabel.text
-    view2, _ = make_view(qtbot, jobs, radius, signal, mask)
+    view2, arrays = make_view(qtbot, jobs, radius, signal, mask)
     assert view2.note == "" and not view2.plot_item.titleLabel.text
+    reads = len(arrays["signal"].reads)
+    view2.set_untrusted({"mask"})  # a verification that ends after the plot is shown
+    assert view2.note == "mask.npy failed its checksum: values shown are not verified"
+    assert view2.note in view2.plot_item.titleLabel.text and len(arrays["signal"].reads) == reads
+    view2.set_untrusted(())
+    assert view2.note == "" and not view2.plot_item.titleLabel.isVisible()
     from inspector.ui.plots.auc import untrusted_note
 
     two = AucScans(scan_ids=("a",), untrusted_arrays=frozenset({"signal", "radius"}))
@@ -495,7 +510,8 @@ def test_missing_or_damaged_arrays_raise(qtbot, jobs):
 
     with pytest.raises(ValueError, match="'signal'"):
         AucView(AucScans(scan_ids=()), {"radius": NumpyArrayRef("radius", np.zeros(3))}, jobs)
-    bad = {"radius": NumpyArrayRef("radius", np.zeros(3)), "signal": NumpyArrayRef("signal", np.zeros((2, 4)))}
+    bad = {"radius": NumpyArrayRef("radius", np.zeros(3)),
+           "signal": NumpyArrayRef("signal", np.zeros((2, 4)))}
     with pytest.raises(ValueError, match="radius shape"):
         AucView(AucScans(scan_ids=("a", "b")), bad, jobs)
 
@@ -562,3 +578,31 @@ def test_value_range_is_what_is_drawn_in_the_range():
         want = (ys.min(), ys.max()) if ys.size else None
         assert env.value_range(x0, x1, shown) == want
     assert env.value_range(20.0, 30.0) is None
+
+
+def test_delimited_and_aucx_demo_plot_the_same_points(qtbot, jobs):
+    """The demo experiment as a CSV scan table and as its AUCX export: the same curves."""
+    pytest.importorskip("inspector.formats.aucx.reader")
+    from inspector.formats import open_document
+    from inspector.ui.plots.auc import AucView
+    from tests.conftest import FIXTURES
+
+    drawn = []
+    for path in (FIXTURES / "auc-delimited" / "demo_experiment" / "scans.csv",
+                 FIXTURES / "aucx" / "src_demo_experiment.aucx"):
+        doc = open_document(path)
+        s = doc.summary
+        auc = doc.auc or AucScans(scan_ids=tuple(s["scan_ids"]), radius_unit=s["radius_unit"],
+                                  signal_unit=s["signal_unit"])
+        view = AucView(auc, doc.arrays, jobs)
+        qtbot.addWidget(view)
+        view.show()
+        settle(qtbot, view)
+        drawn.append(view.curves())
+        doc.close()
+    ids = [f"scan_00{i}" for i in (1, 2, 3, 4)]
+    assert [c[0] for c in drawn[0]] == [c[0] for c in drawn[1]] == ids
+    for (_, x0, y0), (_, x1, y1) in zip(*drawn, strict=True):
+        assert np.isfinite(y0).sum() == 12
+        np.testing.assert_array_equal(x0, x1)
+        np.testing.assert_array_equal(y0, y1)

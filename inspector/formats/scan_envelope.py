@@ -22,14 +22,17 @@ Definitions used throughout:
 
 Memory: arrays are read through ``read(selection)`` (:class:`ArrayRef`) or
 sliced (numpy) in blocks of whole scans holding at most :data:`BLOCK_POINTS`
-points (a scan longer than that is read in pieces), in ascending scan order,
-so the memory used beyond the result is a few MB whatever the archive's size.
+points (a scan longer than that is read in pieces), in ascending scan order
+on the calling thread, so the memory used beyond the result is a few MB
+whatever the archive's size (a few blocks when an executor shares the
+reduction).  With a shared radius axis only the span of positions whose
+radius is in the range (plus one on each side) is read from signal and mask.
 
 Radius order: each scan's radius is normally sorted, which lets every block
 be reduced with ``ufunc.reduceat`` over runs of equal columns.  That is never
-assumed: monotonicity (ascending or descending) is checked once per scan and
-piece; a scan that is not monotonic is reduced after a stable sort of its
-points by column.
+assumed: monotonicity (ascending or descending) is checked once for a shared
+axis, else once per scan and piece; a scan that is not monotonic is reduced
+after a stable sort of its points by column.
 
 Nothing here imports Qt.
 """
@@ -37,8 +40,9 @@ Nothing here imports Qt.
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Executor
+from concurrent.futures import Executor, Future, wait
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -586,7 +590,7 @@ Piece = tuple[slice, int, int]
 
 @dataclass
 class _Step:
-    """Everything one share of the blocks needs; shares touch disjoint scans."""
+    """Reads pieces in order and folds them into the accumulator (see :func:`_run`)."""
 
     arrays: _Arrays
     acc: _Accumulator
@@ -594,57 +598,57 @@ class _Step:
     p1: int
     cancelled: CancelledFn | None
     progress: ProgressFn | None
-    stop: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
     done: int = 0
 
-    def run(self, pieces: list[Piece]) -> None:
-        """Read and reduce ``pieces`` in order; stops when cancelled or another share failed."""
-        try:
-            for rows, q0, q1 in pieces:
-                if self.stop.is_set() or (self.cancelled is not None and self.cancelled()):
-                    raise EnvelopeCancelled()
-                blk = _read_block(self.arrays, self.acc.grid, rows, q0, q1)
-                self.acc.counts[rows] += blk.sel.sum(axis=1)
-                _fold(self.acc, blk, self.sorted_axis)
-                _track_block(self.acc, blk)
-                if self.progress is not None and q1 == self.p1:
-                    with self.lock:
-                        self.done += int(rows.stop) - int(rows.start)
-                        done = self.done
-                    self.progress(done, self.acc.counts.shape[0])
-        except BaseException:
-            self.stop.set()
-            raise
+    def read(self, piece: Piece) -> _Block:
+        if self.cancelled is not None and self.cancelled():
+            raise EnvelopeCancelled()
+        rows, q0, q1 = piece
+        return _read_block(self.arrays, self.acc.grid, rows, q0, q1)
+
+    def fold(self, blk: _Block) -> None:
+        """Add one block (any thread: blocks of whole scans touch disjoint rows)."""
+        n = blk.sig.shape[0]
+        rows = slice(blk.row0, blk.row0 + n)
+        self.acc.counts[rows] += blk.sel.sum(axis=1)
+        _fold(self.acc, blk, self.sorted_axis)
+        _track_block(self.acc, blk)
+        if self.progress is not None and blk.q0 + blk.sel.shape[1] == self.p1:
+            with self.lock:
+                self.done += n
+                done = self.done
+            self.progress(done, self.acc.counts.shape[0])
 
 
-def _shares(pieces: list[Piece], k: int) -> list[list[Piece]]:
-    """``k`` lists of pieces, interleaved by scan; every piece of one scan in one list, in order."""
-    groups: list[list[Piece]] = []
-    for piece in pieces:
-        if groups and groups[-1][0][0].start == piece[0].start:
-            groups[-1].append(piece)
-        else:
-            groups.append([piece])
-    return [[p for g in groups[j::k] for p in g] for j in range(min(k, max(len(groups), 1)))]
+def _run(step: _Step, pieces: list[Piece], executor: Executor | None, parallel: int) -> None:
+    """Read every piece in order on this thread; fold them here and on ``executor``.
 
-
-def _run_shares(step: _Step, shares: list[list[Piece]], executor: Executor | None) -> None:
-    """Run the first share here and the others on ``executor``; re-raise the first failure."""
-    futures = [executor.submit(step.run, share) for share in shares[1:]] if executor else []
-    errors: list[BaseException] = []
+    Reads stay sequential (a reader that streams, such as an inflated ZIP
+    member, reads each byte once); at most ``parallel - 1`` folds run on the
+    executor at a time, so at most ``parallel`` blocks are held.  Pieces of
+    one scan split in several (scans longer than a block) are folded in order
+    on this thread only.
+    """
+    split = len({p[0].start for p in pieces}) < len(pieces)
+    if executor is None or parallel < 2 or split:
+        for piece in pieces:
+            step.fold(step.read(piece))
+        return
+    pending: deque[Future[None]] = deque()
     try:
-        step.run(shares[0])
-    except BaseException as exc:  # noqa: BLE001 - re-raised below, after the other shares
-        errors.append(exc)
-    for fut in futures:
-        try:
-            fut.result()
-        except BaseException as exc:  # noqa: BLE001 - re-raised below
-            errors.append(exc)
-    if errors:  # a real failure wins over the cancellations it caused
-        real = [e for e in errors if not isinstance(e, EnvelopeCancelled)]
-        raise (real or errors)[0]
+        for piece in pieces:
+            blk = step.read(piece)
+            while pending and pending[0].done():
+                pending.popleft().result()
+            if len(pending) < parallel - 1:
+                pending.append(executor.submit(step.fold, blk))
+            else:
+                step.fold(blk)
+    finally:  # nothing keeps running after this returns or raises
+        wait(pending)
+    for fut in pending:
+        fut.result()
 
 
 def _fold(acc: _Accumulator, blk: _Block, sorted_axis: bool) -> None:
@@ -726,10 +730,11 @@ def scan_envelopes(radius: Source, signal: Source, mask: Source | None,
             the executor's threads too when one is given).
         block_points: points per block (memory bound), default :data:`BLOCK_POINTS`.
         executor: optional thread pool (``inspector.formats.workers.pool()``):
-            the scans are then shared among ``parallel`` threads, the calling
-            one included (numpy releases the GIL while it reduces).  Never
-            pass the pool this call itself runs on.
-        parallel: threads used with an executor (each holds its own block).
+            blocks are still read in order by the calling thread, and reduced
+            by it and up to ``parallel - 1`` of the pool's threads (numpy
+            releases the GIL while it reduces).  Never pass the pool this call
+            itself runs on.
+        parallel: blocks reduced at once with an executor (each is held in memory).
 
     Returns:
         A :class:`ScanEnvelopes` (float64 ``lo``/``hi`` ``(scans, columns)``).
@@ -751,10 +756,8 @@ def scan_envelopes(radius: Source, signal: Source, mask: Source | None,
         p0, p1, sorted_axis = 0, shape.points, False
     else:
         p0, p1, sorted_axis = _shared_window(arrays, grid, block_points)
-    blocks = list(_row_blocks(shape, p0, p1, block_points))
     step = _Step(arrays, acc, sorted_axis, p1, cancelled, progress)
-    _run_shares(step, _shares(blocks, max(1, int(parallel)) if executor is not None else 1),
-                executor)
+    _run(step, list(_row_blocks(shape, p0, p1, block_points)), executor, int(parallel))
     points = tuple(None if t is None or acc.counts[i] > t.limit else t.build(p0, p1)
                    for i, t in enumerate(acc.tracks))
     return ScanEnvelopes(grid.r0, grid.r1, grid.columns, acc.lo, acc.hi, acc.counts, points)

@@ -10,6 +10,12 @@ When few points are in view the scans' real points themselves are drawn,
 with symbols.  Only real observations are ever drawn (mask true, finite
 radius and signal); nothing is interpolated.
 
+The lines themselves (``QPainterPath``) are built on the job's thread too,
+and the curves stay out of pyqtgraph's per-item auto-range: one invisible
+item carries the data's extent and the visible scans' range, computed from
+the envelopes (:meth:`~inspector.formats.scan_envelope.ScanEnvelopes.value_range`),
+so a pan does not query hundreds of curves.
+
 Requests are coalesced without a fixed delay: at most one job is in flight;
 pan, zoom and resize events while it runs only mark a request pending, and
 the newest view is requested when it ends (a result whose range and
@@ -24,8 +30,9 @@ title says so (docs/architecture.md, "Seams": ``AucScans.untrusted_arrays``).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from concurrent.futures import Executor
+from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -194,10 +201,11 @@ class AucView(PlotView):
         self.symbols = pg.ScatterPlotItem(size=SYMBOL_SIZE, pen=None)
         self.symbols.setZValue(20)
         self._symbol_points: list[tuple[np.ndarray, np.ndarray]] = []
+        self._shown = np.ones(n, dtype=bool)  # the list's check boxes
         self._build_list()
-        self.note = untrusted_note(auc, arrays)
-        if self.note:
-            self.plot_item.setTitle(f"⚠ {self.note}", color=NOTE_COLOR)
+        self._arrays = arrays
+        self.note = ""
+        self.set_untrusted(auc.untrusted_arrays)
         self.envelopes: ScanEnvelopes | None = None
         self.extent: tuple[float, float] | None = None
         self._extent_known = False
@@ -249,7 +257,8 @@ class AucView(PlotView):
 
     def _build_list(self) -> None:
         self.scan_list = QListWidget()
-        self.scan_list.setToolTip("The legend: uncheck a scan to hide it, select scans to highlight them")
+        self.scan_list.setToolTip("The legend: uncheck a scan to hide it, "
+                                  "select scans to highlight them")
         for i, sid in enumerate(self.scan_ids):
             it = QListWidgetItem(sid)
             it.setFlags(it.flags() | Qt.ItemFlag.ItemIsUserCheckable)
@@ -277,11 +286,12 @@ class AucView(PlotView):
         """Create the next :data:`ITEMS_PER_TURN` curves (styled, with data once known)."""
         vb = self.plot_item.vb
         n = self.shape.scans
+        sel = self._selected()
         for i in range(len(self.items), min(n, len(self.items) + ITEMS_PER_TURN)):
             item = _ScanCurve(name=self.scan_ids[i], connect="finite")
             self.items.append(item)
-            self._style(i, self._selected())
-            item.setVisible(self.scan_list.item(i).checkState() == Qt.CheckState.Checked)
+            self._style(i, sel)
+            item.setVisible(bool(self._shown[i]))
             if self._curves is not None:
                 item.set_curve(*self._curves[i], self._paths[i] if self._paths else None)
             vb.addItem(item, ignoreBounds=True)
@@ -477,8 +487,8 @@ class AucView(PlotView):
         self._symbol_points = list(curves) if symbols else []
         self._draw_symbols()
         self._update_bounds()
-        where = "" if self.extent is None or (env.r0 <= self.extent[0] and env.r1 >= self.extent[1]) \
-            else " in range"
+        ext = self.extent
+        where = "" if ext is None or (env.r0 <= ext[0] and env.r1 >= ext[1]) else " in range"
         how = "real points" if exact else "min/max per pixel"
         self.status.setText(f"{self.shape.scans} scans, {real} real points{where} ({how})")
 
@@ -489,9 +499,7 @@ class AucView(PlotView):
             self._bounds.setData([], [])
             return
         (x0, x1), _ = self.plot_item.vb.viewRange()
-        shown = np.array([self.scan_list.item(i).checkState() == Qt.CheckState.Checked
-                          for i in range(self.shape.scans)], dtype=bool)
-        yr = env.value_range(x0, x1, shown)
+        yr = env.value_range(x0, x1, self._shown)
         if yr is None:
             self._bounds.setData([], [])
             return
@@ -512,7 +520,7 @@ class AucView(PlotView):
         sel = self._selected()
         xs, ys, brushes = [], [], []
         for i, (x, y) in enumerate(self._symbol_points):
-            if self.scan_list.item(i).checkState() != Qt.CheckState.Checked:
+            if not self._shown[i]:
                 continue
             keep = np.isfinite(y)
             xs.append(x[keep])
@@ -539,9 +547,21 @@ class AucView(PlotView):
         return out
 
     # -- list ------------------------------------------------------------------------
+    def set_untrusted(self, names: Iterable[str]) -> None:
+        """Say on the plot which arrays failed their checksum (none: no note); reads nothing.
+
+        For a verification that ends after the plot is shown (its new
+        ``AucScans.untrusted_arrays``).
+        """
+        auc = replace(self.auc, untrusted_arrays=frozenset(names))
+        self.auc = auc
+        self.note = untrusted_note(auc, self._arrays)
+        self.plot_item.setTitle(f"⚠ {self.note}" if self.note else None, color=NOTE_COLOR)
+
     def set_visible(self, i: int, visible: bool) -> None:
         """Show or hide scan ``i`` (also its check box)."""
-        self.scan_list.item(i).setCheckState(Qt.CheckState.Checked if visible else Qt.CheckState.Unchecked)
+        state = Qt.CheckState.Checked if visible else Qt.CheckState.Unchecked
+        self.scan_list.item(i).setCheckState(state)
 
     def highlight(self, i: int | None) -> None:
         """Highlight scan ``i`` (others dimmed); None restores all."""
@@ -574,8 +594,9 @@ class AucView(PlotView):
 
     def _visibility(self, item: Any) -> None:
         i = self.scan_list.row(item)
+        self._shown[i] = item.checkState() == Qt.CheckState.Checked
         if i < len(self.items):
-            self.items[i].setVisible(item.checkState() == Qt.CheckState.Checked)
+            self.items[i].setVisible(bool(self._shown[i]))
         if self._symbol_points:
             self._draw_symbols()
         self._update_bounds()

@@ -16,14 +16,27 @@ from typing import Any
 MISSING_TEXT = "∅"
 
 
+def _imported(name: str) -> ModuleType | None:
+    """Module ``name`` if it is imported completely, else None.
+
+    A module another thread is still importing counts as absent: no value
+    can come from it before that import has finished.
+    """
+    module = sys.modules.get(name)
+    spec = getattr(module, "__spec__", None)
+    if module is None or getattr(spec, "_initializing", False):
+        return None
+    return module
+
+
 def _numpy() -> ModuleType | None:
     """numpy if some reader imported it, else None (then no value is a numpy value)."""
-    return sys.modules.get("numpy")
+    return _imported("numpy")
 
 
 def _pandas_missing(value: Any) -> str | None:
     """``"NA"`` / ``"NaT"`` for ``pandas.NA`` / ``pandas.NaT``, else None (also without pandas)."""
-    pd = sys.modules.get("pandas")
+    pd = _imported("pandas")
     if pd is None:
         return None
     if value is getattr(pd, "NA", None):

@@ -584,6 +584,7 @@ class MainWindow(QMainWindow):
         s = QSettings()
         s.setValue("geometry", self.saveGeometry())
         s.setValue("state", self.saveState())
+        preload.cancel_preloads()  # the interpreter need not wait for the warm-up
         self.jobs.cancel_all()
         self.jobs.wait(3000)
         for tab in self.document_tabs():

@@ -80,6 +80,11 @@ class _Loader(QObject):
                 self._thread = threading.Thread(target=self._run, name="inspector preload")
                 self._thread.start()
 
+    def clear(self) -> None:
+        """Drop the queued modules nobody waits for."""
+        with self._lock:
+            self._queue = deque(n for n in self._queue if n in self.waiting)
+
     def _run(self) -> None:  # the background thread: module code only, no QObject is made here
         lower_thread_priority()
         while True:
@@ -140,6 +145,12 @@ def preload(names: Iterable[str]) -> None:
     for name in names:
         if loaded(name) is None:
             _the_loader().start(name)
+
+
+def cancel_preloads() -> None:
+    """Drop the queued modules nobody waits for (the one being imported finishes)."""
+    if _loader is not None:
+        _loader.clear()
 
 
 def busy() -> bool:

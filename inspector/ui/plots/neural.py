@@ -100,7 +100,7 @@ def _as_array(value: Any) -> np.ndarray | None:
 
 def _envelope_job(ref: ArrayRef, lines: list[tuple[str, list[tuple]]],
                   span: tuple[int, int, int], gen: int, stop: threading.Event) -> Any:
-    """The job of one request: every line's envelopes over ``span = (start, stop, bins)``.
+    """The job function of one request: every line's envelopes over ``span = (start, stop, bins)``.
 
     Each preview of a single line, and each finished line once the job has
     run :data:`PROGRESS_AFTER_S`, is sent as progress ``(gen, key, envelopes)``.

@@ -46,6 +46,7 @@ from inspector.formats.node_data import (
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.arrays import H5DatasetRef
 from inspector.formats.vneurotk.hdf5_decode import ReferenceNames, decode_columns
+from inspector.formats.vneurotk.hdf5_heap import check_attribute
 from inspector.formats.vneurotk.hdf5_strided import existing_chunks, fast_layout, parallel_read
 from inspector.formats.vneurotk.hdf5_types import (
     attribute_storage,
@@ -225,6 +226,7 @@ class H5AttributeNode(_H5Node):
                 raise SelectionTooLarge(f"{self.location} holds {stored} bytes; attributes are "
                                         f"read whole and at most {MAX_ATTRIBUTE_BYTES} here")
             self._source.check()
+            check_attribute(self._obj, self._raw_name)
             aid = h5py.h5a.open(self._obj.id, self._raw_name)
             mtype = h5py.h5t.py_create(self.dtype)
             shape, dt = self.shape, self.dtype

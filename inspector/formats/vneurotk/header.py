@@ -21,6 +21,7 @@ import h5py
 import numpy as np
 
 from inspector.formats.vneurotk import rules as R
+from inspector.formats.vneurotk.hdf5_heap import read_attribute
 from inspector.formats.vneurotk.source import RuleError
 from inspector.formats.vneurotk.values import as_text, typed
 
@@ -57,7 +58,7 @@ class Header:
 
 def _raw_attr(f: h5py.File, name: str) -> Any:
     try:
-        return f.attrs[name]
+        return read_attribute(f, name)
     except (OSError, KeyError, TypeError, ValueError):
         return None
 

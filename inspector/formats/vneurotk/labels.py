@@ -27,6 +27,7 @@ import numpy as np
 
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.arrays import normalize_selection
+from inspector.formats.vneurotk.hdf5_heap import read_attribute
 from inspector.formats.vneurotk.scalars import (
     CODE_FLOAT,
     MISSING_CODES,
@@ -57,7 +58,7 @@ def _is_str_flag(f: h5py.File) -> bool:
     """
     if "stim_labels_is_str" not in f.attrs:
         return False
-    raw = np.asarray(f.attrs["stim_labels_is_str"])
+    raw = np.asarray(read_attribute(f, "stim_labels_is_str"))
     if raw.size != 1 or raw.dtype.kind not in "biu" or int(raw.reshape(-1)[0]) not in (0, 1):
         shown = f"{raw.dtype} of shape {raw.shape}" if raw.size != 1 else repr(raw.reshape(-1)[0])
         raise RuleError(R.LABELS_BAD_IS_STR,
@@ -75,7 +76,7 @@ def _labels_shape(f: h5py.File, n: int) -> tuple[int, ...]:
     """
     if "stim_labels_shape" not in f.attrs:
         return (n,)
-    raw = np.asarray(f.attrs["stim_labels_shape"]).reshape(-1)
+    raw = np.asarray(read_attribute(f, "stim_labels_shape")).reshape(-1)
     integral = raw.dtype.kind in "iu" or (
         raw.dtype.kind == "f" and bool(np.all(np.isfinite(raw)))
         and bool(np.all(raw == np.round(raw))))
@@ -111,7 +112,7 @@ class Labels:
 
     def __init__(self, source: H5Source, f: h5py.File) -> None:
         self._source = source
-        enc = as_text(f.attrs.get("stim_labels_encoding", "legacy"))
+        enc = as_text(read_attribute(f, "stim_labels_encoding", "legacy"))
         self.encoding = enc.value if enc is not None else "legacy"
         obj = f["stim_labels"]
         self._types: h5py.Dataset | None = None

@@ -23,6 +23,7 @@ from inspector.formats.arrays import ArrayRef
 from inspector.formats.findings import Rule
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.arrays import CooNeuroRef, H5DatasetRef
+from inspector.formats.vneurotk.hdf5_heap import read_attribute
 from inspector.formats.vneurotk.source import H5Source, RuleError
 from inspector.formats.vneurotk.tree import attribute_values
 from inspector.formats.vneurotk.values import as_text, json_float, plain
@@ -39,13 +40,13 @@ COO_DATASETS = ("neuro_row", "neuro_col", "neuro_data")
 
 
 def _text_attr(f: h5py.File, name: str, default: str) -> str:
-    raw = f.attrs.get(name, default)
+    raw = read_attribute(f, name, default)
     t = as_text(raw)
     return t.value if t is not None else str(raw)
 
 
 def _coo_shape(f: h5py.File) -> tuple[int, int, int]:
-    raw = np.asarray(f.attrs["neuro_shape"]).reshape(-1)
+    raw = np.asarray(read_attribute(f, "neuro_shape")).reshape(-1)
     try:
         shape = tuple(int(x) for x in raw)
     except (TypeError, ValueError, OverflowError):
@@ -59,7 +60,7 @@ def _coo_shape(f: h5py.File) -> tuple[int, int, int]:
 
 
 def _coo_dtype(f: h5py.File) -> np.dtype:
-    raw = f.attrs["neuro_dtype"]
+    raw = read_attribute(f, "neuro_dtype")
     dt = as_text(raw)
     try:
         dtype = np.dtype(dt.value if dt is not None else str(raw))

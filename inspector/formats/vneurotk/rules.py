@@ -372,6 +372,11 @@ TREE_ATTRIBUTES_UNREADABLE = rule(
     "The attributes of an object cannot be listed.", HDF5_SPEC)
 TREE_ATTRIBUTE_UNREADABLE = rule(
     "tree.attribute-unreadable", WARNING, "An attribute's value cannot be read.", HDF5_SPEC)
+TREE_GLOBAL_HEAP_CORRUPT = rule(
+    "tree.global-heap-corrupt", ERROR,
+    "A variable-length attribute points into a global heap collection whose objects cannot "
+    "be walked (a free-space object of size 0, or an object running past the collection's "
+    "end), so its value is not read.", f"{HDF5_SPEC}, III.E 'Global Heap'")
 TREE_ATTRIBUTES_CAPPED = rule(
     "tree.attributes-capped", WARNING,
     "An object has more attributes than are listed; the rest are left out.", notes("§6"))

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from inspector.formats.vneurotk import rules as R
+from inspector.formats.vneurotk.hdf5_heap import read_attribute
 from inspector.formats.vneurotk.source import RuleError
 from inspector.formats.vneurotk.values import as_text
 
@@ -32,7 +33,7 @@ def is_scalar_sequence(obj: Any) -> bool:
     """True if ``obj`` is a group carrying the typed-scalar encoding attribute."""
     if not isinstance(obj, h5py.Group):
         return False
-    t = as_text(obj.attrs.get("encoding", ""))
+    t = as_text(read_attribute(obj, "encoding", ""))
     return t is not None and t.value == SCALAR_ENCODING
 
 

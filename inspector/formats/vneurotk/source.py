@@ -33,6 +33,7 @@ import h5py
 import numpy as np
 
 from inspector.formats.findings import Finding, Rule
+from inspector.formats.vneurotk import hdf5_heap
 from inspector.formats.vneurotk import rules as R
 
 
@@ -140,6 +141,7 @@ class H5Source:
         self.identity = _identity(st)
         _register_exit_hook()
         self.file = self._open()
+        hdf5_heap.register(self.file, self.path)
         # The identity of what was actually opened (guards a replace during open).
         try:
             fd = self.file.id.get_vfd_handle()
@@ -220,6 +222,7 @@ class H5Source:
         """Close the HDF5 handle (idempotent)."""
         try:
             if self.file.id.valid:
+                hdf5_heap.unregister(self.file)
                 self.file.close()
         except Exception:  # noqa: BLE001 - closing must not raise
             pass

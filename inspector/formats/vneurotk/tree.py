@@ -31,6 +31,7 @@ import h5py
 from inspector.formats.document import Node
 from inspector.formats.findings import Rule
 from inspector.formats.vneurotk import rules as R
+from inspector.formats.vneurotk.hdf5_heap import CorruptGlobalHeap, check_attribute
 from inspector.formats.vneurotk.source import element_count
 from inspector.formats.vneurotk.values import as_text, display_checked
 
@@ -192,7 +193,12 @@ def _attribute(obj: Any, attrs: Any, raw: bytes, loc0: str, node: Node,
         if big is not None:
             node.add(name, None, kind="attribute", location=loc, detail=big)
             return
+        check_attribute(obj, raw)
         value = attrs[raw]
+    except CorruptGlobalHeap as exc:
+        report(R.TREE_GLOBAL_HEAP_CORRUPT, f"{loc}: {exc}; the value is not read", loc)
+        node.add(name, None, kind="attribute", location=loc, detail="unreadable (corrupt heap)")
+        return
     except (OSError, RuntimeError, TypeError, ValueError, KeyError) as exc:
         report(R.TREE_ATTRIBUTE_UNREADABLE, f"{loc}: attribute cannot be read: {exc}", loc)
         node.add(name, None, kind="attribute", location=loc, detail="unreadable")
@@ -236,8 +242,9 @@ def attribute_values(obj: Any) -> dict[str, Any]:
         try:
             size = element_count(aid.shape) * max(1, int(aid.dtype.itemsize))
             if size <= MAX_VALUE_BYTES:
+                check_attribute(obj, raw)
                 out[raw.decode("utf-8", "backslashreplace")] = obj.attrs[raw]
-        except (TypeError, ValueError):
+        except (CorruptGlobalHeap, TypeError, ValueError):
             continue  # a datatype numpy cannot hold: the tree reports it
     return out
 

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from inspector.formats.vneurotk import rules as R
+from inspector.formats.vneurotk.hdf5_heap import read_attribute
 from inspector.formats.vneurotk.scalars import read_sequence
 from inspector.formats.vneurotk.source import RuleError, read_whole
 from inspector.formats.vneurotk.values import as_text
@@ -42,7 +43,7 @@ def _text_attr(group: h5py.Group, name: str, loc: str, default: str | None = Non
         if default is not None:
             return default
         raise RuleError(R.TM_MISSING_ATTR, f"{loc} lacks attribute '{name}'", f"{loc}@{name}")
-    t = as_text(group.attrs[name])
+    t = as_text(read_attribute(group, name))
     if t is None:
         raise RuleError(R.TM_BAD_ATTR, f"{loc}@{name} must be text", f"{loc}@{name}")
     return t.value
@@ -105,7 +106,7 @@ def _categorical(group: h5py.Group, loc: str, report: Report, depth: int) -> pd.
     else:
         categories = pd.Index(_typed_values(group, "categories", loc, report))
     codes = _values(group, "codes", loc)
-    ordered = bool(group.attrs.get("ordered", False))
+    ordered = bool(read_attribute(group, "ordered", False))
     return pd.Series(pd.Categorical.from_codes(codes, categories=categories, ordered=ordered))
 
 
@@ -177,8 +178,8 @@ def read_series(group: h5py.Group, loc: str, report: Report, *, depth: int = 0) 
 
 def _range_index(group: h5py.Group, loc: str, name: Any) -> pd.RangeIndex:
     try:
-        return pd.RangeIndex(int(group.attrs["start"]), int(group.attrs["stop"]),
-                             int(group.attrs["step"]), name=name)
+        start, stop, step = (int(read_attribute(group, k)) for k in ("start", "stop", "step"))
+        return pd.RangeIndex(start, stop, step, name=name)
     except (KeyError, TypeError, ValueError, OverflowError) as exc:
         raise RuleError(R.TM_BAD_RANGE,
                         f"{loc}: range index needs integer start/stop/step ({exc})", loc) from exc
@@ -189,7 +190,7 @@ def read_index(group: h5py.Group, loc: str, report: Report) -> pd.Index:
     if not isinstance(group, h5py.Group):
         raise RuleError(R.TM_NOT_GROUP, f"{loc} must be an index group", loc)
     name = None
-    if bool(group.attrs.get("name_present", False)):
+    if bool(read_attribute(group, "name_present", False)):
         vals = _typed_values(group, "name", loc, report)
         if len(vals) != 1:
             raise RuleError(R.TM_BAD_NAME, f"{loc}/name must hold exactly one value",
@@ -254,7 +255,7 @@ def read_trial_meta(tm: h5py.Group, report: Report) -> pd.DataFrame:
     """
     if not isinstance(tm, h5py.Group):
         raise RuleError(R.TM_NOT_GROUP, f"{tm.name} must be a group", tm.name)
-    enc = as_text(tm.attrs.get("encoding", "legacy"))
+    enc = as_text(read_attribute(tm, "encoding", "legacy"))
     if enc is None or enc.value != "pandas_v1":
         return _legacy(tm)
     return _pandas_v1(tm, report)

@@ -27,6 +27,7 @@ import h5py
 import numpy as np
 
 from inspector.formats.vneurotk import rules as R
+from inspector.formats.vneurotk.hdf5_heap import read_attribute
 from inspector.formats.vneurotk.scalars import is_scalar_sequence, read_sequence
 from inspector.formats.vneurotk.source import (
     H5Source,
@@ -144,8 +145,9 @@ class VisionStore:
 def _text(group: h5py.Group, name: str, loc: str) -> str:
     if name not in group.attrs:
         raise RuleError(R.VISION_MISSING_ATTR, f"{loc} lacks attribute '{name}'", f"{loc}@{name}")
-    t = as_text(group.attrs[name])
-    return t.value if t is not None else str(group.attrs[name])
+    value = read_attribute(group, name)
+    t = as_text(value)
+    return t.value if t is not None else str(value)
 
 
 def plain_ids(obj: h5py.Dataset, location: str) -> list[Any]:
@@ -220,8 +222,9 @@ def _parse_provenance(grp: h5py.Group, rec: VisionRecord) -> dict[str, Any] | No
     if "extraction_provenance" not in grp.attrs:
         return None
     where = f"{rec.location}@extraction_provenance"
-    t = as_text(grp.attrs["extraction_provenance"])
-    rec.provenance_text = t.value if t is not None else repr(grp.attrs["extraction_provenance"])
+    value = read_attribute(grp, "extraction_provenance")
+    t = as_text(value)
+    rec.provenance_text = t.value if t is not None else repr(value)
     try:
         raw = json.loads(t.value if t is not None else "", parse_constant=lambda c: (
             _nonstandard_constant(c, rec.location, rec.problems)))

@@ -1,0 +1,363 @@
+"""Check a variable-length attribute's global heap before HDF5 decodes it.
+
+Variable-length strings and sequences, and region references, live in the
+file's global heap: an attribute holds, per element, a descriptor naming a
+*global heap collection* (signature ``GCOL``) and an object index in it.  To
+read such a value, HDF5 decodes the whole collection, walking its objects by
+their recorded sizes (HDF5 File Format Specification 3.0, III.E "Global Heap";
+``H5HG__cache_heap_deserialize`` in HDF5 2.0.0).  A free-space object of size
+0, or a size running past the collection's end, makes that walk never end:
+HDF5 loops inside C, where no timeout can reach it.
+
+So before a variable-length attribute is read, :class:`HeapGuard` finds the
+attribute message in its object's header (read with our own bounded parser,
+version 1 and 2 headers with their continuation chunks), takes the collection
+addresses its descriptors name, and walks each collection itself with the
+same rules, bounded by the collection's size.  A collection whose walk would
+not end is refused with :class:`CorruptGlobalHeap` (an ``OSError``, so callers
+report it as an unreadable attribute).  What cannot be located (attributes in
+dense storage, a header this parser does not follow) is left to HDF5 as before.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import h5py
+import numpy as np
+
+#: Bytes of a global heap collection this guard walks; larger ones are left to HDF5.
+MAX_COLLECTION_BYTES = 64 << 20
+#: Object-header chunks followed per object (continuation messages).
+MAX_HEADER_CHUNKS = 64
+#: Bytes of one object-header chunk read.
+MAX_CHUNK_BYTES = 1 << 20
+#: Object headers kept parsed (an object's attributes are checked one by one).
+MAX_CACHED_HEADERS = 256
+#: Distinct candidate collection addresses checked per attribute.
+MAX_CANDIDATES = 4096
+
+_ATTRIBUTE_MSG = 0x000C
+_CONTINUATION_MSG = 0x0010
+_GCOL = b"GCOL"
+_HEAP_MINSIZE = 4096
+
+
+class CorruptGlobalHeap(OSError):
+    """A global heap collection that HDF5 could not decode without looping.
+
+    ``str()`` names the collection's byte offset and the rule broken (HDF5
+    File Format Specification 3.0, III.E "Global Heap").
+    """
+
+
+@dataclass
+class _Layout:
+    base: int
+    sizeof_addr: int
+    sizeof_size: int
+
+
+@dataclass
+class HeapGuard:
+    """The global heap checks of one open HDF5 file (thread-safe).
+
+    Args:
+        path: the file, opened again read-only for raw reads (``os.pread``).
+        layout: the superblock's base address and address/length sizes (bytes).
+    """
+
+    path: Path
+    layout: _Layout
+    _fd: int | None = None
+    _size: int = 0
+    _collections: dict[int, str | None] = field(default_factory=dict)
+    _headers: dict[int, list[tuple[int, bytes]]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def close(self) -> None:
+        """Close the raw file descriptor (idempotent)."""
+        with self._lock:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+
+    def check_attribute(self, obj: Any, raw_name: bytes) -> None:
+        """Refuse an attribute whose variable-length values point into a corrupt collection.
+
+        Args:
+            obj: the h5py object holding the attribute.
+            raw_name: the attribute's name as stored (bytes).
+
+        Raises:
+            CorruptGlobalHeap: a collection named by the attribute would make
+                HDF5 loop (its byte offset and the broken rule in the message).
+        """
+        with self._lock:
+            data = self._attribute_data(obj, raw_name)
+            if data is None:
+                return
+            for addr in self._candidates(data):
+                problem = self._collection_problem(addr)
+                if problem is not None:
+                    raise CorruptGlobalHeap(problem)
+
+    # -- raw reads -------------------------------------------------------------------
+    def _read(self, offset: int, length: int) -> bytes:
+        if self._fd is None:
+            self._fd = os.open(self.path, os.O_RDONLY)
+            self._size = os.fstat(self._fd).st_size
+        if offset < 0 or offset >= self._size:
+            return b""
+        return os.pread(self._fd, min(length, self._size - offset), offset)
+
+    # -- the attribute message ---------------------------------------------------
+    def _attribute_data(self, obj: Any, raw_name: bytes) -> bytes | None:
+        try:
+            addr = int(h5py.h5o.get_info(obj.id).addr)
+        except (AttributeError, OSError, RuntimeError, ValueError):
+            return None
+        messages = self._headers.get(addr)
+        if messages is None:
+            if len(self._headers) >= MAX_CACHED_HEADERS:
+                self._headers.clear()
+            messages = self._headers[addr] = _header_messages(self, addr + self.layout.base)
+        for mtype, body in messages:
+            if mtype == _ATTRIBUTE_MSG:
+                data = _attribute_body(body, raw_name)
+                if data is not None:
+                    return data
+        return None
+
+    def _candidates(self, data: bytes) -> list[int]:
+        """Every byte offset's address-sized value that names a ``GCOL`` signature."""
+        width = self.layout.sizeof_addr
+        if width != 8 or len(data) < width:
+            return []
+        seen: set[int] = set()
+        for start in range(width):
+            n = (len(data) - start) // width
+            values = np.frombuffer(data, dtype="<u8", count=n, offset=start)
+            seen.update(int(v) for v in np.unique(values[values < self._limit()]))
+            if len(seen) > MAX_CANDIDATES:
+                break
+        return [a for a in sorted(seen)[:MAX_CANDIDATES]
+                if self._read(a + self.layout.base, 4) == _GCOL]
+
+    def _limit(self) -> int:
+        self._read(0, 0)
+        return max(0, self._size - self.layout.base)
+
+    # -- the collection ----------------------------------------------------------
+    def _collection_problem(self, addr: int) -> str | None:
+        if addr not in self._collections:
+            self._collections[addr] = _walk_collection(self, addr)
+        return self._collections[addr]
+
+
+def _walk_collection(guard: HeapGuard, addr: int) -> str | None:
+    """None when the collection at ``addr`` decodes; else what is wrong with it."""
+    lay = guard.layout
+    head = guard._read(addr + lay.base, 8 + lay.sizeof_size)
+    if len(head) < 8 + lay.sizeof_size:
+        return None  # HDF5 fails to read it and says so
+    size = int.from_bytes(head[8:8 + lay.sizeof_size], "little")
+    where = f"the global heap collection at byte {addr + lay.base}"
+    if size < _HEAP_MINSIZE:
+        return f"{where} records a size of {size} bytes, below the minimum of {_HEAP_MINSIZE}"
+    if size > MAX_COLLECTION_BYTES:
+        return None
+    chunk = guard._read(addr + lay.base, size)
+    if len(chunk) < size:
+        return None
+    return _object_walk_problem(chunk, lay.sizeof_size, where)
+
+
+def _object_walk_problem(chunk: bytes, sizeof_size: int, where: str) -> str | None:
+    """Walk the objects of one collection as HDF5 does; report the first that stops it."""
+    header = 8 + sizeof_size
+    objhdr = 8 + sizeof_size
+    pos, end = header, len(chunk)
+    while pos < end:
+        if pos + objhdr > end:
+            return None  # the tail is free space
+        index = int.from_bytes(chunk[pos:pos + 2], "little")
+        size = int.from_bytes(chunk[pos + 8:pos + 8 + sizeof_size], "little")
+        need = size if index == 0 else objhdr + ((size + 7) & ~7)
+        if need == 0:
+            return f"{where} holds a free-space object of size 0 at offset {pos}: " \
+                   "HDF5 would loop on it"
+        if need > end - pos:
+            return f"{where} holds object {index} at offset {pos} whose size ({size} bytes) " \
+                   "runs past the collection's end"
+        pos += need
+    return None
+
+
+# -- object headers ---------------------------------------------------------------------
+def _header_messages(guard: HeapGuard, start: int) -> list[tuple[int, bytes]]:
+    """The (type, body) messages of the object header at byte ``start`` (bounded)."""
+    first = guard._read(start, 16)
+    if first[:4] == b"OHDR":
+        return _v2_messages(guard, start)
+    if first[:1] == b"\x01":
+        return _v1_messages(guard, start, first)
+    return []
+
+
+def _v1_messages(guard: HeapGuard, start: int, first: bytes) -> list[tuple[int, bytes]]:
+    if len(first) < 16:
+        return []
+    size = struct.unpack_from("<I", first, 8)[0]
+    chunks = [(start + 16, min(size, MAX_CHUNK_BYTES))]
+    out: list[tuple[int, bytes]] = []
+    while chunks and len(out) < 1 << 16:
+        offset, length = chunks.pop(0)
+        data = guard._read(offset, length)
+        pos = 0
+        while pos + 8 <= len(data):
+            mtype, msize = struct.unpack_from("<HH", data, pos)
+            body = data[pos + 8:pos + 8 + msize]
+            out.append((mtype, body))
+            _follow(guard, mtype, body, chunks, v2=False)
+            pos += 8 + ((msize + 7) & ~7)
+    return out
+
+
+def _v2_messages(guard: HeapGuard, start: int) -> list[tuple[int, bytes]]:
+    head = guard._read(start, 64)
+    if len(head) < 7:
+        return []
+    flags = head[5]
+    pos = 6 + (16 if flags & 0x20 else 0) + (4 if flags & 0x10 else 0)
+    width = 1 << (flags & 0x03)
+    size = int.from_bytes(head[pos:pos + width], "little")
+    chunks = [(start + pos + width, min(size, MAX_CHUNK_BYTES))]
+    out: list[tuple[int, bytes]] = []
+    while chunks and len(out) < 1 << 16:
+        offset, length = chunks.pop(0)
+        data = guard._read(offset, length)
+        _v2_chunk(guard, data, flags, out, chunks)
+    return out
+
+
+def _v2_chunk(guard: HeapGuard, data: bytes, flags: int, out: list[tuple[int, bytes]],
+              chunks: list[tuple[int, int]]) -> None:
+    order = 2 if flags & 0x04 else 0
+    pos = 0
+    while pos + 4 + order <= len(data):
+        mtype = data[pos]
+        msize = int.from_bytes(data[pos + 1:pos + 3], "little")
+        body = data[pos + 4 + order:pos + 4 + order + msize]
+        out.append((mtype, body))
+        _follow(guard, mtype, body, chunks, v2=True)
+        pos += 4 + order + msize
+
+
+def _follow(guard: HeapGuard, mtype: int, body: bytes, chunks: list[tuple[int, int]],
+            v2: bool) -> None:
+    """Queue the chunk a continuation message names (v2 chunks: past ``OCHK``, before
+    the checksum)."""
+    lay = guard.layout
+    if mtype != _CONTINUATION_MSG or len(body) < lay.sizeof_addr + lay.sizeof_size:
+        return
+    if len(chunks) >= MAX_HEADER_CHUNKS:
+        return
+    offset = int.from_bytes(body[:lay.sizeof_addr], "little") + lay.base
+    length = int.from_bytes(body[lay.sizeof_addr:lay.sizeof_addr + lay.sizeof_size], "little")
+    if v2:
+        offset, length = offset + 4, length - 8
+    chunks.append((offset, min(max(length, 0), MAX_CHUNK_BYTES)))
+
+
+def _attribute_body(body: bytes, raw_name: bytes) -> bytes | None:
+    """The data part of an attribute message (versions 1 to 3) named ``raw_name``."""
+    if len(body) < 8:
+        return None
+    version = body[0]
+    name_size, dt_size, ds_size = struct.unpack_from("<HHH", body, 2)
+    if version == 1:
+        pad = [(s + 7) & ~7 for s in (name_size, dt_size, ds_size)]
+        pos = 8
+    elif version in (2, 3):
+        pad = [name_size, dt_size, ds_size]
+        pos = 8 if version == 2 else 9
+    else:
+        return None
+    name = body[pos:pos + name_size].rstrip(b"\x00")
+    if name != raw_name.rstrip(b"\x00"):
+        return None
+    return body[pos + sum(pad):]
+
+
+# -- per file -------------------------------------------------------------------------------
+_GUARDS: dict[Any, HeapGuard] = {}
+_GUARDS_LOCK = threading.Lock()
+
+
+def register(f: h5py.File, path: Path) -> None:
+    """Start guarding the open file ``f`` (read from ``path``)."""
+    try:
+        sizeof_addr, sizeof_size = f.id.get_create_plist().get_sizes()
+        layout = _Layout(int(f.userblock_size), int(sizeof_addr), int(sizeof_size))
+        key = f.id.fileno
+    except (AttributeError, OSError, RuntimeError, ValueError):
+        return
+    with _GUARDS_LOCK:
+        _GUARDS[key] = HeapGuard(Path(path), layout)
+
+
+def unregister(f: h5py.File) -> None:
+    """Stop guarding ``f`` and close the guard's descriptor (call before closing ``f``)."""
+    try:
+        key = f.id.fileno
+    except (AttributeError, OSError, RuntimeError, ValueError):
+        return
+    with _GUARDS_LOCK:
+        guard = _GUARDS.pop(key, None)
+    if guard is not None:
+        guard.close()
+
+
+def check_attribute(obj: Any, raw_name: bytes | str) -> None:
+    """Refuse to read a variable-length attribute whose global heap would make HDF5 loop.
+
+    Only attributes whose datatype holds variable-length data or references
+    are examined; files not opened through :func:`register` are not checked.
+
+    Raises:
+        CorruptGlobalHeap: see :meth:`HeapGuard.check_attribute`.
+    """
+    raw = raw_name.encode("utf-8", "surrogateescape") if isinstance(raw_name, str) else raw_name
+    try:
+        if not h5py.h5a.open(obj.id, raw).dtype.hasobject:
+            return
+        key = obj.id.fileno
+    except (KeyError, OSError, RuntimeError, TypeError, ValueError):
+        return  # the caller's own read reports it
+    with _GUARDS_LOCK:
+        guard = _GUARDS.get(key)
+    if guard is not None:
+        guard.check_attribute(obj, raw)
+
+
+_MISSING = object()
+
+
+def read_attribute(obj: Any, name: bytes | str, default: Any = _MISSING) -> Any:
+    """``obj.attrs[name]`` after :func:`check_attribute`; ``default`` when absent.
+
+    Raises:
+        CorruptGlobalHeap: the value's global heap collection is corrupt.
+        KeyError: ``name`` is absent and no ``default`` was given.
+        OSError, TypeError, ValueError: h5py's errors for an unreadable value.
+    """
+    if default is not _MISSING and name not in obj.attrs:
+        return default
+    check_attribute(obj, name)
+    return obj.attrs[name]

@@ -1,0 +1,143 @@
+"""A corrupt global heap collection is refused before HDF5 decodes it (it would loop in C).
+
+Found by fuzzing (seeds 72 to 75): a free-space object of size 0 in a
+collection makes ``H5HG__cache_heap_deserialize`` loop forever while a
+variable-length string attribute is read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import h5py
+import pytest
+
+from inspector.formats import open_document
+from inspector.formats.vneurotk import hdf5_heap
+
+FIXTURES = Path(__file__).parent / "fixtures" / "vneurotk"
+V1 = FIXTURES / "v1"
+
+
+def _collections(data: bytes) -> list[int]:
+    """Byte offsets of every ``GCOL`` signature followed by version 1."""
+    out, at = [], data.find(b"GCOL")
+    while at >= 0:
+        if data[at + 4:at + 5] == b"\x01":
+            out.append(at)
+        at = data.find(b"GCOL", at + 1)
+    return out
+
+
+def _free_space_size_field(data: bytes, start: int) -> int | None:
+    """Offset of the size field of the collection's free-space object (index 0)."""
+    size = int.from_bytes(data[start + 8:start + 16], "little")
+    pos, end = start + 16, start + size
+    while pos + 16 <= end:
+        index = int.from_bytes(data[pos:pos + 2], "little")
+        osize = int.from_bytes(data[pos + 8:pos + 16], "little")
+        if index == 0:
+            return pos + 8
+        pos += 16 + ((osize + 7) & ~7)
+    return None
+
+
+def _zero_free_space(path: Path) -> int:
+    data = bytearray(path.read_bytes())
+    zeroed = 0
+    for start in _collections(bytes(data)):
+        field = _free_space_size_field(bytes(data), start)
+        if field is not None:
+            data[field:field + 8] = bytes(8)
+            zeroed += 1
+    path.write_bytes(bytes(data))
+    return zeroed
+
+
+def _open_in_child(path: Path) -> dict:
+    """Open in a fresh interpreter, so that a regression hangs a child, not the suite."""
+    code = ("import json, sys\n"
+            "from inspector.formats import open_document\n"
+            "doc = open_document(sys.argv[1])\n"
+            "print(json.dumps([[f.severity, f.code, f.location] for f in doc.findings]))\n")
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "PYTHONPATH": os.getcwd()})
+    assert done.returncode == 0, done.stderr
+    return {"findings": json.loads(done.stdout.splitlines()[-1])}
+
+
+def test_zero_sized_free_space_is_refused_and_reading_goes_on(tmp_path):
+    p = tmp_path / "heap.h5"
+    shutil.copy(V1 / "continuous_dense_f32_intids.h5", p)
+    os.chmod(p, 0o644)
+    with h5py.File(p, "r") as f:
+        writer_version = f.attrs["writer_version"]
+    assert writer_version  # a variable-length string in the pristine copy
+    assert _zero_free_space(p) >= 1
+    got = _open_in_child(p)
+    codes = {(s, c, loc) for s, c, loc in got["findings"]}
+    assert ("error", "tree.global-heap-corrupt", "/@writer_version") in codes
+    assert not any(c.startswith("internal.") for _, c, _ in codes)
+
+
+def test_walk_rules_match_the_format():
+    objhdr = 16
+    valid = bytearray(4096)
+    valid[:8] = b"GCOL\x01\x00\x00\x00"
+    valid[8:16] = (4096).to_bytes(8, "little")
+    # object 1: 5 bytes of data (padded to 8), then the free space (index 0) to the end
+    valid[16:18] = (1).to_bytes(2, "little")
+    valid[24:32] = (5).to_bytes(8, "little")
+    free_at = 16 + objhdr + 8
+    valid[free_at + 8:free_at + 16] = (4096 - free_at).to_bytes(8, "little")
+    assert hdf5_heap._object_walk_problem(bytes(valid), 8, "c") is None
+
+    looping = bytearray(valid)
+    looping[free_at + 8:free_at + 16] = bytes(8)
+    assert "size 0" in hdf5_heap._object_walk_problem(bytes(looping), 8, "c")
+
+    overrun = bytearray(valid)
+    overrun[24:32] = (1 << 40).to_bytes(8, "little")
+    assert "runs past" in hdf5_heap._object_walk_problem(bytes(overrun), 8, "c")
+
+
+@pytest.mark.parametrize("path", sorted(FIXTURES.rglob("*.h5")), ids=lambda p: p.name)
+def test_no_collection_of_a_real_file_is_refused(path):
+    doc = open_document(path)
+    try:
+        assert "tree.global-heap-corrupt" not in {f.code for f in doc.findings}
+    finally:
+        doc.close()
+
+
+def test_every_vlen_attribute_of_the_corpus_reads_as_h5py(tmp_path):
+    """The guard changes no value: read through it, each attribute equals h5py's."""
+    compared = 0
+    for path in sorted(V1.glob("*.h5")):
+        with h5py.File(path, "r") as f:
+            hdf5_heap.register(f, path)
+            try:
+                compared += _compare_attributes(f)
+            finally:
+                hdf5_heap.unregister(f)
+    assert compared > 50
+
+
+def _compare_attributes(f: h5py.File) -> int:
+    objects = [f]
+    f.visititems(lambda _name, obj: objects.append(obj))
+    compared = 0
+    for obj in objects:
+        for name in obj.attrs:
+            if not h5py.h5a.open(obj.id, name.encode()).dtype.hasobject:
+                continue
+            got = hdf5_heap.read_attribute(obj, name)
+            want = obj.attrs[name]
+            assert str(got) == str(want)
+            compared += 1
+    return compared

@@ -141,3 +141,43 @@ def _compare_attributes(f: h5py.File) -> int:
             assert str(got) == str(want)
             compared += 1
     return compared
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "chunked", "deflate", "compact"])
+def test_a_dataset_pointing_into_a_corrupt_collection_is_refused(tmp_path, layout):
+    p = tmp_path / f"{layout}.h5"
+    names = [f"stimulus-{i}" for i in range(20)]
+    dt = h5py.string_dtype()
+    with h5py.File(p, "w") as f:
+        if layout == "compact":
+            dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+            dcpl.set_layout(h5py.h5d.COMPACT)
+            f.create_dataset("labels", data=names, dtype=dt, dcpl=dcpl)
+        else:
+            kw = {"chunks": (5,)} if layout == "chunked" else {}
+            kw = {"chunks": (5,), "compression": "gzip"} if layout == "deflate" else kw
+            f.create_dataset("labels", data=names, dtype=dt, **kw)
+    code = ("import sys\n"
+            "from pathlib import Path\n"
+            "from inspector.formats.vneurotk.source import H5Source\n"
+            "from inspector.formats.vneurotk.hdf5_heap import CorruptGlobalHeap\n"
+            "src = H5Source(Path(sys.argv[1]))\n"
+            "ds = src.file['labels']\n"
+            "if sys.argv[2] == 'pristine':\n"
+            "    print(list(src.read(ds)[:2]))\n"
+            "else:\n"
+            "    try:\n"
+            "        src.read(ds)\n"
+            "    except CorruptGlobalHeap as exc:\n"
+            "        print('refused:', exc)\n")
+
+    def run(mode: str) -> str:
+        done = subprocess.run([sys.executable, "-c", code, str(p), mode], capture_output=True,
+                              text=True, timeout=120,
+                              env={**os.environ, "PYTHONPATH": os.getcwd()})
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    assert run("pristine") == "[b'stimulus-0', b'stimulus-1']"
+    assert _zero_free_space(p) >= 1
+    assert run("corrupt").startswith("refused: the global heap collection at byte ")

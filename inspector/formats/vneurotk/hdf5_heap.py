@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import struct
 import threading
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,11 +38,16 @@ MAX_COLLECTION_BYTES = 64 << 20
 MAX_HEADER_CHUNKS = 64
 #: Bytes of one object-header chunk read.
 MAX_CHUNK_BYTES = 1 << 20
+#: Raw bytes of one variable-length dataset examined (its first bytes beyond that).
+MAX_DATASET_BYTES = 16 << 20
+#: Chunks of one variable-length dataset examined.
+MAX_DATASET_CHUNKS = 1024
 #: Object headers kept parsed (an object's attributes are checked one by one).
 MAX_CACHED_HEADERS = 256
 #: Distinct candidate collection addresses checked per attribute.
 MAX_CANDIDATES = 4096
 
+_LAYOUT_MSG = 0x0008
 _ATTRIBUTE_MSG = 0x000C
 _CONTINUATION_MSG = 0x0010
 _GCOL = b"GCOL"
@@ -78,6 +84,7 @@ class HeapGuard:
     _size: int = 0
     _collections: dict[int, str | None] = field(default_factory=dict)
     _headers: dict[int, list[tuple[int, bytes]]] = field(default_factory=dict)
+    _datasets: dict[int, str | None] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def close(self) -> None:
@@ -107,6 +114,46 @@ class HeapGuard:
                 if problem is not None:
                     raise CorruptGlobalHeap(problem)
 
+    def check_dataset(self, ds: Any) -> None:
+        """Refuse a variable-length dataset whose values point into a corrupt collection.
+
+        Its stored descriptors are read raw (contiguous, compact, or chunked
+        without filters or with deflate only; at most :data:`MAX_DATASET_BYTES`).
+
+        Raises:
+            CorruptGlobalHeap: see :meth:`check_attribute`.
+        """
+        with self._lock:
+            try:
+                addr = int(h5py.h5o.get_info(ds.id).addr)
+            except (AttributeError, OSError, RuntimeError, ValueError):
+                return
+            if addr not in self._datasets:
+                self._datasets[addr] = self._dataset_problem(ds, addr)
+            problem = self._datasets[addr]
+        if problem is not None:
+            raise CorruptGlobalHeap(problem)
+
+    def _dataset_problem(self, ds: Any, addr: int) -> str | None:
+        try:
+            data = _dataset_bytes(self, ds, addr)
+        except (OSError, RuntimeError, ValueError, zlib.error):
+            return None  # HDF5's own read reports what is wrong with the storage
+        for candidate in self._candidates(data or b""):
+            problem = self._collection_problem(candidate)
+            if problem is not None:
+                return problem
+        return None
+
+    def messages(self, addr: int) -> list[tuple[int, bytes]]:
+        """The parsed header messages of the object at ``addr`` (cached)."""
+        messages = self._headers.get(addr)
+        if messages is None:
+            if len(self._headers) >= MAX_CACHED_HEADERS:
+                self._headers.clear()
+            messages = self._headers[addr] = _header_messages(self, addr + self.layout.base)
+        return messages
+
     # -- raw reads -------------------------------------------------------------------
     def _read(self, offset: int, length: int) -> bytes:
         if self._fd is None:
@@ -122,12 +169,7 @@ class HeapGuard:
             addr = int(h5py.h5o.get_info(obj.id).addr)
         except (AttributeError, OSError, RuntimeError, ValueError):
             return None
-        messages = self._headers.get(addr)
-        if messages is None:
-            if len(self._headers) >= MAX_CACHED_HEADERS:
-                self._headers.clear()
-            messages = self._headers[addr] = _header_messages(self, addr + self.layout.base)
-        for mtype, body in messages:
+        for mtype, body in self.messages(addr):
             if mtype == _ATTRIBUTE_MSG:
                 data = _attribute_body(body, raw_name)
                 if data is not None:
@@ -197,6 +239,45 @@ def _object_walk_problem(chunk: bytes, sizeof_size: int, where: str) -> str | No
                    "runs past the collection's end"
         pos += need
     return None
+
+
+def _dataset_bytes(guard: HeapGuard, ds: Any, addr: int) -> bytes | None:
+    """The stored bytes of a dataset's values, as far as they can be read raw."""
+    dsid = ds.id
+    dcpl = dsid.get_create_plist()
+    layout = dcpl.get_layout()
+    if layout == h5py.h5d.CONTIGUOUS:
+        offset = dsid.get_offset()
+        if offset is None:
+            return None
+        return guard._read(int(offset), min(int(dsid.get_storage_size()), MAX_DATASET_BYTES))
+    if layout == h5py.h5d.COMPACT:
+        for mtype, body in guard.messages(addr):
+            if mtype == _LAYOUT_MSG and len(body) >= 4 and body[0] == 3 and body[1] == 0:
+                return body[4:4 + int.from_bytes(body[2:4], "little")]
+        return None
+    if layout == h5py.h5d.CHUNKED:
+        return _chunk_bytes(dsid, dcpl)
+    return None
+
+
+def _chunk_bytes(dsid: Any, dcpl: Any) -> bytes | None:
+    filters = [dcpl.get_filter(i)[0] for i in range(dcpl.get_nfilters())]
+    if any(f != h5py.h5z.FILTER_DEFLATE for f in filters):
+        return None
+    parts: list[bytes] = []
+    total = 0
+    for i in range(min(int(dsid.get_num_chunks()), MAX_DATASET_CHUNKS)):
+        info = dsid.get_chunk_info(i)
+        if info.byte_offset is None or info.size > MAX_DATASET_BYTES:
+            continue
+        mask, raw = dsid.read_direct_chunk(info.chunk_offset)
+        data = zlib.decompress(raw) if filters and not mask & 1 else raw
+        parts.append(data[:MAX_DATASET_BYTES - total])
+        total += len(parts[-1])
+        if total >= MAX_DATASET_BYTES:
+            break
+    return b"".join(parts)
 
 
 # -- object headers ---------------------------------------------------------------------
@@ -361,3 +442,25 @@ def read_attribute(obj: Any, name: bytes | str, default: Any = _MISSING) -> Any:
         return default
     check_attribute(obj, name)
     return obj.attrs[name]
+
+
+def check_dataset(ds: Any) -> None:
+    """Refuse to read a variable-length dataset whose global heap would make HDF5 loop.
+
+    Only datasets whose datatype holds variable-length data or references are
+    examined (once per dataset); files not opened through :func:`register`
+    are not checked.
+
+    Raises:
+        CorruptGlobalHeap: see :meth:`HeapGuard.check_dataset`.
+    """
+    try:
+        if not ds.dtype.hasobject:
+            return
+        key = ds.id.fileno
+    except (AttributeError, OSError, RuntimeError, TypeError, ValueError):
+        return
+    with _GUARDS_LOCK:
+        guard = _GUARDS.get(key)
+    if guard is not None:
+        guard.check_dataset(ds)

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from inspector.formats.vneurotk import rules as R
-from inspector.formats.vneurotk.hdf5_heap import read_attribute
+from inspector.formats.vneurotk.hdf5_heap import check_dataset, read_attribute
 from inspector.formats.vneurotk.source import RuleError
 from inspector.formats.vneurotk.values import as_text
 
@@ -135,6 +135,7 @@ def read_sequence(group: h5py.Group, location: str, *, allow_nonfinite: bool = F
         raise RuleError(R.SCALAR_TOO_LARGE,
                         f"typed scalar sequence {location} declares {n} values, more than the "
                         f"{limit} read at open", location)
+    check_dataset(values_ds)
     types = np.asarray(types_ds[()]).reshape(-1)
     values = np.asarray(values_ds[()], dtype=object).reshape(-1)
     return [

@@ -214,7 +214,10 @@ class H5Source:
         if not self.file.id.valid:
             raise OSError("the document was closed")
         try:
+            hdf5_heap.check_dataset(dataset)
             return dataset[selection]
+        except hdf5_heap.CorruptGlobalHeap:
+            raise
         except (OSError, RuntimeError, KeyError) as exc:
             raise OSError(f"cannot read {dataset.name}: {exc}") from exc
 
@@ -269,4 +272,5 @@ def read_whole(dataset: h5py.Dataset, rule: Rule, *, source: H5Source | None = N
                         location or dataset.name)
     if source is not None:
         return source.read(dataset, ())
+    hdf5_heap.check_dataset(dataset)
     return dataset[()]

@@ -76,14 +76,5 @@ def inspect(path: Path) -> Inspection:
     with worker_pool(), open_document(path) as doc:
         doc.verify()
         line = json_line(doc.to_json())
-        tracebacks = [tb for tb in (doc.traceback, _transitional_traceback(doc)) if tb]
+        tracebacks = [doc.traceback] if doc.traceback else []
     return Inspection(line, tracebacks)
-
-
-def _transitional_traceback(doc: object) -> str | None:
-    """The traceback a reader still keeps in ``doc.extra`` (TRANSITIONAL on main)."""
-    extra = getattr(doc, "extra", None)
-    if isinstance(extra, dict):
-        tb = extra.get("traceback")
-        return tb if isinstance(tb, str) else None
-    return None

@@ -19,6 +19,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
+from inspector.formats.findings import cause
+
 #: Niceness added to every thread that runs jobs; threads a job starts (decompression,
 #: hashing) inherit it on Linux.  When the GUI thread and the jobs both want the CPU, the
 #: GUI thread gets it first (docs/architecture.md, "Contracts": never blocks over 50 ms).
@@ -94,7 +96,9 @@ class Job(QRunnable):
             result = self.fn(JobContext(self))
         except Cancelled:
             self.signals.failed.emit(self.id, "cancelled", "")
-        except Exception as exc:  # noqa: BLE001 - reported to the GUI, never raised there
+        except OSError as exc:  # a file that cannot be read: the library's words suffice
+            self.signals.failed.emit(self.id, cause(exc), traceback.format_exc())
+        except Exception as exc:  # noqa: BLE001 - a bug: reported to the GUI, never raised there
             self.signals.failed.emit(self.id, f"{type(exc).__name__}: {exc}",
                                      traceback.format_exc())
         else:

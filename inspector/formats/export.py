@@ -25,7 +25,7 @@ from pathlib import Path
 
 from inspector.formats.auc_model import AucExperiment
 from inspector.formats.document import Document
-from inspector.formats.findings import Finding, Severity
+from inspector.formats.findings import Finding, Severity, cause
 from inspector.formats.registry import open_document
 
 #: ``progress(done, total, message)``: called as the export advances (3 steps).
@@ -98,7 +98,7 @@ def _from_exception(name: str, kind: str, exc: Exception) -> ExportError:
     ``ArchiveReadError``...) lists them; any other says its type and text.
     """
     findings = list(getattr(exc, "findings", None) or [])
-    return rejected(name, kind, findings, fallback=f"{type(exc).__name__}: {exc}")
+    return rejected(name, kind, findings, fallback=cause(exc))
 
 
 def _load_document(doc: Document, *, owned: bool) -> AucExperiment:
@@ -261,7 +261,7 @@ def export_to_aucx(
             except OSError:
                 pass
         raise ExportError(f"{dest_path}: writing the archive failed: "
-                          f"{type(exc).__name__}: {exc}") from exc
+                          f"{cause(exc)}") from exc
     if progress:
         progress(3, 3, "done")
     return Path(written)

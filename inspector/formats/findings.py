@@ -262,6 +262,20 @@ class Findings:
         return f"Findings({self.as_list()!r})"
 
 
+def cause(exc: BaseException) -> str:
+    """Why a library call failed, in that library's words, for a finding's message.
+
+    The text of ``exc`` without Python's exception class name (a user reads
+    "Unable to synchronously open object (bad object header version number)",
+    not "OSError: ..."); a ``KeyError``'s key unquoted; a plain phrase when
+    the library gave no text.  Reader bugs keep the class name
+    (``internal.reader-failed``, docs/architecture.md "Contracts").
+    """
+    text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+    text = " ".join(text.split())
+    return text or "no reason was given"
+
+
 def with_file(name: str, finding: Finding) -> str:
     """The text-report line of ``finding`` in file ``name``: the one place the
     file name is added to a message."""

@@ -67,7 +67,7 @@ from inspector.formats.capabilities import (
     Progress,
     ProgressFn,
 )
-from inspector.formats.findings import Finding, Severity
+from inspector.formats.findings import Finding, Severity, cause
 
 WORKERS = 2
 #: Batches submitted to the pool at once (bounded queue of work).
@@ -231,7 +231,7 @@ def _reason(exc: BaseException) -> str:
     """Why a member could not be read, without the archive's path."""
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror
-    return f"{type(exc).__name__}: {exc}"
+    return cause(exc)
 
 
 # -- the check -----------------------------------------------------------------

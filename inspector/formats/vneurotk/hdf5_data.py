@@ -31,6 +31,7 @@ import numpy as np
 
 from inspector.formats.arrays import ArrayRef
 from inspector.formats.capabilities import ObjectData
+from inspector.formats.findings import cause
 from inspector.formats.node_data import (
     LinkInfo,
     NodeData,
@@ -287,7 +288,7 @@ class H5Objects:
                                                           location)) from exc
         except (OSError, RuntimeError, ValueError, TypeError) as exc:
             raise NodeReadError(R.FILE_CORRUPT.finding(
-                f"{location}: HDF5 cannot open it: {type(exc).__name__}: {exc}",
+                f"{location}: HDF5 cannot open it: {cause(exc)}",
                 location)) from exc
 
     def _object(self, path: str, escaped: bool) -> tuple[Any, LinkInfo] | None:

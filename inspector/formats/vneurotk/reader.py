@@ -33,7 +33,7 @@ import pandas as pd
 
 from inspector.formats.capabilities import TrialStructure
 from inspector.formats.document import FORMAT_RECORDING, Document, Stimulus
-from inspector.formats.findings import Finding, Rule
+from inspector.formats.findings import Finding, Rule, cause
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.arrays import CooNeuroRef, H5DatasetRef
 from inspector.formats.vneurotk.checks import RecordingCheck, Step, coo_bounds_step, image_step
@@ -186,9 +186,9 @@ def _guard(ctx: _Ctx, fn: Callable[[], T]) -> T | None:
         ctx.add(exc)
     except (OSError, RuntimeError, KeyError) as exc:
         ctx.report(R.FILE_CORRUPT, "HDF5 could not read part of the file (damaged file?): "
-                   f"{type(exc).__name__}: {exc}")
+                   f"{cause(exc)}")
     except (TypeError, ValueError) as exc:
-        ctx.report(R.READ_FAILED, f"{type(exc).__name__}: {exc}")
+        ctx.report(R.READ_FAILED, f"a value cannot be decoded: {cause(exc)}")
     return None
 
 

@@ -26,6 +26,7 @@ from typing import Any
 import h5py
 import numpy as np
 
+from inspector.formats.findings import cause
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.hdf5_heap import check_dataset, read_attribute
 from inspector.formats.vneurotk.scalars import is_scalar_sequence, read_sequence
@@ -488,7 +489,7 @@ def _pillow_rgb(opener: Any, what: str) -> np.ndarray:
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
         raise OSError(f"{what}: refused to decode a possible decompression bomb: {exc}") from exc
     except Exception as exc:  # noqa: BLE001 - Pillow raises many types on hostile input
-        raise OSError(f"{what}: {type(exc).__name__}: {exc}") from exc
+        raise OSError(f"{what}: the image cannot be decoded: {cause(exc)}") from exc
 
 
 def decode_image(source: H5Source, entry: StimulusEntry, folder: Path) -> np.ndarray:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.formats.findings import Finding
+from inspector.formats.findings import Finding, cause
 from inspector.formats.node_data import NodeData, NodeReadError, SelectionTooLarge, Values
 
 
@@ -42,4 +42,4 @@ def guarded(fn: Callable[[], Any]) -> Any:
     except NodeReadError as exc:
         return ReadFailure(exc.finding.message, exc.finding)
     except (SelectionTooLarge, OSError, ValueError) as exc:
-        return ReadFailure(f"{type(exc).__name__}: {exc}")
+        return ReadFailure(cause(exc))

@@ -179,9 +179,10 @@ class NeuralView(PlotView):
         self.ref = ref
         self.jobs = jobs
         self.epochs = ref.ndim == 3
-        self.time_axis = 1 if self.epochs else 0
+        self.time_axis = 1 if self.epochs else (ref.sample_axis if ref.ndim == 2 else 0)
         self.n = int(ref.shape[self.time_axis]) if ref.ndim else 0
-        self.n_channels = int(ref.shape[-1]) if ref.ndim >= 2 else 1
+        self.n_channels = int(ref.shape[-1 if self.time_axis != ref.ndim - 1 else 0]) \
+            if ref.ndim >= 2 else 1
         self.n_trials = int(ref.shape[0]) if self.epochs else 0
         sf = ref.attrs.get("sfreq")
         try:

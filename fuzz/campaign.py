@@ -22,6 +22,9 @@ from fuzz.outcomes import COUNT_KEYS, Outcome
 from fuzz.reproducers import FailureClasses, save
 from fuzz.targets import resolve
 
+#: Peak resident set a child may reach on any mutant: ``verify`` stays under 500 MB.
+RSS_BUDGET_MB = 500
+
 
 @dataclass
 class FormatStats:
@@ -33,6 +36,11 @@ class FormatStats:
     generation_seconds: float = 0.0
     finding_codes: dict[str, int] = field(default_factory=dict)
     """How many mutants got each finding code: how deep the mutants reach."""
+    peak_rss_kb: int = 0
+    """The largest peak resident set of one child (``ru_maxrss``; it includes the pages
+    the child shares with the fork server, so it bounds what the mutant cost from above)."""
+    over_rss_budget: int = 0
+    """Children whose peak resident set exceeded :data:`RSS_BUDGET_MB`."""
 
     @property
     def failures(self) -> int:
@@ -40,7 +48,15 @@ class FormatStats:
 
     def to_json(self) -> dict[str, Any]:
         return {"mutants": sum(self.counts.values()), **self.counts,
+                "peak_rss_mb": round(self.peak_rss_kb / 1024, 1),
+                f"over_{RSS_BUDGET_MB}mb_rss": self.over_rss_budget,
                 "seconds": round(self.seconds, 2)}
+
+    def add_rss(self, max_rss_kb: int | None) -> None:
+        """Count one child's peak resident set."""
+        if max_rss_kb:
+            self.peak_rss_kb = max(self.peak_rss_kb, max_rss_kb)
+            self.over_rss_budget += max_rss_kb > RSS_BUDGET_MB * 1024
 
     def details(self) -> dict[str, Any]:
         """What summary.json adds: generation time and the finding codes reached."""
@@ -112,6 +128,7 @@ class Campaign:
     def _record(self, job: Job, stats: FormatStats) -> None:
         outcome, record = jobs_mod.finish(job, self.limits)
         stats.counts[COUNT_KEYS[outcome.outcome]] += 1
+        stats.add_rss(record.max_rss_kb)
         for code in (record.result or {}).get("codes") or ():
             stats.finding_codes[code] = stats.finding_codes.get(code, 0) + 1
         if outcome.outcome is Outcome.CLEAN:

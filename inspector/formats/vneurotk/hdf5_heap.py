@@ -44,6 +44,8 @@ MAX_DATASET_BYTES = 16 << 20
 MAX_DATASET_CHUNKS = 1024
 #: Object headers kept parsed (an object's attributes are checked one by one).
 MAX_CACHED_HEADERS = 256
+#: Attribute data scanned byte by byte in Python (larger data: with NumPy).
+SMALL_DATA_BYTES = 256
 #: Distinct candidate collection addresses checked per attribute.
 MAX_CANDIDATES = 4096
 
@@ -85,6 +87,7 @@ class HeapGuard:
     _collections: dict[int, str | None] = field(default_factory=dict)
     _headers: dict[int, list[tuple[int, bytes]]] = field(default_factory=dict)
     _datasets: dict[int, str | None] = field(default_factory=dict)
+    _attributes: dict[int, dict[bytes, bytes]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def close(self) -> None:
@@ -169,25 +172,34 @@ class HeapGuard:
             addr = int(h5py.h5o.get_info(obj.id).addr)
         except (AttributeError, OSError, RuntimeError, ValueError):
             return None
-        for mtype, body in self.messages(addr):
-            if mtype == _ATTRIBUTE_MSG:
-                data = _attribute_body(body, raw_name)
-                if data is not None:
-                    return data
-        return None
+        index = self._attributes.get(addr)
+        if index is None:
+            if len(self._attributes) >= MAX_CACHED_HEADERS:
+                self._attributes.clear()
+            index = self._attributes[addr] = {
+                name: data for mtype, body in self.messages(addr) if mtype == _ATTRIBUTE_MSG
+                for name, data in [_attribute_body(body)] if name is not None}
+        return index.get(raw_name.rstrip(b"\x00"))
 
     def _candidates(self, data: bytes) -> list[int]:
         """Every byte offset's address-sized value that names a ``GCOL`` signature."""
         width = self.layout.sizeof_addr
         if width != 8 or len(data) < width:
             return []
+        limit = self._limit()
         seen: set[int] = set()
-        for start in range(width):
-            n = (len(data) - start) // width
-            values = np.frombuffer(data, dtype="<u8", count=n, offset=start)
-            seen.update(int(v) for v in np.unique(values[values < self._limit()]))
-            if len(seen) > MAX_CANDIDATES:
-                break
+        if len(data) <= SMALL_DATA_BYTES:  # most attributes: a few descriptors
+            for start in range(len(data) - width + 1):
+                value = int.from_bytes(data[start:start + width], "little")
+                if value < limit:
+                    seen.add(value)
+        else:
+            for start in range(width):
+                n = (len(data) - start) // width
+                values = np.frombuffer(data, dtype="<u8", count=n, offset=start)
+                seen.update(int(v) for v in np.unique(values[values < limit]))
+                if len(seen) > MAX_CANDIDATES:
+                    break
         return [a for a in sorted(seen)[:MAX_CANDIDATES]
                 if self._read(a + self.layout.base, 4) == _GCOL]
 
@@ -356,10 +368,10 @@ def _follow(guard: HeapGuard, mtype: int, body: bytes, chunks: list[tuple[int, i
     chunks.append((offset, min(max(length, 0), MAX_CHUNK_BYTES)))
 
 
-def _attribute_body(body: bytes, raw_name: bytes) -> bytes | None:
-    """The data part of an attribute message (versions 1 to 3) named ``raw_name``."""
+def _attribute_body(body: bytes) -> tuple[bytes | None, bytes]:
+    """(name, data part) of an attribute message (versions 1 to 3); name None if unparsed."""
     if len(body) < 8:
-        return None
+        return None, b""
     version = body[0]
     name_size, dt_size, ds_size = struct.unpack_from("<HHH", body, 2)
     if version == 1:
@@ -369,11 +381,8 @@ def _attribute_body(body: bytes, raw_name: bytes) -> bytes | None:
         pad = [name_size, dt_size, ds_size]
         pos = 8 if version == 2 else 9
     else:
-        return None
-    name = body[pos:pos + name_size].rstrip(b"\x00")
-    if name != raw_name.rstrip(b"\x00"):
-        return None
-    return body[pos + sum(pad):]
+        return None, b""
+    return body[pos:pos + name_size].rstrip(b"\x00"), body[pos + sum(pad):]
 
 
 # -- per file -------------------------------------------------------------------------------

@@ -220,3 +220,28 @@ def test_epochs_corpus_file_pages_trials_and_channels(qtbot, jobs):
                                data[0, :, 0].max() - data[0, :, 0].min())
     assert_no_overlap(label_rects(view))
     doc.close()
+
+
+def test_epochs_markers_in_overlay_and_legend_follows_what_is_drawn(qtbot, jobs):
+    from inspector.formats import open_document
+
+    doc = open_document(FIXTURES / "vneurotk/v1/epochs_dense_f64_strids.h5")
+    markers = doc.trials.markers()
+    view = NeuralView(doc.arrays["neuro"], jobs, markers)
+    qtbot.addWidget(view)
+    view.resize(900, 500)
+    view.show()
+    settle(qtbot, jobs, view)
+    onset = float(np.asarray(markers["vision_onsets"])[0])
+    assert "stimulus onset" in view.legend_labels() and view.marker_count() >= 1
+    view.overlay_box.setChecked(True)  # every trial overlaid: their (shared) onsets drawn
+    settle(qtbot, jobs, view)
+    onsets = np.unique(np.asarray(markers["vision_onsets"], dtype=float)) / view.sfreq
+    assert view.marker_count() >= onsets.size and "stimulus onset" in view.legend_labels()
+    px = view.plot_item.vb.viewPixelSize()[0]
+    assert view.marker_tips.text_at(onset / view.sfreq + px).startswith("stimulus onset of trial")
+    view.overlay_box.setChecked(False)
+    view.trial_list.clearSelection()  # no trial: no markers, none in the legend
+    settle(qtbot, jobs, view)
+    assert view.marker_count() == 0 and "stimulus onset" not in view.legend_labels()
+    doc.close()

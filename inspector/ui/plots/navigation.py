@@ -32,8 +32,8 @@ AMPLITUDE_MODIFIER = Qt.KeyboardModifier.ControlModifier
 TIP_PIXELS = 4
 #: Row of the plot's layout under the bottom axis (pyqtgraph uses rows 0 to 3) holding the legend.
 LEGEND_ROW = 5
-#: Width given to one legend entry when the entries are laid out in columns.
-LEGEND_ENTRY_PX = 130
+#: Width of a legend entry's line sample and the space after the entry, in pixels.
+LEGEND_SAMPLE_PX = 34
 
 
 def install_time_wheel(vb: pg.ViewBox,
@@ -160,23 +160,34 @@ def legend_below(plot_item: pg.PlotItem, text_color: Any) -> pg.LegendItem:
     """A legend in a row of ``plot_item``'s layout under the time axis, as ``plot_item.legend``.
 
     Its entries are laid out in as many columns as the data area's width
-    allows (:data:`LEGEND_ENTRY_PX` each).  Named items added to the plot
-    afterwards are added to it by pyqtgraph: callers add unnamed items and
-    fill the legend themselves.
+    allows (:func:`fit_legend_columns`, again on each resize).  Named items
+    added to the plot afterwards are added to it by pyqtgraph: callers add
+    unnamed items, fill the legend themselves and then call
+    :func:`fit_legend_columns`.
     """
     legend = pg.LegendItem(labelTextColor=text_color, frame=False, labelTextSize="8pt",
                            horSpacing=10, verSpacing=-6)
     plot_item.layout.addItem(legend, LEGEND_ROW, 1)
     plot_item.legend = legend
-
-    def fit(*_args: Any) -> None:
-        columns = max(1, int(plot_item.vb.width() // LEGEND_ENTRY_PX))
-        if legend.columnCount != columns:
-            legend.setColumnCount(columns)
-
-    plot_item.vb.sigResized.connect(fit)
-    fit()
+    plot_item.vb.sigResized.connect(lambda *_args: fit_legend_columns(plot_item, legend))
     return legend
+
+
+def fit_legend_columns(plot_item: pg.PlotItem, legend: pg.LegendItem) -> int:
+    """Lay ``legend``'s entries out in as many columns as fit the data area's width
+    (entries fill rows left to right; each column is as wide as its widest entry);
+    returns the number of columns."""
+    widths = [label.item.boundingRect().width() + LEGEND_SAMPLE_PX
+              for _sample, label in legend.items]
+    room = plot_item.vb.width()
+    columns = 1
+    for n in range(len(widths), 1, -1):
+        if sum(max(widths[c::n]) for c in range(n)) <= room:
+            columns = n
+            break
+    if legend.columnCount != columns:
+        legend.setColumnCount(columns)
+    return columns
 
 
 def show_legend_row(plot_item: pg.PlotItem, legend: pg.LegendItem, shown: bool) -> None:

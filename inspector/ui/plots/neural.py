@@ -60,6 +60,7 @@ from inspector.ui.plots.navigation import (
     MarkerTips,
     add_marker_legend,
     add_reset_action,
+    fit_legend_columns,
     install_time_wheel,
     legend_below,
     show_legend_row,
@@ -92,7 +93,7 @@ MIN_LINE_PX = 32
 #: At most this many stacked lines per page when "per page" is automatic.
 MAX_AUTO_PAGE = 20
 #: At most this many lines are named in the legend of overlaid lines (then "N more").
-MAX_LEGEND_LINES = 12
+MAX_LEGEND_LINES = 8
 
 _PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2",
             "#7f7f7f", "#bcbd22"]
@@ -296,6 +297,9 @@ class NeuralView(PlotView):
         vb = self.plot_item.vb
         self.plot_item.setLabel("bottom", "time" if self.sfreq else "sample", units=self.x_label)
         self.plot_item.setLabel("left", self.y_label)
+        # grid lines at the labelled and the first minor ticks only: finer ones crowd
+        # the traces and look like markers
+        self.plot_item.getAxis("bottom").setStyle(maxTickLevel=1)
         vb.setMouseEnabled(x=True, y=True)
         vb.enableAutoRange(axis="y")
         vb.setAutoVisible(y=True)
@@ -801,14 +805,12 @@ class NeuralView(PlotView):
         autoscaling.
         """
         self._marker_positions = {}
-        if self.markers_box.isChecked() and self.markers and self.n:
+        if self._markers_shown():
             (x0, x1), _ = self.plot_item.vb.viewRange()
             total = 0
+            trials = self._marker_trials()
             for name, arr in self.markers.items():
                 if self.epochs:
-                    trials = self.selected_trials()
-                    if self.overlay_box.isChecked() or not trials:
-                        continue
                     vals = arr[[t for t in trials if t < arr.size]]
                 else:
                     vals = arr
@@ -868,8 +870,9 @@ class NeuralView(PlotView):
                 legend.addItem(pg.PlotDataItem(pen=None),
                                f"… {len(named) - MAX_LEGEND_LINES} more")
         kinds = ({k: MARKER_STYLES.get(k, ("#555555", Qt.PenStyle.DashLine, k))
-                  for k in self.markers} if self.markers_box.isChecked() else {})
+                  for k in self.markers} if self._markers_shown() else {})
         self._marker_samples = add_marker_legend(legend, kinds)
+        fit_legend_columns(self.plot_item, legend)
         show_legend_row(self.plot_item, legend, bool(legend.items))
 
     def legend_labels(self) -> list[str]:
@@ -911,6 +914,16 @@ class NeuralView(PlotView):
             lo, hi = lo - 0.5, hi + 0.5
         self.plot_item.vb.setYRange(lo, hi, padding=0.05)
 
+    def _marker_trials(self) -> list[int]:
+        """The trials whose markers are drawn (epochs): the overlaid ones, else the selected."""
+        if self.overlay_box.isChecked():
+            return list(range(min(self.n_trials, MAX_OVERLAY_TRIALS)))
+        return self.selected_trials()
+
+    def _markers_shown(self) -> bool:
+        return (self.markers_box.isChecked() and bool(self.markers) and self.n > 0
+                and (not self.epochs or bool(self._marker_trials())))
+
     def _drawn_markers(self) -> dict[str, np.ndarray]:
         """x of the markers drawn, at the index of their trial (NaN where not drawn)."""
         out = {}
@@ -918,8 +931,8 @@ class NeuralView(PlotView):
             if name not in self._marker_positions:
                 continue
             x = np.asarray(self._to_x(arr), dtype=np.float64)
-            if self.epochs:  # only the selected trials' markers are drawn
-                trials = [t for t in self.selected_trials() if t < arr.size]
+            if self.epochs:  # only the drawn trials' markers are drawn
+                trials = [t for t in self._marker_trials() if t < arr.size]
                 drawn = np.full(arr.size, np.nan)
                 drawn[trials] = x[trials]
                 x = drawn

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
-from PySide6.QtGui import QWheelEvent
+from PySide6.QtGui import QColor, QWheelEvent
 from PySide6.QtWidgets import QApplication
 
 from inspector.formats.arrays import NumpyArrayRef
@@ -102,6 +102,9 @@ def test_marker_legend_outside_the_data_and_tooltips(qtbot, jobs):
     assert legend.height() > 0 and not legend.intersects(data)
     assert not legend.intersects(curves.intersected(data))
     assert legend.top() >= data.bottom()  # under the time axis
+    line_colours = {QColor(ln.color).name() for ln in view.lines}
+    for item in view._marker_items.values():  # markers never take a line's colour
+        assert item.opts["pen"].color().name() not in line_colours
     view.markers_box.setChecked(False)
     assert view.legend_labels() == [] and not view.legend.isVisible()
     view.markers_box.setChecked(True)

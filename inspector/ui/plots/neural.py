@@ -80,10 +80,11 @@ FINEST_BIN_PX = 0.25
 COARSEST_BIN_PX = 1.5
 #: At most this many trials are overlaid at once.
 MAX_OVERLAY_TRIALS = 200
-#: Pen and legend text of each marker kind: (colour, style, label).
-MARKER_STYLES = {"trial_starts": ("#2ca02c", Qt.PenStyle.DashLine, "trial start"),
-                 "trial_ends": ("#999999", Qt.PenStyle.DotLine, "trial end"),
-                 "vision_onsets": ("#d62728", Qt.PenStyle.SolidLine, "stimulus onset")}
+#: Pen and legend text of each marker kind: (opacity 0-255, style, label).  Markers are drawn
+#: in the palette's text colour (black or white), so that no marker takes a line's colour.
+MARKER_STYLES = {"trial_starts": (150, Qt.PenStyle.DashLine, "trial start"),
+                 "trial_ends": (110, Qt.PenStyle.DotLine, "trial end"),
+                 "vision_onsets": (210, Qt.PenStyle.SolidLine, "stimulus onset")}
 #: Markers are drawn only when at most this many fall in the visible range.
 MAX_MARKERS = 300
 #: Channels selected when a continuous array is first shown.
@@ -831,8 +832,7 @@ class NeuralView(PlotView):
         for name, xs in self._marker_positions.items():
             item = self._marker_items.get(name)
             if item is None:
-                color, style, _label = MARKER_STYLES.get(
-                    name, ("#555555", Qt.PenStyle.DashLine, name))
+                color, style, _label = self.marker_style(name)
                 item = pg.PlotCurveItem(pen=pg.mkPen(color, style=style), name=None)
                 item.setZValue(-5)
                 self.plot_item.addItem(item, ignoreBounds=True)
@@ -869,8 +869,8 @@ class NeuralView(PlotView):
             if len(named) > MAX_LEGEND_LINES:
                 legend.addItem(pg.PlotDataItem(pen=None),
                                f"… {len(named) - MAX_LEGEND_LINES} more")
-        kinds = ({k: MARKER_STYLES.get(k, ("#555555", Qt.PenStyle.DashLine, k))
-                  for k in self.markers} if self._markers_shown() else {})
+        kinds = ({k: self.marker_style(k) for k in self.markers}
+                 if self._markers_shown() else {})
         self._marker_samples = add_marker_legend(legend, kinds)
         fit_legend_columns(self.plot_item, legend)
         show_legend_row(self.plot_item, legend, bool(legend.items))
@@ -914,6 +914,22 @@ class NeuralView(PlotView):
             lo, hi = lo - 0.5, hi + 0.5
         self.plot_item.vb.setYRange(lo, hi, padding=0.05)
 
+    def marker_style(self, name: str) -> tuple[Any, Qt.PenStyle, str]:
+        """``(colour, pen style, legend text)`` of marker kind ``name``, for this palette."""
+        alpha, style, label = MARKER_STYLES.get(name, (150, Qt.PenStyle.DashDotLine, name))
+        color = self.palette().color(QPalette.ColorRole.Text)
+        color.setAlpha(alpha)
+        return color, style, label
+
+    def palette_changed(self) -> None:
+        """The theme changed: markers and their legend in the new text colour."""
+        if not hasattr(self, "legend"):  # a palette event while the view is being built
+            return
+        for name in list(self._marker_items):
+            self.plot_item.removeItem(self._marker_items.pop(name))
+        self._draw_markers()
+        self._legend_entries(self._stacked())
+
     def _marker_trials(self) -> list[int]:
         """The trials whose markers are drawn (epochs): the overlaid ones, else the selected."""
         if self.overlay_box.isChecked():
@@ -940,7 +956,7 @@ class NeuralView(PlotView):
         return out
 
     def _marker_text(self, name: str, trial: int, x: float) -> str:
-        label = MARKER_STYLES.get(name, ("", Qt.PenStyle.SolidLine, name))[2]
+        label = self.marker_style(name)[2]
         where = f"{x:.6g} s" if self.sfreq else f"sample {x:.0f}"
         return f"{label} of trial {trial}: {where}"
 

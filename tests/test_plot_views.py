@@ -155,6 +155,10 @@ def test_patterns_recording_heatmap(qtbot, jobs):
     assert isinstance(view, PatternView)
     np.testing.assert_array_equal(view.image, doc.arrays["neuro"].read().astype(np.float64))
     assert view.colorbar is not None
+    rows, cols = view.image.shape  # cell (r, f) centred on (f, r): ticks name cells
+    rect = view.img_item.mapRectToParent(view.img_item.boundingRect())
+    assert (rect.left(), rect.top(), rect.width(), rect.height()) == pytest.approx(
+        (-0.5, -0.5, cols, rows))
     doc.close()
 
 

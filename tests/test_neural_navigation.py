@@ -74,14 +74,28 @@ def test_wheel_zooms_time_only_ctrl_amplitude_only_and_reset_restores(qtbot, job
     assert a1 - a0 < x1 - x0 and (b0, b1) == (y0, y1)
     settle(qtbot, jobs, view)  # the zoomed range's data arrives: the amplitude stays
     assert vb.viewRange()[1] == [y0, y1]
+    # stacked, Ctrl+wheel scales every line about its offset: the view and labels stay
+    ticks = [t for t, _label in view.plot_item.getAxis("left")._tickLevels[0]]
+    spans = [np.nanmax(y) - np.nanmin(y) for _n, _x, y in view.curves()]
+    wheel(view, Qt.KeyboardModifier.ControlModifier)
+    assert vb.viewRange()[0] == pytest.approx([a0, a1]) and vb.viewRange()[1] == [y0, y1]
+    assert view.gain == pytest.approx(1.25)
+    grown = [np.nanmax(y) - np.nanmin(y) for _n, _x, y in view.curves()]
+    np.testing.assert_allclose(grown, np.array(spans) * 1.25)
+    assert [t for t, _label in view.plot_item.getAxis("left")._tickLevels[0]] == ticks
+    # overlaid, Ctrl+wheel zooms the amplitude axis only
+    view.mode.setCurrentText("Overlaid")
+    settle(qtbot, jobs, view)
+    (o0, o1), (p0, p1) = vb.viewRange()
     wheel(view, Qt.KeyboardModifier.ControlModifier)
     (c0, c1), (d0, d1) = vb.viewRange()
-    assert (c0, c1) == pytest.approx((a0, a1)) and d1 - d0 < y1 - y0
+    assert (c0, c1) == pytest.approx((o0, o1)) and d1 - d0 < p1 - p0
     assert vb.state["mouseEnabled"] == [True, True]
+    view.mode.setCurrentText("Stacked")
     view.reset_view()
     settle(qtbot, jobs, view)
     (e0, e1), (f0, f1) = vb.viewRange()
-    assert (e0, e1) == pytest.approx((x0, x1))
+    assert (e0, e1) == pytest.approx((x0, x1)) and view.gain == 1.0
     assert (f0, f1) == pytest.approx((y0, y1), rel=1e-6)
     # the same command is first in the plot's context menu, and Ctrl+0
     assert vb.menu.actions()[0].text() == "Reset view"

@@ -24,8 +24,9 @@ and the mouse wheel over it move by page or line, and only the lines of the
 page shown are read.  Line labels on the left axis never overlap
 (:class:`LineLabelAxis`).  The legend (markers; the lines when overlaid) sits
 in a row under the time axis, never over the data.  The wheel zooms time,
-Ctrl+wheel the amplitude; "Reset view" (context menu, button, Ctrl+0) shows
-the whole time range again.  A marker under the mouse is named in a tooltip.
+Ctrl+wheel the amplitude (stacked: each line about its offset); "Reset view"
+(context menu, button, Ctrl+0) shows the whole time range again.  A marker
+under the mouse is named in a tooltip.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ from inspector.formats.arrays import ArrayRef, Envelope, EnvelopeCancelled, enve
 from inspector.jobs import JobContext, JobRunner
 from inspector.ui.plots.base import PlotView
 from inspector.ui.plots.navigation import (
+    AMPLITUDE_MODIFIER,
     MarkerTips,
     add_marker_legend,
     add_reset_action,
@@ -93,6 +95,9 @@ DEFAULT_CHANNELS = 4
 MIN_LINE_PX = 32
 #: At most this many stacked lines per page when "per page" is automatic.
 MAX_AUTO_PAGE = 20
+#: Stacked amplitude gain per wheel step of 120 (Ctrl+wheel) and its bounds.
+GAIN_STEP = 1.25
+GAIN_RANGE = (1e-3, 1e3)
 #: At most this many lines are named in the legend of overlaid lines (then "N more").
 MAX_LEGEND_LINES = 8
 
@@ -278,6 +283,7 @@ class NeuralView(PlotView):
         self.first = 0  # index in all_lines of the first stacked line shown
         self.submitted = 0  # jobs submitted (tests: coalescing)
         self.spacing = 0.0
+        self.gain = 1.0  # stacked lines' amplitude scale about their offsets (Ctrl+wheel)
         self._fit = True  # the next drawn lines set the stacking and the amplitude range
         self._marker_items: dict[str, pg.PlotCurveItem] = {}
         self._marker_positions: dict[str, np.ndarray] = {}
@@ -305,12 +311,35 @@ class NeuralView(PlotView):
         vb.enableAutoRange(axis="y")
         vb.setAutoVisible(y=True)
         install_time_wheel(vb)  # the wheel zooms time; Ctrl+wheel zooms amplitude
+        self._stacked_gain_wheel(vb)
         self.reset_action = add_reset_action(vb, self.reset_view, self)
         self.legend = legend_below(self.plot_item, self.palette().color(QPalette.ColorRole.Text))
         show_legend_row(self.plot_item, self.legend, False)
         self._marker_samples: list[pg.PlotDataItem] = []
         self.marker_tips = MarkerTips(self.plot_widget, self._drawn_markers, self._marker_text)
         self._setup()
+
+    def _stacked_gain_wheel(self, vb: pg.ViewBox) -> None:
+        """Ctrl+wheel over stacked lines scales their amplitude about their offsets (the
+        page and the labels stay, as in EEG browsers); otherwise the time wheel."""
+        base = vb.wheelEvent
+
+        def wheel(ev: Any, axis: int | None = None) -> None:
+            if axis is None and self._stacked() and ev.modifiers() & AMPLITUDE_MODIFIER:
+                self.set_gain(self.gain * GAIN_STEP ** (ev.delta() / 120.0))
+                ev.accept()
+                return
+            base(ev, axis)
+
+        vb.wheelEvent = wheel
+
+    def set_gain(self, gain: float) -> None:
+        """Scale the stacked lines' amplitude by ``gain`` (1: one line's range per offset)."""
+        lo, hi = GAIN_RANGE
+        gain = float(min(max(gain, lo), hi))
+        if gain != self.gain:
+            self.gain = gain
+            self._restack()
 
     def _use_line_axis(self) -> None:
         """Replace the left axis by a :class:`LineLabelAxis` in the palette's text colour."""
@@ -795,7 +824,7 @@ class NeuralView(PlotView):
         if stacked:
             if self._fit or ln.mid is None:
                 ln.mid = float(np.nanmean(ln.y)) if np.isfinite(ln.y).any() else 0.0
-            y = ln.y - ln.slot * self.spacing * 1.1 - ln.mid
+            y = (ln.y - ln.mid) * self.gain - ln.slot * self.spacing * 1.1
         ln.item.setData(self._to_x(ln.x), y, connect="finite")
 
     def _update_markers(self, *args: Any) -> None:
@@ -882,10 +911,11 @@ class NeuralView(PlotView):
         return [label.text for _sample, label in self.legend.items]
 
     def reset_view(self) -> None:
-        """The whole time axis; the amplitude fitted to the lines in view again (the page of
-        stacked lines stays)."""
+        """The whole time axis; the amplitude fitted to the lines in view again, stacked
+        lines at gain 1 (the page of stacked lines stays)."""
         vb = self.plot_item.vb
         self._fit = True
+        self.gain = 1.0
         vb.enableAutoRange(axis="y")
         if self.n:
             vb.setXRange(0.0, self._to_x(float(max(self.n - 1, 1))), padding=0.02)
@@ -893,6 +923,7 @@ class NeuralView(PlotView):
     def fit_amplitude(self) -> None:
         """Set the stacking offsets and the amplitude range from the lines drawn now; both
         then stay while time is zoomed or panned (until a new page, mode or Reset view)."""
+        gain, self.gain = self.gain, 1.0  # the range holds the lines at gain 1
         self._fit = True
         self._restack()
         self._fit = False
@@ -908,11 +939,13 @@ class NeuralView(PlotView):
                 highs.append(float(finite.max()))
         if not lows:
             self.plot_item.vb.enableAutoRange(axis="y")
+            self.set_gain(gain)
             return
         lo, hi = min(lows), max(highs)
         if not hi > lo:
             lo, hi = lo - 0.5, hi + 0.5
         self.plot_item.vb.setYRange(lo, hi, padding=0.05)
+        self.set_gain(gain)
 
     def marker_style(self, name: str) -> tuple[Any, Qt.PenStyle, str]:
         """``(colour, pen style, legend text)`` of marker kind ``name``, for this palette."""

@@ -99,6 +99,7 @@ def test_wheel_zooms_time_only_ctrl_amplitude_only_and_reset_restores(qtbot, job
     assert (f0, f1) == pytest.approx((y0, y1), rel=1e-6)
     # the same command is first in the plot's context menu, and Ctrl+0
     assert vb.menu.actions()[0].text() == "Reset view"
+    assert view.reset_button.defaultAction() is vb.menu.actions()[0]  # the toolbar button
     assert "Ctrl+0" in [a.shortcut().toString() for a in view.actions()]
 
 

@@ -313,6 +313,8 @@ class NeuralView(PlotView):
         install_time_wheel(vb)  # the wheel zooms time; Ctrl+wheel zooms amplitude
         self._stacked_gain_wheel(vb)
         self.reset_action = add_reset_action(vb, self.reset_view, self)
+        self.reset_action.setToolTip("Show the whole time range and fit the amplitude (Ctrl+0)")
+        self.reset_button.setDefaultAction(self.reset_action)
         self.legend = legend_below(self.plot_item, self.palette().color(QPalette.ColorRole.Text))
         show_legend_row(self.plot_item, self.legend, False)
         self._marker_samples: list[pg.PlotDataItem] = []
@@ -371,8 +373,7 @@ class NeuralView(PlotView):
         self.per_page.setToolTip("Stacked lines shown at once (auto: as many as fit at a "
                                  "readable height); PageUp/PageDown show the next ones")
         self.page_label = QLabel()
-        reset = QToolButton()
-        reset.setDefaultAction(self.reset_action_button())
+        self.reset_button = QToolButton()  # its action is the context menu's Reset view
         row.addWidget(QLabel("Channels:"))
         row.addWidget(self.mode)
         self.per_page_label = QLabel("per page")
@@ -382,7 +383,7 @@ class NeuralView(PlotView):
         row.addWidget(self.markers_box)
         row.addStretch(1)
         row.addWidget(self.page_label)
-        row.addWidget(reset)
+        row.addWidget(self.reset_button)
         self.controls.addLayout(row)
         self.channel_list = QListWidget()
         self.channel_list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
@@ -443,15 +444,6 @@ class NeuralView(PlotView):
             shortcut = QShortcut(key, self)
             shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             shortcut.activated.connect(lambda step=step: self.turn_page(step))
-
-    def reset_action_button(self) -> Any:
-        """The action of the "Reset view" button (the context menu holds the same command)."""
-        from PySide6.QtGui import QAction
-
-        action = QAction("Reset view", self)
-        action.setToolTip("Show the whole time range and fit the amplitude (Ctrl+0)")
-        action.triggered.connect(lambda _checked=False: self.reset_view())
-        return action
 
     # -- setup ---------------------------------------------------------------------
     def _to_x(self, samples: np.ndarray | float) -> np.ndarray | float:

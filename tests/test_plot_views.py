@@ -155,6 +155,10 @@ def test_patterns_recording_heatmap(qtbot, jobs):
     assert isinstance(view, PatternView)
     np.testing.assert_array_equal(view.image, doc.arrays["neuro"].read().astype(np.float64))
     assert view.colorbar is not None
+    rows, cols = view.image.shape  # cell (r, f) centred on (f, r): ticks name cells
+    rect = view.img_item.mapRectToParent(view.img_item.boundingRect())
+    assert (rect.left(), rect.top(), rect.width(), rect.height()) == pytest.approx(
+        (-0.5, -0.5, cols, rows))
     doc.close()
 
 
@@ -308,20 +312,55 @@ def _auc_doc(untrusted=frozenset()):
     return doc
 
 
-def test_untrusted_arrays_are_plotted_under_a_banner(qtbot, jobs):
+def shown_texts(panel):
+    """Every text the panel shows: its visible labels and the plot's title."""
+    from PySide6.QtWidgets import QLabel
+
+    texts = [w.text() for w in panel.findChildren(QLabel) if w.isVisible()]
+    title = panel.view.plot_item.titleLabel
+    if title.isVisible():
+        texts.append(title.text)
+    return texts
+
+
+def test_untrusted_arrays_are_plotted_with_one_note(qtbot, jobs):
     doc = _auc_doc({"signal"})
     panel = PlotPanel(doc, jobs)
     qtbot.addWidget(panel)
+    panel.show()
     assert panel.default_array() == "signal"
     panel.show_array("radius")
     settle(qtbot, jobs)
     assert isinstance(panel.view, AucView) and [c[0] for c in panel.view.curves()] == ["s1", "s2"]
-    assert panel.banner_text().startswith("Not verified: 'signal' failed its checksum")
+    assert panel.warning_text() == "signal.npy failed its checksum: values shown are not verified"
+    said = " ".join(shown_texts(panel)).lower()
+    assert said.count("not verified") == 1 and said.count("failed its checksum") == 1
+    assert panel.warning_text() in panel.view.plot_item.titleLabel.text  # on the plot
     trusted = PlotPanel(_auc_doc(), jobs)
     qtbot.addWidget(trusted)
+    trusted.show()
     trusted.show_array("signal")
     settle(qtbot, jobs)
-    assert isinstance(trusted.view, AucView) and trusted.banner_text() == ""
+    assert isinstance(trusted.view, AucView) and trusted.warning_text() == ""
+    assert "not verified" not in " ".join(shown_texts(trusted)).lower()
+
+
+def test_a_corrupted_archive_says_not_verified_once(qtbot, jobs):
+    from inspector.formats import open_document
+
+    doc = open_document(FIXTURES / "aucx" / "bad_signal_byte_flip.aucx")
+    doc.verify()  # arrays/signal.npy: MISMATCH
+    panel = PlotPanel(doc, jobs)
+    qtbot.addWidget(panel)
+    panel.resize(800, 450)
+    panel.show()
+    panel.show_array(panel.default_array())
+    qtbot.waitUntil(lambda: isinstance(panel.view, AucView) and panel.view.ready
+                    and panel.view.drawn >= 1 and not panel.view.busy, timeout=10_000)
+    said = " ".join(shown_texts(panel)).lower()
+    assert said.count("not verified") == 1
+    assert "signal.npy failed its checksum" in panel.view.plot_item.titleLabel.text
+    doc.close()
 
 
 def test_a_withdrawn_experiment_or_array_is_said_on_the_plot(qtbot, jobs):

@@ -9,6 +9,9 @@
   marker's own pen, without adding anything to the plot.
 * :class:`MarkerTips` with :func:`nearest_marker`: a tooltip naming the
   marker under the mouse (kind, trial, time).
+* :func:`legend_below` and :func:`show_legend_row`: a legend in a row of its
+  own under the time axis, outside the data area, so that it never covers a
+  curve (and is part of PNG and SVG exports).
 """
 
 from __future__ import annotations
@@ -27,6 +30,10 @@ from PySide6.QtWidgets import QToolTip, QWidget
 AMPLITUDE_MODIFIER = Qt.KeyboardModifier.ControlModifier
 #: A marker is "under the mouse" within this many pixels.
 TIP_PIXELS = 4
+#: Row of the plot's layout under the bottom axis (pyqtgraph uses rows 0 to 3) holding the legend.
+LEGEND_ROW = 5
+#: Width of a legend entry's line sample and the space after the entry, in pixels.
+LEGEND_SAMPLE_PX = 34
 
 
 def install_time_wheel(vb: pg.ViewBox,
@@ -147,3 +154,48 @@ class MarkerTips(QObject):
             QToolTip.showText(QCursor.pos(), self.text, self.widget)
         else:
             QToolTip.hideText()
+
+
+def legend_below(plot_item: pg.PlotItem, text_color: Any) -> pg.LegendItem:
+    """A legend in a row of ``plot_item``'s layout under the time axis, as ``plot_item.legend``.
+
+    Its entries are laid out in as many columns as the data area's width
+    allows (:func:`fit_legend_columns`, again on each resize).  Named items
+    added to the plot afterwards are added to it by pyqtgraph: callers add
+    unnamed items, fill the legend themselves and then call
+    :func:`fit_legend_columns`.
+    """
+    legend = pg.LegendItem(labelTextColor=text_color, frame=False, labelTextSize="8pt",
+                           horSpacing=10, verSpacing=-6)
+    plot_item.layout.addItem(legend, LEGEND_ROW, 1)
+    plot_item.legend = legend
+    plot_item.vb.sigResized.connect(lambda *_args: fit_legend_columns(plot_item, legend))
+    return legend
+
+
+def fit_legend_columns(plot_item: pg.PlotItem, legend: pg.LegendItem) -> int:
+    """Lay ``legend``'s entries out in as many columns as fit the data area's width
+    (entries fill rows left to right; each column is as wide as its widest entry);
+    returns the number of columns."""
+    widths = [label.item.boundingRect().width() + LEGEND_SAMPLE_PX
+              for _sample, label in legend.items]
+    room = plot_item.vb.width()
+    columns = 1
+    for n in range(len(widths), 1, -1):
+        if sum(max(widths[c::n]) for c in range(n)) <= room:
+            columns = n
+            break
+    if legend.columnCount != columns:
+        legend.setColumnCount(columns)
+    return columns
+
+
+def show_legend_row(plot_item: pg.PlotItem, legend: pg.LegendItem, shown: bool) -> None:
+    """Show or hide a :func:`legend_below` legend; a hidden one gives its row back to the plot."""
+    layout = plot_item.layout
+    inside = any(layout.itemAt(i) is legend for i in range(layout.count()))
+    if shown and not inside:
+        layout.addItem(legend, LEGEND_ROW, 1)
+    elif not shown and inside:
+        layout.removeItem(legend)
+    legend.setVisible(shown)

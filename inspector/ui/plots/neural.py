@@ -16,6 +16,17 @@ resolution (:meth:`NeuralView.covered`).  Envelopes are drawn as a zig-zag
 line through the bin minima and maxima (``connect="finite"``: NaN bins are
 gaps); when zoomed in far enough the envelope is the raw samples.  Memory
 held is a few points per pixel per line, whatever the array size.
+
+Stacked lines are shown a page at a time, as EEG browsers do: as many lines
+as fit at :data:`MIN_LINE_PX` each (at most :data:`MAX_AUTO_PAGE`), or the
+number chosen in "per page"; PageUp/PageDown, the scroll bar beside the plot
+and the mouse wheel over it move by page or line, and only the lines of the
+page shown are read.  Line labels on the left axis never overlap
+(:class:`LineLabelAxis`).  The legend (markers; the lines when overlaid) sits
+in a row under the time axis, never over the data.  The wheel zooms time,
+Ctrl+wheel the amplitude (stacked: each line about its offset); "Reset view"
+(context menu, button, Ctrl+0) shows the whole time range again.  A marker
+under the mouse is named in a tooltip.
 """
 
 from __future__ import annotations
@@ -27,6 +38,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -34,7 +46,10 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QListWidget,
+    QScrollBar,
+    QSpinBox,
     QSplitter,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -42,6 +57,16 @@ from PySide6.QtWidgets import (
 from inspector.formats.arrays import ArrayRef, Envelope, EnvelopeCancelled, envelope_with_preview
 from inspector.jobs import JobContext, JobRunner
 from inspector.ui.plots.base import PlotView
+from inspector.ui.plots.navigation import (
+    AMPLITUDE_MODIFIER,
+    MarkerTips,
+    add_marker_legend,
+    add_reset_action,
+    fit_legend_columns,
+    install_time_wheel,
+    legend_below,
+    show_legend_row,
+)
 
 #: Most channels (and trials) offered in the selection lists.
 MAX_LISTED = 4096
@@ -57,10 +82,24 @@ FINEST_BIN_PX = 0.25
 COARSEST_BIN_PX = 1.5
 #: At most this many trials are overlaid at once.
 MAX_OVERLAY_TRIALS = 200
+#: Pen and legend text of each marker kind: (opacity 0-255, style, label).  Markers are drawn
+#: in the palette's text colour (black or white), so that no marker takes a line's colour.
+MARKER_STYLES = {"trial_starts": (150, Qt.PenStyle.DashLine, "trial start"),
+                 "trial_ends": (110, Qt.PenStyle.DotLine, "trial end"),
+                 "vision_onsets": (210, Qt.PenStyle.SolidLine, "stimulus onset")}
 #: Markers are drawn only when at most this many fall in the visible range.
 MAX_MARKERS = 300
 #: Channels selected when a continuous array is first shown.
 DEFAULT_CHANNELS = 4
+#: Stacked lines get at least this many pixels of height each (the page holds as many as fit).
+MIN_LINE_PX = 32
+#: At most this many stacked lines per page when "per page" is automatic.
+MAX_AUTO_PAGE = 20
+#: Stacked amplitude gain per wheel step of 120 (Ctrl+wheel) and its bounds.
+GAIN_STEP = 1.25
+GAIN_RANGE = (1e-3, 1e3)
+#: At most this many lines are named in the legend of overlaid lines (then "N more").
+MAX_LEGEND_LINES = 8
 
 _PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2",
             "#7f7f7f", "#bcbd22"]
@@ -142,6 +181,36 @@ def _envelope_job(ref: ArrayRef, lines: list[tuple[str, list[tuple]]],
     return work
 
 
+class LineLabelAxis(pg.AxisItem):
+    """A vertical axis whose tick labels never overlap: a label that would overlap the one
+    kept above it is left out (its tick stays), so zooming out the amplitude thins them."""
+
+    def generateDrawSpecs(self, p: Any) -> Any:  # noqa: N802 - pyqtgraph override
+        specs = super().generateDrawSpecs(p)
+        if specs is None:
+            return None
+        axis, ticks, texts = specs
+        kept: list[tuple] = []
+        for spec in sorted(texts, key=lambda t: t[0].top()):
+            if kept and spec[0].intersects(kept[-1][0]):
+                continue
+            kept.append(spec)
+        return axis, ticks, kept
+
+    def label_rects(self) -> list[tuple[Any, str]]:
+        """``(rect, text)`` of every tick label as it is drawn now (tests)."""
+        from PySide6.QtGui import QImage, QPainter
+
+        image = QImage(4, 4, QImage.Format.Format_ARGB32)
+        painter = QPainter(image)
+        try:
+            painter.setFont(self.style.get("tickFont") or painter.font())
+            specs = self.generateDrawSpecs(painter)
+        finally:
+            painter.end()
+        return [] if specs is None else [(rect, text) for rect, _flags, text in specs[2]]
+
+
 class _Line:
     """One drawn line (or an overlay of several lines drawn as one item)."""
 
@@ -158,6 +227,7 @@ class _Line:
         self.y: np.ndarray | None = None
         self.exact = False
         self.raw = False
+        self.mid: float | None = None  # the value drawn at the line's stacking offset
 
 
 class NeuralView(PlotView):
@@ -209,9 +279,13 @@ class NeuralView(PlotView):
         self.markers = {k: a for k, a in ((k, _as_array(v)) for k, v in (markers or {}).items())
                         if a is not None}
         self.generation = 0
-        self.lines: list[_Line] = []
+        self.all_lines: list[_Line] = []  # every line of the selection
+        self.lines: list[_Line] = []  # the lines drawn: the page shown when stacked
+        self.first = 0  # index in all_lines of the first stacked line shown
         self.submitted = 0  # jobs submitted (tests: coalescing)
         self.spacing = 0.0
+        self.gain = 1.0  # stacked lines' amplitude scale about their offsets (Ctrl+wheel)
+        self._fit = True  # the next drawn lines set the stacking and the amplitude range
         self._marker_items: dict[str, pg.PlotCurveItem] = {}
         self._marker_positions: dict[str, np.ndarray] = {}
         self._in_flight = False
@@ -226,14 +300,57 @@ class NeuralView(PlotView):
         self._build.setSingleShot(True)
         self._build.setInterval(0)
         self._build.timeout.connect(self.rebuild)
+        self._use_line_axis()
         self._build_controls()
         vb = self.plot_item.vb
         self.plot_item.setLabel("bottom", "time" if self.sfreq else "sample", units=self.x_label)
         self.plot_item.setLabel("left", self.y_label)
+        # grid lines at the labelled and the first minor ticks only: finer ones crowd
+        # the traces and look like markers
+        self.plot_item.getAxis("bottom").setStyle(maxTickLevel=1)
         vb.setMouseEnabled(x=True, y=True)
         vb.enableAutoRange(axis="y")
         vb.setAutoVisible(y=True)
+        install_time_wheel(vb)  # the wheel zooms time; Ctrl+wheel zooms amplitude
+        self._stacked_gain_wheel(vb)
+        self.reset_action = add_reset_action(vb, self.reset_view, self)
+        self.reset_action.setToolTip("Show the whole time range and fit the amplitude (Ctrl+0)")
+        self.reset_button.setDefaultAction(self.reset_action)
+        self.legend = legend_below(self.plot_item, self.palette().color(QPalette.ColorRole.Text))
+        show_legend_row(self.plot_item, self.legend, False)
+        self._marker_samples: list[pg.PlotDataItem] = []
+        self.marker_tips = MarkerTips(self.plot_widget, self._drawn_markers, self._marker_text)
         self._setup()
+
+    def _stacked_gain_wheel(self, vb: pg.ViewBox) -> None:
+        """Ctrl+wheel over stacked lines scales their amplitude about their offsets (the
+        page and the labels stay, as in EEG browsers); otherwise the time wheel."""
+        base = vb.wheelEvent
+
+        def wheel(ev: Any, axis: int | None = None) -> None:
+            if axis is None and self._stacked() and ev.modifiers() & AMPLITUDE_MODIFIER:
+                self.set_gain(self.gain * GAIN_STEP ** (ev.delta() / 120.0))
+                ev.accept()
+                return
+            base(ev, axis)
+
+        vb.wheelEvent = wheel
+
+    def set_gain(self, gain: float) -> None:
+        """Scale the stacked lines' amplitude by ``gain`` (1: one line's range per offset)."""
+        lo, hi = GAIN_RANGE
+        gain = float(min(max(gain, lo), hi))
+        if gain != self.gain:
+            self.gain = gain
+            self._restack()
+
+    def _use_line_axis(self) -> None:
+        """Replace the left axis by a :class:`LineLabelAxis` in the palette's text colour."""
+        axis = LineLabelAxis("left")
+        self.plot_item.setAxisItems({"left": axis})
+        text = self.palette().color(QPalette.ColorRole.Text)
+        axis.setPen(pg.mkPen(text))
+        axis.setTextPen(pg.mkPen(text))
 
     # -- controls ------------------------------------------------------------------
     def _count_channels(self) -> None:
@@ -251,11 +368,23 @@ class NeuralView(PlotView):
         self.markers_box.setToolTip("Trial boundaries and stimulus onsets")
         self.overlay_box = QCheckBox("All trials overlaid")
         self.overlay_box.setVisible(self.epochs)
+        self.per_page = QSpinBox()
+        self.per_page.setRange(0, max(1, min(self.n_channels * max(self.n_trials, 1), 256)))
+        self.per_page.setSpecialValueText("auto")
+        self.per_page.setToolTip("Stacked lines shown at once (auto: as many as fit at a "
+                                 "readable height); PageUp/PageDown show the next ones")
+        self.page_label = QLabel()
+        self.reset_button = QToolButton()  # its action is the context menu's Reset view
         row.addWidget(QLabel("Channels:"))
         row.addWidget(self.mode)
+        self.per_page_label = QLabel("per page")
+        row.addWidget(self.per_page_label)
+        row.addWidget(self.per_page)
         row.addWidget(self.overlay_box)
         row.addWidget(self.markers_box)
         row.addStretch(1)
+        row.addWidget(self.page_label)
+        row.addWidget(self.reset_button)
         self.controls.addLayout(row)
         self.channel_list = QListWidget()
         self.channel_list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
@@ -278,13 +407,22 @@ class NeuralView(PlotView):
                     else f" (first {self.listed_trials} of {self.n_trials})")
             sl.addWidget(QLabel("Trials" + more))
             sl.addWidget(self.trial_list, 1)
-        # put the lists left of the plot
+        # put the lists left of the plot, the page scroll bar right of it
         stack_parent = self._stack.parentWidget()
         lay = stack_parent.layout()
         split = QSplitter(Qt.Orientation.Horizontal)
         lay.replaceWidget(self._stack, split)
+        self.page_bar = QScrollBar(Qt.Orientation.Vertical)
+        self.page_bar.setToolTip("Stacked lines: scroll by line, click the trough for a page")
+        self.page_bar.hide()
+        holder = QWidget()
+        hl = QHBoxLayout(holder)
+        hl.setContentsMargins(0, 0, 0, 0)
+        hl.setSpacing(0)
+        hl.addWidget(self._stack, 1)
+        hl.addWidget(self.page_bar)
         split.addWidget(side)
-        split.addWidget(self._stack)
+        split.addWidget(holder)
         split.setStretchFactor(1, 1)
         split.setSizes([140, 600])
         self.splitter = split
@@ -296,9 +434,17 @@ class NeuralView(PlotView):
         self.channel_list.itemSelectionChanged.connect(self._count_channels)
         self.channel_list.itemSelectionChanged.connect(self.rebuild)
         self.trial_list.itemSelectionChanged.connect(self.rebuild)
-        self.mode.currentIndexChanged.connect(lambda _i: self._restack())
+        self.mode.currentIndexChanged.connect(lambda _i: self.show_page())
         self.overlay_box.toggled.connect(self.rebuild)
         self.markers_box.toggled.connect(self._update_markers)
+        self.markers_box.toggled.connect(lambda _on: self._legend_entries(self._stacked()))
+        self.per_page.valueChanged.connect(lambda _v: self.show_page())
+        self.page_bar.valueChanged.connect(self.set_first)
+        for key, step in ((QKeySequence.StandardKey.MoveToNextPage, 1),
+                          (QKeySequence.StandardKey.MoveToPreviousPage, -1)):
+            shortcut = QShortcut(key, self)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(lambda step=step: self.turn_page(step))
 
     # -- setup ---------------------------------------------------------------------
     def _to_x(self, samples: np.ndarray | float) -> np.ndarray | float:
@@ -318,7 +464,7 @@ class NeuralView(PlotView):
         vb.setXRange(0.0, x1, padding=0.02)
         vb.sigXRangeChanged.connect(self.schedule)
         vb.sigYRangeChanged.connect(self._draw_markers)
-        vb.sigResized.connect(self.schedule)
+        vb.sigResized.connect(self._resized)
         # The lines are built on the next event-loop turn: building the plot and
         # its lines in one turn would keep the GUI thread busy for too long.
         self._build.start()
@@ -336,53 +482,144 @@ class NeuralView(PlotView):
             return (trial, None, ch)
         return (None, ch) if self.ref.sample_axis == 0 else (ch, None)
 
-    def rebuild(self) -> None:
-        """Recreate the curves for the current channel/trial selection and request data."""
-        self._build.stop()
-        for line in self.lines:
-            if line.item is not None:
-                self.plot_item.removeItem(line.item)
-        self.lines = []
-        self._drawn = None
-        legend = self.add_legend()
-        legend.clear()
+    def _selection_lines(self) -> list[_Line]:
+        """One line per selected channel (per selected trial and channel for epochs; per
+        channel, every trial overlaid, with "All trials overlaid")."""
         chans = self.selected_channels()
+        out = []
         if self.epochs:
-            trials = self.selected_trials()
             if self.overlay_box.isChecked():
                 all_t = list(range(min(self.n_trials, MAX_OVERLAY_TRIALS)))
                 for k, c in enumerate(chans):
-                    self.lines.append(_Line(f"all:{c}", f"{self.ch_names[c]} (all trials)",
-                                            [self._index(t, c) for t in all_t],
-                                            _PALETTE[k % len(_PALETTE)], k))
-            else:
-                k = 0
-                for t in trials:
-                    for c in chans:
-                        label = f"{self.ch_names[c]} trial {t}"
-                        self.lines.append(_Line(f"{t}:{c}", label, [self._index(t, c)],
-                                                _PALETTE[k % len(_PALETTE)], k))
-                        k += 1
+                    out.append(_Line(f"all:{c}", f"{self.ch_names[c]} (all trials)",
+                                     [self._index(t, c) for t in all_t],
+                                     _PALETTE[k % len(_PALETTE)], k))
+                return out
+            for t in self.selected_trials():
+                for c in chans:
+                    k = len(out)
+                    out.append(_Line(f"{t}:{c}", f"{self.ch_names[c]} trial {t}",
+                                     [self._index(t, c)], _PALETTE[k % len(_PALETTE)], k))
+            return out
+        for k, c in enumerate(chans):
+            out.append(_Line(str(c), self.ch_names[c], [self._index(None, c)],
+                             _PALETTE[k % len(_PALETTE)], k))
+        return out
+
+    def rebuild(self) -> None:
+        """Recreate the lines for the current channel/trial selection; show the first page."""
+        self._build.stop()
+        self.all_lines = self._selection_lines()
+        self.first = 0
+        self.show_page()
+
+    # -- pages of stacked lines ----------------------------------------------------
+    def page_size(self) -> int:
+        """Stacked lines shown at once: the "per page" choice, else as many as fit at
+        :data:`MIN_LINE_PX` each (at most :data:`MAX_AUTO_PAGE`, at least 1)."""
+        if self.per_page.value() > 0:
+            return int(self.per_page.value())
+        height = self.plot_item.vb.height()
+        return max(1, min(MAX_AUTO_PAGE, int(height // MIN_LINE_PX)))
+
+    def _paged(self) -> bool:
+        return self.mode.currentText() == "Stacked" and len(self.all_lines) > 1
+
+    def set_first(self, first: int) -> None:
+        """Show the page of stacked lines starting at line ``first`` (clamped)."""
+        last = max(0, len(self.all_lines) - self.page_size())
+        first = int(min(max(first, 0), last))
+        if first != self.first:
+            self.first = first
+            self.show_page()
+
+    def turn_page(self, step: int) -> None:
+        """Show the next (``step`` = 1) or previous (-1) page of stacked lines."""
+        if self._paged():
+            self.set_first(self.first + step * self.page_size())
+
+    def page(self) -> tuple[int, int, int]:
+        """``(first, stop, total)``: lines ``first:stop`` of ``total`` are drawn."""
+        return self.first, self.first + len(self.lines), len(self.all_lines)
+
+    def _resized(self, *args: Any) -> None:
+        """A new height may fit another number of lines: show that page (else just redraw)."""
+        size = self.page_size()
+        if self._paged() and len(self.lines) != min(size, len(self.all_lines) - self.first):
+            self.show_page()
         else:
-            for k, c in enumerate(chans):
-                self.lines.append(_Line(str(c), self.ch_names[c], [self._index(None, c)],
-                                        _PALETTE[k % len(_PALETTE)], k))
+            self.schedule()
+
+    def _update_page_controls(self) -> None:
+        paged = self._paged()
+        total = len(self.all_lines)
+        size = self.page_size()
+        more = paged and total > size
+        bar = self.page_bar
+        bar.blockSignals(True)
+        bar.setRange(0, max(0, total - size))
+        bar.setPageStep(size)
+        bar.setValue(self.first)
+        bar.blockSignals(False)
+        bar.setVisible(more)
+        for widget in (self.per_page, self.per_page_label):
+            widget.setVisible(self.mode.currentText() == "Stacked")
+        self.page_label.setText(f"lines {self.first + 1}–{self.first + len(self.lines)} of "
+                                f"{total}" if more else "")
+
+    def show_page(self) -> None:
+        """Draw the lines of the current page (every line when overlaid); read the new ones.
+
+        Lines that stay drawn keep their data (a switch between stacked and
+        overlaid reads nothing); lines that leave are dropped with their data.
+        """
+        if self._paged():
+            self.first = min(self.first, max(0, len(self.all_lines) - self.page_size()))
+            lines = self.all_lines[self.first:self.first + self.page_size()]
+        else:
+            self.first = 0
+            lines = list(self.all_lines)
+        kept = {id(line) for line in lines}
         for line in self.lines:
-            pen = pg.mkPen(line.color, width=1)
-            if len(line.indices) > 1:
-                c = pg.mkColor(line.color)
-                c.setAlpha(90)
-                pen = pg.mkPen(c, width=1)
-            if self.n == 1:  # one sample: a symbol, not a line
-                line.item = pg.PlotDataItem(name=line.label, pen=pen, symbol="o",
-                                            symbolBrush=pg.mkBrush(line.color))
-            else:  # a plain curve: much lighter to build and to update than a PlotDataItem
-                line.item = pg.PlotCurveItem(name=line.label, pen=pen, connect="finite",
-                                             skipFiniteCheck=False)
-            self.plot_item.addItem(line.item)
-        self._restack()
-        self._update_markers()
-        self.request()
+            if id(line) in kept:
+                continue
+            if line.item is not None:
+                self.plot_item.removeItem(line.item)
+            line.item, line.envs, line.x, line.y, line.mid = None, None, None, None, None
+            line.exact = line.raw = False
+        self.lines = lines
+        for slot, line in enumerate(lines):
+            line.slot = slot
+        self._update_page_controls()
+        new = [line for line in lines if line.item is None]
+        for line in new:
+            self._add_item(line)
+        self._fit = True
+        self.plot_item.vb.enableAutoRange(axis="y")
+        if new or not lines:
+            self._drawn = None
+            self._restack()
+            self._update_markers()
+            self.request()
+        elif all(line.x is not None for line in lines):
+            self.fit_amplitude()
+            self._update_markers()
+        else:  # their data is on its way: the job that brings it fits the amplitude
+            self._restack()
+            self._update_markers()
+
+    def _add_item(self, line: _Line) -> None:
+        """The plot item of ``line`` (unnamed: :meth:`_legend_entries` fills the legend)."""
+        pen = pg.mkPen(line.color, width=1)
+        if len(line.indices) > 1:
+            c = pg.mkColor(line.color)
+            c.setAlpha(90)
+            pen = pg.mkPen(c, width=1)
+        if self.n == 1:  # one sample: a symbol, not a line
+            line.item = pg.PlotDataItem(pen=pen, symbol="o", symbolBrush=pg.mkBrush(line.color))
+        else:  # a plain curve: much lighter to build and to update than a PlotDataItem
+            line.item = pg.PlotCurveItem(pen=pen, connect="finite", skipFiniteCheck=False)
+        self.plot_item.addItem(line.item)
 
     # -- requests ------------------------------------------------------------------
     def schedule(self, *args: Any) -> None:
@@ -445,6 +682,8 @@ class NeuralView(PlotView):
         """The pending or scheduled view: requested unless what is drawn covers it."""
         self._update_markers()
         if self.covered():
+            if self._fit:
+                self.fit_amplitude()
             return
         self.request()
 
@@ -493,6 +732,8 @@ class NeuralView(PlotView):
             exact = all(ln.exact for ln in self.lines)
             raw = all(ln.raw for ln in self.lines)
             self._drawn = span if complete and exact else None
+            if complete and self._fit and all(ln.x is not None for ln in self.lines):
+                self.fit_amplitude()
             self.status.setText(("every sample drawn" if raw
                                  else "showing the range of values per screen pixel")
                                 + ("" if exact and complete
@@ -539,12 +780,14 @@ class NeuralView(PlotView):
         With ``changed``, only that line got new data: the others are redrawn
         only if the stacking offsets changed.
         """
-        stacked = self.mode.currentText() == "Stacked" and len(self.lines) > 1
-        spans = []
-        for ln in self.lines:
-            if ln.y is not None and np.isfinite(ln.y).any():
-                spans.append(float(np.nanmax(ln.y) - np.nanmin(ln.y)))
-        spacing = (max(spans) if spans else 1.0) or 1.0
+        stacked = self._stacked()
+        spacing = self.spacing
+        if self._fit or not spacing:  # else kept: zooming time does not move the lines
+            spans = []
+            for ln in self.lines:
+                if ln.y is not None and np.isfinite(ln.y).any():
+                    spans.append(float(np.nanmax(ln.y) - np.nanmin(ln.y)))
+            spacing = (max(spans) if spans else 1.0) or 1.0
         if changed is not None and (spacing == self.spacing or not stacked):
             self.spacing = spacing
             self._set_line_data(changed, stacked)
@@ -556,8 +799,7 @@ class NeuralView(PlotView):
             if stacked and ln.item is not None and ln.x is not None:
                 ticks.append((-ln.slot * self.spacing * 1.1, ln.label))
         left = self.plot_item.getAxis("left")
-        if self.plot_item.legend is not None:
-            self.plot_item.legend.setVisible(not stacked)  # the y ticks name the lines
+        self._legend_entries(stacked)
         if stacked:
             left.setTicks([ticks, []])
             self.plot_item.setLabel("left", f"{self.y_label} (offset per line)")
@@ -573,8 +815,9 @@ class NeuralView(PlotView):
             return
         y = ln.y
         if stacked:
-            mid = float(np.nanmean(ln.y)) if np.isfinite(ln.y).any() else 0.0
-            y = ln.y - ln.slot * self.spacing * 1.1 - mid
+            if self._fit or ln.mid is None:
+                ln.mid = float(np.nanmean(ln.y)) if np.isfinite(ln.y).any() else 0.0
+            y = (ln.y - ln.mid) * self.gain - ln.slot * self.spacing * 1.1
         ln.item.setData(self._to_x(ln.x), y, connect="finite")
 
     def _update_markers(self, *args: Any) -> None:
@@ -585,14 +828,12 @@ class NeuralView(PlotView):
         autoscaling.
         """
         self._marker_positions = {}
-        if self.markers_box.isChecked() and self.markers and self.n:
+        if self._markers_shown():
             (x0, x1), _ = self.plot_item.vb.viewRange()
             total = 0
+            trials = self._marker_trials()
             for name, arr in self.markers.items():
                 if self.epochs:
-                    trials = self.selected_trials()
-                    if self.overlay_box.isChecked() or not trials:
-                        continue
                     vals = arr[[t for t in trials if t < arr.size]]
                 else:
                     vals = arr
@@ -606,9 +847,6 @@ class NeuralView(PlotView):
         self._draw_markers()
 
     def _draw_markers(self, *args: Any) -> None:
-        styles = {"trial_starts": ("#2ca02c", Qt.PenStyle.DashLine),
-                  "trial_ends": ("#999999", Qt.PenStyle.DotLine),
-                  "vision_onsets": ("#d62728", Qt.PenStyle.SolidLine)}
         _, (y0, y1) = self.plot_item.vb.viewRange()
         for name in list(self._marker_items):
             if name not in self._marker_positions:
@@ -616,7 +854,7 @@ class NeuralView(PlotView):
         for name, xs in self._marker_positions.items():
             item = self._marker_items.get(name)
             if item is None:
-                color, style = styles.get(name, ("#555555", Qt.PenStyle.DashLine))
+                color, style, _label = self.marker_style(name)
                 item = pg.PlotCurveItem(pen=pg.mkPen(color, style=style), name=None)
                 item.setZValue(-5)
                 self.plot_item.addItem(item, ignoreBounds=True)
@@ -636,6 +874,117 @@ class NeuralView(PlotView):
                 out.append((ln.label, np.asarray(x, dtype=np.float64),
                             np.asarray(y, dtype=np.float64)))
         return out
+
+    def _stacked(self) -> bool:
+        return self._paged()
+
+    def _legend_entries(self, stacked: bool) -> None:
+        """The legend under the time axis: the lines when overlaid (at most
+        :data:`MAX_LEGEND_LINES`, then how many more; stacked, the y labels name them),
+        then one entry per marker kind while markers are shown."""
+        legend = self.legend
+        legend.clear()
+        if not stacked:
+            named = [ln for ln in self.lines if ln.item is not None]
+            for ln in named[:MAX_LEGEND_LINES]:
+                legend.addItem(ln.item, ln.label)
+            if len(named) > MAX_LEGEND_LINES:
+                legend.addItem(pg.PlotDataItem(pen=None),
+                               f"… {len(named) - MAX_LEGEND_LINES} more")
+        kinds = ({k: self.marker_style(k) for k in self.markers}
+                 if self._markers_shown() else {})
+        self._marker_samples = add_marker_legend(legend, kinds)
+        fit_legend_columns(self.plot_item, legend)
+        show_legend_row(self.plot_item, legend, bool(legend.items))
+
+    def legend_labels(self) -> list[str]:
+        """The texts of the legend's entries, in order (empty when it is hidden)."""
+        if not self.legend.isVisible():
+            return []
+        return [label.text for _sample, label in self.legend.items]
+
+    def reset_view(self) -> None:
+        """The whole time axis; the amplitude fitted to the lines in view again, stacked
+        lines at gain 1 (the page of stacked lines stays)."""
+        vb = self.plot_item.vb
+        self._fit = True
+        self.gain = 1.0
+        vb.enableAutoRange(axis="y")
+        if self.n:
+            vb.setXRange(0.0, self._to_x(float(max(self.n - 1, 1))), padding=0.02)
+
+    def fit_amplitude(self) -> None:
+        """Set the stacking offsets and the amplitude range from the lines drawn now; both
+        then stay while time is zoomed or panned (until a new page, mode or Reset view)."""
+        gain, self.gain = self.gain, 1.0  # the range holds the lines at gain 1
+        self._fit = True
+        self._restack()
+        self._fit = False
+        lows, highs = [], []
+        for ln in self.lines:
+            if ln.item is None or ln.x is None:
+                continue
+            _x, y = ln.item.getData()
+            y = np.asarray(y, dtype=np.float64) if y is not None else np.empty(0)
+            finite = y[np.isfinite(y)]
+            if finite.size:
+                lows.append(float(finite.min()))
+                highs.append(float(finite.max()))
+        if not lows:
+            self.plot_item.vb.enableAutoRange(axis="y")
+            self.set_gain(gain)
+            return
+        lo, hi = min(lows), max(highs)
+        if not hi > lo:
+            lo, hi = lo - 0.5, hi + 0.5
+        self.plot_item.vb.setYRange(lo, hi, padding=0.05)
+        self.set_gain(gain)
+
+    def marker_style(self, name: str) -> tuple[Any, Qt.PenStyle, str]:
+        """``(colour, pen style, legend text)`` of marker kind ``name``, for this palette."""
+        alpha, style, label = MARKER_STYLES.get(name, (150, Qt.PenStyle.DashDotLine, name))
+        color = self.palette().color(QPalette.ColorRole.Text)
+        color.setAlpha(alpha)
+        return color, style, label
+
+    def palette_changed(self) -> None:
+        """The theme changed: markers and their legend in the new text colour."""
+        if not hasattr(self, "legend"):  # a palette event while the view is being built
+            return
+        for name in list(self._marker_items):
+            self.plot_item.removeItem(self._marker_items.pop(name))
+        self._draw_markers()
+        self._legend_entries(self._stacked())
+
+    def _marker_trials(self) -> list[int]:
+        """The trials whose markers are drawn (epochs): the overlaid ones, else the selected."""
+        if self.overlay_box.isChecked():
+            return list(range(min(self.n_trials, MAX_OVERLAY_TRIALS)))
+        return self.selected_trials()
+
+    def _markers_shown(self) -> bool:
+        return (self.markers_box.isChecked() and bool(self.markers) and self.n > 0
+                and (not self.epochs or bool(self._marker_trials())))
+
+    def _drawn_markers(self) -> dict[str, np.ndarray]:
+        """x of the markers drawn, at the index of their trial (NaN where not drawn)."""
+        out = {}
+        for name, arr in self.markers.items():
+            if name not in self._marker_positions:
+                continue
+            x = np.asarray(self._to_x(arr), dtype=np.float64)
+            if self.epochs:  # only the drawn trials' markers are drawn
+                trials = [t for t in self._marker_trials() if t < arr.size]
+                drawn = np.full(arr.size, np.nan)
+                drawn[trials] = x[trials]
+                x = drawn
+            out[name] = x
+        return out
+
+    def _marker_text(self, name: str, trial: int, x: float) -> str:
+        label = self.marker_style(name)[2]
+        where = f"{x:.6g} s" if self.sfreq else f"sample {x:.0f}"
+        return f"{label} of trial {trial}: {where}"
 
     def marker_count(self) -> int:
         """Number of marker lines currently drawn."""

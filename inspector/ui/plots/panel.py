@@ -11,21 +11,20 @@ The choice never looks at the format (docs/architecture.md, "Seams"):
 
 After a deferred check was applied to the document, :meth:`PlotPanel.refresh`
 re-reads the capabilities: a withdrawn AUC experiment or array is said so
-on the plot, and arrays whose member failed its checksum are plotted under a
-banner saying that they are not verified.
+on the plot.  Arrays whose member failed its checksum are plotted with the
+AUC view's own note on the plot (``AucView.note``, also in its exports); the
+panel adds nothing, so the warning is said once.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from inspector.formats.arrays import ArrayRef
 from inspector.formats.capabilities import AucScans
 from inspector.formats.document import Document
 from inspector.jobs import JobRunner
-from inspector.models.style import kind_color
 from inspector.ui.plots.auc import AucView
 from inspector.ui.plots.base import PlotView
 from inspector.ui.plots.neural import NeuralView
@@ -34,17 +33,6 @@ from inspector.ui.plots.patterns import PatternView
 #: Said on the plot when a check withdrew the document's AUC experiment.
 WITHDRAWN_AUC = ("The AUC experiment is no longer plotted: its content failed verification "
                  "(see Findings).")
-
-
-def untrusted_text(names: list[str]) -> str:
-    """The banner over a plot of arrays whose member failed its checksum ("" for none)."""
-    if not names:
-        return ""
-    quoted = [f"'{n}'" for n in names]
-    listed = quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
-    whose = "its checksum" if len(names) == 1 else "their checksums"
-    return (f"Not verified: {listed} failed {whose}; the curves show the data as stored "
-            "(see Findings).")
 
 
 def cancel_on_destroy(obj: QObject, jobs: JobRunner, keys: tuple[str, ...]) -> None:
@@ -84,12 +72,6 @@ class PlotPanel(QWidget):
         self._auc = doc.auc
         self._lay = QVBoxLayout(self)
         self._lay.setContentsMargins(0, 0, 0, 0)
-        self.banner = QLabel(self)
-        self.banner.setObjectName("plotBanner")
-        self.banner.setWordWrap(True)
-        self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.banner.hide()
-        self._lay.addWidget(self.banner)
         self._message = QLabel("Select an array to plot.")
         self._message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._message.setWordWrap(True)
@@ -111,9 +93,10 @@ class PlotPanel(QWidget):
         """True when the plot shows its final state (no read in flight or waiting)."""
         return self.view is None or self.view.is_idle()
 
-    def banner_text(self) -> str:
-        """The warning above the plot ("" when there is none)."""
-        return self.banner.text() if not self.banner.isHidden() else ""
+    def warning_text(self) -> str:
+        """The warning shown on the plot ("" when there is none): the AUC view's note on
+        arrays whose member failed its checksum."""
+        return str(getattr(self.view, "note", "") or "")
 
     def _set_view(self, view: PlotView) -> None:
         self._drop_view()
@@ -132,27 +115,8 @@ class PlotPanel(QWidget):
 
     def _say(self, text: str) -> None:
         self._drop_view()
-        self.banner.hide()
         self._message.setText(text)
         self._message.show()
-
-    def _warn(self, text: str) -> None:
-        self.banner.setText(text)
-        self.banner.setVisible(bool(text))
-        if text:  # a tinted strip in the palette's warning colour, readable light or dark
-            base = self.palette().color(QPalette.ColorRole.Window)
-            warn = kind_color("warn")
-            tint = QColor(*(round(a * 0.82 + b * 0.18) for a, b in
-                            zip(base.getRgb()[:3], warn.getRgb()[:3], strict=True)))
-            self.banner.setStyleSheet(f"QLabel#plotBanner {{ background: {tint.name()}; "
-                                      f"border-left: 3px solid {warn.name()}; padding: 4px 6px; }}")
-
-    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
-        """Re-tint the banner for the new palette (View > Theme)."""
-        super().changeEvent(event)
-        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange) \
-                and not self.banner.isHidden():
-            self._warn(self.banner.text())
 
     # -- choosing the view ------------------------------------------------
     def show_array(self, name: str) -> None:
@@ -170,7 +134,6 @@ class PlotPanel(QWidget):
             self._say(f"No array named {name!r} in {self.doc.name}.")
             return
         trials = self.doc.trials
-        self._warn("")
         if trials is not None and trials.data_mode == "patterns" and ref.ndim == 2:
             self._set_view(PatternView(ref, self.jobs))
             return
@@ -204,8 +167,7 @@ class PlotPanel(QWidget):
 
     # -- AUC --------------------------------------------------------------
     def _show_auc(self, auc: AucScans) -> None:
-        untrusted = sorted(a for a in auc_array_names(auc) if a in auc.untrusted_arrays)
-        self._warn(untrusted_text(untrusted))
+        # The view notes untrusted arrays on the plot itself (AucView.note).
         self.construct_auc_view(auc, self.doc.arrays)
 
     def construct_auc_view(self, auc: AucScans, arrays: dict[str, ArrayRef]) -> None:

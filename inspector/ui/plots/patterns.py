@@ -34,7 +34,11 @@ def read_image(ref: ArrayRef, max_pixels: int = MAX_PIXELS) -> tuple[np.ndarray,
 
 
 class PatternView(PlotView):
-    """Rows on y, features on x, values coloured (viridis) with a colour bar."""
+    """Rows on y, features on x, values coloured (viridis) with a colour bar.
+
+    Each cell is centred on its row and feature index, so that the axes'
+    integer ticks name cells, not the boundaries between them.
+    """
 
     x_label = "feature"
     y_label = "row"
@@ -83,7 +87,8 @@ class PatternView(PlotView):
         if hi <= lo:
             hi = lo + 1.0
         self.img_item.setImage(img, levels=(lo, hi), autoLevels=False)
-        self.img_item.setRect(0, 0, img.shape[1], img.shape[0] * step)
+        # cell (row r, feature f) is centred on (f, r): the integer ticks name cells
+        self.img_item.setRect(-0.5, -0.5 * step, img.shape[1], img.shape[0] * step)
         cmap = pg.colormap.get("viridis")
         self.colorbar = pg.ColorBarItem(values=(lo, hi), colorMap=cmap, interactive=True,
                                         label=str(self.ref.attrs.get("unit", "value")))

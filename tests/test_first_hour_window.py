@@ -28,7 +28,8 @@ def _window(qtbot, size, *paths, remember=True):
     qtbot.waitExposed(win)
     if paths:
         win.open_paths([str(p) for p in paths], remember=remember)
-        qtbot.waitUntil(lambda: win.all_tabs_ready(), timeout=20000)
+        # idle: the plot panel is built once the plots package is imported off the GUI thread
+        qtbot.waitUntil(lambda: win.all_tabs_ready() and win.is_idle(), timeout=60000)
         qtbot.wait(50)  # deferred layout (dock, column fits)
     return win
 

@@ -58,10 +58,15 @@ TARGET_BLOCK = 128
 MIN_CHUNK_SAMPLES = 16
 #: Upper bound of the number of chunks handled through the summary.
 MAX_CHUNKS = 1 << 20
+#: Summary size aimed at (bytes): longer arrays get longer blocks.
+SUMMARY_TARGET_BYTES = 32 << 20
 #: Summary memory cap (bytes); bigger summaries are not built.
 MAX_SUMMARY_BYTES = 512 << 20
 #: Bytes of decoded chunks kept for repeated window reads.
 DECODED_CACHE_BYTES = 64 << 20
+#: Chunks an envelope must have decoded before its summary is worth saving to disk (a
+#: mostly unwritten dataset is summarised from its chunk index again at once).
+SAVE_AFTER_CHUNKS = 64
 #: Format version of the on-disk summary files.
 CACHE_VERSION = 1
 #: First preview after this many seconds (or this many chunks, whichever first).
@@ -141,17 +146,28 @@ def block_minmax(v: np.ndarray, block: int) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
-def choose_block(chunk_len: int) -> int:
-    """Largest divisor of ``chunk_len`` close to but not below :data:`TARGET_BLOCK`.
+def choose_block(chunk_len: int, target: int = TARGET_BLOCK) -> int:
+    """The smallest divisor of ``chunk_len`` not below ``target`` (samples per block).
 
     Returns ``chunk_len`` itself when it is shorter than the target.
     """
-    if chunk_len <= TARGET_BLOCK:
+    if chunk_len <= target:
         return chunk_len
-    for d in range(chunk_len // TARGET_BLOCK, 0, -1):
+    for d in range(chunk_len // target, 0, -1):
         if chunk_len % d == 0:
             return chunk_len // d
     return chunk_len
+
+
+def summary_block(shape: tuple[int, ...], sample_axis: int, layout: ChunkLayout) -> int:
+    """Samples per summary block for an array of ``shape``: :data:`TARGET_BLOCK`, or more
+    when the summary would otherwise exceed :data:`SUMMARY_TARGET_BYTES` (a long, mostly
+    unwritten dataset: its summary stays small however much it declares)."""
+    n = max(int(shape[sample_axis]), 1)
+    others = int(np.prod(shape, dtype=np.int64)) // n
+    per_sample = others * 2 * _summary_dtype(layout.dtype).itemsize
+    least = max(TARGET_BLOCK, -(-n * per_sample // SUMMARY_TARGET_BYTES))
+    return choose_block(int(layout.chunks[sample_axis]), least)
 
 
 def worth_summarising(shape: tuple[int, ...], sample_axis: int, layout: ChunkLayout) -> bool:
@@ -167,7 +183,7 @@ def worth_summarising(shape: tuple[int, ...], sample_axis: int, layout: ChunkLay
     grid = [-(-s // c) for s, c in zip(shape, layout.chunks, strict=True)]
     if int(np.prod(grid, dtype=np.int64)) > MAX_CHUNKS:
         return False
-    block = choose_block(layout.chunks[sample_axis])
+    block = summary_block(shape, sample_axis, layout)
     nblocks = -(-shape[sample_axis] // block)
     others = size // max(shape[sample_axis], 1)
     return nblocks * others * 2 * _summary_dtype(layout.dtype).itemsize <= MAX_SUMMARY_BYTES
@@ -218,7 +234,7 @@ class ChunkSummary:
         self.n = self.shape[self.axis]
         self.chunks = tuple(int(c) for c in layout.chunks)
         self.chunk_len = self.chunks[self.axis]
-        self.block = choose_block(self.chunk_len)
+        self.block = summary_block(self.shape, self.axis, layout)
         self.blocks_per_chunk = self.chunk_len // self.block
         self.n_blocks = -(-self.n // self.block)
         self.grid = tuple(-(-s // c) for s, c in zip(self.shape, self.chunks, strict=True))
@@ -444,6 +460,18 @@ class ChunkSummary:
             out.append(tuple(base))
         return out
 
+    def missing(self, index: tuple[int | None, ...], c0: int, c1: int) -> list[Coord]:
+        """:meth:`column`'s chunks not summarised yet (read from :attr:`done` at once)."""
+        base = [0 if i is None else int(i) // k for i, k in zip(index, self.chunks, strict=True)]
+        sel: list[Any] = list(base)
+        sel[self.axis] = slice(c0, c1)
+        todo = np.flatnonzero(~self.done[tuple(sel)]) + c0
+        out = []
+        for c in todo.tolist():
+            base[self.axis] = c
+            out.append(tuple(base))
+        return out
+
     def read_line(self, index: tuple[int | None, ...], start: int, stop: int,
                   cancelled: CancelledFn | None = None) -> np.ndarray:
         """Samples ``[start, stop)`` of line ``index`` (stored dtype), decoding in parallel."""
@@ -616,13 +644,13 @@ def chunked_envelope(s: ChunkSummary, index: tuple[int | None, ...], start: int,
     nan2 = (np.nan, np.nan)
     head = _seg_minmax(s.read_line(index, start, a, cancelled)) if start < a else nan2
     tail = _seg_minmax(s.read_line(index, b, stop, cancelled)) if b < stop else nan2
-    missing = [c for c in s.column(index, a // s.chunk_len, -(-b // s.chunk_len))
-               if not s.done[c]]
+    missing = s.missing(index, a // s.chunk_len, -(-b // s.chunk_len))
     if missing:
         coords = [missing[i] for i in interleaved_order(len(missing))]
         ticker = _Previews(s, index, edges, (head, tail), len(coords), preview)
         s.visit(coords, False, None, cancelled, ticker.tick)
-        s.save_cache()
+        if len(coords) >= SAVE_AFTER_CHUNKS:
+            s.save_cache()
     lo, hi = _reduce_bins(s, index, start, stop, edges, head, tail, fill=False)
     return Envelope(start, stop, edges[:-1].astype(np.float64), lo, hi, raw=False)
 

@@ -334,8 +334,10 @@ class DocumentTab(QWidget):
             link_scans(self)  # one scan selection for the Scans table, the scan list and the plot
             shown = self.plot
         if self.doc.object_data is not None:
-            shown = self.viewer = module.NodeViewer(self.doc.object_data, self.plot,
-                                                    self.detail, self.jobs, self)
+            shown = self.viewer = module.NodeViewer(
+                self.doc.object_data, self.plot, self.detail, self.jobs, self,
+                plotted=lambda location: location in self._array_names)
+            self.viewer.plot_requested.connect(self._plot_location)
             self.viewer.data.finding.connect(self._view_finding)
             self.viewer.data.node_missing.connect(self._node_missing)
         self.right.replaceWidget(self.right.indexOf(self._plot_slot), shown)
@@ -360,6 +362,9 @@ class DocumentTab(QWidget):
             name = self.plot.default_array()
         if name is not None:
             self.plot.show_array(name)
+            location = self.doc.arrays[name].location if name in self.doc.arrays else ""
+            if self.viewer is not None and self._plot_wanted is not None and location:
+                self.viewer.show_plot(location)  # (the switch to its values, its type)
 
     def is_settled(self) -> bool:
         """Nothing left to fill in: the models are complete, the plot and trial views idle."""
@@ -406,12 +411,22 @@ class DocumentTab(QWidget):
         parts = [doc.kind_label]
         if self.checksums is not None:
             parts.append(self.checksums.verdict)
-        parts.append(severity_counts_text(doc.findings))
+        parts.append(self._counts_text())
         if self._notice:
             parts.append(self._notice)
         if self.selection is not None and not self.selection.is_empty():
             parts.append(self.selection.text())
         self._set_status(" — ".join(parts))
+
+    def _counts_text(self) -> str:
+        """The findings by severity; for a file of another kind than the format checked,
+        those about the file apart from those saying it is not of the format."""
+        doc = self.doc
+        if doc.mismatch is None:
+            return severity_counts_text(doc.findings)
+        others = [f for f in doc.findings if f.code in doc.mismatch.codes]
+        return (f"{severity_counts_text(doc.file_findings())}; as a {doc.mismatch.format}: "
+                f"{severity_counts_text(others)} (see Findings)")
 
     def set_failed(self, message: str, tb: str = "") -> None:
         """The open job itself raised (it should not: ``open_document`` never raises)."""
@@ -554,6 +569,13 @@ class DocumentTab(QWidget):
                 self.viewer.show_plot(n.location)
         elif n.kind in DATA_KINDS and n.location and self.doc.object_data is not None:
             self._show_data(n.location)
+
+    def _plot_location(self, location: str) -> None:
+        """The viewer's switch asked for the plot of the array at ``location``."""
+        name = self._array_names.get(location)
+        if name is not None and self.viewer is not None:
+            self._plot_array(name)
+            self.viewer.show_plot(location)
 
     def _show_data(self, location: str) -> None:
         """The values of the dataset or attribute at ``location`` (once the views exist)."""

@@ -309,13 +309,24 @@ class MainWindow(QMainWindow):
             self.all_ready.emit()
 
     def _mark_tab(self, tab: DocumentTab) -> None:
-        """Tab icon and tooltip by the document's worst severity."""
+        """Tab icon and tooltip by the worst severity of the findings about the file.
+
+        A file of another kind than the format checked (a plain HDF5 file) is
+        not marked for the findings that only say so (``Document.file_findings``).
+        """
         i = self.tabs.indexOf(tab)
-        severities = {f.severity for f in tab.doc.findings}
+        doc = tab.doc
+        severities = {f.severity for f in doc.file_findings()}
         worst = next((s for s in (Severity.ERROR, Severity.WARNING) if s in severities), None)
-        if i >= 0 and worst is not None:
+        if i < 0:
+            return
+        tip = f"{tab.path}\n{doc.kind_label}"
+        if doc.mismatch is not None:
+            tip += f": {doc.mismatch.reason}"
+        if worst is not None:
             self.tabs.setTabIcon(i, severity_icon(worst))
-            self.tabs.setTabToolTip(i, f"{tab.path}\n{tab.doc.kind_label}: {worst}s, see Findings")
+            tip += f"\n{worst}s, see Findings"
+        self.tabs.setTabToolTip(i, tip)
 
     def all_tabs_ready(self) -> bool:
         """Every tab has its views and finished verifying."""

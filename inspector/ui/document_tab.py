@@ -40,6 +40,7 @@ from inspector.formats.core_rules import (
     STIMULUS_UNLOADABLE,
 )
 from inspector.formats.document import Document, Finding, Node, Stimulus
+from inspector.formats.node import LinkTarget
 from inspector.jobs import JobContext, JobRunner
 from inspector.models.checksum_model import FAILED
 from inspector.models.findings_model import count_text, severity_counts_text
@@ -96,9 +97,12 @@ class DocumentTab(QWidget):
         findings_changed(): the document's findings changed.
         ready(): views populated and checks over (:attr:`is_ready`).
         status_message(str): :attr:`status_text` changed.
+        open_requested(str): "Open target" of a link into another file:
+            ``FILE::/path`` for the window to open in a tab.
     """
 
     findings_changed = Signal()
+    open_requested = Signal(str)
     views_ready = Signal()
     ready = Signal()
     status_message = Signal(str)
@@ -190,6 +194,7 @@ class DocumentTab(QWidget):
             self.views.addTab(self.failure, "Could not open")
         self.header_panel = HeaderPanel(doc.header, doc.tree, doc.tree_title, self)
         self.header_panel.node_selected.connect(self._node_selected)
+        self.header_panel.open_target.connect(self.open_target)
         self.views.addTab(self.header_panel, "Header")
         self._add_tables()
         self._add_provenance_and_stimuli()
@@ -307,6 +312,7 @@ class DocumentTab(QWidget):
             self._plot_slot = QLabel("Preparing the plot…")
             self._plot_slot.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.detail = DetailPane(self)
+        self.detail.open_target.connect(self.open_target)
         split = lay_out_tab(self.views, self.detail, self._plot_slot)  # the plot: half and more
         if self.failure is not None:
             self.detail.hide()  # nothing to detail on the failure page; shown on a selection
@@ -391,7 +397,8 @@ class DocumentTab(QWidget):
     def _show_initial(self) -> None:
         """Select the node asked for on the command line; the plot shows its array when built."""
         if self.initial_node:
-            if self.header_panel.select_location(self.initial_node, prefer_raw=True):
+            if self.header_panel.select_location(self.initial_node, prefer_raw=True,
+                                                 expand=True):
                 self.views.setCurrentWidget(self.header_panel)
             elif self.doc.object_data is not None:  # not listed: the data views decide
                 self._show_data(self.initial_node)
@@ -569,6 +576,14 @@ class DocumentTab(QWidget):
                 self.viewer.show_plot(n.location)
         elif n.kind in DATA_KINDS and n.location and self.doc.object_data is not None:
             self._show_data(n.location)
+
+    def open_target(self, target: LinkTarget) -> None:
+        """Follow a link: a node of this file is selected here; one of another file
+        is opened by the window (``open_requested``), in a tab at that node."""
+        if not target.in_this_file:
+            self.open_requested.emit(target.address())
+        elif not self.select_location(target.path):
+            self._set_status(f"{target.path} is not a node of this file")
 
     def _plot_location(self, location: str) -> None:
         """The viewer's switch asked for the plot of the array at ``location``."""

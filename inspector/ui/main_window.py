@@ -36,6 +36,7 @@ from inspector.ui.export_support import (
 )
 from inspector.ui.findings_dock import FindingsDock
 from inspector.ui.icons import severity_icon
+from inspector.ui.open_dialog import OpenDialog
 from inspector.ui.recent_files import add_recent, fill_recent_menu, last_dir
 from inspector.ui.theme import add_theme_menu
 
@@ -194,8 +195,11 @@ class MainWindow(QMainWindow):
 
     # -- opening ----------------------------------------------------------
     def open_dialog(self) -> None:
-        paths, _ = QFileDialog.getOpenFileNames(self, "Open files", self._last_dir(), file_filter())
-        self.open_paths(paths)
+        """File > Open: files, or ``FILE::/path`` typed into the name box (as on the
+        command line)."""
+        dialog = OpenDialog(self, self._last_dir(), file_filter())
+        if dialog.exec():
+            self.open_paths(dialog.chosen())
 
     def open_folder_dialog(self) -> None:
         """File > Open Folder…: a folder of CSV/TSV scan tables (or any folder a reader opens)."""
@@ -241,6 +245,7 @@ class MainWindow(QMainWindow):
     def _new_tab(self, path: Path, node: str | None, index: int = -1) -> DocumentTab:
         tab = DocumentTab(path, self.jobs, node=node)
         tab.findings_changed.connect(self.refresh_findings)
+        tab.open_requested.connect(lambda address: self.open_paths([address]))
         tab.views_ready.connect(self._tab_views_ready)
         tab.ready.connect(self._tab_ready)
         tab.status_message.connect(lambda text, t=tab: self._tab_status(t, text))

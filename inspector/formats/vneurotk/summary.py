@@ -103,7 +103,7 @@ def plain_header_tree(tree: Node | None, kind: str, reason: str, detail: str = "
         return h
     counts = {"group": 0, "dataset": 0, "link": 0}
     for n in tree.walk():
-        if n is not tree and n.kind in counts:
+        if n is not tree and n.kind in counts and n.location:  # (not virtual sources)
             counts[n.kind] += 1
     root_attrs = sum(1 for c in tree.children if c.kind == "attribute")
     for label, key in (("groups", "group"), ("datasets", "dataset"), ("links", "link")):

@@ -333,3 +333,88 @@ def test_a_recording_plot_switches_to_the_values_of_its_array(qtbot):
         assert tab.header_panel.select_location(loc, prefer_raw=True), loc
         _wait_view(qtbot, tab, cls, loc)
         assert not viewer.switch.isVisibleTo(viewer), loc
+
+
+def test_no_text_of_any_type_holds_a_lone_surrogate(tmp_path):
+    """Every value, type description and tree text of every HDF5 type encodes as UTF-8,
+    so none can reach Qt as a lone surrogate (invalid UTF-8 is escaped and flagged)."""
+    from inspector.formats.node_data import cell_text, describe
+    from tests.test_hdf5_data import write_every_type
+
+    path = write_every_type(tmp_path / "every.h5")
+    with h5py.File(path, "a") as f:  # invalid UTF-8 where h5py returns surrogate escapes
+        f.attrs.create("bad", "ok\udcff".encode("utf-8", "surrogateescape"),
+                       dtype=h5py.string_dtype("utf-8"))
+    seen = 0
+    with open_document(path) as doc:
+        for n in doc.tree.walk():
+            for text in (n.name, str(n.value), n.detail, n.location):
+                text.encode("utf-8")
+            if n.kind not in ("dataset", "attribute", "link") or not n.location:
+                continue
+            node = doc.object_data.node(n.location)
+            if node is None:
+                continue
+            describe(node).encode("utf-8")
+            values = node.read()
+            for col in values.columns:
+                for v in np.asarray(col.values, dtype=object).reshape(-1).tolist():
+                    cell_text(col.kind, v).encode("utf-8")
+                    seen += 1
+        bad = doc.object_data.node("/@bad").read().columns[0]
+        assert bad.values[()] == "ok\\xff" and bool(bad.escaped[()])
+    assert seen > 100
+
+
+def _dump_csv(location, path, capsys):
+    import csv
+    import io
+
+    capsys.readouterr()
+    assert main(["dump", f"{path}::{location}"]) == 0
+    return list(csv.reader(io.StringIO(capsys.readouterr().out)))
+
+
+def _same_cell(shown, dumped) -> bool:
+    """A table cell shows the dumped text, or its beginning cut with "…"."""
+    return shown == dumped or (shown.endswith("…") and dumped.startswith(shown[:-1]))
+
+
+@pytest.mark.parametrize("location", [
+    "/compound/table", "/enum", "/refs/objects", "/refs/regions", "/opaque", "/vlen/ints",
+    "/complex/c16be", "/num/u8be", "/num/f4be", "/str/vlen_utf8", "/str/fixed_ascii",
+    "/num/f8be", "/array_of_array", "/bitfield", "/time"])
+def test_the_table_model_shows_what_dump_writes(qtbot, tmp_path, capsys, location):
+    from tests.test_hdf5_data import write_every_type
+
+    path = write_every_type(tmp_path / "every.h5")
+    rows = _dump_csv(location, path, capsys)
+    win = _window(qtbot, f"{path}::{location}")
+    tab = win.current_tab()
+    panel = tab.viewer.data
+    qtbot.waitUntil(lambda: panel.node is not None and panel.node.location == location,
+                    timeout=20000)
+    panel.choose_view("table")
+    table = _wait_view(qtbot, tab, TableView, location)
+    model = table.model
+    n_rows, n_cols = model.rowCount(), model.columnCount()
+    qtbot.waitUntil(lambda: all(model.index(r, c).data() != "…" for r in range(n_rows)
+                                for c in range(n_cols)), timeout=20000)
+    headers = [model.headerData(c, 1) for c in range(n_cols)]
+    body = rows[1:]  # under a header row: the field names, or a matrix's column indices
+    if len(headers) > 1:
+        assert headers == rows[0]
+    assert n_rows == len(body)
+    for r, row in enumerate(body):
+        for c in range(n_cols):
+            assert _same_cell(model.index(r, c).data(), row[c]), (r, c)
+
+
+def test_dumping_a_dangling_link_exits_1_with_its_finding(files, capsys):
+    capsys.readouterr()
+    assert main(["dump", f"{files['main']}::/dang"]) == 1
+    err = capsys.readouterr().err
+    assert "link.dangling" in err and "/nope" in err
+    assert main(["dump", f"{files['main']}::/ext"]) == 0  # a working link dumps its target
+    with h5py.File(files["src"]) as f:
+        assert capsys.readouterr().out.split() == ["value"] + [str(v) for v in f["data"][()]]

@@ -50,13 +50,40 @@ MAX_OBJECTS = 200_000
 _FILTERS = {h5py.h5z.FILTER_DEFLATE: "gzip", h5py.h5z.FILTER_SHUFFLE: "shuffle"}
 
 
+def _kind_text(dt: Any) -> str | None:
+    """A short name of an HDF5 type numpy shows poorly (``object``, ``[('a', ...)]``):
+    strings, sequences, enums, references, opaque data and compounds; else None."""
+    string = h5py.check_string_dtype(dt)
+    if string is not None:
+        width = "variable-length" if string.length is None else f"{string.length}-byte"
+        return f"{width} {string.encoding} string"
+    if h5py.check_ref_dtype(dt) is not None:
+        return "region reference" if h5py.check_ref_dtype(dt) is h5py.RegionReference \
+            else "object reference"
+    base = h5py.check_vlen_dtype(dt)
+    if base is not None:
+        return f"variable-length sequence of {_kind_text(base) or base}"
+    if h5py.check_enum_dtype(dt) is not None:
+        return f"enum ({dt})"
+    if dt.names:
+        return f"compound of {len(dt.names)} fields"
+    if dt.subdtype is not None:
+        base, shape = dt.subdtype
+        return f"array {shape} of {_kind_text(base) or base}"
+    if dt.kind == "V" and not dt.names and dt.subdtype is None:
+        return f"opaque ({dt.itemsize} bytes)"
+    return None
+
+
 def dtype_text(obj: Any) -> str:
-    """``str(obj.dtype)``, or a description when numpy has no such type
-    (h5py raises for, e.g., floats wider than numpy's)."""
+    """``str(obj.dtype)`` for numbers, a short name of other types (see
+    :func:`_kind_text`), or a description when numpy has no such type (h5py
+    raises for, e.g., floats wider than numpy's)."""
     try:
-        return str(obj.dtype)
+        dt = obj.dtype
     except (TypeError, ValueError) as exc:
         return f"unsupported HDF5 type ({exc})"
+    return _kind_text(dt) or str(dt)
 
 
 def _shape_text(shape: tuple[int, ...] | None) -> str:

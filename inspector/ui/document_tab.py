@@ -364,7 +364,7 @@ class DocumentTab(QWidget):
         if self.plot is None or self._vstate["closed"]:
             return
         name = self._plot_wanted
-        if name is None and not self.initial_node:  # a node asked for is shown instead
+        if name is None:  # (a dataset asked for was shown above; a group leaves the plot)
             name = self.plot.default_array()
         if name is not None:
             self.plot.show_array(name)

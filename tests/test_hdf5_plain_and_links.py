@@ -418,3 +418,14 @@ def test_dumping_a_dangling_link_exits_1_with_its_finding(files, capsys):
     assert main(["dump", f"{files['main']}::/ext"]) == 0  # a working link dumps its target
     with h5py.File(files["src"]) as f:
         assert capsys.readouterr().out.split() == ["value"] + [str(v) for v in f["data"][()]]
+
+
+def test_the_findings_dock_says_what_a_not_a_recording_finding_is_about(qtbot, files):
+    win = _window(qtbot, files["plain"])
+    dock = win.findings
+    codes = [dock.model.finding(r)[1].code for r in range(dock.model.rowCount())]
+    assert "neuro.missing" in codes  # the dock lists what verify reports
+    row = dock.proxy.mapFromSource(dock.model.index(codes.index("neuro.missing"), 0))
+    dock.view.selectRow(row.row())
+    text = dock.detail.toPlainText()
+    assert "not a VneuroTK recording" in text and "not a fault of the file" in text

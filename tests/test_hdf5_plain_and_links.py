@@ -251,6 +251,11 @@ def test_open_target_of_an_external_link_opens_its_file_at_the_node(qtbot, files
     qtbot.waitUntil(lambda: win.current_tab() is other, timeout=10000)
     assert len(win.document_tabs()) == 2
     assert other.header_panel.raw.current_node().location == "/g/img"
+    # an address into the open file that names nothing is a warning there
+    win.open_paths([f"{files['src']}::/no/such"])
+    assert win.current_tab() is other and len(win.document_tabs()) == 2
+    qtbot.waitUntil(lambda: any(f.code == "node.not-found" and f.location == "/no/such"
+                                for f in other.doc.findings), timeout=10000)
 
 
 def test_open_target_of_a_soft_link_selects_it_and_dangling_links_do_nothing(qtbot, files):

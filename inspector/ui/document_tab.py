@@ -397,13 +397,20 @@ class DocumentTab(QWidget):
     def _show_initial(self) -> None:
         """Select the node asked for on the command line; the plot shows its array when built."""
         if self.initial_node:
-            if self.header_panel.select_location(self.initial_node, prefer_raw=True,
-                                                 expand=True):
-                self.views.setCurrentWidget(self.header_panel)
-            elif self.doc.object_data is not None:  # not listed: the data views decide
-                self._show_data(self.initial_node)
-            else:
-                self._node_missing(self.initial_node)
+            self.go_to(self.initial_node)
+
+    def go_to(self, location: str) -> None:
+        """Show the node at ``location`` as ``FILE::location`` does: selected in the
+        object tree (a group expanded), else in the data views, else a
+        ``node.not-found`` finding (for the node asked for when the tab opened)."""
+        if self.header_panel is None:
+            self.initial_node = location  # shown once the views are built
+        elif self.header_panel.select_location(location, prefer_raw=True, expand=True):
+            self.views.setCurrentWidget(self.header_panel)
+        elif self.doc.object_data is not None:  # not listed: the data views decide
+            self._show_data(location)
+        else:
+            self._node_missing(location)
 
     def _set_ready(self) -> None:
         self.is_ready = True

@@ -235,7 +235,7 @@ class MainWindow(QMainWindow):
             self.tabs.setCurrentWidget(existing)
             if node:
                 existing.initial_node = node
-                existing.select_location(node)
+                existing.go_to(node)
             return existing
         tab = self._new_tab(path, node)
         if remember:

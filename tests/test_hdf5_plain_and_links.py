@@ -230,6 +230,9 @@ def test_open_target_of_an_external_link_opens_its_file_at_the_node(qtbot, files
     raw = tab.header_panel.raw
     assert raw.select_location("/ext")
     assert raw.act_open_target.isEnabled()
+    row = raw.view.currentIndex()
+    assert row.siblingAtColumn(2).data() == "external link"  # the Type column
+    assert row.siblingAtColumn(1).data() == '"src.h5:/data"'  # its target
     assert tab.detail.open_button.isVisibleTo(tab.detail)
     _wait_view(qtbot, tab, TableView, "/ext")  # the link shows its target's values here
     assert tab.detail.open_button.isVisibleTo(tab.detail)  # kept beside the description

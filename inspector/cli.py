@@ -175,6 +175,8 @@ def format_report(doc: Document) -> str:
     if not doc.structure_ok:
         verdict += " (structure: errors)"
     lines = [f"{doc.path}: {doc.format}: {verdict}"]
+    if doc.mismatch is not None:  # what the file is, beside the verdict on the format
+        lines.append(f"  {doc.kind_label}: {doc.mismatch.reason}")
     for key, value in doc.summary.items():
         if key in ("members",):
             continue

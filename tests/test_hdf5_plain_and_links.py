@@ -105,6 +105,7 @@ def test_plain_hdf5_is_an_hdf5_document_and_verify_keeps_its_verdict(files, caps
         assert doc.object_data is not None
         text = format_report(doc)
         assert "neuro.missing" in text and "NOT OK" in text
+        assert f"  {KIND_PLAIN_HDF5}: {m.reason}" in text.splitlines()
     assert main(["verify", "--json", str(files["plain"])]) == 1
     got = json.loads(capsys.readouterr().out.splitlines()[0])
     assert got["ok"] is False and got["format"] == "vneurotk-recording"

@@ -175,6 +175,8 @@ def format_report(doc: Document) -> str:
     if not doc.structure_ok:
         verdict += " (structure: errors)"
     lines = [f"{doc.path}: {doc.format}: {verdict}"]
+    if doc.mismatch is not None:  # what the file is, beside the verdict on the format
+        lines.append(f"  {doc.kind_label}: {doc.mismatch.reason}")
     for key, value in doc.summary.items():
         if key in ("members",):
             continue
@@ -289,6 +291,11 @@ def _dump_node(doc: Document, location: str) -> NodeData | None:
         _print_finding(doc, exc.finding)
         return None
     if node is None:
+        broken = [f for f in doc.findings if f.location == location and f.severity == "error"]
+        for f in broken:  # what opening found there (a dangling link)
+            _print_finding(doc, f)
+        if broken:
+            return None
         shown = doc.tree.find(location) if doc.tree is not None else None
         why = (f"is a {shown.kind}, which holds no values; dump one of its datasets or "
                "attributes" if shown is not None else "names no dataset or attribute of the file")

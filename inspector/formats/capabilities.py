@@ -9,6 +9,9 @@ has, never by its format name (docs/architecture.md, "Seams"):
 * :class:`AucxExport`: the document can be exported to an AUCX archive.
 * :class:`ObjectData`: the values of any dataset or attribute of the object
   tree, decoded lazily (:class:`~inspector.formats.node_data.NodeData`).
+* :class:`FormatMismatch`: the file is a readable container of another kind
+  than the format its findings check (a plain HDF5 file opened by the
+  recording reader).
 
 Deferred work (streaming verification of an archive, a recording's
 ``verify()``) is a :class:`DeferredCheck`: it runs on a worker thread, emits
@@ -216,6 +219,31 @@ class ObjectData:
     def node(self, location: str) -> NodeData | None:
         """The node at ``location`` (see :attr:`lookup`)."""
         return self.lookup(location)
+
+
+@dataclass(frozen=True)
+class FormatMismatch:
+    """The file is readable as its container but is not of the format its findings check.
+
+    A plain HDF5 file opened by the recording reader is an HDF5 file, not a
+    damaged recording.  The findings that say it is not a recording (the
+    codes in :attr:`codes`) stay what they are, so ``inspector verify``
+    still answers "is this a valid recording?" (``Document.ok`` false), but
+    the window presents the file as what it is: no error icon or failure
+    page for them (``Document.file_findings`` leaves them out).
+
+    Attributes:
+        container: what the file is (``"HDF5 file"``).
+        format: the format it was checked against (``"VneuroTK recording"``).
+        reason: why it is not of that format, one sentence without the file name.
+        codes: codes of the findings that only answer "is the file of the
+            format" (every other finding is about the file itself).
+    """
+
+    container: str
+    format: str
+    reason: str
+    codes: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from inspector.formats.capabilities import (
     ChecksumTable,
     DeferredCheck,
     ExperimentGroups,
+    FormatMismatch,
     MemberCheck,
     MemberStatus,
     ObjectData,
@@ -46,7 +47,8 @@ if TYPE_CHECKING:
 __all__ = [
     "FORMAT_AUCX", "FORMAT_DELIMITED", "FORMAT_RECORDING", "FORMAT_UNKNOWN", "MEMBER_STATUSES",
     "SEVERITIES", "AucScans", "AucxExport", "CancelFn", "CheckResult", "ChecksumTable",
-    "DeferredCheck", "Document", "Finding", "Findings", "FormatId", "MemberCheck",
+    "DeferredCheck", "Document", "Finding", "Findings", "FormatId", "FormatMismatch",
+    "MemberCheck",
     "MemberStatus", "Node", "ObjectData", "Progress", "ProgressFn", "Rule", "Scope", "Severity",
     "Stimulus", "TrialStructure",
 ]
@@ -99,6 +101,8 @@ class Document:
         groups: the other experiments of the same source, when it holds several.
         object_data: the values of any dataset or attribute of ``tree``, for
             documents whose tree has stored values (HDF5 files).
+        mismatch: set when the file is a readable container of another kind
+            than the format the findings check (see :class:`FormatMismatch`).
         checks: deferred checks still to run (see :meth:`verify`, :meth:`apply`).
         traceback: the traceback of a reader bug (``internal.reader-failed``).
     """
@@ -123,6 +127,7 @@ class Document:
     structure: AucStructure | None = None
     groups: ExperimentGroups | None = None
     object_data: ObjectData | None = None
+    mismatch: FormatMismatch | None = None
     checks: list[DeferredCheck] = field(default_factory=list)
     traceback: str | None = None
     _check_findings: dict[int, tuple[Finding, ...]] = field(default_factory=dict, repr=False)
@@ -132,6 +137,17 @@ class Document:
     def report(self, rule: Rule, message: str, location: str = "") -> Finding:
         """Record a finding of ``rule`` (shorthand for ``findings.report``)."""
         return self.findings.report(rule, message, location)
+
+    def file_findings(self) -> list[Finding]:
+        """The findings about the file itself, in discovery order.
+
+        Every finding, except, when the file is of another kind than the
+        format checked (:attr:`mismatch`), those that only say it is not of
+        that format.  What the window's tab icon and failure page go by;
+        ``verify`` and the Findings dock list every finding.
+        """
+        codes = self.mismatch.codes if self.mismatch is not None else frozenset()
+        return [f for f in self.findings if f.code not in codes]
 
     @property
     def ok(self) -> bool:

@@ -7,6 +7,37 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
+@dataclass(frozen=True)
+class LinkTarget:
+    """Where a link leads: a node of this file or of another one.
+
+    Attributes:
+        path: the target's path inside its file (``"/payload/neuro"``).
+        kind: ``"soft"``, ``"external"`` or ``"virtual"`` (a virtual
+            dataset's source).
+        file: the target file's name as stored in the link (``""``: this file).
+        resolved: the absolute path the stored name resolves to (relative
+            names resolve from the linking file's folder, as HDF5 does); ``""``
+            for a target in this file.
+        dangling: True when nothing could be opened there.
+    """
+
+    path: str
+    kind: str = "soft"
+    file: str = ""
+    resolved: str = ""
+    dangling: bool = False
+
+    @property
+    def in_this_file(self) -> bool:
+        """True when the target is a node of the linking file itself."""
+        return not self.file
+
+    def address(self) -> str:
+        """``FILE::/path`` of a target in another file (what the window opens), else the path."""
+        return f"{self.resolved or self.file}::{self.path}" if self.file else self.path
+
+
 @dataclass
 class Node:
     """A node of a display tree (header, raw object tree, provenance).
@@ -22,6 +53,7 @@ class Node:
             :attr:`Finding.location`), used to jump from a finding to a node.
         detail: short extra text (shape/dtype/chunking for a dataset).
         children: child nodes, in display order.
+        target: where a link node leads (None for other nodes).
     """
 
     name: str
@@ -30,6 +62,7 @@ class Node:
     location: str = ""
     detail: str = ""
     children: list[Node] = field(default_factory=list)
+    target: LinkTarget | None = None
 
     def add(self, name: str, value: Any = None, **kw: Any) -> Node:
         """Append and return a child node."""

@@ -51,7 +51,10 @@ def has_value(n: Node) -> bool:
 
 
 def node_type_text(n: Node) -> str:
-    """What the Type column shows: the value's type, or the node kind for containers."""
+    """What the Type column shows: the value's type, or the node kind for containers
+    and links (whose value is their target)."""
+    if n.target is not None:
+        return "virtual source" if n.target.kind == "virtual" else f"{n.target.kind} link"
     if not has_value(n):
         return n.kind
     return value_type_name(n.value)

@@ -84,9 +84,9 @@ def _advice(doc: Document, codes: set[str]) -> list[str]:
 
 def open_failure(doc: Document) -> OpenFailure | None:
     """The page for ``doc`` when it could not be opened, else None (see module doc)."""
-    if doc.ok or has_content(doc):
-        return None
-    errors = tuple(f for f in doc.findings if f.severity is Severity.ERROR)
+    errors = tuple(f for f in doc.file_findings() if f.severity is Severity.ERROR)
+    if doc.ok or has_content(doc) or not errors:
+        return None  # (no errors about the file: one of another kind, e.g. an empty HDF5 file)
     path = os.path.abspath(doc.path)
     where = [path] + [f"in the file at {loc}" for loc in
                       dict.fromkeys(f.location for f in errors if f.location)]

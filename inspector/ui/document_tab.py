@@ -40,6 +40,7 @@ from inspector.formats.core_rules import (
     STIMULUS_UNLOADABLE,
 )
 from inspector.formats.document import Document, Finding, Node, Stimulus
+from inspector.formats.node import LinkTarget
 from inspector.jobs import JobContext, JobRunner
 from inspector.models.checksum_model import FAILED
 from inspector.models.findings_model import count_text, severity_counts_text
@@ -96,9 +97,12 @@ class DocumentTab(QWidget):
         findings_changed(): the document's findings changed.
         ready(): views populated and checks over (:attr:`is_ready`).
         status_message(str): :attr:`status_text` changed.
+        open_requested(str): "Open target" of a link into another file:
+            ``FILE::/path`` for the window to open in a tab.
     """
 
     findings_changed = Signal()
+    open_requested = Signal(str)
     views_ready = Signal()
     ready = Signal()
     status_message = Signal(str)
@@ -190,6 +194,7 @@ class DocumentTab(QWidget):
             self.views.addTab(self.failure, "Could not open")
         self.header_panel = HeaderPanel(doc.header, doc.tree, doc.tree_title, self)
         self.header_panel.node_selected.connect(self._node_selected)
+        self.header_panel.open_target.connect(self.open_target)
         self.views.addTab(self.header_panel, "Header")
         self._add_tables()
         self._add_provenance_and_stimuli()
@@ -307,6 +312,7 @@ class DocumentTab(QWidget):
             self._plot_slot = QLabel("Preparing the plot…")
             self._plot_slot.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.detail = DetailPane(self)
+        self.detail.open_target.connect(self.open_target)
         split = lay_out_tab(self.views, self.detail, self._plot_slot)  # the plot: half and more
         if self.failure is not None:
             self.detail.hide()  # nothing to detail on the failure page; shown on a selection
@@ -334,8 +340,10 @@ class DocumentTab(QWidget):
             link_scans(self)  # one scan selection for the Scans table, the scan list and the plot
             shown = self.plot
         if self.doc.object_data is not None:
-            shown = self.viewer = module.NodeViewer(self.doc.object_data, self.plot,
-                                                    self.detail, self.jobs, self)
+            shown = self.viewer = module.NodeViewer(
+                self.doc.object_data, self.plot, self.detail, self.jobs, self,
+                plotted=lambda location: location in self._array_names)
+            self.viewer.plot_requested.connect(self._plot_location)
             self.viewer.data.finding.connect(self._view_finding)
             self.viewer.data.node_missing.connect(self._node_missing)
         self.right.replaceWidget(self.right.indexOf(self._plot_slot), shown)
@@ -356,10 +364,13 @@ class DocumentTab(QWidget):
         if self.plot is None or self._vstate["closed"]:
             return
         name = self._plot_wanted
-        if name is None and not self.initial_node:  # a node asked for is shown instead
+        if name is None:  # (a dataset asked for was shown above; a group leaves the plot)
             name = self.plot.default_array()
         if name is not None:
             self.plot.show_array(name)
+            location = self.doc.arrays[name].location if name in self.doc.arrays else ""
+            if self.viewer is not None and self._plot_wanted is not None and location:
+                self.viewer.show_plot(location)  # (the switch to its values, its type)
 
     def is_settled(self) -> bool:
         """Nothing left to fill in: the models are complete, the plot and trial views idle."""
@@ -386,12 +397,20 @@ class DocumentTab(QWidget):
     def _show_initial(self) -> None:
         """Select the node asked for on the command line; the plot shows its array when built."""
         if self.initial_node:
-            if self.header_panel.select_location(self.initial_node, prefer_raw=True):
-                self.views.setCurrentWidget(self.header_panel)
-            elif self.doc.object_data is not None:  # not listed: the data views decide
-                self._show_data(self.initial_node)
-            else:
-                self._node_missing(self.initial_node)
+            self.go_to(self.initial_node)
+
+    def go_to(self, location: str) -> None:
+        """Show the node at ``location`` as ``FILE::location`` does: selected in the
+        object tree (a group expanded), else in the data views, else a
+        ``node.not-found`` finding (for the node asked for when the tab opened)."""
+        if self.header_panel is None:
+            self.initial_node = location  # shown once the views are built
+        elif self.header_panel.select_location(location, prefer_raw=True, expand=True):
+            self.views.setCurrentWidget(self.header_panel)
+        elif self.doc.object_data is not None:  # not listed: the data views decide
+            self._show_data(location)
+        else:
+            self._node_missing(location)
 
     def _set_ready(self) -> None:
         self.is_ready = True
@@ -406,12 +425,22 @@ class DocumentTab(QWidget):
         parts = [doc.kind_label]
         if self.checksums is not None:
             parts.append(self.checksums.verdict)
-        parts.append(severity_counts_text(doc.findings))
+        parts.append(self._counts_text())
         if self._notice:
             parts.append(self._notice)
         if self.selection is not None and not self.selection.is_empty():
             parts.append(self.selection.text())
         self._set_status(" — ".join(parts))
+
+    def _counts_text(self) -> str:
+        """The findings by severity; for a file of another kind than the format checked,
+        those about the file apart from those saying it is not of the format."""
+        doc = self.doc
+        if doc.mismatch is None:
+            return severity_counts_text(doc.findings)
+        others = [f for f in doc.findings if f.code in doc.mismatch.codes]
+        return (f"{severity_counts_text(doc.file_findings())}; as a {doc.mismatch.format}: "
+                f"{severity_counts_text(others)} (see Findings)")
 
     def set_failed(self, message: str, tb: str = "") -> None:
         """The open job itself raised (it should not: ``open_document`` never raises)."""
@@ -554,6 +583,21 @@ class DocumentTab(QWidget):
                 self.viewer.show_plot(n.location)
         elif n.kind in DATA_KINDS and n.location and self.doc.object_data is not None:
             self._show_data(n.location)
+
+    def open_target(self, target: LinkTarget) -> None:
+        """Follow a link: a node of this file is selected here; one of another file
+        is opened by the window (``open_requested``), in a tab at that node."""
+        if not target.in_this_file:
+            self.open_requested.emit(target.address())
+        elif not self.select_location(target.path):
+            self._set_status(f"{target.path} is not a node of this file")
+
+    def _plot_location(self, location: str) -> None:
+        """The viewer's switch asked for the plot of the array at ``location``."""
+        name = self._array_names.get(location)
+        if name is not None and self.viewer is not None:
+            self._plot_array(name)
+            self.viewer.show_plot(location)
 
     def _show_data(self, location: str) -> None:
         """The values of the dataset or attribute at ``location`` (once the views exist)."""

@@ -166,8 +166,15 @@ class FindingsDock(QDockWidget):
         if not rows:
             self.detail.clear()
             return
-        label, f, _owner = self.model.finding(self.proxy.mapToSource(rows[0]).row())
-        self.detail.setPlainText(finding_detail_text(f, label if self.showing_all else ""))
+        label, f, owner = self.model.finding(self.proxy.mapToSource(rows[0]).row())
+        text = finding_detail_text(f, label if self.showing_all else "")
+        doc = getattr(owner, "doc", None)
+        mismatch = getattr(doc, "mismatch", None)
+        if mismatch is not None and f.code in mismatch.codes:
+            text += (f"\n\nThis is a {mismatch.container}, not a {mismatch.format} "
+                     f"({mismatch.reason}): the finding says why it is not one, as inspector "
+                     "verify reports it; it is not a fault of the file.")
+        self.detail.setPlainText(text)
 
     @property
     def showing_all(self) -> bool:

@@ -36,6 +36,7 @@ from inspector.ui.export_support import (
 )
 from inspector.ui.findings_dock import FindingsDock
 from inspector.ui.icons import severity_icon
+from inspector.ui.open_dialog import OpenDialog
 from inspector.ui.recent_files import add_recent, fill_recent_menu, last_dir
 from inspector.ui.theme import add_theme_menu
 
@@ -194,8 +195,11 @@ class MainWindow(QMainWindow):
 
     # -- opening ----------------------------------------------------------
     def open_dialog(self) -> None:
-        paths, _ = QFileDialog.getOpenFileNames(self, "Open files", self._last_dir(), file_filter())
-        self.open_paths(paths)
+        """File > Open: files, or ``FILE::/path`` typed into the name box (as on the
+        command line)."""
+        dialog = OpenDialog(self, self._last_dir(), file_filter())
+        if dialog.exec():
+            self.open_paths(dialog.chosen())
 
     def open_folder_dialog(self) -> None:
         """File > Open Folder…: a folder of CSV/TSV scan tables (or any folder a reader opens)."""
@@ -231,7 +235,7 @@ class MainWindow(QMainWindow):
             self.tabs.setCurrentWidget(existing)
             if node:
                 existing.initial_node = node
-                existing.select_location(node)
+                existing.go_to(node)
             return existing
         tab = self._new_tab(path, node)
         if remember:
@@ -241,6 +245,7 @@ class MainWindow(QMainWindow):
     def _new_tab(self, path: Path, node: str | None, index: int = -1) -> DocumentTab:
         tab = DocumentTab(path, self.jobs, node=node)
         tab.findings_changed.connect(self.refresh_findings)
+        tab.open_requested.connect(lambda address: self.open_paths([address]))
         tab.views_ready.connect(self._tab_views_ready)
         tab.ready.connect(self._tab_ready)
         tab.status_message.connect(lambda text, t=tab: self._tab_status(t, text))
@@ -309,13 +314,24 @@ class MainWindow(QMainWindow):
             self.all_ready.emit()
 
     def _mark_tab(self, tab: DocumentTab) -> None:
-        """Tab icon and tooltip by the document's worst severity."""
+        """Tab icon and tooltip by the worst severity of the findings about the file.
+
+        A file of another kind than the format checked (a plain HDF5 file) is
+        not marked for the findings that only say so (``Document.file_findings``).
+        """
         i = self.tabs.indexOf(tab)
-        severities = {f.severity for f in tab.doc.findings}
+        doc = tab.doc
+        severities = {f.severity for f in doc.file_findings()}
         worst = next((s for s in (Severity.ERROR, Severity.WARNING) if s in severities), None)
-        if i >= 0 and worst is not None:
+        if i < 0:
+            return
+        tip = f"{tab.path}\n{doc.kind_label}"
+        if doc.mismatch is not None:
+            tip += f": {doc.mismatch.reason}"
+        if worst is not None:
             self.tabs.setTabIcon(i, severity_icon(worst))
-            self.tabs.setTabToolTip(i, f"{tab.path}\n{tab.doc.kind_label}: {worst}s, see Findings")
+            tip += f"\n{worst}s, see Findings"
+        self.tabs.setTabToolTip(i, tip)
 
     def all_tabs_ready(self) -> bool:
         """Every tab has its views and finished verifying."""

@@ -9,6 +9,7 @@ its width (:mod:`inspector.ui.columns`).
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, Qt, QTimer, Signal
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QLabel,
@@ -48,10 +49,16 @@ def make_tree_view(model, parent: QWidget | None = None) -> QTreeView:
 
 
 class FilteredTree(QWidget):
-    """A NodeTreeModel behind a :class:`NodeFilterProxy`, shown in a tree view."""
+    """A NodeTreeModel behind a :class:`NodeFilterProxy`, shown in a tree view.
+
+    The context menu's "Open Target" follows the current link node
+    (``Node.target``): it emits ``open_target`` with the
+    :class:`~inspector.formats.node.LinkTarget`.
+    """
 
     node_selected = Signal(object)
     filter_cleared = Signal()
+    open_target = Signal(object)
 
     def __init__(self, root: Node, title: str, parent=None) -> None:
         super().__init__(parent)
@@ -68,6 +75,22 @@ class FilteredTree(QWidget):
         lay.addWidget(self.view, 1)
         self.view.selectionModel().currentChanged.connect(self._current)
         self.view.verticalScrollBar().valueChanged.connect(self._fetch_at_bottom)
+        self.act_open_target = QAction("Open Target", self.view)
+        self.act_open_target.setStatusTip("Go to the node this link points at (another file: "
+                                          "in a new tab)")
+        self.act_open_target.setEnabled(False)
+        self.act_open_target.triggered.connect(self._open_target)
+        self.view.addAction(self.act_open_target)
+
+    def current_node(self) -> Node | None:
+        """The node of the current row, or None."""
+        cur = self.view.currentIndex()
+        return cur.data(NodeRole) if cur.isValid() else None
+
+    def _open_target(self) -> None:
+        n = self.current_node()
+        if n is not None and n.target is not None and not n.target.dangling:
+            self.open_target.emit(n.target)
 
     def _fetch_at_bottom(self, _value: int = 0) -> None:
         """The last row in view ends a child list that is not all shown: show more of it.
@@ -90,6 +113,8 @@ class FilteredTree(QWidget):
 
     def _current(self, cur: QModelIndex, _prev: QModelIndex) -> None:
         n = cur.data(NodeRole) if cur.isValid() else None
+        target = n.target if n is not None else None
+        self.act_open_target.setEnabled(target is not None and not target.dangling)
         if n is not None:
             self.node_selected.emit(n)
 
@@ -103,8 +128,11 @@ class FilteredTree(QWidget):
         if text.strip():
             self.view.expandAll()
 
-    def select_node(self, n: Node) -> bool:
-        """Select ``n`` (clearing a filter that hides it); True if shown."""
+    def select_node(self, n: Node, expand: bool = False) -> bool:
+        """Select ``n`` (clearing a filter that hides it); True if shown.
+
+        ``expand``: also expand it, to show its children (a group asked for).
+        """
         src = self.model.index_of_node(n)
         if not src.isValid():
             return False
@@ -117,12 +145,15 @@ class FilteredTree(QWidget):
         self.view.selectionModel().select(
             idx, QItemSelectionModel.SelectionFlag.ClearAndSelect
             | QItemSelectionModel.SelectionFlag.Rows)
+        if expand:
+            self.view.expand(idx)
         self.view.scrollTo(idx, QAbstractItemView.ScrollHint.PositionAtCenter)
         return True
 
-    def select_location(self, location: str) -> bool:
+    def select_location(self, location: str, expand: bool = False) -> bool:
+        """Select the node at ``location`` (and expand it when ``expand``); True if found."""
         n = self.model.root.find(location) if location else None
-        return n is not None and n is not self.model.root and self.select_node(n)
+        return n is not None and n is not self.model.root and self.select_node(n, expand)
 
 
 class HeaderPanel(QWidget):
@@ -130,9 +161,11 @@ class HeaderPanel(QWidget):
 
     Signals:
         node_selected(Node): the current node of either tree changed.
+        open_target(LinkTarget): "Open Target" on a link of the raw tree.
     """
 
     node_selected = Signal(object)
+    open_target = Signal(object)
 
     def __init__(self, header: Node, tree: Node | None, tree_title: str, parent=None) -> None:
         super().__init__(parent)
@@ -156,6 +189,7 @@ class HeaderPanel(QWidget):
             self.raw = FilteredTree(tree, tree_title, self)
             self.raw.view.expandToDepth(0)
             self.raw.node_selected.connect(self.node_selected)
+            self.raw.open_target.connect(self.open_target)
             self.raw.filter_cleared.connect(self._filter_cleared)
             split.addWidget(self.raw)
             split.setStretchFactor(0, 2)
@@ -202,9 +236,11 @@ class HeaderPanel(QWidget):
         for t in self.trees():
             t.set_filter(self.filter_edit.text())
 
-    def select_location(self, location: str, prefer_raw: bool = True) -> bool:
+    def select_location(self, location: str, prefer_raw: bool = True,
+                        expand: bool = False) -> bool:
+        """Select the node at ``location`` in the raw tree (or the header first)."""
         order = [self.raw, self.header] if prefer_raw else [self.header, self.raw]
-        return any(t is not None and t.select_location(location) for t in order)
+        return any(t is not None and t.select_location(location, expand) for t in order)
 
 
 class TreePanel(QWidget):

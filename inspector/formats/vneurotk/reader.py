@@ -31,7 +31,7 @@ import h5py
 import numpy as np
 import pandas as pd
 
-from inspector.formats.capabilities import TrialStructure
+from inspector.formats.capabilities import FormatMismatch, TrialStructure
 from inspector.formats.document import FORMAT_RECORDING, Document, Stimulus
 from inspector.formats.findings import Finding, Rule, cause
 from inspector.formats.vneurotk import rules as R
@@ -47,6 +47,7 @@ from inspector.formats.vneurotk.summary import (
     HeaderParts,
     build_header_tree,
     build_provenance_tree,
+    plain_header_tree,
     trial_meta_facts,
 )
 from inspector.formats.vneurotk.tree import attribute_values, build_tree
@@ -157,20 +158,42 @@ def open_recording(path: Path, *, hash_arrays: bool = False) -> Document:
     _read(ctx)
     if ctx.steps:
         doc.checks.append(RecordingCheck(steps=ctx.steps))
-    if not _looks_like_recording(ctx.f):
-        doc.kind_label = KIND_PLAIN_HDF5
+    reason = _not_a_recording(ctx.f)
+    if reason is not None:
+        _as_plain_hdf5(doc, reason)
     return doc
 
 
-def _looks_like_recording(f: h5py.File) -> bool:
-    """False for an HDF5 file with no VneuroTK header, no data mode and no
-    neural data: not a recording at all (its objects are still listed)."""
+def _not_a_recording(f: h5py.File) -> str | None:
+    """Why an HDF5 file is not a recording at all, or None when it may be one.
+
+    A file with none of the root attributes a recording carries and no
+    neural data (notes §1, §2) is not a recording: it is read as a plain
+    HDF5 file.  Where HDF5 cannot tell (a damaged file), it may be one.
+    """
     try:
-        if any(k in f.attrs for k in RECORDING_ATTRS):
-            return True
-        return any(n in f for n in ("neuro", "neuro_row"))
+        if any(k in f.attrs for k in RECORDING_ATTRS) or any(
+                n in f for n in ("neuro", "neuro_row")):
+            return None
     except (OSError, RuntimeError, KeyError, ValueError):
-        return True
+        return None
+    return "no VneuroTK header attribute and no neural data (/neuro, /neuro_row)"
+
+
+def _as_plain_hdf5(doc: Document, reason: str) -> None:
+    """Present ``doc`` as the plain HDF5 file it is (``Document.mismatch``).
+
+    The recording findings stay (``verify`` still says it is no valid
+    recording); the summary keeps the corpus keys.  The header and the
+    provenance, which describe a recording, give way to what the file holds.
+    """
+    container = {r.code for r in R.HDF5_FILE_RULES}
+    codes = frozenset(f.code for f in doc.findings if f.code not in container)
+    doc.kind_label = KIND_PLAIN_HDF5
+    doc.mismatch = FormatMismatch("HDF5 file", KIND_RECORDING, reason, codes)
+    doc.header = plain_header_tree(doc.tree, KIND_PLAIN_HDF5, reason,
+                                   "a recording has one of " + ", ".join(RECORDING_ATTRS))
+    doc.provenance = None
 
 
 def _guard(ctx: _Ctx, fn: Callable[[], T]) -> T | None:

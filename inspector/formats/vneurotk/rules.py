@@ -421,3 +421,15 @@ DATA_UNSUPPORTED_TYPE = rule(
     "data.unsupported-type", ERROR,
     "The stored element type has no numpy equivalent, so its values cannot be decoded.",
     f"{HDF5_SPEC}, 'Datatype Message'")
+
+#: Rules about the HDF5 file itself, which any HDF5 file can break (its superblock, objects,
+#: links, text and stored values).  The others say whether the file follows the recording
+#: format: for an HDF5 file that is not a recording at all they only say that it is not one
+#: (``Document.mismatch``).
+HDF5_FILE_RULES: tuple[Rule, ...] = (
+    FILE_NOT_HDF5, FILE_TRUNCATED, FILE_LOCKED, FILE_LOCK_BYPASSED, FILE_CORRUPT,
+    TEXT_INVALID_UTF8, TREE_ATTRIBUTES_UNREADABLE, TREE_ATTRIBUTE_UNREADABLE,
+    TREE_ATTRIBUTES_CAPPED, TREE_UNSUPPORTED_TYPE, TREE_GROUP_UNREADABLE, TREE_LINK_UNREADABLE,
+    TREE_OBJECT_UNREADABLE, TREE_MEMBERS_CAPPED, LINK_DANGLING, LINK_EXTERNAL, VDS_UNREADABLE,
+    VDS_INTERNAL, VDS_MISSING_SOURCE, VDS_EXTERNAL, DATA_UNREADABLE, DATA_UNSUPPORTED_TYPE,
+)

@@ -93,6 +93,25 @@ def build_header_tree(doc: Document, parts: HeaderParts | None) -> None:
         h.add("stimulus images", len(doc.stimuli), location="/stimuli_db")
 
 
+def plain_header_tree(tree: Node | None, kind: str, reason: str, detail: str = "") -> Node:
+    """The header of an HDF5 file that is not a recording: what it is, why it is not a
+    recording, and how many groups, datasets, links and root attributes it holds."""
+    h = Node("header", kind="group")
+    h.add("format", kind)
+    h.add("not a recording", reason, location="/", detail=detail)
+    if tree is None:
+        return h
+    counts = {"group": 0, "dataset": 0, "link": 0}
+    for n in tree.walk():
+        if n is not tree and n.kind in counts and n.location:  # (not virtual sources)
+            counts[n.kind] += 1
+    root_attrs = sum(1 for c in tree.children if c.kind == "attribute")
+    for label, key in (("groups", "group"), ("datasets", "dataset"), ("links", "link")):
+        h.add(label, counts[key])
+    h.add("root attributes", root_attrs, location="/")
+    return h
+
+
 def _record_node(root: Node, r: VisionRecord) -> None:
     n = root.add(f"{r.model} / {r.module_name}", None, kind="group", location=r.location,
                  detail=r.module_type)

@@ -21,8 +21,10 @@ objects.
 
 from __future__ import annotations
 
+import os
+import posixpath
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,7 @@ import h5py
 
 from inspector.formats.document import Node
 from inspector.formats.findings import Rule
+from inspector.formats.node import LinkTarget
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.hdf5_heap import CorruptGlobalHeap, check_attribute
 from inspector.formats.vneurotk.source import element_count
@@ -48,13 +51,40 @@ MAX_OBJECTS = 200_000
 _FILTERS = {h5py.h5z.FILTER_DEFLATE: "gzip", h5py.h5z.FILTER_SHUFFLE: "shuffle"}
 
 
+def _kind_text(dt: Any) -> str | None:
+    """A short name of an HDF5 type numpy shows poorly (``object``, ``[('a', ...)]``):
+    strings, sequences, enums, references, opaque data and compounds; else None."""
+    string = h5py.check_string_dtype(dt)
+    if string is not None:
+        width = "variable-length" if string.length is None else f"{string.length}-byte"
+        return f"{width} {string.encoding} string"
+    if h5py.check_ref_dtype(dt) is not None:
+        return "region reference" if h5py.check_ref_dtype(dt) is h5py.RegionReference \
+            else "object reference"
+    base = h5py.check_vlen_dtype(dt)
+    if base is not None:
+        return f"variable-length sequence of {_kind_text(base) or base}"
+    if h5py.check_enum_dtype(dt) is not None:
+        return f"enum ({dt})"
+    if dt.names:
+        return f"compound of {len(dt.names)} fields"
+    if dt.subdtype is not None:
+        base, shape = dt.subdtype
+        return f"array {shape} of {_kind_text(base) or base}"
+    if dt.kind == "V" and not dt.names and dt.subdtype is None:
+        return f"opaque ({dt.itemsize} bytes)"
+    return None
+
+
 def dtype_text(obj: Any) -> str:
-    """``str(obj.dtype)``, or a description when numpy has no such type
-    (h5py raises for, e.g., floats wider than numpy's)."""
+    """``str(obj.dtype)`` for numbers, a short name of other types (see
+    :func:`_kind_text`), or a description when numpy has no such type (h5py
+    raises for, e.g., floats wider than numpy's)."""
     try:
-        return str(obj.dtype)
+        dt = obj.dtype
     except (TypeError, ValueError) as exc:
         return f"unsupported HDF5 type ({exc})"
+    return _kind_text(dt) or str(dt)
 
 
 def _shape_text(shape: tuple[int, ...] | None) -> str:
@@ -315,6 +345,21 @@ def _members(group: h5py.Group, node: Node, walk: _Walk) -> None:
     walk.stack.extend(reversed(subgroups))  # depth first, in name order
 
 
+def _soft_target(base: str, target: str) -> str:
+    """The absolute path a soft link's value names (relative values from the link's group)."""
+    return posixpath.normpath(target if target.startswith("/") else f"{base}/{target}")
+
+
+def _external_file(group: h5py.Group, filename: str) -> str:
+    """Where HDF5 looks for an external link's file first: a relative name from the
+    folder of the linking file (HDF5 library, ``H5Lcreate_external``)."""
+    name = Path(filename)
+    if name.is_absolute():
+        return str(name)
+    here = Path(h5py.h5f.get_name(group.id).decode("utf-8", "backslashreplace"))
+    return os.path.abspath(here.parent / name)
+
+
 def _link_node(group: h5py.Group, raw: bytes, name: str, loc: str,
                node: Node) -> tuple[Node | None, str]:
     """The node of a soft or external link (None for a hard link) and what it points at.
@@ -325,14 +370,17 @@ def _link_node(group: h5py.Group, raw: bytes, name: str, loc: str,
     info = group.id.links.get_info(raw)
     if info.type == h5py.h5l.TYPE_SOFT:
         target = group.id.links.get_val(raw).decode("utf-8", "backslashreplace")
+        path = _soft_target(loc.rsplit("/", 1)[0] or "/", target)
         return node.add(name, target, kind="link", location=loc,
-                        detail=f"soft link to {target}"), target
+                        detail=f"soft link to {target}",
+                        target=LinkTarget(path, "soft")), target
     if info.type == h5py.h5l.TYPE_EXTERNAL:
         filename, path = (v.decode("utf-8", "backslashreplace")
                           for v in group.id.links.get_val(raw))
         target = f"{filename}:{path}"
+        link = LinkTarget(path, "external", filename, _external_file(group, filename))
         return node.add(name, target, kind="link", location=loc,
-                        detail=f"external link to {target}"), target
+                        detail=f"external link to {target}", target=link), target
     return None, ""
 
 
@@ -352,12 +400,17 @@ def _follow_link(group: h5py.Group, raw: bytes, name: str, loc: str, node: Node,
         else:
             walk.report(R.LINK_DANGLING, f"{loc}: {via.detail} is dangling (cannot be "
                         f"resolved): {exc}", loc)
+            via.detail += " (dangling: nothing there)"
+            if via.target is not None:
+                via.target = replace(via.target, dangling=True)
         return None
     if via is not None and via.detail.startswith("external"):
         resolved = h5py.h5f.get_name(obj.id).decode("utf-8", "backslashreplace")
         walk.report(R.LINK_EXTERNAL,
                     f"{loc} is an external link to {target} (resolved to {resolved}); "
                     "followed read-only, its data live outside this file", loc)
+        if via.target is not None:
+            via.target = replace(via.target, resolved=os.path.abspath(resolved))
     return obj, via
 
 
@@ -381,7 +434,7 @@ def _member(group: h5py.Group, raw: bytes, name: str, loc: str, node: Node,
             child = via
             child.detail += f"; target {detail}"
         attribute_nodes(obj, child, walk.report)
-        _check_virtual(obj, loc, walk.report)
+        _check_virtual(obj, loc, child, walk.report)
         return None
     (via if via is not None else node).add(name, None, kind="object", location=loc,
                                            detail=type(obj).__name__)
@@ -407,7 +460,33 @@ def _group_member(obj: h5py.Group, name: str, loc: str, node: Node, via: Node | 
     return obj, child
 
 
-def _check_virtual(ds: h5py.Dataset, loc: str, report: Report) -> None:
+#: Virtual-dataset sources listed as link nodes under their dataset; the rest are counted.
+MAX_VIRTUAL_SOURCES = 100
+
+
+def _virtual_sources(ds: h5py.Dataset, sources: list[Any], node: Node) -> None:
+    """One link node per source of a virtual dataset (at most :data:`MAX_VIRTUAL_SOURCES`),
+    with its target: a dataset of this file (``"."``) or of another one."""
+    here = Path(ds.file.filename)
+    for i, s in enumerate(sources[:MAX_VIRTUAL_SOURCES]):
+        path = s.dset_name if s.dset_name.startswith("/") else f"/{s.dset_name}"
+        if s.file_name == ".":
+            link = LinkTarget(path, "virtual")
+        else:
+            name = Path(s.file_name)
+            resolved = name if name.is_absolute() else here.parent / name
+            link = LinkTarget(path, "virtual", s.file_name, os.path.abspath(resolved),
+                              dangling=not resolved.exists())
+        where = "this file" if link.in_this_file else s.file_name
+        node.add(f"source {i}", f"{where}:{path}", kind="link",
+                 detail=f"virtual dataset source: {path} in {where}"
+                        + (" (missing file)" if link.dangling else ""), target=link)
+    if len(sources) > MAX_VIRTUAL_SOURCES:
+        node.add("more sources", len(sources) - MAX_VIRTUAL_SOURCES,
+                 detail="virtual dataset sources not listed")
+
+
+def _check_virtual(ds: h5py.Dataset, loc: str, node: Node, report: Report) -> None:
     try:
         if not ds.is_virtual:
             return
@@ -415,6 +494,7 @@ def _check_virtual(ds: h5py.Dataset, loc: str, report: Report) -> None:
     except (OSError, RuntimeError, ValueError) as exc:
         report(R.VDS_UNREADABLE, f"{loc}: virtual dataset mapping cannot be read: {exc}", loc)
         return
+    _virtual_sources(ds, sources, node)
     files = list(dict.fromkeys(s.file_name for s in sources))
     for name in files:
         if name == ".":
@@ -431,4 +511,3 @@ def _check_virtual(ds: h5py.Dataset, loc: str, report: Report) -> None:
             report(R.VDS_EXTERNAL,
                    f"{loc} is a virtual dataset reading from {name}; followed read-only, its "
                    "data live outside this file", loc)
-

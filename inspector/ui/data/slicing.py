@@ -39,12 +39,16 @@ class SliceState:
 
     @classmethod
     def default(cls, shape: tuple[int, ...]) -> SliceState:
-        """The last two axes as rows and columns; the longest axis as x, the last
-        other one as lines."""
+        """The two longest axes as rows and columns (the later of equal ones, in axis
+        order: a ``(height, width, 3)`` colour image shows height by width); the longest
+        axis as x, the last other one as lines."""
         n = len(shape)
         if n == 0:
             return cls(shape, 0, None, 0, None, [])
-        rows, cols = (n - 2, n - 1) if n >= 2 else (0, None)
+        if n >= 2:
+            rows, cols = sorted(sorted(range(n), key=lambda a: (shape[a], a))[-2:])
+        else:
+            rows, cols = 0, None
         x = max(range(n), key=lambda a: (shape[a], -a))
         others = [a for a in range(n) if a != x]
         return cls(shape, rows, cols, x, others[-1] if others else None, [0] * n)

@@ -64,10 +64,10 @@ def default_memory_limit(jobs: int) -> int:
 
 
 def mp_context() -> BaseContext:
-    """``forkserver`` (preloading the worker module) where available, else ``spawn``."""
+    """``forkserver`` (preloading every reader: :mod:`.warm`) where available, else ``spawn``."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["inspector.batch.work"])
+        ctx.set_forkserver_preload(["inspector.batch.warm"])
         return ctx
     return multiprocessing.get_context("spawn")
 

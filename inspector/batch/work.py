@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import threading
 import traceback
 from collections.abc import Callable
@@ -120,12 +121,17 @@ def _ensure_pool(threads: int) -> None:
 def init_worker(memory_limit: int, threads: int) -> None:
     """Set up a local worker process (``ProcessPoolExecutor`` initializer).
 
-    Ctrl-C is left to the parent, which stops the workers itself; the
-    address space is capped at ``memory_limit`` bytes (0: no cap), so that a
-    file that makes a reader allocate without bound fails alone
-    (``MemoryError``, or the process dies: ``verify.worker-crashed``).
+    Ctrl-C is left to the parent, which stops the workers itself; standard
+    output goes to standard error, so that only the parent writes the
+    ordered report there; the address space is capped at ``memory_limit``
+    bytes (0: no cap), so that a file that makes a reader allocate without
+    bound fails alone (``MemoryError``, or the process dies:
+    ``verify.worker-crashed``).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(2, 1)
+        sys.stdout = sys.stderr
     if memory_limit > 0:
         with contextlib.suppress(ImportError, ValueError, OSError):
             import resource

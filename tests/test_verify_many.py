@@ -146,6 +146,11 @@ def test_from_list_with_comments_and_stdin(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO(f"# one\n{RECORDING}\n"))
     assert main(["verify", "--json", str(GOOD), "--from", "-"]) == 0
     assert [r["path"] for r in _lines(capsys.readouterr().out)] == [str(GOOD), str(RECORDING)]
+    # a list of nothing verifies nothing, and starts no worker
+    monkeypatch.setattr("sys.stdin", io.StringIO("# nothing today\n\n"))
+    assert main(["verify", "--json", "--from", "-"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "" and _summary(err)["files"] == 0
     # an unreadable list is a usage error
     assert main(["verify", "--from", str(tmp_path / "no-list.txt")]) == 2
     assert "cannot read --from" in capsys.readouterr().err

@@ -88,7 +88,8 @@ def summary_text(counts: Counts, as_json: bool) -> str:
     """The summary line written to standard error at the end of a run."""
     if as_json:
         return json.dumps({"summary": counts.to_json()})
-    return (f"inspector verify: {counts.files} files: {counts.ok} ok, {counts.not_ok} not ok, "
+    files = f"{counts.files} file" + ("" if counts.files == 1 else "s")
+    return (f"inspector verify: {files}: {counts.ok} ok, {counts.not_ok} not ok, "
             f"{counts.unreadable} unreadable ({counts.seconds():.1f} s)")
 
 
@@ -180,19 +181,43 @@ class RunConfig:
     dask: Any = None
 
 
-def make_workers(config: RunConfig, options: VerifyOptions) -> Workers:
-    """The workers of ``config``: local processes, or a Dask client.
+class _NoWorkers:
+    """The workers of a run with nothing to verify (only empty entries): none started."""
+
+    capacity = 1
+
+    def free(self) -> bool:
+        return True
+
+    def running(self) -> int:
+        return 0
+
+    def submit(self, index: int, name: str) -> None:
+        raise RuntimeError("no workers: every entry is empty")
+
+    def collect(self, wait_s: float) -> list[tuple[int, Outcome]]:
+        return []
+
+    def close(self) -> None:
+        pass
+
+
+def make_workers(config: RunConfig, options: VerifyOptions, files: int) -> Workers:
+    """The workers of ``config`` for ``files`` files: local processes (no more than
+    ``files``), or a Dask client; none when ``files`` is 0.
 
     Raises:
         DaskUnavailable: ``dask`` is set and ``distributed`` is missing or unreachable.
     """
+    if files == 0:
+        return _NoWorkers()
     if config.dask is not None:
         from inspector.batch.cluster import DaskWorkers
 
         return DaskWorkers(config.dask, options, timeout=config.timeout)
     from inspector.batch.local import LocalWorkers
 
-    return LocalWorkers(config.jobs, options, timeout=config.timeout,
+    return LocalWorkers(min(config.jobs, files), options, timeout=config.timeout,
                         memory_limit=config.memory_limit)
 
 
@@ -205,7 +230,8 @@ def verify_many(entries: Sequence[Entry], options: VerifyOptions, config: RunCon
     Raises:
         DaskUnavailable: see :func:`make_workers`.
     """
-    pool = workers if workers is not None else make_workers(config, options)
+    files = sum(not e.empty for e in entries)
+    pool = workers if workers is not None else make_workers(config, options, files)
 
     def emit(text: str) -> None:
         print(text, file=stdout, flush=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import time
 from pathlib import Path
@@ -297,3 +298,20 @@ def test_dask_without_distributed_is_a_clear_usage_error(monkeypatch, capsys):
     monkeypatch.setattr(builtins, "__import__", no_distributed)
     assert main(["verify", "--dask", "tcp://127.0.0.1:1", str(GOOD)]) == 2
     assert "pip install" in capsys.readouterr().err
+
+
+def test_progress_line_only_when_asked_or_on_a_terminal(capsys):
+    files = [str(GOOD), str(RECORDING)]
+    assert main(["verify", "--json", "--jobs", "2", *files]) == 0
+    err = capsys.readouterr().err
+    assert "\r" not in err and len(err.splitlines()) == 1  # the summary alone
+    assert main(["verify", "--json", "--jobs", "2", "--progress", *files]) == 0
+    err = capsys.readouterr().err
+    drawn, _, summary = err.rpartition("\r")
+    states = drawn.split("\r")[1:]  # each redraw (or erasure) starts with a carriage return
+    shown = [s for s in states if s.strip()]
+    assert shown and all(re.fullmatch(r"verify: [0-2]/2 files, [0-2] ok, 0 not ok, "
+                                      r"0 unreadable, [0-2] running, [0-9.]+ files/s *", s)
+                         for s in shown)
+    assert states[-1].strip() == ""  # the line is erased before the summary
+    assert json.loads(summary)["summary"]["ok"] == 2

@@ -131,7 +131,7 @@ def _verify_parser() -> argparse.ArgumentParser:
                    help="also verify the paths or URLs listed in LIST, one a line ('-': "
                         "standard input; blank lines and lines starting with '#' are ignored)")
     p.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
-                   help="worker processes (default: the number of CPUs)")
+                   help="worker processes (default: the number of CPUs; not used with --dask)")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                    help=f"per-file time limit of a run of many (default {VERIFY_TIMEOUT_S:g}; "
                         "0: none); a file over it is reported unreadable")

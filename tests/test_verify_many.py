@@ -256,6 +256,24 @@ def test_a_crashing_or_hanging_worker_fails_only_its_file(tmp_path):
     assert _summary(err.getvalue())["unreadable"] == 3
 
 
+def which_process(name: str, options: VerifyOptions) -> Outcome:
+    """The id of the worker process that got ``name``."""
+    return Outcome(name, Status.OK, str(os.getpid()))
+
+
+def test_a_worker_is_replaced_after_its_share_of_files(monkeypatch):
+    monkeypatch.setattr("inspector.batch.local.RECYCLE_AFTER", 2)
+    options = VerifyOptions(render_document, as_json=True)
+    workers = LocalWorkers(1, options, work=which_process)
+    out = io.StringIO()
+    entries = [Entry(f"f{i}") for i in range(6)]
+    counts = verify_many(entries, options, RunConfig(jobs=1), out, io.StringIO(), workers=workers)
+    pids = out.getvalue().split()
+    assert counts.ok == 6 and len(pids) == 6
+    assert pids[0] == pids[1] != pids[2] == pids[3] != pids[4] == pids[5]
+    assert os.getpid() not in map(int, pids)
+
+
 def test_status_of_documents():
     with open_document(GOOD) as doc:
         doc.verify()

@@ -2,13 +2,15 @@
 
     inspector [--theme system|light|dark] [--screenshot OUT.png [--size WxH]]
               [Qt options such as -style Fusion or -platform offscreen] [FILE[::/hdf5/path] ...]
-    inspector verify [--json] [--hash-arrays] FILE...
+    inspector verify [--json] [--hash-arrays] [--integrity-only] [--jobs N] [--from LIST]
+                     [--timeout S] [--max-memory MB] [--progress] [--dask ADDRESS] INPUT...
     inspector export SOURCE DEST.aucx [--exported-at ISO-8601] [--overwrite]
     inspector dump FILE::/path [--slice SLICE] [--format csv|json|npy] [--out FILE] [--all]
     inspector install-desktop [--uninstall]
 
-Exit status of ``verify``: 0 when every file is ok, 1 when any is not, 2 for
-usage errors.  ``dump``: 0 when written, 1 when the node
+Exit status of ``verify``: 0 when every file is ok, 1 when any is not (or is
+unreadable), 2 for usage errors (an unreadable ``--from`` list, ``--dask``
+without ``distributed``).  ``dump``: 0 when written, 1 when the node
 cannot be read (the finding on stderr), 2 for usage errors (including a
 selection of more than 10^6 values without ``--all``).
 """
@@ -40,6 +42,9 @@ SUBCOMMANDS = {
                        "for this user",
 }
 
+
+#: Default per-file time limit of ``verify`` over many files, seconds.
+VERIFY_TIMEOUT_S = 900.0
 
 #: Qt's own command-line options (QGuiApplication and QApplication) that take a value.
 QT_VALUE_OPTIONS = frozenset({
@@ -114,8 +119,30 @@ def _gui_parser() -> argparse.ArgumentParser:
 
 
 def _verify_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="inspector verify", description=SUBCOMMANDS["verify"])
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p = _Parser(prog="inspector verify", description=SUBCOMMANDS["verify"],
+                epilog="Many files: a FOLDER is walked for documents recognised by content (a "
+                       "scan folder with a manifest, a Beckman run folder is one document); a "
+                       "quoted PATTERN is globbed ('**' any depth); URLs pass unchanged. They "
+                       "are verified in parallel, printed in input order, and a summary (files "
+                       "ok, not ok, unreadable) ends standard error.")
+    p.add_argument("files", nargs="*", metavar="FILE",
+                   help="files, folders, glob patterns or URLs")
+    p.add_argument("--from", dest="from_list", metavar="LIST",
+                   help="also verify the paths or URLs listed in LIST, one a line ('-': "
+                        "standard input; blank lines and lines starting with '#' are ignored)")
+    p.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
+                   help="worker processes (default: the number of CPUs; not used with --dask)")
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                   help=f"per-file time limit of a run of many (default {VERIFY_TIMEOUT_S:g}; "
+                        "0: none); a file over it is reported unreadable")
+    p.add_argument("--max-memory", type=int, default=None, metavar="MB",
+                   help="address-space cap per worker process (default: physical memory / "
+                        "jobs; 0: none)")
+    p.add_argument("--progress", action="store_true",
+                   help="draw the progress line on standard error even when it is not a terminal")
+    p.add_argument("--dask", metavar="ADDRESS",
+                   help="send the work to the Dask distributed scheduler at ADDRESS "
+                        "(tcp://host:8786; needs the 'distributed' extra)")
     p.add_argument("--json", action="store_true", help="one JSON object per file, one per line")
     p.add_argument("--hash-arrays", action="store_true",
                    help="also materialise neural arrays and report their SHA-256 and float64 sum")
@@ -234,7 +261,35 @@ def cmd_verify(argv: Sequence[str]) -> int:
     ok when ``ok`` and ``structure_ok`` are both true, or with
     ``--integrity-only`` when ``ok`` is.
     """
-    args = _verify_parser().parse_args(argv)
+    parser = _verify_parser()
+    args = parser.parse_args(argv)
+    if not args.files and args.from_list is None:
+        parser.error("give at least one FILE (or folder, pattern, URL) or --from LIST")
+    from inspector.batch.inputs import Entry, expand, read_list
+
+    inputs = list(args.files)
+    if args.from_list is not None:
+        try:
+            inputs += read_list(args.from_list, sys.stdin)
+        except (OSError, UnicodeDecodeError) as exc:
+            print(f"inspector verify: cannot read --from {args.from_list}: {exc}", file=sys.stderr)
+            return 2
+    entries = list(expand(inputs))
+    if (args.from_list is None and len(args.files) == 1 and entries == [Entry(args.files[0])]
+            and args.timeout is None and args.dask is None):
+        return _verify_here(args)  # one file: verified in this process, as always
+    try:
+        return _verify_many(entries, args)
+    except KeyboardInterrupt:
+        return 130
+
+
+def render_document(doc: Document, as_json: bool) -> str:
+    """What ``verify`` prints for one document: its JSON line, or its text report."""
+    return json_line(doc.to_json()) if as_json else json_safe(format_report(doc))
+
+
+def _verify_here(args: argparse.Namespace) -> int:
     from inspector.formats import open_document
 
     all_ok = True
@@ -242,11 +297,32 @@ def cmd_verify(argv: Sequence[str]) -> int:
         with open_document(path, hash_arrays=args.hash_arrays) as doc:
             doc.verify()
             all_ok &= doc.ok and (args.integrity_only or doc.structure_ok)
-            if args.json:
-                print(json_line(doc.to_json()), flush=True)
-            else:
-                print(json_safe(format_report(doc)), flush=True)
+            print(render_document(doc, args.json), flush=True)
     return 0 if all_ok else 1
+
+
+def _verify_many(entries: list[Any], args: argparse.Namespace) -> int:
+    """Many entries on worker processes (or ``--dask``): see :mod:`inspector.batch`."""
+    from inspector.batch.cluster import DaskUnavailable
+    from inspector.batch.local import default_jobs, default_memory_limit
+    from inspector.batch.run import RunConfig, verify_many
+    from inspector.batch.work import VerifyOptions
+
+    jobs = args.jobs if args.jobs > 0 else default_jobs()
+    options = VerifyOptions(render_document, as_json=args.json, hash_arrays=args.hash_arrays,
+                            integrity_only=args.integrity_only,
+                            threads=1 if args.dask else max(1, default_jobs() // jobs))
+    timeout = VERIFY_TIMEOUT_S if args.timeout is None else args.timeout
+    memory = (default_memory_limit(jobs) if args.max_memory is None
+              else max(0, args.max_memory) << 20)
+    config = RunConfig(jobs, timeout=timeout or None, memory_limit=memory,
+                       progress=args.progress or sys.stderr.isatty(), dask=args.dask)
+    try:
+        counts = verify_many(entries, options, config, sys.stdout, sys.stderr)
+    except DaskUnavailable as exc:
+        print(f"inspector verify: {exc}", file=sys.stderr)
+        return 2
+    return 0 if counts.all_ok else 1
 
 
 def cmd_export(argv: Sequence[str]) -> int:

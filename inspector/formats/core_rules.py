@@ -41,3 +41,17 @@ NODE_NOT_FOUND = rule(
     "A location given as FILE::/path names nothing the file holds: no node to show, or no "
     "dataset or attribute whose values can be dumped.",
     "Inspector's command line ('FILE::/path' locations, inspector --help)")
+
+_MANY = "Inspector's verify of many files (docs/architecture.md, 'Flows', 'Verify many')"
+WORKER_CRASHED = rule(
+    "verify.worker-crashed", Severity.ERROR,
+    "The process verifying the file died before answering (a crash or the memory limit): the "
+    "file was not judged, and the other files were verified regardless.", _MANY)
+VERIFY_TIMEOUT = rule(
+    "verify.timeout", Severity.ERROR,
+    "Verifying the file took longer than the per-file time limit (--timeout) and was stopped: "
+    "the file was not judged.", _MANY)
+INPUT_NO_DOCUMENTS = rule(
+    "verify.no-documents", Severity.ERROR,
+    "A folder or glob pattern given to verify names no document: no file under it is "
+    "recognised by content, or nothing matches.", _MANY)

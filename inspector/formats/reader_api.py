@@ -38,6 +38,11 @@ class FormatReader(Protocol):
         priority: readers are asked in increasing priority (the more specific
             formats first).
         opens_folders: True when a folder can be such a document.
+
+    Optional: ``recognises_in_folder(path) -> bool``, the stricter question a
+    walk of folders asks (:mod:`.discovery`) when ``sniff`` accepts more than
+    content alone tells (any folder, any ``.csv``); without it the walk asks
+    ``sniff``.
     """
 
     format_id: str

@@ -143,6 +143,14 @@ class DelimitedReader:
 
         return is_delimited_source(path)
 
+    def recognises_in_folder(self, path: Path) -> bool:
+        """During a walk of folders (:mod:`inspector.formats.discovery`): a folder
+        holding a manifest (generic-delimited.md, "Loading"); files never, since their
+        folder is the source."""
+        from inspector.formats.delimited.sniff import MANIFEST_NAMES
+
+        return path.is_dir() and any((path / n).is_file() for n in MANIFEST_NAMES)
+
     def open(self, path: Path, options: OpenOptions) -> Document:
         """:func:`open_delimited` (``options`` has nothing for this format)."""
         return open_delimited(path)

@@ -1,0 +1,335 @@
+"""``inspector verify`` over many files: folders walked by content, globs, ``--from``
+lists, worker processes in input order, the summary, crashes and hangs, and Dask."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from inspector.batch.inputs import Entry, expand, read_list
+from inspector.batch.local import LocalWorkers
+from inspector.batch.run import RunConfig, verify_many
+from inspector.batch.work import Outcome, Status, VerifyOptions, status_of, verify_entry
+from inspector.cli import main, render_document
+from inspector.formats import open_document
+from inspector.formats.discovery import documents_under
+from tests.conftest import FIXTURES
+
+ROOT = Path(__file__).resolve().parent.parent
+AUCX = FIXTURES / "aucx"
+RECORDING = FIXTURES / "vneurotk" / "v1" / "continuous_dense_f32_intids.h5"
+GOOD = AUCX / "syn_equilibrium_s1_6x200.aucx"
+BECKMAN = ROOT / "inspector" / "resources" / "samples" / "beckman_run"
+
+
+def _tree(root: Path) -> dict[str, Path]:
+    """A folder of documents among other files; the documents by role.
+
+    Recordings and archives under unhelpful names, a CSV scan folder (one
+    document: it holds a manifest), a Beckman run folder, a damaged archive
+    (a ZIP still: recognised), and files no reader recognises by content:
+    a text note, a stray CSV without a manifest, a PNG, an archive that is
+    not a ZIP, a hidden archive.
+    """
+    (root / "day1" / "raw").mkdir(parents=True)
+    (root / "day2").mkdir()
+    (root / "empty").mkdir()
+    docs = {
+        "recording": root / "day1" / "raw" / "session.data",
+        "archive": root / "day1" / "export.bin",
+        "truncated": root / "day2" / "cut.aucx",
+        "scan_folder": root / "day2" / "scans",
+        "beckman": root / "day2" / "run",
+    }
+    shutil.copy(RECORDING, docs["recording"])
+    shutil.copy(GOOD, docs["archive"])
+    shutil.copy(AUCX / "bad_truncated.aucx", docs["truncated"])
+    shutil.copytree(FIXTURES / "auc-delimited" / "long_csv", docs["scan_folder"])
+    shutil.copytree(BECKMAN, docs["beckman"])
+    (root / "notes.txt").write_text("measured on Tuesday\n")
+    (root / "day1" / "table.csv").write_text("a,b\n1,2\n")
+    (root / "day1" / "picture.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    shutil.copy(AUCX / "bad_not_a_zip.aucx", root / "day2" / "not_a_zip.aucx")
+    shutil.copy(GOOD, root / "day2" / ".hidden.aucx")
+    return docs
+
+
+def _lines(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def _summary(err: str) -> dict:
+    return json.loads(err.strip().splitlines()[-1])["summary"]
+
+
+def test_folder_walk_finds_exactly_the_documents(tmp_path):
+    docs = _tree(tmp_path)
+    found = list(documents_under(tmp_path))
+    assert found == sorted(docs.values())  # depth first, sorted: day1/..., day2/...
+    # the scan folder and the run folder are one document each: nothing inside is listed
+    assert not any(docs["scan_folder"] in p.parents for p in found)
+    # a folder that is itself a document is not walked
+    assert list(documents_under(docs["scan_folder"])) == [docs["scan_folder"]]
+
+
+def test_verify_folder_reports_every_document_in_order(tmp_path, capsys):
+    docs = _tree(tmp_path)
+    assert main(["verify", "--json", "--jobs", "2", str(tmp_path)]) == 1
+    out, err = capsys.readouterr()
+    reports = _lines(out)
+    assert [r["path"] for r in reports] == [str(p) for p in sorted(docs.values())]
+    formats = {Path(r["path"]).name: r["format"] for r in reports}
+    assert formats == {"session.data": "vneurotk-recording", "export.bin": "aucx",
+                       "cut.aucx": "aucx", "scans": "auc-delimited", "run": "beckman-xl"}
+    by_name = {Path(r["path"]).name: r for r in reports}
+    assert by_name["cut.aucx"]["ok"] is False
+    assert "zip.truncated" in {f["code"] for f in by_name["cut.aucx"]["findings"]}
+    assert _summary(err) | {"seconds": 0} == {"files": 5, "ok": 4, "not_ok": 1,
+                                              "unreadable": 0, "seconds": 0}
+
+
+def test_glob_patterns(tmp_path, capsys):
+    docs = _tree(tmp_path)
+    # a pattern names files as the shell would: every match, recognised or not
+    assert main(["verify", "--json", str(tmp_path / "day2" / "*.aucx")]) == 1
+    reports = _lines(capsys.readouterr().out)
+    assert [Path(r["path"]).name for r in reports] == ["cut.aucx", "not_a_zip.aucx"]
+    assert [r["format"] for r in reports] == ["aucx", "unknown"]
+    # '**' matches at any depth; a matched folder is walked (or is one document)
+    main(["verify", "--json", str(tmp_path / "**" / "ra*")])
+    assert [r["path"] for r in _lines(capsys.readouterr().out)] == [str(docs["recording"])]
+    main(["verify", "--json", str(tmp_path / "day*")])
+    paths = [r["path"] for r in _lines(capsys.readouterr().out)]
+    assert paths == [str(p) for p in sorted(docs.values())]
+
+
+def test_a_pattern_or_folder_naming_nothing_is_reported(tmp_path, capsys):
+    _tree(tmp_path)
+    pattern = str(tmp_path / "*.nothing")
+    assert main(["verify", "--json", pattern, str(tmp_path / "empty")]) == 1
+    out, err = capsys.readouterr()
+    reports = _lines(out)
+    assert [r["path"] for r in reports] == [pattern, str(tmp_path / "empty")]
+    assert [[f["code"] for f in r["findings"]] for r in reports] == [["verify.no-documents"]] * 2
+    assert not any(str(tmp_path) in f["message"] for r in reports for f in r["findings"])
+    assert _summary(err)["unreadable"] == 2
+
+
+def test_from_list_with_comments_and_stdin(tmp_path, capsys, monkeypatch):
+    _tree(tmp_path)
+    listing = tmp_path / "list.txt"
+    listing.write_text(
+        "# archives to check\n"
+        "\n"
+        f"{GOOD}\n"
+        f"   {RECORDING}   \n"
+        "  # an indented comment\n"
+        f"{tmp_path / 'missing.aucx'}\n"
+        f"{tmp_path / 'day2'}\n", encoding="utf-8")
+    assert read_list(str(listing), io.StringIO()) == [
+        str(GOOD), str(RECORDING), str(tmp_path / "missing.aucx"), str(tmp_path / "day2")]
+    assert main(["verify", "--json", "--from", str(listing)]) == 1
+    out, err = capsys.readouterr()
+    paths = [r["path"] for r in _lines(out)]
+    day2 = [str(tmp_path / "day2" / n) for n in ("cut.aucx", "run", "scans")]
+    assert paths == [str(GOOD), str(RECORDING), str(tmp_path / "missing.aucx"), *day2]
+    assert _summary(err) | {"seconds": 0} == {"files": 6, "ok": 4, "not_ok": 1,
+                                              "unreadable": 1, "seconds": 0}
+    # '-' reads the list from standard input; FILE arguments come first
+    monkeypatch.setattr("sys.stdin", io.StringIO(f"# one\n{RECORDING}\n"))
+    assert main(["verify", "--json", str(GOOD), "--from", "-"]) == 0
+    assert [r["path"] for r in _lines(capsys.readouterr().out)] == [str(GOOD), str(RECORDING)]
+    # a list of nothing verifies nothing, and starts no worker
+    monkeypatch.setattr("sys.stdin", io.StringIO("# nothing today\n\n"))
+    assert main(["verify", "--json", "--from", "-"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "" and _summary(err)["files"] == 0
+    # an unreadable list is a usage error
+    assert main(["verify", "--from", str(tmp_path / "no-list.txt")]) == 2
+    assert "cannot read --from" in capsys.readouterr().err
+
+
+def test_urls_pass_through_unchanged():
+    urls = ["https://example.org/a/b.h5", "s3://bucket/key*.aucx", "http://h/[x]"]
+    assert list(expand(urls)) == [Entry(u) for u in urls]
+
+
+def _big_archive(path: Path) -> Path:
+    """An archive of ~16 MB of signal: its checksums take far longer than a small one's."""
+    from inspector.formats.aucx import read_experiment, write_aucx
+
+    exp = read_experiment(AUCX / "syn_moving_boundary_large_s123_10x3000.aucx")
+    points = 200_000
+    rng = np.random.default_rng(0)
+    exp.radius = np.linspace(5.9, 7.2, points)
+    exp.signal = rng.normal(size=(exp.n_scans, points))
+    exp.mask = np.ones((exp.n_scans, points), dtype=bool)
+    return write_aucx(exp, path, exported_at="2026-06-01T12:00:00Z")
+
+
+def test_input_order_is_kept_with_two_jobs_and_lines_equal_single_file_verify(
+        tmp_path, capsys):
+    big = _big_archive(tmp_path / "big.aucx")
+    small = sorted(AUCX.glob("syn_*.aucx"))[:4] + [AUCX / "bad_signal_byte_flip.aucx", RECORDING]
+    files = [str(big), *map(str, small)]
+    assert main(["verify", "--json", "--jobs", "2", *files]) == 1
+    out, err = capsys.readouterr()
+    many = out.splitlines()
+    assert [json.loads(line)["path"] for line in many] == files
+    # each line is byte-identical to verifying that file alone
+    for path, line in zip(files, many, strict=True):
+        assert main(["verify", "--json", path]) in (0, 1)
+        single_out, single_err = capsys.readouterr()
+        assert single_out.splitlines() == [line]
+        assert single_err == ""  # one file: no summary, as before
+    summary = _summary(err)
+    assert (summary["files"], summary["not_ok"], summary["unreadable"]) == (len(files), 1, 0)
+
+
+def test_text_reports_in_order_with_summary_line(tmp_path, capsys):
+    files = [str(GOOD), str(AUCX / "bad_signal_byte_flip.aucx"), str(tmp_path / "nope.h5")]
+    assert main(["verify", "--jobs", "2", *files]) == 1
+    out, err = capsys.readouterr()
+    heads = [line for line in out.splitlines() if not line.startswith(" ")]
+    assert heads == [f"{files[0]}: aucx: OK", f"{files[1]}: aucx: NOT OK",
+                     f"{files[2]}: unknown: NOT OK"]
+    assert err.splitlines()[-1].startswith(
+        "inspector verify: 3 files: 1 ok, 1 not ok, 1 unreadable (")
+
+
+def test_exit_codes_and_integrity_only(tmp_path, capsys):
+    # a recording and an archive whose experiment breaks a structure rule (integrity ok)
+    from inspector.formats.aucx import read_experiment, write_aucx
+
+    exp = read_experiment(GOOD)
+    exp.scans[1]["scan_id"] = exp.scans[0]["scan_id"]  # scan_ids stay distinct
+    dup = write_aucx(exp, tmp_path / "dup.aucx", exported_at="2026-06-01T12:00:00Z")
+    with open_document(dup) as doc:
+        doc.verify()
+        assert doc.ok and not doc.structure_ok
+    files = [str(RECORDING), str(dup)]
+    assert main(["verify", "--json", "--jobs", "2", *files]) == 1
+    capsys.readouterr()
+    assert main(["verify", "--json", "--jobs", "2", "--integrity-only", *files]) == 0
+    assert main(["verify", "--json", "--jobs", "2", str(GOOD), str(RECORDING)]) == 0
+    assert _summary(capsys.readouterr().err)["ok"] == 2
+
+
+# -- workers that crash, hang or allocate without bound: one file's verdict only ----------
+
+def misbehave(name: str, options: VerifyOptions) -> Outcome:
+    """Verify ``name``, unless its name asks this worker to die, hang or hog memory."""
+    base = os.path.basename(name)
+    if base.startswith("crash"):
+        os._exit(70)
+    if base.startswith("hang"):
+        time.sleep(120)
+    if base.startswith("hog"):
+        bytearray(8 << 30)  # more than the cap of the test below
+    return verify_entry(name, options)
+
+
+def test_a_crashing_or_hanging_worker_fails_only_its_file(tmp_path):
+    names = ["a.aucx", "crash.aucx", "b.aucx", "hang.aucx", "hog.aucx", "c.aucx"]
+    for name in names:
+        shutil.copy(GOOD, tmp_path / name)
+    entries = [Entry(str(tmp_path / n)) for n in names]
+    options = VerifyOptions(render_document, as_json=True)
+    workers = LocalWorkers(2, options, timeout=5, memory_limit=3 << 30, work=misbehave)
+    out, err = io.StringIO(), io.StringIO()
+    counts = verify_many(entries, options, RunConfig(jobs=2), out, err, workers=workers)
+    reports = _lines(out.getvalue())
+    assert [r["path"] for r in reports] == [e.name for e in entries]
+    codes = [[f["code"] for f in r["findings"] if f["severity"] == "error"] for r in reports]
+    assert codes == [[], ["verify.worker-crashed"], [], ["verify.timeout"],
+                     ["internal.verify-failed"], []]
+    assert "MemoryError" in reports[4]["findings"][0]["message"]
+    assert (counts.ok, counts.not_ok, counts.unreadable) == (3, 0, 3)
+    assert _summary(err.getvalue())["unreadable"] == 3
+
+
+def which_process(name: str, options: VerifyOptions) -> Outcome:
+    """The id of the worker process that got ``name``."""
+    return Outcome(name, Status.OK, str(os.getpid()))
+
+
+def test_a_worker_is_replaced_after_its_share_of_files(monkeypatch):
+    monkeypatch.setattr("inspector.batch.local.RECYCLE_AFTER", 2)
+    options = VerifyOptions(render_document, as_json=True)
+    workers = LocalWorkers(1, options, work=which_process)
+    out = io.StringIO()
+    entries = [Entry(f"f{i}") for i in range(6)]
+    counts = verify_many(entries, options, RunConfig(jobs=1), out, io.StringIO(), workers=workers)
+    pids = out.getvalue().split()
+    assert counts.ok == 6 and len(pids) == 6
+    assert pids[0] == pids[1] != pids[2] == pids[3] != pids[4] == pids[5]
+    assert os.getpid() not in map(int, pids)
+
+
+def test_status_of_documents():
+    with open_document(GOOD) as doc:
+        doc.verify()
+        assert status_of(doc) == Status.OK
+    with open_document(AUCX / "bad_signal_byte_flip.aucx") as doc:
+        doc.verify()
+        assert status_of(doc) == Status.NOT_OK
+    with open_document(AUCX / "bad_not_a_zip.aucx") as doc:
+        assert status_of(doc) == Status.UNREADABLE
+
+
+# -- Dask ---------------------------------------------------------------------------------
+
+def test_dask_cluster_gives_the_same_lines(tmp_path, capsys):
+    distributed = pytest.importorskip("distributed")
+    files = [str(GOOD), str(AUCX / "bad_truncated.aucx"), str(RECORDING), str(tmp_path / "no.h5")]
+    assert main(["verify", "--json", "--jobs", "2", *files]) == 1
+    local = capsys.readouterr().out
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  host="127.0.0.1", protocol="tcp://",
+                                  dashboard_address=None) as cluster:
+        assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
+        assert main(["verify", "--json", "--dask", cluster.scheduler_address, *files]) == 1
+    out, err = capsys.readouterr()
+    assert out == local
+    assert _summary(err) | {"seconds": 0} == {"files": 4, "ok": 2, "not_ok": 1,
+                                              "unreadable": 1, "seconds": 0}
+
+
+def test_dask_without_distributed_is_a_clear_usage_error(monkeypatch, capsys):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_distributed(name, *args, **kwargs):
+        if name == "distributed" or name.startswith("distributed."):
+            raise ImportError("No module named 'distributed'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_distributed)
+    assert main(["verify", "--dask", "tcp://127.0.0.1:1", str(GOOD)]) == 2
+    assert "pip install" in capsys.readouterr().err
+
+
+def test_progress_line_only_when_asked_or_on_a_terminal(capsys):
+    files = [str(GOOD), str(RECORDING)]
+    assert main(["verify", "--json", "--jobs", "2", *files]) == 0
+    err = capsys.readouterr().err
+    assert "\r" not in err and len(err.splitlines()) == 1  # the summary alone
+    assert main(["verify", "--json", "--jobs", "2", "--progress", *files]) == 0
+    err = capsys.readouterr().err
+    drawn, _, summary = err.rpartition("\r")
+    states = drawn.split("\r")[1:]  # each redraw (or erasure) starts with a carriage return
+    shown = [s for s in states if s.strip()]
+    assert shown and all(re.fullmatch(r"verify: [0-2]/2 files, [0-2] ok, 0 not ok, "
+                                      r"0 unreadable, [0-2] running, [0-9.]+ files/s *", s)
+                         for s in shown)
+    assert states[-1].strip() == ""  # the line is erased before the summary
+    assert json.loads(summary)["summary"]["ok"] == 2

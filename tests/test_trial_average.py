@@ -399,9 +399,11 @@ def test_continuous_default_window_nullable_bool_prestimulus(tmp_path, block_tri
     flags[0] = flags[9] = None
     meta = {"correct": Col("nullable", "boolean", flags)}
     path = tmp_path / "b.h5"
+    # a per-trial trial_info/trial_window (trials, 2), as trial_starts/trial_ends give
     write(path, arr, mode="continuous", onsets=onsets, ids=list(range(n)), meta=meta,
-          starts=starts, ends=ends, chunks=(64, 3))
+          starts=starts, ends=ends, chunks=(64, 3), trial_window=np.stack([-pre, post], axis=1))
     doc = opened(path)
+    assert doc.trials.trial_window.tolist() == np.stack([-pre, post], axis=1).tolist()
     df = trial_average(doc, "correct", baseline="prestimulus")
     valid = np.stack([-pre, post], axis=1)
     window = (int(-pre.max()), int(post.max()))
@@ -501,6 +503,8 @@ def test_errors(tmp_path, fixtures):
     write(path, arr, mode="epochs", onsets=np.full(6, 2, np.int64), ids=[1] * 6,
           meta={"x": Col("numpy", "int64", [1] * 6)})
     doc = opened(path)
+    assert doc.trials.baseline.tolist() == [-2, 0]  # trial_info/baseline as written
+    doc.trials = dataclasses.replace(doc.trials, baseline=None)  # a recording without one
     with pytest.raises(ValueError, match="no trial_meta column"):
         trial_average(doc, "nope")
     with pytest.raises(ValueError, match="holds no sample"):

@@ -80,7 +80,8 @@ def legend_labels(view) -> list[str]:
 def test_condition_average_draws_mean_and_sem_bands(qtbot, jobs):
     panel, doc, _ = make_panel(qtbot, jobs, EPOCHS, by="cond", channels=[1])
     view = panel.average
-    expected = trial_average(doc, "cond", channels=[1])
+    assert panel.baseline() == "recorded"  # trial_info/baseline by default
+    expected = trial_average(doc, "cond", channels=[1], baseline="recorded")
     pd.testing.assert_frame_equal(view.frame, expected)
     labels, conditions = condition_of_trials(doc, "cond")
     assert [c.label for c in conditions] == ["low", "mid", "high"]  # category order
@@ -105,7 +106,8 @@ def test_condition_average_draws_mean_and_sem_bands(qtbot, jobs):
     assert (bottom.labelText, bottom.labelUnits) == ("time from stimulus onset", "s")
     onset = [i for i in view.plot_item.items if isinstance(i, pg.InfiniteLine)]
     assert [line.value() for line in onset] == [0.0]
-    assert view.status.text() == "3 conditions, 10 trials, window -32 to 96 ms at 500 Hz"
+    assert view.status.text() == ("3 conditions, 10 trials, window -32 to 96 ms at 500 Hz, "
+                                 "baseline-corrected")
 
 
 def test_condition_check_list_chooses_what_is_drawn(qtbot, jobs):
@@ -144,11 +146,12 @@ def test_missing_values_are_a_group_labelled_missing(qtbot, jobs):
 def test_several_channels_are_told_apart_by_line_style(qtbot, jobs):
     panel, doc, _ = make_panel(qtbot, jobs, COO, by="block", channels=[0, 3])
     view = panel.average
-    pd.testing.assert_frame_equal(view.frame, trial_average(doc, "block", channels=[0, 3]))
+    pd.testing.assert_frame_equal(view.frame, trial_average(doc, "block", channels=[0, 3],
+                                                                baseline="recorded"))
     names = [name for name, *_ in view.curves()]
     assert names[:2] == ["0 · u00", "0 · u03"] and len(names) == 8
     assert legend_labels(view)[-2:] == ["u00", "u03"]  # line-style key
-    assert view.plot_item.getAxis("left").labelText == "mean response (MUA)"
+    assert view.plot_item.getAxis("left").labelText == "mean response (MUA), baseline-corrected"
 
 
 def test_window_and_baseline_controls(qtbot, jobs):
@@ -273,7 +276,8 @@ def test_trial_image_rows_sorted_with_boundaries(qtbot, jobs):
     img = panel.image
     assert img.sort_by() == "stim_index" and img.channel() == 2
     order = trial_order(doc, "stim_index")
-    expected = trial_matrix(doc, 2, order=order.order, max_bins=img.pixel_bins())
+    expected = trial_matrix(doc, 2, order=order.order, max_bins=img.pixel_bins(),
+                            baseline="recorded")
     np.testing.assert_array_equal(img.matrix.values, expected.values)
     np.testing.assert_array_equal(img.img_item.image, expected.values)
     assert img.matrix.values.shape == (24, 40)  # 40 samples fit the width: not binned
@@ -306,7 +310,7 @@ def test_trial_image_is_binned_to_the_view_width(qtbot, jobs, monkeypatch, tmp_p
     assert bins < 3000 and m.values.shape[1] <= bins and m.bin_samples == -(-3000 // bins)
     np.testing.assert_array_equal(
         m.values, trial_matrix(doc, 0, order=trial_order(doc, STIMULUS).order,
-                               max_bins=bins).values)
+                               max_bins=bins, baseline="recorded").values)
 
 
 def test_clicking_a_row_selects_its_trial(qtbot, jobs):
@@ -330,7 +334,8 @@ def test_clicking_a_row_selects_its_trial(qtbot, jobs):
     assert panel.selected_box.isEnabled() and panel.selected_box.text().endswith("(2)")
     panel.selected_box.setChecked(True)
     qtbot.waitUntil(lambda: settled(panel), timeout=20000)
-    expected = trial_average(doc, "hand", channels=[0], trials=selection.trials)
+    expected = trial_average(doc, "hand", channels=[0], trials=selection.trials,
+                             baseline="recorded")
     pd.testing.assert_frame_equal(panel.average.frame, expected)
 
 

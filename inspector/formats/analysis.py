@@ -21,11 +21,13 @@ Time axis (VneuroTK on-disk notes §3; the reference's ``trial_window`` and
   thus means the onset is sample 16 of each epoch.
 * continuous ``(time, channels)``: trial ``i`` is cut on the fly around
   ``vision_onsets[i]`` (an absolute sample).
-* Default window: ``trial_window`` when the document offers it
+* Default window: continuous, ``trial_window`` when the document offers it
   (:attr:`~inspector.formats.capabilities.TrialStructure.trial_window`),
-  else each trial's own ``[trial_start - onset, trial_end - onset)`` (what
-  the reference derives ``trial_starts``/``trial_ends`` from), else (epochs)
-  the whole epoch.  With per-trial windows the time axis is their union and
+  else each trial's own ``[trial_start - onset, trial_end - onset)``;
+  epochs, each epoch's own ``[trial_start - onset, trial_end - onset)``
+  (the samples the epoch holds; the reference cuts epochs with
+  ``trial_window``, so both agree in its files), else ``trial_window``,
+  else the whole epoch.  With per-trial windows the time axis is their union and
   each trial contributes only inside its own window.
 * ``time`` is in seconds (``offset / sampling_rate_hz``) when the sampling
   rate is known, else in samples; ``window`` and ``baseline`` are given in
@@ -444,12 +446,15 @@ def _anchors(trials: TrialStructure, ref: ArrayRef, n: int) -> np.ndarray:
 def _recorded_windows(trials: TrialStructure, anchors: np.ndarray, length: int) -> np.ndarray:
     """Each trial's own ``[start, stop)`` offsets (see the module notes)."""
     n = anchors.shape[0]
-    if trials.trial_window is not None:
+    epochs = trials.data_mode == "epochs"
+    if trials.trial_window is not None and not epochs:
         return _per_trial(trials.trial_window, n, "trial_window")
     s, e = trials.trial_starts, trials.trial_ends
     if s is not None and e is not None and s.shape == (n,) and e.shape == (n,):
         return np.stack([s.astype(np.int64) - anchors, e.astype(np.int64) - anchors], axis=1)
-    if trials.data_mode == "epochs":
+    if trials.trial_window is not None:
+        return _per_trial(trials.trial_window, n, "trial_window")
+    if epochs:
         return np.stack([-anchors, length - anchors], axis=1)
     raise ValueError("the recording gives no trial window: pass window=(start, stop)")
 
@@ -1204,6 +1209,8 @@ class TrialAxis:
             to its own window within it.
         sampling_rate_hz: samples per second, or None (then times are samples).
         has_recorded_baseline: ``trial_info/baseline`` is present.
+        baseline_samples: the recorded baseline's ``[start, stop)`` offsets
+            from onset when every trial shares it (``(-16, 0)``), else None.
     """
 
     trials: int
@@ -1213,6 +1220,7 @@ class TrialAxis:
     per_trial: bool
     sampling_rate_hz: float | None
     has_recorded_baseline: bool
+    baseline_samples: tuple[int, int] | None = None
 
     @property
     def time_unit(self) -> str:
@@ -1238,9 +1246,14 @@ def trial_axis(document: Document) -> TrialAxis:
     n_ch = int(ref.shape[-1])
     listed = [str(x) for x in names] if isinstance(names, list) and len(names) == n_ch else []
     trials = document.trials
+    recorded = trials.baseline if trials is not None else None
+    shared: tuple[int, int] | None = None
+    if recorded is not None:
+        rows = _per_trial(recorded, int(plan.anchors.shape[0]), "trial_info baseline")
+        if rows.shape[0] and np.all(rows == rows[0]):
+            shared = (int(rows[0, 0]), int(rows[0, 1]))
     return TrialAxis(int(plan.anchors.shape[0]), n_ch, listed, plan.window,
-                     plan.valid is not None, plan.sfreq,
-                     trials is not None and trials.baseline is not None)
+                     plan.valid is not None, plan.sfreq, recorded is not None, shared)
 
 
 @dataclass(frozen=True)

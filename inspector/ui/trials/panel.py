@@ -238,6 +238,8 @@ class TrialsPanel(QWidget):
             if value == RECORDED and not self.axis.has_recorded_baseline:
                 continue
             self.base_combo.addItem(label, value)
+        # baseline correction by default when the recording gives one (trial_info/baseline)
+        self.base_combo.setCurrentIndex(max(0, self.base_combo.findData(RECORDED)))
         self.base_from, self.base_to = self._spin(), self._spin()
         self.base_combo.currentIndexChanged.connect(self._baseline_changed)
         self.set_default_window()
@@ -266,7 +268,8 @@ class TrialsPanel(QWidget):
             spin.blockSignals(True)
             spin.setValue(self._to_spin(v))
             spin.blockSignals(False)
-        for spin, v in ((self.base_from, w0), (self.base_to, 0)):
+        b0, b1 = self.axis.baseline_samples or (w0, 0)
+        for spin, v in ((self.base_from, b0), (self.base_to, b1)):
             spin.blockSignals(True)
             spin.setValue(self._to_spin(v))
             spin.blockSignals(False)

@@ -42,9 +42,11 @@ are skipped; ``n`` counts the trials with a non-NaN value at that point;
 ``n < 2`` (as ``pandas`` ``sem``).  Integer and boolean samples are converted
 to float64 first (no overflow).  Infinite samples make the statistics of
 their point non-finite.  Count, mean and sum of squared deviations are
-updated trial by trial with Welford's algorithm in float64 (numerically
-stable: no sum of squares is ever subtracted), in place on the
-accumulators.
+computed per condition of each block in two passes (grouped sums over the
+trials sorted by condition, ``numpy.add.reduceat``, float64) and merged into
+the accumulators with the pairwise form of Welford's algorithm (Chan, Golub
+and LeVeque 1979): numerically stable, no sum of squares is ever
+subtracted, and no Python loop over trials.
 
 Baseline: ``baseline=(start, stop)`` subtracts, from each trial and channel,
 its NaN-aware mean over that window (which may lie outside ``window``);
@@ -64,16 +66,18 @@ float64 temporaries of one slab of channels of one block (a few times
 
 Threads: an array that offers its stored chunks (``chunk_layout()`` and
 ``read_raw_chunk(offset)``, as the recording's ``H5DatasetRef`` does) with
-only shuffle and deflate filters (:data:`DECODABLE`) is decoded chunk by
-chunk on the shared pool (:func:`inspector.formats.workers.pool`, opened by
-the entry points): the stored bytes are fetched under h5py's lock, inflated
-by libdeflate when the system has it (:data:`LIBDEFLATE`, about twice as fast
-as zlib) or by :mod:`zlib`, both without the GIL, and only the chosen
-channels are unshuffled.  A piece the pool has not started when it is needed
-is decoded by the waiting thread itself, so a saturated pool cannot
-deadlock.  Other storage (contiguous, COO, Fletcher-32 or other filters) is
-read with ``ArrayRef.read`` on the calling thread, as HDF5 serialises its
-own decompression.  Run it off the GUI thread; it mutates nothing shared.
+only shuffle and deflate filters (:data:`DECODABLE`) is decoded chunk by chunk
+on the shared pool (:func:`inspector.formats.workers.pool`, opened by the
+entry points): the stored bytes are fetched (a recording reads them with
+``os.pread`` outside h5py's lock, ``vneurotk.chunks.ChunkFile``, so reads run
+in parallel too), inflated by libdeflate when the system has it
+(:data:`LIBDEFLATE`, about twice as fast as zlib) or by :mod:`zlib`, both
+without the GIL, and only the chosen channels are unshuffled. A piece the pool
+has not started when it is needed is decoded by the waiting thread itself, so
+a saturated pool cannot deadlock. Other storage (contiguous, COO, Fletcher-32
+or other filters) is read with ``ArrayRef.read`` on the calling thread, as
+HDF5 serialises its own decompression. Run it off the GUI thread; it mutates
+nothing shared.
 
 Nothing here imports Qt.
 """
@@ -919,18 +923,24 @@ def _boxes(plan: _Plan, idx: np.ndarray,
 
 def _gather(plan: _Plan, idx: np.ndarray, arrays: list[np.ndarray], owner: np.ndarray,
             base: np.ndarray, cols: slice) -> np.ndarray:
-    """float64 ``(trials, hull, channels[cols])``: each trial's hull, NaN outside the data."""
+    """float64 ``(trials, hull, channels[cols])``: each trial's hull, NaN outside the data.
+
+    One fancy-indexed gather over the block's boxes (no per-trial loop).
+    """
     h0, h1 = plan.hull
     width = len(plan.channels)
-    flats = [x.reshape(-1, width) for x in arrays]
-    start = plan.anchors[idx] + h0
-    first = np.clip(-start, 0, h1 - h0).tolist()
-    last = np.clip(plan.length - start, 0, h1 - h0).tolist()
-    out = np.full((idx.shape[0], h1 - h0, len(range(width)[cols])), np.nan)
-    for j, (f, e, o, b) in enumerate(zip(first, last, owner.tolist(), base.tolist(),
-                                         strict=True)):
-        if e > f:
-            out[j, f:e] = flats[o][b + f:b + e, cols]
+    flats = [x.reshape(-1, width)[:, cols] for x in arrays]
+    flat = flats[0] if len(flats) == 1 else np.concatenate(flats)
+    box_start = np.cumsum([0] + [f.shape[0] for f in flats[:-1]]).astype(np.int64)
+    k = np.arange(h1 - h0, dtype=np.int64)
+    at = (plan.anchors[idx] + h0)[:, None] + k
+    inside = (at >= 0) & (at < plan.length)
+    pos = np.where(inside, (box_start[owner] + base)[:, None] + k, 0)
+    if flat.shape[0] == 0:
+        return np.full(pos.shape + (flat.shape[1],), np.nan)
+    out = flat[pos].astype(np.float64)
+    if not inside.all():
+        out[~inside] = np.nan
     return out
 
 
@@ -970,24 +980,36 @@ class _Moments:
     def add(self, codes: np.ndarray, x: np.ndarray, cols: slice) -> None:
         """Fold trials ``x`` ``(k, times, channels[cols])`` of conditions ``codes`` ``(k,)``.
 
-        Welford's update, one trial at a time over all its points (in place
-        on views of the accumulators); NaN points leave their point unchanged.
+        Each condition of the block gets its count, mean and sum of squared
+        deviations in two passes over its trials (grouped sums with
+        ``numpy.add.reduceat`` over trials sorted by condition, float64), then
+        is merged into the accumulators with the pairwise update of Chan,
+        Golub and LeVeque (1979), the batch form of Welford's algorithm:
+        ``delta = mean_b - mean_a``, ``mean += delta * n_b / n``,
+        ``m2 += m2_b + delta**2 * n_a * n_b / n``.  NaN points are skipped.
         """
-        with np.errstate(invalid="ignore"):
-            for g, xj in zip(codes.tolist(), x, strict=True):
-                n, mean, m2 = self.n[g, :, cols], self.mean[g, :, cols], self.m2[g, :, cols]
-                nan = np.isnan(xj)
-                if nan.any():
-                    ok = ~nan
-                    n += ok
-                    d = np.where(ok, xj - mean, 0.0)
-                    mean += d / np.maximum(n, 1)
-                    m2 += d * np.where(ok, xj - mean, 0.0)
-                else:
-                    n += 1
-                    d = xj - mean
-                    mean += d / n
-                    m2 += d * (xj - mean)
+        order = np.argsort(codes, kind="stable")
+        sorted_codes = codes[order]
+        groups, starts, sizes = np.unique(sorted_codes, return_index=True, return_counts=True)
+        xs = x[order]
+        ok = ~np.isnan(xs)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            nb = np.add.reduceat(ok, starts, axis=0, dtype=np.int64)
+            total = np.add.reduceat(np.where(ok, xs, 0.0), starts, axis=0)
+            mb = np.where(nb > 0, total / np.maximum(nb, 1), 0.0)
+            d = np.where(ok, xs - np.repeat(mb, sizes, axis=0), 0.0)
+            m2b = np.add.reduceat(d * d, starts, axis=0)
+            na = self.n[groups, :, cols]
+            ma = self.mean[groups, :, cols]
+            n = na + nb
+            share = nb / np.maximum(n, 1)
+            delta = mb - ma
+            some = nb > 0
+            self.mean[groups, :, cols] = np.where(some, ma + delta * share, ma)
+            self.m2[groups, :, cols] = np.where(
+                some, self.m2[groups, :, cols] + m2b + delta * delta * na * share,
+                self.m2[groups, :, cols])
+            self.n[groups, :, cols] = n
 
     def stats(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(mean, sem, n)``; NaN mean for n == 0, NaN sem for n < 2."""

@@ -923,24 +923,18 @@ def _boxes(plan: _Plan, idx: np.ndarray,
 
 def _gather(plan: _Plan, idx: np.ndarray, arrays: list[np.ndarray], owner: np.ndarray,
             base: np.ndarray, cols: slice) -> np.ndarray:
-    """float64 ``(trials, hull, channels[cols])``: each trial's hull, NaN outside the data.
-
-    One fancy-indexed gather over the block's boxes (no per-trial loop).
-    """
+    """float64 ``(trials, hull, channels[cols])``: each trial's hull, NaN outside the data."""
     h0, h1 = plan.hull
     width = len(plan.channels)
-    flats = [x.reshape(-1, width)[:, cols] for x in arrays]
-    flat = flats[0] if len(flats) == 1 else np.concatenate(flats)
-    box_start = np.cumsum([0] + [f.shape[0] for f in flats[:-1]]).astype(np.int64)
-    k = np.arange(h1 - h0, dtype=np.int64)
-    at = (plan.anchors[idx] + h0)[:, None] + k
-    inside = (at >= 0) & (at < plan.length)
-    pos = np.where(inside, (box_start[owner] + base)[:, None] + k, 0)
-    if flat.shape[0] == 0:
-        return np.full(pos.shape + (flat.shape[1],), np.nan)
-    out = flat[pos].astype(np.float64)
-    if not inside.all():
-        out[~inside] = np.nan
+    flats = [x.reshape(-1, width) for x in arrays]
+    start = plan.anchors[idx] + h0
+    first = np.clip(-start, 0, h1 - h0).tolist()
+    last = np.clip(plan.length - start, 0, h1 - h0).tolist()
+    out = np.full((idx.shape[0], h1 - h0, len(range(width)[cols])), np.nan)
+    for j, (f, e, o, b) in enumerate(zip(first, last, owner.tolist(), base.tolist(),
+                                         strict=True)):
+        if e > f:
+            out[j, f:e] = flats[o][b + f:b + e, cols]
     return out
 
 
@@ -980,36 +974,46 @@ class _Moments:
     def add(self, codes: np.ndarray, x: np.ndarray, cols: slice) -> None:
         """Fold trials ``x`` ``(k, times, channels[cols])`` of conditions ``codes`` ``(k,)``.
 
-        Each condition of the block gets its count, mean and sum of squared
-        deviations in two passes over its trials (grouped sums with
-        ``numpy.add.reduceat`` over trials sorted by condition, float64), then
-        is merged into the accumulators with the pairwise update of Chan,
-        Golub and LeVeque (1979), the batch form of Welford's algorithm:
-        ``delta = mean_b - mean_a``, ``mean += delta * n_b / n``,
-        ``m2 += m2_b + delta**2 * n_a * n_b / n``.  NaN points are skipped.
+        One step per condition of the block, not per trial: its trials
+        (sorted by condition, a contiguous slab) give their count, mean and
+        sum of squared deviations in two passes (float64), merged into the
+        accumulators, in place, with the pairwise form of Welford's update
+        (Chan, Golub and LeVeque 1979): ``delta = mean_b - mean_a``,
+        ``mean += delta * n_b / n``, ``m2 += m2_b + delta**2 * n_a * n_b / n``.
+        NaN points are skipped (they leave their point unchanged).
         """
         order = np.argsort(codes, kind="stable")
-        sorted_codes = codes[order]
-        groups, starts, sizes = np.unique(sorted_codes, return_index=True, return_counts=True)
-        xs = x[order]
-        ok = ~np.isnan(xs)
+        groups, starts, sizes = np.unique(codes[order], return_index=True, return_counts=True)
+        xs = x[order] if not np.array_equal(order, np.arange(order.shape[0])) else x
+        nan_free = not np.isnan(xs).any()
         with np.errstate(invalid="ignore", divide="ignore"):
-            nb = np.add.reduceat(ok, starts, axis=0, dtype=np.int64)
-            total = np.add.reduceat(np.where(ok, xs, 0.0), starts, axis=0)
-            mb = np.where(nb > 0, total / np.maximum(nb, 1), 0.0)
-            d = np.where(ok, xs - np.repeat(mb, sizes, axis=0), 0.0)
-            m2b = np.add.reduceat(d * d, starts, axis=0)
-            na = self.n[groups, :, cols]
-            ma = self.mean[groups, :, cols]
-            n = na + nb
-            share = nb / np.maximum(n, 1)
-            delta = mb - ma
+            for g, a, k in zip(groups.tolist(), starts.tolist(), sizes.tolist(), strict=True):
+                self._merge(g, cols, xs[a:a + k], nan_free)
+
+    def _merge(self, g: int, cols: slice, block: np.ndarray, nan_free: bool) -> None:
+        """Merge the moments of ``block`` ``(k, times, channels)`` into condition ``g``."""
+        n, mean, m2 = self.n[g, :, cols], self.mean[g, :, cols], self.m2[g, :, cols]
+        if nan_free:
+            nb: Any = block.shape[0]
+            mb = block.mean(axis=0)
+            d = block - mb
+        else:
+            ok = ~np.isnan(block)
+            nb = ok.sum(axis=0)
+            mb = np.where(ok, block, 0.0).sum(axis=0) / np.maximum(nb, 1)
+            d = np.where(ok, block - mb, 0.0)
+        m2b = np.einsum("ktc,ktc->tc", d, d)
+        na = n.copy()
+        n += nb
+        share = nb / np.maximum(n, 1)
+        delta = mb - mean
+        if nan_free:
+            mean += delta * share
+            m2 += m2b + delta * delta * na * share
+        else:
             some = nb > 0
-            self.mean[groups, :, cols] = np.where(some, ma + delta * share, ma)
-            self.m2[groups, :, cols] = np.where(
-                some, self.m2[groups, :, cols] + m2b + delta * delta * na * share,
-                self.m2[groups, :, cols])
-            self.n[groups, :, cols] = n
+            mean += np.where(some, delta * share, 0.0)
+            m2 += np.where(some, m2b + delta * delta * na * share, 0.0)
 
     def stats(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(mean, sem, n)``; NaN mean for n == 0, NaN sem for n < 2."""

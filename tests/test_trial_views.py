@@ -151,7 +151,7 @@ def test_several_channels_are_told_apart_by_line_style(qtbot, jobs):
     names = [name for name, *_ in view.curves()]
     assert names[:2] == ["0 · u00", "0 · u03"] and len(names) == 8
     assert legend_labels(view)[-2:] == ["u00", "u03"]  # line-style key
-    assert view.plot_item.getAxis("left").labelText == "mean response (MUA), baseline-corrected"
+    assert view.plot_item.getAxis("left").labelText == "mean (MUA), baseline-corrected"
 
 
 def test_window_and_baseline_controls(qtbot, jobs):

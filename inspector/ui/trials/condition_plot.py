@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QIcon, QPalette, QPixmap
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -56,8 +56,10 @@ from inspector.ui.trials.common import (
 MAX_SHOWN = 12
 #: Layout row of the legend in the plot item (under the time axis and its label).
 LEGEND_ROW = 5
-#: Width given to one legend entry when choosing its number of columns.
+#: Narrowest legend entry (pixels): the first guess of the number of columns.
 LEGEND_ENTRY_PX = 92
+#: Slack kept beside the legend (pixels).
+LEGEND_PAD_PX = 8
 #: Band opacity (0-255).
 BAND_ALPHA = 55
 #: Columns of the CSV export, exactly those of ``trial_average``.
@@ -179,7 +181,16 @@ class ConditionPlot(PlotView):
             self.plot_item.legend = legend
             self._legend = legend
             self.plot_item.vb.sigResized.connect(self._legend_columns)
+            # a legend wider than the view keeps the plot item (and its view box)
+            # wide: follow the view's own size
+            self.plot_widget.installEventFilter(self)
         return self._legend
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        """Refit the legend's columns when the plot widget is resized."""
+        if watched is self.plot_widget and event.type() == QEvent.Type.Resize:
+            self._legend_columns()
+        return super().eventFilter(watched, event)
 
     def show_legend(self, shown: bool) -> None:
         """Show or hide the legend (its row is given back to the plot when hidden)."""
@@ -192,10 +203,22 @@ class ConditionPlot(PlotView):
         legend.setVisible(shown)
 
     def _legend_columns(self, *_args: Any) -> None:
+        """The most legend columns whose entries fit the width of the view (not
+        of the plot item, which a too wide legend would itself widen)."""
         legend = self.add_legend()
-        fit = max(1, int(self.plot_item.vb.width() // LEGEND_ENTRY_PX))
-        if legend.columnCount != fit:
-            legend.setColumnCount(fit)
+        room = self.plot_widget.viewport().width() - self.plot_item.getAxis("left").width()
+        cols = max(1, min(len(legend.items), int(room // LEGEND_ENTRY_PX)))
+        while True:
+            if legend.columnCount != cols:
+                legend.setColumnCount(cols)
+            need = legend.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()
+            if cols == 1 or need <= room - LEGEND_PAD_PX:
+                break
+            cols -= 1
+        view = self.plot_widget
+        if self.plot_item.width() > view.viewport().width() + 0.5:
+            # the plot item kept the width of a wider legend: give it the view's again
+            self.plot_item.setGeometry(view.range)
 
     def reset_view(self) -> None:
         """The whole window and every drawn curve and band in view."""
@@ -204,7 +227,8 @@ class ConditionPlot(PlotView):
         vb.updateAutoRange()  # now, not at the next paint
 
     def _left_label(self, corrected: bool) -> str:
-        text = "mean response"
+        # short enough to fit the height of a small plot when corrected
+        text = "mean" if corrected else "mean response"
         if self._unit:
             text += f" ({self._unit})"
         return text + (", baseline-corrected" if corrected else "")

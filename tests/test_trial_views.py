@@ -413,6 +413,31 @@ def test_legend_sits_under_the_plot_and_can_be_hidden(qtbot, jobs):
     assert legend.isVisible() and legend_labels(view) == ["low (n=4)", "mid (n=3)", "high (n=3)"]
 
 
+def test_legend_columns_fit_the_view(qtbot, jobs):
+    # 5 stimulus IDs with long labels in a narrow pane: the legend never widens the plot
+    panel, doc, _ = make_panel(qtbot, jobs, EPOCHS, by=STIMULUS, channels=[0], size=(560, 700))
+    view = panel.average
+    width = view.plot_widget.viewport().width()
+    qtbot.waitUntil(lambda: view.plot_item.width() <= width + 0.5, timeout=10000)
+    legend = view.plot_item.legend
+    assert 1 <= legend.columnCount < 5 and len(legend.items) == 5
+    assert legend.effectiveSizeHint(Qt.SizeHint.MinimumSize).width() <= width
+    panel.resize(1200, 700)  # wider: more columns, still inside the view
+    qtbot.waitUntil(lambda: view.plot_widget.viewport().width() > width, timeout=10000)
+    qtbot.waitUntil(lambda: legend.columnCount == 5, timeout=10000)
+    assert view.plot_item.width() <= view.plot_widget.viewport().width() + 0.5
+
+
+def test_baseline_defaults_to_the_recorded_one(qtbot, jobs):
+    panel, doc, _ = make_panel(qtbot, jobs, CONTINUOUS, by="hand", channels=[0])
+    # trial_info/baseline [-10, 0] samples at 250 Hz
+    assert panel.base_combo.currentText() == "recorded (trial_info)"
+    assert panel.average.frame.attrs["baseline_samples"][0] == [-10, 0]
+    panel.set_baseline("custom")
+    assert (panel.base_from.value(), panel.base_to.value()) == (-40.0, 0.0)
+    assert panel.baseline() == (-0.04, 0.0)
+
+
 def test_views_follow_the_palette(qtbot, jobs):
     from PySide6.QtGui import QColor, QPalette
 

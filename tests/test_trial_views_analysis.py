@@ -182,6 +182,15 @@ def test_continuous_default_window_from_trial_window(fixtures, block_trials):
     compare(trial_average(doc, "stimulus", channels=[2], baseline="recorded"), expected, 256.0)
 
 
+def test_days_are_labelled_as_dates(fixtures):
+    doc = opened(fixtures / V1 / "epochs_dense_f64_strids.h5")
+    _labels, conds = condition_of_trials(doc, "session_day")
+    assert [c.label for c in conds] == ["2024-03-01", "2024-03-02"]
+    assert conds[0].value == pd.Timestamp("2024-03-01") and conds[0].kind == "Timestamp"
+    _labels, conds = condition_of_trials(doc, "session_start")  # times keep their time
+    assert [c.label for c in conds] == ["2024-03-01 18:00:00+09:00", "2024-03-02 23:30:00+09:00"]
+
+
 def test_condition_of_value_is_typed():
     assert condition_of_value(np.int64(3)) == Condition(3, "int")
     assert condition_of_value("3") != condition_of_value(3) != condition_of_value(True)

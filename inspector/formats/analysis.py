@@ -254,6 +254,8 @@ def _labelled(conditions: list[Condition]) -> list[Condition]:
             base.append("missing")
         elif c.kind == "bin":
             base.append(_bin_text(c.value, digits))
+        elif isinstance(c.value, pd.Timestamp) and c.value == c.value.normalize():
+            base.append(c.value.strftime("%Y-%m-%d%z"))  # a day: no 00:00:00
         else:
             base.append(str(c.value))
     seen: dict[str, int] = {}

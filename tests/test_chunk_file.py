@@ -86,3 +86,16 @@ def test_file_shorter_than_its_index(tmp_path):
     with pytest.raises(OSError, match="holds 10 of"):
         reader.read((3000, 0))
     f.close()
+
+
+def test_other_drivers_and_systems_use_hdf5(monkeypatch):
+    with h5py.File(SMALL_CHUNKS, "r", driver="core") as f:  # in memory: no file to pread
+        assert ChunkFile.open(f["neuro"]) is None
+    monkeypatch.delattr("os.pread")  # as on Windows
+    with h5py.File(SMALL_CHUNKS, "r") as f:
+        assert ChunkFile.open(f["neuro"]) is None
+    monkeypatch.undo()
+    doc = open_document(SMALL_CHUNKS)
+    with h5py.File(SMALL_CHUNKS, "r") as f:
+        assert doc.arrays["neuro"].read_raw_chunk((128, 0)) == read_raw_chunk(f["neuro"], (128, 0))
+    doc.close()

@@ -151,7 +151,8 @@ class ChunkFile:
     Chunked": a chunk is ``size`` contiguous bytes at ``byte_offset``).
 
     :meth:`open` returns None (callers use :func:`read_raw_chunk`) for other
-    drivers (in-memory, remote, file objects), h5py without the lookup, a
+    drivers (in-memory, remote, file objects), systems without ``os.pread``
+    (Windows), h5py without the lookup, a
     dataset with no chunk stored, or when the first chunk read this way
     differs from ``read_direct_chunk``'s bytes.  The descriptor is closed
     with the object; once the HDF5 file is closed, the index lookup fails
@@ -167,7 +168,8 @@ class ChunkFile:
     def open(cls, dataset: h5py.Dataset) -> ChunkFile | None:
         """The reader of ``dataset``'s chunks, or None (see the class notes)."""
         try:
-            if dataset.file.driver != "sec2" or not hasattr(dataset.id, "get_chunk_info_by_coord"):
+            if (dataset.file.driver != "sec2" or not hasattr(os, "pread")  # not on Windows
+                    or not hasattr(dataset.id, "get_chunk_info_by_coord")):
                 return None
             first = dataset.id.get_chunk_info(0) if dataset.id.get_num_chunks() else None
             handle = dataset.file.id.get_vfd_handle()

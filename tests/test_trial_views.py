@@ -339,6 +339,30 @@ def test_clicking_a_row_selects_its_trial(qtbot, jobs):
     pd.testing.assert_frame_equal(panel.average.frame, expected)
 
 
+def test_selected_trials_are_drawn_over_the_conditions(qtbot, jobs):
+    panel, doc, selection = make_panel(qtbot, jobs, CONTINUOUS, by="hand", channels=[0])
+    view = panel.average
+    assert view.selection_curves() == []
+    selection.set_trials([1, 3, 4], source="test")
+    qtbot.waitUntil(lambda: view.is_idle() and view.selection_curves() != [], timeout=20000)
+    expected = analysis.pooled(trial_average(doc, "hand", channels=[0], trials=[1, 3, 4],
+                                             baseline="recorded"))
+    [(name, x, y)] = view.selection_curves()
+    assert name == "selected · Fz"
+    np.testing.assert_array_equal(x, expected["time"].to_numpy())
+    np.testing.assert_array_equal(y, expected["mean"].to_numpy())
+    assert "selected trials (n=3)" in legend_labels(view)
+    assert len(view.curves()) == len(view.conditions)  # the condition curves are unchanged
+    # averaging the selection only: the conditions are the selection, no overlay
+    panel.selected_box.setChecked(True)
+    qtbot.waitUntil(lambda: settled(panel) and view.is_idle(), timeout=20000)
+    assert view.selection_curves() == [] and "selected trials (n=3)" not in legend_labels(view)
+    panel.selected_box.setChecked(False)
+    qtbot.waitUntil(lambda: settled(panel) and view.selection_curves() != [], timeout=20000)
+    selection.clear()
+    qtbot.waitUntil(lambda: view.selection_curves() == [], timeout=20000)
+
+
 def test_patterns_recording_has_no_trial_views(qtbot, jobs):
     doc = opened(V1 / "patterns_stim_index.h5")
     panel = TrialsPanel(doc, jobs, TrialSelection.for_document(doc))

@@ -182,6 +182,26 @@ def test_continuous_default_window_from_trial_window(fixtures, block_trials):
     compare(trial_average(doc, "stimulus", channels=[2], baseline="recorded"), expected, 256.0)
 
 
+@pytest.mark.parametrize("by", ["stimulus", "hand"])
+def test_pooled_selection_matches_numpy(fixtures, by):
+    doc = opened(fixtures / V1 / "continuous_dense_f32_intids.h5")
+    chosen = [0, 1, 3, 4]
+    df = trial_average(doc, by, channels=[2, 0], trials=chosen, baseline="recorded")
+    pool = analysis.pooled(df)
+    arr = np.asarray(doc.arrays["neuro"].read((slice(None), slice(None))), np.float64)
+    onsets = doc.trials.vision_onsets
+    x = np.stack([arr[onsets[i] - 10:onsets[i] + 40] for i in chosen])  # (trials, 50, ch)
+    x = x - x[:, :10].mean(axis=1, keepdims=True)  # recorded baseline [-10, 0)
+    assert list(pool.columns) == ["channel", "time", "mean", "sem", "n"]
+    for k, ch in enumerate([2, 0]):
+        part = pool.iloc[k * 50:(k + 1) * 50]
+        assert (part["channel"] == ch).all() and (part["n"] == len(chosen)).all()
+        np.testing.assert_allclose(part["mean"], x[:, :, ch].mean(axis=0), rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(part["sem"], x[:, :, ch].std(axis=0, ddof=1) / 2.0,
+                                   rtol=1e-9)
+    np.testing.assert_array_equal(pool["time"].to_numpy()[:50], np.arange(-10, 40) / 250.0)
+
+
 def test_days_are_labelled_as_dates(fixtures):
     doc = opened(fixtures / V1 / "epochs_dense_f64_strids.h5")
     _labels, conds = condition_of_trials(doc, "session_day")

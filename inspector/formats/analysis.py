@@ -108,7 +108,8 @@ if TYPE_CHECKING:
 __all__ = [
     "BLOCK_BYTES", "FLOAT_BINS", "MATRIX_BINS", "MATRIX_VALUES", "MAX_FLOAT_LEVELS", "MISSING",
     "PRESTIMULUS", "RECORDED", "STIMULUS", "Cancelled", "Condition", "TrialAxis", "TrialMatrix",
-    "TrialOrder", "condition_of_trials", "condition_of_value", "trial_average", "trial_axis",
+    "TrialOrder", "condition_of_trials", "condition_of_value", "pooled", "trial_average",
+    "trial_axis",
     "trial_matrix", "trial_order",
 ]
 
@@ -1204,6 +1205,42 @@ def trial_average(document: Document, by: Hashable, *, channels: Any = None,
     ref = document.arrays["neuro"]
     moments = _accumulate(ref, plan, chosen, codes, len(conditions), progress, cancelled)
     return _frame(conditions, plan, moments, ref, by)
+
+
+def pooled(frame: pd.DataFrame) -> pd.DataFrame:
+    """The conditions of a :func:`trial_average` result pooled into one group.
+
+    Per (channel, time): ``n`` the sum of the conditions' ``n``, ``mean``
+    their ``n``-weighted mean, ``sem`` from the pooled sum of squared
+    deviations (each condition's ``sem**2 * n * (n - 1)`` plus
+    ``n * (mean - pooled mean)**2``, the pairwise form of Welford's update),
+    exactly what :func:`trial_average` gives with every trial in one
+    condition, up to rounding.  NaN mean where ``n == 0``, NaN sem where
+    ``n < 2``.
+
+    Returns:
+        A DataFrame with columns ``channel``, ``time``, ``mean``, ``sem``,
+        ``n`` in the order of one condition of ``frame``, and its ``attrs``.
+    """
+    g = max(1, len(frame.attrs.get("conditions", ())) or 1)
+    rows = len(frame) // g
+    n = frame["n"].to_numpy(np.int64).reshape(g, rows)
+    mean = frame["mean"].to_numpy(np.float64).reshape(g, rows)
+    sem = frame["sem"].to_numpy(np.float64).reshape(g, rows)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        total = n.sum(axis=0)
+        weighted = np.where(n > 0, mean, 0.0) * n
+        mu = np.where(total > 0, weighted.sum(axis=0) / np.maximum(total, 1), np.nan)
+        within = np.where(n > 1, sem * sem * n * (n - 1), 0.0)
+        between = np.where(n > 0, n * (np.where(n > 0, mean, 0.0) - mu) ** 2, 0.0)
+        m2 = (within + between).sum(axis=0)
+        out_sem = np.where(total > 1, np.sqrt(m2 / np.maximum(total - 1, 1) / np.maximum(total, 1)),
+                           np.nan)
+    first = frame.iloc[:rows]
+    out = pd.DataFrame({"channel": first["channel"].to_numpy(), "time": first["time"].to_numpy(),
+                        "mean": mu, "sem": out_sem, "n": total})
+    out.attrs.update(frame.attrs)
+    return out
 
 
 # -- trial views ----------------------------------------------------------------------------

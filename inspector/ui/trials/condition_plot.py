@@ -7,7 +7,11 @@ the mean against time from stimulus onset with a translucent band from
 ``mean - sem`` to ``mean + sem`` (``pyqtgraph.FillBetweenItem``; where one
 trial only contributes the SEM is undefined and the band closes on the
 mean).  A check list chooses the conditions shown; the legend gives the
-trials behind each.  "Export plotted data as CSV…" (the plot's context
+trials behind each.  The selected trials, when there are any, are drawn
+over the conditions as one thick curve in the text colour with its band
+(:meth:`ConditionPlot.show_selection`, :func:`analysis.pooled
+<inspector.formats.analysis.pooled>` of their average, on its own job).
+"Export plotted data as CSV…" (the plot's context
 menu, :mod:`inspector.ui.plots.base`) writes the ``trial_average`` rows of
 the conditions shown, unchanged.
 """
@@ -36,7 +40,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.formats.analysis import Condition, TrialAxis, trial_average
+from inspector.formats.analysis import Condition, TrialAxis, pooled, trial_average
 from inspector.formats.document import Document
 from inspector.jobs import JobContext, JobRunner
 from inspector.ui.plots.base import PlotView
@@ -107,6 +111,11 @@ class ConditionPlot(PlotView):
         self._by: Any = object()
         self._items: list[Any] = []
         self._legend: pg.LegendItem | None = None
+        #: The selected trials pooled (``analysis.pooled``), drawn over the conditions.
+        self.selection_frame: pd.DataFrame | None = None
+        self.selection_request: AverageRequest | None = None
+        self.selection_running = False
+        self._sel_items: list[Any] = []
         self.x_label = axis.time_unit
         unit = doc.arrays["neuro"].attrs.get("unit")
         self._unit = str(unit) if unit else ""
@@ -234,12 +243,82 @@ class ConditionPlot(PlotView):
         return text + (", baseline-corrected" if corrected else "")
 
     def job_keys(self) -> tuple[str, ...]:
-        """The key of this view's averages (see :meth:`PlotView.job_keys`)."""
-        return (f"trial-average:{id(self)}",)
+        """The keys of this view's averages: the conditions, the selected trials
+        (see :meth:`PlotView.job_keys`)."""
+        return (f"trial-average:{id(self)}", f"trial-average-selection:{id(self)}")
 
     def is_idle(self) -> bool:
         """No average on its way (``--screenshot`` waits for this)."""
-        return not self.running
+        return not self.running and not self.selection_running
+
+    # -- the selected trials -----------------------------------------------------
+    def show_selection(self, request: AverageRequest | None) -> None:
+        """Draw the mean ± SEM of ``request.trials`` pooled over their conditions
+        over the condition curves (None, or no trials: draw none).  Computed on
+        a job like the conditions; a newer request supersedes it."""
+        key = self.job_keys()[1]
+        if request is None or not request.trials:
+            self.jobs.cancel(key)
+            self.selection_running = False
+            self.selection_request = None
+            if self.selection_frame is not None:
+                self.selection_frame = None
+                self.draw()
+            return
+        if request == self.selection_request and (self.selection_running
+                                                  or self.selection_frame is not None):
+            return
+        self.selection_request = request
+        self.selection_running = True
+        doc = self.doc
+
+        def work(ctx: JobContext) -> pd.DataFrame:
+            return pooled(trial_average(doc, request.by, channels=list(request.channels),
+                                        window=request.window, baseline=request.baseline,
+                                        trials=list(request.trials or ()),
+                                        cancelled=lambda: ctx.cancelled))
+
+        def done(df: pd.DataFrame) -> None:
+            self.selection_running = False
+            self.selection_frame = df
+            self.draw()
+
+        def failed(_message: str, _tb: str) -> None:
+            self.selection_running = False
+            self.selection_frame = None
+            self.draw()
+
+        self.jobs.submit(work, on_done=done, on_error=failed, key=key)
+
+    def selection_curves(self) -> list[tuple[str, np.ndarray, np.ndarray]]:
+        """``(name, time, mean)`` of the curves of the selected trials."""
+        return [(item.curve_label, *(np.asarray(a, np.float64) for a in item.getData()))
+                for item in self._sel_items if isinstance(item, pg.PlotDataItem)]
+
+    def _draw_selection(self, legend: pg.LegendItem, chans: list[int]) -> None:
+        for item in self._sel_items:
+            self.plot_item.removeItem(item)
+        self._sel_items = []
+        df = self.selection_frame
+        if df is None or self.frame is None or list(pd.unique(df["channel"])) != chans:
+            return
+        text = self.palette().color(QPalette.ColorRole.Text)
+        rows = len(df) // max(len(chans), 1)
+        x = df["time"].to_numpy(np.float64)[:rows]
+        count = len(self.selection_request.trials) if self.selection_request else 0
+        for ci, ch in enumerate(chans):
+            part = df.iloc[ci * rows:(ci + 1) * rows]
+            before = len(self._items)
+            curve = self._add_curve(x, part["mean"].to_numpy(), part["sem"].to_numpy(), text,
+                                    CHANNEL_STYLES[ci % len(CHANNEL_STYLES)],
+                                    f"selected · {channel_label(self.axis, ch)}")
+            curve.setPen(pg.mkPen(text, width=3,
+                                  style=CHANNEL_STYLES[ci % len(CHANNEL_STYLES)]))
+            curve.setZValue(10)
+            self._sel_items.extend(self._items[before:])
+            del self._items[before:]
+            if ci == 0:
+                legend.addItem(curve, f"selected trials (n={count})")
 
     def palette_changed(self) -> None:
         """The theme changed (:func:`inspector.ui.plots.theming.follow_palette`)."""
@@ -391,6 +470,7 @@ class ConditionPlot(PlotView):
         legend = self.add_legend()
         legend.clear()
         if self.frame is None:
+            self._draw_selection(legend, [])
             return
         x, chans, cube = self._grid()
         colors = condition_colors(self.conditions)
@@ -405,6 +485,7 @@ class ConditionPlot(PlotView):
                                         f"{cond.label} · {channel_label(self.axis, chans[ci])}")
                 if ci == 0:
                     legend.addItem(curve, f"{cond.label} (n={counts[gi]})")
+        self._draw_selection(legend, chans)
         if len(chans) > 1:
             text = self.palette().color(QPalette.ColorRole.Text)
             for ci, ch in enumerate(chans):

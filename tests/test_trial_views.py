@@ -363,6 +363,22 @@ def test_selected_trials_are_drawn_over_the_conditions(qtbot, jobs):
     qtbot.waitUntil(lambda: view.selection_curves() == [], timeout=20000)
 
 
+def test_values_below_one_are_not_rescaled(qtbot, jobs):
+    # sparse spike counts: baseline-corrected means within (-1, 1); pyqtgraph would
+    # otherwise draw 0.6 as 600 on an axis without units
+    panel, doc, _ = make_panel(qtbot, jobs, COO, by="rt_ms", channels=[0])
+    view = panel.average
+    means = view.frame["mean"].to_numpy()
+    assert 0 < np.nanmax(np.abs(means)) < 1
+    (_x0, _x1), (y0, y1) = view.plot_item.vb.viewRange()
+    assert max(abs(y0), abs(y1)) < 1
+    left = view.plot_item.getAxis("left")
+    assert left.autoSIPrefixScale == 1.0 and left.labelUnitPrefix == ""
+    img = panel.image
+    assert img.plot_item.getAxis("left").autoSIPrefixScale == 1.0
+    assert not img.colorbar.axis.autoSIPrefix
+
+
 def test_patterns_recording_has_no_trial_views(qtbot, jobs):
     doc = opened(V1 / "patterns_stim_index.h5")
     panel = TrialsPanel(doc, jobs, TrialSelection.for_document(doc))

@@ -53,6 +53,7 @@ from inspector.ui.trials.common import (
     color_onset,
     condition_colors,
     onset_line,
+    plain_values,
     time_label,
 )
 
@@ -142,6 +143,7 @@ class ConditionPlot(PlotView):
         self.progress_row = row
         time_label(self.plot_item, self.axis)
         self.plot_item.setLabel("left", self._left_label(False))
+        plain_values(self.plot_item)
         self.onset = onset_line(self.palette().color(QPalette.ColorRole.Text))
         self.plot_item.addItem(self.onset, ignoreBounds=True)
         self.add_legend()

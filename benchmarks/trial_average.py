@@ -14,7 +14,10 @@ shuffle), with 50 stimulus IDs over the trials:
   after (``trial_window``; at 1 GB an ISI of 4.2 s and a window of about
   [-0.2, 0.84) s, a usual evoked-response epoch), so the epochs cover 25 %
   of the recording: the naive way materialises the whole channel, the
-  block reader decodes only the chunks the epochs touch.
+  block reader decodes only the chunks the epochs touch (at 1 GB the
+  reference's chunks of 4096 samples are about one ISI long, so nearly every
+  chunk holds part of a trial: both decode about the whole array, and
+  inflating it is the floor).
 
 Then, on the opened documents (opening excluded), it times
 ``inspector.formats.analysis.trial_average(doc, "stimulus", channels=[5])``

@@ -399,9 +399,11 @@ def test_continuous_default_window_nullable_bool_prestimulus(tmp_path, block_tri
     flags[0] = flags[9] = None
     meta = {"correct": Col("nullable", "boolean", flags)}
     path = tmp_path / "b.h5"
+    # a per-trial trial_info/trial_window (trials, 2), as trial_starts/trial_ends give
     write(path, arr, mode="continuous", onsets=onsets, ids=list(range(n)), meta=meta,
-          starts=starts, ends=ends, chunks=(64, 3))
+          starts=starts, ends=ends, chunks=(64, 3), trial_window=np.stack([-pre, post], axis=1))
     doc = opened(path)
+    assert doc.trials.trial_window.tolist() == np.stack([-pre, post], axis=1).tolist()
     df = trial_average(doc, "correct", baseline="prestimulus")
     valid = np.stack([-pre, post], axis=1)
     window = (int(-pre.max()), int(post.max()))
@@ -465,6 +467,39 @@ def test_float_levels_and_int_ids_of_the_float_labels(tmp_path, block_trials):
 # -- grouping, hooks and errors --------------------------------------------------------------
 
 
+def test_large_offset_and_infinite_samples_stay_accurate(tmp_path, block_trials):
+    """Moments merged block by block keep the precision of numpy's two-pass std
+    on values with a large common offset, and NaN/inf behave as in numpy."""
+    rng = np.random.default_rng(12)
+    n, t, c = 40, 9, 2
+    # a naive sum-of-squares variance would lose every digit here (1e14 against 1e-2)
+    arr = 1e7 + rng.standard_normal((n, t, c)) * 0.1
+    arr[3, 2, 0] = np.nan
+    arr[5, 4, 1] = np.inf
+    groups = [i % 3 for i in range(n)]
+    path = tmp_path / "offset.h5"
+    write(path, arr, mode="epochs", onsets=np.full(n, 2, np.int64), ids=groups,
+          chunks=(7, 4, 1), trial_window=(-2, 7), baseline=(-2, 0))
+    df = trial_average(opened(path), "stimulus")
+    for g in range(3):
+        x = arr[np.asarray(groups) == g]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            mean = np.nanmean(x, axis=0)
+            sem = np.nanstd(x, axis=0, ddof=1) / np.sqrt((~np.isnan(x)).sum(axis=0))
+        rows = df[df["condition"] == Condition(g, "int")]
+        got_mean = rows["mean"].to_numpy().reshape(c, t).T
+        got_sem = rows["sem"].to_numpy().reshape(c, t).T
+        finite = np.isfinite(mean)
+        np.testing.assert_allclose(got_mean[finite], mean[finite], rtol=1e-15)
+        np.testing.assert_allclose(got_sem[finite], sem[finite], rtol=1e-6)
+        assert np.array_equal(np.isfinite(got_mean), finite)
+        assert np.array_equal(np.isnan(got_sem), np.isnan(sem))
+    # trial 5 is condition 2, its sample 4 is offset +2: non-finite (the module notes)
+    assert not np.isfinite(df.loc[(df["condition"] == Condition(2, "int"))
+                                  & (df["channel"] == 1), "mean"].iloc[4])
+
+
 def test_condition_equality_is_typed():
     assert Condition(1, "int") != Condition("1", "str") != Condition(True, "bool")
     assert Condition(1, "int", "a") == Condition(1, "int", "b")
@@ -501,6 +536,8 @@ def test_errors(tmp_path, fixtures):
     write(path, arr, mode="epochs", onsets=np.full(6, 2, np.int64), ids=[1] * 6,
           meta={"x": Col("numpy", "int64", [1] * 6)})
     doc = opened(path)
+    assert doc.trials.baseline.tolist() == [-2, 0]  # trial_info/baseline as written
+    doc.trials = dataclasses.replace(doc.trials, baseline=None)  # a recording without one
     with pytest.raises(ValueError, match="no trial_meta column"):
         trial_average(doc, "nope")
     with pytest.raises(ValueError, match="holds no sample"):

@@ -80,7 +80,8 @@ def legend_labels(view) -> list[str]:
 def test_condition_average_draws_mean_and_sem_bands(qtbot, jobs):
     panel, doc, _ = make_panel(qtbot, jobs, EPOCHS, by="cond", channels=[1])
     view = panel.average
-    expected = trial_average(doc, "cond", channels=[1])
+    assert panel.baseline() == "recorded"  # trial_info/baseline by default
+    expected = trial_average(doc, "cond", channels=[1], baseline="recorded")
     pd.testing.assert_frame_equal(view.frame, expected)
     labels, conditions = condition_of_trials(doc, "cond")
     assert [c.label for c in conditions] == ["low", "mid", "high"]  # category order
@@ -105,7 +106,8 @@ def test_condition_average_draws_mean_and_sem_bands(qtbot, jobs):
     assert (bottom.labelText, bottom.labelUnits) == ("time from stimulus onset", "s")
     onset = [i for i in view.plot_item.items if isinstance(i, pg.InfiniteLine)]
     assert [line.value() for line in onset] == [0.0]
-    assert view.status.text() == "3 conditions, 10 trials, window -32 to 96 ms at 500 Hz"
+    assert view.status.text() == ("3 conditions, 10 trials, window -32 to 96 ms at 500 Hz, "
+                                 "baseline-corrected")
 
 
 def test_condition_check_list_chooses_what_is_drawn(qtbot, jobs):
@@ -144,11 +146,12 @@ def test_missing_values_are_a_group_labelled_missing(qtbot, jobs):
 def test_several_channels_are_told_apart_by_line_style(qtbot, jobs):
     panel, doc, _ = make_panel(qtbot, jobs, COO, by="block", channels=[0, 3])
     view = panel.average
-    pd.testing.assert_frame_equal(view.frame, trial_average(doc, "block", channels=[0, 3]))
+    pd.testing.assert_frame_equal(view.frame, trial_average(doc, "block", channels=[0, 3],
+                                                                baseline="recorded"))
     names = [name for name, *_ in view.curves()]
     assert names[:2] == ["0 · u00", "0 · u03"] and len(names) == 8
     assert legend_labels(view)[-2:] == ["u00", "u03"]  # line-style key
-    assert view.plot_item.getAxis("left").labelText == "mean response (MUA)"
+    assert view.plot_item.getAxis("left").labelText == "mean (MUA), baseline-corrected"
 
 
 def test_window_and_baseline_controls(qtbot, jobs):
@@ -273,7 +276,8 @@ def test_trial_image_rows_sorted_with_boundaries(qtbot, jobs):
     img = panel.image
     assert img.sort_by() == "stim_index" and img.channel() == 2
     order = trial_order(doc, "stim_index")
-    expected = trial_matrix(doc, 2, order=order.order, max_bins=img.pixel_bins())
+    expected = trial_matrix(doc, 2, order=order.order, max_bins=img.pixel_bins(),
+                            baseline="recorded")
     np.testing.assert_array_equal(img.matrix.values, expected.values)
     np.testing.assert_array_equal(img.img_item.image, expected.values)
     assert img.matrix.values.shape == (24, 40)  # 40 samples fit the width: not binned
@@ -306,7 +310,7 @@ def test_trial_image_is_binned_to_the_view_width(qtbot, jobs, monkeypatch, tmp_p
     assert bins < 3000 and m.values.shape[1] <= bins and m.bin_samples == -(-3000 // bins)
     np.testing.assert_array_equal(
         m.values, trial_matrix(doc, 0, order=trial_order(doc, STIMULUS).order,
-                               max_bins=bins).values)
+                               max_bins=bins, baseline="recorded").values)
 
 
 def test_clicking_a_row_selects_its_trial(qtbot, jobs):
@@ -330,8 +334,49 @@ def test_clicking_a_row_selects_its_trial(qtbot, jobs):
     assert panel.selected_box.isEnabled() and panel.selected_box.text().endswith("(2)")
     panel.selected_box.setChecked(True)
     qtbot.waitUntil(lambda: settled(panel), timeout=20000)
-    expected = trial_average(doc, "hand", channels=[0], trials=selection.trials)
+    expected = trial_average(doc, "hand", channels=[0], trials=selection.trials,
+                             baseline="recorded")
     pd.testing.assert_frame_equal(panel.average.frame, expected)
+
+
+def test_selected_trials_are_drawn_over_the_conditions(qtbot, jobs):
+    panel, doc, selection = make_panel(qtbot, jobs, CONTINUOUS, by="hand", channels=[0])
+    view = panel.average
+    assert view.selection_curves() == []
+    selection.set_trials([1, 3, 4], source="test")
+    qtbot.waitUntil(lambda: view.is_idle() and view.selection_curves() != [], timeout=20000)
+    expected = analysis.pooled(trial_average(doc, "hand", channels=[0], trials=[1, 3, 4],
+                                             baseline="recorded"))
+    [(name, x, y)] = view.selection_curves()
+    assert name == "selected · Fz"
+    np.testing.assert_array_equal(x, expected["time"].to_numpy())
+    np.testing.assert_array_equal(y, expected["mean"].to_numpy())
+    assert "selected trials (n=3)" in legend_labels(view)
+    assert len(view.curves()) == len(view.conditions)  # the condition curves are unchanged
+    # averaging the selection only: the conditions are the selection, no overlay
+    panel.selected_box.setChecked(True)
+    qtbot.waitUntil(lambda: settled(panel) and view.is_idle(), timeout=20000)
+    assert view.selection_curves() == [] and "selected trials (n=3)" not in legend_labels(view)
+    panel.selected_box.setChecked(False)
+    qtbot.waitUntil(lambda: settled(panel) and view.selection_curves() != [], timeout=20000)
+    selection.clear()
+    qtbot.waitUntil(lambda: view.selection_curves() == [], timeout=20000)
+
+
+def test_values_below_one_are_not_rescaled(qtbot, jobs):
+    # sparse spike counts: baseline-corrected means within (-1, 1); pyqtgraph would
+    # otherwise draw 0.6 as 600 on an axis without units
+    panel, doc, _ = make_panel(qtbot, jobs, COO, by="rt_ms", channels=[0])
+    view = panel.average
+    means = view.frame["mean"].to_numpy()
+    assert 0 < np.nanmax(np.abs(means)) < 1
+    (_x0, _x1), (y0, y1) = view.plot_item.vb.viewRange()
+    assert max(abs(y0), abs(y1)) < 1
+    left = view.plot_item.getAxis("left")
+    assert left.autoSIPrefixScale == 1.0 and left.labelUnitPrefix == ""
+    img = panel.image
+    assert img.plot_item.getAxis("left").autoSIPrefixScale == 1.0
+    assert not img.colorbar.axis.autoSIPrefix
 
 
 def test_patterns_recording_has_no_trial_views(qtbot, jobs):
@@ -406,6 +451,31 @@ def test_legend_sits_under_the_plot_and_can_be_hidden(qtbot, jobs):
     assert not legend.isVisible()
     view.legend_box.setChecked(True)
     assert legend.isVisible() and legend_labels(view) == ["low (n=4)", "mid (n=3)", "high (n=3)"]
+
+
+def test_legend_columns_fit_the_view(qtbot, jobs):
+    # 5 stimulus IDs with long labels in a narrow pane: the legend never widens the plot
+    panel, doc, _ = make_panel(qtbot, jobs, EPOCHS, by=STIMULUS, channels=[0], size=(560, 700))
+    view = panel.average
+    width = view.plot_widget.viewport().width()
+    qtbot.waitUntil(lambda: view.plot_item.width() <= width + 0.5, timeout=10000)
+    legend = view.plot_item.legend
+    assert 1 <= legend.columnCount < 5 and len(legend.items) == 5
+    assert legend.effectiveSizeHint(Qt.SizeHint.MinimumSize).width() <= width
+    panel.resize(1200, 700)  # wider: more columns, still inside the view
+    qtbot.waitUntil(lambda: view.plot_widget.viewport().width() > width, timeout=10000)
+    qtbot.waitUntil(lambda: legend.columnCount == 5, timeout=10000)
+    assert view.plot_item.width() <= view.plot_widget.viewport().width() + 0.5
+
+
+def test_baseline_defaults_to_the_recorded_one(qtbot, jobs):
+    panel, doc, _ = make_panel(qtbot, jobs, CONTINUOUS, by="hand", channels=[0])
+    # trial_info/baseline [-10, 0] samples at 250 Hz
+    assert panel.base_combo.currentText() == "recorded (trial_info)"
+    assert panel.average.frame.attrs["baseline_samples"][0] == [-10, 0]
+    panel.set_baseline("custom")
+    assert (panel.base_from.value(), panel.base_to.value()) == (-40.0, 0.0)
+    assert panel.baseline() == (-0.04, 0.0)
 
 
 def test_views_follow_the_palette(qtbot, jobs):

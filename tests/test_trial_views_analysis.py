@@ -27,6 +27,8 @@ from inspector.formats.analysis import (
     trial_order,
 )
 from inspector.formats.capabilities import Progress
+from inspector.formats.registry import open_document
+from tests.conftest import load_expected
 
 V1 = "vneurotk/v1"
 
@@ -125,12 +127,88 @@ def test_trial_axis_of_the_corpus(fixtures):
                                                                                 500.0)
     assert ep.channel_names == ["E1", "E2", "E3", "E4", "E5"]
     assert ep.time_unit == "s" and ep.to_time(-16) == -0.032
-    assert not ep.per_trial and not ep.has_recorded_baseline
+    # trial_info: trial_window [-16, 48] and baseline [-16, 0] (corpus expected.json)
+    assert not ep.per_trial and ep.has_recorded_baseline and ep.baseline_samples == (-16, 0)
     co = trial_axis(opened(fixtures / V1 / "continuous_dense_f32_intids.h5"))
     # continuous: trial_starts - onset = -10, trial_ends - onset = 40 for every trial
     assert (co.trials, co.window_samples, co.sampling_rate_hz) == (6, (-10, 40), 250.0)
     with pytest.raises(ValueError, match="no time axis"):
         trial_axis(opened(fixtures / V1 / "patterns_stim_index.h5"))
+
+
+@pytest.mark.parametrize("entry", [e for e in load_expected("vneurotk") if e["trial_info"]
+                                   and e["data_mode"] in ("epochs", "continuous")],
+                         ids=lambda e: e["file"])
+def test_recorded_trial_window_and_baseline_of_the_corpus(fixtures, entry):
+    doc = open_document(fixtures / "vneurotk" / entry["file"])
+    expected = entry["trial_info"]
+    assert doc.trials.trial_window.dtype == np.int64 == doc.trials.baseline.dtype
+    assert doc.trials.trial_window.tolist() == expected["trial_window"]
+    assert doc.trials.baseline.tolist() == expected["baseline"]
+    axis = trial_axis(doc)
+    assert axis.has_recorded_baseline
+    assert axis.baseline_samples == tuple(expected["baseline"])
+    # the default window is the recorded one (epochs: their own extent agrees with it)
+    assert axis.window_samples == tuple(expected["trial_window"])
+
+
+def test_epochs_time_runs_from_the_window_start_with_onset_at_zero(fixtures):
+    doc = opened(fixtures / V1 / "epochs_dense_f64_strids.h5")
+    df = trial_average(doc, "stimulus", channels=[0])
+    one = df[df["condition"] == df.attrs["conditions"][0]]
+    # trial_window [-16, 48] at 500 Hz: -32 ms to 94 ms, onset (sample 16 of each epoch) at 0
+    assert one["time"].iloc[0] == -0.032 and one["time"].iloc[-1] == 0.094
+    assert one["time"].iloc[16] == 0.0 and len(one) == 64
+    assert df.attrs["time_unit"] == "s" and df.attrs["window_samples"] == (-16, 48)
+    # the recorded baseline is the window [-32 ms, 0) given by hand
+    rec = trial_average(doc, "stimulus", channels=[0], baseline="recorded")
+    pd.testing.assert_frame_equal(
+        rec, trial_average(doc, "stimulus", channels=[0], baseline=(-0.032, 0.0)),
+        check_like=False, obj="recorded baseline")
+    assert rec.attrs["baseline_samples"][0] == [-16, 0]
+
+
+def test_continuous_default_window_from_trial_window(fixtures, block_trials):
+    doc = opened(fixtures / V1 / "continuous_small_chunks.h5")
+    df = trial_average(doc, "stimulus", channels=[2])
+    # trial_info/trial_window [-32, 200] at 256 Hz, around each of the 5 onsets
+    assert df.attrs["window_samples"] == (-32, 200)
+    assert df["time"].min() == -0.125 and df["time"].max() == 199 / 256
+    arr = np.asarray(doc.arrays["neuro"].read((slice(None), slice(None))))
+    onsets = doc.trials.vision_onsets
+    keys = [key_of(v) for v in doc.trials.trial_stim_ids]
+    expected = naive(arr, epochs=False, anchors=onsets, window=(-32, 200),
+                     baseline=np.tile([-32, 0], (len(onsets), 1)), keys=keys, channels=[2])
+    compare(trial_average(doc, "stimulus", channels=[2], baseline="recorded"), expected, 256.0)
+
+
+@pytest.mark.parametrize("by", ["stimulus", "hand"])
+def test_pooled_selection_matches_numpy(fixtures, by):
+    doc = opened(fixtures / V1 / "continuous_dense_f32_intids.h5")
+    chosen = [0, 1, 3, 4]
+    df = trial_average(doc, by, channels=[2, 0], trials=chosen, baseline="recorded")
+    pool = analysis.pooled(df)
+    arr = np.asarray(doc.arrays["neuro"].read((slice(None), slice(None))), np.float64)
+    onsets = doc.trials.vision_onsets
+    x = np.stack([arr[onsets[i] - 10:onsets[i] + 40] for i in chosen])  # (trials, 50, ch)
+    x = x - x[:, :10].mean(axis=1, keepdims=True)  # recorded baseline [-10, 0)
+    assert list(pool.columns) == ["channel", "time", "mean", "sem", "n"]
+    for k, ch in enumerate([2, 0]):
+        part = pool.iloc[k * 50:(k + 1) * 50]
+        assert (part["channel"] == ch).all() and (part["n"] == len(chosen)).all()
+        np.testing.assert_allclose(part["mean"], x[:, :, ch].mean(axis=0), rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(part["sem"], x[:, :, ch].std(axis=0, ddof=1) / 2.0,
+                                   rtol=1e-9)
+    np.testing.assert_array_equal(pool["time"].to_numpy()[:50], np.arange(-10, 40) / 250.0)
+
+
+def test_days_are_labelled_as_dates(fixtures):
+    doc = opened(fixtures / V1 / "epochs_dense_f64_strids.h5")
+    _labels, conds = condition_of_trials(doc, "session_day")
+    assert [c.label for c in conds] == ["2024-03-01", "2024-03-02"]
+    assert conds[0].value == pd.Timestamp("2024-03-01") and conds[0].kind == "Timestamp"
+    _labels, conds = condition_of_trials(doc, "session_start")  # times keep their time
+    assert [c.label for c in conds] == ["2024-03-01 18:00:00+09:00", "2024-03-02 23:30:00+09:00"]
 
 
 def test_condition_of_value_is_typed():

@@ -21,11 +21,13 @@ Time axis (VneuroTK on-disk notes §3; the reference's ``trial_window`` and
   thus means the onset is sample 16 of each epoch.
 * continuous ``(time, channels)``: trial ``i`` is cut on the fly around
   ``vision_onsets[i]`` (an absolute sample).
-* Default window: ``trial_window`` when the document offers it
+* Default window: continuous, ``trial_window`` when the document offers it
   (:attr:`~inspector.formats.capabilities.TrialStructure.trial_window`),
-  else each trial's own ``[trial_start - onset, trial_end - onset)`` (what
-  the reference derives ``trial_starts``/``trial_ends`` from), else (epochs)
-  the whole epoch.  With per-trial windows the time axis is their union and
+  else each trial's own ``[trial_start - onset, trial_end - onset)``;
+  epochs, each epoch's own ``[trial_start - onset, trial_end - onset)``
+  (the samples the epoch holds; the reference cuts epochs with
+  ``trial_window``, so both agree in its files), else ``trial_window``,
+  else the whole epoch.  With per-trial windows the time axis is their union and
   each trial contributes only inside its own window.
 * ``time`` is in seconds (``offset / sampling_rate_hz``) when the sampling
   rate is known, else in samples; ``window`` and ``baseline`` are given in
@@ -40,9 +42,11 @@ are skipped; ``n`` counts the trials with a non-NaN value at that point;
 ``n < 2`` (as ``pandas`` ``sem``).  Integer and boolean samples are converted
 to float64 first (no overflow).  Infinite samples make the statistics of
 their point non-finite.  Count, mean and sum of squared deviations are
-updated trial by trial with Welford's algorithm in float64 (numerically
-stable: no sum of squares is ever subtracted), in place on the
-accumulators.
+computed per condition of each block in two passes (grouped sums over the
+trials sorted by condition, ``numpy.add.reduceat``, float64) and merged into
+the accumulators with the pairwise form of Welford's algorithm (Chan, Golub
+and LeVeque 1979): numerically stable, no sum of squares is ever
+subtracted, and no Python loop over trials.
 
 Baseline: ``baseline=(start, stop)`` subtracts, from each trial and channel,
 its NaN-aware mean over that window (which may lie outside ``window``);
@@ -62,16 +66,18 @@ float64 temporaries of one slab of channels of one block (a few times
 
 Threads: an array that offers its stored chunks (``chunk_layout()`` and
 ``read_raw_chunk(offset)``, as the recording's ``H5DatasetRef`` does) with
-only shuffle and deflate filters (:data:`DECODABLE`) is decoded chunk by
-chunk on the shared pool (:func:`inspector.formats.workers.pool`, opened by
-the entry points): the stored bytes are fetched under h5py's lock, inflated
-by libdeflate when the system has it (:data:`LIBDEFLATE`, about twice as fast
-as zlib) or by :mod:`zlib`, both without the GIL, and only the chosen
-channels are unshuffled.  A piece the pool has not started when it is needed
-is decoded by the waiting thread itself, so a saturated pool cannot
-deadlock.  Other storage (contiguous, COO, Fletcher-32 or other filters) is
-read with ``ArrayRef.read`` on the calling thread, as HDF5 serialises its
-own decompression.  Run it off the GUI thread; it mutates nothing shared.
+only shuffle and deflate filters (:data:`DECODABLE`) is decoded chunk by chunk
+on the shared pool (:func:`inspector.formats.workers.pool`, opened by the
+entry points): the stored bytes are fetched (a recording reads them with
+``os.pread`` outside h5py's lock, ``vneurotk.chunks.ChunkFile``, so reads run
+in parallel too), inflated by libdeflate when the system has it
+(:data:`LIBDEFLATE`, about twice as fast as zlib) or by :mod:`zlib`, both
+without the GIL, and only the chosen channels are unshuffled. A piece the pool
+has not started when it is needed is decoded by the waiting thread itself, so
+a saturated pool cannot deadlock. Other storage (contiguous, COO, Fletcher-32
+or other filters) is read with ``ArrayRef.read`` on the calling thread, as
+HDF5 serialises its own decompression. Run it off the GUI thread; it mutates
+nothing shared.
 
 Nothing here imports Qt.
 """
@@ -102,7 +108,8 @@ if TYPE_CHECKING:
 __all__ = [
     "BLOCK_BYTES", "FLOAT_BINS", "MATRIX_BINS", "MATRIX_VALUES", "MAX_FLOAT_LEVELS", "MISSING",
     "PRESTIMULUS", "RECORDED", "STIMULUS", "Cancelled", "Condition", "TrialAxis", "TrialMatrix",
-    "TrialOrder", "condition_of_trials", "condition_of_value", "trial_average", "trial_axis",
+    "TrialOrder", "condition_of_trials", "condition_of_value", "pooled", "trial_average",
+    "trial_axis",
     "trial_matrix", "trial_order",
 ]
 
@@ -248,6 +255,8 @@ def _labelled(conditions: list[Condition]) -> list[Condition]:
             base.append("missing")
         elif c.kind == "bin":
             base.append(_bin_text(c.value, digits))
+        elif isinstance(c.value, pd.Timestamp) and c.value == c.value.normalize():
+            base.append(c.value.strftime("%Y-%m-%d%z"))  # a day: no 00:00:00
         else:
             base.append(str(c.value))
     seen: dict[str, int] = {}
@@ -444,12 +453,15 @@ def _anchors(trials: TrialStructure, ref: ArrayRef, n: int) -> np.ndarray:
 def _recorded_windows(trials: TrialStructure, anchors: np.ndarray, length: int) -> np.ndarray:
     """Each trial's own ``[start, stop)`` offsets (see the module notes)."""
     n = anchors.shape[0]
-    if trials.trial_window is not None:
+    epochs = trials.data_mode == "epochs"
+    if trials.trial_window is not None and not epochs:
         return _per_trial(trials.trial_window, n, "trial_window")
     s, e = trials.trial_starts, trials.trial_ends
     if s is not None and e is not None and s.shape == (n,) and e.shape == (n,):
         return np.stack([s.astype(np.int64) - anchors, e.astype(np.int64) - anchors], axis=1)
-    if trials.data_mode == "epochs":
+    if trials.trial_window is not None:
+        return _per_trial(trials.trial_window, n, "trial_window")
+    if epochs:
         return np.stack([-anchors, length - anchors], axis=1)
     raise ValueError("the recording gives no trial window: pass window=(start, stop)")
 
@@ -965,24 +977,46 @@ class _Moments:
     def add(self, codes: np.ndarray, x: np.ndarray, cols: slice) -> None:
         """Fold trials ``x`` ``(k, times, channels[cols])`` of conditions ``codes`` ``(k,)``.
 
-        Welford's update, one trial at a time over all its points (in place
-        on views of the accumulators); NaN points leave their point unchanged.
+        One step per condition of the block, not per trial: its trials
+        (sorted by condition, a contiguous slab) give their count, mean and
+        sum of squared deviations in two passes (float64), merged into the
+        accumulators, in place, with the pairwise form of Welford's update
+        (Chan, Golub and LeVeque 1979): ``delta = mean_b - mean_a``,
+        ``mean += delta * n_b / n``, ``m2 += m2_b + delta**2 * n_a * n_b / n``.
+        NaN points are skipped (they leave their point unchanged).
         """
-        with np.errstate(invalid="ignore"):
-            for g, xj in zip(codes.tolist(), x, strict=True):
-                n, mean, m2 = self.n[g, :, cols], self.mean[g, :, cols], self.m2[g, :, cols]
-                nan = np.isnan(xj)
-                if nan.any():
-                    ok = ~nan
-                    n += ok
-                    d = np.where(ok, xj - mean, 0.0)
-                    mean += d / np.maximum(n, 1)
-                    m2 += d * np.where(ok, xj - mean, 0.0)
-                else:
-                    n += 1
-                    d = xj - mean
-                    mean += d / n
-                    m2 += d * (xj - mean)
+        order = np.argsort(codes, kind="stable")
+        groups, starts, sizes = np.unique(codes[order], return_index=True, return_counts=True)
+        xs = x[order] if not np.array_equal(order, np.arange(order.shape[0])) else x
+        nan_free = not np.isnan(xs).any()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            for g, a, k in zip(groups.tolist(), starts.tolist(), sizes.tolist(), strict=True):
+                self._merge(g, cols, xs[a:a + k], nan_free)
+
+    def _merge(self, g: int, cols: slice, block: np.ndarray, nan_free: bool) -> None:
+        """Merge the moments of ``block`` ``(k, times, channels)`` into condition ``g``."""
+        n, mean, m2 = self.n[g, :, cols], self.mean[g, :, cols], self.m2[g, :, cols]
+        if nan_free:
+            nb: Any = block.shape[0]
+            mb = block.mean(axis=0)
+            d = block - mb
+        else:
+            ok = ~np.isnan(block)
+            nb = ok.sum(axis=0)
+            mb = np.where(ok, block, 0.0).sum(axis=0) / np.maximum(nb, 1)
+            d = np.where(ok, block - mb, 0.0)
+        m2b = np.einsum("ktc,ktc->tc", d, d)
+        na = n.copy()
+        n += nb
+        share = nb / np.maximum(n, 1)
+        delta = mb - mean
+        if nan_free:
+            mean += delta * share
+            m2 += m2b + delta * delta * na * share
+        else:
+            some = nb > 0
+            mean += np.where(some, delta * share, 0.0)
+            m2 += np.where(some, m2b + delta * delta * na * share, 0.0)
 
     def stats(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(mean, sem, n)``; NaN mean for n == 0, NaN sem for n < 2."""
@@ -1173,6 +1207,42 @@ def trial_average(document: Document, by: Hashable, *, channels: Any = None,
     return _frame(conditions, plan, moments, ref, by)
 
 
+def pooled(frame: pd.DataFrame) -> pd.DataFrame:
+    """The conditions of a :func:`trial_average` result pooled into one group.
+
+    Per (channel, time): ``n`` the sum of the conditions' ``n``, ``mean``
+    their ``n``-weighted mean, ``sem`` from the pooled sum of squared
+    deviations (each condition's ``sem**2 * n * (n - 1)`` plus
+    ``n * (mean - pooled mean)**2``, the pairwise form of Welford's update),
+    exactly what :func:`trial_average` gives with every trial in one
+    condition, up to rounding.  NaN mean where ``n == 0``, NaN sem where
+    ``n < 2``.
+
+    Returns:
+        A DataFrame with columns ``channel``, ``time``, ``mean``, ``sem``,
+        ``n`` in the order of one condition of ``frame``, and its ``attrs``.
+    """
+    g = max(1, len(frame.attrs.get("conditions", ())) or 1)
+    rows = len(frame) // g
+    n = frame["n"].to_numpy(np.int64).reshape(g, rows)
+    mean = frame["mean"].to_numpy(np.float64).reshape(g, rows)
+    sem = frame["sem"].to_numpy(np.float64).reshape(g, rows)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        total = n.sum(axis=0)
+        weighted = np.where(n > 0, mean, 0.0) * n
+        mu = np.where(total > 0, weighted.sum(axis=0) / np.maximum(total, 1), np.nan)
+        within = np.where(n > 1, sem * sem * n * (n - 1), 0.0)
+        between = np.where(n > 0, n * (np.where(n > 0, mean, 0.0) - mu) ** 2, 0.0)
+        m2 = (within + between).sum(axis=0)
+        out_sem = np.where(total > 1, np.sqrt(m2 / np.maximum(total - 1, 1) / np.maximum(total, 1)),
+                           np.nan)
+    first = frame.iloc[:rows]
+    out = pd.DataFrame({"channel": first["channel"].to_numpy(), "time": first["time"].to_numpy(),
+                        "mean": mu, "sem": out_sem, "n": total})
+    out.attrs.update(frame.attrs)
+    return out
+
+
 # -- trial views ----------------------------------------------------------------------------
 
 #: Most time bins :func:`trial_matrix` keeps by default (about a wide plot's width).
@@ -1204,6 +1274,8 @@ class TrialAxis:
             to its own window within it.
         sampling_rate_hz: samples per second, or None (then times are samples).
         has_recorded_baseline: ``trial_info/baseline`` is present.
+        baseline_samples: the recorded baseline's ``[start, stop)`` offsets
+            from onset when every trial shares it (``(-16, 0)``), else None.
     """
 
     trials: int
@@ -1213,6 +1285,7 @@ class TrialAxis:
     per_trial: bool
     sampling_rate_hz: float | None
     has_recorded_baseline: bool
+    baseline_samples: tuple[int, int] | None = None
 
     @property
     def time_unit(self) -> str:
@@ -1238,9 +1311,14 @@ def trial_axis(document: Document) -> TrialAxis:
     n_ch = int(ref.shape[-1])
     listed = [str(x) for x in names] if isinstance(names, list) and len(names) == n_ch else []
     trials = document.trials
+    recorded = trials.baseline if trials is not None else None
+    shared: tuple[int, int] | None = None
+    if recorded is not None:
+        rows = _per_trial(recorded, int(plan.anchors.shape[0]), "trial_info baseline")
+        if rows.shape[0] and np.all(rows == rows[0]):
+            shared = (int(rows[0, 0]), int(rows[0, 1]))
     return TrialAxis(int(plan.anchors.shape[0]), n_ch, listed, plan.window,
-                     plan.valid is not None, plan.sfreq,
-                     trials is not None and trials.baseline is not None)
+                     plan.valid is not None, plan.sfreq, recorded is not None, shared)
 
 
 @dataclass(frozen=True)

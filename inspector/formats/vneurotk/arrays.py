@@ -35,6 +35,7 @@ from inspector.formats.vneurotk.chunk_summary import (
     worth_summarising,
 )
 from inspector.formats.vneurotk.chunks import (
+    ChunkFile,
     ChunkLayout,
     allocated_chunks,
     chunk_layout,
@@ -113,6 +114,9 @@ class H5DatasetRef(ArrayRef):
         self._layout_known = False
         self._summary: ChunkSummary | None = None
         self._summary_lock = threading.Lock()
+        self._chunk_file: ChunkFile | None = None  # stored bytes read outside h5py's lock
+        self._chunk_file_known = False
+        self._chunk_file_lock = threading.Lock()
 
     def read(self, selection: Any = Ellipsis) -> np.ndarray:
         """Return ``array[selection]`` in native byte order (see :class:`ArrayRef`)."""
@@ -159,6 +163,13 @@ class H5DatasetRef(ArrayRef):
             OSError: the file changed, or the chunk cannot be read.
         """
         self._source.check()
+        if not self._chunk_file_known:
+            with self._chunk_file_lock:
+                if not self._chunk_file_known:
+                    self._chunk_file = ChunkFile.open(self._ds)
+                    self._chunk_file_known = True
+        if self._chunk_file is not None:
+            return self._chunk_file.read(offset)
         return read_raw_chunk(self._ds, offset)
 
     def chunk_summary(self) -> ChunkSummary | None:

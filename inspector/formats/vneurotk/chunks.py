@@ -4,7 +4,8 @@ A chunked, compressed HDF5 dataset (the neural array of a recording, as the
 reference writer stores it: gzip level 4 + shuffle, VneuroTK format document,
 "Schema 1 layout") can be decoded faster than through ``Dataset.__getitem__``:
 :func:`read_raw_chunk` fetches a chunk's stored bytes with HDF5's
-``read_direct_chunk`` (one short call under h5py's lock) and
+``read_direct_chunk`` (one call under h5py's lock; :class:`ChunkFile` reads
+them with ``os.pread`` outside it, in parallel) and
 :func:`decode_chunk` undoes deflate, shuffle and Fletcher-32 with :mod:`zlib`
 and numpy, which release the GIL, so several chunks decode at once on the
 worker pool (:mod:`inspector.formats.workers`).
@@ -19,6 +20,7 @@ Nothing here imports Qt.
 
 from __future__ import annotations
 
+import os
 import zlib
 from dataclasses import dataclass
 from typing import Any
@@ -133,6 +135,96 @@ def read_raw_chunk(dataset: h5py.Dataset, offset: tuple[int, ...]) -> tuple[int,
     except (KeyError, ValueError, RuntimeError, OSError) as exc:
         raise OSError(f"cannot read chunk {offset} of {dataset.name}: {exc}") from exc
     return int(mask), data if isinstance(data, bytes) else bytes(data)
+
+
+class ChunkFile:
+    """Stored chunk bytes read with ``os.pread``, outside h5py's lock.
+
+    ``read_direct_chunk`` holds h5py's global lock while HDF5 copies the
+    bytes, so chunk reads on several threads queue behind each other.  Here
+    HDF5 is asked only where a chunk lies (``H5Dget_chunk_info_by_coord``, a
+    short index lookup under the lock) and the bytes are read with
+    ``os.pread`` from a descriptor of our own on the file HDF5's ``sec2``
+    driver has open (same device and inode; a separate open file, so it
+    holds none of HDF5's file locks), which releases the GIL, so reads run
+    in parallel with each other and with decoding (HDF5 File Format Specification, "Data Storage -
+    Chunked": a chunk is ``size`` contiguous bytes at ``byte_offset``).
+
+    :meth:`open` returns None (callers use :func:`read_raw_chunk`) for other
+    drivers (in-memory, remote, file objects), systems without ``os.pread``
+    (Windows), h5py without the lookup, a
+    dataset with no chunk stored, or when the first chunk read this way
+    differs from ``read_direct_chunk``'s bytes.  The descriptor is closed
+    with the object; once the HDF5 file is closed, the index lookup fails
+    and :meth:`read` raises OSError.
+    """
+
+    def __init__(self, dataset: h5py.Dataset, fd: int) -> None:
+        self._dsid = dataset.id
+        self._name = dataset.name
+        self._fd = fd
+
+    @classmethod
+    def open(cls, dataset: h5py.Dataset) -> ChunkFile | None:
+        """The reader of ``dataset``'s chunks, or None (see the class notes)."""
+        try:
+            if (dataset.file.driver != "sec2" or not hasattr(os, "pread")  # not on Windows
+                    or not hasattr(dataset.id, "get_chunk_info_by_coord")):
+                return None
+            first = dataset.id.get_chunk_info(0) if dataset.id.get_num_chunks() else None
+            handle = dataset.file.id.get_vfd_handle()
+            theirs = os.fstat(int(handle[0] if isinstance(handle, tuple) else handle))
+            fd = os.open(dataset.file.filename, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except (OSError, RuntimeError, ValueError, TypeError, AttributeError, KeyError):
+            return None
+        out = cls(dataset, fd)
+        mine = os.fstat(fd)
+        if (mine.st_dev, mine.st_ino) != (theirs.st_dev, theirs.st_ino):
+            out.close()  # the path names another file now
+            return None
+        try:
+            offset = tuple(int(o) for o in first.chunk_offset) if first is not None else None
+            same = offset is not None and out.read(offset) == read_raw_chunk(dataset, offset)
+        except OSError:
+            same = False
+        if not same:
+            out.close()
+            return None
+        return out
+
+    def read(self, offset: tuple[int, ...]) -> tuple[int, bytes]:
+        """``(filter_mask, stored bytes)`` of the chunk at ``offset``, as
+        :func:`read_raw_chunk` returns them.
+
+        Raises:
+            OSError: unallocated chunk, damaged index, closed reader, or fewer
+                bytes in the file than the index records.
+        """
+        try:
+            info = self._dsid.get_chunk_info_by_coord(tuple(int(o) for o in offset))
+        except (KeyError, ValueError, RuntimeError, OSError, TypeError) as exc:
+            raise OSError(f"cannot locate chunk {offset} of {self._name}: {exc}") from exc
+        if info.byte_offset is None or info.size is None:
+            raise OSError(f"chunk {offset} of {self._name} is not stored")
+        if self._fd < 0:
+            raise OSError("the chunk reader was closed")
+        data = os.pread(self._fd, int(info.size), int(info.byte_offset))
+        if len(data) != int(info.size):
+            raise OSError(f"chunk {offset} of {self._name}: the file holds {len(data)} of its "
+                          f"{int(info.size)} bytes")
+        return int(info.filter_mask), data
+
+    def close(self) -> None:
+        """Close the descriptor (idempotent)."""
+        fd, self._fd = self._fd, -1
+        if fd >= 0:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    def __del__(self) -> None:
+        self.close()
 
 
 def unshuffle(buf: bytes | np.ndarray, itemsize: int) -> np.ndarray:

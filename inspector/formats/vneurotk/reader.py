@@ -580,6 +580,32 @@ def _int64_markers(a: np.ndarray | None) -> np.ndarray | None:
     return a.astype(np.int64)
 
 
+def _trial_offsets(got: _Read, name: str) -> np.ndarray | None:
+    """``trial_info`` ``name`` (``trial_window`` or ``baseline``) as int64
+    ``(2,)`` or ``(trials, 2)`` sample offsets from each onset, or None.
+
+    None when absent or not integral numbers of that shape with
+    ``start < stop``: the ``trials.info`` rule reports the shape (VneuroTK
+    recording notes (spec/vneurotk-recording.md) §5; the reference writes
+    both in samples, ``vneurotk.neuro.trial``).
+    """
+    raw = (got.trial_info or {}).get(name)
+    if raw is None or got.neuro is None:
+        return None
+    a = np.asarray(raw)
+    if a.dtype == np.bool_ or a.dtype.kind not in "iuf" or a.size == 0:
+        return None
+    n = int(got.neuro.shape[0]) if got.mode == "epochs" else None
+    onsets = got.trials.onsets if got.trials is not None else None
+    if n is None and onsets is not None:
+        n = int(np.asarray(onsets).reshape(-1).shape[0])
+    if a.shape != (2,) and (n is None or a.shape != (n, 2)):
+        return None
+    if not np.all(np.isfinite(a)) or np.any(a != np.rint(a)) or np.any(a[..., 1] <= a[..., 0]):
+        return None
+    return a.astype(np.int64)
+
+
 def _trial_structure(got: _Read) -> TrialStructure:
     """The :class:`TrialStructure` capability of an opened recording."""
     assert got.mode is not None and got.neuro is not None
@@ -596,4 +622,6 @@ def _trial_structure(got: _Read) -> TrialStructure:
         sampling_rate_hz=float(sfreq) if sfreq is not None else None,
         time_unit=unit if isinstance(unit, str) else "",
         trial=t.trial if t is not None else None,
+        trial_window=_trial_offsets(got, "trial_window"),
+        baseline=_trial_offsets(got, "baseline"),
     )

@@ -61,6 +61,14 @@ def time_label(plot_item: pg.PlotItem, axis: TrialAxis) -> None:
         plot_item.setLabel("bottom", "time from stimulus onset", units="s")
     else:
         plot_item.setLabel("bottom", "samples from stimulus onset (no sampling rate)")
+        plot_item.getAxis("bottom").enableAutoSIPrefix(False)  # samples are never scaled
+
+
+def plain_values(plot_item: pg.PlotItem, side: str = "left") -> None:
+    """Show an axis without units as the numbers themselves: pyqtgraph 0.14
+    otherwise scales a range within (0, 1) by 1000 when the label has no
+    units, without saying so (0.6 drawn as 600)."""
+    plot_item.getAxis(side).enableAutoSIPrefix(False)
 
 
 def onset_line(color: QColor) -> pg.InfiniteLine:

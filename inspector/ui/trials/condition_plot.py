@@ -7,7 +7,11 @@ the mean against time from stimulus onset with a translucent band from
 ``mean - sem`` to ``mean + sem`` (``pyqtgraph.FillBetweenItem``; where one
 trial only contributes the SEM is undefined and the band closes on the
 mean).  A check list chooses the conditions shown; the legend gives the
-trials behind each.  "Export plotted data as CSV…" (the plot's context
+trials behind each.  The selected trials, when there are any, are drawn
+over the conditions as one thick curve in the text colour with its band
+(:meth:`ConditionPlot.show_selection`, :func:`analysis.pooled
+<inspector.formats.analysis.pooled>` of their average, on its own job).
+"Export plotted data as CSV…" (the plot's context
 menu, :mod:`inspector.ui.plots.base`) writes the ``trial_average`` rows of
 the conditions shown, unchanged.
 """
@@ -21,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QIcon, QPalette, QPixmap
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -36,7 +40,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.formats.analysis import Condition, TrialAxis, trial_average
+from inspector.formats.analysis import Condition, TrialAxis, pooled, trial_average
 from inspector.formats.document import Document
 from inspector.jobs import JobContext, JobRunner
 from inspector.ui.plots.base import PlotView
@@ -49,6 +53,7 @@ from inspector.ui.trials.common import (
     color_onset,
     condition_colors,
     onset_line,
+    plain_values,
     time_label,
 )
 
@@ -56,8 +61,10 @@ from inspector.ui.trials.common import (
 MAX_SHOWN = 12
 #: Layout row of the legend in the plot item (under the time axis and its label).
 LEGEND_ROW = 5
-#: Width given to one legend entry when choosing its number of columns.
+#: Narrowest legend entry (pixels): the first guess of the number of columns.
 LEGEND_ENTRY_PX = 92
+#: Slack kept beside the legend (pixels).
+LEGEND_PAD_PX = 8
 #: Band opacity (0-255).
 BAND_ALPHA = 55
 #: Columns of the CSV export, exactly those of ``trial_average``.
@@ -105,6 +112,11 @@ class ConditionPlot(PlotView):
         self._by: Any = object()
         self._items: list[Any] = []
         self._legend: pg.LegendItem | None = None
+        #: The selected trials pooled (``analysis.pooled``), drawn over the conditions.
+        self.selection_frame: pd.DataFrame | None = None
+        self.selection_request: AverageRequest | None = None
+        self.selection_running = False
+        self._sel_items: list[Any] = []
         self.x_label = axis.time_unit
         unit = doc.arrays["neuro"].attrs.get("unit")
         self._unit = str(unit) if unit else ""
@@ -131,6 +143,7 @@ class ConditionPlot(PlotView):
         self.progress_row = row
         time_label(self.plot_item, self.axis)
         self.plot_item.setLabel("left", self._left_label(False))
+        plain_values(self.plot_item)
         self.onset = onset_line(self.palette().color(QPalette.ColorRole.Text))
         self.plot_item.addItem(self.onset, ignoreBounds=True)
         self.add_legend()
@@ -140,6 +153,9 @@ class ConditionPlot(PlotView):
         self.condition_list.setAccessibleName("Conditions shown")
         self.condition_list.setToolTip("Check the conditions to plot")
         self.condition_list.itemChanged.connect(self._item_changed)
+        # a narrow list keeps each label's end, "(n=…)", in view (the tooltip has it all)
+        self.condition_list.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.condition_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list_label = QLabel("Conditions")
         self.legend_box = QCheckBox("Legend")
         self.legend_box.setChecked(True)
@@ -179,7 +195,16 @@ class ConditionPlot(PlotView):
             self.plot_item.legend = legend
             self._legend = legend
             self.plot_item.vb.sigResized.connect(self._legend_columns)
+            # a legend wider than the view keeps the plot item (and its view box)
+            # wide: follow the view's own size
+            self.plot_widget.installEventFilter(self)
         return self._legend
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        """Refit the legend's columns when the plot widget is resized."""
+        if watched is self.plot_widget and event.type() == QEvent.Type.Resize:
+            self._legend_columns()
+        return super().eventFilter(watched, event)
 
     def show_legend(self, shown: bool) -> None:
         """Show or hide the legend (its row is given back to the plot when hidden)."""
@@ -192,10 +217,22 @@ class ConditionPlot(PlotView):
         legend.setVisible(shown)
 
     def _legend_columns(self, *_args: Any) -> None:
+        """The most legend columns whose entries fit the width of the view (not
+        of the plot item, which a too wide legend would itself widen)."""
         legend = self.add_legend()
-        fit = max(1, int(self.plot_item.vb.width() // LEGEND_ENTRY_PX))
-        if legend.columnCount != fit:
-            legend.setColumnCount(fit)
+        room = self.plot_widget.viewport().width() - self.plot_item.getAxis("left").width()
+        cols = max(1, min(len(legend.items), int(room // LEGEND_ENTRY_PX)))
+        while True:
+            if legend.columnCount != cols:
+                legend.setColumnCount(cols)
+            need = legend.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()
+            if cols == 1 or need <= room - LEGEND_PAD_PX:
+                break
+            cols -= 1
+        view = self.plot_widget
+        if self.plot_item.width() > view.viewport().width() + 0.5:
+            # the plot item kept the width of a wider legend: give it the view's again
+            self.plot_item.setGeometry(view.range)
 
     def reset_view(self) -> None:
         """The whole window and every drawn curve and band in view."""
@@ -204,18 +241,89 @@ class ConditionPlot(PlotView):
         vb.updateAutoRange()  # now, not at the next paint
 
     def _left_label(self, corrected: bool) -> str:
-        text = "mean response"
+        # short enough to fit the height of a small plot when corrected
+        text = "mean" if corrected else "mean response"
         if self._unit:
             text += f" ({self._unit})"
         return text + (", baseline-corrected" if corrected else "")
 
     def job_keys(self) -> tuple[str, ...]:
-        """The key of this view's averages (see :meth:`PlotView.job_keys`)."""
-        return (f"trial-average:{id(self)}",)
+        """The keys of this view's averages: the conditions, the selected trials
+        (see :meth:`PlotView.job_keys`)."""
+        return (f"trial-average:{id(self)}", f"trial-average-selection:{id(self)}")
 
     def is_idle(self) -> bool:
         """No average on its way (``--screenshot`` waits for this)."""
-        return not self.running
+        return not self.running and not self.selection_running
+
+    # -- the selected trials -----------------------------------------------------
+    def show_selection(self, request: AverageRequest | None) -> None:
+        """Draw the mean ± SEM of ``request.trials`` pooled over their conditions
+        over the condition curves (None, or no trials: draw none).  Computed on
+        a job like the conditions; a newer request supersedes it."""
+        key = self.job_keys()[1]
+        if request is None or not request.trials:
+            self.jobs.cancel(key)
+            self.selection_running = False
+            self.selection_request = None
+            if self.selection_frame is not None:
+                self.selection_frame = None
+                self.draw()
+            return
+        if request == self.selection_request and (self.selection_running
+                                                  or self.selection_frame is not None):
+            return
+        self.selection_request = request
+        self.selection_running = True
+        doc = self.doc
+
+        def work(ctx: JobContext) -> pd.DataFrame:
+            return pooled(trial_average(doc, request.by, channels=list(request.channels),
+                                        window=request.window, baseline=request.baseline,
+                                        trials=list(request.trials or ()),
+                                        cancelled=lambda: ctx.cancelled))
+
+        def done(df: pd.DataFrame) -> None:
+            self.selection_running = False
+            self.selection_frame = df
+            self.draw()
+
+        def failed(_message: str, _tb: str) -> None:
+            self.selection_running = False
+            self.selection_frame = None
+            self.draw()
+
+        self.jobs.submit(work, on_done=done, on_error=failed, key=key)
+
+    def selection_curves(self) -> list[tuple[str, np.ndarray, np.ndarray]]:
+        """``(name, time, mean)`` of the curves of the selected trials."""
+        return [(item.curve_label, *(np.asarray(a, np.float64) for a in item.getData()))
+                for item in self._sel_items if isinstance(item, pg.PlotDataItem)]
+
+    def _draw_selection(self, legend: pg.LegendItem, chans: list[int]) -> None:
+        for item in self._sel_items:
+            self.plot_item.removeItem(item)
+        self._sel_items = []
+        df = self.selection_frame
+        if df is None or self.frame is None or list(pd.unique(df["channel"])) != chans:
+            return
+        text = self.palette().color(QPalette.ColorRole.Text)
+        rows = len(df) // max(len(chans), 1)
+        x = df["time"].to_numpy(np.float64)[:rows]
+        count = len(self.selection_request.trials) if self.selection_request else 0
+        for ci, ch in enumerate(chans):
+            part = df.iloc[ci * rows:(ci + 1) * rows]
+            before = len(self._items)
+            curve = self._add_curve(x, part["mean"].to_numpy(), part["sem"].to_numpy(), text,
+                                    CHANNEL_STYLES[ci % len(CHANNEL_STYLES)],
+                                    f"selected · {channel_label(self.axis, ch)}")
+            curve.setPen(pg.mkPen(text, width=3,
+                                  style=CHANNEL_STYLES[ci % len(CHANNEL_STYLES)]))
+            curve.setZValue(10)
+            self._sel_items.extend(self._items[before:])
+            del self._items[before:]
+            if ci == 0:
+                legend.addItem(curve, f"selected trials (n={count})")
 
     def palette_changed(self) -> None:
         """The theme changed (:func:`inspector.ui.plots.theming.follow_palette`)."""
@@ -367,6 +475,7 @@ class ConditionPlot(PlotView):
         legend = self.add_legend()
         legend.clear()
         if self.frame is None:
+            self._draw_selection(legend, [])
             return
         x, chans, cube = self._grid()
         colors = condition_colors(self.conditions)
@@ -381,6 +490,7 @@ class ConditionPlot(PlotView):
                                         f"{cond.label} · {channel_label(self.axis, chans[ci])}")
                 if ci == 0:
                     legend.addItem(curve, f"{cond.label} (n={counts[gi]})")
+        self._draw_selection(legend, chans)
         if len(chans) > 1:
             text = self.palette().color(QPalette.ColorRole.Text)
             for ci, ch in enumerate(chans):

@@ -7,7 +7,9 @@ image (:class:`~inspector.ui.trials.trial_image.TrialImage`).  Every change
 restarts a short debounce timer; when it fires both views submit their job
 (a newer one supersedes the older).  The document's
 :class:`~inspector.models.selection.TrialSelection` is marked on the trial
-image, set by clicking its rows, and can restrict the average.
+image, set by clicking its rows, drawn on the condition average as the mean
+± SEM of the selected trials (pooled over their conditions), and can
+restrict the average to them ("Selected trials only").
 """
 
 from __future__ import annotations
@@ -238,6 +240,8 @@ class TrialsPanel(QWidget):
             if value == RECORDED and not self.axis.has_recorded_baseline:
                 continue
             self.base_combo.addItem(label, value)
+        # baseline correction by default when the recording gives one (trial_info/baseline)
+        self.base_combo.setCurrentIndex(max(0, self.base_combo.findData(RECORDED)))
         self.base_from, self.base_to = self._spin(), self._spin()
         self.base_combo.currentIndexChanged.connect(self._baseline_changed)
         self.set_default_window()
@@ -266,7 +270,8 @@ class TrialsPanel(QWidget):
             spin.blockSignals(True)
             spin.setValue(self._to_spin(v))
             spin.blockSignals(False)
-        for spin, v in ((self.base_from, w0), (self.base_to, 0)):
+        b0, b1 = self.axis.baseline_samples or (w0, 0)
+        for spin, v in ((self.base_from, b0), (self.base_to, b1)):
             spin.blockSignals(True)
             spin.setValue(self._to_spin(v))
             spin.blockSignals(False)
@@ -372,6 +377,7 @@ class TrialsPanel(QWidget):
             self.average.show_placeholder("Choose at least one channel (Channels).")
         else:
             self.average.run(self.average_request())
+            self._show_selection()
         self.image.run(self.image_request())
         self.requested.emit()
 
@@ -402,6 +408,22 @@ class TrialsPanel(QWidget):
         self._update_selected_box()
         if self.selected_box.isChecked():
             self.schedule()
+        else:
+            self._show_selection()
+
+    def selection_request(self) -> AverageRequest | None:
+        """The average of the selected trials drawn over the conditions: None when
+        nothing is selected or the conditions are already of the selection only."""
+        if (self.selection is None or self.selection.is_empty()
+                or self.selected_box.isChecked() or not self.channels()):
+            return None
+        request = self.average_request()
+        return AverageRequest(request.by, request.channels, request.window, request.baseline,
+                              tuple(self.selection.trials.tolist()))
+
+    def _show_selection(self) -> None:
+        if self.by() is not None:
+            self.average.show_selection(self.selection_request())
 
     def _image_clicked(self, trials: np.ndarray, modifiers: Any) -> None:
         if self.selection is None:

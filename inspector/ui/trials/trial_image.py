@@ -42,6 +42,7 @@ from inspector.ui.trials.common import (
     channel_label,
     color_onset,
     onset_line,
+    plain_values,
     time_label,
 )
 
@@ -151,6 +152,8 @@ class TrialImage(PlotView):
                                         interactive=True, width=14,
                                         label=self._unit_label(), pen=pg.mkPen(text))
         self.colorbar.setImageItem(self.img_item, insert_in=self.plot_item)
+        plain_values(self.plot_item)  # trial numbers
+        self.colorbar.axis.enableAutoSIPrefix(False)  # responses as they are (see plain_values)
         self.plot_widget.scene().sigMouseClicked.connect(self._clicked)
         self.plot_widget.scene().sigMouseMoved.connect(self._hover)
         self.plot_item.vb.sigResized.connect(self._ticks)

@@ -1,0 +1,101 @@
+"""Stored chunks read with pread outside h5py's lock (vneurotk.chunks.ChunkFile).
+
+The bytes must be exactly those of HDF5's ``read_direct_chunk``; the reader
+must hold no file lock once the document is closed, and must fail cleanly on
+unallocated chunks, closed files and files shorter than their index says.
+"""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+
+import h5py
+import numpy as np
+import pytest
+
+from inspector.formats.registry import open_document
+from inspector.formats.vneurotk.chunks import ChunkFile, read_raw_chunk
+from tests.conftest import FIXTURES
+
+SMALL_CHUNKS = FIXTURES / "vneurotk" / "v1" / "continuous_small_chunks.h5"
+
+
+def _offsets(ds: h5py.Dataset) -> list[tuple[int, ...]]:
+    return list(itertools.product(*(range(0, n, c) for n, c in zip(ds.shape, ds.chunks,
+                                                                      strict=True))))
+
+
+def test_bytes_equal_read_direct_chunk_for_every_chunk():
+    with h5py.File(SMALL_CHUNKS, "r") as f:
+        ds = f["neuro"]
+        reader = ChunkFile.open(ds)
+        assert reader is not None and ds.chunks is not None
+        offsets = _offsets(ds)
+        assert len(offsets) == ds.id.get_num_chunks() > 1
+        for off in offsets:
+            assert reader.read(off) == read_raw_chunk(ds, off)
+        reader.close()
+        with pytest.raises(OSError, match="closed"):
+            reader.read(offsets[0])
+
+
+def test_unallocated_and_closed(tmp_path):
+    path = tmp_path / "sparse.h5"
+    with h5py.File(path, "w") as f:
+        ds = f.create_dataset("x", shape=(40, 4), chunks=(10, 4), dtype="f4",
+                              compression="gzip", shuffle=True)
+        ds[20:30] = np.arange(40, dtype="f4").reshape(10, 4)
+    f = h5py.File(path, "r")
+    reader = ChunkFile.open(f["x"])
+    assert reader is not None
+    mask, data = reader.read((20, 0))
+    assert (mask, data) == read_raw_chunk(f["x"], (20, 0))
+    with pytest.raises(OSError, match="not stored"):
+        reader.read((0, 0))
+    f.close()
+    with pytest.raises(OSError):
+        reader.read((20, 0))  # the index cannot be asked any more
+
+
+def test_no_lock_is_held_after_the_document_closes(tmp_path):
+    path = tmp_path / "copy.h5"
+    shutil.copyfile(SMALL_CHUNKS, path)
+    doc = open_document(path)
+    ref = doc.arrays["neuro"]
+    chunk = ref.read_raw_chunk((0, 0))
+    with h5py.File(path, "r") as f:
+        assert chunk == read_raw_chunk(f["neuro"], (0, 0))
+    doc.close()
+    with h5py.File(path, "r+") as f:  # a writer can take the file: no lock left behind
+        f.attrs["touched"] = 1
+    with pytest.raises(OSError):
+        ref.read_raw_chunk((0, 0))  # the file changed (and was closed)
+
+
+def test_file_shorter_than_its_index(tmp_path):
+    path = tmp_path / "short.h5"
+    with h5py.File(path, "w") as f:
+        f.create_dataset("x", data=np.random.default_rng(0).random((4000, 4)), chunks=(1000, 4))
+    f = h5py.File(path, "r")
+    reader = ChunkFile.open(f["x"])
+    assert reader is not None
+    info = f["x"].id.get_chunk_info_by_coord((3000, 0))
+    with open(path, "r+b") as raw:
+        raw.truncate(info.byte_offset + 10)
+    with pytest.raises(OSError, match="holds 10 of"):
+        reader.read((3000, 0))
+    f.close()
+
+
+def test_other_drivers_and_systems_use_hdf5(monkeypatch):
+    with h5py.File(SMALL_CHUNKS, "r", driver="core") as f:  # in memory: no file to pread
+        assert ChunkFile.open(f["neuro"]) is None
+    monkeypatch.delattr("os.pread")  # as on Windows
+    with h5py.File(SMALL_CHUNKS, "r") as f:
+        assert ChunkFile.open(f["neuro"]) is None
+    monkeypatch.undo()
+    doc = open_document(SMALL_CHUNKS)
+    with h5py.File(SMALL_CHUNKS, "r") as f:
+        assert doc.arrays["neuro"].read_raw_chunk((128, 0)) == read_raw_chunk(f["neuro"], (128, 0))
+    doc.close()

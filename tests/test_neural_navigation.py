@@ -263,3 +263,47 @@ def test_epochs_markers_in_overlay_and_legend_follows_what_is_drawn(qtbot, jobs)
     settle(qtbot, jobs, view)
     assert view.marker_count() == 0 and "stimulus onset" not in view.legend_labels()
     doc.close()
+
+
+def test_epochs_time_runs_from_the_stimulus_onset(qtbot, jobs):
+    """The corpus epochs file: trial_window [-16, 48] at 500 Hz, onset at sample 16 of each
+    epoch; the axis runs from -32 ms to 94 ms and the onset marker sits at 0."""
+    from inspector.formats import open_document
+    from inspector.ui.plots.panel import onset_sample
+
+    doc = open_document(FIXTURES / "vneurotk/v1/epochs_dense_f64_strids.h5")
+    ref, trials = doc.arrays["neuro"], doc.trials
+    assert trials.trial_window.tolist() == [-16, 48] and ref.attrs["sfreq"] == 500.0
+    origin = onset_sample(trials, ref)
+    assert origin == 16
+    view = NeuralView(ref, jobs, trials.markers(), onset_sample=origin)
+    qtbot.addWidget(view)
+    view.resize(900, 600)
+    view.show()
+    qtbot.waitExposed(view)
+    settle(qtbot, jobs, view)
+    assert view._time_span() == (-16 / 500, 47 / 500)
+    assert "from stimulus onset" in view.plot_item.getAxis("bottom").labelText
+    view.reset_view()
+    x0, x1 = view.plot_item.vb.viewRange()[0]
+    assert x0 < -0.03 and 0.09 < x1 < 0.1
+    onsets = view._drawn_markers().get("vision_onsets")
+    if onsets is not None:
+        drawn = onsets[np.isfinite(onsets)]
+        assert drawn.size == 0 or np.allclose(drawn, 0.0)
+    assert float(view._to_samples(0.0)) == 16.0
+    doc.close()
+
+
+def test_no_common_window_keeps_time_from_the_epoch_start():
+    from inspector.formats.capabilities import TrialStructure
+    from inspector.ui.plots.panel import onset_sample
+
+    ref = NumpyArrayRef("neuro", np.zeros((3, 64, 2)))
+    varying = TrialStructure(data_mode="epochs", trial_window=np.array([[-16, 48], [-8, 56],
+                                                                         [-16, 48]]))
+    assert onset_sample(varying, ref) is None
+    assert onset_sample(TrialStructure(data_mode="epochs", trial_window=np.array([-16, 48])),
+                        ref) == 16
+    assert onset_sample(TrialStructure(data_mode="epochs", trial_window=np.array([4, 68])),
+                        ref) is None  # an epoch that starts after the onset has no onset in it

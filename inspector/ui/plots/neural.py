@@ -241,10 +241,14 @@ class NeuralView(PlotView):
         markers: ``{"trial_starts": array, "vision_onsets": array, ...}``
             sample positions (absolute for continuous, within the epoch for
             epochs), any may be missing.
+        onset_sample: for epochs, the sample of each epoch at which the stimulus
+            came on (``-trial_window[0]``, VneuroTK on-disk notes §3): time is
+            then shown relative to the onset (negative before it); None shows
+            time from the epoch's first sample.
     """
 
     def __init__(self, ref: ArrayRef, jobs: JobRunner, markers: dict[str, Any] | None = None,
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, onset_sample: int | None = None) -> None:
         super().__init__(parent)
         self.ref = ref
         self.jobs = jobs
@@ -254,6 +258,7 @@ class NeuralView(PlotView):
         self.n_channels = int(ref.shape[-1 if self.time_axis != ref.ndim - 1 else 0]) \
             if ref.ndim >= 2 else 1
         self.n_trials = int(ref.shape[0]) if self.epochs else 0
+        self.origin = int(onset_sample) if self.epochs and onset_sample is not None else 0
         sf = ref.attrs.get("sfreq")
         try:
             sf = float(sf) if sf is not None else None
@@ -303,7 +308,9 @@ class NeuralView(PlotView):
         self._use_line_axis()
         self._build_controls()
         vb = self.plot_item.vb
-        self.plot_item.setLabel("bottom", "time" if self.sfreq else "sample", units=self.x_label)
+        what = "time" if self.sfreq else "sample"
+        self.plot_item.setLabel("bottom", f"{what} from stimulus onset" if self.origin else what,
+                                units=self.x_label)
         self.plot_item.setLabel("left", self.y_label)
         # grid lines at the labelled and the first minor ticks only: finer ones crowd
         # the traces and look like markers
@@ -448,10 +455,15 @@ class NeuralView(PlotView):
 
     # -- setup ---------------------------------------------------------------------
     def _to_x(self, samples: np.ndarray | float) -> np.ndarray | float:
-        return samples / self.sfreq if self.sfreq else samples
+        shifted = samples - self.origin
+        return shifted / self.sfreq if self.sfreq else shifted
 
     def _to_samples(self, x: float) -> float:
-        return x * self.sfreq if self.sfreq else x
+        return (x * self.sfreq if self.sfreq else x) + self.origin
+
+    def _time_span(self) -> tuple[float, float]:
+        """x of the first and the last sample."""
+        return float(self._to_x(0.0)), float(self._to_x(float(max(self.n - 1, 1))))
 
     def _setup(self) -> None:
         if self.ref.ndim == 0 or self.ref.size == 0 or self.n == 0:
@@ -459,9 +471,10 @@ class NeuralView(PlotView):
                                   "nothing to plot")
             return
         vb = self.plot_item.vb
-        x1 = self._to_x(float(max(self.n - 1, 1)))
-        vb.setLimits(xMin=-0.05 * x1 - 1e-9, xMax=1.05 * x1 + 1e-9)
-        vb.setXRange(0.0, x1, padding=0.02)
+        x0, x1 = self._time_span()
+        margin = 0.05 * (x1 - x0) + 1e-9
+        vb.setLimits(xMin=x0 - margin, xMax=x1 + margin)
+        vb.setXRange(x0, x1, padding=0.02)
         vb.sigXRangeChanged.connect(self.schedule)
         vb.sigYRangeChanged.connect(self._draw_markers)
         vb.sigResized.connect(self._resized)
@@ -911,7 +924,7 @@ class NeuralView(PlotView):
         self.gain = 1.0
         vb.enableAutoRange(axis="y")
         if self.n:
-            vb.setXRange(0.0, self._to_x(float(max(self.n - 1, 1))), padding=0.02)
+            vb.setXRange(*self._time_span(), padding=0.02)
 
     def fit_amplitude(self) -> None:
         """Set the stacking offsets and the amplitude range from the lines drawn now; both

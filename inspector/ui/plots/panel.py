@@ -18,11 +18,12 @@ panel adds nothing, so the warning is said once.
 
 from __future__ import annotations
 
+import numpy as np
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from inspector.formats.arrays import ArrayRef
-from inspector.formats.capabilities import AucScans
+from inspector.formats.capabilities import AucScans, TrialStructure
 from inspector.formats.document import Document
 from inspector.jobs import JobRunner
 from inspector.ui.plots.auc import AucView
@@ -40,6 +41,17 @@ def cancel_on_destroy(obj: QObject, jobs: JobRunner, keys: tuple[str, ...]) -> N
     was on its way), so that no result is delivered to a deleted widget."""
     if keys:
         obj.destroyed.connect(lambda *_args: [jobs.cancel(k) for k in keys])
+
+
+def onset_sample(trials: TrialStructure | None, ref: ArrayRef) -> int | None:
+    """The sample of every epoch of ``ref`` at which the stimulus came on, when the
+    recording's ``trial_window`` gives one start for all trials (None otherwise)."""
+    if trials is None or trials.trial_window is None or ref.ndim != 3:
+        return None
+    starts = np.unique(np.asarray(trials.trial_window, dtype=np.int64).reshape(-1, 2)[:, 0])
+    if starts.size != 1 or not -int(ref.shape[1]) < int(starts[0]) <= 0:
+        return None
+    return -int(starts[0])
 
 
 def auc_array_names(auc: AucScans | None) -> tuple[str, ...]:
@@ -139,7 +151,8 @@ class PlotPanel(QWidget):
             return
         if ref.ndim <= 3:
             markers = trials.markers() if trials is not None else {}
-            self._set_view(NeuralView(ref, self.jobs, markers))
+            self._set_view(NeuralView(ref, self.jobs, markers,
+                                      onset_sample=onset_sample(trials, ref)))
             return
         self._say(f"{name}: {ref.ndim}-D arrays are not plotted (shape {tuple(ref.shape)}).")
 

@@ -22,9 +22,6 @@ from fuzz.outcomes import COUNT_KEYS, Outcome
 from fuzz.reproducers import FailureClasses, save
 from fuzz.targets import resolve
 
-#: Peak resident set a child may reach on any mutant: ``verify`` stays under 500 MB.
-RSS_BUDGET_MB = 500
-
 
 @dataclass
 class FormatStats:
@@ -40,7 +37,8 @@ class FormatStats:
     """The largest peak resident set of one child (``ru_maxrss``; it includes the pages
     the child shares with the fork server, so it bounds what the mutant cost from above)."""
     over_rss_budget: int = 0
-    """Children whose peak resident set exceeded :data:`RSS_BUDGET_MB`."""
+    """Children whose peak resident set exceeded the campaign's ``rss_budget_mb``."""
+    rss_budget_mb: int = 0
 
     @property
     def failures(self) -> int:
@@ -49,14 +47,15 @@ class FormatStats:
     def to_json(self) -> dict[str, Any]:
         return {"mutants": sum(self.counts.values()), **self.counts,
                 "peak_rss_mb": round(self.peak_rss_kb / 1024, 1),
-                f"over_{RSS_BUDGET_MB}mb_rss": self.over_rss_budget,
+                "over_rss_budget": self.over_rss_budget,
                 "seconds": round(self.seconds, 2)}
 
     def add_rss(self, max_rss_kb: int | None) -> None:
         """Count one child's peak resident set."""
         if max_rss_kb:
             self.peak_rss_kb = max(self.peak_rss_kb, max_rss_kb)
-            self.over_rss_budget += max_rss_kb > RSS_BUDGET_MB * 1024
+            self.over_rss_budget += bool(self.rss_budget_mb
+                                         and max_rss_kb > self.rss_budget_mb * 1024)
 
     def details(self) -> dict[str, Any]:
         """What summary.json adds: generation time and the finding codes reached."""
@@ -78,12 +77,13 @@ class Campaign:
     def limits_json(self) -> dict[str, Any]:
         return {"time_limit": self.limits.time_limit, "mem_limit_mb": self.limits.mem_limit_mb,
                 "max_report_bytes": self.limits.max_report_bytes,
+                "rss_budget_mb": self.limits.rss_budget_mb,
                 "mode": "subprocess" if self.limits.subprocess else "fork",
                 "target": self.limits.target}
 
     def run(self, fmt: str, count: int) -> FormatStats:
         """Run ``count`` mutants of ``fmt``; return their counts."""
-        stats = FormatStats(fmt)
+        stats = FormatStats(fmt, rss_budget_mb=self.limits.rss_budget_mb)
         started = time.monotonic()
         target = None if self.limits.subprocess else resolve(self.limits.target)
         work = self.out / ".work"

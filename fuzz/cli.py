@@ -42,6 +42,9 @@ def parser() -> argparse.ArgumentParser:
                    help="wall-time limit per mutant, seconds (default 10)")
     p.add_argument("--mem-limit-mb", type=int, default=1024,
                    help="address space a child may add to its size at fork, MiB (default 1024)")
+    p.add_argument("--rss-budget-mb", type=int, default=500,
+                   help="peak resident set a child may reach, MiB (0: none); a child over it "
+                        "is a memory failure with a reproducer (default 500)")
     p.add_argument("--max-report-mb", type=float, default=2.0,
                    help="bound on the verify-JSON line, MB (default 2)")
     p.add_argument("--jobs", type=int, default=2, help="children at a time (default 2)")
@@ -62,6 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser().error("--count >= 0, --jobs >= 1, --time-limit > 0, --mem-limit-mb >= 16")
     limits = Limits(time_limit=args.time_limit, mem_limit_mb=args.mem_limit_mb,
                     max_report_bytes=int(args.max_report_mb * 1_000_000),
+                    rss_budget_mb=args.rss_budget_mb,
                     subprocess=args.subprocess, target=args.target)
     resolve(args.target)
     if not args.subprocess:

@@ -41,6 +41,8 @@ class Limits:
         max_report_bytes: bound on the verify-JSON line.
         subprocess: start a fresh interpreter per mutant instead of forking.
         target: ``"module:function"`` run on each mutant.
+        rss_budget_mb: peak resident set a child may reach (MiB; 0: no budget); a child
+            over it counts as a memory failure and keeps a reproducer.
         grace: seconds past the limit after which the parent SIGKILLs a child
             that its own timer did not stop (plus interpreter start-up time in
             subprocess mode).
@@ -52,6 +54,7 @@ class Limits:
     subprocess: bool = False
     target: str = "fuzz.targets:inspect"
     grace: float = 3.0
+    rss_budget_mb: int = 500
 
     @property
     def deadline_after(self) -> float:
@@ -198,6 +201,7 @@ def finish(job: Job, limits: Limits) -> tuple[Classified, RunRecord]:
     record = RunRecord(returncode=rc, killed_by_parent=job.killed, result=result,
                        stderr_tail=_tail(slot / "stderr.txt"), digest_before=job.digest_before,
                        digest_after=after, max_report_bytes=limits.max_report_bytes,
+                       rss_budget_kb=limits.rss_budget_mb * 1024,
                        seconds=time.monotonic() - job.started, max_rss_kb=rss)
     return classify(record), record
 

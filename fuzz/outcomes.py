@@ -95,6 +95,7 @@ class RunRecord:
         max_report_bytes: the bound on the verify-JSON line.
         seconds: wall time of the child.
         max_rss_kb: peak resident set of the child (``ru_maxrss``), when known.
+        rss_budget_kb: the peak resident set allowed (0: no budget).
     """
 
     returncode: int
@@ -106,6 +107,7 @@ class RunRecord:
     max_report_bytes: int
     seconds: float
     max_rss_kb: int | None = None
+    rss_budget_kb: int = 0
 
 
 @dataclass
@@ -169,6 +171,11 @@ def classify(run: RunRecord) -> Classified:
             Outcome.MODIFIED, exception="input modified",
             message="the input is not byte-identical after the run")
     _classify_exit(run, found)
+    if run.rss_budget_kb and run.max_rss_kb and run.max_rss_kb > run.rss_budget_kb:
+        found[Outcome.MEMORY] = Classified(
+            Outcome.MEMORY, exception="peak RSS over budget",
+            message=f"peak resident set {run.max_rss_kb // 1024} MiB, over the "
+                    f"{run.rss_budget_kb // 1024} MiB budget")
     if run.returncode == EXIT_DONE and run.result is not None:
         _classify_report(run, found)
     if not found:

@@ -1,6 +1,6 @@
 """A fuzzing target that opens each mutant in the real window (offscreen).
 
-``python -m fuzz --target fuzz.window:inspect_window --mem-limit-mb 4096 ...``
+``python -m fuzz --target fuzz.window:inspect_window --mem-limit-mb 8192 --rss-budget-mb 0 ...``
 runs, in each child: a ``MainWindow`` with every view module imported, the
 mutant opened in it through to idle (checks over, models filled, plots drawn),
 then every page of its tab shown in turn, each through to idle again.  A

@@ -27,12 +27,13 @@ import atexit
 import gc
 import os
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import h5py
 import numpy as np
 
 from inspector.formats.findings import Finding, Rule
+from inspector.formats.remote_path import RemotePath
 from inspector.formats.vneurotk import rules as R
 
 
@@ -130,9 +131,16 @@ class H5Source:
         OpenError: not HDF5, truncated, unreadable or locked beyond recovery.
     """
 
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
+    def __init__(self, path: Path | RemotePath) -> None:
         self.lock_warning: str | None = None
+        self._fileobj: IO[bytes] | None = None
+        #: What names this exact file: (device, inode, size, mtime_ns) on disk,
+        #: (URL, validator) remote; None when nothing does.
+        self.identity: tuple[Any, ...] | None = None
+        if isinstance(path, RemotePath):
+            self._open_remote(path)
+            return
+        self.path = Path(path)
         try:
             st = os.stat(self.path)
         except OSError as exc:
@@ -145,10 +153,25 @@ class H5Source:
             fd = self.file.id.get_vfd_handle()
             fd = fd[0] if isinstance(fd, tuple) else fd
             opened = _identity(os.fstat(int(fd)))
-            if opened[:2] != self.identity[:2]:
+            if self.identity is None or opened[:2] != self.identity[:2]:
                 self.identity = opened
         except (AttributeError, OSError, TypeError, ValueError):
             pass
+
+    def _open_remote(self, path: RemotePath) -> None:
+        """Open a URL through h5py on a range-reading file object
+        (docs/architecture.md, "Remote sources"); the transport checks on every
+        request that the object has not changed, so :meth:`check` need not."""
+        self.path = path
+        try:
+            self._fileobj = path.open("rb")
+            self.file = h5py.File(self._fileobj, "r")
+        except OSError as exc:
+            raise OpenError(R.FILE_UNREADABLE, f"cannot open as HDF5: {exc}") from exc
+        validator = path.resource.probe().validator
+        known = validator.etag or validator.last_modified
+        # The chunk-summary disk cache is keyed by this; None (no validator) disables it.
+        self.identity = (path.url, validator.key()) if known else None
 
     def _open(self) -> h5py.File:
         try:
@@ -186,6 +209,8 @@ class H5Source:
     # -- guard -------------------------------------------------------------
     def check(self) -> None:
         """Raise :class:`FileChangedError` if the path no longer names the opened file."""
+        if isinstance(self.path, RemotePath):
+            return
         try:
             now = _identity(os.stat(self.path))
         except FileNotFoundError as exc:
@@ -221,6 +246,8 @@ class H5Source:
         try:
             if self.file.id.valid:
                 self.file.close()
+            if self._fileobj is not None:
+                self._fileobj.close()
         except Exception:  # noqa: BLE001 - closing must not raise
             pass
 

@@ -35,7 +35,7 @@ class RangeServer:
         self.seen: dict[str, int] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self.httpd = _Quiet(("127.0.0.1", 0), _handler(self))
         self.httpd.daemon_threads = True
         self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
@@ -72,6 +72,13 @@ class RangeServer:
         self.httpd.shutdown()
         self.httpd.server_close()
         self._thread.join(5)
+
+
+class _Quiet(ThreadingHTTPServer):
+    """Clients that drop connections on purpose (timeouts, faults) are not errors here."""
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        pass
 
 
 def _size(content: bytes | Path) -> int:

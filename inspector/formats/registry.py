@@ -156,6 +156,7 @@ def _open_remote(p: RemotePath, hash_arrays: bool) -> Document:
     return doc
 
 
+
 def _open_with_reader(p: Path, hash_arrays: bool) -> Document:
     reader = reader_for(p)
     if reader is None:

@@ -11,10 +11,12 @@ owns the document applies them).  Nothing here imports Qt.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from inspector.formats.capabilities import CancelFn, CheckResult, DeferredCheck, ProgressFn
+from inspector.formats.core_rules import FORMAT_UNRECOGNISED
 from inspector.formats.document import FORMAT_UNKNOWN, Document
+from inspector.formats.findings import Findings
 from inspector.formats.remote_path import RemotePath
 from inspector.formats.remote_transport import RemoteError
 
@@ -31,12 +33,16 @@ def unreachable(path: RemotePath) -> Document | None:
 
 
 def add_faults(doc: Document, path: RemotePath) -> None:
-    """Report the faults met while opening; wrap the deferred checks (see :class:`RemoteCheck`)."""
-    resource = path.resource
-    seen = {f.code for f in doc.findings}
-    for finding in resource.findings():
-        if finding.code not in seen:
-            doc.findings.add(finding)
+    """Report the faults met while opening, first (they explain what follows); wrap the
+    deferred checks (see :class:`RemoteCheck`).
+
+    A file no reader recognised because its bytes could not be fetched is
+    not called unrecognised: the fault is the finding.
+    """
+    faults = path.resource.findings()
+    if faults:
+        rest = [f for f in doc.findings if f.code != FORMAT_UNRECOGNISED.code]
+        doc.findings = Findings([*faults, *rest])
     doc.checks = [RemoteCheck(c, path) for c in doc.checks]
 
 
@@ -47,15 +53,15 @@ class RemoteCheck:
     Attributes:
         inner: the reader's check.
         path: the document's URL (its resource keeps the faults).
+        title: the inner check's title.
     """
 
     inner: DeferredCheck
     path: RemotePath
+    title: str = field(init=False)
 
-    @property
-    def title(self) -> str:
-        """The inner check's title."""
-        return self.inner.title
+    def __post_init__(self) -> None:
+        self.title = self.inner.title
 
     def run(self, progress: ProgressFn | None = None,
             cancelled: CancelFn | None = None) -> CheckResult:

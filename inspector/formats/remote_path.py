@@ -187,6 +187,19 @@ class RemotePath(_PathLike):
                 self._resource = RemoteResource(self.url, self.options)
             return self._resource
 
+    def progress(self) -> tuple[int, int] | None:
+        """``(requests, bytes)`` made so far, or None before the first (never fetches)."""
+        resource = self._resource
+        if resource is None:
+            return None
+        return resource.counters.requests, resource.counters.bytes
+
+    def cancel(self) -> None:
+        """Make every later read of this object fail with ``remote.cancelled``."""
+        resource = self._resource
+        if resource is not None:
+            resource.cancel()
+
     def stat(self) -> RemoteStat:  # type: ignore[override]
         """Size and modification time of the object.
 

@@ -23,7 +23,7 @@ from inspector.formats import remote_rules as R
 from inspector.formats.findings import Rule
 
 if TYPE_CHECKING:
-    from inspector.formats.remote_source import RemoteOptions
+    from inspector.formats.remote_options import RemoteOptions
 
 _CONTENT_RANGE = re.compile(r"bytes\s+(\d+)-(\d+)/(\d+|\*)")
 
@@ -140,9 +140,14 @@ class HttpTransport:
                 preload_content=False, retries=self._retries, timeout=self._timeout)
         except Exception as exc:  # noqa: BLE001 - urllib3's errors become our findings
             raise _http_error(exc, what) from None
+        complete = False
         try:
-            return self._answer(resp, start, end, expect, what)
+            answer = self._answer(resp, start, end, expect, what)
+            complete = True
+            return answer
         finally:
+            if not complete:  # an unread body must not reach the next request on this connection
+                resp.close()
             resp.release_conn()
 
     def _answer(self, resp: Any, start: int, end: int, expect: Validator | None,

@@ -18,6 +18,7 @@ from inspector.formats import core_rules as core
 from inspector.formats.document import Document
 from inspector.formats.findings import Finding, Severity
 from inspector.formats.registry import open_filters
+from inspector.formats.remote_path import is_url
 
 #: ``Document.kind_label`` of a document no reader described.
 _UNDESCRIBED = next(f.default for f in fields(Document) if f.name == "kind_label")
@@ -87,7 +88,7 @@ def open_failure(doc: Document) -> OpenFailure | None:
     if doc.ok or has_content(doc):
         return None
     errors = tuple(f for f in doc.findings if f.severity is Severity.ERROR)
-    path = os.path.abspath(doc.path)
+    path = str(doc.path) if is_url(doc.path) else os.path.abspath(doc.path)
     where = [path] + [f"in the file at {loc}" for loc in
                       dict.fromkeys(f.location for f in errors if f.location)]
     tries = _advice(doc, {f.code for f in errors}) + [VERIFY_HINT.format(path=path)]

@@ -126,6 +126,24 @@ def _handler(server: RangeServer) -> type[BaseHTTPRequestHandler]:
                 return
             self._serve(name, content, fault)
 
+        def do_HEAD(self) -> None:  # noqa: N802 - http.server's name
+            name = self.path.lstrip("/").split("?", 1)[0]
+            content = server.files.get(name)
+            if server.latency:
+                time.sleep(server.latency)
+            server._count(name, 0)
+            if content is None or server.faults.get(name) in ("404", "403"):
+                self.send_response(403 if server.faults.get(name) == "403" else 404)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            self.send_response(200)
+            self.send_header("ETag", '"v1"')
+            self.send_header("Last-Modified", LAST_MODIFIED)
+            self.send_header("Accept-Ranges", "bytes")
+            self.send_header("Content-Length", str(_size(content)))
+            self.end_headers()
+
         def _serve(self, name: str, content: bytes | Path, fault: str) -> None:
             size = _size(content)
             start, end = 0, size

@@ -26,6 +26,7 @@ from __future__ import annotations
 import atexit
 import gc
 import os
+import weakref
 from pathlib import Path
 from typing import IO, Any
 
@@ -112,6 +113,15 @@ def release_virtual_plists() -> int:
 
 
 _exit_hook_registered = False
+#: Files open through a Python file object (URLs): closed at exit, before HDF5's
+#: own exit handler would call back into a finalising interpreter (a crash).
+_REMOTE_SOURCES: weakref.WeakSet[H5Source] = weakref.WeakSet()
+
+
+def close_remote_sources() -> None:
+    """Close every HDF5 file still open on a remote file object (registered with atexit)."""
+    for src in list(_REMOTE_SOURCES):
+        src.close()
 
 
 def _register_exit_hook() -> None:
@@ -119,6 +129,7 @@ def _register_exit_hook() -> None:
     if not _exit_hook_registered:
         _exit_hook_registered = True
         atexit.register(release_virtual_plists)
+        atexit.register(close_remote_sources)
 
 
 class H5Source:
@@ -163,6 +174,8 @@ class H5Source:
         (docs/architecture.md, "Remote sources"); the transport checks on every
         request that the object has not changed, so :meth:`check` need not."""
         self.path = path
+        _register_exit_hook()
+        _REMOTE_SOURCES.add(self)
         try:
             self._fileobj = path.open("rb")
             self.file = h5py.File(self._fileobj, "r")

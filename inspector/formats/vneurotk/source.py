@@ -180,7 +180,7 @@ class H5Source:
             self._fileobj = path.open("rb")
             self.file = h5py.File(self._fileobj, "r")
         except OSError as exc:
-            raise OpenError(R.FILE_UNREADABLE, f"cannot open as HDF5: {exc}") from exc
+            raise _open_error(exc) from exc
         validator = path.resource.probe().validator
         known = validator.etag or validator.last_modified
         # The chunk-summary disk cache is keyed by this; None (no validator) disables it.
@@ -206,18 +206,7 @@ class H5Source:
                 f"(HDF5 said: {first})"
             )
             return f
-        text = str(first)
-        if "truncated" in text:
-            raise OpenError(
-                R.FILE_TRUNCATED,
-                "truncated HDF5 file: the superblock records more bytes than the file holds "
-                f"({text})",
-            ) from first
-        if "signature" in text:
-            raise OpenError(
-                R.FILE_NOT_HDF5, f"not an HDF5 file: no HDF5 superblock signature ({text})",
-            ) from first
-        raise OpenError(R.FILE_UNREADABLE, f"cannot open as HDF5: {text}") from first
+        raise _open_error(first) from first
 
     # -- guard -------------------------------------------------------------
     def check(self) -> None:
@@ -263,6 +252,22 @@ class H5Source:
                 self._fileobj.close()
         except Exception:  # noqa: BLE001 - closing must not raise
             pass
+
+
+def _open_error(first: OSError) -> OpenError:
+    """The finding of HDF5 refusing to open a file (truncated, not HDF5, unreadable)."""
+    text = str(first)
+    if "truncated" in text:
+        return OpenError(
+            R.FILE_TRUNCATED,
+            "truncated HDF5 file: the superblock records more bytes than the file holds "
+            f"({text})",
+        )
+    if "signature" in text:
+        return OpenError(
+            R.FILE_NOT_HDF5, f"not an HDF5 file: no HDF5 superblock signature ({text})",
+        )
+    return OpenError(R.FILE_UNREADABLE, f"cannot open as HDF5: {text}")
 
 
 #: Most elements of one small metadata dataset (per-trial arrays, table columns,

@@ -25,7 +25,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 RECORDINGS = sorted((FIXTURES / "vneurotk").rglob("*.h5"))
 ARCHIVES = sorted((FIXTURES / "aucx").glob("*.aucx"))
 #: Small blocks, so that even the small fixtures take several requests.
-SMALL = RemoteOptions(timeout=2.0, min_block=1024, max_block=8192)
+SMALL = RemoteOptions(timeout=5.0, min_block=4096, max_block=32768)
 
 
 @pytest.fixture(scope="module")
@@ -130,7 +130,7 @@ def test_dump_of_a_node_at_a_url(server, capsys):
 
 def test_an_archive_is_verified_reading_each_byte_once(server):
     path = FIXTURES / "aucx" / "src_demo_experiment.aucx"
-    url = RemotePath(url_of(server, path), SMALL)
+    url = RemotePath(url_of(server, path), RemoteOptions(min_block=512, max_block=4096))
     with open_document(url) as doc:
         doc.verify()
         assert doc.ok and doc.verified
@@ -179,7 +179,7 @@ def test_a_fault_during_verification_is_reported_by_the_check(server):
 
 
 def test_cancel_makes_reads_fail_with_a_finding(server):
-    path = RemotePath(url_of(server, ARCHIVES[0]), SMALL)
+    path = RemotePath(url_of(server, ARCHIVES[0]), RemoteOptions(min_block=512))
     path.stat()
     path.cancel()
     with open_document(path) as doc:

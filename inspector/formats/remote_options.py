@@ -51,7 +51,7 @@ class RemoteOptions:
     max_redirects: int = 10
     min_block: int = 100 * KIB
     max_block: int = 4 * MIB
-    memory_cap: int = 256 * MIB
+    memory_cap: int = 64 * MIB
     disk_cache: Path | None = None
     disk_cap: int = 2 * 1024 * MIB
     whole_cap: int = 64 * MIB

@@ -108,3 +108,23 @@ def test_a_slow_open_can_be_cancelled(qtbot, server):
     codes = [f.code for f in tab.doc.findings]
     assert {"remote.cancelled", "remote.timeout"} & set(codes), codes
     assert "internal.reader-failed" not in codes and not tab.doc.ok
+
+
+def test_inspector_url_on_the_command_line_opens_it(server, tmp_path):
+    """``inspector URL::/node --screenshot OUT`` in a fresh interpreter (it quits its
+    QApplication): the window opens the URL and saves the picture."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    out = tmp_path / "url.png"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(root))
+    proc = subprocess.run(
+        [sys.executable, "-m", "inspector", "--screenshot", str(out), "--size", "900x600",
+         f"{server.url('rec/x.h5')}::/trial_starts"],
+        capture_output=True, text=True, cwd=root, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert server.seen.get("rec/x.h5", 0) >= 1

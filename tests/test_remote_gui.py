@@ -87,6 +87,10 @@ def test_a_dead_url_shows_its_finding(qtbot, server):
     tab = win.current_tab()
     assert [f.code for f in tab.doc.findings] == ["remote.not-found"]
     assert tab.failure is not None
+    from inspector.models.open_failure import open_failure
+
+    page = open_failure(tab.doc)
+    assert page.where[0] == server.url("missing.h5") and "network" in page.tries[0]
 
 
 def test_a_slow_open_can_be_cancelled(qtbot, server):

@@ -59,6 +59,10 @@ def has_content(doc: Document) -> bool:
 
 
 def _advice(doc: Document, codes: set[str]) -> list[str]:
+    if any(code.startswith("remote.") for code in codes):
+        return ["The file could not be read over the network: check the URL, your access "
+                "to it (credentials for s3://) and the connection, then File > Reload (F5).",
+                "A file that changed while open is read again by File > Reload (F5)."]
     if core.READER_FAILED.code in codes:
         return ["This is a bug in Inspector, not a verdict on the file: please report it "
                 "with the details below (Copy details).",

@@ -192,9 +192,11 @@ class RemoteResource:
 
     # -- faults ----------------------------------------------------------
     def _fault(self, exc: RemoteError) -> RemoteError:
+        """Keep a copy of ``exc`` (no traceback: the raised one collects the frames of
+        the reader it passes through, and h5py's would then outlive the interpreter)."""
         with self._lock:
             if all(f.rule is not exc.rule for f in self.faults):
-                self.faults.append(exc)
+                self.faults.append(RemoteError(exc.rule, exc.message))
         return exc
 
     def findings(self) -> list[Finding]:

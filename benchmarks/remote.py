@@ -28,8 +28,14 @@ archive; with the archive's size), ``first_view_ms_latency`` (the open
 again with ``--latency-ms`` added to every request); and ``s3`` (ours via
 moto: open and verify counts, from our own counters).
 
+The libraries compared are not dependencies: ``pip install remfile fsspec aiohttp``
+(a reader that is not installed is reported as skipped); S3 needs the
+``remote`` and ``test`` extras (boto3, moto[server]).  ``preview`` stops at
+the first progressive envelope, so its counts depend on how fast chunks
+decode.
+
 Usage: ``python benchmarks/remote.py [--recording 100MB|1GB] [--archive 50MB|500MB]
-[--readers inspector,remfile,fsspec] [--latency-ms 50]``
+[--readers inspector,remfile,fsspec] [--latency-ms 50] [--no-s3]``
 """
 
 from __future__ import annotations
@@ -254,6 +260,12 @@ def s3_costs(recording: Path, archive: Path) -> dict[str, Any]:
         server.stop()
 
 
+def _installed(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--recording", default="1GB", choices=["10MB", "100MB", "1GB"])
@@ -274,6 +286,9 @@ def main(argv: list[str] | None = None) -> int:
         rec_url = srv.add(recording.name, recording)
         arc_url = srv.add(archive.name, archive)
         for i, kind in enumerate(args.readers.split(",")):
+            if kind != "inspector" and not _installed(kind):
+                result["readers"][kind] = {"skipped": f"pip install {kind} (and aiohttp)"}
+                continue
             # A fresh summary cache for each reader: nothing is read from an earlier one.
             os.environ["XDG_CACHE_HOME"] = os.path.join(cache, str(i))
             use_reader(kind)

@@ -8,6 +8,10 @@
     inspector dump FILE::/path [--slice SLICE] [--format csv|json|npy] [--out FILE] [--all]
     inspector install-desktop [--uninstall]
 
+FILE may be an http://, https:// or s3://bucket/key URL (read by range
+requests); ``--s3-endpoint URL`` before or after the subcommand names an
+S3-compatible store (default: ``AWS_ENDPOINT_URL``, else AWS).
+
 Exit status of ``verify``: 0 when every file is ok, 1 when any is not (or is
 unreadable), 2 for usage errors (an unreadable ``--from`` list, ``--dask``
 without ``distributed``).  ``dump``: 0 when written, 1 when the node
@@ -107,8 +111,9 @@ def _gui_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"inspector {__version__}")
     p.add_argument("files", nargs="*", metavar="FILE",
-                   help="files to open, one tab each; FILE::/group/dataset opens a recording "
-                        "at that node")
+                   help="files or http(s):// or s3:// URLs to open, one tab each; "
+                        "FILE::/group/dataset opens a recording at that node "
+                        "(--s3-endpoint URL: an S3-compatible store)")
     p.add_argument("--screenshot", metavar="OUT.png",
                    help="open the files, wait until the views are populated, save a PNG of "
                         "the window and exit")
@@ -428,7 +433,10 @@ def cmd_dump(argv: Sequence[str]) -> int:
 
     if "::" not in args.target:
         return _dump_usage("give the node as FILE::/path (a dataset) or FILE::/path@name")
-    path, location = args.target.split("::", 1)
+    from inspector.formats.remote_path import split_location
+
+    path, node = split_location(args.target)
+    location = node or ""
     if not location:
         return _dump_usage("the node after '::' is empty")
     if args.format == "npy" and args.out is None and sys.stdout.isatty():
@@ -486,8 +494,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     (:func:`inspector.formats.workers.worker_pool`), shut down on return.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    argv = _take_s3_endpoint(argv)
     with worker_pool():
         return _dispatch(argv)
+
+
+def _take_s3_endpoint(argv: list[str]) -> list[str]:
+    """Remove ``--s3-endpoint URL`` (or ``--s3-endpoint=URL``) from ``argv`` and use it
+    for every ``s3://`` URL opened by this process."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            out.extend(argv[i:])
+            break
+        if arg == "--s3-endpoint" and i + 1 < len(argv) or arg.startswith("--s3-endpoint="):
+            value = arg.split("=", 1)[1] if "=" in arg else argv[i + 1]
+            i += 1 if "=" in arg else 2
+            from inspector.formats.remote_options import set_s3_endpoint
+
+            set_s3_endpoint(value)
+            continue
+        out.append(arg)
+        i += 1
+    return out
 
 
 def _dispatch(argv: list[str]) -> int:

@@ -204,7 +204,8 @@ def test_open_recent_holds_only_what_the_user_opened(qtbot, tmp_path):
 
 def test_open_folder_action_and_drop(qtbot, monkeypatch):
     win = _window(qtbot, (1024, 640))
-    assert win.act_open_folder.shortcut().toString() == "Ctrl+Shift+O"
+    assert win.act_open_folder.shortcut().toString() == "Ctrl+Alt+O"
+    assert win.act_open_url.shortcut().toString() == "Ctrl+Shift+O"
     monkeypatch.setattr(QFileDialog, "getExistingDirectory",
                         staticmethod(lambda *a, **k: str(FOLDER)))
     win.act_open_folder.trigger()

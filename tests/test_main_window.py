@@ -56,14 +56,15 @@ def test_drop_several_files(qtbot, tmp_path):
 
 
 def test_dropped_url_is_refused_with_a_message(qtbot):
+    # http(s) and s3 URLs open (tests/test_remote_gui.py); other schemes are refused.
     win = _window(qtbot)
     mime = QMimeData()
-    mime.setUrls([QUrl("https://example.org/data/recording.h5")])
+    mime.setUrls([QUrl("ftp://example.org/data/recording.h5")])
     ev = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime,
                     Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
     win.dropEvent(ev)
     message = win.statusBar().currentMessage()
-    assert "https://example.org/data/recording.h5" in message and "Not opened" in message
+    assert "ftp://example.org/data/recording.h5" in message and "Not opened" in message
     assert win.document_tabs() == []
 
 

@@ -37,6 +37,7 @@ from inspector.formats.core_rules import (
 )
 from inspector.formats.document import FORMAT_UNKNOWN, Document
 from inspector.formats.reader_api import FormatReader, OpenOptions
+from inspector.formats.remote_path import RemotePath, as_source
 
 __all__ = ["FormatReader", "OpenOptions", "open_document", "open_filters", "reader_for",
            "reader_modules", "readers", "register", "sniff"]
@@ -125,16 +126,38 @@ def open_filters() -> list[tuple[str, tuple[str, ...]]]:
 def open_document(path: str | os.PathLike[str], *, hash_arrays: bool = False) -> Document:
     """Open ``path`` read-only and return its :class:`Document`.
 
+    ``path`` may be an ``http(s)://`` or ``s3://`` URL (a string or a
+    :class:`~.remote_path.RemotePath`): it is read by range requests, and
+    network faults are findings of :mod:`.remote_rules`
+    (docs/architecture.md, "Remote sources").
+
     The format is recognised from content by the registered readers.
     Opening reads headers and small metadata only; arrays stay lazy.
 
     Never raises for bad input: a path that cannot be read, a file no reader
     recognises, or a reader bug becomes an error finding.
     """
-    p = Path(path)
+    p = as_source(path)
+    if isinstance(p, RemotePath):
+        return _open_remote(p, hash_arrays)
     missing = _stat_problem(p)
     if missing is not None:
         return missing
+    return _open_with_reader(p, hash_arrays)
+
+
+def _open_remote(p: RemotePath, hash_arrays: bool) -> Document:
+    from inspector.formats.remote_open import add_faults, unreachable
+
+    doc = unreachable(p)
+    if doc is None:
+        doc = _open_with_reader(p, hash_arrays)
+        add_faults(doc, p)
+    return doc
+
+
+
+def _open_with_reader(p: Path, hash_arrays: bool) -> Document:
     reader = reader_for(p)
     if reader is None:
         return _unrecognised(p)

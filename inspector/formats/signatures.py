@@ -18,7 +18,7 @@ def has_hdf5_signature(path: Path) -> bool:
     """True if the HDF5 signature is at offset 0 or a power-of-two multiple of 512."""
     try:
         size = path.stat().st_size
-        with open(path, "rb") as fh:
+        with path.open("rb") as fh:
             offset = 0
             while offset + 8 <= size:
                 fh.seek(offset)
@@ -33,7 +33,7 @@ def has_hdf5_signature(path: Path) -> bool:
 def looks_like_zip(path: Path) -> bool:
     """True if ``path`` starts with a ZIP signature."""
     try:
-        with open(path, "rb") as fh:
+        with path.open("rb") as fh:
             return fh.read(4) in ZIP_SIGNATURES
     except OSError:
         return False

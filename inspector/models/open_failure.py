@@ -18,6 +18,7 @@ from inspector.formats import core_rules as core
 from inspector.formats.document import Document
 from inspector.formats.findings import Finding, Severity
 from inspector.formats.registry import open_filters
+from inspector.formats.remote_path import is_url
 
 #: ``Document.kind_label`` of a document no reader described.
 _UNDESCRIBED = next(f.default for f in fields(Document) if f.name == "kind_label")
@@ -58,6 +59,10 @@ def has_content(doc: Document) -> bool:
 
 
 def _advice(doc: Document, codes: set[str]) -> list[str]:
+    if any(code.startswith("remote.") for code in codes):
+        return ["The file could not be read over the network: check the URL, your access "
+                "to it (credentials for s3://) and the connection, then File > Reload (F5).",
+                "A file that changed while open is read again by File > Reload (F5)."]
     if core.READER_FAILED.code in codes:
         return ["This is a bug in Inspector, not a verdict on the file: please report it "
                 "with the details below (Copy details).",
@@ -87,7 +92,7 @@ def open_failure(doc: Document) -> OpenFailure | None:
     errors = tuple(f for f in doc.file_findings() if f.severity is Severity.ERROR)
     if doc.ok or has_content(doc) or not errors:
         return None  # (no errors about the file: one of another kind, e.g. an empty HDF5 file)
-    path = os.path.abspath(doc.path)
+    path = str(doc.path) if is_url(doc.path) else os.path.abspath(doc.path)
     where = [path] + [f"in the file at {loc}" for loc in
                       dict.fromkeys(f.location for f in errors if f.location)]
     tries = _advice(doc, {f.code for f in errors}) + [VERIFY_HINT.format(path=path)]

@@ -25,6 +25,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
+    QPushButton,
     QStackedWidget,
     QTabWidget,
     QTreeView,
@@ -41,6 +42,7 @@ from inspector.formats.core_rules import (
 )
 from inspector.formats.document import Document, Finding, Node, Stimulus
 from inspector.formats.node import LinkTarget
+from inspector.formats.remote_path import RemotePath, as_source
 from inspector.jobs import JobContext, JobRunner
 from inspector.models.checksum_model import FAILED
 from inspector.models.findings_model import count_text, severity_counts_text
@@ -110,7 +112,7 @@ class DocumentTab(QWidget):
     def __init__(self, path: Path, jobs: JobRunner, node: str | None = None,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.path = Path(path)
+        self.path = as_source(path)
         self.jobs = jobs
         self.initial_node = node
         self.doc: Document | None = None
@@ -148,6 +150,8 @@ class DocumentTab(QWidget):
         self._unloadable: list[tuple[Stimulus, str]] = []
         self._cancel = threading.Event()
         self._vstate = {"closed": False, "running": False}
+        self._remote_timer: QTimer | None = None
+        self.cancel_open: QPushButton | None = None
         self._vlock = threading.Lock()
         self._stack = QStackedWidget(self)
         self._stack.addWidget(self._busy_page())
@@ -164,8 +168,28 @@ class DocumentTab(QWidget):
         bar = BusyIndicator()
         bl.addWidget(label)
         bl.addWidget(bar, 0, Qt.AlignmentFlag.AlignHCenter)
+        if isinstance(self.path, RemotePath):
+            self._watch_remote(bl, label)
         bl.addStretch(2)
         return busy
+
+    def _watch_remote(self, layout: QVBoxLayout, label: QLabel) -> None:
+        """A URL opens over the network: show the bytes read so far, offer Cancel."""
+        path = self.path
+        assert isinstance(path, RemotePath)
+        self.cancel_open = QPushButton("Cancel", self)
+        self.cancel_open.clicked.connect(path.cancel)
+        layout.addWidget(self.cancel_open, 0, Qt.AlignmentFlag.AlignHCenter)
+        self._remote_timer = QTimer(self)
+        self._remote_timer.setInterval(250)
+
+        def show() -> None:
+            got = path.progress()
+            if got is not None and self.doc is None:
+                label.setText(f"Opening {path.name}… {got[1] / 1e6:.1f} MB read in "
+                              f"{got[0]} requests")
+        self._remote_timer.timeout.connect(show)
+        self._remote_timer.start()
 
     # -- compatibility accessors ------------------------------------------
     @property
@@ -180,6 +204,8 @@ class DocumentTab(QWidget):
     # -- population -----------------------------------------------------
     def set_document(self, doc: Document) -> None:
         """Build the views of ``doc`` (GUI thread; no file I/O here)."""
+        if self._remote_timer is not None:
+            self._remote_timer.stop()
         if self._vstate["closed"]:
             doc.close()
             return
@@ -729,6 +755,8 @@ class DocumentTab(QWidget):
         """Cancel the checks and release the file (now, or when the running check stops)."""
         self._cancel.set()
         self._pending.clear()
+        if isinstance(self.path, RemotePath):
+            self.path.cancel()
         if self.stimuli is not None:
             self.stimuli.shutdown()
         if self.viewer is not None:

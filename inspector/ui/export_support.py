@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from inspector.formats.document import Document
+from inspector.formats.remote_path import is_url
 
 #: Said when no document is open (or it is still opening).
 NO_DOCUMENT = ("Export to AUCX needs an open AUC document (an AUC experiment, such as an "
@@ -56,6 +57,9 @@ def suggested_export_path(doc: Document) -> Path:
     exp_id = doc.export.experiment_id if doc.export is not None else None
     if not exp_id:
         exp_id = doc.path.stem or "experiment"
-    folder = doc.path if doc.path.is_dir() else doc.path.parent
+    if is_url(doc.path):  # a URL's folder is not a place to write to
+        folder = Path.home()
+    else:
+        folder = doc.path if doc.path.is_dir() else doc.path.parent
     safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in str(exp_id)).strip(".")
     return folder / f"{safe or 'experiment'}.aucx"

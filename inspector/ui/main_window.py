@@ -15,6 +15,7 @@ from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
+    QInputDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from inspector import APP_NAME, __version__
 from inspector.formats.findings import Severity
+from inspector.formats.remote_path import RemotePath, as_source, is_url, split_location
 from inspector.jobs import JobContext, JobRunner
 from inspector.ui import preload
 from inspector.ui.busy_indicator import BusyIndicator
@@ -50,7 +52,7 @@ if TYPE_CHECKING:
     from inspector.formats.export import ExportSource
 
 
-def _open_document(path: Path) -> Document:
+def _open_document(path: Path | RemotePath) -> Document:
     """Open ``path`` (on a job: the readers are imported on first use, off the GUI thread)."""
     from inspector.formats.registry import open_document
 
@@ -76,26 +78,26 @@ def file_filter() -> str:
     return ";;".join(entries)
 
 
-def _key(path: Path) -> str:
+def _key(path: Path | RemotePath) -> str:
+    if isinstance(path, RemotePath):
+        return path.url
     try:
         return str(Path(path).resolve())
     except (OSError, RuntimeError):  # RuntimeError: a symbolic-link loop (Python < 3.13)
         return str(Path(path).absolute())
 
 
-def split_node(arg: str) -> tuple[Path, str | None]:
-    """Split ``FILE::/group/dataset`` into the path and the HDF5 node."""
-    if "::" in arg:
-        path, node = arg.split("::", 1)
-        return Path(path), node or None
-    return Path(arg), None
+def split_node(arg: str) -> tuple[Path | RemotePath, str | None]:
+    """Split ``FILE::/group/dataset`` (or ``URL::/group/dataset``) into the path and the node."""
+    path, node = split_location(arg)
+    return as_source(path), node
 
 
 def remote_refusal(urls: list[str]) -> str:
-    """The status message for dropped URLs that are not local files (not read yet)."""
+    """The status message for dropped URLs that cannot be read (not http, https or s3)."""
     shown = ", ".join(urls[:3]) + (f" and {len(urls) - 3} more" if len(urls) > 3 else "")
-    return (f"Not opened: {shown}. Only local files and folders can be opened so far; "
-            "download the file first, or mount the share.")
+    return (f"Not opened: {shown}. Local files and http://, https:// and s3:// URLs can be "
+            "opened; download the file first, or mount the share.")
 
 
 class MainWindow(QMainWindow):
@@ -156,10 +158,14 @@ class MainWindow(QMainWindow):
                                 triggered=self.open_dialog)
         m.addAction(self.act_open)
         self.act_open_folder = QAction("Open &Folder…", self,
-                                       shortcut=QKeySequence("Ctrl+Shift+O"),
+                                       shortcut=QKeySequence("Ctrl+Alt+O"),
                                        triggered=self.open_folder_dialog)
         self.act_open_folder.setStatusTip("Open a folder of CSV/TSV scan tables with a manifest")
         m.addAction(self.act_open_folder)
+        self.act_open_url = QAction("Open &URL…", self, shortcut=QKeySequence("Ctrl+Shift+O"),
+                                    triggered=self.open_url_dialog)
+        self.act_open_url.setStatusTip("Open a file at an https://, http:// or s3:// URL")
+        m.addAction(self.act_open_url)
         self.recent_menu = m.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         m.addSeparator()
@@ -207,6 +213,23 @@ class MainWindow(QMainWindow):
         if path:
             self.open_paths([path])
 
+    def open_url_dialog(self) -> None:
+        """File > Open URL…: a recording, archive or scan table at an http(s):// or s3:// URL."""
+        text, ok = QInputDialog.getText(
+            self, "Open URL", "URL (https://…, http://…, s3://bucket/key; "
+            "URL::/group/dataset selects a node):")
+        self.open_url_text(text if ok else "")
+
+    def open_url_text(self, text: str) -> DocumentTab | None:
+        """Open the URL typed in File > Open URL… (the status bar says why not)."""
+        text = text.strip()
+        if not text:
+            return None
+        if not is_url(split_location(text)[0]):
+            self.statusBar().showMessage(remote_refusal([text]), 8000)
+            return None
+        return self.open_paths([text], remember=False)[0]
+
     def open_paths(self, args, remember: bool = True) -> list[DocumentTab]:
         """Open each path (``FILE`` or ``FILE::/node``) in its own tab; the first one is shown.
 
@@ -222,14 +245,14 @@ class MainWindow(QMainWindow):
         key = _key(path)
         return next((t for t in self.document_tabs() if _key(t.path) == key), None)
 
-    def open_path(self, path: Path, node: str | None = None,
+    def open_path(self, path: Path | RemotePath, node: str | None = None,
                   remember: bool = True) -> DocumentTab:
         """Open one file on a background job; returns its (still loading) tab.
 
         A file that is already open is not opened twice: its tab is brought
         forward (and ``node`` selected in it).
         """
-        path = Path(path)
+        path = as_source(path)
         existing = self.tab_for(path)
         if existing is not None:
             self.tabs.setCurrentWidget(existing)
@@ -238,11 +261,12 @@ class MainWindow(QMainWindow):
                 existing.go_to(node)
             return existing
         tab = self._new_tab(path, node)
-        if remember:
+        if remember and not isinstance(path, RemotePath):
             add_recent(path)
         return tab
 
-    def _new_tab(self, path: Path, node: str | None, index: int = -1) -> DocumentTab:
+    def _new_tab(self, path: Path | RemotePath, node: str | None,
+                 index: int = -1) -> DocumentTab:
         tab = DocumentTab(path, self.jobs, node=node)
         tab.findings_changed.connect(self.refresh_findings)
         tab.open_requested.connect(lambda address: self.open_paths([address]))
@@ -547,13 +571,17 @@ class MainWindow(QMainWindow):
     def dropEvent(self, event) -> None:
         urls = event.mimeData().urls()
         paths = [u.toLocalFile() for u in urls if u.isLocalFile()]
-        remote = [u.toString() for u in urls if not u.isLocalFile()]
-        if paths or remote:
+        links = [u.toString() for u in urls if not u.isLocalFile()]
+        remote = [u for u in links if is_url(u)]
+        other = [u for u in links if not is_url(u)]
+        if paths or links:
             event.acceptProposedAction()
         if paths:
             self.open_paths(paths)
         if remote:
-            self.statusBar().showMessage(remote_refusal(remote))
+            self.open_paths(remote, remember=False)
+        if other:
+            self.statusBar().showMessage(remote_refusal(other))
 
     # -- settings ---------------------------------------------------------
     def _last_dir(self) -> str:

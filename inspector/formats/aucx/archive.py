@@ -19,6 +19,7 @@ from inspector.formats.aucx.model import build_experiment
 from inspector.formats.aucx.reader import read_archive
 from inspector.formats.capabilities import AucxExport
 from inspector.formats.document import Document, Finding
+from inspector.formats.remote_path import as_source
 
 
 class ArchiveReadError(Exception):
@@ -42,10 +43,10 @@ def open_archive(path: str | os.PathLike[str]) -> Document:
     verify.  Call ``doc.verify()`` (or run ``doc.checks``) for the streamed
     checksum pass.
     """
-    doc, state = read_archive(Path(path))
+    doc, state = read_archive(as_source(path))
     if state is not None:
         doc.export = AucxExport(doc.summary.get("experiment_id"),
-                                functools.partial(read_experiment, Path(path)))
+                                functools.partial(read_experiment, as_source(path)))
     return doc
 
 
@@ -69,7 +70,7 @@ def read_experiment(path: str | os.PathLike[str],
             the experiment's structure do not prevent reading it.
     """
     allowed = set(tolerate)
-    doc, state = read_archive(Path(path))
+    doc, state = read_archive(as_source(path))
     try:
         doc.verify()
         # integrity only: the experiment's structure is a separate verdict

@@ -41,6 +41,7 @@ from inspector.formats.arrays import (
 from inspector.formats.aucx.npyfmt import NpyHeader
 from inspector.formats.aucx.stream import InflateCursor
 from inspector.formats.aucx.zipscan import DEFLATED, STORED, ZipEntry
+from inspector.formats.remote_path import as_source
 
 #: Deflated members up to this many data bytes are inflated once and cached.
 CACHE_LIMIT = 16 << 20
@@ -65,7 +66,7 @@ class NpyMemberRef(ArrayRef):
                  attrs: dict[str, Any] | None = None) -> None:
         super().__init__()
         self.name = name
-        self.path = Path(path)
+        self.path = as_source(path)
         self.entry = entry
         self.header = header
         self.shape = tuple(header.shape)
@@ -120,7 +121,7 @@ class NpyMemberRef(ArrayRef):
         """
         off = self.header.data_offset
         if self.entry.method == STORED and self.entry.data_offset is not None:
-            with open(self.path, "rb") as fh:
+            with self.path.open("rb") as fh:
                 fh.seek(self.entry.data_offset + off + start)
                 raw = fh.read(stop - start)
         elif self.cursor is not None:
@@ -191,7 +192,7 @@ class NpyMemberRef(ArrayRef):
         spans = [(r * rb + c0 * item, r * rb + c1 * item) for r in range(r0, r1)]
         if self.entry.method == STORED and self.entry.data_offset is not None:
             base = self.entry.data_offset + self.header.data_offset
-            with open(self.path, "rb") as fh:
+            with self.path.open("rb") as fh:
                 raw = []
                 for lo, hi in spans:
                     fh.seek(base + lo)

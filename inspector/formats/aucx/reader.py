@@ -57,6 +57,7 @@ from inspector.formats.aucx.zipscan import ZipScan, scan_zip, unsafe_name_reason
 from inspector.formats.capabilities import AucScans, ChecksumTable, MemberCheck
 from inspector.formats.document import FORMAT_AUCX, Document
 from inspector.formats.findings import Rule
+from inspector.formats.remote_path import as_source
 
 #: Largest ``manifest.json`` / ``provenance.json`` parsed, in bytes.  Real
 #: ones are about 1 KiB (10 000 scans: a 0.2 MiB manifest); larger members
@@ -139,7 +140,7 @@ def read_archive(path: Path) -> tuple[Document, OpenedArchive | None]:
     ("Safety", "Checksums", "Structure", "Both radius modes") and AUCX
     on-disk notes §4; see :mod:`.rules`.
     """
-    p = Path(path)
+    p = as_source(path)
     doc = Document(p, format=FORMAT_AUCX, kind_label=KIND_LABEL, tree_title=TREE_TITLE)
     doc.summary = _summary_defaults()
     if not p.is_file():

@@ -20,7 +20,7 @@ def is_zip_with_manifest(path: Path) -> bool:
     limits (:func:`.zipscan.lists_member`).  Never raises.
     """
     try:
-        with open(path, "rb") as fh:
+        with path.open("rb") as fh:
             head = fh.read(4)
         if head not in ZIP_SIGNATURES:
             return False

@@ -30,6 +30,7 @@ from typing import BinaryIO
 from inspector.formats.aucx import rules as R
 from inspector.formats.aucx.zipscan import DEFLATED, STORED, ZipEntry
 from inspector.formats.findings import Finding, Rule
+from inspector.formats.remote_path import as_source
 
 READ_BLOCK = 1 << 20
 OUT_BLOCK = 1 << 20
@@ -70,7 +71,7 @@ class MemberStream:
     def __init__(self, path: Path, entry: ZipEntry, *, limit: int | None = None,
                  out_block: int = OUT_BLOCK, read_block: int = READ_BLOCK,
                  crc: bool = True) -> None:
-        self.path = Path(path)
+        self.path = as_source(path)
         self.entry = entry
         self.limit = limit
         self.out_block = out_block
@@ -97,7 +98,7 @@ class MemberStream:
             self._fail(R.ZIP_UNSUPPORTED_COMPRESSION,
                        f"the member uses compression method {e.method}")
             return
-        with open(self.path, "rb") as fh:
+        with self.path.open("rb") as fh:
             fh.seek(e.data_offset)
             if e.method == STORED:
                 yield from self._stored(fh)
@@ -267,7 +268,7 @@ class InflateCursor:
                  read_block: int = READ_BLOCK, out_block: int = OUT_BLOCK) -> None:
         if entry.method != DEFLATED or entry.data_offset is None or not entry.safe:
             raise ValueError(f"{entry.name}: not a safe deflated member")
-        self.path = Path(path)
+        self.path = as_source(path)
         self.entry = entry
         self._data_offset = entry.data_offset
         even = -(-entry.file_size // MAX_CHECKPOINTS)
@@ -333,7 +334,7 @@ class InflateCursor:
         stop = min(stop, self.entry.file_size)
         start = min(start, stop)
         self._seek(start)
-        with open(self.path, "rb") as fh:
+        with self.path.open("rb") as fh:
             fh.seek(self._data_offset + self._fed)
             self._inflate_to(fh, start, keep=False)
             return self._inflate_to(fh, stop, keep=True)

@@ -37,6 +37,7 @@ from typing import BinaryIO
 
 from inspector.formats.aucx import rules as R
 from inspector.formats.findings import Finding, Rule
+from inspector.formats.remote_path import as_source
 
 #: AUCX 1.0 format document, "Safety": members declaring more than 512 MiB are rejected.
 MAX_MEMBER_BYTES = 512 * 1024 * 1024
@@ -546,8 +547,9 @@ def lists_member(path: Path, name: str) -> bool | None:
         OSError: the file cannot be read.
     """
     wanted = name.encode("utf-8")
-    with open(path, "rb") as fh:
-        scanner = _Scanner(Path(path), fh)
+    p = as_source(path)
+    with p.open("rb") as fh:
+        scanner = _Scanner(p, fh)
         d = scanner._directory()
         if d is None:
             return None
@@ -575,9 +577,9 @@ def scan_zip(path: Path) -> ZipScan:
     listed in the module docstring is applied; each failing entry has
     ``safe = False``.
     """
-    p = Path(path)
+    p = as_source(path)
     try:
-        with open(p, "rb") as fh:
+        with p.open("rb") as fh:
             scanner = _Scanner(p, fh)
             scanner.run()
             return scanner.result()

@@ -96,7 +96,12 @@ def open_delimited(path: str | os.PathLike[str]) -> Document:
     """
     from inspector.formats.delimited.loader import run_import
     from inspector.formats.delimited.view import build_document
+    from inspector.formats.remote_path import RemotePath
 
+    if isinstance(path, RemotePath):
+        from inspector.formats.delimited.fetch import open_remote
+
+        return open_remote(path)
     return build_document(run_import(Path(path)))
 
 

@@ -65,7 +65,7 @@ def looks_like_manifest(path: Path) -> bool:
 def is_text_beside_manifest(path: Path) -> bool:
     """True if ``path`` is a text file (no NUL in its first 4 KiB) with a manifest beside it."""
     try:
-        with open(path, "rb") as fh:
+        with path.open("rb") as fh:
             if b"\x00" in fh.read(4096):
                 return False
     except OSError:

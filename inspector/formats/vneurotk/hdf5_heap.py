@@ -76,13 +76,15 @@ class HeapGuard:
     """The global heap checks of one open HDF5 file (thread-safe).
 
     Args:
-        path: the file, opened again read-only for raw reads (``os.pread``).
+        path: the file, opened again read-only for raw reads (``os.pread``), or a
+            remote path (``RemotePath``) read through another handle of its range reader.
         layout: the superblock's base address and address/length sizes (bytes).
     """
 
-    path: Path
+    path: Any
     layout: _Layout
     _fd: int | None = None
+    _handle: Any = None
     _size: int = 0
     _collections: dict[int, str | None] = field(default_factory=dict)
     _headers: dict[int, list[tuple[int, bytes]]] = field(default_factory=dict)
@@ -96,6 +98,9 @@ class HeapGuard:
             if self._fd is not None:
                 os.close(self._fd)
                 self._fd = None
+            if self._handle is not None:
+                self._handle.close()
+                self._handle = None
 
     def check_attribute(self, obj: Any, raw_name: bytes) -> None:
         """Refuse an attribute whose variable-length values point into a corrupt collection.
@@ -159,12 +164,24 @@ class HeapGuard:
 
     # -- raw reads -------------------------------------------------------------------
     def _read(self, offset: int, length: int) -> bytes:
+        if not isinstance(self.path, Path):
+            return self._read_remote(offset, length)
         if self._fd is None:
             self._fd = os.open(self.path, os.O_RDONLY)
             self._size = os.fstat(self._fd).st_size
         if offset < 0 or offset >= self._size:
             return b""
         return os.pread(self._fd, min(length, self._size - offset), offset)
+
+    def _read_remote(self, offset: int, length: int) -> bytes:
+        """The same through a handle of the URL's range reader (its block cache is shared)."""
+        if self._handle is None:
+            self._handle = self.path.open("rb")
+            self._size = int(self._handle.seek(0, os.SEEK_END))
+        if offset < 0 or offset >= self._size:
+            return b""
+        self._handle.seek(offset)
+        return bytes(self._handle.read(min(length, self._size - offset)))
 
     # -- the attribute message ---------------------------------------------------
     def _attribute_data(self, obj: Any, raw_name: bytes) -> bytes | None:
@@ -390,8 +407,9 @@ _GUARDS: dict[Any, HeapGuard] = {}
 _GUARDS_LOCK = threading.Lock()
 
 
-def register(f: h5py.File, path: Path) -> None:
-    """Start guarding the open file ``f`` (read from ``path``)."""
+def register(f: h5py.File, path: Any) -> None:
+    """Start guarding the open file ``f`` (read from ``path``: a local ``Path`` or a
+    ``RemotePath``)."""
     try:
         sizeof_addr, sizeof_size = f.id.get_create_plist().get_sizes()
         layout = _Layout(int(f.userblock_size), int(sizeof_addr), int(sizeof_size))
@@ -399,7 +417,7 @@ def register(f: h5py.File, path: Path) -> None:
     except (AttributeError, OSError, RuntimeError, ValueError):
         return
     with _GUARDS_LOCK:
-        _GUARDS[key] = HeapGuard(Path(path), layout)
+        _GUARDS[key] = HeapGuard(path if not isinstance(path, str) else Path(path), layout)
 
 
 def unregister(f: h5py.File) -> None:

@@ -34,6 +34,7 @@ import pandas as pd
 from inspector.formats.capabilities import FormatMismatch, TrialStructure
 from inspector.formats.document import FORMAT_RECORDING, Document, Stimulus
 from inspector.formats.findings import Finding, Rule, cause
+from inspector.formats.remote_path import as_source
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.arrays import CooNeuroRef, H5DatasetRef
 from inspector.formats.vneurotk.checks import RecordingCheck, Step, coo_bounds_step, image_step
@@ -140,7 +141,7 @@ def open_recording(path: Path, *, hash_arrays: bool = False) -> Document:
 
     Never raises for bad input: every problem is a finding.
     """
-    path = Path(path)
+    path = as_source(path)
     doc = Document(path, format=FORMAT_RECORDING, kind_label=KIND_RECORDING,
                    tree_title="HDF5 objects")
     doc.summary = {k: None for k in SUMMARY_KEYS}

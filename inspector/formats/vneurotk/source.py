@@ -26,13 +26,15 @@ from __future__ import annotations
 import atexit
 import gc
 import os
+import weakref
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import h5py
 import numpy as np
 
 from inspector.formats.findings import Finding, Rule
+from inspector.formats.remote_path import RemotePath
 from inspector.formats.vneurotk import hdf5_heap
 from inspector.formats.vneurotk import rules as R
 
@@ -112,6 +114,15 @@ def release_virtual_plists() -> int:
 
 
 _exit_hook_registered = False
+#: Files open through a Python file object (URLs): closed at exit, before HDF5's
+#: own exit handler would call back into a finalising interpreter (a crash).
+_REMOTE_SOURCES: weakref.WeakSet[H5Source] = weakref.WeakSet()
+
+
+def close_remote_sources() -> None:
+    """Close every HDF5 file still open on a remote file object (registered with atexit)."""
+    for src in list(_REMOTE_SOURCES):
+        src.close()
 
 
 def _register_exit_hook() -> None:
@@ -119,6 +130,7 @@ def _register_exit_hook() -> None:
     if not _exit_hook_registered:
         _exit_hook_registered = True
         atexit.register(release_virtual_plists)
+        atexit.register(close_remote_sources)
 
 
 class H5Source:
@@ -131,9 +143,16 @@ class H5Source:
         OpenError: not HDF5, truncated, unreadable or locked beyond recovery.
     """
 
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
+    def __init__(self, path: Path | RemotePath) -> None:
         self.lock_warning: str | None = None
+        self._fileobj: IO[bytes] | None = None
+        #: What names this exact file: (device, inode, size, mtime_ns) on disk,
+        #: (URL, validator) remote; None when nothing does.
+        self.identity: tuple[Any, ...] | None = None
+        if isinstance(path, RemotePath):
+            self._open_remote(path)
+            return
+        self.path = Path(path)
         try:
             st = os.stat(self.path)
         except OSError as exc:
@@ -147,10 +166,28 @@ class H5Source:
             fd = self.file.id.get_vfd_handle()
             fd = fd[0] if isinstance(fd, tuple) else fd
             opened = _identity(os.fstat(int(fd)))
-            if opened[:2] != self.identity[:2]:
+            if self.identity is None or opened[:2] != self.identity[:2]:
                 self.identity = opened
         except (AttributeError, OSError, TypeError, ValueError):
             pass
+
+    def _open_remote(self, path: RemotePath) -> None:
+        """Open a URL through h5py on a range-reading file object
+        (docs/architecture.md, "Remote sources"); the transport checks on every
+        request that the object has not changed, so :meth:`check` need not."""
+        self.path = path
+        _register_exit_hook()
+        _REMOTE_SOURCES.add(self)
+        try:
+            self._fileobj = path.open("rb")
+            self.file = h5py.File(self._fileobj, "r")
+        except OSError as exc:
+            raise _open_error(exc) from exc
+        hdf5_heap.register(self.file, path)
+        validator = path.resource.probe().validator
+        known = validator.etag or validator.last_modified
+        # The chunk-summary disk cache is keyed by this; None (no validator) disables it.
+        self.identity = (path.url, validator.key()) if known else None
 
     def _open(self) -> h5py.File:
         try:
@@ -172,22 +209,13 @@ class H5Source:
                 f"(HDF5 said: {first})"
             )
             return f
-        text = str(first)
-        if "truncated" in text:
-            raise OpenError(
-                R.FILE_TRUNCATED,
-                "truncated HDF5 file: the superblock records more bytes than the file holds "
-                f"({text})",
-            ) from first
-        if "signature" in text:
-            raise OpenError(
-                R.FILE_NOT_HDF5, f"not an HDF5 file: no HDF5 superblock signature ({text})",
-            ) from first
-        raise OpenError(R.FILE_UNREADABLE, f"cannot open as HDF5: {text}") from first
+        raise _open_error(first) from first
 
     # -- guard -------------------------------------------------------------
     def check(self) -> None:
         """Raise :class:`FileChangedError` if the path no longer names the opened file."""
+        if isinstance(self.path, RemotePath):
+            return
         try:
             now = _identity(os.stat(self.path))
         except FileNotFoundError as exc:
@@ -227,8 +255,26 @@ class H5Source:
             if self.file.id.valid:
                 hdf5_heap.unregister(self.file)
                 self.file.close()
+            if self._fileobj is not None:
+                self._fileobj.close()
         except Exception:  # noqa: BLE001 - closing must not raise
             pass
+
+
+def _open_error(first: OSError) -> OpenError:
+    """The finding of HDF5 refusing to open a file (truncated, not HDF5, unreadable)."""
+    text = str(first)
+    if "truncated" in text:
+        return OpenError(
+            R.FILE_TRUNCATED,
+            "truncated HDF5 file: the superblock records more bytes than the file holds "
+            f"({text})",
+        )
+    if "signature" in text:
+        return OpenError(
+            R.FILE_NOT_HDF5, f"not an HDF5 file: no HDF5 superblock signature ({text})",
+        )
+    return OpenError(R.FILE_UNREADABLE, f"cannot open as HDF5: {text}")
 
 
 #: Most elements of one small metadata dataset (per-trial arrays, table columns,

@@ -10,12 +10,16 @@ When few points are in view the scans' real points themselves are drawn,
 with symbols.  Only real observations are ever drawn (mask true, finite
 radius and signal); nothing is interpolated.
 
-Drawing stays off the GUI thread's critical path whatever the number of
-scans: the lines (``QPainterPath``) are built on the job's thread, and all of
-them are painted by one :class:`~inspector.ui.plots.line_layer.LineLayer`,
-which rasterises them a few per event-loop turn and repaints as one image
-(500 scans as separate ``PlotCurveItem`` objects blocked every repaint for
-0.25-1.6 s).  The lines stay out of pyqtgraph's per-item auto-range: one
+Drawing stays off the GUI thread whatever the number of scans: the lines
+are built on the job's thread, and all of them are painted by one
+:class:`~inspector.ui.plots.raster_layer.RasterLayer`, which rasterises
+them with numpy on a job and paints the result as one image (500 scans as
+separate ``PlotCurveItem`` objects blocked every repaint for 0.25-1.6 s;
+drawn with ``QPainter`` a slice per event-loop turn, every new image, a hide
+included, took 0.8-1 s of GUI-thread time).  The layer keeps each scan's
+pixels for the current geometry, so a hide or a highlight composes the
+image again from them instead of drawing the lines again.
+The lines stay out of pyqtgraph's per-item auto-range: one
 invisible item carries the data's extent and the visible scans' range,
 computed from the envelopes
 (:meth:`~inspector.formats.scan_envelope.ScanEnvelopes.value_range`), so a
@@ -32,8 +36,8 @@ clicking a curve selects its scan in the list (and, through
 :mod:`inspector.ui.scan_link`, in the Scans table).  A highlight is
 immediate: the other scans' layer is dimmed as a whole (its opacity) and
 the selected scans are drawn by a second layer on top, wide when few are
-selected; hiding a scan redraws the layer without it, a slice per
-event-loop turn.  When a member behind the arrays failed its checksum the
+selected; hiding a scan composes the layer's image without it from the
+pixels it keeps.  When a member behind the arrays failed its checksum the
 plot's title says so, wrapped to the plot's width (docs/architecture.md,
 "Seams": ``AucScans.untrusted_arrays``).
 """
@@ -73,7 +77,7 @@ from inspector.formats.scan_envelope import (
 )
 from inspector.jobs import Job, JobContext, JobRunner
 from inspector.ui.plots.base import PlotView
-from inspector.ui.plots.line_layer import LineLayer
+from inspector.ui.plots.raster_layer import RasterLayer
 
 #: Extra radius requested on each side, as a fraction of the visible width.
 PAD_FRACTION = 0.25
@@ -191,9 +195,9 @@ class AucView(PlotView):
         TypeError: an array is not an array.
 
     Attributes:
-        lines: the :class:`LineLayer` drawing every visible scan (dimmed as
+        lines: the :class:`RasterLayer` drawing every visible scan (dimmed as
             a whole while scans are highlighted).
-        highlights: the :class:`LineLayer` drawing the highlighted scans on top.
+        highlights: the :class:`RasterLayer` drawing the highlighted scans on top.
         symbols: the one ``ScatterPlotItem`` drawing symbols when few points
             are on screen (:attr:`symbols_shown`).
         colors: the scans' ``QColor``.
@@ -271,8 +275,8 @@ class AucView(PlotView):
         self._paths: list[QPainterPath] = [QPainterPath()] * n
         self._plain = _pens(self.colors, 1)
         self._wide_pens: list[QPen] | None = None  # built at the first highlight
-        self.lines = LineLayer()
-        self.highlights = LineLayer()
+        self.lines = RasterLayer(self.jobs)
+        self.highlights = RasterLayer(self.jobs)
         self.highlights.setZValue(10)
         for layer in (self.lines, self.highlights):
             layer.set_lines(self._paths, self._plain, QRectF(), self._curves)

@@ -47,12 +47,13 @@ from inspector.ui.plots.line_layer import MARGIN_X, MARGIN_Y, Frame, LineLayer
 EDGE = 1e-6
 #: Most pixel indices kept between images (int32: 4 bytes each).
 MAX_CACHED = 25_000_000
-#: Image pixels: (row-major) a line's pixels are ``y * width + x``.
+#: Data to image pixel coordinates (see :func:`_affine`).
 Affine = tuple[float, float, float, float, float, float]
 
 
 def _affine(t: QTransform) -> Affine:
-    """``(m11, m12, m21, m22, dx, dy)``: ``px = m11 x + m21 y + dx``, ``py = m12 x + m22 y + dy``."""
+    """``(m11, m12, m21, m22, dx, dy)`` of ``t``: ``px = m11 x + m21 y + dx`` and
+    ``py = m12 x + m22 y + dy``."""
     return (t.m11(), t.m12(), t.m21(), t.m22(), t.dx(), t.dy())
 
 

@@ -28,6 +28,9 @@ from inspector.ui.copy_support import install_copy_actions
 
 #: Narrowest header panel that shows the header and the raw tree side by side.
 SIDE_BY_SIDE_WIDTH = 760
+#: The raw tree's top-level nodes are shown expanded when there are at most this many
+#: (a run folder of 1 000 scan files, each expanded, was 10 000 rows laid out at once).
+EXPAND_TOP_LEVEL = 64
 
 
 def make_tree_view(model, parent: QWidget | None = None) -> QTreeView:
@@ -154,7 +157,8 @@ class HeaderPanel(QWidget):
         split.addWidget(self.header)
         if tree is not None:
             self.raw = FilteredTree(tree, tree_title, self)
-            self.raw.view.expandToDepth(0)
+            if self.raw.view.model().rowCount() <= EXPAND_TOP_LEVEL:
+                self.raw.view.expandToDepth(0)
             self.raw.node_selected.connect(self.node_selected)
             self.raw.filter_cleared.connect(self._filter_cleared)
             split.addWidget(self.raw)

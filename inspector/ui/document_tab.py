@@ -52,7 +52,7 @@ from inspector.ui.detail_pane import DetailPane
 from inspector.ui.failure_page import FailurePage
 from inspector.ui.scan_link import link_scans
 from inspector.ui.tab_layout import lay_out_tab
-from inspector.ui.tree_panel import HeaderPanel, TreePanel, make_tree_view
+from inspector.ui.tree_panel import HeaderPanel, TreePanel, expand_within, make_tree_view
 
 if TYPE_CHECKING:  # imported when a document needs them (pandas, numpy, pyqtgraph)
     from inspector.models.selection import TrialSelection
@@ -237,13 +237,13 @@ class DocumentTab(QWidget):
         doc = self.doc
         if doc.provenance is not None and doc.provenance.children:
             self.provenance = TreePanel(doc.provenance, "Provenance", self)
-            self.provenance.view.expandToDepth(2)
+            expand_within(self.provenance.view, 2)
             self.provenance.view.setColumnWidth(0, 260)
             self.provenance.node_selected.connect(self._node_selected)
             self.views.addTab(self.provenance, "Provenance")
         if doc.structure is not None:
             self.summary = TreePanel(doc.structure.tree(), "Summary", self)
-            self.summary.view.expandToDepth(1)
+            expand_within(self.summary.view, 1)
             self.summary.view.setColumnWidth(0, 260)
             self.summary.node_selected.connect(self._node_selected)
             self.views.addTab(self.summary, "Summary")

@@ -448,6 +448,7 @@ class AucView(PlotView):
                 ctx.check()
                 raise
             curves = [env.curve(i) for i in range(n)]  # what to draw, off the GUI thread
+            env.value_range(env.r0, env.r1)  # gathers its exact points here, not on the GUI
             return ext, env, curves, _paths(curves)
 
         guard = self._guard

@@ -12,6 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QColor
 
 from inspector.formats.registry import open_document
 from inspector.ui.main_window import MainWindow
@@ -147,3 +149,43 @@ def test_single_experiment_sources_have_no_chooser(qtbot):
     demo = Path(__file__).parent / "fixtures" / "auc-delimited" / "demo_experiment"
     win = _open(qtbot, demo)
     assert win.current_tab().group_bar is None
+
+
+def _colour_pixels(layer, colour) -> int:
+    img = layer.front.image
+    want = QColor(colour).rgb() & 0xFFFFFF
+    buf = np.frombuffer(img.constBits(), dtype=np.uint32, count=img.width() * img.height())
+    return int(((buf & 0xFFFFFF) == want).sum())
+
+
+def test_selecting_a_scan_anywhere_highlights_it_everywhere_after_a_group_change(qtbot):
+    win = _open(qtbot, SAMPLE)
+    keys = win.current_tab().group_bar.keys
+    _choose(qtbot, win, keys[1])  # the link follows the rebuilt views
+    tab = win.current_tab()
+    view, table = tab.plot.view, tab.tables["scans"]
+    ids = [str(v) for v in table.model.frame["scan_id"]]
+    assert ids == view.scan_ids and len(ids) >= 2
+    # the table selects: the list selects and the curve is drawn on top, the others dimmed
+    table.view.selectRow(1)
+    assert view.selected_scans() == [1] and view.scan_list.item(1).isSelected()
+    qtbot.waitUntil(lambda: view.ready, timeout=10_000)
+    assert view.highlights.order == [1] and view.lines.opacity() < 0.5
+    assert _colour_pixels(view.highlights, view.colors[1]) > 20
+    assert _colour_pixels(view.highlights, view.colors[0]) == 0
+    # the list selects: the table follows
+    view.scan_list.setCurrentRow(0)
+    rows = {i.row() for i in table.view.selectionModel().selectedRows()}
+    assert [table.model.value(r, 0) for r in rows] == [ids[0]]
+    # a click on a curve selects its scan in the list and the table
+    x, y = view.curve(1)
+    k = int(np.flatnonzero(np.isfinite(y))[len(y) // 2])
+    point = view.plot_item.vb.mapViewToScene(QPointF(float(x[k]), float(y[k])))
+    assert view.scan_at(float(x[k]), float(y[k])) == 1
+    pos = view.plot_widget.mapFromScene(point)
+    qtbot.mouseClick(view.plot_widget.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+    assert view.selected_scans() == [1]
+    rows = {i.row() for i in table.view.selectionModel().selectedRows()}
+    assert [table.model.value(r, 0) for r in rows] == [ids[1]]
+    qtbot.waitUntil(lambda: view.ready, timeout=10_000)
+    assert _colour_pixels(view.highlights, view.colors[1]) > 20

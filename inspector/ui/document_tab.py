@@ -74,7 +74,7 @@ DATA_KINDS = ("dataset", "attribute", "link")
 TRIALS = "inspector.ui.trials"
 
 #: Tab titles of tables with a well-known name (others are shown under their name).
-TABLE_TITLES = {"trial_meta": "Trial metadata", "scans": "Scans"}
+TABLE_TITLES = {"trial_meta": "Trial metadata", "scans": "Scans", "groups": "Groups"}
 
 
 class DocumentTab(QWidget):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor
 
@@ -95,6 +96,13 @@ def test_export_writes_the_chosen_group(qtbot, tmp_path):
     for row, sid in enumerate(ids):
         oracle = np.asarray(tokens(SAMPLE / sid))[:, 1]
         assert np.array_equal(signal[row][:len(oracle)], oracle)
+    openauc = pytest.importorskip("openauc")  # the peer reads the chosen group exactly
+    exp = openauc.load(dest)
+    assert [s.scan_id for s in exp.scans] == ids
+    for scan in exp.scans:
+        oracle = np.asarray(tokens(SAMPLE / scan.scan_id))
+        r, s = exp.observations.scan_vectors(scan.scan_id)
+        assert np.array_equal(r, oracle[:, 0]) and np.array_equal(s, oracle[:, 1])
 
 
 def _cells_and_wavelengths(root: Path) -> Path:

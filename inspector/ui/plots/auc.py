@@ -344,8 +344,9 @@ class AucView(PlotView):
 
     # -- requests --------------------------------------------------------------------
     def job_keys(self) -> tuple[str, ...]:
-        """The key of this view's envelope jobs (see :meth:`PlotView.job_keys`)."""
-        return (f"auc:{id(self)}",)
+        """The keys of this view's jobs: its envelopes first, then its two line layers'
+        images (see :meth:`PlotView.job_keys`)."""
+        return (f"auc:{id(self)}", self.lines.job_key, self.highlights.job_key)
 
     @property
     def busy(self) -> bool:

@@ -213,6 +213,11 @@ class RasterLayer(LineLayer):
         super().set_lines(paths, pens, extent, data)
 
     @property
+    def job_key(self) -> str:
+        """The key of this layer's jobs (cancel it when the layer's view goes away)."""
+        return f"raster:{id(self)}"
+
+    @property
     def pending(self) -> bool:
         """True while an image is being made or a check whether one is needed waits."""
         return self._timer.isActive() or self._in_flight
@@ -286,7 +291,7 @@ class RasterLayer(LineLayer):
                 self._schedule()
 
         self._in_flight = True
-        self._jobs.submit(work, on_done=done, on_error=failed)
+        self._jobs.submit(work, on_done=done, on_error=failed, key=self.job_key)
         self.ticks += 1
 
     def _done(self, plan: _Plan, cache: dict[int, np.ndarray], pixels: np.ndarray,

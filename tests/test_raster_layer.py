@@ -186,3 +186,29 @@ def test_layer_needs_the_lines_data(jobs):
     with pytest.raises(ValueError, match="data"):
         layer.set_lines([pg.arrayToQPath(np.arange(3.0), np.arange(3.0))], [pg.mkPen("r")])
     assert _affine(pg.QtGui.QTransform(2, 0, 0, 3, 5, 7)) == (2, 0, 0, 3, 5, 7)
+
+
+def test_a_layer_of_the_same_lines_reuses_the_other_layers_pixels(qtbot, jobs):
+    widget, layer, data, pens = _layer(qtbot, jobs)
+    token = object()
+    paths = [pg.arrayToQPath(x, y, connect="finite") for x, y in data]
+    layer.set_lines(paths, pens, data=data, token=token)
+    top = RasterLayer(jobs, pixels_from=layer)
+    top.set_lines(paths, [pg.mkPen("#000000", width=3)] * 5, data=data, token=token)
+    widget.getPlotItem().vb.addItem(top, ignoreBounds=True)
+    layer.set_order(range(5))
+    _settle(qtbot, layer)
+    assert layer.rasterised == 5
+    top.set_order([2])  # a highlight: drawn from the pixels the other layer kept
+    _settle(qtbot, top)
+    assert top.rasterised == 0 and top.front is not None
+    plan = top.front_plan
+    want = compose([line_pixels(*data[2], plan.affine, *plan.size)], [0xFF000000], [3],
+                   *plan.size)
+    assert np.array_equal(_pixels(top), want)
+    other = RasterLayer(jobs, pixels_from=layer)  # other lines (no token): its own pixels
+    other.set_lines(paths, pens, data=data)
+    widget.getPlotItem().vb.addItem(other, ignoreBounds=True)
+    other.set_order([1])
+    _settle(qtbot, other)
+    assert other.rasterised == 1

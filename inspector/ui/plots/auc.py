@@ -276,10 +276,10 @@ class AucView(PlotView):
         self._plain = _pens(self.colors, 1)
         self._wide_pens: list[QPen] | None = None  # built at the first highlight
         self.lines = RasterLayer(self.jobs)
-        self.highlights = RasterLayer(self.jobs)
+        self.highlights = RasterLayer(self.jobs, pixels_from=self.lines)
         self.highlights.setZValue(10)
         for layer in (self.lines, self.highlights):
-            layer.set_lines(self._paths, self._plain, QRectF(), self._curves)
+            layer.set_lines(self._paths, self._plain, QRectF(), self._curves, self._curves)
 
     def _labels(self, radius_unit: str, signal_unit: str) -> None:
         self.plot_item.setLabel("bottom", f"radius ({radius_unit})" if radius_unit else "radius")
@@ -538,8 +538,9 @@ class AucView(PlotView):
                     paths: list[QPainterPath], extent: QRectF) -> None:
         """Hand the scans' lines (built on the job's thread) to the two layers."""
         self._curves, self._paths = curves, paths
-        self.lines.set_lines(paths, self._plain, extent, curves)
-        self.highlights.set_lines(paths, self._highlight_pens(self._selected()), extent, curves)
+        self.lines.set_lines(paths, self._plain, extent, curves, token=curves)
+        self.highlights.set_lines(paths, self._highlight_pens(self._selected()), extent, curves,
+                                  token=curves)  # the same lines: it reuses their pixels
         self._show_lines()
 
     def _update_bounds(self, *args: Any) -> None:

@@ -183,6 +183,8 @@ class RasterLayer(LineLayer):
     Args:
         jobs: runs the rasterising jobs (results are applied on the GUI thread).
         parent: the parent graphics item.
+        pixels_from: another layer whose kept pixels this one reuses when both were
+            given the same lines (the same ``token``) and draw the same geometry.
 
     Attributes:
         rasterised: lines stepped into pixels so far (cached ones are not stepped again).
@@ -190,10 +192,12 @@ class RasterLayer(LineLayer):
             to image pixels), None before the first image.
     """
 
-    def __init__(self, jobs: JobRunner, parent: Any = None) -> None:
+    def __init__(self, jobs: JobRunner, parent: Any = None,
+                 pixels_from: RasterLayer | None = None) -> None:
         super().__init__(parent)
         self._jobs = jobs
-        self._lines_version = 0
+        self._source = pixels_from
+        self._token: object = object()
         self._cache_key: tuple[Any, ...] | None = None
         self._cache: dict[int, np.ndarray] = {}
         self._in_flight = False
@@ -205,11 +209,17 @@ class RasterLayer(LineLayer):
     # -- content -----------------------------------------------------------------------
     def set_lines(self, paths: Sequence[QPainterPath], pens: Sequence[QPen],
                   extent: QRectF | None = None,
-                  data: Sequence[tuple[np.ndarray, np.ndarray]] | None = None) -> None:
-        """As :meth:`LineLayer.set_lines`; ``data`` (each path's ``(x, y)``) is what is drawn."""
+                  data: Sequence[tuple[np.ndarray, np.ndarray]] | None = None,
+                  token: object | None = None) -> None:
+        """As :meth:`LineLayer.set_lines`; ``data`` (each path's ``(x, y)``) is what is drawn.
+
+        ``token``: an object naming these lines (held by the layer); layers given
+        the same token for the same lines share their pixels (``pixels_from``).
+        """
         if data is None:
             raise ValueError("a raster layer draws the lines' (x, y) data: give data")
-        self._lines_version += 1
+        self._token = token if token is not None else object()
+        self._cache_key, self._cache = None, {}
         super().set_lines(paths, pens, extent, data)
 
     @property
@@ -245,7 +255,7 @@ class RasterLayer(LineLayer):
         size = (max(1, round(device.width() * dpr)), max(1, round(device.height() * dpr)))
         to_image = dt * QTransform.fromTranslate(-x0, -y0) * QTransform.fromScale(dpr, dpr)
         affine = _affine(to_image)
-        key = (self._lines_version, affine, size)
+        key = (id(self._token), affine, size)  # the layer holds the token: a unique id
         return _Plan(device, QTransform(dt), dpr, self._generation, key, affine, size)
 
     def draw_some(self) -> None:
@@ -260,7 +270,13 @@ class RasterLayer(LineLayer):
         data = self._data or ()
         colours = [premultiplied(self._pens[i]) for i in order]
         widths = [max(1, round(self._pens[i].widthF())) for i in order]
-        cache = dict(self._cache) if plan.key == self._cache_key else {}
+        src = self._source
+        if plan.key == self._cache_key:
+            cache = dict(self._cache)
+        elif src is not None and plan.key == src._cache_key:
+            cache = dict(src._cache)  # the same lines in the same geometry: their pixels
+        else:
+            cache = {}
         width, height = plan.size
         curves = [data[i] for i in order]
 
@@ -299,7 +315,7 @@ class RasterLayer(LineLayer):
         """A job's image (GUI thread): kept indices, and the image when still current."""
         self._in_flight = False
         self.rasterised += stepped
-        if plan.key[0] == self._lines_version:
+        if plan.key[0] == id(self._token):
             self._cache_key, self._cache = plan.key, cache
         if plan.generation == self._generation:
             height, width = pixels.shape

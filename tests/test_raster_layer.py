@@ -20,6 +20,7 @@ from inspector.ui.plots.raster_layer import (
     _affine,
     compose,
     line_pixels,
+    lines_pixels,
     premultiplied,
     widen,
 )
@@ -212,3 +213,20 @@ def test_a_layer_of_the_same_lines_reuses_the_other_layers_pixels(qtbot, jobs):
     other.set_order([1])
     _settle(qtbot, other)
     assert other.rasterised == 1
+
+
+def test_lines_stepped_together_are_each_line_stepped_alone():
+    rng = np.random.default_rng(7)
+    curves = []
+    for n in (0, 1, 2, 7, 50):
+        x = rng.uniform(-5, 45, n)
+        y = rng.uniform(-5, 35, n)
+        if n > 3:
+            y[2] = np.nan  # a break inside
+        curves.append((x, y))
+    curves.append((np.array([np.nan, 3.5]), np.array([1.0, 4.5])))  # a lone last point
+    together = lines_pixels(curves, IDENTITY, W, H)
+    alone = [line_pixels(x, y, IDENTITY, W, H) for x, y in curves]
+    assert len(together) == len(curves)
+    assert all(np.array_equal(a, b) for a, b in zip(together, alone, strict=True))
+    assert _xy(together[-1]) == {(3, 4)} and together[0].size == 0

@@ -45,6 +45,8 @@ from inspector.ui.plots.line_layer import MARGIN_X, MARGIN_Y, Frame, LineLayer
 
 #: Clipped ends stay this far inside the image's outer pixel edges (they round inside).
 EDGE = 1e-6
+#: Lines stepped together in one pass (:func:`lines_pixels`), between cancellation checks.
+BATCH_LINES = 64
 #: Most pixel indices kept between images (int32: 4 bytes each).
 MAX_CACHED = 25_000_000
 #: Data to image pixel coordinates (see :func:`_affine`).
@@ -60,7 +62,7 @@ def _affine(t: QTransform) -> Affine:
 def _clip(x0: np.ndarray, y0: np.ndarray, x1: np.ndarray, y1: np.ndarray,
           width: int, height: int) -> tuple[np.ndarray, ...]:
     """Liang-Barsky: the segments' parts inside the pixels of a ``width`` x ``height``
-    image (``[0, width)`` and ``[0, height)``; others dropped)."""
+    image (``[0, width)`` and ``[0, height)``; others dropped) and which were kept."""
     lo = EDGE
     dx, dy = x1 - x0, y1 - y0
     t0 = np.zeros_like(x0)
@@ -76,7 +78,7 @@ def _clip(x0: np.ndarray, y0: np.ndarray, x1: np.ndarray, y1: np.ndarray,
             t1 = np.where(~parallel & (p > 0), np.minimum(t1, r), t1)
     keep &= t0 <= t1
     t0, t1, x0, y0, dx, dy = t0[keep], t1[keep], x0[keep], y0[keep], dx[keep], dy[keep]
-    return x0 + t0 * dx, y0 + t0 * dy, x0 + t1 * dx, y0 + t1 * dy
+    return x0 + t0 * dx, y0 + t0 * dy, x0 + t1 * dx, y0 + t1 * dy, keep
 
 
 def line_pixels(x: np.ndarray, y: np.ndarray, affine: Affine, width: int,
@@ -90,46 +92,78 @@ def line_pixels(x: np.ndarray, y: np.ndarray, affine: Affine, width: int,
     A lone finite point between breaks covers its own pixel.  Each segment is
     stepped one pixel at a time along its longer axis, both ends included.
     """
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    if x.size == 0:
-        return np.empty(0, dtype=np.int32)
+    return lines_pixels([(x, y)], affine, width, height)[0]
+
+
+def lines_pixels(curves: Sequence[tuple[np.ndarray, np.ndarray]], affine: Affine,
+                 width: int, height: int) -> list[np.ndarray]:
+    """:func:`line_pixels` of each of ``curves``, stepped together (one pass of numpy
+    calls for all of them: a few thousand points each cost more in calls than in
+    arithmetic)."""
+    n = len(curves)
+    if n == 0:
+        return []
+    sizes = np.array([np.asarray(x).size for x, _y in curves], dtype=np.int64)
+    gap = np.full(1, np.nan)  # a break between two curves
+    x = np.concatenate([a for c in curves for a in (np.asarray(c[0], np.float64), gap)])
+    y = np.concatenate([a for c in curves for a in (np.asarray(c[1], np.float64), gap)])
+    first = np.cumsum(sizes + 1) - (sizes + 1)  # each curve's first position in x, y
     m11, m12, m21, m22, dx, dy = affine
     px = m11 * x + m21 * y + dx
     py = m12 * x + m22 * y + dy
+    x0, y0, sx, sy, at = _segments(px, py, width, height)
+    line = np.searchsorted(first, at, side="right") - 1
+    idx, count = _step(x0, y0, sx, sy, width, height)
+    per_line = np.bincount(line, weights=count, minlength=n).astype(np.int64)
+    return np.split(idx, np.cumsum(per_line)[:-1])
+
+
+def _segments(px: np.ndarray, py: np.ndarray, width: int,
+              height: int) -> tuple[np.ndarray, ...]:
+    """The segments between consecutive finite points (clipped to the image) and the
+    lone points inside it, as ``(x0, y0, sx, sy, at)`` ordered by ``at``, the position
+    of their first point."""
     finite = np.isfinite(px) & np.isfinite(py)
     a = np.flatnonzero(finite[:-1] & finite[1:])
     lone = finite.copy()
     lone[a] = False
     lone[a + 1] = False
     lone &= (px >= 0) & (px < width) & (py >= 0) & (py < height)
-    x0, y0, x1, y1 = _clip(px[a], py[a], px[a + 1], py[a + 1], width, height)
-    x0 = np.concatenate([x0, px[lone]])
-    y0 = np.concatenate([y0, py[lone]])
-    sx = np.concatenate([x1, px[lone]]) - x0
-    sy = np.concatenate([y1, py[lone]]) - y0
+    x0, y0, x1, y1, keep = _clip(px[a], py[a], px[a + 1], py[a + 1], width, height)
+    single = np.flatnonzero(lone)
+    at = np.concatenate([a[keep], single])
+    order = np.argsort(at, kind="stable")
+    x0 = np.concatenate([x0, px[single]])[order]
+    y0 = np.concatenate([y0, py[single]])[order]
+    sx = np.concatenate([x1, px[single]])[order] - x0
+    sy = np.concatenate([y1, py[single]])[order] - y0
+    return x0, y0, sx, sy, at[order]
+
+
+def _step(x0: np.ndarray, y0: np.ndarray, sx: np.ndarray, sy: np.ndarray, width: int,
+          height: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every segment's pixels, one step along its longer axis at a time (both ends
+    included): int32 flat indices, segment after segment, and int64 pixels a segment."""
     steps = np.maximum(np.ceil(np.maximum(np.abs(sx), np.abs(sy))), 1.0)
     count = steps.astype(np.int64) + 1
     total = int(count.sum())
     if total == 0:
-        return np.empty(0, dtype=np.int32)
+        return np.empty(0, dtype=np.int32), count
     f32 = np.float32 if total < 1 << 24 else np.float64  # exact positions along a segment
     k = np.arange(total, dtype=f32)
-    k -= np.repeat((np.cumsum(count) - count).astype(f32), count)
-    k /= np.repeat(steps.astype(f32), count)  # t along the segment, 0 to 1
-    cx = np.repeat(sx.astype(f32), count)
+    k -= np.repeat((np.cumsum(count) - count).astype(f32), count)  # step along the segment
+    cx = np.repeat((sx / steps).astype(f32), count)
     cx *= k
     cx += np.repeat(x0.astype(f32), count)
-    cy = np.repeat(sy.astype(f32), count)
-    cy *= k
-    cy += np.repeat(y0.astype(f32), count)
+    k *= np.repeat((sy / steps).astype(f32), count)
+    k += np.repeat(y0.astype(f32), count)
     ix = np.floor(cx, out=cx).astype(np.int32)  # pixel i spans [i, i + 1)
-    iy = np.floor(cy, out=cy).astype(np.int32)
+    iy = np.floor(k, out=k).astype(np.int32)
     np.clip(ix, 0, width - 1, out=ix)  # float32 rounding at the outer edges
     np.clip(iy, 0, height - 1, out=iy)
     iy *= width
     iy += ix
-    return iy
+    return iy, count
 
 
 def widen(idx: np.ndarray, width: int, height: int, pixels: int) -> np.ndarray:
@@ -282,18 +316,19 @@ class RasterLayer(LineLayer):
 
         def work(ctx: JobContext) -> tuple[dict[int, np.ndarray], np.ndarray, int]:
             kept = sum(int(v.size) for v in cache.values())
-            pixels, stepped = [], 0
-            for i, (x, y) in zip(order, curves, strict=True):
-                idx = cache.get(i)
-                if idx is None:
-                    ctx.check()
-                    idx = line_pixels(x, y, plan.affine, width, height)
-                    stepped += 1
+            missing = [k for k, i in enumerate(order) if i not in cache]
+            found: dict[int, np.ndarray] = {}
+            for b in range(0, len(missing), BATCH_LINES):
+                ctx.check()
+                batch = missing[b:b + BATCH_LINES]
+                for k, idx in zip(batch, lines_pixels([curves[k] for k in batch], plan.affine,
+                                                      width, height), strict=True):
+                    found[k] = idx
                     if kept + idx.size <= MAX_CACHED:
-                        cache[i] = idx
+                        cache[order[k]] = idx
                         kept += idx.size
-                pixels.append(idx)
-            return cache, compose(pixels, colours, widths, width, height), stepped
+            pixels = [found[k] if k in found else cache[i] for k, i in enumerate(order)]
+            return cache, compose(pixels, colours, widths, width, height), len(missing)
 
         alive = self._alive
 

@@ -54,12 +54,9 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QIcon, QPainterPath, QPalette, QPen, QPixmap, QShowEvent
+from PySide6.QtGui import QColor, QPainterPath, QPalette, QPen, QShowEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -78,6 +75,7 @@ from inspector.formats.scan_envelope import (
 from inspector.jobs import Job, JobContext, JobRunner
 from inspector.ui.plots.base import PlotView
 from inspector.ui.plots.raster_layer import RasterLayer
+from inspector.ui.plots.scan_list import ScanList
 
 #: Extra radius requested on each side, as a fraction of the visible width.
 PAD_FRACTION = 0.25
@@ -298,21 +296,10 @@ class AucView(PlotView):
         return list(cmap.map(at, mode="qcolor"))
 
     def _build_list(self) -> None:
-        self.scan_list = QListWidget()
-        self.scan_list.setUniformItemSizes(True)  # laid out in one step, not row by row
-        self.scan_list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        # a view over the scans' IDs and colours: built in constant time (scan_list.py)
+        self.scan_list = ScanList(self.scan_ids, self.colors)
         self.scan_list.setToolTip("The legend: uncheck a scan to hide it, select scans (or click "
                                   "a curve) to highlight them")
-        flags = QListWidgetItem().flags() | Qt.ItemFlag.ItemIsUserCheckable  # once: enum
-        checked = Qt.CheckState.Checked  # arithmetic in Python costs ~10 us a scan
-        for i, sid in enumerate(self.scan_ids):
-            it = QListWidgetItem(sid)
-            it.setFlags(flags)
-            it.setCheckState(checked)
-            swatch = QPixmap(12, 12)
-            swatch.fill(self.colors[i])
-            it.setIcon(QIcon(swatch))  # the colour as a swatch: text stays readable
-            self.scan_list.addItem(it)
         self.scan_list.itemChanged.connect(self._visibility)
         self.scan_list.itemSelectionChanged.connect(self._highlight)
         side = QWidget()
@@ -328,8 +315,7 @@ class AucView(PlotView):
         split.addWidget(self._stack)
         split.setCollapsible(1, False)  # the list folds away, the plot never does
         split.setStretchFactor(1, 1)
-        width = self.scan_list.sizeHintForColumn(0) + 2 * self.scan_list.frameWidth() + 24
-        split.setSizes([min(max(width, 90), 160), 600])
+        split.setSizes([min(max(self.scan_list.width_hint(), 90), 160), 600])
         self.splitter = split
 
     @property
@@ -642,7 +628,7 @@ class AucView(PlotView):
             self.scan_list.setCurrentRow(i)
 
     def _selected(self) -> set[int]:
-        return {self.scan_list.row(it) for it in self.scan_list.selectedItems()}
+        return self.scan_list.selected_rows()
 
     def selected_scans(self) -> list[int]:
         """The selected (highlighted) scans, in scan order."""
@@ -653,16 +639,7 @@ class AucView(PlotView):
         wanted = {i for i in scans if 0 <= i < self.scan_list.count()}
         if wanted == self._selected():
             return
-        self.scan_list.blockSignals(True)
-        try:
-            self.scan_list.clearSelection()
-            for i in sorted(wanted):
-                self.scan_list.item(i).setSelected(True)
-            if wanted:
-                self.scan_list.scrollToItem(self.scan_list.item(min(wanted)))
-        finally:
-            self.scan_list.blockSignals(False)
-        self.scan_list.itemSelectionChanged.emit()
+        self.scan_list.select_rows(wanted)  # one selection change
 
     def scan_at(self, x: float, y: float, pixels: float = CLICK_PIXELS) -> int | None:
         """The visible scan whose drawn line passes within ``pixels`` of view point ``(x, y)``."""
@@ -713,10 +690,7 @@ class AucView(PlotView):
         if not hasattr(self, "_guard"):  # a palette event while the view is being built
             return
         self.colors = self._palette_colors(self.shape.scans)
-        for i, colour in enumerate(self.colors):
-            swatch = QPixmap(12, 12)
-            swatch.fill(colour)
-            self.scan_list.item(i).setIcon(QIcon(swatch))
+        self.scan_list.model_.set_colors(self.colors)
         self._plain, self._wide_pens = _pens(self.colors, 1), None
         self.lines.set_pens(self._plain)
         self.highlights.set_pens(self._highlight_pens(self._selected()))

@@ -46,9 +46,10 @@ from inspector.ui.plots.line_layer import MARGIN_X, MARGIN_Y, Frame, LineLayer
 #: Clipped ends stay this far inside the image's outer pixel edges (they round inside).
 EDGE = 1e-6
 #: Lines stepped together in one pass (:func:`lines_pixels`), between cancellation checks.
-BATCH_LINES = 64
-#: Most pixel indices kept between images (int32: 4 bytes each).
-MAX_CACHED = 25_000_000
+BATCH_LINES = 8
+#: Most pixel indices kept between images (int32: 4 bytes each: 24 MB; a zoomed view of 500
+#: noisy scans covers about 25 million).
+MAX_CACHED = 6_000_000
 #: Data to image pixel coordinates (see :func:`_affine`).
 Affine = tuple[float, float, float, float, float, float]
 
@@ -115,7 +116,17 @@ def lines_pixels(curves: Sequence[tuple[np.ndarray, np.ndarray]], affine: Affine
     line = np.searchsorted(first, at, side="right") - 1
     idx, count = _step(x0, y0, sx, sy, width, height)
     per_line = np.bincount(line, weights=count, minlength=n).astype(np.int64)
-    return np.split(idx, np.cumsum(per_line)[:-1])
+    return [_no_repeats(part) for part in np.split(idx, np.cumsum(per_line)[:-1])]
+
+
+def _no_repeats(idx: np.ndarray) -> np.ndarray:
+    """``idx`` without an entry equal to the one before (segments share their ends)."""
+    if idx.size < 2:
+        return idx
+    keep = np.empty(idx.size, dtype=bool)
+    keep[0] = True
+    np.not_equal(idx[1:], idx[:-1], out=keep[1:])
+    return idx[keep]
 
 
 def _segments(px: np.ndarray, py: np.ndarray, width: int,
@@ -189,13 +200,20 @@ def premultiplied(pen: QPen) -> int:
     return (a << 24) | (r << 16) | (g << 8) | b
 
 
+def paint(img: np.ndarray, idx: np.ndarray, colour: int, pen: int, width: int,
+          height: int) -> None:
+    """Write ``colour`` at the pixels ``idx`` of the flat uint32 image ``img`` (``width`` x
+    ``height``), grown to a pen ``pen`` pixels wide."""
+    img[widen(idx, width, height, pen) if pen > 1 else idx] = colour
+
+
 def compose(pixels: Sequence[np.ndarray], colours: Sequence[int], widths: Sequence[int],
             width: int, height: int) -> np.ndarray:
     """A ``(height, width)`` uint32 premultiplied ARGB32 image: ``pixels[k]`` in
     ``colours[k]`` (``widths[k]`` pixels wide), later ones on top, transparent elsewhere."""
     img = np.zeros(width * height, dtype=np.uint32)
     for idx, colour, w in zip(pixels, colours, widths, strict=True):
-        img[widen(idx, width, height, w) if w > 1 else idx] = colour
+        paint(img, idx, colour, w, width, height)
     return img.reshape(height, width)
 
 
@@ -315,20 +333,28 @@ class RasterLayer(LineLayer):
         curves = [data[i] for i in order]
 
         def work(ctx: JobContext) -> tuple[dict[int, np.ndarray], np.ndarray, int]:
+            # In drawing order, a batch of lines at a time: only the kept pixels and one
+            # batch's are held (a zoom into noise covers 100 million pixels: 400 MB).
             kept = sum(int(v.size) for v in cache.values())
-            missing = [k for k, i in enumerate(order) if i not in cache]
-            found: dict[int, np.ndarray] = {}
-            for b in range(0, len(missing), BATCH_LINES):
+            img = np.zeros(width * height, dtype=np.uint32)
+            stepped = 0
+            for b in range(0, len(order), BATCH_LINES):
                 ctx.check()
-                batch = missing[b:b + BATCH_LINES]
-                for k, idx in zip(batch, lines_pixels([curves[k] for k in batch], plan.affine,
-                                                      width, height), strict=True):
-                    found[k] = idx
-                    if kept + idx.size <= MAX_CACHED:
+                ks = range(b, min(b + BATCH_LINES, len(order)))
+                missing = [k for k in ks if order[k] not in cache]
+                fresh = dict(zip(missing, lines_pixels([curves[k] for k in missing],
+                                                       plan.affine, width, height),
+                                 strict=True)) if missing else {}
+                stepped += len(missing)
+                for k in ks:
+                    idx = fresh.get(k)
+                    if idx is None:
+                        idx = cache[order[k]]
+                    elif kept + idx.size <= MAX_CACHED:
                         cache[order[k]] = idx
                         kept += idx.size
-            pixels = [found[k] if k in found else cache[i] for k, i in enumerate(order)]
-            return cache, compose(pixels, colours, widths, width, height), len(missing)
+                    paint(img, idx, colours[k], widths[k], width, height)
+            return cache, img.reshape(height, width), stepped
 
         alive = self._alive
 

@@ -19,6 +19,8 @@ from inspector.ui.plots.raster_layer import (
     RasterLayer,
     _affine,
     compose,
+    decode,
+    encode,
     line_pixels,
     lines_pixels,
     premultiplied,
@@ -30,7 +32,7 @@ W, H = 40, 30
 
 
 def _xy(idx: np.ndarray) -> set[tuple[int, int]]:
-    y, x = np.divmod(idx.astype(np.int64), W)
+    x, y = np.divmod(idx.astype(np.int64), H)  # column-major: px * height + py
     return set(zip(x.tolist(), y.tolist(), strict=True))
 
 
@@ -53,7 +55,7 @@ def test_a_segment_lights_a_connected_run_close_to_the_walk(seg):
     assert (int(x0), int(y0)) in got and (int(x1), int(y1)) in got  # both ends
     assert len(got & walk) >= 0.9 * len(got)  # what a 1-pixel line covers
     # one pixel per step along the longer axis: a connected run, nothing doubled back
-    ys, xs = np.divmod(idx.astype(np.int64), W)
+    xs, ys = np.divmod(idx.astype(np.int64), H)
     assert np.all(np.abs(np.diff(xs)) <= 1) and np.all(np.abs(np.diff(ys)) <= 1)
     longer = max(abs(x1 - x0), abs(y1 - y0))
     assert int(longer) <= len(got) <= int(np.ceil(longer)) + 1
@@ -230,3 +232,15 @@ def test_lines_stepped_together_are_each_line_stepped_alone():
     assert len(together) == len(curves)
     assert all(np.array_equal(a, b) for a, b in zip(together, alone, strict=True))
     assert _xy(together[-1]) == {(3, 4)} and together[0].size == 0
+
+
+def test_runs_keep_exactly_the_distinct_pixels():
+    rng = np.random.default_rng(3)
+    idx = rng.integers(0, 5000, 3000).astype(np.int32)
+    starts, lengths = encode(idx)
+    assert np.array_equal(decode((starts, lengths)), np.unique(idx))
+    assert np.all(starts[1:] > starts[:-1] + lengths[:-1])  # runs neither touch nor overlap
+    # a vertical line is one run per column it crosses, however tall
+    line = line_pixels(np.array([10.5, 10.5, 11.5]), np.array([0.5, 29.5, 29.5]), IDENTITY, W, H)
+    assert encode(line)[0].size == 2 and decode(encode(line)).size == 31
+    assert decode(encode(np.empty(0, np.int32))).size == 0

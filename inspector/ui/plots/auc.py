@@ -74,7 +74,7 @@ from inspector.formats.scan_envelope import (
 )
 from inspector.jobs import Job, JobContext, JobRunner
 from inspector.ui.plots.base import PlotView
-from inspector.ui.plots.raster_layer import RasterLayer
+from inspector.ui.plots.raster_layer import LinePaths, RasterLayer
 from inspector.ui.plots.scan_list import ScanList
 
 #: Extra radius requested on each side, as a fraction of the visible width.
@@ -150,16 +150,18 @@ def _pens(colors: list[Any], width: int) -> list[QPen]:
     return pens
 
 
-def _paths(curves: list[tuple[np.ndarray, np.ndarray]]) -> tuple[list[QPainterPath], QRectF]:
-    """The line of every curve and a rectangle holding them all, built on the job's thread
-    (the GUI thread only paints them)."""
-    paths = [pg.arrayToQPath(x, y, connect="finite") if len(x) else QPainterPath()
-             for x, y in curves]
-    extent = QRectF()
-    for p in paths:
-        if not p.isEmpty():
-            extent = extent.united(p.boundingRect())
-    return paths, extent
+def _paths(curves: list[tuple[np.ndarray, np.ndarray]]) -> tuple[LinePaths, QRectF]:
+    """The lines of the curves (built when an export paints them) and a rectangle holding
+    them all, computed on the job's thread (the GUI thread only paints)."""
+    lo_x = lo_y = math.inf
+    hi_x = hi_y = -math.inf
+    for x, y in curves:
+        fin = np.isfinite(x) & np.isfinite(y)
+        if fin.any():
+            lo_x, hi_x = min(lo_x, float(x[fin].min())), max(hi_x, float(x[fin].max()))
+            lo_y, hi_y = min(lo_y, float(y[fin].min())), max(hi_y, float(y[fin].max()))
+    extent = QRectF(lo_x, lo_y, hi_x - lo_x, hi_y - lo_y) if lo_x <= hi_x else QRectF()
+    return LinePaths(curves), extent
 
 
 class _Guard:
@@ -270,7 +272,7 @@ class AucView(PlotView):
         """The two line layers, with ``n`` empty lines until the first result."""
         empty = (np.empty(0), np.empty(0))
         self._curves: list[tuple[np.ndarray, np.ndarray]] = [empty] * n
-        self._paths: list[QPainterPath] = [QPainterPath()] * n
+        self._paths: LinePaths = LinePaths(self._curves)
         self._plain = _pens(self.colors, 1)
         self._wide_pens: list[QPen] | None = None  # built at the first highlight
         self.lines = RasterLayer(self.jobs)
@@ -457,7 +459,7 @@ class AucView(PlotView):
 
     def _done(self, first: bool, ext: tuple[float, float] | None, env: ScanEnvelopes | None,
               curves: list[tuple[np.ndarray, np.ndarray]],
-              built: tuple[list[QPainterPath], QRectF]) -> None:
+              built: tuple[LinePaths, QRectF]) -> None:
         # Still "in flight" while drawing: range changes it causes only mark a
         # request pending, evaluated once against the final view below.
         try:
@@ -465,8 +467,8 @@ class AucView(PlotView):
                 self._extent_known = True
                 self.extent = ext
             if env is None:
-                self._draw_lines([(np.empty(0), np.empty(0))] * self.shape.scans,
-                                 [QPainterPath()] * self.shape.scans, QRectF())
+                nothing = [(np.empty(0), np.empty(0))] * self.shape.scans
+                self._draw_lines(nothing, LinePaths(nothing), QRectF())
                 self.status.setText(f"{self.shape.scans} scans, no measured points")
             else:
                 self._draw(env, curves, *built)
@@ -506,7 +508,7 @@ class AucView(PlotView):
         vb.setXRange(env.r0, env.r1, padding=0)
 
     def _draw(self, env: ScanEnvelopes, curves: list[tuple[np.ndarray, np.ndarray]],
-              paths: list[QPainterPath], extent: QRectF) -> None:
+              paths: LinePaths, extent: QRectF) -> None:
         self.envelopes = env
         exact = all(p is not None or c == 0 for p, c in zip(env.points, env.counts, strict=True))
         real = int(env.counts.sum())
@@ -521,7 +523,7 @@ class AucView(PlotView):
         self.status.setText(f"{self.shape.scans} scans, {real} measured points{where}{how}")
 
     def _draw_lines(self, curves: list[tuple[np.ndarray, np.ndarray]],
-                    paths: list[QPainterPath], extent: QRectF) -> None:
+                    paths: LinePaths, extent: QRectF) -> None:
         """Hand the scans' lines (built on the job's thread) to the two layers."""
         self._curves, self._paths = curves, paths
         self.lines.set_lines(paths, self._plain, extent, curves, token=curves)
@@ -584,7 +586,7 @@ class AucView(PlotView):
         return self._curves[i]
 
     def path(self, i: int) -> QPainterPath:
-        """The line of scan ``i`` the layers paint (built on the job's thread)."""
+        """The line of scan ``i`` as an export paints it (built when asked for)."""
         return self._paths[i]
 
     def is_shown(self, i: int) -> bool:

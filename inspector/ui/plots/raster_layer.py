@@ -11,8 +11,8 @@ drawing on a worker thread would stall the GUI thread as long).
 pen each, an order, one image moved and scaled with the view until the next
 one is complete) but builds the image on a job:
 
-1. :func:`line_pixels` turns each line into the flat indices of the image
-   pixels it covers: every segment between two finite points, clipped to the
+1. :func:`line_pixels` turns each line into the flat (column-major) indices
+   of the image pixels it covers: every segment between two finite points, clipped to the
    image, stepped one pixel at a time along its longer axis (the pixels a
    1-pixel line without anti-aliasing covers).  Nothing is interpolated
    between points that are not consecutive: a NaN breaks the line.
@@ -20,23 +20,26 @@ one is complete) but builds the image on a job:
    (later lines on top), into a premultiplied ARGB32 buffer; pens wider than
    one pixel cover the neighbouring pixels too (:func:`widen`).
 
-The pixel indices of a geometry (the lines, the data-to-image transform and
-the image size) are kept, so a hide, a highlight or a new pen composes the
-image again from them (tens of milliseconds for 500 scans) without stepping
-a segment; a pan within the image's margins redraws nothing; a zoom, a
-resize or a pan past the margins steps the lines again, on the job.  At most
-one job runs per layer; a change while it runs is evaluated when it ends.
-Cached indices are capped at :data:`MAX_CACHED` pixels (lines beyond are
-stepped again each time).  Exports (``widget`` None) paint vectors.
+The pixels of a geometry (the lines, the data-to-image transform and the
+image size) are kept, as runs of consecutive column-major indices
+(:func:`encode`: a line is about one run per column however tall its
+envelope is), so a hide, a highlight or a new pen composes the image again
+from them without stepping a segment; a pan within the image's margins
+redraws nothing; a zoom, a resize or a pan past the margins steps the lines
+again, on the job.  At most one job runs per layer; a change while it runs
+is evaluated when it ends.  Kept runs are capped at :data:`MAX_CACHED`
+(lines beyond are stepped again each time).  Exports (``widget`` None)
+paint vectors.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
+import pyqtgraph as pg
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QImage, QPainterPath, QPen, QTransform
 
@@ -47,9 +50,9 @@ from inspector.ui.plots.line_layer import MARGIN_X, MARGIN_Y, Frame, LineLayer
 EDGE = 1e-6
 #: Lines stepped together in one pass (:func:`lines_pixels`), between cancellation checks.
 BATCH_LINES = 8
-#: Most pixel indices kept between images (int32: 4 bytes each: 24 MB; a zoomed view of 500
-#: noisy scans covers about 25 million).
-MAX_CACHED = 6_000_000
+#: Most runs of pixels kept between images (two int32 each: 32 MB; 500 scans at 1 500
+#: columns are about 1.5 million however many pixels they cover).
+MAX_CACHED = 4_000_000
 #: Data to image pixel coordinates (see :func:`_affine`).
 Affine = tuple[float, float, float, float, float, float]
 
@@ -84,8 +87,9 @@ def _clip(x0: np.ndarray, y0: np.ndarray, x1: np.ndarray, y1: np.ndarray,
 
 def line_pixels(x: np.ndarray, y: np.ndarray, affine: Affine, width: int,
                 height: int) -> np.ndarray:
-    """The flat indices (``py * width + px``, int32, in order along the line) of the
-    pixels of a ``width`` x ``height`` image that the line through ``(x, y)`` covers.
+    """The flat column-major indices (``px * height + py``, int32, in order along the
+    line) of the pixels of a ``width`` x ``height`` image that the line through ``(x, y)``
+    covers.
 
     ``x``, ``y``: float arrays of equal length, in data coordinates; NaN (or
     any non-finite value) breaks the line.  ``affine`` maps data to image
@@ -154,7 +158,8 @@ def _segments(px: np.ndarray, py: np.ndarray, width: int,
 def _step(x0: np.ndarray, y0: np.ndarray, sx: np.ndarray, sy: np.ndarray, width: int,
           height: int) -> tuple[np.ndarray, np.ndarray]:
     """Every segment's pixels, one step along its longer axis at a time (both ends
-    included): int32 flat indices, segment after segment, and int64 pixels a segment."""
+    included): int32 flat column-major indices, segment after segment, and int64 pixels
+    a segment."""
     steps = np.maximum(np.ceil(np.maximum(np.abs(sx), np.abs(sy))), 1.0)
     count = steps.astype(np.int64) + 1
     total = int(count.sum())
@@ -172,24 +177,54 @@ def _step(x0: np.ndarray, y0: np.ndarray, sx: np.ndarray, sy: np.ndarray, width:
     iy = np.floor(k, out=k).astype(np.int32)
     np.clip(ix, 0, width - 1, out=ix)  # float32 rounding at the outer edges
     np.clip(iy, 0, height - 1, out=iy)
-    iy *= width
-    iy += ix
-    return iy, count
+    ix *= height  # column-major: a column's pixels are consecutive (runs, see encode)
+    ix += iy
+    return ix, count
 
 
 def widen(idx: np.ndarray, width: int, height: int, pixels: int) -> np.ndarray:
-    """``idx`` grown to a square pen ``pixels`` wide (the neighbours within ``pixels // 2``)."""
+    """``idx`` (column-major, see :func:`line_pixels`) grown to a square pen ``pixels``
+    wide (the neighbours within ``pixels // 2``)."""
     r = int(pixels) // 2
     if r <= 0 or idx.size == 0:
         return idx
-    cy, cx = np.divmod(idx.astype(np.int64), width)
+    cx, cy = np.divmod(idx.astype(np.int64), height)
     out = []
     for oy in range(-r, r + 1):
         for ox in range(-r, r + 1):
             nx, ny = cx + ox, cy + oy
             ok = (nx >= 0) & (nx < width) & (ny >= 0) & (ny < height)
-            out.append(ny[ok] * width + nx[ok])
+            out.append(nx[ok] * height + ny[ok])
     return np.concatenate(out).astype(np.int32)
+
+
+Runs = tuple[np.ndarray, np.ndarray]
+
+
+def encode(idx: np.ndarray) -> Runs:
+    """The distinct pixels ``idx`` as runs of consecutive indices: int32 ``(starts,
+    lengths)``.  Column-major indices make a line's pixels in one column one run, so a
+    line is a few thousand runs however many pixels it covers."""
+    if idx.size == 0:
+        return np.empty(0, np.int32), np.empty(0, np.int32)
+    u = np.unique(idx)
+    cut = np.flatnonzero(np.diff(u) != 1) + 1
+    first = np.concatenate([[0], cut])
+    ends = np.concatenate([cut, [u.size]])
+    return u[first].astype(np.int32), (ends - first).astype(np.int32)
+
+
+def decode(runs: Runs) -> np.ndarray:
+    """The int32 pixel indices of ``runs`` (:func:`encode`), ascending."""
+    starts, lengths = runs
+    total = int(lengths.sum())
+    if total == 0:
+        return np.empty(0, np.int32)
+    out = np.ones(total, dtype=np.int32)
+    at = np.cumsum(lengths) - lengths  # where each run begins in ``out``
+    out[0] = starts[0]
+    out[at[1:]] = starts[1:] - (starts[:-1] + lengths[:-1] - 1)
+    return np.cumsum(out, dtype=np.int32)
 
 
 def premultiplied(pen: QPen) -> int:
@@ -202,8 +237,8 @@ def premultiplied(pen: QPen) -> int:
 
 def paint(img: np.ndarray, idx: np.ndarray, colour: int, pen: int, width: int,
           height: int) -> None:
-    """Write ``colour`` at the pixels ``idx`` of the flat uint32 image ``img`` (``width`` x
-    ``height``), grown to a pen ``pen`` pixels wide."""
+    """Write ``colour`` at the pixels ``idx`` of the flat column-major uint32 image ``img``
+    (``width`` x ``height``), grown to a pen ``pen`` pixels wide."""
     img[widen(idx, width, height, pen) if pen > 1 else idx] = colour
 
 
@@ -214,7 +249,35 @@ def compose(pixels: Sequence[np.ndarray], colours: Sequence[int], widths: Sequen
     img = np.zeros(width * height, dtype=np.uint32)
     for idx, colour, w in zip(pixels, colours, widths, strict=True):
         paint(img, idx, colour, w, width, height)
-    return img.reshape(height, width)
+    return _row_major(img, width, height)
+
+
+def _row_major(img: np.ndarray, width: int, height: int) -> np.ndarray:
+    """The flat column-major image as a C-contiguous ``(height, width)`` array."""
+    return np.ascontiguousarray(img.reshape(width, height).T)
+
+
+class LinePaths(Sequence[QPainterPath]):
+    """The ``QPainterPath`` of each ``(x, y)`` line (NaN = break), built when asked for:
+    only an export paints paths (500 scans' paths are about 36 MB)."""
+
+    def __init__(self, curves: Sequence[tuple[np.ndarray, np.ndarray]]) -> None:
+        self._curves = curves
+
+    def __len__(self) -> int:
+        return len(self._curves)
+
+    @overload
+    def __getitem__(self, i: int) -> QPainterPath: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[QPainterPath]: ...
+
+    def __getitem__(self, i: int | slice) -> QPainterPath | Sequence[QPainterPath]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        x, y = self._curves[i]
+        return pg.arrayToQPath(x, y, connect="finite") if len(x) else QPainterPath()
 
 
 class _Plan:
@@ -251,7 +314,7 @@ class RasterLayer(LineLayer):
         self._source = pixels_from
         self._token: object = object()
         self._cache_key: tuple[Any, ...] | None = None
-        self._cache: dict[int, np.ndarray] = {}
+        self._cache: dict[int, Runs] = {}
         self._in_flight = False
         self._alive = {"alive": True}
         self.rasterised = 0
@@ -323,6 +386,8 @@ class RasterLayer(LineLayer):
         colours = [premultiplied(self._pens[i]) for i in order]
         widths = [max(1, round(self._pens[i].widthF())) for i in order]
         src = self._source
+        if plan.key != self._cache_key:
+            self._cache_key, self._cache = None, {}  # another geometry: free them now
         if plan.key == self._cache_key:
             cache = dict(self._cache)
         elif src is not None and plan.key == src._cache_key:
@@ -332,10 +397,10 @@ class RasterLayer(LineLayer):
         width, height = plan.size
         curves = [data[i] for i in order]
 
-        def work(ctx: JobContext) -> tuple[dict[int, np.ndarray], np.ndarray, int]:
-            # In drawing order, a batch of lines at a time: only the kept pixels and one
-            # batch's are held (a zoom into noise covers 100 million pixels: 400 MB).
-            kept = sum(int(v.size) for v in cache.values())
+        def work(ctx: JobContext) -> tuple[dict[int, Runs], np.ndarray, int]:
+            # In drawing order, a batch of lines at a time: only the kept runs and one
+            # batch's pixels are held (a zoom into noise covers 100 million pixels).
+            kept = sum(int(v[0].size) for v in cache.values())
             img = np.zeros(width * height, dtype=np.uint32)
             stepped = 0
             for b in range(0, len(order), BATCH_LINES):
@@ -349,16 +414,16 @@ class RasterLayer(LineLayer):
                 for k in ks:
                     idx = fresh.get(k)
                     if idx is None:
-                        idx = cache[order[k]]
-                    elif kept + idx.size <= MAX_CACHED:
-                        cache[order[k]] = idx
-                        kept += idx.size
+                        idx = decode(cache[order[k]])
+                    elif kept < MAX_CACHED:
+                        runs = cache[order[k]] = encode(idx)
+                        kept += runs[0].size
                     paint(img, idx, colours[k], widths[k], width, height)
-            return cache, img.reshape(height, width), stepped
+            return cache, _row_major(img, width, height), stepped
 
         alive = self._alive
 
-        def done(result: tuple[dict[int, np.ndarray], np.ndarray, int]) -> None:
+        def done(result: tuple[dict[int, Runs], np.ndarray, int]) -> None:
             if alive["alive"]:
                 self._done(plan, *result)
 
@@ -371,7 +436,7 @@ class RasterLayer(LineLayer):
         self._jobs.submit(work, on_done=done, on_error=failed, key=self.job_key)
         self.ticks += 1
 
-    def _done(self, plan: _Plan, cache: dict[int, np.ndarray], pixels: np.ndarray,
+    def _done(self, plan: _Plan, cache: dict[int, Runs], pixels: np.ndarray,
               stepped: int) -> None:
         """A job's image (GUI thread): kept indices, and the image when still current."""
         self._in_flight = False

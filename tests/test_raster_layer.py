@@ -20,9 +20,8 @@ from inspector.ui.plots.raster_layer import (
     _affine,
     compose,
     decode,
-    encode,
     line_pixels,
-    lines_pixels,
+    lines_runs,
     premultiplied,
     widen,
 )
@@ -53,12 +52,9 @@ def test_a_segment_lights_a_connected_run_close_to_the_walk(seg):
     got = _xy(idx)
     walk = _walk(*seg)
     assert (int(x0), int(y0)) in got and (int(x1), int(y1)) in got  # both ends
-    assert len(got & walk) >= 0.9 * len(got)  # what a 1-pixel line covers
-    # one pixel per step along the longer axis: a connected run, nothing doubled back
-    xs, ys = np.divmod(idx.astype(np.int64), H)
-    assert np.all(np.abs(np.diff(xs)) <= 1) and np.all(np.abs(np.diff(ys)) <= 1)
-    longer = max(abs(x1 - x0), abs(y1 - y0))
-    assert int(longer) <= len(got) <= int(np.ceil(longer)) + 1
+    assert walk <= got and len(got - walk) <= 2  # every pixel it passes through, no more
+    xs = sorted({x for x, _y in got})
+    assert xs == list(range(int(min(x0, x1)), int(max(x0, x1)) + 1))  # no column skipped
 
 
 def test_nan_breaks_the_line_and_a_lone_point_lights_its_pixel():
@@ -217,7 +213,7 @@ def test_a_layer_of_the_same_lines_reuses_the_other_layers_pixels(qtbot, jobs):
     assert other.rasterised == 1
 
 
-def test_lines_stepped_together_are_each_line_stepped_alone():
+def test_lines_done_together_are_each_line_done_alone():
     rng = np.random.default_rng(7)
     curves = []
     for n in (0, 1, 2, 7, 50):
@@ -227,20 +223,22 @@ def test_lines_stepped_together_are_each_line_stepped_alone():
             y[2] = np.nan  # a break inside
         curves.append((x, y))
     curves.append((np.array([np.nan, 3.5]), np.array([1.0, 4.5])))  # a lone last point
-    together = lines_pixels(curves, IDENTITY, W, H)
+    together = lines_runs(curves, IDENTITY, W, H)
     alone = [line_pixels(x, y, IDENTITY, W, H) for x, y in curves]
     assert len(together) == len(curves)
-    assert all(np.array_equal(a, b) for a, b in zip(together, alone, strict=True))
-    assert _xy(together[-1]) == {(3, 4)} and together[0].size == 0
+    assert all(np.array_equal(np.unique(decode(a)), b)
+               for a, b in zip(together, alone, strict=True))
+    assert _xy(alone[-1]) == {(3, 4)} and alone[0].size == 0
 
 
-def test_runs_keep_exactly_the_distinct_pixels():
-    rng = np.random.default_rng(3)
-    idx = rng.integers(0, 5000, 3000).astype(np.int32)
-    starts, lengths = encode(idx)
-    assert np.array_equal(decode((starts, lengths)), np.unique(idx))
-    assert np.all(starts[1:] > starts[:-1] + lengths[:-1])  # runs neither touch nor overlap
-    # a vertical line is one run per column it crosses, however tall
-    line = line_pixels(np.array([10.5, 10.5, 11.5]), np.array([0.5, 29.5, 29.5]), IDENTITY, W, H)
-    assert encode(line)[0].size == 2 and decode(encode(line)).size == 31
-    assert decode(encode(np.empty(0, np.int32))).size == 0
+def test_runs_are_one_a_column_however_tall():
+    starts = np.array([5, 20, 22], np.int32)
+    lengths = np.array([3, 1, 4], np.int32)
+    assert decode((starts, lengths)).tolist() == [5, 6, 7, 20, 22, 23, 24, 25]
+    assert decode((np.empty(0, np.int32), np.empty(0, np.int32))).size == 0
+    # a vertical line, then along the bottom row: one run in its column, one per column after
+    starts, lengths = lines_runs([(np.array([10.5, 10.5, 13.5]), np.array([0.5, 29.5, 29.5]))],
+                                 IDENTITY, W, H)[0]
+    assert sorted(decode((starts, lengths)).tolist()) == sorted(
+        [10 * H + r for r in range(30)] + [10 * H + 29] + [c * H + 29 for c in (11, 12, 13)])
+    assert starts.size == 5  # the vertical segment, and the horizontal one's four columns

@@ -11,25 +11,25 @@ drawing on a worker thread would stall the GUI thread as long).
 pen each, an order, one image moved and scaled with the view until the next
 one is complete) but builds the image on a job:
 
-1. :func:`line_pixels` turns each line into the flat (column-major) indices
-   of the image pixels it covers: every segment between two finite points, clipped to the
-   image, stepped one pixel at a time along its longer axis (the pixels a
-   1-pixel line without anti-aliasing covers).  Nothing is interpolated
-   between points that are not consecutive: a NaN breaks the line.
+1. :func:`lines_runs` turns each line into the image pixels it covers, as
+   runs of consecutive column-major indices: for every segment between two
+   finite points, clipped to the image, and every column it crosses, the
+   rows it passes through there (the pixels a 1-pixel line without
+   anti-aliasing covers; a tall envelope is one run a column, however many
+   pixels).  Nothing is interpolated between points that are not
+   consecutive: a NaN breaks the line.
 2. :func:`compose` writes each line's colour at its pixels, in drawing order
    (later lines on top), into a premultiplied ARGB32 buffer; pens wider than
    one pixel cover the neighbouring pixels too (:func:`widen`).
 
 The pixels of a geometry (the lines, the data-to-image transform and the
-image size) are kept, as runs of consecutive column-major indices
-(:func:`encode`: a line is about one run per column however tall its
-envelope is), so a hide, a highlight or a new pen composes the image again
-from them without stepping a segment; a pan within the image's margins
-redraws nothing; a zoom, a resize or a pan past the margins steps the lines
-again, on the job.  At most one job runs per layer; a change while it runs
-is evaluated when it ends.  Kept runs are capped at :data:`MAX_CACHED`
-(lines beyond are stepped again each time).  Exports (``widget`` None)
-paint vectors.
+image size) are kept as these runs (a few thousand a line), so a hide, a
+highlight or a new pen composes the image again from them without stepping a
+segment; a pan within the image's margins redraws nothing; a zoom, a resize
+or a pan past the margins steps the lines again, on the job.  At most one job
+runs per layer; a change while it runs is evaluated when it ends.  Kept runs
+are capped at :data:`MAX_CACHED` (lines beyond are stepped again each time).
+Exports (``widget`` None) paint vectors.
 """
 
 from __future__ import annotations
@@ -48,8 +48,8 @@ from inspector.ui.plots.line_layer import MARGIN_X, MARGIN_Y, Frame, LineLayer
 
 #: Clipped ends stay this far inside the image's outer pixel edges (they round inside).
 EDGE = 1e-6
-#: Lines stepped together in one pass (:func:`lines_pixels`), between cancellation checks.
-BATCH_LINES = 8
+#: Lines done together in one pass (:func:`lines_runs`), between cancellation checks.
+BATCH_LINES = 16
 #: Most runs of pixels kept between images (two int32 each: 32 MB; 500 scans at 1 500
 #: columns are about 1.5 million however many pixels they cover).
 MAX_CACHED = 4_000_000
@@ -87,24 +87,25 @@ def _clip(x0: np.ndarray, y0: np.ndarray, x1: np.ndarray, y1: np.ndarray,
 
 def line_pixels(x: np.ndarray, y: np.ndarray, affine: Affine, width: int,
                 height: int) -> np.ndarray:
-    """The flat column-major indices (``px * height + py``, int32, in order along the
-    line) of the pixels of a ``width`` x ``height`` image that the line through ``(x, y)``
-    covers.
+    """The distinct flat column-major indices (``px * height + py``, int32, ascending) of
+    the pixels of a ``width`` x ``height`` image that the line through ``(x, y)`` covers.
 
     ``x``, ``y``: float arrays of equal length, in data coordinates; NaN (or
     any non-finite value) breaks the line.  ``affine`` maps data to image
     pixel coordinates (:func:`_affine`; pixel ``(i, j)`` spans ``[i, i + 1)``).
-    A lone finite point between breaks covers its own pixel.  Each segment is
-    stepped one pixel at a time along its longer axis, both ends included.
+    A segment covers, in each column it crosses, every row it passes through
+    there (both ends included); a lone finite point between breaks covers its
+    own pixel.
     """
-    return lines_pixels([(x, y)], affine, width, height)[0]
+    return np.unique(decode(lines_runs([(x, y)], affine, width, height)[0]))
 
 
-def lines_pixels(curves: Sequence[tuple[np.ndarray, np.ndarray]], affine: Affine,
-                 width: int, height: int) -> list[np.ndarray]:
-    """:func:`line_pixels` of each of ``curves``, stepped together (one pass of numpy
-    calls for all of them: a few thousand points each cost more in calls than in
-    arithmetic)."""
+def lines_runs(curves: Sequence[tuple[np.ndarray, np.ndarray]], affine: Affine,
+               width: int, height: int) -> list[Runs]:
+    """The pixels of each of ``curves`` (as :func:`line_pixels`) as runs: one per segment
+    and column it crosses (see :func:`decode`; runs of one line may overlap).  All curves
+    are done together (a few thousand points each cost more in calls than in arithmetic),
+    and the cost follows the columns crossed, not the pixels covered."""
     n = len(curves)
     if n == 0:
         return []
@@ -118,19 +119,9 @@ def lines_pixels(curves: Sequence[tuple[np.ndarray, np.ndarray]], affine: Affine
     py = m12 * x + m22 * y + dy
     x0, y0, sx, sy, at = _segments(px, py, width, height)
     line = np.searchsorted(first, at, side="right") - 1
-    idx, count = _step(x0, y0, sx, sy, width, height)
-    per_line = np.bincount(line, weights=count, minlength=n).astype(np.int64)
-    return [_no_repeats(part) for part in np.split(idx, np.cumsum(per_line)[:-1])]
-
-
-def _no_repeats(idx: np.ndarray) -> np.ndarray:
-    """``idx`` without an entry equal to the one before (segments share their ends)."""
-    if idx.size < 2:
-        return idx
-    keep = np.empty(idx.size, dtype=bool)
-    keep[0] = True
-    np.not_equal(idx[1:], idx[:-1], out=keep[1:])
-    return idx[keep]
+    starts, lengths, count = _column_runs(x0, y0, sx, sy, width, height)
+    cut = np.cumsum(np.bincount(line, weights=count, minlength=n).astype(np.int64))[:-1]
+    return list(zip(np.split(starts, cut), np.split(lengths, cut), strict=True))
 
 
 def _segments(px: np.ndarray, py: np.ndarray, width: int,
@@ -155,31 +146,30 @@ def _segments(px: np.ndarray, py: np.ndarray, width: int,
     return x0, y0, sx, sy, at[order]
 
 
-def _step(x0: np.ndarray, y0: np.ndarray, sx: np.ndarray, sy: np.ndarray, width: int,
-          height: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every segment's pixels, one step along its longer axis at a time (both ends
-    included): int32 flat column-major indices, segment after segment, and int64 pixels
-    a segment."""
-    steps = np.maximum(np.ceil(np.maximum(np.abs(sx), np.abs(sy))), 1.0)
-    count = steps.astype(np.int64) + 1
+def _column_runs(x0: np.ndarray, y0: np.ndarray, sx: np.ndarray, sy: np.ndarray,
+                 width: int, height: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each segment and each column it crosses, the run of rows it passes through
+    there: int32 column-major ``starts`` and ``lengths``, segment after segment, and
+    int64 runs a segment."""
+    xa, xb = np.minimum(x0, x0 + sx), np.maximum(x0, x0 + sx)
+    ca = np.clip(np.floor(xa), 0, width - 1).astype(np.int64)
+    cb = np.clip(np.floor(xb), 0, width - 1).astype(np.int64)
+    count = cb - ca + 1
     total = int(count.sum())
     if total == 0:
-        return np.empty(0, dtype=np.int32), count
-    f32 = np.float32 if total < 1 << 24 else np.float64  # exact positions along a segment
-    k = np.arange(total, dtype=f32)
-    k -= np.repeat((np.cumsum(count) - count).astype(f32), count)  # step along the segment
-    cx = np.repeat((sx / steps).astype(f32), count)
-    cx *= k
-    cx += np.repeat(x0.astype(f32), count)
-    k *= np.repeat((sy / steps).astype(f32), count)
-    k += np.repeat(y0.astype(f32), count)
-    ix = np.floor(cx, out=cx).astype(np.int32)  # pixel i spans [i, i + 1)
-    iy = np.floor(k, out=k).astype(np.int32)
-    np.clip(ix, 0, width - 1, out=ix)  # float32 rounding at the outer edges
-    np.clip(iy, 0, height - 1, out=iy)
-    ix *= height  # column-major: a column's pixels are consecutive (runs, see encode)
-    ix += iy
-    return ix, count
+        return np.empty(0, np.int32), np.empty(0, np.int32), count
+    seg = np.repeat(np.arange(count.size), count)
+    col = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(count) - count - ca, count)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slope = np.where(sx != 0, sy / sx, 0.0)
+    steep = sx[seg] == 0  # vertical: the whole of it is in its one column
+    lo = np.maximum(col, xa[seg]) - x0[seg]
+    hi = np.minimum(col + 1, xb[seg]) - x0[seg]
+    ya = np.where(steep, y0[seg], y0[seg] + lo * slope[seg])
+    yb = np.where(steep, y0[seg] + sy[seg], y0[seg] + hi * slope[seg])
+    r0 = np.clip(np.floor(np.minimum(ya, yb)), 0, height - 1).astype(np.int64)
+    r1 = np.clip(np.floor(np.maximum(ya, yb)), 0, height - 1).astype(np.int64)
+    return (col * height + r0).astype(np.int32), (r1 - r0 + 1).astype(np.int32), count
 
 
 def widen(idx: np.ndarray, width: int, height: int, pixels: int) -> np.ndarray:
@@ -201,21 +191,9 @@ def widen(idx: np.ndarray, width: int, height: int, pixels: int) -> np.ndarray:
 Runs = tuple[np.ndarray, np.ndarray]
 
 
-def encode(idx: np.ndarray) -> Runs:
-    """The distinct pixels ``idx`` as runs of consecutive indices: int32 ``(starts,
-    lengths)``.  Column-major indices make a line's pixels in one column one run, so a
-    line is a few thousand runs however many pixels it covers."""
-    if idx.size == 0:
-        return np.empty(0, np.int32), np.empty(0, np.int32)
-    u = np.unique(idx)
-    cut = np.flatnonzero(np.diff(u) != 1) + 1
-    first = np.concatenate([[0], cut])
-    ends = np.concatenate([cut, [u.size]])
-    return u[first].astype(np.int32), (ends - first).astype(np.int32)
-
-
 def decode(runs: Runs) -> np.ndarray:
-    """The int32 pixel indices of ``runs`` (:func:`encode`), ascending."""
+    """The int32 pixel indices of ``runs``: ``starts[k]`` to ``starts[k] + lengths[k] - 1``
+    for each ``k``, run after run (overlapping runs repeat their common indices)."""
     starts, lengths = runs
     total = int(lengths.sum())
     if total == 0:
@@ -407,18 +385,18 @@ class RasterLayer(LineLayer):
                 ctx.check()
                 ks = range(b, min(b + BATCH_LINES, len(order)))
                 missing = [k for k in ks if order[k] not in cache]
-                fresh = dict(zip(missing, lines_pixels([curves[k] for k in missing],
-                                                       plan.affine, width, height),
+                fresh = dict(zip(missing, lines_runs([curves[k] for k in missing],
+                                                     plan.affine, width, height),
                                  strict=True)) if missing else {}
                 stepped += len(missing)
                 for k in ks:
-                    idx = fresh.get(k)
-                    if idx is None:
-                        idx = decode(cache[order[k]])
+                    runs = fresh.get(k)
+                    if runs is None:
+                        runs = cache[order[k]]
                     elif kept < MAX_CACHED:
-                        runs = cache[order[k]] = encode(idx)
+                        cache[order[k]] = runs
                         kept += runs[0].size
-                    paint(img, idx, colours[k], widths[k], width, height)
+                    paint(img, decode(runs), colours[k], widths[k], width, height)
             return cache, _row_major(img, width, height), stepped
 
         alive = self._alive

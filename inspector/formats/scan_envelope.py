@@ -44,6 +44,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, wait
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -199,7 +200,9 @@ class ScanEnvelopes:
             when nothing drawn lies there.
         """
         which = np.ones(len(self.points), dtype=bool) if scans is None else np.asarray(scans, bool)
-        exact = np.array([p is not None for p in self.points], dtype=bool)
+        sid, px, py = self._exact_points
+        exact = np.zeros(len(self.points), dtype=bool)
+        exact[[i for i, p in enumerate(self.points) if p is not None]] = True
         lows, highs = [], []
         rows = which & ~exact
         c = self.centers()
@@ -207,16 +210,27 @@ class ScanEnvelopes:
         if rows.any() and b > a:
             lows.append(np.fmin.reduce(self.lo[rows, a:b], axis=None))
             highs.append(np.fmax.reduce(self.hi[rows, a:b], axis=None))
-        for i in np.flatnonzero(which & exact):
-            pts = self.points[i]
-            assert pts is not None
-            inside = (pts.x >= x0) & (pts.x <= x1) & np.isfinite(pts.y)
-            if inside.any():
-                lows.append(pts.y[inside].min())
-                highs.append(pts.y[inside].max())
+        inside = which[sid] & (px >= x0) & (px <= x1)  # all exact scans' points at once
+        if inside.any():
+            lows.append(py[inside].min())
+            highs.append(py[inside].max())
         lo = np.fmin.reduce(np.asarray(lows, dtype=np.float64)) if lows else np.nan
         hi = np.fmax.reduce(np.asarray(highs, dtype=np.float64)) if highs else np.nan
         return (float(lo), float(hi)) if np.isfinite(lo) and np.isfinite(hi) else None
+
+    @cached_property
+    def _exact_points(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """int64 scan index, float64 x and y of every finite exact point, concatenated
+        (one vectorised pass per :meth:`value_range` instead of one per scan)."""
+        sids, xs, ys = [np.empty(0, np.int64)], [np.empty(0)], [np.empty(0)]
+        for i, pts in enumerate(self.points):
+            if pts is None:
+                continue
+            keep = np.isfinite(pts.y) & np.isfinite(pts.x)
+            sids.append(np.full(int(keep.sum()), i, dtype=np.int64))
+            xs.append(pts.x[keep])
+            ys.append(pts.y[keep])
+        return np.concatenate(sids), np.concatenate(xs), np.concatenate(ys)
 
     def curve(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         """float64 ``(x, y)`` to draw scan ``i`` as one line (NaN = break).

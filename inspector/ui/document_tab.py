@@ -55,11 +55,12 @@ from inspector.ui.detail_pane import DetailPane
 from inspector.ui.failure_page import FailurePage
 from inspector.ui.scan_link import link_scans
 from inspector.ui.tab_layout import lay_out_tab
-from inspector.ui.tree_panel import HeaderPanel, TreePanel, make_tree_view
+from inspector.ui.tree_panel import HeaderPanel, TreePanel, expand_within, make_tree_view
 
 if TYPE_CHECKING:  # imported when a document needs them (pandas, numpy, pyqtgraph)
     from inspector.models.selection import TrialSelection
     from inspector.ui.data.viewer import NodeViewer
+    from inspector.ui.group_bar import GroupBar
     from inspector.ui.plots import PlotPanel
     from inspector.ui.stimuli_panel import StimuliPanel
     from inspector.ui.table_panel import TablePanel
@@ -76,7 +77,7 @@ DATA_KINDS = ("dataset", "attribute", "link")
 TRIALS = "inspector.ui.trials"
 
 #: Tab titles of tables with a well-known name (others are shown under their name).
-TABLE_TITLES = {"trial_meta": "Trial metadata", "scans": "Scans"}
+TABLE_TITLES = {"trial_meta": "Trial metadata", "scans": "Scans", "groups": "Groups"}
 
 
 class DocumentTab(QWidget):
@@ -116,10 +117,30 @@ class DocumentTab(QWidget):
         self.jobs = jobs
         self.initial_node = node
         self.doc: Document | None = None
+        self.status_text = f"Opening {self.path}…"
+        self.group_bar: GroupBar | None = None
+        self._init_view_state()
+        self._plot_timer = QTimer(self)
+        self._plot_timer.setSingleShot(True)
+        self._plot_timer.timeout.connect(self._show_first_array)
+        self._page: QWidget | None = None
+        self._group_wanted: str | None = None
+        self._cancel = threading.Event()
+        self._vstate = {"closed": False, "running": False}
+        self._remote_timer: QTimer | None = None
+        self.cancel_open: QPushButton | None = None
+        self._vlock = threading.Lock()
+        self._stack = QStackedWidget(self)
+        self._stack.addWidget(self._busy_page())
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self._stack)
+
+    def _init_view_state(self) -> None:
+        """No views yet (a new tab, or a tab about to show another group of its source)."""
         self.is_ready = False
         self.has_views = False
         self.verify_state = "none"
-        self.status_text = f"Opening {self.path}…"
         self.export_offered = False
         self.failure: FailurePage | None = None
         self.views: QTabWidget | None = None
@@ -141,23 +162,10 @@ class DocumentTab(QWidget):
         self.plot_error = ""
         self._plot_slot: QLabel | None = None
         self._plot_wanted: str | None = None
-        self._plot_timer = QTimer(self)
-        self._plot_timer.setSingleShot(True)
-        self._plot_timer.timeout.connect(self._show_first_array)
         self._array_names: dict[str, str] = {}
         self._pending: list[DeferredCheck] = []
         self._notice = ""
         self._unloadable: list[tuple[Stimulus, str]] = []
-        self._cancel = threading.Event()
-        self._vstate = {"closed": False, "running": False}
-        self._remote_timer: QTimer | None = None
-        self.cancel_open: QPushButton | None = None
-        self._vlock = threading.Lock()
-        self._stack = QStackedWidget(self)
-        self._stack.addWidget(self._busy_page())
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self._stack)
 
     def _busy_page(self) -> QWidget:
         busy = QWidget()
@@ -260,13 +268,13 @@ class DocumentTab(QWidget):
         doc = self.doc
         if doc.provenance is not None and doc.provenance.children:
             self.provenance = TreePanel(doc.provenance, "Provenance", self)
-            self.provenance.view.expandToDepth(2)
+            expand_within(self.provenance.view, 2)
             self.provenance.view.setColumnWidth(0, 260)
             self.provenance.node_selected.connect(self._node_selected)
             self.views.addTab(self.provenance, "Provenance")
         if doc.structure is not None:
             self.summary = TreePanel(doc.structure.tree(), "Summary", self)
-            self.summary.view.expandToDepth(1)
+            expand_within(self.summary.view, 1)
             self.summary.view.setColumnWidth(0, 260)
             self.summary.node_selected.connect(self._node_selected)
             self.views.addTab(self.summary, "Summary")
@@ -344,12 +352,84 @@ class DocumentTab(QWidget):
             self.detail.hide()  # nothing to detail on the failure page; shown on a selection
         self.splitter = split
         self.right = split  # the splitter holding the plot's place
-        self._stack.addWidget(split)
-        self._stack.setCurrentWidget(split)
+        self._page = self._with_group_bar(split)
+        self._stack.addWidget(self._page)
+        self._stack.setCurrentWidget(self._page)
         self.setFocusProxy(self.views)  # keyboard: the tab hands focus to its views
         if self._plot_slot is not None:
             views = DATA_VIEWS if doc.object_data is not None else preload.PLOTS
             preload.when_imported(views, self._plots_imported, self._plots_failed)
+
+    def _with_group_bar(self, split: QWidget) -> QWidget:
+        """``split`` under the experiment-group chooser when the document offers several
+        experiments (``doc.groups``), else ``split`` itself."""
+        groups = self.doc.groups
+        if groups is None or len(groups.keys) < 2:
+            self.group_bar = None
+            return split
+        from inspector.ui.group_bar import GroupBar
+
+        page = QWidget()
+        lay = QVBoxLayout(page)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        self.group_bar = GroupBar(groups, page)
+        self.group_bar.group_chosen.connect(self.choose_group)
+        lay.addWidget(self.group_bar)
+        lay.addWidget(split, 1)
+        return page
+
+    # -- experiment groups ----------------------------------------------
+    def choose_group(self, key: str) -> None:
+        """Show group ``key`` of the source instead of the current one.
+
+        The group's document is opened on a job (``doc.groups.open``: it
+        reads the source again); the views are then rebuilt from it on the
+        GUI thread.  Ignored while a check runs or another group opens.
+        """
+        doc = self.doc
+        groups = doc.groups if doc is not None else None
+        if groups is None or key == groups.selected or key not in groups.keys:
+            return
+        if self.verify_state == "running" or self._group_wanted is not None:
+            if self.group_bar is not None:
+                self.group_bar.set_current(groups.selected)
+            return
+        self._group_wanted = key
+        if self.group_bar is not None:
+            self.group_bar.set_busy(key)
+        self._set_status(f"Opening group {key}…")
+        self.jobs.submit(lambda _ctx: groups.open(key), on_done=self._group_opened,
+                         on_error=self._group_failed)
+
+    def _group_opened(self, new: Document) -> None:
+        """The chosen group's document: it replaces the shown one (GUI thread)."""
+        self._group_wanted = None
+        if self._vstate["closed"]:
+            new.close()
+            return
+        current = self.views.tabText(self.views.currentIndex()) if self.views else ""
+        old, page = self.doc, self._page
+        self._shutdown_views()
+        if page is not None:
+            self._stack.removeWidget(page)
+            page.deleteLater()  # the plot's jobs are cancelled as it goes
+        self._page = None
+        self._init_view_state()
+        if old is not None:
+            old.close()
+        self.set_document(new)
+        titles = [self.views.tabText(i) for i in range(self.views.count())]
+        if current in titles:
+            self.views.setCurrentIndex(titles.index(current))
+        self.findings_changed.emit()
+
+    def _group_failed(self, message: str, tb: str) -> None:
+        self._group_wanted = None
+        if self.group_bar is not None and self.doc is not None and self.doc.groups is not None:
+            self.group_bar.set_busy(None)
+            self.group_bar.set_current(self.doc.groups.selected)
+        self._set_status(f"The group could not be opened: {message}")
 
     def _plots_imported(self, module: ModuleType) -> None:
         """The plots (and, for documents with object data, the data views: ``module`` is
@@ -757,16 +837,15 @@ class DocumentTab(QWidget):
         self._pending.clear()
         if isinstance(self.path, RemotePath):
             self.path.cancel()
-        if self.stimuli is not None:
-            self.stimuli.shutdown()
-        if self.viewer is not None:
-            self.viewer.shutdown()
-        if self.trials_panel is not None:
-            self.trials_panel.shutdown()
-        if self.trial_links is not None:
-            self.trial_links.shutdown()
+        self._shutdown_views()
         with self._vlock:
             self._vstate["closed"] = True
             running = self._vstate["running"]
         if self.doc is not None and not running:
             self.doc.close()
+
+    def _shutdown_views(self) -> None:
+        """Stop the views' background work (the tab closes or shows another group)."""
+        for view in (self.stimuli, self.viewer, self.trials_panel, self.trial_links):
+            if view is not None:
+                view.shutdown()

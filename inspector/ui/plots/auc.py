@@ -10,12 +10,16 @@ When few points are in view the scans' real points themselves are drawn,
 with symbols.  Only real observations are ever drawn (mask true, finite
 radius and signal); nothing is interpolated.
 
-Drawing stays off the GUI thread's critical path whatever the number of
-scans: the lines (``QPainterPath``) are built on the job's thread, and all of
-them are painted by one :class:`~inspector.ui.plots.line_layer.LineLayer`,
-which rasterises them a few per event-loop turn and repaints as one image
-(500 scans as separate ``PlotCurveItem`` objects blocked every repaint for
-0.25-1.6 s).  The lines stay out of pyqtgraph's per-item auto-range: one
+Drawing stays off the GUI thread whatever the number of scans: the lines
+are built on the job's thread, and all of them are painted by one
+:class:`~inspector.ui.plots.raster_layer.RasterLayer`, which rasterises
+them with numpy on a job and paints the result as one image (500 scans as
+separate ``PlotCurveItem`` objects blocked every repaint for 0.25-1.6 s;
+drawn with ``QPainter`` a slice per event-loop turn, every new image, a hide
+included, took 0.8-1 s of GUI-thread time).  The layer keeps each scan's
+pixels for the current geometry, so a hide or a highlight composes the
+image again from them instead of drawing the lines again.
+The lines stay out of pyqtgraph's per-item auto-range: one
 invisible item carries the data's extent and the visible scans' range,
 computed from the envelopes
 (:meth:`~inspector.formats.scan_envelope.ScanEnvelopes.value_range`), so a
@@ -32,8 +36,8 @@ clicking a curve selects its scan in the list (and, through
 :mod:`inspector.ui.scan_link`, in the Scans table).  A highlight is
 immediate: the other scans' layer is dimmed as a whole (its opacity) and
 the selected scans are drawn by a second layer on top, wide when few are
-selected; hiding a scan redraws the layer without it, a slice per
-event-loop turn.  When a member behind the arrays failed its checksum the
+selected; hiding a scan composes the layer's image without it from the
+pixels it keeps.  When a member behind the arrays failed its checksum the
 plot's title says so, wrapped to the plot's width (docs/architecture.md,
 "Seams": ``AucScans.untrusted_arrays``).
 """
@@ -50,12 +54,9 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QIcon, QPainterPath, QPalette, QPen, QPixmap, QShowEvent
+from PySide6.QtGui import QColor, QPainterPath, QPalette, QPen, QShowEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -73,7 +74,8 @@ from inspector.formats.scan_envelope import (
 )
 from inspector.jobs import Job, JobContext, JobRunner
 from inspector.ui.plots.base import PlotView
-from inspector.ui.plots.line_layer import LineLayer
+from inspector.ui.plots.raster_layer import LinePaths, RasterLayer
+from inspector.ui.plots.scan_list import ScanList
 
 #: Extra radius requested on each side, as a fraction of the visible width.
 PAD_FRACTION = 0.25
@@ -148,16 +150,18 @@ def _pens(colors: list[Any], width: int) -> list[QPen]:
     return pens
 
 
-def _paths(curves: list[tuple[np.ndarray, np.ndarray]]) -> tuple[list[QPainterPath], QRectF]:
-    """The line of every curve and a rectangle holding them all, built on the job's thread
-    (the GUI thread only paints them)."""
-    paths = [pg.arrayToQPath(x, y, connect="finite") if len(x) else QPainterPath()
-             for x, y in curves]
-    extent = QRectF()
-    for p in paths:
-        if not p.isEmpty():
-            extent = extent.united(p.boundingRect())
-    return paths, extent
+def _paths(curves: list[tuple[np.ndarray, np.ndarray]]) -> tuple[LinePaths, QRectF]:
+    """The lines of the curves (built when an export paints them) and a rectangle holding
+    them all, computed on the job's thread (the GUI thread only paints)."""
+    lo_x = lo_y = math.inf
+    hi_x = hi_y = -math.inf
+    for x, y in curves:
+        fin = np.isfinite(x) & np.isfinite(y)
+        if fin.any():
+            lo_x, hi_x = min(lo_x, float(x[fin].min())), max(hi_x, float(x[fin].max()))
+            lo_y, hi_y = min(lo_y, float(y[fin].min())), max(hi_y, float(y[fin].max()))
+    extent = QRectF(lo_x, lo_y, hi_x - lo_x, hi_y - lo_y) if lo_x <= hi_x else QRectF()
+    return LinePaths(curves), extent
 
 
 class _Guard:
@@ -191,9 +195,9 @@ class AucView(PlotView):
         TypeError: an array is not an array.
 
     Attributes:
-        lines: the :class:`LineLayer` drawing every visible scan (dimmed as
+        lines: the :class:`RasterLayer` drawing every visible scan (dimmed as
             a whole while scans are highlighted).
-        highlights: the :class:`LineLayer` drawing the highlighted scans on top.
+        highlights: the :class:`RasterLayer` drawing the highlighted scans on top.
         symbols: the one ``ScatterPlotItem`` drawing symbols when few points
             are on screen (:attr:`symbols_shown`).
         colors: the scans' ``QColor``.
@@ -268,14 +272,14 @@ class AucView(PlotView):
         """The two line layers, with ``n`` empty lines until the first result."""
         empty = (np.empty(0), np.empty(0))
         self._curves: list[tuple[np.ndarray, np.ndarray]] = [empty] * n
-        self._paths: list[QPainterPath] = [QPainterPath()] * n
+        self._paths: LinePaths = LinePaths(self._curves)
         self._plain = _pens(self.colors, 1)
         self._wide_pens: list[QPen] | None = None  # built at the first highlight
-        self.lines = LineLayer()
-        self.highlights = LineLayer()
+        self.lines = RasterLayer(self.jobs)
+        self.highlights = RasterLayer(self.jobs, pixels_from=self.lines)
         self.highlights.setZValue(10)
         for layer in (self.lines, self.highlights):
-            layer.set_lines(self._paths, self._plain, QRectF(), self._curves)
+            layer.set_lines(self._paths, self._plain, QRectF(), self._curves, self._curves)
 
     def _labels(self, radius_unit: str, signal_unit: str) -> None:
         self.plot_item.setLabel("bottom", f"radius ({radius_unit})" if radius_unit else "radius")
@@ -294,21 +298,10 @@ class AucView(PlotView):
         return list(cmap.map(at, mode="qcolor"))
 
     def _build_list(self) -> None:
-        self.scan_list = QListWidget()
-        self.scan_list.setUniformItemSizes(True)  # laid out in one step, not row by row
-        self.scan_list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        # a view over the scans' IDs and colours: built in constant time (scan_list.py)
+        self.scan_list = ScanList(self.scan_ids, self.colors)
         self.scan_list.setToolTip("The legend: uncheck a scan to hide it, select scans (or click "
                                   "a curve) to highlight them")
-        flags = QListWidgetItem().flags() | Qt.ItemFlag.ItemIsUserCheckable  # once: enum
-        checked = Qt.CheckState.Checked  # arithmetic in Python costs ~10 us a scan
-        for i, sid in enumerate(self.scan_ids):
-            it = QListWidgetItem(sid)
-            it.setFlags(flags)
-            it.setCheckState(checked)
-            swatch = QPixmap(12, 12)
-            swatch.fill(self.colors[i])
-            it.setIcon(QIcon(swatch))  # the colour as a swatch: text stays readable
-            self.scan_list.addItem(it)
         self.scan_list.itemChanged.connect(self._visibility)
         self.scan_list.itemSelectionChanged.connect(self._highlight)
         side = QWidget()
@@ -324,8 +317,7 @@ class AucView(PlotView):
         split.addWidget(self._stack)
         split.setCollapsible(1, False)  # the list folds away, the plot never does
         split.setStretchFactor(1, 1)
-        width = self.scan_list.sizeHintForColumn(0) + 2 * self.scan_list.frameWidth() + 24
-        split.setSizes([min(max(width, 90), 160), 600])
+        split.setSizes([min(max(self.scan_list.width_hint(), 90), 160), 600])
         self.splitter = split
 
     @property
@@ -340,8 +332,9 @@ class AucView(PlotView):
 
     # -- requests --------------------------------------------------------------------
     def job_keys(self) -> tuple[str, ...]:
-        """The key of this view's envelope jobs (see :meth:`PlotView.job_keys`)."""
-        return (f"auc:{id(self)}",)
+        """The keys of this view's jobs: its envelopes first, then its two line layers'
+        images (see :meth:`PlotView.job_keys`)."""
+        return (f"auc:{id(self)}", self.lines.job_key, self.highlights.job_key)
 
     @property
     def busy(self) -> bool:
@@ -444,6 +437,7 @@ class AucView(PlotView):
                 ctx.check()
                 raise
             curves = [env.curve(i) for i in range(n)]  # what to draw, off the GUI thread
+            env.value_range(env.r0, env.r1)  # gathers its exact points here, not on the GUI
             return ext, env, curves, _paths(curves)
 
         guard = self._guard
@@ -465,7 +459,7 @@ class AucView(PlotView):
 
     def _done(self, first: bool, ext: tuple[float, float] | None, env: ScanEnvelopes | None,
               curves: list[tuple[np.ndarray, np.ndarray]],
-              built: tuple[list[QPainterPath], QRectF]) -> None:
+              built: tuple[LinePaths, QRectF]) -> None:
         # Still "in flight" while drawing: range changes it causes only mark a
         # request pending, evaluated once against the final view below.
         try:
@@ -473,8 +467,8 @@ class AucView(PlotView):
                 self._extent_known = True
                 self.extent = ext
             if env is None:
-                self._draw_lines([(np.empty(0), np.empty(0))] * self.shape.scans,
-                                 [QPainterPath()] * self.shape.scans, QRectF())
+                nothing = [(np.empty(0), np.empty(0))] * self.shape.scans
+                self._draw_lines(nothing, LinePaths(nothing), QRectF())
                 self.status.setText(f"{self.shape.scans} scans, no measured points")
             else:
                 self._draw(env, curves, *built)
@@ -514,7 +508,7 @@ class AucView(PlotView):
         vb.setXRange(env.r0, env.r1, padding=0)
 
     def _draw(self, env: ScanEnvelopes, curves: list[tuple[np.ndarray, np.ndarray]],
-              paths: list[QPainterPath], extent: QRectF) -> None:
+              paths: LinePaths, extent: QRectF) -> None:
         self.envelopes = env
         exact = all(p is not None or c == 0 for p, c in zip(env.points, env.counts, strict=True))
         real = int(env.counts.sum())
@@ -529,11 +523,12 @@ class AucView(PlotView):
         self.status.setText(f"{self.shape.scans} scans, {real} measured points{where}{how}")
 
     def _draw_lines(self, curves: list[tuple[np.ndarray, np.ndarray]],
-                    paths: list[QPainterPath], extent: QRectF) -> None:
+                    paths: LinePaths, extent: QRectF) -> None:
         """Hand the scans' lines (built on the job's thread) to the two layers."""
         self._curves, self._paths = curves, paths
-        self.lines.set_lines(paths, self._plain, extent, curves)
-        self.highlights.set_lines(paths, self._highlight_pens(self._selected()), extent, curves)
+        self.lines.set_lines(paths, self._plain, extent, curves, token=curves)
+        self.highlights.set_lines(paths, self._highlight_pens(self._selected()), extent, curves,
+                                  token=curves)  # the same lines: it reuses their pixels
         self._show_lines()
 
     def _update_bounds(self, *args: Any) -> None:
@@ -591,7 +586,7 @@ class AucView(PlotView):
         return self._curves[i]
 
     def path(self, i: int) -> QPainterPath:
-        """The line of scan ``i`` the layers paint (built on the job's thread)."""
+        """The line of scan ``i`` as an export paints it (built when asked for)."""
         return self._paths[i]
 
     def is_shown(self, i: int) -> bool:
@@ -635,7 +630,7 @@ class AucView(PlotView):
             self.scan_list.setCurrentRow(i)
 
     def _selected(self) -> set[int]:
-        return {self.scan_list.row(it) for it in self.scan_list.selectedItems()}
+        return self.scan_list.selected_rows()
 
     def selected_scans(self) -> list[int]:
         """The selected (highlighted) scans, in scan order."""
@@ -646,16 +641,7 @@ class AucView(PlotView):
         wanted = {i for i in scans if 0 <= i < self.scan_list.count()}
         if wanted == self._selected():
             return
-        self.scan_list.blockSignals(True)
-        try:
-            self.scan_list.clearSelection()
-            for i in sorted(wanted):
-                self.scan_list.item(i).setSelected(True)
-            if wanted:
-                self.scan_list.scrollToItem(self.scan_list.item(min(wanted)))
-        finally:
-            self.scan_list.blockSignals(False)
-        self.scan_list.itemSelectionChanged.emit()
+        self.scan_list.select_rows(wanted)  # one selection change
 
     def scan_at(self, x: float, y: float, pixels: float = CLICK_PIXELS) -> int | None:
         """The visible scan whose drawn line passes within ``pixels`` of view point ``(x, y)``."""
@@ -706,10 +692,7 @@ class AucView(PlotView):
         if not hasattr(self, "_guard"):  # a palette event while the view is being built
             return
         self.colors = self._palette_colors(self.shape.scans)
-        for i, colour in enumerate(self.colors):
-            swatch = QPixmap(12, 12)
-            swatch.fill(colour)
-            self.scan_list.item(i).setIcon(QIcon(swatch))
+        self.scan_list.model_.set_colors(self.colors)
         self._plain, self._wide_pens = _pens(self.colors, 1), None
         self.lines.set_pens(self._plain)
         self.highlights.set_pens(self._highlight_pens(self._selected()))

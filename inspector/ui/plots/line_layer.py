@@ -209,6 +209,8 @@ class LineLayer(pg.GraphicsObject):
         vb = self.getViewBox()
         if vb is None or not hasattr(vb, "updateMatrix"):
             return None
+        if getattr(vb, "_autoRangeNeedsUpdate", False):
+            vb.updateAutoRange()  # as the next paint would: draw for the range it will show
         vb.updateMatrix()  # a range set since the last paint (pyqtgraph defers it to the paint)
         dt = self.deviceTransform_()
         if dt is None:

@@ -34,8 +34,7 @@ class FormatStats:
     finding_codes: dict[str, int] = field(default_factory=dict)
     """How many mutants got each finding code: how deep the mutants reach."""
     peak_rss_kb: int = 0
-    """The largest peak resident set of one child (``ru_maxrss``; it includes the pages
-    the child shares with the fork server, so it bounds what the mutant cost from above)."""
+    """The largest growth of one child's resident set while it inspected its mutant."""
     over_rss_budget: int = 0
     """Children whose peak resident set exceeded the campaign's ``rss_budget_mb``."""
     rss_budget_mb: int = 0
@@ -46,12 +45,12 @@ class FormatStats:
 
     def to_json(self) -> dict[str, Any]:
         return {"mutants": sum(self.counts.values()), **self.counts,
-                "peak_rss_mb": round(self.peak_rss_kb / 1024, 1),
+                "peak_rss_growth_mb": round(self.peak_rss_kb / 1024, 1),
                 "over_rss_budget": self.over_rss_budget,
                 "seconds": round(self.seconds, 2)}
 
     def add_rss(self, max_rss_kb: int | None) -> None:
-        """Count one child's peak resident set."""
+        """Count one child's resident-set growth (kB)."""
         if max_rss_kb:
             self.peak_rss_kb = max(self.peak_rss_kb, max_rss_kb)
             self.over_rss_budget += bool(self.rss_budget_mb
@@ -128,7 +127,7 @@ class Campaign:
     def _record(self, job: Job, stats: FormatStats) -> None:
         outcome, record = jobs_mod.finish(job, self.limits)
         stats.counts[COUNT_KEYS[outcome.outcome]] += 1
-        stats.add_rss(record.max_rss_kb)
+        stats.add_rss((record.result or {}).get("rss_growth_kb"))
         for code in (record.result or {}).get("codes") or ():
             stats.finding_codes[code] = stats.finding_codes.get(code, 0) + 1
         if outcome.outcome is Outcome.CLEAN:

@@ -104,11 +104,25 @@ def forget_inherited_pool() -> None:
 
 def _vm_size() -> int:
     """The process's current address-space size in bytes (VmSize)."""
+    return _status_kb("VmSize") * 1024
+
+
+def _status_kb(field: str) -> int:
+    """One ``/proc/self/status`` figure (kB): VmSize, VmRSS, VmHWM..."""
     with open("/proc/self/status", encoding="ascii") as fh:
         for line in fh:
-            if line.startswith("VmSize:"):
-                return int(line.split()[1]) * 1024
-    raise OSError("no VmSize in /proc/self/status")
+            if line.startswith(f"{field}:"):
+                return int(line.split()[1])
+    raise OSError(f"no {field} in /proc/self/status")
+
+
+def _rss_growth_kb(start_kb: int) -> int | None:
+    """How far the peak resident set rose above ``start_kb`` while the target ran
+    (what the mutant cost; the pages shared with the fork server are not counted)."""
+    try:
+        return max(0, _status_kb("VmHWM") - start_kb)
+    except OSError:
+        return None
 
 
 def set_limits(mem_limit_mb: int) -> int:
@@ -178,6 +192,7 @@ def run_child(spec: ChildSpec, target: Target | None = None) -> int:
     forget_inherited_pool()
     limit = set_limits(spec.mem_limit_mb)
     result: dict[str, Any] = {"mem_limit_bytes": limit, "digest_before": tree_digest(case)}
+    rss_start = _status_kb("VmRSS")
     started = time.monotonic()
     arm_watchdog(spec.time_limit)
     try:
@@ -187,6 +202,7 @@ def run_child(spec: ChildSpec, target: Target | None = None) -> int:
         return _escaped(slot, result, exc, started)
     disarm_watchdog()
     result["seconds"] = round(time.monotonic() - started, 4)
+    result["rss_growth_kb"] = _rss_growth_kb(rss_start)
     result["digest_after"] = tree_digest(case)
     result.update(check_report(inspection, spec.max_report_bytes, slot))
     _write_result(slot, result)

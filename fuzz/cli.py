@@ -42,9 +42,10 @@ def parser() -> argparse.ArgumentParser:
                    help="wall-time limit per mutant, seconds (default 10)")
     p.add_argument("--mem-limit-mb", type=int, default=1024,
                    help="address space a child may add to its size at fork, MiB (default 1024)")
-    p.add_argument("--rss-budget-mb", type=int, default=500,
-                   help="peak resident set a child may reach, MiB (0: none); a child over it "
-                        "is a memory failure with a reproducer (default 500)")
+    p.add_argument("--rss-budget-mb", type=int, default=400,
+                   help="how far a child's resident set may grow while it inspects a mutant, "
+                        "MiB (0: none); a child over it is a memory failure with a "
+                        "reproducer (default 400: verify then stays under 500 MB)")
     p.add_argument("--max-report-mb", type=float, default=2.0,
                    help="bound on the verify-JSON line, MB (default 2)")
     p.add_argument("--jobs", type=int, default=2, help="children at a time (default 2)")

@@ -41,8 +41,10 @@ class Limits:
         max_report_bytes: bound on the verify-JSON line.
         subprocess: start a fresh interpreter per mutant instead of forking.
         target: ``"module:function"`` run on each mutant.
-        rss_budget_mb: peak resident set a child may reach (MiB; 0: no budget); a child
-            over it counts as a memory failure and keeps a reproducer.
+        rss_budget_mb: how far a child's resident set may grow while the target runs
+            (MiB; 0: no budget); a child over it counts as a memory failure and keeps
+            a reproducer.  400 MiB on top of the ~90 MB an interpreter with
+            Inspector loaded takes keeps ``verify`` under 500 MB.
         grace: seconds past the limit after which the parent SIGKILLs a child
             that its own timer did not stop (plus interpreter start-up time in
             subprocess mode).
@@ -54,7 +56,7 @@ class Limits:
     subprocess: bool = False
     target: str = "fuzz.targets:inspect"
     grace: float = 3.0
-    rss_budget_mb: int = 500
+    rss_budget_mb: int = 400
 
     @property
     def deadline_after(self) -> float:

@@ -95,7 +95,8 @@ class RunRecord:
         max_report_bytes: the bound on the verify-JSON line.
         seconds: wall time of the child.
         max_rss_kb: peak resident set of the child (``ru_maxrss``), when known.
-        rss_budget_kb: the peak resident set allowed (0: no budget).
+        rss_budget_kb: how far the resident set may grow while the target runs
+            (the child's ``rss_growth_kb``; 0: no budget).
     """
 
     returncode: int
@@ -171,11 +172,12 @@ def classify(run: RunRecord) -> Classified:
             Outcome.MODIFIED, exception="input modified",
             message="the input is not byte-identical after the run")
     _classify_exit(run, found)
-    if run.rss_budget_kb and run.max_rss_kb and run.max_rss_kb > run.rss_budget_kb:
+    growth = int((run.result or {}).get("rss_growth_kb") or 0)
+    if run.rss_budget_kb and growth > run.rss_budget_kb:
         found[Outcome.MEMORY] = Classified(
             Outcome.MEMORY, exception="peak RSS over budget",
-            message=f"peak resident set {run.max_rss_kb // 1024} MiB, over the "
-                    f"{run.rss_budget_kb // 1024} MiB budget")
+            message=f"the resident set grew by {growth // 1024} MiB while the mutant was "
+                    f"inspected, over the {run.rss_budget_kb // 1024} MiB budget")
     if run.returncode == EXIT_DONE and run.result is not None:
         _classify_report(run, found)
     if not found:

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import h5py
+import numpy as np
 import pytest
 
 from inspector.formats import open_document
@@ -181,3 +182,30 @@ def test_a_dataset_pointing_into_a_corrupt_collection_is_refused(tmp_path, layou
     assert run("pristine") == "[b'stimulus-0', b'stimulus-1']"
     assert _zero_free_space(p) >= 1
     assert run("corrupt").startswith("refused: the global heap collection at byte ")
+
+
+def test_a_length_beyond_its_heap_object_is_refused_before_hdf5_allocates_it(tmp_path):
+    """Fuzzing seed 81 (#2700): a descriptor declaring ~4 GB for a 13-byte string made HDF5
+    allocate 683 MB before failing; the declared length is now checked against the object."""
+    import struct
+
+    p = tmp_path / "length.h5"
+    with h5py.File(p, "w") as f:
+        f.create_group("g").attrs["note"] = "hello, world!"
+    data = bytearray(p.read_bytes())
+    (gcol,) = _collections(bytes(data))
+    descriptor = struct.pack("<IQ", len("hello, world!"), gcol)
+    at = data.find(descriptor)
+    assert at > 0 and data.find(descriptor, at + 1) < 0
+    data[at:at + 4] = struct.pack("<I", 0xFFFF_FFF0)
+    p.write_bytes(bytes(data))
+    got = _open_in_child(p)
+    codes = {(s, c, loc) for s, c, loc in got["findings"]}
+    assert ("error", "tree.global-heap-corrupt", "/g@note") in codes
+
+
+def test_element_bytes_of_plain_variable_length_types():
+    assert hdf5_heap.element_bytes(h5py.string_dtype()) == 1
+    assert hdf5_heap.element_bytes(h5py.vlen_dtype("<i4")) == 4
+    assert hdf5_heap.element_bytes(h5py.string_dtype(length=8)) is None
+    assert hdf5_heap.element_bytes(np.dtype([("a", h5py.string_dtype())])) is None

@@ -370,6 +370,7 @@ def test_values_below_one_are_not_rescaled(qtbot, jobs):
     view = panel.average
     means = view.frame["mean"].to_numpy()
     assert 0 < np.nanmax(np.abs(means)) < 1
+    view.plot_item.vb.updateAutoRange()  # pyqtgraph defers auto-range to the next paint
     (_x0, _x1), (y0, y1) = view.plot_item.vb.viewRange()
     assert max(abs(y0), abs(y1)) < 1
     left = view.plot_item.getAxis("left")

@@ -90,6 +90,7 @@ class HeapGuard:
     _headers: dict[int, list[tuple[int, bytes]]] = field(default_factory=dict)
     _datasets: dict[int, str | None] = field(default_factory=dict)
     _attributes: dict[int, dict[bytes, bytes]] = field(default_factory=dict)
+    _sizes: dict[int, dict[int, int]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def close(self) -> None:
@@ -102,12 +103,16 @@ class HeapGuard:
                 self._handle.close()
                 self._handle = None
 
-    def check_attribute(self, obj: Any, raw_name: bytes) -> None:
+    def check_attribute(self, obj: Any, raw_name: bytes, element: int | None = None) -> None:
         """Refuse an attribute whose variable-length values point into a corrupt collection.
 
         Args:
             obj: the h5py object holding the attribute.
             raw_name: the attribute's name as stored (bytes).
+            element: for a plain variable-length type (its values are
+                descriptors only), the bytes of one element of a sequence (1 for
+                a string); each descriptor's length is then checked against its
+                heap object, since HDF5 allocates what the length says first.
 
         Raises:
             CorruptGlobalHeap: a collection named by the attribute would make
@@ -117,10 +122,37 @@ class HeapGuard:
             data = self._attribute_data(obj, raw_name)
             if data is None:
                 return
-            for addr in self._candidates(data):
-                problem = self._collection_problem(addr)
-                if problem is not None:
-                    raise CorruptGlobalHeap(problem)
+            problem = self._data_problem(data, element)
+        if problem is not None:
+            raise CorruptGlobalHeap(problem)
+
+    def _data_problem(self, data: bytes, element: int | None) -> str | None:
+        """The first problem of the collections (and descriptors) ``data`` names."""
+        for addr in self._candidates(data):
+            problem = self._collection_problem(addr)
+            if problem is not None:
+                return problem
+        return self._length_problem(data, element) if element else None
+
+    def _length_problem(self, data: bytes, element: int) -> str | None:
+        """A descriptor whose length is more than its heap object holds."""
+        width = 8 + self.layout.sizeof_addr
+        if self.layout.sizeof_addr != 8 or len(data) % width:
+            return None
+        desc = np.frombuffer(data, dtype=[("n", "<u4"), ("addr", "<u8"), ("index", "<u4")])
+        for n, addr, index in desc[desc["n"] > 0].tolist()[:MAX_CANDIDATES]:
+            held = self._object_sizes(int(addr)).get(int(index))
+            if held is not None and n * element > held:
+                return (f"a variable-length value declares {n * element} bytes but its object "
+                        f"({index}) in the global heap collection at byte "
+                        f"{int(addr) + self.layout.base} holds {held}")
+        return None
+
+    def _object_sizes(self, addr: int) -> dict[int, int]:
+        if addr not in self._sizes:
+            chunk = _collection_bytes(self, addr)
+            self._sizes[addr] = _object_sizes(chunk, self.layout.sizeof_size) if chunk else {}
+        return self._sizes[addr]
 
     def check_dataset(self, ds: Any) -> None:
         """Refuse a variable-length dataset whose values point into a corrupt collection.
@@ -147,11 +179,7 @@ class HeapGuard:
             data = _dataset_bytes(self, ds, addr)
         except (OSError, RuntimeError, ValueError, zlib.error):
             return None  # HDF5's own read reports what is wrong with the storage
-        for candidate in self._candidates(data or b""):
-            problem = self._collection_problem(candidate)
-            if problem is not None:
-                return problem
-        return None
+        return self._data_problem(data or b"", element_bytes(ds.dtype))
 
     def messages(self, addr: int) -> list[tuple[int, bytes]]:
         """The parsed header messages of the object at ``addr`` (cached)."""
@@ -229,6 +257,34 @@ class HeapGuard:
         if addr not in self._collections:
             self._collections[addr] = _walk_collection(self, addr)
         return self._collections[addr]
+
+
+def _collection_bytes(guard: HeapGuard, addr: int) -> bytes | None:
+    """The whole collection at ``addr`` when it is well formed and small enough to walk."""
+    if _walk_collection(guard, addr) is not None:
+        return None
+    lay = guard.layout
+    head = guard._read(addr + lay.base, 8 + lay.sizeof_size)
+    size = int.from_bytes(head[8:8 + lay.sizeof_size], "little")
+    if len(head) < 8 + lay.sizeof_size or not _HEAP_MINSIZE <= size <= MAX_COLLECTION_BYTES:
+        return None
+    return guard._read(addr + lay.base, size)
+
+
+def _object_sizes(chunk: bytes, sizeof_size: int) -> dict[int, int]:
+    """Object index -> data size of a collection whose walk ends (see _object_walk_problem)."""
+    objhdr = 8 + sizeof_size
+    pos, end, out = 8 + sizeof_size, len(chunk), {}
+    while pos + objhdr <= end:
+        index = int.from_bytes(chunk[pos:pos + 2], "little")
+        size = int.from_bytes(chunk[pos + 8:pos + 8 + sizeof_size], "little")
+        need = size if index == 0 else objhdr + ((size + 7) & ~7)
+        if need == 0 or need > end - pos:
+            break
+        if index:
+            out[index] = size
+        pos += need
+    return out
 
 
 def _walk_collection(guard: HeapGuard, addr: int) -> str | None:
@@ -443,7 +499,8 @@ def check_attribute(obj: Any, raw_name: bytes | str) -> None:
     """
     raw = raw_name.encode("utf-8", "surrogateescape") if isinstance(raw_name, str) else raw_name
     try:
-        if not h5py.h5a.open(obj.id, raw).dtype.hasobject:
+        dtype = h5py.h5a.open(obj.id, raw).dtype
+        if not dtype.hasobject:
             return
         key = obj.id.fileno
     except (KeyError, OSError, RuntimeError, TypeError, ValueError):
@@ -451,7 +508,21 @@ def check_attribute(obj: Any, raw_name: bytes | str) -> None:
     with _GUARDS_LOCK:
         guard = _GUARDS.get(key)
     if guard is not None:
-        guard.check_attribute(obj, raw)
+        guard.check_attribute(obj, raw, element_bytes(dtype))
+
+
+def element_bytes(dtype: np.dtype) -> int | None:
+    """For a plain variable-length type (string or sequence, not inside a compound or an
+    array type), the bytes of one element of a value (1 for a string); else None."""
+    string = h5py.check_string_dtype(dtype)
+    if string is not None:
+        return 1 if string.length is None else None
+    base = h5py.check_vlen_dtype(dtype)
+    try:
+        base = np.dtype(base) if base is not None else None
+    except TypeError:
+        return None
+    return int(base.itemsize) if base is not None and not base.hasobject else None
 
 
 _MISSING = object()

@@ -42,3 +42,52 @@ def test_a_folder_that_is_no_document_gets_folder_advice(tmp_path: Path) -> None
 def test_a_damaged_file_keeps_its_copy_again_advice() -> None:
     page = open_failure(open_document(FIXTURES / "vneurotk" / "edited" / "truncated_half.h5"))
     assert page is not None and "Copy it again" in " ".join(page.tries)
+
+
+def test_screenshot_without_a_display_is_drawn_offscreen() -> None:
+    from inspector.platform_check import screenshot_platform
+
+    assert screenshot_platform({}) == "offscreen"
+    assert screenshot_platform({"DISPLAY": ":0"}) is None
+    assert screenshot_platform({"WAYLAND_DISPLAY": "wayland-0"}) is None
+    assert screenshot_platform({"QT_QPA_PLATFORM": "xcb"}) is None  # the user's choice stays
+    assert screenshot_platform({}, platform="minimal") is None
+
+
+def test_screenshot_command_works_without_a_display(tmp_path: Path) -> None:
+    """`inspector --screenshot` as the README's first command runs it on a headless machine."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    env.update(PYTHONPATH=str(root), XDG_CONFIG_HOME=str(tmp_path / "config"))
+    out = tmp_path / "shot.png"
+    rec = FIXTURES / "vneurotk" / "v1" / "continuous_dense_f32_intids.h5"
+    proc = subprocess.run([sys.executable, "-m", "inspector", "--screenshot", str(out),
+                           "--size", "1024x640", str(rec)], capture_output=True, text=True,
+                          cwd=root, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "no display" not in proc.stderr
+    from PySide6.QtGui import QImage
+
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1024, 640)
+
+
+def test_help_names_every_kind_of_document_and_the_size_default() -> None:
+    import subprocess
+    import sys
+
+    text = subprocess.run([sys.executable, "-m", "inspector", "--help"], capture_output=True,
+                          text=True, timeout=120, check=True).stdout
+    flat = " ".join(text.split())
+    for kind in ("VneuroTK HDF5 recordings", "any HDF5 file", "AUCX archives",
+                 "CSV/TSV AUC scan folders", "Beckman XL-A/XL-I run folders"):
+        assert kind in flat
+    assert "(default: 1280x800)" in flat and "drawn offscreen" in flat
+    export = subprocess.run([sys.executable, "-m", "inspector", "export", "--help"],
+                            capture_output=True, text=True, timeout=120, check=True).stdout
+    assert "Beckman XL-A/XL-I run folder" in " ".join(export.split())

@@ -149,6 +149,7 @@ def _run_window(files: Sequence[str], screenshot: str | None,
     apply_theme(theme or saved_theme())
     win = MainWindow()
     if screenshot:
+        win.keep_geometry = False  # the user's next window keeps its own size
         win.resize(*(size or (1280, 800)))
     else:
         win.resize(1280, 800)

@@ -76,6 +76,10 @@ def test_screenshot_command_works_without_a_display(tmp_path: Path) -> None:
 
     image = QImage(str(out))
     assert (image.width(), image.height()) == (1024, 640)
+    # a screenshot run leaves the user's settings alone: no window size, no recent files
+    conf = tmp_path / "config" / "Inspector" / "Inspector.conf"
+    saved = conf.read_text() if conf.exists() else ""
+    assert "geometry" not in saved and "recent" not in saved
 
 
 def test_help_names_every_kind_of_document_and_the_size_default() -> None:

@@ -96,3 +96,49 @@ def test_help_names_every_kind_of_document_and_the_size_default() -> None:
     export = subprocess.run([sys.executable, "-m", "inspector", "export", "--help"],
                             capture_output=True, text=True, timeout=120, check=True).stdout
     assert "Beckman XL-A/XL-I run folder" in " ".join(export.split())
+
+
+def _stub(path: Path, body: str) -> None:
+    path.write_text("#!/bin/sh\n" + body + "\n")
+    path.chmod(0o755)
+
+
+def test_bootstrap_says_what_it_is_doing(tmp_path: Path) -> None:
+    """The first command takes about a minute: each step is announced on stderr.
+
+    Runs bootstrap.sh with stand-ins for dpkg-query, python3 (its ``-m venv``), pip
+    and inspector, so that nothing is installed.
+    """
+    import os
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    shutil.copy(root / "bootstrap.sh", checkout)
+    stubs = tmp_path / "stubs"
+    stubs.mkdir()
+    _stub(stubs / "dpkg-query", "printf 'install ok installed'")
+    _stub(stubs / "apt-get", "exit 1")
+    _stub(stubs / "python3", "\n".join([
+        'mkdir -p .venv/bin',
+        'printf \'#!/bin/sh\\nexit 0\\n\' > .venv/bin/python',
+        'printf \'#!/bin/sh\\necho "inspector ran: $*"\\n\' > .venv/bin/inspector',
+        'chmod +x .venv/bin/python .venv/bin/inspector',
+        'echo \'PATH="$PWD/.venv/bin:$PATH"\' > .venv/bin/activate',
+    ]))
+    env = dict(os.environ, PATH=f"{stubs}:/usr/bin:/bin")
+    proc = subprocess.run(["bash", "bootstrap.sh", "--screenshot", "out.png"], cwd=checkout,
+                          env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "inspector ran: --screenshot out.png"
+    lines = proc.stderr.splitlines()
+    assert lines == [
+        "bootstrap: creating the virtual environment .venv",
+        "bootstrap: installing Inspector and its dependencies into .venv "
+        "(about a minute the first time, seconds after)",
+        "bootstrap: starting inspector --screenshot out.png",
+    ]
+    again = subprocess.run(["bash", "bootstrap.sh"], cwd=checkout, env=env,
+                           capture_output=True, text=True, timeout=60)
+    assert "creating" not in again.stderr and "installing Inspector" in again.stderr

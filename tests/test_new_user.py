@@ -142,3 +142,20 @@ def test_bootstrap_says_what_it_is_doing(tmp_path: Path) -> None:
     again = subprocess.run(["bash", "bootstrap.sh"], cwd=checkout, env=env,
                            capture_output=True, text=True, timeout=60)
     assert "creating" not in again.stderr and "installing Inspector" in again.stderr
+
+
+def test_table_tabs_are_capitalised_like_the_others(qtbot) -> None:
+    """The Beckman run's group table was the one lower-case tab ('groups')."""
+    from inspector.ui.document_tab import table_title
+    from inspector.ui.main_window import MainWindow
+
+    assert table_title("groups") == "Groups" and table_title("run_log") == "Run log"
+    assert table_title("trial_meta") == "Trial metadata"
+    win = MainWindow()
+    qtbot.addWidget(win)
+    root = Path(__file__).resolve().parent.parent
+    win.open_paths([str(root / "inspector" / "resources" / "samples" / "beckman_run")])
+    qtbot.waitUntil(lambda: win.all_tabs_ready() and win.is_idle(), timeout=60000)
+    [tab] = win.document_tabs()
+    titles = [tab.views.tabText(i) for i in range(tab.views.count())]
+    assert titles == ["Header", "Groups", "Scans", "Provenance", "Summary"]

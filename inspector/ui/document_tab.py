@@ -74,7 +74,13 @@ DATA_KINDS = ("dataset", "attribute", "link")
 TRIALS = "inspector.ui.trials"
 
 #: Tab titles of tables with a well-known name (others are shown under their name).
-TABLE_TITLES = {"trial_meta": "Trial metadata", "scans": "Scans"}
+TABLE_TITLES = {"trial_meta": "Trial metadata", "scans": "Scans", "groups": "Groups"}
+
+
+def table_title(name: str) -> str:
+    """The tab title of ``doc.tables[name]``: :data:`TABLE_TITLES`, else the name capitalised
+    like the other tabs (``"run_log"`` -> ``"Run log"``)."""
+    return TABLE_TITLES.get(name) or name.replace("_", " ").capitalize()
 
 
 class DocumentTab(QWidget):
@@ -224,7 +230,7 @@ class DocumentTab(QWidget):
         for name, df in doc.tables.items():
             if df is None:
                 continue
-            title = TABLE_TITLES.get(name, name)
+            title = table_title(name)
             panel = TablePanel(df, title, doc.table_locations.get(name, ""), self)
             panel.cell_selected.connect(self._cell_selected)
             self.tables[name] = panel

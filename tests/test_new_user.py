@@ -159,3 +159,15 @@ def test_table_tabs_are_capitalised_like_the_others(qtbot) -> None:
     [tab] = win.document_tabs()
     titles = [tab.views.tabText(i) for i in range(tab.views.count())]
     assert titles == ["Header", "Groups", "Scans", "Provenance", "Summary"]
+
+
+def test_the_format_row_is_typed_str_for_every_document() -> None:
+    """The CSV/TSV header showed the internal class name 'FormatId' in its Type column."""
+    from inspector.formats.document import FormatId
+    from inspector.models.value_text import value_type_name
+
+    assert value_type_name(FormatId.DELIMITED) == "str"
+    assert value_type_name("auc-delimited") == "str" and value_type_name(True) == "bool"
+    doc = open_document(FIXTURES / "auc-delimited" / "demo_experiment")
+    fmt = next(n for n in doc.header.children if n.name == "format")
+    assert value_type_name(fmt.value) == "str"

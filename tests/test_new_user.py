@@ -171,3 +171,16 @@ def test_the_format_row_is_typed_str_for_every_document() -> None:
     doc = open_document(FIXTURES / "auc-delimited" / "demo_experiment")
     fmt = next(n for n in doc.header.children if n.name == "format")
     assert value_type_name(fmt.value) == "str"
+
+
+def test_a_group_counts_its_attributes_beside_its_members() -> None:
+    """/neuro_info has no members but eight attributes, all shown as its children."""
+    rec = open_document(FIXTURES / "vneurotk" / "v1" / "continuous_dense_f32_intids.h5")
+    info = next(n for n in rec.tree.children if n.name == "neuro_info")
+    assert info.detail == f"0 members, {len(info.children)} attributes"
+    assert len(info.children) == 8
+    stimuli = next(n for n in rec.tree.children if n.name == "stimuli_db")
+    assert stimuli.detail.startswith("4 members")
+    plain = open_document(FIXTURES / "vneurotk" / "edited" / "plain_unrelated.h5")
+    instrument = next(n for n in plain.tree.children if n.name == "instrument")
+    assert instrument.detail == "2 members, 1 attribute"

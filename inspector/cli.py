@@ -381,8 +381,25 @@ def _dump_node(doc: Document, location: str) -> NodeData | None:
         shown = doc.tree.find(location) if doc.tree is not None else None
         why = (f"is a {shown.kind}, which holds no values; dump one of its datasets or "
                "attributes" if shown is not None else "names no dataset or attribute of the file")
+        why += _attribute_hint(doc, location) if shown is None else ""
         _print_finding(doc, NODE_NOT_FOUND.finding(f"{location} {why}", location))
     return node
+
+
+def _attribute_hint(doc: Document, location: str) -> str:
+    """``"; its parent has an attribute of that name: /g@name"`` when ``/g/name`` is no node
+    but ``/g@name`` is one (attributes are addressed with ``@``), else ``""``."""
+    from inspector.formats.node_data import NodeReadError
+
+    parent, _, leaf = location.rstrip("/").rpartition("/")
+    if not leaf or "@" in location or doc.object_data is None:
+        return ""
+    address = f"{parent or '/'}@{leaf}"
+    try:
+        found = doc.object_data.node(address)
+    except NodeReadError:
+        return ""
+    return f"; its parent has an attribute of that name: {address}" if found is not None else ""
 
 
 def _dump_write(node: NodeData, norm: tuple[Any, ...], fmt: str, out: str | None) -> None:

@@ -184,3 +184,17 @@ def test_a_group_counts_its_attributes_beside_its_members() -> None:
     plain = open_document(FIXTURES / "vneurotk" / "edited" / "plain_unrelated.h5")
     instrument = next(n for n in plain.tree.children if n.name == "instrument")
     assert instrument.detail == "2 members, 1 attribute"
+
+
+def test_dump_of_an_attribute_written_as_a_path_names_the_attribute(capsys) -> None:
+    from inspector.cli import main
+
+    rec = FIXTURES / "vneurotk" / "v1" / "continuous_dense_f32_intids.h5"
+    assert main(["dump", f"{rec}::/neuro_info/sfreq"]) == 1
+    err = capsys.readouterr().err
+    assert "node.not-found" in err
+    assert "its parent has an attribute of that name: /neuro_info@sfreq" in err
+    assert main(["dump", f"{rec}::/neuro_info@sfreq"]) == 0
+    assert capsys.readouterr().out.split() == ["value", "250.0"]
+    assert main(["dump", f"{rec}::/no_such_node"]) == 1
+    assert "attribute of that name" not in capsys.readouterr().err

@@ -171,6 +171,11 @@ def _run_window(files: Sequence[str], screenshot: str | None,
                       file=sys.stderr)
             app.processEvents()
             pix = win.grab()
+            wanted = size or (1280, 800)
+            if (win.width(), win.height()) != wanted:  # the window's minimum size won
+                print(f"inspector: warning: the window cannot be made as small as "
+                      f"{wanted[0]}x{wanted[1]}; {screenshot} is {pix.width()}x{pix.height()}",
+                      file=sys.stderr)
             result["code"] = 0 if pix.save(screenshot) else 1
             if result["code"]:
                 print(f"inspector: could not write {screenshot}", file=sys.stderr)

@@ -198,3 +198,26 @@ def test_dump_of_an_attribute_written_as_a_path_names_the_attribute(capsys) -> N
     assert capsys.readouterr().out.split() == ["value", "250.0"]
     assert main(["dump", f"{rec}::/no_such_node"]) == 1
     assert "attribute of that name" not in capsys.readouterr().err
+
+
+def test_a_screenshot_smaller_than_the_window_can_be_says_so(tmp_path: Path) -> None:
+    """--size below the window's minimum gave a larger PNG without a word."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(root),
+               XDG_CONFIG_HOME=str(tmp_path / "config"))
+    out = tmp_path / "tiny.png"
+    rec = FIXTURES / "vneurotk" / "v1" / "continuous_dense_f32_intids.h5"
+    proc = subprocess.run([sys.executable, "-m", "inspector", "--screenshot", str(out),
+                           "--size", "300x200", str(rec)], capture_output=True, text=True,
+                          cwd=root, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    from PySide6.QtGui import QImage
+
+    image = QImage(str(out))
+    assert image.width() > 300 and image.height() > 200
+    assert (f"the window cannot be made as small as 300x200; {out} is "
+            f"{image.width()}x{image.height()}") in proc.stderr

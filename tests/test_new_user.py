@@ -149,7 +149,7 @@ def test_table_tabs_are_capitalised_like_the_others(qtbot) -> None:
     from inspector.ui.document_tab import table_title
     from inspector.ui.main_window import MainWindow
 
-    assert table_title("groups") == "Groups" and table_title("run_log") == "Run log"
+    assert table_title("groups") == "Groups" and table_title("other") == "other"
     assert table_title("trial_meta") == "Trial metadata"
     win = MainWindow()
     qtbot.addWidget(win)

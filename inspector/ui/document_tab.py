@@ -78,9 +78,8 @@ TABLE_TITLES = {"trial_meta": "Trial metadata", "scans": "Scans", "groups": "Gro
 
 
 def table_title(name: str) -> str:
-    """The tab title of ``doc.tables[name]``: :data:`TABLE_TITLES`, else the name capitalised
-    like the other tabs (``"run_log"`` -> ``"Run log"``)."""
-    return TABLE_TITLES.get(name) or name.replace("_", " ").capitalize()
+    """The tab title of ``doc.tables[name]``: :data:`TABLE_TITLES`, else the name itself."""
+    return TABLE_TITLES.get(name, name)
 
 
 class DocumentTab(QWidget):

@@ -221,3 +221,23 @@ def test_a_screenshot_smaller_than_the_window_can_be_says_so(tmp_path: Path) -> 
     assert image.width() > 300 and image.height() > 200
     assert (f"the window cannot be made as small as 300x200; {out} is "
             f"{image.width()}x{image.height()}") in proc.stderr
+
+
+def test_a_short_curve_says_every_sample_is_drawn(qtbot) -> None:
+    """It read '96 of 96 samples shown as samples'."""
+    from inspector.ui.data.curve import CurveView
+    from inspector.ui.main_window import MainWindow
+
+    plain = FIXTURES / "vneurotk" / "edited" / "plain_unrelated.h5"
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.resize(1280, 800)
+    win.show()
+    win.open_paths([f"{plain}::/instrument/temperature"])
+    qtbot.waitUntil(lambda: win.all_tabs_ready() and win.is_idle(), timeout=60000)
+    tab = win.current_tab()
+    assert tab.viewer is not None
+    view = tab.viewer.data.view
+    assert isinstance(view, CurveView)
+    qtbot.waitUntil(lambda: view.status.text() != "", timeout=20000)
+    assert view.status.text() == "96 of 96 samples: every sample"

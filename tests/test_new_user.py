@@ -241,3 +241,12 @@ def test_a_short_curve_says_every_sample_is_drawn(qtbot) -> None:
     assert isinstance(view, CurveView)
     qtbot.waitUntil(lambda: view.status.text() != "", timeout=20000)
     assert view.status.text() == "96 of 96 samples: every sample"
+
+
+def test_the_beckman_group_row_speaks_to_a_user_not_a_programmer() -> None:
+    """The Details of the header's 'group' row named a Python call, open_run(path, group=...)."""
+    run = open_document(Path(__file__).resolve().parent.parent / "inspector" / "resources"
+                        / "samples" / "beckman_run")
+    group = next(n for n in run.header.children if n.name == "group")
+    assert group.value == "RA1-230"
+    assert "open_run" not in group.detail and "--group KEY" in group.detail

@@ -46,8 +46,12 @@ install_system_libraries() {
 
 install_system_libraries
 if [ ! -x .venv/bin/python ]; then
+  echo "bootstrap: creating the virtual environment .venv" >&2
   python3 -m venv .venv
 fi
 . .venv/bin/activate
+echo "bootstrap: installing Inspector and its dependencies into .venv" \
+  "(about a minute the first time, seconds after)" >&2
 python -m pip install --quiet --disable-pip-version-check -e .
+echo "bootstrap: starting inspector $*" >&2
 exec inspector "$@"

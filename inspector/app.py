@@ -24,6 +24,37 @@ if TYPE_CHECKING:
 GUI_SWITCH_INTERVAL_S = 0.0005
 
 
+#: Qt messages that tell a user nothing: the offscreen platform (``--screenshot`` on a
+#: machine without a display) prints this one for every window it lays out.
+QUIET_QT_MESSAGES = frozenset({"This plugin does not support propagateSizeHints()"})
+
+_message_handler: list[object] = []  # the installed handler, kept alive
+
+
+def quiet_qt_messages() -> None:
+    """Drop :data:`QUIET_QT_MESSAGES` from Qt's output; every other message goes on as before.
+
+    Installed once per process (``qInstallMessageHandler``); messages pass to the
+    handler that was there before, or to standard error.
+    """
+    if _message_handler:
+        return
+    from PySide6.QtCore import qInstallMessageHandler
+
+    previous: list[Callable[..., object] | None] = [None]
+
+    def handler(mode: object, context: object, message: str) -> None:
+        if message in QUIET_QT_MESSAGES:
+            return
+        if previous[0] is not None:
+            previous[0](mode, context, message)
+        else:
+            print(message, file=sys.stderr)
+
+    _message_handler.append(handler)
+    previous[0] = qInstallMessageHandler(handler)
+
+
 def make_application(argv: Sequence[str] | None = None) -> QApplication:
     """Create (or return) the QApplication with the app's identity set.
 
@@ -109,6 +140,7 @@ def wait_until_idle(win: MainWindow, timeout_ms: int,
 def _run_window(files: Sequence[str], screenshot: str | None,
                 size: tuple[int, int] | None, theme: str | None = None,
                 qt_options: Sequence[str] = ()) -> int:
+    quiet_qt_messages()
     app = make_application([sys.argv[0], *qt_options])
 
     from inspector.ui.main_window import MainWindow
@@ -117,6 +149,7 @@ def _run_window(files: Sequence[str], screenshot: str | None,
     apply_theme(theme or saved_theme())
     win = MainWindow()
     if screenshot:
+        win.keep_geometry = False  # the user's next window keeps its own size
         win.resize(*(size or (1280, 800)))
     else:
         win.resize(1280, 800)
@@ -138,6 +171,11 @@ def _run_window(files: Sequence[str], screenshot: str | None,
                       file=sys.stderr)
             app.processEvents()
             pix = win.grab()
+            wanted = size or (1280, 800)
+            if (win.width(), win.height()) != wanted:  # the window's minimum size won
+                print(f"inspector: warning: the window cannot be made as small as "
+                      f"{wanted[0]}x{wanted[1]}; {screenshot} is {pix.width()}x{pix.height()}",
+                      file=sys.stderr)
             result["code"] = 0 if pix.save(screenshot) else 1
             if result["code"]:
                 print(f"inspector: could not write {screenshot}", file=sys.stderr)

@@ -39,7 +39,8 @@ if TYPE_CHECKING:
 
 SUBCOMMANDS = {
     "verify": "check files headless and print a report (or JSON lines with --json)",
-    "export": "write an AUC source (AUCX archive or CSV/TSV scan table) to a new AUCX archive",
+    "export": "write an AUC source (AUCX archive, CSV/TSV scan table, Beckman run folder) "
+              "to a new AUCX archive",
     "dump": "print or write the values of a dataset or attribute (FILE::/path[@attr]) "
             "as the data views show them",
     "install-desktop": "install (or --uninstall) the desktop entry, MIME types and icons "
@@ -103,7 +104,8 @@ def _gui_parser() -> argparse.ArgumentParser:
     epilog += "\n\nRun 'inspector SUBCOMMAND --help' for the options of each."
     p = _Parser(
         prog="inspector",
-        description="Inspect VneuroTK HDF5 recordings and AUCX archives. "
+        description="Inspect VneuroTK HDF5 recordings (and any HDF5 file), AUCX archives, "
+        "CSV/TSV AUC scan folders and Beckman XL-A/XL-I run folders. "
         "With no FILE, opens the bundled sample files.",
         epilog=epilog + "\n\nQt's own options (-style Fusion, -platform offscreen, ...) are "
         "passed to Qt.",
@@ -111,13 +113,16 @@ def _gui_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"inspector {__version__}")
     p.add_argument("files", nargs="*", metavar="FILE",
-                   help="files or http(s):// or s3:// URLs to open, one tab each; "
-                        "FILE::/group/dataset opens a recording at that node "
-                        "(--s3-endpoint URL: an S3-compatible store)")
+                   help="files, folders (a CSV/TSV scan folder, a Beckman run folder) or "
+                        "http(s):// or s3:// URLs to open, one tab each; FILE::/group/dataset "
+                        "opens an HDF5 file at that node (--s3-endpoint URL: an S3-compatible "
+                        "store)")
     p.add_argument("--screenshot", metavar="OUT.png",
                    help="open the files, wait until the views are populated, save a PNG of "
-                        "the window and exit")
-    p.add_argument("--size", metavar="WxH", default="1280x800", help="window size for --screenshot")
+                        "the window and exit (without a display, the window is drawn "
+                        "offscreen)")
+    p.add_argument("--size", metavar="WxH", default="1280x800",
+                   help="window size for --screenshot (default: 1280x800)")
     p.add_argument("--theme", choices=("system", "light", "dark"), type=str.lower,
                    help="colour theme for this run (View > Theme chooses and remembers one)")
     return p
@@ -160,7 +165,8 @@ def _verify_parser() -> argparse.ArgumentParser:
 def _export_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="inspector export", description=SUBCOMMANDS["export"])
     p.add_argument("source",
-                   help="an AUCX archive, or a CSV/TSV scan table or folder with a manifest")
+                   help="an AUCX archive, a CSV/TSV scan table or folder with a manifest, or "
+                        "a Beckman XL-A/XL-I run folder")
     p.add_argument("dest", help="the archive to write (DEST.aucx)")
     p.add_argument("--exported-at", metavar="ISO-8601", default=None,
                    help="export time recorded in the archive (default: now, UTC)")
@@ -380,8 +386,25 @@ def _dump_node(doc: Document, location: str) -> NodeData | None:
         shown = doc.tree.find(location) if doc.tree is not None else None
         why = (f"is a {shown.kind}, which holds no values; dump one of its datasets or "
                "attributes" if shown is not None else "names no dataset or attribute of the file")
+        why += _attribute_hint(doc, location) if shown is None else ""
         _print_finding(doc, NODE_NOT_FOUND.finding(f"{location} {why}", location))
     return node
+
+
+def _attribute_hint(doc: Document, location: str) -> str:
+    """``"; its parent has an attribute of that name: /g@name"`` when ``/g/name`` is no node
+    but ``/g@name`` is one (attributes are addressed with ``@``), else ``""``."""
+    from inspector.formats.node_data import NodeReadError
+
+    parent, _, leaf = location.rstrip("/").rpartition("/")
+    if not leaf or "@" in location or doc.object_data is None:
+        return ""
+    address = f"{parent or '/'}@{leaf}"
+    try:
+        found = doc.object_data.node(address)
+    except NodeReadError:
+        return ""
+    return f"; its parent has an attribute of that name: {address}" if found is not None else ""
 
 
 def _dump_write(node: NodeData, norm: tuple[Any, ...], fmt: str, out: str | None) -> None:
@@ -551,9 +574,12 @@ def _dispatch(argv: list[str]) -> int:
             print(f"inspector: error: --size must look like 1280x800, not {args.size!r}",
                   file=sys.stderr)
             return 2
-    from inspector.platform_check import preflight
+    from inspector.platform_check import preflight, screenshot_platform
 
-    problem = preflight(platform=_qt_platform(qt_options))
+    platform = _qt_platform(qt_options)
+    if args.screenshot and screenshot_platform(os.environ, platform=platform) == "offscreen":
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"  # a PNG needs no screen (README, Usage)
+    problem = preflight(platform=platform)
     if problem is not None:  # one clear line instead of Qt's abort
         print(problem, file=sys.stderr)
         return 1

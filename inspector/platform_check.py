@@ -14,6 +14,7 @@ import importlib.util
 import os
 import shutil
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 
 #: Shared library (soname) -> Debian/Ubuntu package providing it.
@@ -91,6 +92,22 @@ def install_command(sonames: list[str]) -> str:
     return f"{prefix}apt-get install {' '.join(packages)}" if packages else ""
 
 
+def screenshot_platform(environ: Mapping[str, str], *,
+                        platform: str | None = None) -> str | None:
+    """The Qt platform a ``--screenshot`` run should use: ``"offscreen"`` or None (Qt's choice).
+
+    A screenshot is drawn into a PNG and the window is never meant to be seen, so
+    where there is no display (neither ``DISPLAY`` nor ``WAYLAND_DISPLAY``) and no
+    platform was chosen (Qt's ``-platform`` option, ``QT_QPA_PLATFORM``), it is
+    drawn offscreen instead of stopping with "no display".
+    """
+    if platform or environ.get("QT_QPA_PLATFORM"):
+        return None
+    if environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"):
+        return None
+    return "offscreen"
+
+
 def preflight(environ: dict[str, str] | None = None, *,
               platform: str | None = None) -> str | None:
     """Why the GUI cannot start here (one line), or None when it can.
@@ -113,6 +130,6 @@ def preflight(environ: dict[str, str] | None = None, *,
                 f"{', '.join(missing)}{hint} (see README, Troubleshooting)")
     if not env.get("DISPLAY"):
         return ("inspector: no display to open a window on (DISPLAY is not set); run it in a "
-                "desktop session, under xvfb-run, or with QT_QPA_PLATFORM=offscreen "
-                "for --screenshot; 'inspector verify' needs no display")
+                "desktop session or under xvfb-run; '--screenshot OUT.png' and "
+                "'inspector verify' need no display")
     return None

@@ -75,6 +75,13 @@ def test_plain_zip_without_manifest_is_unknown(tmp_path):
 def test_missing_file_is_a_finding(tmp_path):
     doc = open_document(tmp_path / "nope.h5")
     assert not doc.ok and doc.findings[0].code == "file.not-found"
+    # the message never names the file; the text report adds the name once
+    assert doc.findings[0].message == "no such file or folder"
+    assert "nope.h5" not in doc.findings[0].message
+    from inspector.cli import format_report
+    report = format_report(doc)
+    assert "file.not-found: nope.h5: no such file or folder" in report
+    assert report.count("nope.h5") == 2  # the report's first line (the path) and the finding
 
 
 def test_verify_json_contract_and_exit_codes(capsys, tmp_path):

@@ -202,7 +202,7 @@ def _stat_problem(p: Path) -> Document | None:
             doc.report(FILE_BAD_LINK,
                        f"a symbolic link that cannot be followed ({exc.strerror or exc})")
         elif isinstance(exc, FileNotFoundError):
-            doc.report(FILE_NOT_FOUND, f"{p}: no such file or folder")
+            doc.report(FILE_NOT_FOUND, "no such file or folder")
         else:
             doc.report(FILE_UNREADABLE, f"cannot be read ({exc.strerror or exc})")
         return doc

@@ -82,6 +82,11 @@ def _advice(doc: Document, codes: set[str]) -> list[str]:
                 "If this file should be one of them, it is damaged or was written by "
                 "another program: ask for a fresh copy."]
     kind = f" ({doc.kind_label})" if doc.kind_label != _UNDESCRIBED else ""
+    if doc.path.is_dir():  # nothing was interrupted: the folder is not what it was taken for
+        return [f"The folder was taken for one document by its content{kind}, but it cannot be "
+                "read as one: What failed says why.",
+                "A folder opens as a single document; to open the files in it one by one, "
+                "select them in File > Open (Ctrl+O)."]
     return [f"The file was recognised by its content{kind}, but it is incomplete or damaged: "
             "it may still be being written, or a copy or download was interrupted.",
             "Copy it again from its source, then File > Reload (F5)."]
@@ -93,8 +98,10 @@ def open_failure(doc: Document) -> OpenFailure | None:
     if doc.ok or has_content(doc) or not errors:
         return None  # (no errors about the file: one of another kind, e.g. an empty HDF5 file)
     path = str(doc.path) if is_url(doc.path) else os.path.abspath(doc.path)
-    where = [path] + [f"in the file at {loc}" for loc in
-                      dict.fromkeys(f.location for f in errors if f.location)]
+    inside = "in the folder at" if not is_url(doc.path) and doc.path.is_dir() \
+        else "in the file at"
+    where = [path] + [f"{inside} {loc}" for loc in  # (the document itself is the path above)
+                      dict.fromkeys(f.location for f in errors if f.location not in ("", doc.name))]
     tries = _advice(doc, {f.code for f in errors}) + [VERIFY_HINT.format(path=path)]
     return OpenFailure(
         title=f"Could not open {doc.name}",

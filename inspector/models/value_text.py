@@ -87,6 +87,8 @@ def value_type_name(value: Any) -> str:
         return value.dtype.name
     if np is not None and isinstance(value, np.ndarray):
         return f"array {value.dtype.name} {value.shape}"
+    if isinstance(value, str):  # a StrEnum member (a format id) is a str to the reader
+        return "str"
     return type(value).__name__
 
 

@@ -80,6 +80,11 @@ TRIALS = "inspector.ui.trials"
 TABLE_TITLES = {"trial_meta": "Trial metadata", "scans": "Scans", "groups": "Groups"}
 
 
+def table_title(name: str) -> str:
+    """The tab title of ``doc.tables[name]``: :data:`TABLE_TITLES`, else the name itself."""
+    return TABLE_TITLES.get(name, name)
+
+
 class DocumentTab(QWidget):
     """Shows one document.
 
@@ -258,7 +263,7 @@ class DocumentTab(QWidget):
         for name, df in doc.tables.items():
             if df is None:
                 continue
-            title = TABLE_TITLES.get(name, name)
+            title = table_title(name)
             panel = TablePanel(df, title, doc.table_locations.get(name, ""), self)
             panel.cell_selected.connect(self._cell_selected)
             self.tables[name] = panel

@@ -135,6 +135,9 @@ class MainWindow(QMainWindow):
         self.findings.finding_activated.connect(self._finding_activated)
         self.findings.scope_changed.connect(lambda _all: self.refresh_findings())
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.findings)
+        #: Save the window's size and dock layout on close (False for a --screenshot run,
+        #: whose --size must not become the next session's window).
+        self.keep_geometry = True
         self._docks_sized = False
         self._kinds_asked = False
         self._warmed = False
@@ -625,9 +628,10 @@ class MainWindow(QMainWindow):
             self.findings.open_to_fit()
 
     def closeEvent(self, event) -> None:
-        s = QSettings()
-        s.setValue("geometry", self.saveGeometry())
-        s.setValue("state", self.saveState())
+        if self.keep_geometry:
+            s = QSettings()
+            s.setValue("geometry", self.saveGeometry())
+            s.setValue("state", self.saveState())
         preload.cancel_preloads()  # the interpreter need not wait for the warm-up
         self.jobs.cancel_all()
         self.jobs.wait(3000)

@@ -133,7 +133,8 @@ def _header(doc: Document, run: Run, exp: AucExperiment | None) -> None:
     g = run.selected
     if g is None:
         return
-    h.add("group", g.key, detail="offered (open_run(path, group=...) opens another)")
+    h.add("group", g.key, detail="the group shown and exported; 'inspector export FOLDER "
+                                 "OUT.aucx --group KEY' exports another")
     h.add("optical system", SCAN_TYPES[g.type].optical_system)
     h.add("scans", len(g.files))
     if exp is not None:

@@ -441,11 +441,23 @@ def _member(group: h5py.Group, raw: bytes, name: str, loc: str, node: Node,
     return None
 
 
+def _attribute_count(obj: h5py.Group) -> str:
+    """``", 8 attributes"`` for a group with attributes (shown as its children beside its
+    members, so that "0 members" above eight rows does not read as a contradiction), else
+    ``""``; ``""`` too when the attribute table cannot be read (reported by
+    :func:`attribute_nodes`)."""
+    try:
+        n = len(obj.attrs)
+    except (OSError, RuntimeError, ValueError, KeyError):
+        return ""
+    return f", {n} attribute{'' if n == 1 else 's'}" if n else ""
+
+
 def _group_member(obj: h5py.Group, name: str, loc: str, node: Node, via: Node | None,
                   walk: _Walk) -> tuple[h5py.Group, Node] | None:
     try:
         n = len(obj)
-        members = f"{n} member{'' if n == 1 else 's'}"
+        members = f"{n} member{'' if n == 1 else 's'}" + _attribute_count(obj)
     except (OSError, RuntimeError, ValueError) as exc:
         walk.report(R.TREE_GROUP_UNREADABLE, f"{loc}: group cannot be read: {exc}", loc)
         members = "unreadable"

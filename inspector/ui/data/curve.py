@@ -161,9 +161,9 @@ class CurveView(PlotView):
             out.append(zigzag(env))
             exact &= env.exact
             raw &= env.raw
-        what = "samples" if raw else ("min/max per pixel" if exact
-                                      else "min/max per pixel, sampled (not exact)")
-        return out, f"{stop - start:,} of {self.n:,} samples shown as {what}"
+        what = "every sample" if raw else ("min/max per pixel" if exact
+                                           else "min/max per pixel, sampled (not exact)")
+        return out, f"{stop - start:,} of {self.n:,} samples: {what}"  # as _strided says it
 
     def _strided(self, _ctx: JobContext, start: int, stop: int, bins: int) -> Any:
         step = max(1, -(-(stop - start) // (2 * bins)))

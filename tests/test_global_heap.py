@@ -209,3 +209,34 @@ def test_element_bytes_of_plain_variable_length_types():
     assert hdf5_heap.element_bytes(h5py.vlen_dtype("<i4")) == 4
     assert hdf5_heap.element_bytes(h5py.string_dtype(length=8)) is None
     assert hdf5_heap.element_bytes(np.dtype([("a", h5py.string_dtype())])) is None
+
+
+def test_a_descriptor_pointing_outside_the_file_is_refused_before_hdf5_allocates(tmp_path):
+    """Fuzzing seed 82 (#3388): stim_ids values declaring 832 MB each at an address past the
+    end of the file made HDF5 allocate 840 MB before failing."""
+    import struct
+
+    p = tmp_path / "outside.h5"
+    with h5py.File(p, "w") as f:
+        f.create_dataset("labels", data=["a", "bb"], dtype=h5py.string_dtype())
+    data = bytearray(p.read_bytes())
+    (gcol,) = _collections(bytes(data))
+    first = struct.pack("<IQ", 1, gcol)
+    at = data.find(first)
+    assert at > 0
+    data[at:at + 12] = struct.pack("<IQ", 872_415_232, 1 << 61)
+    p.write_bytes(bytes(data))
+    code = ("import sys\n"
+            "from pathlib import Path\n"
+            "from inspector.formats.vneurotk.source import H5Source\n"
+            "from inspector.formats.vneurotk.hdf5_heap import CorruptGlobalHeap\n"
+            "src = H5Source(Path(sys.argv[1]))\n"
+            "try:\n"
+            "    src.read(src.file['labels'])\n"
+            "except CorruptGlobalHeap as exc:\n"
+            "    print('refused:', exc)\n")
+    done = subprocess.run([sys.executable, "-c", code, str(p)], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": os.getcwd()})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ("refused: a variable-length value of 872415232 bytes points "
+                                   f"at byte {1 << 61}, where there is no global heap collection")

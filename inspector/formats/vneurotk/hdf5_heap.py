@@ -141,6 +141,10 @@ class HeapGuard:
             return None
         desc = np.frombuffer(data, dtype=[("n", "<u4"), ("addr", "<u8"), ("index", "<u4")])
         for n, addr, index in desc[desc["n"] > 0].tolist()[:MAX_CANDIDATES]:
+            if self._read(int(addr) + self.layout.base, 4) != _GCOL:
+                return (f"a variable-length value of {n * element} bytes points at byte "
+                        f"{int(addr) + self.layout.base}, where there is no global heap "
+                        "collection")
             held = self._object_sizes(int(addr)).get(int(index))
             if held is not None and n * element > held:
                 return (f"a variable-length value declares {n * element} bytes but its object "
@@ -297,6 +301,8 @@ def _walk_collection(guard: HeapGuard, addr: int) -> str | None:
     where = f"the global heap collection at byte {addr + lay.base}"
     if size < _HEAP_MINSIZE:
         return f"{where} records a size of {size} bytes, below the minimum of {_HEAP_MINSIZE}"
+    if addr + size > guard._limit():  # HDF5 would allocate all of it before failing to read
+        return f"{where} records a size of {size} bytes, past the end of the file"
     if size > MAX_COLLECTION_BYTES:
         return None
     chunk = guard._read(addr + lay.base, size)

@@ -33,7 +33,7 @@ import h5py
 import numpy as np
 
 from inspector.formats.findings import Finding, Rule
-from inspector.formats.vneurotk import hdf5_heap
+from inspector.formats.vneurotk import elink_guard, hdf5_heap
 from inspector.formats.vneurotk import rules as R
 
 
@@ -153,6 +153,7 @@ class H5Source:
             pass
 
     def _open(self) -> h5py.File:
+        elink_guard.install()  # external links never open a pipe or a device
         try:
             return h5py.File(self.path, "r")
         except OSError as exc:

@@ -113,3 +113,21 @@ def test_the_stimulus_viewer_says_why_an_image_cannot_be_shown(qtbot, pixels):
     assert "Error" not in viewer.facts.text() and viewer.image is None
     jobs.cancel_all()
     jobs.wait(5000)
+
+
+def test_an_auc_signal_near_the_float_limits_leaves_the_window_idle(tmp_path):
+    """Fuzzing found a window never idle: signal values near 1e307 gave the plot a y range
+    its line layer could not invert, and the layer redrew one image forever."""
+    import io
+
+    from tests.test_hostile_archives import base_members, build
+
+    members = base_members()
+    signal = np.load(io.BytesIO(members["arrays/signal.npy"]))
+    signal[0, 0], signal[1, 1] = 5.6e307, -3.0e305
+    buf = io.BytesIO()
+    np.save(buf, signal)
+    members["arrays/signal.npy"] = buf.getvalue()
+    path = build(tmp_path / "huge_values.aucx", members)
+    report = inspect_in_child(path)  # raises unless the window became idle
+    assert report["ok"] is True, report["findings"]

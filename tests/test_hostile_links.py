@@ -112,3 +112,27 @@ def verify_json_any(path: Path) -> dict:
                           capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": os.getcwd()})
     return json.loads(done.stdout.strip().splitlines()[0])
+
+
+def test_a_virtual_dataset_reading_from_a_named_pipe_is_never_read(tmp_path):
+    """HDF5 opens a virtual source when the dataset is read (``inspector dump`` hung)."""
+    with h5py.File(tmp_path / "source.h5", "w") as s:
+        s["x"] = np.arange(10.0)
+    path = tmp_path / "virtual.h5"
+    shutil.copy(RECORDING, path)
+    with h5py.File(path, "a") as f:
+        layout = h5py.VirtualLayout(shape=(10,), dtype="f8")
+        layout[:] = h5py.VirtualSource("source.h5", "x", shape=(10,))
+        f.create_virtual_dataset("extra", layout, fillvalue=-1)
+    with h5py.File(path) as f:  # the oracle: the mapping reads the source while it is a file
+        np.testing.assert_array_equal(f["extra"][:], np.arange(10.0))
+    (tmp_path / "source.h5").unlink()
+    os.mkfifo(tmp_path / "source.h5")
+    found = [f for f in verify_json(path)["findings"] if f["location"] == "/extra"]
+    assert [f["code"] for f in found] == ["vds.missing-source"]
+    assert "named pipe, socket or device" in found[0]["message"]
+    done = subprocess.run([sys.executable, "-m", "inspector", "dump", f"{path}::/extra"],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": os.getcwd()})
+    assert done.returncode != 0 and "data.unreadable" in done.stdout + done.stderr
+    assert "never opened" in done.stdout + done.stderr

@@ -105,3 +105,22 @@ def install() -> bool:
         _state.update(lapl=lapl, callback=callback)  # kept alive while h5py uses them
         h5py_base.dlapl = lapl
         return True
+
+
+def special_virtual_source(dataset: h5py.Dataset) -> str | None:
+    """The first source file of virtual ``dataset`` that is a named pipe, socket or device
+    (as stored in the mapping), or None.
+
+    HDF5 opens a virtual dataset's source files when the dataset is read, with no callback
+    to refuse one; readers ask this first.
+    """
+    try:
+        if not dataset.is_virtual:
+            return None
+        names = dict.fromkeys(s.file_name for s in dataset.virtual_sources())
+    except (OSError, RuntimeError, ValueError):
+        return None
+    for name in names:
+        if name != "." and special_target(dataset.file.filename, name):
+            return name
+    return None

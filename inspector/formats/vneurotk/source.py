@@ -214,6 +214,10 @@ class H5Source:
         self.check()
         if not self.file.id.valid:
             raise OSError("the document was closed")
+        special = elink_guard.special_virtual_source(dataset)
+        if special is not None:
+            raise OSError(f"cannot read {dataset.name}: its virtual source file {special} is a "
+                          "named pipe, socket or device, never opened")
         try:
             hdf5_heap.check_dataset(dataset)
             return dataset[selection]

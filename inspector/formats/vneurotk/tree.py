@@ -515,7 +515,11 @@ def _check_virtual(ds: h5py.Dataset, loc: str, node: Node, report: Report) -> No
             continue
         target = Path(name)
         resolved = target if target.is_absolute() else Path(ds.file.filename).parent / target
-        if not resolved.exists():
+        if special_target(ds.file.filename, name):
+            report(R.VDS_MISSING_SOURCE,
+                   f"{loc} is a virtual dataset whose source file {name} is a named pipe, "
+                   "socket or device; it is never opened", loc)
+        elif not resolved.exists():
             report(R.VDS_MISSING_SOURCE,
                    f"{loc} is a virtual dataset whose source file {name} does not exist; "
                    "HDF5 would silently return fill values", loc)

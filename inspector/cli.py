@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from inspector import __version__
-from inspector.formats.findings import Finding, with_file
+from inspector.formats.findings import Finding, printable, with_file
 from inspector.formats.workers import worker_pool
 
 if TYPE_CHECKING:
@@ -227,7 +227,7 @@ def format_report(doc: Document) -> str:
         bad = [m for m in members if m.status != "ok"]
         lines.append(f"  checksums: {len(members) - len(bad)}/{len(members)} members ok")
         for m in bad:
-            lines.append(f"    {m.status:<16} {m.name}")
+            lines.append(f"    {m.status:<16} {printable(m.name)}")
     if doc.findings:
         lines.append("  findings:")
         for f in doc.findings:

@@ -241,3 +241,19 @@ def test_held_layers_redraw_new_lines_not_an_old_view(qtbot):
     layer.hold(False)
     settle(qtbot, layer)
     assert layer.front.image == reference(layer, paths, pens, range(5))
+
+
+def test_a_range_near_the_float_limits_is_drawn_once_and_the_layer_settles(qtbot):
+    """Fuzzing found a window never idle: an AUC signal of values near 1e307 made the y range
+    +-1e307, the view's transform singular, and the layer redrew the same image forever
+    (an image never 'fitted' a view it could not invert)."""
+    data = [(np.array([0.0, 10.0]), np.array([-3e305, 5.6e307]))]
+    widget, layer, _paths, _pens = make_layer(qtbot, data)
+    vb = widget.getPlotItem().vb
+    vb.setRange(xRange=(0, 10), yRange=(-1e307, 1e307), padding=0)
+    layer.set_order([0])
+    settle(qtbot, layer)
+    rendered = layer.rendered
+    assert layer.front is not None and rendered >= 1
+    qtbot.wait(100)
+    assert not layer.pending and layer.rendered == rendered

@@ -279,5 +279,15 @@ def cause(exc: BaseException) -> str:
 def with_file(name: str, finding: Finding) -> str:
     """The text-report line of ``finding`` in file ``name``: the one place the
     file name is added to a message."""
-    where = f" [{finding.location}]" if finding.location else ""
+    where = f" [{printable(finding.location)}]" if finding.location else ""
     return f"{name}: {finding.message}{where}"
+
+
+#: Control characters (C0 and DEL) as ``\xNN``: a location naming a hostile member or
+#: node prints on one terminal line without driving the terminal.
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F)}
+
+
+def printable(text: str) -> str:
+    """``text`` with its control characters written as ``\\xNN`` escapes (for text reports)."""
+    return text.translate(_CONTROLS)

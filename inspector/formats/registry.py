@@ -23,6 +23,7 @@ from __future__ import annotations
 import importlib
 import os
 import pkgutil
+import stat
 import threading
 import traceback
 from collections.abc import Sequence
@@ -193,9 +194,19 @@ def reader_failed(path: Path, format_id: str, exc: BaseException) -> Document:
     return doc
 
 
+#: What a path that is neither a file nor a folder is (``stat`` file types).
+_SPECIAL = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+            (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
 def _stat_problem(p: Path) -> Document | None:
+    """A ``file.*`` document for a path that cannot be opened as a file or folder, else None.
+
+    A named pipe, socket or device is refused before any reader opens it: opening
+    a pipe waits for a writer forever, and a device never ends.
+    """
     try:
-        os.stat(p)
+        mode = os.stat(p).st_mode
     except OSError as exc:
         doc = Document(p)
         if p.is_symlink():
@@ -205,6 +216,12 @@ def _stat_problem(p: Path) -> Document | None:
             doc.report(FILE_NOT_FOUND, "no such file or folder")
         else:
             doc.report(FILE_UNREADABLE, f"cannot be read ({exc.strerror or exc})")
+        return doc
+    kind = next((what for test, what in _SPECIAL if test(mode)), None)
+    if kind is not None:
+        doc = Document(p)
+        doc.report(FILE_UNREADABLE, f"cannot be read: it is {kind}, not a file or folder "
+                   "(it is not opened: reading it could wait or run forever)")
         return doc
     return None
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
@@ -57,3 +59,14 @@ def thumbnail(arr: np.ndarray, size: int) -> QImage:
             if img.width() < size and img.height() < size
             else Qt.TransformationMode.SmoothTransformation)
     return img.scaled(size, size, Qt.AspectRatioMode.KeepAspectRatio, mode)
+
+
+@dataclass(frozen=True)
+class Unloadable:
+    """A stimulus whose ``load`` (or conversion to pixels) failed, with the reason in words.
+
+    Returned by image jobs instead of raising, so that the reason is shown as it
+    is rather than as a bug report naming the exception type.
+    """
+
+    reason: str

@@ -9,7 +9,7 @@ from inspector.formats.document import Stimulus
 from inspector.jobs import JobRunner
 from inspector.models.stimuli_model import THUMB, StimuliModel
 from inspector.ui.copy_support import install_copy_actions
-from inspector.ui.image_convert import thumbnail
+from inspector.ui.image_convert import Unloadable, thumbnail
 
 
 class StimuliPanel(QWidget):
@@ -89,13 +89,18 @@ class StimuliPanel(QWidget):
         stim = self.model.stimulus(row)
 
         def work(ctx, stim=stim):
-            return thumbnail(stim.load(), THUMB)
+            try:
+                return thumbnail(stim.load(), THUMB)
+            except (OSError, ValueError) as exc:  # Stimulus.load's failures; not a bug
+                return Unloadable(str(exc) or type(exc).__name__)
 
         self.jobs.submit(work, on_done=lambda img, r=row: self._done(r, img),
                          on_error=lambda msg, tb, r=row: self._failed(r, msg))
 
     def _done(self, row: int, image) -> None:
-        if not self._closed:
+        if isinstance(image, Unloadable):
+            self._failed(row, image.reason)
+        elif not self._closed:
             self.model.set_thumbnail(row, image)
 
     def _failed(self, row: int, message: str) -> None:

@@ -99,11 +99,22 @@ def parse_header(head: bytes) -> NpyHeader:
 
 
 def _why(exc: BaseException) -> str:
-    """A bounded one-line reason (NumPy quotes the whole header in some messages)."""
+    """A bounded one-line reason in words (NumPy quotes the whole header in some messages).
+
+    The exception type is not named: the finding describes the file, it is no bug report.
+    """
+    if isinstance(exc, (MemoryError, RecursionError)):
+        return "the header dict is nested too deeply"
+    if isinstance(exc, EOFError):
+        return "the header is cut short"
+    if isinstance(exc, (SyntaxError, tokenize.TokenError)):
+        return "the header dict is not a Python literal"
     text = str(exc).splitlines()[0] if str(exc) else ""
+    if text.startswith("Cannot parse header"):  # NumPy quotes the header after this
+        return "the header dict cannot be parsed"
     if len(text) > 160:
         text = text[:157] + "..."
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return text or "the header dict is invalid"
 
 
 def header_bytes(dtype: np.dtype, shape: tuple[int, ...]) -> bytes:

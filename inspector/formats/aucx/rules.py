@@ -83,8 +83,9 @@ ZIP_MANY_MEMBERS = rule(
     STRUCTURE)
 ZIP_UNSAFE_NAME = rule(
     "zip.unsafe-name", E,
-    "A member name is empty, a directory entry, absolute, traversing ('..') or uses "
-    "backslashes; such a member is never decompressed.", f"{SAFETY}; {_NOTES} §4 step 2")
+    "A member name is empty, a directory entry, absolute, traversing ('..'), uses "
+    "backslashes or holds a control character (which no checksums.sha256 line can name "
+    "unchanged); such a member is never decompressed.", f"{SAFETY}; {_NOTES} §4 step 2")
 ZIP_DUPLICATE_MEMBER = rule(
     "zip.duplicate-member", E, "Two or more ZIP entries share one member name.", SAFETY)
 ZIP_ENCRYPTED = rule(

@@ -156,10 +156,13 @@ def unsafe_name_reason(name: str) -> str | None:
 
     Rules (AUCX 1.0 format document, "Safety"; AUCX on-disk notes §4 step 2):
     not empty, not a directory entry, no backslash, not absolute (``/x`` or a
-    drive letter ``C:``), no ``..`` component.
+    drive letter ``C:``), no ``..`` component; and no control character (a NUL
+    ends the name for C tools, a line break splits its ``checksums.sha256`` line).
     """
     if not name:
         return "is empty"
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in name):
+        return "contains a control character (NUL, line break...)"
     if name.endswith("/"):
         return "is a directory entry"
     if "\\" in name:
@@ -426,8 +429,8 @@ class _Scanner:
         why = unsafe_name_reason(e.name)
         if why is not None:
             self.refuse(i, R.ZIP_UNSAFE_NAME,
-                        f"member name {e.name!r} {why}; absolute, '..' and backslash names and "
-                        "directory entries are rejected")
+                        f"member name {e.name!r} {why}; absolute, '..', backslash and "
+                        "control-character names and directory entries are rejected")
 
     def _check_flags(self, i: int) -> None:
         e = self.entries[i]

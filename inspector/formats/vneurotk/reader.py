@@ -537,7 +537,9 @@ def _stimulus_fact(ctx: _Ctx, e: StimulusEntry, folder: Path) -> dict[str, Any]:
                    "stored pixels", f"{e.location}@kind")
     if e.kind == "path":
         _check_path(ctx, e, folder)
-    if ctx.hash_arrays:
+    if _holds_no_pixels(ctx, e):
+        fact.update({"shape": list(e.dataset.shape or ()), "dtype": np.dtype(e.dataset.dtype).name})
+    elif ctx.hash_arrays:
         try:
             img = decode_image(ctx.src, e, folder)
             fact.update({"shape": list(img.shape), "dtype": img.dtype.name,
@@ -548,6 +550,20 @@ def _stimulus_fact(ctx: _Ctx, e: StimulusEntry, folder: Path) -> dict[str, Any]:
     elif e.kind == "array" and e.dataset.shape is not None:
         fact.update({"shape": list(e.dataset.shape), "dtype": np.dtype(e.dataset.dtype).name})
     return fact
+
+
+def _holds_no_pixels(ctx: _Ctx, e: StimulusEntry) -> bool:
+    """Report an ``array`` stimulus of strings, compounds... (what ``decode_image`` refuses),
+    known from its header alone, so that verify says what the window would find."""
+    if e.kind != "array":
+        return False
+    dtype = np.dtype(e.dataset.dtype)
+    if dtype.kind in "biuf":
+        return False
+    ctx.report(R.STIMULI_UNDECODABLE,
+               f"stimulus image cannot be decoded: it holds {dtype} values, not pixel numbers",
+               e.location)
+    return True
 
 
 # -- summary, trees and capabilities ------------------------------------------------

@@ -35,7 +35,7 @@ import numpy as np
 
 from inspector.formats.findings import Finding, Rule
 from inspector.formats.remote_path import RemotePath
-from inspector.formats.vneurotk import hdf5_heap
+from inspector.formats.vneurotk import elink_guard, hdf5_heap
 from inspector.formats.vneurotk import rules as R
 
 
@@ -190,6 +190,7 @@ class H5Source:
         self.identity = (path.url, validator.key()) if known else None
 
     def _open(self) -> h5py.File:
+        elink_guard.install()  # external links never open a pipe or a device
         try:
             return h5py.File(self.path, "r")
         except OSError as exc:
@@ -241,6 +242,10 @@ class H5Source:
         self.check()
         if not self.file.id.valid:
             raise OSError("the document was closed")
+        special = elink_guard.special_virtual_source(dataset)
+        if special is not None:
+            raise OSError(f"cannot read {dataset.name}: its virtual source file {special} is a "
+                          "named pipe, socket or device, never opened")
         try:
             hdf5_heap.check_dataset(dataset)
             return dataset[selection]

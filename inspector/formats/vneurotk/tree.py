@@ -34,6 +34,7 @@ from inspector.formats.document import Node
 from inspector.formats.findings import Rule
 from inspector.formats.node import LinkTarget
 from inspector.formats.vneurotk import rules as R
+from inspector.formats.vneurotk.elink_guard import special_target
 from inspector.formats.vneurotk.hdf5_heap import CorruptGlobalHeap, check_attribute
 from inspector.formats.vneurotk.source import element_count
 from inspector.formats.vneurotk.values import as_text, display_checked
@@ -399,7 +400,7 @@ def _follow_link(group: h5py.Group, raw: bytes, name: str, loc: str, node: Node,
             walk.report(R.TREE_OBJECT_UNREADABLE, f"{loc}: object cannot be opened: {exc}", loc)
         else:
             walk.report(R.LINK_DANGLING, f"{loc}: {via.detail} is dangling (cannot be "
-                        f"resolved): {exc}", loc)
+                        f"resolved): {_why_dangling(via, exc)}", loc)
             via.detail += " (dangling: nothing there)"
             if via.target is not None:
                 via.target = replace(via.target, dangling=True)
@@ -412,6 +413,17 @@ def _follow_link(group: h5py.Group, raw: bytes, name: str, loc: str, node: Node,
         if via.target is not None:
             via.target = replace(via.target, resolved=os.path.abspath(resolved))
     return obj, via
+
+
+def _why_dangling(via: Node, exc: BaseException) -> str:
+    """Why a link leads nowhere, in words where HDF5's are cryptic."""
+    link = via.target
+    if link is not None and link.kind == "external" and link.file:
+        if special_target("", link.resolved or link.file):
+            return f"its file {link.file} is a named pipe, socket or device, never opened"
+    if "too many links" in str(exc):
+        return "it leads back to itself (a cycle of links HDF5 gives up on)"
+    return str(exc)
 
 
 def _member(group: h5py.Group, raw: bytes, name: str, loc: str, node: Node,
@@ -515,7 +527,11 @@ def _check_virtual(ds: h5py.Dataset, loc: str, node: Node, report: Report) -> No
             continue
         target = Path(name)
         resolved = target if target.is_absolute() else Path(ds.file.filename).parent / target
-        if not resolved.exists():
+        if special_target(ds.file.filename, name):
+            report(R.VDS_MISSING_SOURCE,
+                   f"{loc} is a virtual dataset whose source file {name} is a named pipe, "
+                   "socket or device; it is never opened", loc)
+        elif not resolved.exists():
             report(R.VDS_MISSING_SOURCE,
                    f"{loc} is a virtual dataset whose source file {name} does not exist; "
                    "HDF5 would silently return fill values", loc)

@@ -501,7 +501,8 @@ def decode_image(source: H5Source, entry: StimulusEntry, folder: Path) -> np.nda
 
     Raises:
         OSError: the file changed, the path is missing, or Pillow cannot decode.
-        ValueError: the stored value has the wrong shape for its kind.
+        ValueError: the stored value has the wrong shape for its kind, or an
+            ``array`` stimulus holds no numbers (strings, compounds...).
     """
     source.check()
     ds = entry.dataset
@@ -518,5 +519,8 @@ def decode_image(source: H5Source, entry: StimulusEntry, folder: Path) -> np.nda
         return _pillow_rgb(lambda: io.BytesIO(data.tobytes()),
                            f"stimulus {entry.stim_id!r}: image_bytes at {entry.location} "
                            "cannot be decoded")
+    if np.dtype(ds.dtype).kind not in "biuf":
+        raise ValueError(f"stimulus {entry.stim_id!r}: {entry.location} holds "
+                         f"{np.dtype(ds.dtype)} values, not pixel numbers")
     whole = () if ds.shape == () else slice(None)
     return np.asarray(source.read(ds, whole))

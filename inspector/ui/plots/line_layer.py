@@ -229,8 +229,10 @@ class LineLayer(pg.GraphicsObject):
         if frame.generation != self._generation or not _same_scale(dt, frame.transform):
             return False
         inv, ok = dt.inverted()
+        if not ok:  # a degenerate scale (a range near the float limits): nothing moves
+            return frame.transform == dt
         seen = frame.transform.mapRect(inv.mapRect(area))
-        return ok and frame.device.adjusted(-0.5, -0.5, 0.5, 0.5).contains(seen)
+        return frame.device.adjusted(-0.5, -0.5, 0.5, 0.5).contains(seen)
 
     # -- drawing -----------------------------------------------------------------------
     def _begin(self) -> _Job | None:

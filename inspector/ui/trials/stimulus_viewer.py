@@ -34,7 +34,7 @@ from inspector.formats.document import Document, Stimulus
 from inspector.jobs import JobContext, JobRunner
 from inspector.models.selection import TrialSelection
 from inspector.models.value_text import value_text, value_type_name
-from inspector.ui.image_convert import to_uint8
+from inspector.ui.image_convert import Unloadable, to_uint8
 from inspector.ui.trials.common import AverageRequest, channel_label
 from inspector.ui.trials.condition_plot import ConditionPlot
 
@@ -132,17 +132,27 @@ class StimulusViewer(QDialog):
     def _load(self) -> None:
         stim = self.stim
 
-        def work(ctx: JobContext) -> np.ndarray:
-            return np.asarray(stim.load())
+        def work(ctx: JobContext) -> tuple[np.ndarray, np.ndarray] | Unloadable:
+            try:
+                arr = np.asarray(stim.load())
+                shown = to_uint8(arr)  # on the job: a bad image never raises in a slot
+            except (OSError, ValueError) as exc:  # Stimulus.load's failures; not a bug
+                return Unloadable(str(exc) or type(exc).__name__)
+            if shown.ndim == 3 and shown.shape[2] == 1:
+                shown = shown[:, :, 0]
+            if shown.ndim not in (2, 3):
+                return Unloadable(f"not an image array: shape {shown.shape}")
+            return arr, shown
 
         self.jobs.submit(work, on_done=self._loaded, on_error=self._load_failed,
                          key=self._key("image"))
 
-    def _loaded(self, arr: np.ndarray) -> None:
+    def _loaded(self, got: tuple[np.ndarray, np.ndarray] | Unloadable) -> None:
+        if isinstance(got, Unloadable):
+            self._load_failed(got.reason, "")
+            return
+        arr, shown = got
         self.image = arr
-        shown = to_uint8(arr)
-        if shown.ndim == 3 and shown.shape[2] == 1:
-            shown = shown[:, :, 0]
         self.img_item.setImage(shown, levels=(0, 255), autoLevels=False)
         self.facts.setText(image_facts(arr))
         self.fit()

@@ -1,0 +1,126 @@
+"""External links are never followed into a named pipe, socket or device.
+
+HDF5 follows an external link by opening the file it names with ``open(2)``
+(HDF5 library, ``H5Lcreate_external``): a named pipe there waits for a writer
+forever and a device never ends, so one link would hang the reader (the
+architecture's contract: a bad file never hangs the app).  HDF5 asks an
+external-link callback (``H5Pset_elink_cb``) before it opens the target; h5py
+does not expose it, so :func:`install` sets it through ``ctypes`` on a link
+access property list and makes that list the one h5py's high-level objects use
+(``h5py._hl.base.dlapl``, ``None`` = the library default otherwise).  The
+callback refuses only targets that exist and are not regular files; HDF5 then
+reports the link as unresolvable, which the reader already turns into
+``link.dangling``.
+
+Where the loaded HDF5 library cannot be found (not Linux, or a build without
+the symbol) nothing is installed and links behave as before.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import stat
+import threading
+from typing import Any
+
+import h5py
+import h5py._hl.base as h5py_base
+
+#: ``herr_t (*H5L_elink_traverse_t)(const char *parent_file_name, const char *parent_group_name,
+#: const char *child_file_name, const char *child_object_name, unsigned *acc_flags,
+#: hid_t fapl_id, void *op_data)`` (hid_t is 64-bit since HDF5 1.10).
+_CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                             ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint), ctypes.c_int64,
+                             ctypes.c_void_p)
+
+_lock = threading.Lock()
+_state: dict[str, Any] = {}
+
+
+def special_target(parent_file: str, child_file: str) -> bool:
+    """True when ``child_file`` (as HDF5 looks for it: beside ``parent_file``, then as given)
+    exists and is not a regular file (a named pipe, socket or device)."""
+    candidates = [child_file]
+    if not os.path.isabs(child_file):
+        candidates.insert(0, os.path.join(os.path.dirname(parent_file), child_file))
+    for candidate in candidates:
+        try:
+            mode = os.stat(candidate).st_mode
+        except (OSError, ValueError):
+            continue
+        return not stat.S_ISREG(mode)
+    return False
+
+
+def _traverse(parent_file: bytes | None, _group: bytes | None, child_file: bytes | None,
+              _obj: bytes | None, _flags: Any, _fapl: int, _data: Any) -> int:
+    try:
+        parent = os.fsdecode(parent_file or b"")
+        child = os.fsdecode(child_file or b"")
+        return -1 if special_target(parent, child) else 0
+    except Exception:  # noqa: BLE001 - an exception must never cross into C
+        return 0
+
+
+def _hdf5_library() -> ctypes.CDLL | None:
+    """The HDF5 library h5py loaded (the same handle: property list ids are shared)."""
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
+            paths = {line.split()[-1] for line in maps if "libhdf5" in line}
+    except OSError:
+        return None
+    for path in sorted(paths):
+        name = os.path.basename(path)
+        if name.startswith("libhdf5") and not name.startswith("libhdf5_hl"):
+            try:
+                lib = ctypes.CDLL(path)
+                lib.H5Pset_elink_cb  # noqa: B018 - the symbol must be there
+            except (OSError, AttributeError):
+                continue
+            return lib
+    return None
+
+
+def install() -> bool:
+    """Set the callback on h5py's default link access list, once per process.
+
+    Returns:
+        True when the guard is in place (now or before), False where it cannot be.
+    """
+    with _lock:
+        if "lapl" in _state:
+            return True
+        if h5py_base.dlapl is not None:  # someone else's list: leave it alone
+            return False
+        lib = _hdf5_library()
+        if lib is None:
+            return False
+        lapl = h5py.h5p.create(h5py.h5p.LINK_ACCESS)
+        callback = _CALLBACK(_traverse)
+        lib.H5Pset_elink_cb.argtypes = [ctypes.c_int64, _CALLBACK, ctypes.c_void_p]
+        lib.H5Pset_elink_cb.restype = ctypes.c_int
+        if lib.H5Pset_elink_cb(lapl.id, callback, None) < 0:
+            return False
+        _state.update(lapl=lapl, callback=callback)  # kept alive while h5py uses them
+        h5py_base.dlapl = lapl
+        return True
+
+
+def special_virtual_source(dataset: h5py.Dataset) -> str | None:
+    """The first source file of virtual ``dataset`` that is a named pipe, socket or device
+    (as stored in the mapping), or None.
+
+    HDF5 opens a virtual dataset's source files when the dataset is read, with no callback
+    to refuse one; readers ask this first.
+    """
+    try:
+        if not dataset.is_virtual:
+            return None
+        names = dict.fromkeys(s.file_name for s in dataset.virtual_sources())
+    except (OSError, RuntimeError, ValueError):
+        return None
+    for name in names:
+        if name != "." and special_target(dataset.file.filename, name):
+            return name
+    return None

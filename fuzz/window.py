@@ -32,7 +32,8 @@ from fuzz.targets import Inspection
 #: (``FUZZ_WINDOW_STALL_MS`` overrides it: stalls are only meaningful on a quiet machine).
 STALL_LIMIT_MS = float(os.environ.get("FUZZ_WINDOW_STALL_MS", "100"))
 #: Longest wait for the window to become idle after each step, seconds.
-IDLE_LIMIT_S = 8.0
+#: (``FUZZ_WINDOW_IDLE_S`` overrides it: tests on a loaded machine allow more.)
+IDLE_LIMIT_S = float(os.environ.get("FUZZ_WINDOW_IDLE_S", "8"))
 #: Text that is Python speaking, not the application.
 EXCEPTION_TEXT = re.compile(r"Traceback \(most recent call last\)|\b[A-Z]\w*(Error|Exception): ")
 

@@ -240,3 +240,14 @@ def test_a_descriptor_pointing_outside_the_file_is_refused_before_hdf5_allocates
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ("refused: a variable-length value of 872415232 bytes points "
                                    f"at byte {1 << 61}, where there is no global heap collection")
+
+
+def test_the_stimulus_index_reads_its_attributes_through_the_check():
+    """Fuzzing seed 83 (#3336): a collection HDF5 loops on, reached first through
+    /stimuli_db@encoding in the stimulus index (the reader's later steps read attributes
+    too, not only the tree)."""
+    got = _open_in_child(Path(__file__).parent / "fixtures" / "fuzz" /
+                         "heap_loop_stimuli_db.h5")
+    codes = {(c, loc) for _s, c, loc in got["findings"]}
+    assert ("tree.global-heap-corrupt", "/stimuli_db@encoding") in codes
+    assert not any(c.startswith("internal.") for c, _ in codes)

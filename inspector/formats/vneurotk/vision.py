@@ -413,7 +413,7 @@ def _legacy_entries(db: h5py.Group) -> list[StimulusEntry]:
             raise RuleError(R.STIMULI_BAD_ENTRY,
                             f"/stimuli_db/{name} is neither an image dataset nor a group "
                             "holding one", f"/stimuli_db/{name}")
-        kt = as_text(obj.attrs.get("key_type", "str"))
+        kt = as_text(read_attribute(obj, "key_type", "str"))
         sid = _legacy_id(name, kt.value if kt is not None else "str")
         entries.append(StimulusEntry(sid, _kind(ds), ds.name, ds))
     return entries
@@ -431,7 +431,7 @@ def read_stimuli_index(f: h5py.File) -> tuple[list[StimulusEntry], list[RuleErro
     db = f["stimuli_db"]
     if not isinstance(db, h5py.Group):
         raise RuleError(R.STIMULI_NOT_GROUP, "/stimuli_db must be a group", "/stimuli_db")
-    enc = as_text(db.attrs.get("encoding", "legacy"))
+    enc = as_text(read_attribute(db, "encoding", "legacy"))
     if enc is None or enc.value != "ordered_entries_v1":
         return _legacy_entries(db), []
     problems: list[RuleError] = []
@@ -445,7 +445,7 @@ def read_stimuli_index(f: h5py.File) -> tuple[list[StimulusEntry], list[RuleErro
 
 
 def _kind(ds: h5py.Dataset) -> str:
-    t = as_text(ds.attrs.get("kind", "array"))
+    t = as_text(read_attribute(ds, "kind", "array"))
     return t.value if t is not None else "array"
 
 

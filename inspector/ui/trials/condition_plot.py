@@ -77,6 +77,24 @@ def _swatch(color: QColor) -> QIcon:
     return QIcon(pix)
 
 
+#: ``(x, channels, {"mean", "sem", "n"})`` of an average frame: float64 times, the channel
+#: numbers, and ``(conditions, channels, times)`` arrays.
+Grid = tuple[np.ndarray, list[int], dict[str, np.ndarray]]
+
+
+def frame_grid(df: pd.DataFrame) -> Grid:
+    """The arrays of a :func:`~inspector.formats.analysis.trial_average` frame as a grid.
+
+    Taken once, on the job's thread: reading a column of the frame copies its
+    ``attrs`` (pandas), which is slow on the GUI thread for many conditions.
+    """
+    chans = list(pd.unique(df["channel"])) if len(df) else []
+    g, c = len(df.attrs.get("conditions", ())), max(len(chans), 1)
+    x = df["time"].to_numpy(dtype=np.float64)[: len(df) // max(g * c, 1)]
+    cube = {k: df[k].to_numpy().reshape(g, c, -1) for k in ("mean", "sem", "n")}
+    return x, [int(ch) for ch in chans], cube
+
+
 class ConditionPlot(PlotView):
     """Mean ± SEM per condition of one document's trials.
 
@@ -106,6 +124,7 @@ class ConditionPlot(PlotView):
         self.jobs = jobs
         self.axis = axis
         self.frame: pd.DataFrame | None = None
+        self._frame_grid: Grid | None = None
         self.request: AverageRequest | None = None
         self.running = False
         self._checked: dict[str, bool] = {}
@@ -337,13 +356,14 @@ class ConditionPlot(PlotView):
         self.running = True
         doc = self.doc
 
-        def work(ctx: JobContext) -> pd.DataFrame:
-            return trial_average(
+        def work(ctx: JobContext) -> tuple[pd.DataFrame, Grid]:
+            df = trial_average(
                 doc, request.by, channels=list(request.channels), window=request.window,
                 baseline=request.baseline,
                 trials=list(request.trials) if request.trials is not None else None,
                 progress=lambda p: ctx.progress(p.done, p.total),
                 cancelled=lambda: ctx.cancelled)
+            return df, frame_grid(df)  # the arrays are taken here, off the GUI thread
 
         total = len(request.trials) if request.trials is not None else self.axis.trials
         self.progress.setRange(0, max(total, 1))
@@ -351,7 +371,7 @@ class ConditionPlot(PlotView):
         self.progress.show()
         self.cancel_button.show()
         self.status.setText("averaging…")
-        self.jobs.submit(work, on_done=lambda df: self._done(request, df),
+        self.jobs.submit(work, on_done=lambda got: self._done(request, *got),
                          on_error=self._failed, on_progress=self._progress,
                          key=self.job_keys()[0])
 
@@ -379,9 +399,10 @@ class ConditionPlot(PlotView):
         self.status.setText("")
         self.failed.emit(text)
 
-    def _done(self, request: AverageRequest, df: pd.DataFrame) -> None:
+    def _done(self, request: AverageRequest, df: pd.DataFrame, grid: Grid) -> None:
         self._idle()
         self.frame = df
+        self._frame_grid = grid
         self._stack.setCurrentWidget(self.plot_widget)
         if request.by != self._by:
             self._by = request.by
@@ -402,8 +423,8 @@ class ConditionPlot(PlotView):
         """Trials behind each condition: the most at any point of any channel."""
         if self.frame is None or not len(self.frame):
             return [0] * len(self.conditions)
-        g = len(self.conditions)
-        return self.frame["n"].to_numpy().reshape(g, -1).max(axis=1).tolist()
+        n = self._grid()[2]["n"]
+        return n.reshape(n.shape[0], -1).max(axis=1).tolist()
 
     def _fill_list(self) -> None:
         lst = self.condition_list
@@ -457,15 +478,11 @@ class ConditionPlot(PlotView):
         self.draw()
 
     # -- drawing -----------------------------------------------------------------
-    def _grid(self) -> tuple[np.ndarray, list[int], dict[str, np.ndarray]]:
-        """``x`` (float64 times), the channels, and ``mean``/``sem``/``n`` as
-        ``(conditions, channels, times)`` arrays of :attr:`frame`."""
-        df = self.frame
-        chans = list(pd.unique(df["channel"])) if len(df) else []
-        g, c = len(self.conditions), max(len(chans), 1)
-        x = df["time"].to_numpy(dtype=np.float64)[: len(df) // max(g * c, 1)]
-        cube = {k: df[k].to_numpy().reshape(g, c, -1) for k in ("mean", "sem", "n")}
-        return x, [int(ch) for ch in chans], cube
+    def _grid(self) -> Grid:
+        """:func:`frame_grid` of :attr:`frame` (taken by the job that computed it)."""
+        if self._frame_grid is None:
+            self._frame_grid = frame_grid(self.frame)
+        return self._frame_grid
 
     def draw(self) -> None:
         """Redraw the shown conditions of :attr:`frame`."""

@@ -482,3 +482,21 @@ def test_trial_meta_columns_as_a_scalar_dataset_is_a_finding(tmp_path):
     assert "internal.reader-failed" not in [c for c, _ in codes], doc.traceback
     assert ("trial-meta.not-group", "/trial_meta/columns") in codes
     doc.close()
+
+
+def test_scalar_neuro_in_an_epochs_recording_with_a_trial_window(tmp_path):
+    """Fuzzing (seed 84): /neuro a scalar dataset in an epochs recording whose trial_info
+    has a trial_window; the trial offsets asked for the scalar's first dimension."""
+    p = tmp_path / "neuro_scalar.h5"
+    shutil.copy(V1 / "epochs_dense_f64_strids.h5", p)
+    os.chmod(p, 0o644)
+    with h5py.File(p, "r+") as f:
+        assert list(f["trial_info"].attrs["trial_window"]) == [-16, 48]
+        del f["neuro"]
+        f["neuro"] = np.int64(5)
+    doc = open_document(p)
+    codes = [f.code for f in doc.findings]
+    assert "internal.reader-failed" not in codes, doc.traceback
+    assert doc.trials is None or doc.trials.trial_window is None \
+        or doc.trials.trial_window.tolist() == [-16, 48]
+    doc.close()

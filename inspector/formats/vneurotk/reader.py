@@ -612,7 +612,8 @@ def _trial_offsets(got: _Read, name: str) -> np.ndarray | None:
     a = np.asarray(raw)
     if a.dtype == np.bool_ or a.dtype.kind not in "iuf" or a.size == 0:
         return None
-    n = int(got.neuro.shape[0]) if got.mode == "epochs" else None
+    shape = tuple(got.neuro.shape)
+    n = int(shape[0]) if got.mode == "epochs" and shape else None
     onsets = got.trials.onsets if got.trials is not None else None
     if n is None and onsets is not None:
         n = int(np.asarray(onsets).reshape(-1).shape[0])

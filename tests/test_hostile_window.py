@@ -6,11 +6,7 @@ QApplication there, see tests/test_fuzz_window.py); h5py is the oracle of what t
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import h5py
@@ -20,25 +16,11 @@ import pytest
 from inspector.formats import open_document
 from inspector.formats.capabilities import Stimulus
 from tests.conftest import FIXTURES
+from tests.window_child import inspect_in_child
 
 pytest.importorskip("pytestqt")
 
 RECORDING = FIXTURES / "vneurotk" / "v1" / "continuous_dense_f32_intids.h5"
-
-
-def inspect_in_child(path: Path) -> dict:
-    """``fuzz.window.inspect_window`` in a fresh interpreter: the verify-JSON line it returns."""
-    code = ("import sys\n"
-            "from pathlib import Path\n"
-            "from fuzz.window import inspect_window\n"
-            "print(inspect_window(Path(sys.argv[1])).line)\n")
-    env = {**os.environ, "PYTHONPATH": os.getcwd(), "QT_QPA_PLATFORM": "offscreen",
-           "FUZZ_WINDOW_STALL_MS": "1e9",  # stalls and idle time are measured on a quiet
-           "FUZZ_WINDOW_IDLE_S": "240"}    # machine, not here (the suite runs under load)
-    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
-                          text=True, timeout=300, env=env)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def string_image(tmp_path: Path) -> Path:

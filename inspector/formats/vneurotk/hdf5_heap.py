@@ -86,11 +86,10 @@ class HeapGuard:
     _fd: int | None = None
     _handle: Any = None
     _size: int = 0
-    _collections: dict[int, str | None] = field(default_factory=dict)
+    _collections: dict[int, _CollectionWalk] = field(default_factory=dict)
     _headers: dict[int, list[tuple[int, bytes]]] = field(default_factory=dict)
     _datasets: dict[int, str | None] = field(default_factory=dict)
     _attributes: dict[int, dict[bytes, bytes]] = field(default_factory=dict)
-    _sizes: dict[int, dict[int, int]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def close(self) -> None:
@@ -145,18 +144,13 @@ class HeapGuard:
                 return (f"a variable-length value of {n * element} bytes points at byte "
                         f"{int(addr) + self.layout.base}, where there is no global heap "
                         "collection")
-            held = self._object_sizes(int(addr)).get(int(index))
+            walk = self._collection(int(addr))
+            held = walk.sizes.get(int(index)) if walk.problem is None else None
             if held is not None and n * element > held:
                 return (f"a variable-length value declares {n * element} bytes but its object "
                         f"({index}) in the global heap collection at byte "
                         f"{int(addr) + self.layout.base} holds {held}")
         return None
-
-    def _object_sizes(self, addr: int) -> dict[int, int]:
-        if addr not in self._sizes:
-            chunk = _collection_bytes(self, addr)
-            self._sizes[addr] = _object_sizes(chunk, self.layout.sizeof_size) if chunk else {}
-        return self._sizes[addr]
 
     def check_dataset(self, ds: Any) -> None:
         """Refuse a variable-length dataset whose values point into a corrupt collection.
@@ -258,78 +252,71 @@ class HeapGuard:
 
     # -- the collection ----------------------------------------------------------
     def _collection_problem(self, addr: int) -> str | None:
-        if addr not in self._collections:
-            self._collections[addr] = _walk_collection(self, addr)
-        return self._collections[addr]
+        return self._collection(addr).problem
+
+    def _collection(self, addr: int) -> _CollectionWalk:
+        """The one walk of the collection at ``addr`` (cached)."""
+        walk = self._collections.get(addr)
+        if walk is None:
+            if len(self._collections) >= MAX_CACHED_HEADERS:
+                self._collections.clear()
+            walk = self._collections[addr] = _walk_collection(self, addr)
+        return walk
 
 
-def _collection_bytes(guard: HeapGuard, addr: int) -> bytes | None:
-    """The whole collection at ``addr`` when it is well formed and small enough to walk."""
-    if _walk_collection(guard, addr) is not None:
-        return None
-    lay = guard.layout
-    head = guard._read(addr + lay.base, 8 + lay.sizeof_size)
-    size = int.from_bytes(head[8:8 + lay.sizeof_size], "little")
-    if len(head) < 8 + lay.sizeof_size or not _HEAP_MINSIZE <= size <= MAX_COLLECTION_BYTES:
-        return None
-    return guard._read(addr + lay.base, size)
+@dataclass(frozen=True)
+class _CollectionWalk:
+    """What one walk of a global heap collection found.
+
+    ``problem`` is None when HDF5 can decode the collection (or cannot read it
+    at all and says so itself); ``sizes`` maps each object index walked before
+    any problem to its data size in bytes.
+    """
+
+    problem: str | None
+    sizes: dict[int, int] = field(default_factory=dict)
 
 
-def _object_sizes(chunk: bytes, sizeof_size: int) -> dict[int, int]:
-    """Object index -> data size of a collection whose walk ends (see _object_walk_problem)."""
-    objhdr = 8 + sizeof_size
-    pos, end, out = 8 + sizeof_size, len(chunk), {}
-    while pos + objhdr <= end:
-        index = int.from_bytes(chunk[pos:pos + 2], "little")
-        size = int.from_bytes(chunk[pos + 8:pos + 8 + sizeof_size], "little")
-        need = size if index == 0 else objhdr + ((size + 7) & ~7)
-        if need == 0 or need > end - pos:
-            break
-        if index:
-            out[index] = size
-        pos += need
-    return out
-
-
-def _walk_collection(guard: HeapGuard, addr: int) -> str | None:
-    """None when the collection at ``addr`` decodes; else what is wrong with it."""
+def _walk_collection(guard: HeapGuard, addr: int) -> _CollectionWalk:
+    """Read the collection at ``addr`` once and walk its objects as HDF5 does."""
     lay = guard.layout
     head = guard._read(addr + lay.base, 8 + lay.sizeof_size)
     if len(head) < 8 + lay.sizeof_size:
-        return None  # HDF5 fails to read it and says so
+        return _CollectionWalk(None)  # HDF5 fails to read it and says so
     size = int.from_bytes(head[8:8 + lay.sizeof_size], "little")
     where = f"the global heap collection at byte {addr + lay.base}"
     if size < _HEAP_MINSIZE:
-        return f"{where} records a size of {size} bytes, below the minimum of {_HEAP_MINSIZE}"
+        return _CollectionWalk(
+            f"{where} records a size of {size} bytes, below the minimum of {_HEAP_MINSIZE}")
     if addr + size > guard._limit():  # HDF5 would allocate all of it before failing to read
-        return f"{where} records a size of {size} bytes, past the end of the file"
+        return _CollectionWalk(f"{where} records a size of {size} bytes, past the end of the file")
     if size > MAX_COLLECTION_BYTES:
-        return None
+        return _CollectionWalk(None)
     chunk = guard._read(addr + lay.base, size)
     if len(chunk) < size:
-        return None
-    return _object_walk_problem(chunk, lay.sizeof_size, where)
+        return _CollectionWalk(None)
+    return _walk_objects(chunk, lay.sizeof_size, where)
 
 
-def _object_walk_problem(chunk: bytes, sizeof_size: int, where: str) -> str | None:
-    """Walk the objects of one collection as HDF5 does; report the first that stops it."""
-    header = 8 + sizeof_size
+def _walk_objects(chunk: bytes, sizeof_size: int, where: str) -> _CollectionWalk:
+    """Walk the objects of one collection; the first that would stop HDF5 is the problem."""
     objhdr = 8 + sizeof_size
-    pos, end = header, len(chunk)
-    while pos < end:
-        if pos + objhdr > end:
-            return None  # the tail is free space
+    pos, end = 8 + sizeof_size, len(chunk)
+    sizes: dict[int, int] = {}
+    while pos + objhdr <= end:  # a shorter tail is free space
         index = int.from_bytes(chunk[pos:pos + 2], "little")
         size = int.from_bytes(chunk[pos + 8:pos + 8 + sizeof_size], "little")
         need = size if index == 0 else objhdr + ((size + 7) & ~7)
         if need == 0:
-            return f"{where} holds a free-space object of size 0 at offset {pos}: " \
-                   "HDF5 would loop on it"
+            return _CollectionWalk(f"{where} holds a free-space object of size 0 at offset "
+                                   f"{pos}: HDF5 would loop on it", sizes)
         if need > end - pos:
-            return f"{where} holds object {index} at offset {pos} whose size ({size} bytes) " \
-                   "runs past the collection's end"
+            return _CollectionWalk(f"{where} holds object {index} at offset {pos} whose size "
+                                   f"({size} bytes) runs past the collection's end", sizes)
+        if index:
+            sizes[index] = size
         pos += need
-    return None
+    return _CollectionWalk(None, sizes)
 
 
 def _dataset_bytes(guard: HeapGuard, ds: Any, addr: int) -> bytes | None:

@@ -20,6 +20,7 @@ import pytest
 
 from inspector.formats import open_document
 from inspector.formats.vneurotk import hdf5_heap
+from tests.window_child import run_python
 
 FIXTURES = Path(__file__).parent / "fixtures" / "vneurotk"
 V1 = FIXTURES / "v1"
@@ -66,10 +67,7 @@ def _open_in_child(path: Path) -> dict:
             "from inspector.formats import open_document\n"
             "doc = open_document(sys.argv[1])\n"
             "print(json.dumps([[f.severity, f.code, f.location] for f in doc.findings]))\n")
-    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
-                          text=True, timeout=120, env={**os.environ, "PYTHONPATH": os.getcwd()})
-    assert done.returncode == 0, done.stderr
-    return {"findings": json.loads(done.stdout.splitlines()[-1])}
+    return {"findings": json.loads(run_python(code, str(path), timeout=120).splitlines()[-1])}
 
 
 def test_zero_sized_free_space_is_refused_and_reading_goes_on(tmp_path):

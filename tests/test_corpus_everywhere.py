@@ -51,7 +51,7 @@ def test_every_file_opens_in_the_window(qtbot, folder):
     win.resize(1024, 640)
     cases = [(rel, valid) for f, rel, valid in CASES if f == folder]
     win.open_paths([str(FIXTURES / rel) for rel, _ in cases])
-    qtbot.waitUntil(win.all_tabs_ready, timeout=60000)
+    qtbot.waitUntil(win.all_tabs_ready, timeout=240_000)
     tabs = win.document_tabs()
     assert len(tabs) == len(cases)
     for tab, (rel, valid) in zip(tabs, cases, strict=True):

@@ -11,6 +11,8 @@ os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp/runtime-inspector-tests")
 
 import pytest  # noqa: E402
 
+import inspector  # noqa: E402, F401 - before pytest-qt imports PySide6 (see inspector/__init__.py)
+
 FIXTURES = Path(__file__).parent / "fixtures"
 
 

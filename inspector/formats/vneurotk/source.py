@@ -33,7 +33,7 @@ from typing import IO, Any
 import h5py
 import numpy as np
 
-from inspector.formats.findings import Finding, Rule
+from inspector.formats.findings import Finding, Rule, cause
 from inspector.formats.remote_path import RemotePath
 from inspector.formats.vneurotk import elink_guard, hdf5_heap
 from inspector.formats.vneurotk import rules as R
@@ -62,6 +62,27 @@ class RuleError(Exception):
     def finding(self) -> Finding:
         """This broken rule as a :class:`Finding`."""
         return self.rule.finding(self.message, self.location)
+
+
+#: What reading one part of a recording may raise for bad input (see :func:`step_finding`).
+STEP_ERRORS = (RuleError, OSError, RuntimeError, KeyError, TypeError, ValueError)
+
+
+def step_finding(exc: BaseException) -> Finding:
+    """The finding of one part of a recording that could not be read.
+
+    A broken rule is its own finding; HDF5 reports damaged structures as
+    ``OSError``/``RuntimeError``/``KeyError`` (``file.corrupt``) and
+    undecodable values as ``TypeError``/``ValueError`` (``read.failed``,
+    e.g. a datatype numpy has no equivalent for).  ``exc`` is one of
+    :data:`STEP_ERRORS`.
+    """
+    if isinstance(exc, RuleError):
+        return exc.finding()
+    if isinstance(exc, (OSError, RuntimeError, KeyError)):
+        return R.FILE_CORRUPT.finding(
+            f"HDF5 could not read part of the file (damaged file?): {cause(exc)}")
+    return R.READ_FAILED.finding(f"a value cannot be decoded: {cause(exc)}")
 
 
 class FileChangedError(OSError):

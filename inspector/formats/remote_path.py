@@ -174,8 +174,9 @@ class RemotePath(_PathLike):
         return True
 
     def is_dir(self) -> bool:
-        """Always False: a URL names one object (folders are not listed)."""
-        return False
+        """True for a folder URL, whose path ends with ``/`` (``s3://bucket/run/``); its
+        files are listed by :func:`.remote_folder.list_folder`.  Asks the server nothing."""
+        return urlsplit(self.url).path.endswith("/")
 
     def is_symlink(self) -> bool:
         """Always False."""

@@ -20,9 +20,11 @@ reader behind ``RemotePath.open`` changes:
 
 The registry's first range request (100 KiB, which finds network faults and
 feeds the sniffers) is made by ours in every case and counted.  Prints one
-JSON object: per reader, ``open`` (until the header and trees exist:
-requests, bytes, ms), ``preview`` (until the first full-range preview of
-one channel, 2000 bins), ``window`` (a 10 000-sample window in the middle,
+JSON object: per reader, ``open`` (the whole ``open_document``: requests,
+bytes, ms; ``header_and_trees`` is the part before the trial stimulus IDs),
+``preview`` (until the first full-range preview of one channel, 2000 bins),
+``checks`` (then the deferred checks, among them the scan of the per-sample
+stimulus labels), ``window`` (a 10 000-sample window in the middle,
 after a fresh open), ``verify`` (open + streamed verification of the
 archive; with the archive's size), ``first_view_ms_latency`` (the open
 again with ``--latency-ms`` added to every request); and ``s3`` (ours via
@@ -164,7 +166,8 @@ def first_preview(doc: Any) -> None:
 
 def header_and_trees_mark(srv: RangeServer) -> list[dict[str, Any]]:
     """Note the server's counts when the next open has read the header, the trees and the
-    small metadata, just before the reader scans the per-sample stimulus labels."""
+    small metadata, just before the reader's trial stimulus ID step (whose label scan is a
+    deferred check, counted in ``checks``)."""
     from inspector.formats.vneurotk import reader
 
     marks: list[dict[str, Any]] = []
@@ -182,8 +185,8 @@ def header_and_trees_mark(srv: RangeServer) -> list[dict[str, Any]]:
 
 
 def recording_costs(srv: RangeServer, url: str, latency: float) -> dict[str, Any]:
-    """open (``header_and_trees``: the part before the label scan), preview, window and
-    latency figures of the recording at ``url``."""
+    """open (``header_and_trees``: the part before the trial IDs), preview, deferred
+    checks, window and latency figures of the recording at ``url``."""
     out: dict[str, Any] = {}
     docs: list[Any] = []
     marks = header_and_trees_mark(srv)
@@ -193,6 +196,7 @@ def recording_costs(srv: RangeServer, url: str, latency: float) -> dict[str, Any
     assert doc.header is not None and doc.tree is not None and "neuro" in doc.arrays, \
         [f.message for f in doc.findings]
     out["preview"] = counted(srv, lambda: first_preview(doc))
+    out["checks"] = counted(srv, doc.verify)
     doc.close()
     doc = open_document(url)
     ref = doc.arrays["neuro"]

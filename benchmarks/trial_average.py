@@ -210,6 +210,8 @@ def measure(paths: dict[str, Path], runs: int) -> dict[str, float]:
 
     out: dict[str, float] = {}
     docs = {m: open_document(p) for m, p in paths.items()}
+    for doc in docs.values():
+        doc.verify()  # the trial stimulus IDs come from the deferred label scan
     with worker_pool():
         results = {}
         for mode, doc in docs.items():

@@ -399,6 +399,7 @@ def test_null_writer_version_is_a_finding_and_reading_goes_on(tmp_path):
         assert "null dataspace" in errors[0].message and "Empty(" not in errors[0].message
         assert doc.summary["writer_version"] is None
         assert doc.trials.trial_starts.tolist() == [0, 50, 100, 150]
+        doc.verify()
         assert doc.summary["trial_stim_ids"]["count"] == 4
 
 

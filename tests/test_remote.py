@@ -61,8 +61,8 @@ def test_url_paths_split_and_name():
     assert str(p) == "s3://bucket/data/run%201.aucx" and not p.is_dir()
 
 
-#: HDF5 follows an external link to a local file only: over HTTP the target is not
-#: reachable, which is a finding (tested below), not the local report.
+#: An external link of a file at a URL is not followed (its target opens as a document of
+#: its own, tests/test_remote_links.py): a finding (tested below), not the local report.
 EXTERNAL = "external_link_neuro.h5"
 
 
@@ -79,7 +79,10 @@ def test_an_external_link_at_a_url_is_a_finding(server):
     with open_document(url_of(server, path)) as doc:
         doc.verify()
         codes = [f.code for f in doc.findings]
-    assert "link.dangling" in codes and "internal.reader-failed" not in codes
+        target = doc.tree.find("/neuro").target
+    assert "link.external-url" in codes and "internal.reader-failed" not in codes
+    assert "link.dangling" not in codes and "link.external" not in codes
+    assert target.resolved == url_of(server, path.parent / "external_link_target.h5")
 
 
 @pytest.mark.parametrize("path", ARCHIVES, ids=lambda p: p.name)

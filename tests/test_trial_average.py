@@ -159,7 +159,10 @@ def write(path: Path, arr: np.ndarray, *, mode: str, onsets: np.ndarray, ids: li
 
 
 def opened(path: Path):
+    """The document at ``path``, opened and verified (its deferred checks run: the
+    trial stimulus IDs come from the label scan)."""
     doc = open_document(path)
+    doc.verify()
     assert doc.ok, [f.message for f in doc.findings]
     return doc
 

@@ -98,6 +98,8 @@ def test_summary_without_hashing_is_the_same_minus_hashes(name):
     exp = BY_FILE[name]
     with open_recording(ROOT / name) as doc:
         assert doc.ok
+        assert doc.summary["stim_labels"] is None  # the label scan is deferred
+        doc.verify()
         assert "sha256" not in doc.summary["neuro"] and "sum" not in doc.summary["neuro"]
         assert doc.summary["neuro"]["shape"] == exp["neuro"]["shape"]
         for key in (
@@ -157,6 +159,9 @@ def test_writer_str_column_missing_table_still_shown():
 
 def test_trial_stim_ids_keep_types():
     with open_recording(ROOT / "v1/continuous_typed_object_labels.h5") as doc:
+        assert doc.trials.stim_ids_pending and doc.trials.trial_stim_ids is None
+        doc.verify()
+        assert not doc.trials.stim_ids_pending
         ids = list(doc.trials.trial_stim_ids)
         assert ids[:2] == [1, "1"] and type(ids[0]) is int and type(ids[1]) is str
 
@@ -239,15 +244,24 @@ def test_capabilities_of_a_recording():
             a = getattr(t, name)
             assert a.dtype == np.int64 and a.shape == (24,)
         assert set(t.markers()) == {"trial_starts", "trial_ends", "vision_onsets"}
-        assert isinstance(t.trial_stim_ids, tuple) and len(t.trial_stim_ids) == 24
+        assert t.stim_ids_pending and t.trial_stim_ids is None
         assert t.stim_labels.shape == (24, 40)
         assert doc.table_locations == {"trial_meta": "/trial_meta"}
-        # the COO coordinate range check is deferred
-        assert len(doc.checks) == 1 and not doc.verified
-        result = doc.checks[0].run()
+        # the label scan (trial stimulus IDs) and the COO coordinate range check are deferred
+        assert [c.title for c in doc.checks] == ["Stimulus labels", "Recording checks"]
+        assert not doc.verified
+        labels = doc.checks[0].run()
+        assert labels.complete and labels.findings == ()
+        assert isinstance(labels.trials.trial_stim_ids, tuple)
+        assert len(labels.trials.trial_stim_ids) == 24
+        assert labels.summary["trial_stim_ids"]["count"] == 24
+        result = doc.checks[1].run()
         assert result.complete and result.findings == ()
-        assert len(doc.checks) == 1  # running does not touch the document
+        assert len(doc.checks) == 2  # running does not touch the document
+        assert doc.trials is t and t.trial_stim_ids is None
         doc.verify()
+        assert isinstance(doc.trials.trial_stim_ids, tuple) and len(doc.trials.trial_stim_ids) == 24
+        assert doc.trials.trial_starts is t.trial_starts
         assert doc.verified and doc.ok
     with open_recording(ROOT / "edited/plain_unrelated.h5") as doc:
         assert not doc.ok and doc.kind_label == "HDF5 file (not a VneuroTK recording)"

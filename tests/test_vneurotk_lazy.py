@@ -149,6 +149,8 @@ def test_labels_are_not_read_whole_at_open(tmp_path, monkeypatch):
     monkeypatch.setattr(h5py.Dataset, "__getitem__", spy_get)
     monkeypatch.setattr(h5py.Dataset, "read_direct", spy_direct)
     with open_recording(p) as doc:
+        assert reads == []  # opening reads none of them: the scan is a deferred check
+        doc.verify()
         assert doc.summary["stim_labels"]["non_missing_count"] == 30
         assert doc.trials.trial_stim_ids == (10, 20, 30) * 10
     assert len(reads) == -(-3000 // 256)

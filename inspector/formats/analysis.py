@@ -381,6 +381,9 @@ def condition_of_trials(document: Document, by: Hashable, *,
     order: list[Condition] | None = None
     if isinstance(by, str) and by == STIMULUS:
         ids = trials.trial_stim_ids
+        if trials.stim_ids_pending:
+            raise ValueError("the stimulus IDs of the trials are read by a deferred check: "
+                             "run the document's checks first")
         if ids is None or len(ids) != n:
             raise ValueError(f"the document offers no stimulus ID per trial ({n} trials)")
         labels = [_typed(v) for v in ids]

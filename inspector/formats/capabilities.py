@@ -104,6 +104,10 @@ class TrialStructure:
         trial_starts, trial_ends: int64 ``(trials,)`` sample positions, or None.
         vision_onsets: int64 ``(trials,)`` stimulus-onset samples, or None.
         trial_stim_ids: the stimulus ID of each trial (typed), or None.
+        stim_ids_pending: True while ``trial_stim_ids`` is still to come from
+            a deferred check (a recording's IDs are its per-sample labels at
+            each onset, scanned after opening); the check's result carries
+            the structure with them.
         stim_labels: the per-sample stimulus labels, or None: a lazy object
             with ``shape``, ``dtype``, ``count`` and ``read(selection)``
             returning an object or numeric array (missing labels are NaN,
@@ -133,6 +137,7 @@ class TrialStructure:
     trial: ArrayRef | None = None
     trial_window: np.ndarray | None = None
     baseline: np.ndarray | None = None
+    stim_ids_pending: bool = False
 
     def markers(self) -> dict[str, np.ndarray]:
         """The marker arrays that are present, by name (``trial_starts``...)."""
@@ -275,6 +280,8 @@ class CheckResult:
             content failed verification).
         auc: a new :class:`AucScans`, or None to keep the current one.
         withdraw_auc: True when the AUC experiment is no longer offered.
+        trials: a new :class:`TrialStructure` (the one opening offered, now
+            with what the check read), or None to keep the current one.
         complete: True when the check ran to its end (not cancelled).
     """
 
@@ -286,6 +293,7 @@ class CheckResult:
     withdraw_arrays: tuple[str, ...] = ()
     auc: AucScans | None = None
     withdraw_auc: bool = False
+    trials: TrialStructure | None = None
     complete: bool = True
 
 

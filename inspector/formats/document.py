@@ -204,6 +204,8 @@ class Document:
             self.structure = None
         elif result.auc is not None:
             self.auc = result.auc
+        if result.trials is not None:
+            self.trials = result.trials
         if result.complete and check in self.checks:
             self.checks.remove(check)
 

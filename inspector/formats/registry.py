@@ -150,12 +150,29 @@ def open_document(path: str | os.PathLike[str], *, hash_arrays: bool = False) ->
 def _open_remote(p: RemotePath, hash_arrays: bool) -> Document:
     from inspector.formats.remote_open import add_faults, unreachable
 
+    if p.is_dir():
+        return _open_remote_folder(p, hash_arrays)
     doc = unreachable(p)
     if doc is None:
         doc = _open_with_reader(p, hash_arrays)
         add_faults(doc, p)
     return doc
 
+
+
+def _open_remote_folder(p: RemotePath, hash_arrays: bool) -> Document:
+    """A folder URL (``s3://bucket/run/``): opened by the first reader that lists folders
+    at URLs (``lists_remote_folders``), which reports the listing's faults and a
+    listing without its files itself; unrecognised when no reader does."""
+    reader = next((r for r in readers() if getattr(r, "lists_remote_folders", False)), None)
+    if reader is None:
+        return _unrecognised(p)
+    try:
+        doc = reader.open(p, OpenOptions(hash_arrays=hash_arrays))
+    except Exception as exc:  # noqa: BLE001 - the one never-raise wrapper
+        return reader_failed(p, reader.format_id, exc)
+    _examine_structure(doc)
+    return doc
 
 
 def _open_with_reader(p: Path, hash_arrays: bool) -> Document:

@@ -152,13 +152,31 @@ class RemotePath(_PathLike):
         return RemotePath(parts._replace(path=path, query="", fragment="").geturl(),
                           self.options)
 
+    def beside(self, name: str) -> RemotePath | None:
+        """The object a file name stored in this file names, or None when it names none here.
+
+        A relative name (``"raw/run1.h5"``, ``"../x.h5"``) resolves from this
+        object's folder on the same server or bucket, as HDF5 resolves a
+        relative external-link name from the linking file's folder (HDF5
+        library, ``H5Lcreate_external``).  An absolute local path
+        (``/home/...``, ``C:\\...``) names a file on the writer's machine: None.
+        """
+        if not name or name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
+            return None
+        parts = urlsplit(self.url)
+        folder = posixpath.dirname(parts.path) or "/"
+        path = posixpath.normpath(posixpath.join(folder, quote(name.replace("\\", "/"))))
+        return RemotePath(parts._replace(path=path, query="", fragment="").geturl(),
+                          self.options)
+
     def is_absolute(self) -> bool:
         """Always True: a URL names one place."""
         return True
 
     def is_dir(self) -> bool:
-        """Always False: a URL names one object (folders are not listed)."""
-        return False
+        """True for a folder URL, whose path ends with ``/`` (``s3://bucket/run/``); its
+        files are listed by :func:`.remote_folder.list_folder`.  Asks the server nothing."""
+        return urlsplit(self.url).path.endswith("/")
 
     def is_symlink(self) -> bool:
         """Always False."""

@@ -150,6 +150,34 @@ class HttpTransport:
                 resp.close()
             resp.release_conn()
 
+    def get_page(self, cap: int) -> bytes:
+        """The whole object by a plain ``GET`` (a directory index page), at most ``cap`` bytes.
+
+        Raises:
+            RemoteError: any fault, or ``remote.too-large`` beyond ``cap`` bytes.
+        """
+        what = f"the listing of {self.url}"
+        try:
+            resp = self._pool.request("GET", self.url, headers={"Accept-Encoding": "identity"},
+                                      preload_content=False, retries=self._retries,
+                                      timeout=self._timeout)
+        except Exception as exc:  # noqa: BLE001 - urllib3's errors become our findings
+            raise _http_error(exc, what) from None
+        try:
+            _status_error(int(resp.status), str(resp.reason or ""), self.url, what, 0)
+            data = resp.read(cap + 1)
+        except RemoteError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - urllib3's errors become our findings
+            raise _http_error(exc, what) from None
+        finally:
+            resp.close()
+            resp.release_conn()
+        if len(data) > cap:
+            raise RemoteError(R.TOO_LARGE, f"{what} is larger than the {cap} bytes read of "
+                              "a directory index page")
+        return bytes(data)
+
     def _answer(self, resp: Any, start: int, end: int, expect: Validator | None,
                 what: str) -> Answer:
         status = int(resp.status)
@@ -285,6 +313,34 @@ class S3Transport:
             raise RemoteError(R.CONNECTION_RESET, f"the connection ended after {len(data)} "
                               f"of {want} bytes of {what}")
         return Answer(data, size, got)
+
+
+    def list_names(self, limit: int) -> tuple[list[str], bool]:
+        """The names of the objects directly under the prefix (``ListObjectsV2`` with the
+        delimiter ``/``), at most ``limit``, and whether there were more.
+
+        Raises:
+            RemoteError: any fault (a missing bucket is ``remote.not-found``).
+        """
+        prefix = self.key if not self.key or self.key.endswith("/") else self.key + "/"
+        names: list[str] = []
+        token: str | None = None
+        while True:
+            kwargs: dict[str, Any] = {"Bucket": self.bucket, "Prefix": prefix,
+                                      "Delimiter": "/", "MaxKeys": 1000}
+            if token:
+                kwargs["ContinuationToken"] = token
+            try:
+                page = self._s3().list_objects_v2(**kwargs)
+            except RemoteError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - botocore's errors become our findings
+                raise _s3_error(exc, self.url, f"the listing of {self.url}") from None
+            names.extend(o["Key"][len(prefix):] for o in page.get("Contents", ())
+                         if o["Key"] != prefix)
+            token = page.get("NextContinuationToken")
+            if len(names) > limit or not page.get("IsTruncated") or not token:
+                return names[:limit], len(names) > limit
 
 
 def _s3_code(exc: BaseException) -> str:

@@ -163,6 +163,7 @@ class DocumentTab(QWidget):
         self.trials_panel: TrialsPanel | None = None
         self.trial_links: TrialLinks | None = None
         self._trials_slot: QLabel | None = None
+        self._trials_waiting = False  # built once a deferred check brings the trial IDs
         self.trials_error = ""
         self.plot_error = ""
         self._plot_slot: QLabel | None = None
@@ -291,13 +292,18 @@ class DocumentTab(QWidget):
             self.stimuli.stimulus_selected.connect(self._stimulus_selected)
             self.views.addTab(self.stimuli, f"Stimuli ({len(doc.stimuli)})")
 
-    def _add_trials(self) -> None:
+    def _add_trials(self, wait: bool = True) -> None:
         """The trial selection, shared by the table, the stimuli and the Trials tab
         (epochs or continuous recordings only: patterns have no time axis).  The
         trial views import pyqtgraph: a placeholder holds their tab until
-        ``inspector.ui.trials`` is imported off the GUI thread (ui.preload)."""
+        ``inspector.ui.trials`` is imported off the GUI thread (ui.preload).
+        While a deferred check is to bring the trials' stimulus IDs
+        (``stim_ids_pending``), they wait for its result (``wait``)."""
         doc = self.doc
         if doc.trials is None:
+            return
+        self._trials_waiting = wait and doc.trials.stim_ids_pending and bool(doc.checks)
+        if self._trials_waiting:
             return
         from inspector.models.selection import TrialSelection
         from inspector.ui.trial_link import TrialLinks
@@ -491,6 +497,8 @@ class DocumentTab(QWidget):
         """The trial views show their final state (or there are none)."""
         if self._trials_slot is not None:
             return bool(self.trials_error)
+        if self._trials_waiting:
+            return False
         return self.trials_panel is None or self.trials_panel.is_idle()
 
     def plots_idle(self) -> bool:
@@ -649,11 +657,15 @@ class DocumentTab(QWidget):
             self.summary = None
         if self.plot is not None:
             self.plot.refresh(tuple(result.withdraw_arrays))
+        if result.trials is not None and self._trials_waiting:
+            self._add_trials()
         if result.findings:
             self.findings_changed.emit()
 
     def _verification_over(self, state: str) -> None:
         self.verify_state = state
+        if self._trials_waiting:  # cancelled or failed before the trial IDs came
+            self._add_trials(wait=False)
         waiting, self._unloadable = self._unloadable, []
         for stim, message in waiting:
             self._stimulus_failed(stim, message)

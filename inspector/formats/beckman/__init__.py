@@ -64,6 +64,7 @@ from typing import TYPE_CHECKING, Any
 
 from inspector.formats.document import Document, FormatId
 from inspector.formats.reader_api import OpenOptions
+from inspector.formats.remote_path import as_source
 
 if TYPE_CHECKING:
     from inspector.formats.auc_model import AucExperiment
@@ -106,7 +107,7 @@ def open_run(path: str | os.PathLike[str], group: str | None = None, *,
     from inspector.formats.beckman.run import read_run
     from inspector.formats.beckman.view import build_document
 
-    return build_document(read_run(Path(path), group), imported_at)
+    return build_document(read_run(as_source(path), group), imported_at)
 
 
 def load_run(path: str | os.PathLike[str], group: str | None = None, *,
@@ -137,6 +138,8 @@ class BeckmanReader:
                      "*.wa[0-9]", "*.wi[0-9]")
     priority = 25
     opens_folders = True
+    #: Opens folder URLs (``s3://bucket/run/``, ``https://host/run/``) from their listing.
+    lists_remote_folders = True
 
     def sniff(self, path: Path) -> bool:
         """True for a scan file whose line 2 parses, or a folder holding one."""

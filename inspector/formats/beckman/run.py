@@ -13,17 +13,21 @@ value; the first is the default.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspector.formats.beckman import rules as R
+from inspector.formats.beckman.folder import folder_entries
 from inspector.formats.beckman.names import SCAN_TYPES, TYPE_ORDER, ScanName, parse_name
 from inspector.formats.beckman.scanfile import ScanFile, read_scan
 from inspector.formats.findings import Findings
+from inspector.formats.remote_path import RemotePath
+from inspector.formats.remote_transport import RemoteError
 
 #: Scan files of one folder Inspector reads at most.
 MAX_FILES = 100_000
+#: Scan files of one folder URL Inspector fetches at most (one request or two each).
+MAX_REMOTE_FILES = 5_000
 
 
 def number_text(value: float) -> str:
@@ -94,36 +98,51 @@ class Run:
 def _candidates(run: Run) -> list[tuple[Path, ScanName]]:
     """The scan files to read (named like scans), by name; other entries recorded."""
     path = run.path
+    if path.is_dir():
+        return _folder_candidates(run)
     if not path.exists():
         run.findings.report(R.NOT_FOUND, "no such file or folder", run.name)
         return []
-    if not path.is_dir():
-        name = parse_name(path.name)
-        if name is None:
-            run.findings.report(R.NAME_NOT_SCAN, "the name is not a scan file name (channel "
-                                "letter, 4 to 6 digits, a dot, the type and the cell digit)",
-                                path.name)
-            return []
-        return [(path, name)]
-    found: list[tuple[Path, ScanName]] = []
+    name = parse_name(path.name)
+    if name is None:
+        run.findings.report(R.NAME_NOT_SCAN, "the name is not a scan file name (channel "
+                            "letter, 4 to 6 digits, a dot, the type and the cell digit)",
+                            path.name)
+        return []
+    return [(path, name)]
+
+
+def _folder_candidates(run: Run) -> list[tuple[Path, ScanName]]:
+    """The scan files of the run folder (a local folder or a folder URL), by name.
+
+    A folder URL's listing fault is its network rule (``remote.*``), naming the URL.
+    """
+    remote = isinstance(run.path, RemotePath)
     try:
-        entries = sorted(os.scandir(path), key=lambda e: e.name)
+        entries = folder_entries(run.path)
+    except RemoteError as exc:
+        run.findings.report(exc.rule, exc.message, "")
+        return []
     except OSError as exc:
         run.findings.report(R.UNREADABLE, f"the folder cannot be listed ({exc.strerror or exc})",
                             run.name)
         return []
-    for entry in entries:
+    found: list[tuple[Path, ScanName]] = []
+    for entry in entries.items:
         name = parse_name(entry.name)
-        if name is not None and entry.is_file():
-            found.append((Path(entry.path), name))
+        if name is not None and entry.is_file:
+            found.append((entry.path, name))
         else:
             run.others.append(entry.name)
-    if not found:
-        run.findings.report(R.NO_SCAN_FILES, "the folder holds no scan file (such as "
+    cap = MAX_REMOTE_FILES if remote else MAX_FILES
+    where = f"the folder listing of {run.path}" if remote else "the folder"
+    if not found and not entries.truncated:
+        run.findings.report(R.NO_SCAN_FILES, f"{where} holds no scan file (such as "
                             "00001.RA1)", "")
-    elif len(found) > MAX_FILES:
-        run.findings.report(R.TOO_MANY_FILES, f"{len(found):,} scan files; Inspector reads at "
-                            f"most {MAX_FILES:,} from one folder", "")
+    elif len(found) > cap or entries.truncated:
+        counted = f"{len(found):,}" + (" or more" if entries.truncated else "")
+        run.findings.report(R.TOO_MANY_FILES, f"{where} holds {counted} scan files; Inspector "
+                            f"reads at most {cap:,} from one folder", "")
         return []
     return found
 

@@ -31,6 +31,7 @@ from inspector.formats.beckman.header import (
 )
 from inspector.formats.beckman.names import SCAN_TYPES, ScanName
 from inspector.formats.findings import Findings
+from inspector.formats.remote_transport import RemoteError
 
 #: Bytes of one scan file Inspector reads at most (a scan is tens of kilobytes).
 MAX_FILE_BYTES = 64 << 20
@@ -166,6 +167,9 @@ def _read_bytes(path: Path, scan: ScanFile, col: _Col) -> bytes | None:
                        f"most {MAX_FILE_BYTES:,} bytes")
             return None
         content = path.read_bytes()
+    except RemoteError as exc:  # a scan file at a URL: the network rule, naming the URL
+        col.report(exc.rule, exc.message)
+        return None
     except OSError as exc:
         col.report(R.UNREADABLE, f"cannot be read ({exc.strerror or exc})")
         return None

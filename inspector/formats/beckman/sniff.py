@@ -7,9 +7,9 @@ the first two lines of at most :data:`MAX_TRIED` files are read.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from inspector.formats.beckman.folder import folder_entries
 from inspector.formats.beckman.header import Header, parse_header
 from inspector.formats.beckman.names import parse_name
 
@@ -22,7 +22,7 @@ MAX_TRIED = 5
 def header_parses(path: Path) -> bool:
     """True when line 2 of ``path`` parses as a header line; never raises."""
     try:
-        with open(path, "rb") as fh:
+        with path.open("rb") as fh:
             head = fh.read(HEAD_BYTES)
     except OSError:
         return False
@@ -37,15 +37,14 @@ def is_beckman_source(path: Path) -> bool:
     try:
         if path.is_dir():
             tried = 0
-            with os.scandir(path) as entries:
-                for entry in entries:
-                    if parse_name(entry.name) is None or not entry.is_file():
-                        continue
-                    if header_parses(Path(entry.path)):
-                        return True
-                    tried += 1
-                    if tried >= MAX_TRIED:
-                        return False
+            for entry in folder_entries(path).items:
+                if parse_name(entry.name) is None or not entry.is_file:
+                    continue
+                if header_parses(entry.path):
+                    return True
+                tried += 1
+                if tried >= MAX_TRIED:
+                    return False
             return False
         return parse_name(path.name) is not None and path.is_file() and header_parses(path)
     except OSError:

@@ -12,6 +12,13 @@ callback refuses only targets that exist and are not regular files; HDF5 then
 reports the link as unresolvable, which the reader already turns into
 ``link.dangling``.
 
+A file read from a URL (through h5py's file-object driver) has no folder on
+this machine: HDF5 would look for the target of its external links relative
+to the working directory.  Its HDF5 name is registered with
+:func:`refuse_from`, and the callback refuses every external link it holds
+(the tree shows them resolved against the URL instead,
+docs/architecture.md "Remote sources").
+
 Where the loaded HDF5 library cannot be found (not Linux, or a build without
 the symbol) nothing is installed and links behave as before.
 """
@@ -36,6 +43,21 @@ _CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p, cty
 
 _lock = threading.Lock()
 _state: dict[str, Any] = {}
+#: HDF5 names of open files whose external links are never followed (files read from URLs).
+_refused: set[str] = set()
+
+
+def refuse_from(filename: str) -> None:
+    """Refuse every external link of the open file HDF5 names ``filename``
+    (``h5py.File.filename``; a file object's repr for a file read from a URL)."""
+    with _lock:
+        _refused.add(filename)
+
+
+def allow_from(filename: str) -> None:
+    """Forget :func:`refuse_from` for ``filename`` (its file was closed)."""
+    with _lock:
+        _refused.discard(filename)
 
 
 def special_target(parent_file: str, child_file: str) -> bool:
@@ -58,7 +80,7 @@ def _traverse(parent_file: bytes | None, _group: bytes | None, child_file: bytes
     try:
         parent = os.fsdecode(parent_file or b"")
         child = os.fsdecode(child_file or b"")
-        return -1 if special_target(parent, child) else 0
+        return -1 if parent in _refused or special_target(parent, child) else 0
     except Exception:  # noqa: BLE001 - an exception must never cross into C
         return 0
 
@@ -108,8 +130,9 @@ def install() -> bool:
 
 
 def special_virtual_source(dataset: h5py.Dataset) -> str | None:
-    """The first source file of virtual ``dataset`` that is a named pipe, socket or device
-    (as stored in the mapping), or None.
+    """The first source file of virtual ``dataset`` that is never opened (as stored in the
+    mapping), or None: a named pipe, socket or device, or any other file when the dataset's
+    file is read from a URL (:func:`refuse_from`; HDF5 would look for it on this machine).
 
     HDF5 opens a virtual dataset's source files when the dataset is read, with no callback
     to refuse one; readers ask this first.
@@ -120,7 +143,8 @@ def special_virtual_source(dataset: h5py.Dataset) -> str | None:
         names = dict.fromkeys(s.file_name for s in dataset.virtual_sources())
     except (OSError, RuntimeError, ValueError):
         return None
+    remote = dataset.file.filename in _refused
     for name in names:
-        if name != "." and special_target(dataset.file.filename, name):
+        if name != "." and (remote or special_target(dataset.file.filename, name)):
             return name
     return None

@@ -13,12 +13,14 @@ elements, non-missing count, first non-missing values, the labels at given
 flat positions).  For typed labels the uint8 ``types`` dataset decides most
 cases; the text payloads are read only for blocks that hold floats (NaN
 placeholders must be told apart from real float IDs) or wanted positions.
-Trade-off: the scan is linear in the number of samples (a few ms per million
-float labels); it is the only part of opening that is.
+The scan is linear in the number of samples (a few ms per million float
+labels locally; the whole dataset over a network), so it is no part of
+opening: it runs as a deferred check (:mod:`.label_check`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +40,22 @@ from inspector.formats.vneurotk.source import H5Source, RuleError
 from inspector.formats.vneurotk.values import as_text, is_missing
 
 LABEL_BLOCK = 1 << 20
+
+#: Called before each block of a scan with ``(blocks done, blocks in all)``; it may
+#: raise (:class:`ScanCancelled`) to stop the scan there.
+BlockFn = Callable[[int, int], None]
+
+
+class ScanCancelled(Exception):
+    """Raised by a :data:`BlockFn` to stop a scan between blocks."""
+
+
+def _blocks(count: int, on_block: BlockFn | None) -> range:
+    """The block starts of a scan of ``count`` labels, after the first callback."""
+    starts = range(0, count, LABEL_BLOCK)
+    if on_block is not None:
+        on_block(0, len(starts))
+    return starts
 
 
 @dataclass
@@ -198,8 +216,12 @@ class Labels:
             return np.zeros(raw.shape, dtype=bool), raw.astype(object)
         return np.zeros(raw.shape, dtype=bool), raw
 
-    def scan(self, positions: list[int] | np.ndarray | tuple[int, ...] = ()) -> LabelScan:
+    def scan(self, positions: list[int] | np.ndarray | tuple[int, ...] = (),
+             on_block: BlockFn | None = None) -> LabelScan:
         """One blockwise pass: first 5, non-missing count/first 5, labels at ``positions``.
+
+        ``on_block(done, total)`` is called before the first block and after
+        each block (progress; it may raise to stop the scan).
 
         Raises:
             RuleError: an unknown type code or malformed payload.
@@ -208,9 +230,9 @@ class Labels:
         pos = np.unique(np.asarray(list(positions), dtype=np.int64))
         ds = self._ds
         if ds is not None and not self.is_str and ds.dtype.kind in "fiub" and ds.ndim == 1:
-            return self._scan_numeric(pos)
+            return self._scan_numeric(pos, on_block)
         out = LabelScan()
-        for a in range(0, self.count, LABEL_BLOCK):
+        for i, a in enumerate(_blocks(self.count, on_block)):
             b = min(self.count, a + LABEL_BLOCK)
             want = pos[(pos >= a) & (pos < b)]
             need_all = a < 5 or len(out.first_non_missing) < 5 or want.size > 0
@@ -224,16 +246,17 @@ class Labels:
                 for p in want:
                     out.at[int(p)] = _py(vals[int(p) - a])
             out.non_missing_count += int((~missing).sum())
+            _done(on_block, i, self.count)
         return out
 
-    def _scan_numeric(self, pos: np.ndarray) -> LabelScan:
+    def _scan_numeric(self, pos: np.ndarray, on_block: BlockFn | None) -> LabelScan:
         """Fast path for native numeric labels: one reused buffer, NaN counting only."""
         out = LabelScan()
         ds = self._ds
         assert ds is not None
         buf = np.empty(min(LABEL_BLOCK, max(self.count, 1)), dtype=ds.dtype)
         is_float = ds.dtype.kind == "f"
-        for a in range(0, self.count, LABEL_BLOCK):
+        for i, a in enumerate(_blocks(self.count, on_block)):
             b = min(self.count, a + LABEL_BLOCK)
             self._source.check()
             v = buf[: b - a]
@@ -254,6 +277,7 @@ class Labels:
             if want.size:
                 for p, x in zip(want.tolist(), v[want - a].tolist(), strict=True):
                     out.at[p] = x
+            _done(on_block, i, self.count)
         return out
 
     def read(self, selection: Any = Ellipsis) -> np.ndarray:
@@ -277,6 +301,12 @@ class Labels:
         a, b = int(idx.min()), int(idx.max()) + 1
         _, vals = self._decode_block(a, b, True)
         return np.asarray(vals)[idx - a].reshape(out_shape)
+
+
+def _done(on_block: BlockFn | None, index: int, count: int) -> None:
+    """Tell ``on_block`` that block ``index`` of a scan of ``count`` labels is done."""
+    if on_block is not None:
+        on_block(index + 1, -(-count // LABEL_BLOCK))
 
 
 def _py(v: Any) -> Any:

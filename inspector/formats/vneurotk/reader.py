@@ -11,12 +11,14 @@ never raises for bad input (HDF5's own errors on a damaged file are caught
 where each part is read).
 
 Opening reads attributes and small metadata only (each read sized by the
-file is capped).  The neural array, the per-sample ``trial`` array,
-visual-representation arrays and images stay lazy; the per-sample labels
-are scanned once in blocks (see :mod:`inspector.formats.vneurotk.labels`).
-``hash_arrays=True`` adds the facts that need every byte:
-``neuro.sha256``/``neuro.sum``, vision array hashes and decoded image facts.
-Work that reads whole arrays otherwise is deferred (:mod:`.checks`).
+file is capped).  The neural array, the per-sample ``trial`` and
+``stim_labels`` arrays, visual-representation arrays and images stay lazy.
+Work that reads whole arrays is deferred: the label scan, with the trial
+stimulus IDs and the vision alignment that depend on it
+(:mod:`.label_check`), the COO bounds and image checks (:mod:`.checks`).
+``hash_arrays=True`` adds the facts that need every byte
+(``neuro.sha256``/``neuro.sum``, vision array hashes, decoded image facts)
+and runs the label scan while opening.
 """
 
 from __future__ import annotations
@@ -33,17 +35,31 @@ import pandas as pd
 
 from inspector.formats.capabilities import FormatMismatch, TrialStructure
 from inspector.formats.document import FORMAT_RECORDING, Document, Stimulus
-from inspector.formats.findings import Finding, Rule, cause
+from inspector.formats.findings import Finding, Rule
 from inspector.formats.remote_path import as_source
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.arrays import CooNeuroRef, H5DatasetRef
 from inspector.formats.vneurotk.checks import RecordingCheck, Step, coo_bounds_step, image_step
 from inspector.formats.vneurotk.hdf5_data import object_data
 from inspector.formats.vneurotk.header import Header, read_data_mode, read_header
-from inspector.formats.vneurotk.labels import Labels, LabelScan
+from inspector.formats.vneurotk.label_check import (
+    Alignment,
+    LabelCheck,
+    RecordIds,
+    aligned_shape,
+    unaligned,
+)
+from inspector.formats.vneurotk.labels import Labels
 from inspector.formats.vneurotk.neuro import hash_neuro, read_neuro, read_neuro_info
 from inspector.formats.vneurotk.scalars import read_sequence
-from inspector.formats.vneurotk.source import H5Source, OpenError, RuleError, read_whole
+from inspector.formats.vneurotk.source import (
+    STEP_ERRORS,
+    H5Source,
+    OpenError,
+    RuleError,
+    read_whole,
+    step_finding,
+)
 from inspector.formats.vneurotk.summary import (
     HeaderParts,
     build_header_tree,
@@ -87,6 +103,7 @@ class _Ctx:
     src: H5Source
     hash_arrays: bool
     steps: list[Step] = field(default_factory=list)
+    labels: LabelCheck | None = None
 
     @property
     def f(self) -> h5py.File:
@@ -117,6 +134,10 @@ class _Read:
     trial_meta: pd.DataFrame | None = None
     valid_trials: bool = False
     trial_ids: list[Any] | None = None
+    label_positions: list[int] | None = None
+    """The onset positions whose labels are the trial IDs, when the label check reads them."""
+    alignment: Alignment | None = None
+    """The vision records the label check aligns to those IDs."""
     store: VisionStore = field(default_factory=VisionStore)
 
 
@@ -137,7 +158,7 @@ def open_recording(path: Path, *, hash_arrays: bool = False) -> Document:
         ``tree`` and ``provenance`` trees, ``trials`` (a
         :class:`~inspector.formats.capabilities.TrialStructure` once the
         neural array and data mode are known) and ``checks`` (the deferred
-        COO coordinate and image checks).
+        label scan, COO coordinate and image checks).
 
     Never raises for bad input: every problem is a finding.
     """
@@ -157,12 +178,22 @@ def open_recording(path: Path, *, hash_arrays: bool = False) -> Document:
         doc.report(R.FILE_LOCK_BYPASSED, src.lock_warning)
     ctx = _Ctx(doc, src, hash_arrays)
     _read(ctx)
-    if ctx.steps:
-        doc.checks.append(RecordingCheck(steps=ctx.steps))
+    _add_checks(ctx)
     reason = _not_a_recording(ctx.f)
     if reason is not None:
         _as_plain_hdf5(doc, reason)
     return doc
+
+
+def _add_checks(ctx: _Ctx) -> None:
+    """Offer the deferred checks; with ``hash_arrays`` the label scan runs here."""
+    doc = ctx.doc
+    if ctx.labels is not None and ctx.hash_arrays:
+        doc.apply(ctx.labels, ctx.labels.run())
+    elif ctx.labels is not None:
+        doc.checks.append(ctx.labels)
+    if ctx.steps:
+        doc.checks.append(RecordingCheck(steps=ctx.steps))
 
 
 def _not_a_recording(f: h5py.File) -> str | None:
@@ -198,21 +229,12 @@ def _as_plain_hdf5(doc: Document, reason: str) -> None:
 
 
 def _guard(ctx: _Ctx, fn: Callable[[], T]) -> T | None:
-    """Run one step; a broken rule, or HDF5 failing on a damaged part, is a finding.
-
-    HDF5 reports damaged structures as ``OSError``/``RuntimeError``/``KeyError``
-    (``file.corrupt``) and undecodable values as ``TypeError``/``ValueError``
-    (``read.failed``, e.g. a datatype numpy has no equivalent for).
-    """
+    """Run one step; a broken rule, or HDF5 failing on a damaged part, is a finding
+    (:func:`~inspector.formats.vneurotk.source.step_finding`)."""
     try:
         return fn()
-    except RuleError as exc:
-        ctx.add(exc)
-    except (OSError, RuntimeError, KeyError) as exc:
-        ctx.report(R.FILE_CORRUPT, "HDF5 could not read part of the file (damaged file?): "
-                   f"{cause(exc)}")
-    except (TypeError, ValueError) as exc:
-        ctx.report(R.READ_FAILED, f"a value cannot be decoded: {cause(exc)}")
+    except STEP_ERRORS as exc:
+        ctx.doc.findings.add(step_finding(exc))
     return None
 
 
@@ -234,6 +256,10 @@ def _read(ctx: _Ctx) -> None:
     _guard(ctx, lambda: _trial_ids(ctx, got))
     _guard(ctx, lambda: _vision(ctx, got))
     _guard(ctx, lambda: _finish(ctx, hdr, got))
+    if got.labels is not None:
+        vision_ids = (got.vision_info or {}).get("stim_ids")
+        ctx.labels = LabelCheck(got.labels, ctx.doc.trials, got.label_positions, vision_ids,
+                                got.alignment)
 
 
 def _mode(ctx: _Ctx, schema: int) -> str | None:
@@ -344,54 +370,17 @@ def _vision_info_facts(info: dict[str, Any]) -> dict[str, Any]:
 
 # -- trial stimulus IDs -------------------------------------------------------------
 def _trial_ids(ctx: _Ctx, got: _Read) -> None:
-    """Scan the labels once (summary facts) and derive each trial's stimulus ID."""
-    labels, shape = got.labels, tuple(got.neuro.shape) if got.neuro is not None else None
-    if labels is not None:
-        positions: list[int] = []
-        if got.valid_trials and got.trials is not None:
-            positions = got.trials.onset_positions(got.mode, shape)
-        scan = _guard(ctx, lambda: labels.scan(positions))
-        if scan is not None:
-            ctx.doc.summary["stim_labels"] = _label_facts(labels, scan)
-            if got.valid_trials and got.mode in ("continuous", "epochs"):
-                got.trial_ids = _trial_stim_ids(labels, scan, positions, got.vision_info)
+    """Each trial's stimulus ID where the labels are not needed (patterns:
+    ``trial_meta``); else note the onsets whose labels the label check reads."""
+    shape = tuple(got.neuro.shape) if got.neuro is not None else None
+    if got.labels is not None and got.valid_trials and got.mode in ("continuous", "epochs"):
+        got.label_positions = (got.trials.onset_positions(got.mode, shape)
+                               if got.trials is not None else [])
     if got.valid_trials and got.mode == "patterns" and shape is not None:
         got.trial_ids = _pattern_stim_ids(got.trial_meta, shape)
     if got.trial_ids is not None:
         ctx.doc.summary["trial_stim_ids"] = {"count": len(got.trial_ids),
                                              "first": [typed(v) for v in got.trial_ids[:5]]}
-
-
-def _label_facts(labels: Labels, scan: LabelScan) -> dict[str, Any]:
-    return {
-        "count": labels.count, "shape": list(labels.shape), "dtype": labels.dtype,
-        "first": [typed(v) for v in scan.first],
-        "non_missing_count": scan.non_missing_count,
-        "first_non_missing": [typed(v) for v in scan.first_non_missing],
-    }
-
-
-def _trial_stim_ids(labels: Labels, scan: LabelScan, positions: list[int],
-                    vision_info: dict[str, Any] | None) -> list[Any]:
-    values = [scan.at.get(int(p)) for p in positions]
-    ids = (vision_info or {}).get("stim_ids")
-    if labels.dtype == "object" or not isinstance(ids, list):
-        return values
-    # The reference maps each numeric label to the first vision_info ID equal
-    # to it (so 10.0 reads as the int ID 10); a dict keeps Python equality.
-    first: dict[Any, Any] = {}
-    for k in ids:
-        try:
-            first.setdefault(k, k)
-        except TypeError:
-            continue
-    out = []
-    for v in values:
-        try:
-            out.append(first.get(v, v))
-        except TypeError:
-            out.append(v)
-    return out
 
 
 def _pattern_stim_ids(trial_meta: pd.DataFrame | None,
@@ -407,25 +396,31 @@ def _pattern_stim_ids(trial_meta: pd.DataFrame | None,
 
 # -- vision -----------------------------------------------------------------
 def _vision(ctx: _Ctx, got: _Read) -> None:
-    """Visual representations and stimulus images (reference stages 3 and 4)."""
+    """Visual representations and stimulus images (reference stages 3 and 4).
+
+    Records are aligned to the trial IDs here when they are known; when the
+    IDs are the labels at the onsets, the label check aligns them.
+    """
     f = ctx.f
     has_vs, has_db = "vision_store" in f, "stimuli_db" in f
     if not (has_vs or has_db):
         return
-    if got.trial_ids is None and got.neuro is not None and got.mode is not None:
-        why = ("patterns need trial_meta['stim_index'] with one ID per row"
-               if got.mode == "patterns" else "the trial structure is incomplete or invalid")
-        ctx.report(R.VISION_UNALIGNED,
-                   "vision data cannot be aligned to trials/rows because explicit stimulus IDs "
-                   f"are missing ({why})", "/vision_store" if has_vs else "/stimuli_db")
+    where = "/vision_store" if has_vs else "/stimuli_db"
+    waiting = got.label_positions is not None
+    if not waiting and got.trial_ids is None and got.neuro is not None and got.mode is not None:
+        ctx.doc.findings.add(unaligned(got.mode, where))
     if has_vs:
         store = _guard(ctx, lambda: read_records(f))
         if store is not None:
             got.store = store
             for p in store.problems:
                 ctx.add(p)
-    ctx.doc.summary["vision_records"] = [_record_facts(ctx, r, got.trial_ids)
-                                         for r in got.store.records]
+    ids = None if waiting else got.trial_ids
+    done = [_record_facts(ctx, r, ids) for r in got.store.records]
+    facts = [fact for fact, _ in done]
+    ctx.doc.summary["vision_records"] = facts
+    if waiting and got.mode is not None:
+        got.alignment = Alignment(got.mode, where, tuple(r for _, r in done), tuple(facts))
     if has_db:
         _read_stimuli(ctx)
 
@@ -442,34 +437,10 @@ def _array_hash(ctx: _Ctx, r: VisionRecord, ref: H5DatasetRef) -> str | None:
         return None
 
 
-def _aligned_shape(ctx: _Ctx, r: VisionRecord, ref: H5DatasetRef,
-                   trial_ids: list[Any]) -> list[int] | None:
-    """``[trials, *feature shape]`` when the record covers every trial's ID (notes §5)."""
-    have = set()
-    for s in r.stim_ids:
-        try:
-            have.add(s)
-        except TypeError:
-            pass
-    missing = []
-    for s in trial_ids:
-        try:
-            if s not in have:
-                missing.append(s)
-        except TypeError:
-            missing.append(s)
-    if not missing:
-        return [len(trial_ids)] + list(ref.shape[1:])
-    uniq = list(dict.fromkeys(repr(m) for m in missing))
-    ctx.report(R.VISION_IDS_NOT_COVERED,
-               f"{r.location}/stim_ids do not cover the trial stimulus IDs: missing "
-               f"{len(uniq)} ID(s) {', '.join(uniq[:5])} (records must align to every "
-               "trial/row)", f"{r.location}/stim_ids")
-    return None
-
-
-def _record_facts(ctx: _Ctx, r: VisionRecord, trial_ids: list[Any] | None) -> dict[str, Any]:
-    """Offer the record's array and return its ``vision_records`` summary entry."""
+def _record_facts(ctx: _Ctx, r: VisionRecord,
+                  trial_ids: list[Any] | None) -> tuple[dict[str, Any], RecordIds]:
+    """Offer the record's array; its ``vision_records`` summary entry (aligned to
+    ``trial_ids`` when given) and what aligning it later needs."""
     name = f"vision_store/{r.key}"
     assert r.array is not None
     ref = H5DatasetRef(ctx.src, r.array, name, location=f"{r.location}/array", storage="dense",
@@ -482,12 +453,17 @@ def _record_facts(ctx: _Ctx, r: VisionRecord, trial_ids: list[Any] | None) -> di
         digest = _array_hash(ctx, r, ref)
         if digest is not None:
             arr["sha256"] = digest
-    aligned = _aligned_shape(ctx, r, ref, trial_ids) if trial_ids is not None else None
+    ids = RecordIds(r.location, tuple(r.stim_ids), tuple(ref.shape))
+    aligned = None
+    if trial_ids is not None:
+        aligned, problem = aligned_shape(ids, trial_ids)
+        if problem is not None:
+            ctx.doc.findings.add(problem)
     return {
         "model": r.model, "module_name": r.module_name, "module_type": r.module_type,
         "provenance": r.provenance, "provenance_as_read": r.provenance_as_read,
         "stim_ids": [typed(v) for v in r.stim_ids], "array": arr, "aligned_shape": aligned,
-    }
+    }, ids
 
 
 def _read_stimuli(ctx: _Ctx) -> None:
@@ -642,4 +618,5 @@ def _trial_structure(got: _Read) -> TrialStructure:
         trial=t.trial if t is not None else None,
         trial_window=_trial_offsets(got, "trial_window"),
         baseline=_trial_offsets(got, "baseline"),
+        stim_ids_pending=got.label_positions is not None,
     )

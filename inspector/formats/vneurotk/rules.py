@@ -399,6 +399,13 @@ LINK_DANGLING = rule(
 LINK_EXTERNAL = rule(
     "link.external", WARNING,
     "An external link is followed read-only; its data live in another file.", notes("§6"))
+LINK_EXTERNAL_URL = rule(
+    "link.external-url", WARNING,
+    "An external link of a file read from a URL is not followed; its relative file name "
+    "names the file beside it on the same server or bucket, which opens as a document of "
+    "its own.",
+    f"{notes('§6')}; HDF5 library, H5Lcreate_external (a relative name is looked up from "
+    "the linking file's folder)")
 VDS_UNREADABLE = rule(
     "vds.unreadable", ERROR, "A virtual dataset's mapping cannot be read.", notes("§6"))
 VDS_INTERNAL = rule(
@@ -430,6 +437,7 @@ HDF5_FILE_RULES: tuple[Rule, ...] = (
     FILE_NOT_HDF5, FILE_TRUNCATED, FILE_LOCKED, FILE_LOCK_BYPASSED, FILE_CORRUPT,
     TEXT_INVALID_UTF8, TREE_ATTRIBUTES_UNREADABLE, TREE_ATTRIBUTE_UNREADABLE,
     TREE_ATTRIBUTES_CAPPED, TREE_UNSUPPORTED_TYPE, TREE_GROUP_UNREADABLE, TREE_LINK_UNREADABLE,
-    TREE_OBJECT_UNREADABLE, TREE_MEMBERS_CAPPED, LINK_DANGLING, LINK_EXTERNAL, VDS_UNREADABLE,
-    VDS_INTERNAL, VDS_MISSING_SOURCE, VDS_EXTERNAL, DATA_UNREADABLE, DATA_UNSUPPORTED_TYPE,
+    TREE_OBJECT_UNREADABLE, TREE_MEMBERS_CAPPED, LINK_DANGLING, LINK_EXTERNAL, LINK_EXTERNAL_URL,
+    VDS_UNREADABLE, VDS_INTERNAL, VDS_MISSING_SOURCE, VDS_EXTERNAL, DATA_UNREADABLE,
+    DATA_UNSUPPORTED_TYPE,
 )

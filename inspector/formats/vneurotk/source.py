@@ -33,7 +33,7 @@ from typing import IO, Any
 import h5py
 import numpy as np
 
-from inspector.formats.findings import Finding, Rule
+from inspector.formats.findings import Finding, Rule, cause
 from inspector.formats.remote_path import RemotePath
 from inspector.formats.vneurotk import elink_guard, hdf5_heap
 from inspector.formats.vneurotk import rules as R
@@ -62,6 +62,27 @@ class RuleError(Exception):
     def finding(self) -> Finding:
         """This broken rule as a :class:`Finding`."""
         return self.rule.finding(self.message, self.location)
+
+
+#: What reading one part of a recording may raise for bad input (see :func:`step_finding`).
+STEP_ERRORS = (RuleError, OSError, RuntimeError, KeyError, TypeError, ValueError)
+
+
+def step_finding(exc: BaseException) -> Finding:
+    """The finding of one part of a recording that could not be read.
+
+    A broken rule is its own finding; HDF5 reports damaged structures as
+    ``OSError``/``RuntimeError``/``KeyError`` (``file.corrupt``) and
+    undecodable values as ``TypeError``/``ValueError`` (``read.failed``,
+    e.g. a datatype numpy has no equivalent for).  ``exc`` is one of
+    :data:`STEP_ERRORS`.
+    """
+    if isinstance(exc, RuleError):
+        return exc.finding()
+    if isinstance(exc, (OSError, RuntimeError, KeyError)):
+        return R.FILE_CORRUPT.finding(
+            f"HDF5 could not read part of the file (damaged file?): {cause(exc)}")
+    return R.READ_FAILED.finding(f"a value cannot be decoded: {cause(exc)}")
 
 
 class FileChangedError(OSError):
@@ -146,6 +167,7 @@ class H5Source:
     def __init__(self, path: Path | RemotePath) -> None:
         self.lock_warning: str | None = None
         self._fileobj: IO[bytes] | None = None
+        self._refused: str | None = None
         #: What names this exact file: (device, inode, size, mtime_ns) on disk,
         #: (URL, validator) remote; None when nothing does.
         self.identity: tuple[Any, ...] | None = None
@@ -178,11 +200,15 @@ class H5Source:
         self.path = path
         _register_exit_hook()
         _REMOTE_SOURCES.add(self)
+        elink_guard.install()
         try:
             self._fileobj = path.open("rb")
             self.file = h5py.File(self._fileobj, "r")
         except OSError as exc:
             raise _open_error(exc) from exc
+        # Its external links name files beside the URL, never on this disk.
+        self._refused = self.file.filename
+        elink_guard.refuse_from(self._refused)
         hdf5_heap.register(self.file, path)
         validator = path.resource.probe().validator
         known = validator.etag or validator.last_modified
@@ -244,8 +270,9 @@ class H5Source:
             raise OSError("the document was closed")
         special = elink_guard.special_virtual_source(dataset)
         if special is not None:
-            raise OSError(f"cannot read {dataset.name}: its virtual source file {special} is a "
-                          "named pipe, socket or device, never opened")
+            raise OSError(f"cannot read {dataset.name}: its virtual source file {special} is "
+                          "never opened (a named pipe, socket or device, or a file beside a "
+                          "URL)")
         try:
             hdf5_heap.check_dataset(dataset)
             return dataset[selection]
@@ -262,6 +289,8 @@ class H5Source:
                 self.file.close()
             if self._fileobj is not None:
                 self._fileobj.close()
+            if self._refused is not None:
+                elink_guard.allow_from(self._refused)
         except Exception:  # noqa: BLE001 - closing must not raise
             pass
 

@@ -33,6 +33,7 @@ import h5py
 from inspector.formats.document import Node
 from inspector.formats.findings import Rule
 from inspector.formats.node import LinkTarget
+from inspector.formats.remote_path import RemotePath
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.elink_guard import special_target
 from inspector.formats.vneurotk.hdf5_heap import CorruptGlobalHeap, check_attribute
@@ -290,6 +291,8 @@ class _Walk:
     stack: list[tuple[h5py.Group, Node]]
     objects: int = 0
     left_out: int = 0
+    remote: RemotePath | None = None
+    """The URL of a file read from one: its external links resolve beside it, unfollowed."""
 
 
 def build_tree(f: h5py.File, path: Path, report: Report) -> Node:
@@ -302,7 +305,8 @@ def build_tree(f: h5py.File, path: Path, report: Report) -> Node:
     """
     root = Node(path.name, kind="group", location="/", detail="HDF5 file")
     attribute_nodes(f, root, report)
-    walk = _Walk(report, {_identity(f, "/")}, [(f, root)])
+    remote = path if isinstance(path, RemotePath) else None
+    walk = _Walk(report, {_identity(f, "/")}, [(f, root)], remote=remote)
     while walk.stack:
         group, node = walk.stack.pop()
         _members(group, node, walk)
@@ -351,9 +355,13 @@ def _soft_target(base: str, target: str) -> str:
     return posixpath.normpath(target if target.startswith("/") else f"{base}/{target}")
 
 
-def _external_file(group: h5py.Group, filename: str) -> str:
+def _external_file(group: h5py.Group, filename: str, remote: RemotePath | None) -> str:
     """Where HDF5 looks for an external link's file first: a relative name from the
-    folder of the linking file (HDF5 library, ``H5Lcreate_external``)."""
+    folder of the linking file (HDF5 library, ``H5Lcreate_external``).  For a file
+    read from the URL ``remote``, the URL beside it (``""`` for a local absolute path)."""
+    if remote is not None:
+        beside = remote.beside(filename)
+        return str(beside) if beside is not None else ""
     name = Path(filename)
     if name.is_absolute():
         return str(name)
@@ -362,7 +370,7 @@ def _external_file(group: h5py.Group, filename: str) -> str:
 
 
 def _link_node(group: h5py.Group, raw: bytes, name: str, loc: str,
-               node: Node) -> tuple[Node | None, str]:
+               node: Node, remote: RemotePath | None) -> tuple[Node | None, str]:
     """The node of a soft or external link (None for a hard link) and what it points at.
 
     Read with the low-level link API: h5py's ``Group.get`` decodes the name
@@ -379,7 +387,7 @@ def _link_node(group: h5py.Group, raw: bytes, name: str, loc: str,
         filename, path = (v.decode("utf-8", "backslashreplace")
                           for v in group.id.links.get_val(raw))
         target = f"{filename}:{path}"
-        link = LinkTarget(path, "external", filename, _external_file(group, filename))
+        link = LinkTarget(path, "external", filename, _external_file(group, filename, remote))
         return node.add(name, target, kind="link", location=loc,
                         detail=f"external link to {target}", target=link), target
     return None, ""
@@ -389,9 +397,12 @@ def _follow_link(group: h5py.Group, raw: bytes, name: str, loc: str, node: Node,
                  walk: _Walk) -> tuple[Any, Node | None] | None:
     """Open member ``raw`` of ``group``: ``(object, link node or None)``, or None."""
     try:
-        via, target = _link_node(group, raw, name, loc, node)
+        via, target = _link_node(group, raw, name, loc, node, walk.remote)
     except (OSError, RuntimeError, KeyError, ValueError) as exc:
         walk.report(R.TREE_LINK_UNREADABLE, f"{loc}: link cannot be read: {exc}", loc)
+        return None
+    if walk.remote is not None and via is not None and via.detail.startswith("external"):
+        _remote_external(via, target, loc, walk)
         return None
     try:
         obj = group[raw]
@@ -413,6 +424,24 @@ def _follow_link(group: h5py.Group, raw: bytes, name: str, loc: str, node: Node,
         if via.target is not None:
             via.target = replace(via.target, resolved=os.path.abspath(resolved))
     return obj, via
+
+
+def _remote_external(via: Node, target: str, loc: str, walk: _Walk) -> None:
+    """An external link of a file read from a URL: shown with the URL it names, never
+    followed (HDF5 would look for the file on this machine; docs/architecture.md,
+    "Remote sources").  A local absolute path names nothing to open."""
+    link = via.target
+    assert link is not None
+    if link.resolved:
+        via.detail += f" (at {link.resolved}; not followed over the network)"
+        where = f"at {link.resolved}"
+    else:
+        via.target = replace(link, dangling=True)
+        via.detail += " (a local path of the machine that wrote it: nothing to open)"
+        where = "a local path, nothing beside the URL"
+    walk.report(R.LINK_EXTERNAL_URL,
+                f"{loc} is an external link to {target} ({where}); not followed over the "
+                "network: its target opens as a document of its own", loc)
 
 
 def _why_dangling(via: Node, exc: BaseException) -> str:
@@ -446,7 +475,7 @@ def _member(group: h5py.Group, raw: bytes, name: str, loc: str, node: Node,
             child = via
             child.detail += f"; target {detail}"
         attribute_nodes(obj, child, walk.report)
-        _check_virtual(obj, loc, child, walk.report)
+        _check_virtual(obj, loc, child, walk.report, walk.remote)
         return None
     (via if via is not None else node).add(name, None, kind="object", location=loc,
                                            detail=type(obj).__name__)
@@ -488,14 +517,19 @@ def _group_member(obj: h5py.Group, name: str, loc: str, node: Node, via: Node | 
 MAX_VIRTUAL_SOURCES = 100
 
 
-def _virtual_sources(ds: h5py.Dataset, sources: list[Any], node: Node) -> None:
+def _virtual_sources(ds: h5py.Dataset, sources: list[Any], node: Node,
+                     remote: RemotePath | None) -> None:
     """One link node per source of a virtual dataset (at most :data:`MAX_VIRTUAL_SOURCES`),
-    with its target: a dataset of this file (``"."``) or of another one."""
+    with its target: a dataset of this file (``"."``) or of another one (beside the
+    URL ``remote`` for a file read from one)."""
     here = Path(ds.file.filename)
     for i, s in enumerate(sources[:MAX_VIRTUAL_SOURCES]):
         path = s.dset_name if s.dset_name.startswith("/") else f"/{s.dset_name}"
         if s.file_name == ".":
             link = LinkTarget(path, "virtual")
+        elif remote is not None:
+            beside = _external_file(ds, s.file_name, remote)
+            link = LinkTarget(path, "virtual", s.file_name, beside, dangling=not beside)
         else:
             name = Path(s.file_name)
             resolved = name if name.is_absolute() else here.parent / name
@@ -510,7 +544,10 @@ def _virtual_sources(ds: h5py.Dataset, sources: list[Any], node: Node) -> None:
                  detail="virtual dataset sources not listed")
 
 
-def _check_virtual(ds: h5py.Dataset, loc: str, node: Node, report: Report) -> None:
+def _check_virtual(ds: h5py.Dataset, loc: str, node: Node, report: Report,
+                   remote: RemotePath | None = None) -> None:
+    """List the sources of a virtual dataset and report each source file (recording
+    notes §6); those of a file read from a URL are never opened (nor looked for here)."""
     try:
         if not ds.is_virtual:
             return
@@ -518,12 +555,17 @@ def _check_virtual(ds: h5py.Dataset, loc: str, node: Node, report: Report) -> No
     except (OSError, RuntimeError, ValueError) as exc:
         report(R.VDS_UNREADABLE, f"{loc}: virtual dataset mapping cannot be read: {exc}", loc)
         return
-    _virtual_sources(ds, sources, node)
+    _virtual_sources(ds, sources, node, remote)
     files = list(dict.fromkeys(s.file_name for s in sources))
     for name in files:
         if name == ".":
             report(R.VDS_INTERNAL,
                    f"{loc} is a virtual dataset mapping other datasets of this file", loc)
+            continue
+        if remote is not None:
+            report(R.VDS_EXTERNAL,
+                   f"{loc} is a virtual dataset reading from {name}; its data live outside "
+                   "this file and are not read over the network", loc)
             continue
         target = Path(name)
         resolved = target if target.is_absolute() else Path(ds.file.filename).parent / target

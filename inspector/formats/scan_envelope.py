@@ -45,7 +45,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, wait
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -65,6 +65,18 @@ EXACT_SPAN_FACTOR = 4
 
 #: An array: a lazy :class:`ArrayRef` or an in-memory numpy array.
 Source = ArrayRef | np.ndarray
+
+
+class Shaped(Protocol):
+    """Anything with an array's ``shape`` and ``dtype`` (a parsed ``.npy`` header)."""
+
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+
+    @property
+    def dtype(self) -> np.dtype: ...
+
+
 #: ``progress(done_scans, total_scans)``, called between blocks.
 ProgressFn = Callable[[int, int], None]
 #: ``cancelled() -> bool``, polled between blocks.
@@ -94,8 +106,11 @@ def _shape_dtype(a: Any, what: str) -> tuple[tuple[int, ...], np.dtype]:
         raise TypeError(f"{what} is not an array") from exc
 
 
-def scan_shape(radius: Source, signal: Source, mask: Source | None) -> ScanShape:
+def scan_shape(radius: Source | Shaped, signal: Source | Shaped,
+               mask: Source | Shaped | None) -> ScanShape:
     """Check that the three arrays fit together, without reading them.
+
+    Only ``shape`` and ``dtype`` are looked at (a parsed ``.npy`` header will do).
 
     Args:
         radius: float ``(points,)`` (shared) or ``(scans, points)`` (per scan).

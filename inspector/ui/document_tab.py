@@ -654,6 +654,8 @@ class DocumentTab(QWidget):
 
     def _verification_over(self, state: str) -> None:
         self.verify_state = state
+        if self.plot is not None:
+            self.plot.checks_over()  # a plot waiting for a check's result reads itself
         waiting, self._unloadable = self._unloadable, []
         for stim, message in waiting:
             self._stimulus_failed(stim, message)

@@ -56,6 +56,7 @@ from inspector.formats.aucx.zipscan import ZipEntry, ZipScan
 from inspector.formats.capabilities import AucScans
 from inspector.formats.findings import Finding
 from inspector.formats.scan_envelope import (
+    BLOCK_POINTS,
     EnvelopeBuilder,
     ExtentBuilder,
     ScanOverview,
@@ -67,8 +68,12 @@ from inspector.formats.scan_envelope import (
 
 #: Largest shared radius axis kept whole while the signal streams (8 M points).
 SHARED_RADIUS_LIMIT = 64 << 20
-#: Inflated blocks waiting between a member's thread and the decoding thread.
+#: Inflated blocks waiting between a member's thread and the decoding thread ...
 QUEUE_BLOCKS = 4
+#: ... of at most this many bytes each.
+BLOCK_BYTES = 1 << 20
+#: Most points of one array handed to the envelopes at once.
+PIECE_POINTS = BLOCK_POINTS
 _POLL_S = 0.05
 #: ``sink(block)``: what a member's thread does with each inflated block.
 Sink = Callable[[bytes], None]
@@ -151,7 +156,7 @@ class _Elements:
 
     def __init__(self, path: Path, entry: ZipEntry, header: NpyHeader, hashed: bool,
                  sinks: list[Sink], stop: threading.Event) -> None:
-        self.stream = MemberStream(path, entry)
+        self.stream = MemberStream(path, entry, out_block=BLOCK_BYTES, read_block=BLOCK_BYTES)
         self.dtype = header.dtype
         self._skip = header.data_offset
         self._carry = b""
@@ -278,7 +283,7 @@ def _pieces(readers: list[_Elements | None], shape: ScanShape, stop: threading.E
             each: Callable[[int, int, list[np.ndarray | None]], None]) -> bool:
     """Hand ``each(row0, q0, arrays)`` aligned ``(rows, n)`` pieces of every reader, in
     storage order; False when a reader ended early or the run was cancelled."""
-    for rows, q0, q1 in scan_pieces(shape):
+    for rows, q0, q1 in scan_pieces(shape, PIECE_POINTS):
         if stop.is_set():
             return False
         n_rows, n = rows.stop - rows.start, q1 - q0

@@ -460,3 +460,23 @@ def test_overview_of_an_untrusted_member_is_noted(qtbot, jobs):
     view2 = _view(qtbot, jobs, marked_only, arrays)
     _settle(qtbot, view2)
     assert view2.note == view.note
+
+
+def test_window_plots_the_overview_its_verification_built(qtbot, tmp_path, lazy):
+    from inspector.ui.main_window import MainWindow
+    from inspector.ui.plots.auc import AucView
+
+    radius, signal, mask = CASES["shared-descending"]
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.resize(1024, 640)
+    win.open_paths([str(archive(tmp_path, radius, signal, mask))])
+    qtbot.waitUntil(lambda: win.document_tabs() and win.all_tabs_ready(), timeout=20_000)
+    tab = win.document_tabs()[0]
+    qtbot.waitUntil(lambda: tab.plots_idle(), timeout=20_000)
+    view = tab.plot.view
+    assert isinstance(view, AucView) and tab.doc.auc.overview is not None
+    assert view.auc.overview is tab.doc.auc.overview and view.submitted == 1  # nothing read
+    env = view.envelopes
+    assert OVERVIEW_COLUMNS % env.columns == 0
+    assert_same(env, scan_envelopes(radius, signal, mask, env.r0, env.r1, env.columns))

@@ -969,9 +969,12 @@ def rebinned(env: ScanEnvelopes, factor: int) -> ScanEnvelopes:
         raise ValueError(f"factor {factor} does not divide {env.columns} columns")
     if k == 1:
         return env
-    scans, w = env.lo.shape[0], env.columns // k
-    lo = np.fmin.reduce(env.lo.reshape(scans, w, k), axis=2)
-    hi = np.fmax.reduce(env.hi.reshape(scans, w, k), axis=2)
+    w = env.columns // k
+    lo, hi = env.lo[:, 0::k], env.hi[:, 0::k]
+    for o in range(1, k):  # k strided passes (a reduce over a short axis is ten times slower)
+        lo = np.fmin(lo, env.lo[:, o::k])
+        hi = np.fmax(hi, env.hi[:, o::k])
+    lo, hi = np.ascontiguousarray(lo), np.ascontiguousarray(hi)
     limit = EXACT_PER_COLUMN * w
     points = tuple(_within(p, limit) if p is not None and c <= limit else None
                    for p, c in zip(env.points, env.counts, strict=True))

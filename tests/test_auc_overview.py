@@ -133,6 +133,9 @@ def test_builder_equals_the_lazy_pass_and_numpy(per_scan, order):
         assert_oracle(env, radius, signal, mask)
         for k in (2, 4, 8):  # power-of-two rebinning is the lazy pass at w // k columns
             assert_same(rebinned(env, k), scan_envelopes(radius, signal, mask, r0, r1, w // k))
+        for i, (x, y) in enumerate(env.curves()):  # built together, as one by one
+            np.testing.assert_array_equal(x, env.curve(i)[0])
+            np.testing.assert_array_equal(y, env.curve(i)[1])
         done += 1
     assert done > 30
 
@@ -144,6 +147,11 @@ def test_rebinning_rules_and_pixel_choice():
     with pytest.raises(ValueError, match="does not divide"):
         rebinned(env, 3)
     assert rebinned(env, 1) is env
+    curves = env.curves()  # every column with a point is one run: one shared x array
+    assert curves[0][0] is curves[2][0]
+    for i, (x, y) in enumerate(curves):
+        np.testing.assert_array_equal(x, env.curve(i)[0])
+        np.testing.assert_array_equal(y, env.curve(i)[1])
     overview = se.ScanOverview((0.0, 1.0), env)
     assert overview.at_pixels(1200).columns == 1024  # 1.17 px a column, at most 1.25
     assert overview.at_pixels(1300).columns == 2048  # 1024 would be 1.27 px

@@ -781,6 +781,6 @@ def _drawn(env: ScanEnvelopes, n: int) -> tuple[list[tuple[np.ndarray, np.ndarra
                                                 tuple[LinePaths, QRectF]]:
     """The lines of ``n`` scans from ``env`` and their paths, built on the job's thread
     (the GUI thread only hands them to the layers)."""
-    curves = [env.curve(i) for i in range(n)]
+    curves = env.curves()[:n]
     env.value_range(env.r0, env.r1)  # gathers its exact points here, not on the GUI thread
     return curves, _paths(curves)

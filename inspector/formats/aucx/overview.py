@@ -72,6 +72,8 @@ SHARED_RADIUS_LIMIT = 64 << 20
 QUEUE_BLOCKS = 4
 #: ... of at most this many bytes each.
 BLOCK_BYTES = 1 << 20
+#: Members at least this large inflate on one thread and hash on another.
+PIPELINE_BYTES = 8 << 20
 #: Most points of one array handed to the envelopes at once.
 PIECE_POINTS = BLOCK_POINTS
 _POLL_S = 0.05
@@ -175,16 +177,50 @@ class _Elements:
 
     def _produce(self) -> None:
         try:
-            for block in self.stream:
-                if self._stop.is_set():
-                    break
-                for sink in self._sinks:
-                    sink(block)
-                self._put(block)
+            if self._sinks and self.stream.entry.file_size >= PIPELINE_BYTES:
+                self._pipelined()
+            else:
+                for block in self.stream:
+                    if self._stop.is_set():
+                        break
+                    self._sink(block)
         except BaseException as exc:  # noqa: BLE001 - handed to the decoding thread
             self.error = exc
         finally:
             self._put(None)
+
+    def _sink(self, block: bytes) -> None:
+        for sink in self._sinks:
+            sink(block)
+        self._put(block)
+
+    def _pipelined(self) -> None:
+        """Inflate on this thread while another hashes, scans and queues (as verify.py's
+        large members: ``zlib`` and ``hashlib`` release the interpreter lock)."""
+        q: queue.Queue[bytes | None] = queue.Queue(maxsize=2)
+        err: list[BaseException] = []
+
+        def consume() -> None:
+            try:
+                while (block := q.get()) is not None:
+                    self._sink(block)
+            except BaseException as exc:  # noqa: BLE001 - raised on the inflating thread
+                err.append(exc)
+                while q.get() is not None:
+                    pass
+
+        t = threading.Thread(target=consume, daemon=True, name="aucx-overview-hash")
+        t.start()
+        try:
+            for block in self.stream:
+                if self._stop.is_set():
+                    break
+                q.put(block)
+        finally:
+            q.put(None)
+            t.join()
+        if err:
+            raise err[0]
 
     def _put(self, item: bytes | None) -> None:
         while not self._released.is_set():

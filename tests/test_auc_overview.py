@@ -490,3 +490,27 @@ def test_window_plots_the_overview_its_verification_built(qtbot, tmp_path, lazy)
     env = view.envelopes
     assert OVERVIEW_COLUMNS % env.columns == 0
     assert_same(env, scan_envelopes(radius, signal, mask, env.r0, env.r1, env.columns))
+
+
+def test_extent_from_the_envelopes_is_that_of_the_drawn_points():
+    from inspector.ui.plots.auc import _extent, _limits
+
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        radius, signal, mask = random_case(rng, scans=int(rng.integers(1, 7)),
+                                           points=int(rng.integers(1, 300)),
+                                           per_scan=bool(rng.random() < 0.5),
+                                           order="ascending")
+        ext = scan_extent(radius, signal, mask)
+        if ext is None:
+            continue
+        env = scan_envelopes(radius, signal, mask, *framed_range(ext), int(rng.choice([4, 32])),
+                             max_exact=int(rng.choice([0, 20, 10_000])))
+        curves = env.curves()
+        lo_x, hi_x, lo_y, hi_y = _limits(curves)
+        box = _extent(env, curves)
+        if lo_x > hi_x:
+            assert box.isNull()
+            continue
+        assert (box.left(), box.top()) == (lo_x, lo_y)
+        assert box.right() == pytest.approx(hi_x) and box.bottom() == pytest.approx(hi_y)

@@ -157,9 +157,8 @@ def _pens(colors: list[Any], width: int) -> list[QPen]:
     return pens
 
 
-def _paths(curves: list[tuple[np.ndarray, np.ndarray]]) -> tuple[LinePaths, QRectF]:
-    """The lines of the curves (built when an export paints them) and a rectangle holding
-    them all, computed on the job's thread (the GUI thread only paints)."""
+def _limits(curves: list[tuple[np.ndarray, np.ndarray]]) -> tuple[float, float, float, float]:
+    """``(lo_x, hi_x, lo_y, hi_y)`` of the curves' finite points (infinities when none)."""
     lo_x = lo_y = math.inf
     hi_x = hi_y = -math.inf
     for x, y in curves:
@@ -167,8 +166,7 @@ def _paths(curves: list[tuple[np.ndarray, np.ndarray]]) -> tuple[LinePaths, QRec
         if fin.any():
             lo_x, hi_x = min(lo_x, float(x[fin].min())), max(hi_x, float(x[fin].max()))
             lo_y, hi_y = min(lo_y, float(y[fin].min())), max(hi_y, float(y[fin].max()))
-    extent = QRectF(lo_x, lo_y, hi_x - lo_x, hi_y - lo_y) if lo_x <= hi_x else QRectF()
-    return LinePaths(curves), extent
+    return lo_x, hi_x, lo_y, hi_y
 
 
 class _Guard:
@@ -783,4 +781,21 @@ def _drawn(env: ScanEnvelopes, n: int) -> tuple[list[tuple[np.ndarray, np.ndarra
     (the GUI thread only hands them to the layers)."""
     curves = env.curves()[:n]
     env.value_range(env.r0, env.r1)  # gathers its exact points here, not on the GUI thread
-    return curves, _paths(curves)
+    return curves, (LinePaths(curves), _extent(env, curves))
+
+
+def _extent(env: ScanEnvelopes, curves: list[tuple[np.ndarray, np.ndarray]]) -> QRectF:
+    """The rectangle holding every drawn point (computed on the job's thread: the GUI
+    thread only paints): the scans drawn as envelopes from the envelope arrays at once,
+    the others from their points."""
+    n = len(curves)
+    rows = np.array([p is None for p in env.points[:n]], dtype=bool).reshape(n)
+    lo_x, hi_x, lo_y, hi_y = _limits([curves[i] for i in np.flatnonzero(~rows)])
+    lo, hi = env.lo[:n][rows], env.hi[:n][rows]
+    cols = np.flatnonzero(np.isfinite(lo).any(axis=0))
+    if cols.size:
+        c = env.centers()
+        lo_x, hi_x = min(lo_x, float(c[cols[0]])), max(hi_x, float(c[cols[-1]]))
+        lo_y = min(lo_y, float(np.nanmin(lo[:, cols])))
+        hi_y = max(hi_y, float(np.nanmax(hi[:, cols])))
+    return QRectF(lo_x, lo_y, hi_x - lo_x, hi_y - lo_y) if lo_x <= hi_x else QRectF()

@@ -791,11 +791,11 @@ def _extent(env: ScanEnvelopes, curves: list[tuple[np.ndarray, np.ndarray]]) -> 
     n = len(curves)
     rows = np.array([p is None for p in env.points[:n]], dtype=bool).reshape(n)
     lo_x, hi_x, lo_y, hi_y = _limits([curves[i] for i in np.flatnonzero(~rows)])
-    lo, hi = env.lo[:n][rows], env.hi[:n][rows]
+    lo, hi = (env.lo[:n], env.hi[:n]) if rows.all() else (env.lo[:n][rows], env.hi[:n][rows])
     cols = np.flatnonzero(np.isfinite(lo).any(axis=0))
     if cols.size:
-        c = env.centers()
-        lo_x, hi_x = min(lo_x, float(c[cols[0]])), max(hi_x, float(c[cols[-1]]))
-        lo_y = min(lo_y, float(np.nanmin(lo[:, cols])))
-        hi_y = max(hi_y, float(np.nanmax(hi[:, cols])))
+        c, a, b = env.centers(), int(cols[0]), int(cols[-1]) + 1
+        lo_x, hi_x = min(lo_x, float(c[a])), max(hi_x, float(c[b - 1]))
+        lo_y = min(lo_y, float(np.fmin.reduce(lo[:, a:b], axis=None)))  # fmin: NaN ignored
+        hi_y = max(hi_y, float(np.fmax.reduce(hi[:, a:b], axis=None)))
     return QRectF(lo_x, lo_y, hi_x - lo_x, hi_y - lo_y) if lo_x <= hi_x else QRectF()

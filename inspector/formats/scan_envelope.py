@@ -43,7 +43,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Protocol
 
@@ -1052,7 +1052,7 @@ class ScanOverview:
 
         The coarsest power-of-two combination whose columns are at most
         ``coarsest`` pixels wide when the full range is ``pixels`` wide
-        (the overview itself when its columns are already that wide).
+        (a copy of the overview's when its columns are already that wide).
         """
         env = self.envelopes
         if env is None:
@@ -1060,4 +1060,5 @@ class ScanOverview:
         k = 1
         while env.columns % (2 * k) == 0 and pixels * 2 * k <= coarsest * env.columns:
             k *= 2
-        return rebinned(env, k)
+        # a new object either way: what a plot caches on it stays the plot's own
+        return rebinned(env, k) if k > 1 else replace(env)

@@ -316,6 +316,39 @@ def test_loaded_experiment_gets_no_overview(tmp_path):
         assert doc.auc.overview is None
 
 
+def test_overview_memory_follows_the_scans_not_a_fixed_width(tmp_path, lazy, monkeypatch):
+    radius, signal, mask = CASES["per-scan"]  # 6 scans
+    path = archive(tmp_path, radius, signal, mask)
+    monkeypatch.setattr(ov, "OVERVIEW_BYTES", 16 * 6 * 300)  # room for 256 columns, not 512
+    with verified(path) as doc:
+        got = doc.auc.overview
+        assert got.envelopes.columns == 256
+        ext, _ = lazy_overview(doc)
+        arrays = (doc.arrays["radius"], doc.arrays["signal"], doc.arrays["mask"])
+        assert_same(got.envelopes, scan_envelopes(*arrays, *framed_range(ext), 256))
+    monkeypatch.setattr(ov, "OVERVIEW_BYTES", 16 * 6 * 63)  # under MIN_COLUMNS: none at all
+    doc = open_document(path, auc_overview_columns=OVERVIEW_COLUMNS)
+    with doc:
+        assert not doc.auc.overview_pending and doc.checks[0].overview is None
+
+
+def test_header_announcing_more_than_the_member_holds_gets_no_overview(tmp_path, lazy):
+    radius, signal, mask = CASES["shared"]
+    path = archive(tmp_path, radius, signal, mask)
+    with zipfile.ZipFile(path) as zin:
+        members = {i.filename: (i, zin.read(i)) for i in zin.infolist()}
+    info, data = members["arrays/signal.npy"]
+    out = tmp_path / "short.aucx"
+    with zipfile.ZipFile(out, "w") as zout:
+        for name, (i, d) in members.items():
+            zout.writestr(i, d[:len(d) // 2] if name == "arrays/signal.npy" else d)
+    doc = open_document(out, auc_overview_columns=OVERVIEW_COLUMNS)
+    with doc:
+        assert doc.auc is None or not doc.auc.overview_pending
+        doc.verify()
+        assert doc.auc is None or doc.auc.overview is None
+
+
 @pytest.mark.parametrize("member,key", [("arrays/signal.npy", "signal"),
                                         ("arrays/radius.npy", "radius")])
 def test_member_failing_its_checksum_is_marked(tmp_path, lazy, member, key):

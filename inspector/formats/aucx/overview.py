@@ -68,6 +68,10 @@ from inspector.formats.scan_envelope import (
 
 #: Largest shared radius axis kept whole while the signal streams (8 M points).
 SHARED_RADIUS_LIMIT = 64 << 20
+#: Most memory the overview's envelopes may take (500 scans at 2048 columns: 16 MB);
+#: with more scans it has fewer columns (halved), and none below MIN_COLUMNS.
+OVERVIEW_BYTES = 64 << 20
+MIN_COLUMNS = 64
 #: Inflated blocks waiting between a member's thread and the decoding thread ...
 QUEUE_BLOCKS = 4
 #: ... of at most this many bytes each.
@@ -106,8 +110,11 @@ def overview_plan(columns: int, auc: AucScans | None, arrays: Mapping[str, Any],
     None when ``columns < 1``, there is no AUC experiment, it is loaded
     whole at open (a plot of it reads memory), or the arrays the plot
     would read (``arrays``: ``Document.arrays``) are not plain C-order
-    members of one layout in safe entries (a plot of them reads them
-    itself and says what is wrong).
+    members of one layout in safe entries holding the data their headers
+    announce (a plot of them reads them itself and says what is wrong).
+    Memory follows what the members hold, never what a header declares: the
+    columns are halved (a power of two stays one) until the envelopes fit in
+    :data:`OVERVIEW_BYTES`.
     """
     if columns < 1 or auc is None or auc.experiment is not None:
         return None
@@ -119,9 +126,9 @@ def overview_plan(columns: int, auc: AucScans | None, arrays: Mapping[str, Any],
     if len(used) != len(keys) or any(h.fortran_order or h.dtype.hasobject
                                      for h in used.values()):
         return None
-    for k in keys:
+    for k in keys:  # the data the header announces is within the member's declared size
         e = scan.first(L.ARRAY_MEMBERS[k])
-        if e is None or not e.safe:
+        if e is None or not e.safe or used[k].data_offset + used[k].nbytes > e.file_size:
             return None
     try:
         shape = scan_shape(used["radius"], used["signal"], used.get("mask"))
@@ -129,7 +136,18 @@ def overview_plan(columns: int, auc: AucScans | None, arrays: Mapping[str, Any],
         return None
     if not shape.per_scan and used["radius"].nbytes > SHARED_RADIUS_LIMIT:
         return None
-    return OverviewPlan(int(columns), shape, {k: L.ARRAY_MEMBERS[k] for k in keys}, used)
+    fit = _columns_within(int(columns), shape.scans)
+    if fit is None:
+        return None
+    return OverviewPlan(fit, shape, {k: L.ARRAY_MEMBERS[k] for k in keys}, used)
+
+
+def _columns_within(columns: int, scans: int) -> int | None:
+    """``columns`` halved until the envelopes (two float64 per scan and column) fit in
+    :data:`OVERVIEW_BYTES`; None below :data:`MIN_COLUMNS` (very many scans: no overview)."""
+    while columns >= MIN_COLUMNS and 16 * scans * columns > OVERVIEW_BYTES:
+        columns //= 2
+    return columns if columns >= MIN_COLUMNS else None
 
 
 @dataclass(frozen=True)

@@ -10,13 +10,18 @@ the ``.npy`` members uncompressed (seekable) to separate the view's own cost
 from inflating.  ``--per-scan`` writes a per-scan radius instead.
 
 Then, in a fresh child process (so its peak RSS is the viewer's alone), it
-opens the archive, verifies it (``Document.verify``: every member streamed
-through SHA-256), builds an offscreen :class:`inspector.ui.plots.auc.AucView`
-from the lazy arrays, shows it at 1200 x 600 and measures:
+opens the archive as the desktop app does, verifies it (``Document.verify``:
+every member streamed through SHA-256, the full-range envelopes built from
+the same bytes: ``overview``; ``--no-overview`` opens as the command line
+does, and the view then reads everything itself), builds an offscreen
+:class:`inspector.ui.plots.auc.AucView` from the lazy arrays, shows it at 1200 x 600 and measures:
 
 * ``first_envelope_ms``: from constructing the view to the first complete
   envelope applied to every scan; ``first_image_ms``: to the lines of every
   scan on screen (the line layer's first complete image);
+* ``first_image_cpu_ms``: the CPU time of the whole process (every thread)
+  over ``first_image_ms`` (on a shared machine a wall time much longer than
+  it waited for a core);
 * ``first_paint_ms``: to the end of the first synchronous repaint after that;
 * ``max_gui_gap_ms``: the longest interval between ticks of a 5 ms
   ``QTimer`` probe on the GUI thread over that time (construction included),
@@ -47,7 +52,7 @@ archive costs about its inflating time more than ``--stored``.
 
 Prints one JSON object.  Usage:
 ``python benchmarks/auc_plot.py [--scans N] [--points N] [--stored] [--per-scan] [--keep DIR]
-[--switch-interval S]``; ``--measure AUCX`` measures an archive kept before.
+[--switch-interval S] [--no-overview]``; ``--measure AUCX`` measures an archive kept before.
 """
 
 from __future__ import annotations
@@ -152,17 +157,21 @@ def _wait(app: Any, cond: Callable[[], bool], timeout: float = 900.0) -> None:
         time.sleep(0.001)
 
 
-def _open(path: Path, out: dict[str, Any]) -> Any:
+def _open(path: Path, out: dict[str, Any], overview: bool = True) -> Any:
+    """Open and verify as the desktop app does: the verification also builds the
+    experiment's full-range envelopes (``overview``; False: as the command line)."""
     from inspector.formats import open_document
+    from inspector.formats.scan_envelope import OVERVIEW_COLUMNS
 
     t = time.perf_counter()
-    doc = open_document(path)
+    doc = open_document(path, auc_overview_columns=OVERVIEW_COLUMNS if overview else 0)
     out["open_ms"] = (time.perf_counter() - t) * 1e3
     t = time.perf_counter()
     doc.verify()
     out["verify_ms"] = (time.perf_counter() - t) * 1e3
     out["peak_rss_verified_mb"] = _peak_rss_mb()
     out["findings"] = [f.code for f in doc.findings]
+    out["overview"] = doc.auc is not None and doc.auc.overview is not None
     return doc
 
 
@@ -221,6 +230,7 @@ def _show(app: Any, view_of: Callable[[], Any], probe: _Probe, out: dict[str, An
     """Construct and show the view; time its first envelopes, first image and a repaint."""
     c0 = probe.mark()
     t0 = time.perf_counter()
+    cpu0 = time.process_time()
     view = view_of()
     out["construct_ms"] = (time.perf_counter() - t0) * 1e3
     view.resize(1200, 600)
@@ -229,6 +239,7 @@ def _show(app: Any, view_of: Callable[[], Any], probe: _Probe, out: dict[str, An
     out["first_envelope_ms"] = (time.perf_counter() - t0) * 1e3
     _wait(app, lambda: view.ready)
     out["first_image_ms"] = (time.perf_counter() - t0) * 1e3
+    out["first_image_cpu_ms"] = (time.process_time() - cpu0) * 1e3
     t = time.perf_counter()
     view.plot_widget.viewport().repaint()
     out["repaint_ms"] = (time.perf_counter() - t) * 1e3
@@ -331,12 +342,14 @@ def _plot(app: Any, doc: Any, out: dict[str, Any]) -> None:
     jobs.wait(10_000)
 
 
-def measure(path: Path, switch_interval: float | None = None) -> dict[str, Any]:
+def measure(path: Path, switch_interval: float | None = None,
+            overview: bool = True) -> dict[str, Any]:
     """Open, verify and plot ``path`` offscreen (run in the child process).
 
     The application is made as the desktop app makes it
     (:func:`inspector.app.make_application`); ``switch_interval`` (seconds)
-    then overrides the interpreter's thread switch interval.
+    then overrides the interpreter's thread switch interval; ``overview``
+    False opens as the command line does (no overview: the view reads it all).
     """
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from inspector.app import make_application
@@ -347,7 +360,7 @@ def measure(path: Path, switch_interval: float | None = None) -> dict[str, Any]:
         sys.setswitchinterval(switch_interval)
     out: dict[str, Any] = {"switch_interval_ms": sys.getswitchinterval() * 1e3}
     with worker_pool():
-        doc = _open(path, out)
+        doc = _open(path, out, overview)
         try:
             _plot(app, doc, out)
         finally:
@@ -367,9 +380,12 @@ def main() -> None:
                     help="the interpreter's thread switch interval (default: as the app sets it)")
     ap.add_argument("--measure", metavar="AUCX",
                     help="measure an archive built before (with --keep) instead of building one")
+    ap.add_argument("--no-overview", action="store_true",
+                    help="open as the command line does: verification builds no overview")
     args = ap.parse_args()
     if args.measure:
-        print(json.dumps(measure(Path(args.measure), args.switch_interval)))
+        print(json.dumps(measure(Path(args.measure), args.switch_interval,
+                                 not args.no_overview)))
         return
     folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="inspector-auc-bench-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -381,6 +397,7 @@ def main() -> None:
         build_s = time.perf_counter() - t
         extra = [] if args.switch_interval is None else ["--switch-interval",
                                                           str(args.switch_interval)]
+        extra += ["--no-overview"] if args.no_overview else []
         child = subprocess.run([sys.executable, __file__, "--measure", str(path), *extra],
                                capture_output=True, text=True, check=False)
         if child.returncode != 0:

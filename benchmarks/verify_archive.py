@@ -5,10 +5,15 @@ archives of about 50 MB and 500 MB whose signal is a smooth profile plus
 Gaussian noise in float64 (random mantissas: deflate barely shrinks it), then
 prints one JSON object::
 
-    {"50MB": {"file_mb", "uncompressed_mb", "ours_s", "reference_s",
-              "ours_peak_mb", "reference_peak_mb", "sha256_s", "runs"}, "500MB": {...}}
+    {"50MB": {"file_mb", "uncompressed_mb", "ours_s", "ours_overview_s", "reference_s",
+              "ours_peak_mb", "ours_overview_peak_mb", "reference_peak_mb", "sha256_s",
+              "runs"}, "500MB": {...}}
 
-* ``ours_s``: ``inspector.formats.aucx.open_archive(path)`` + ``doc.verify()``;
+* ``ours_s``: ``inspector.formats.aucx.open_archive(path)`` + ``doc.verify()``
+  (as ``inspector verify`` does);
+* ``ours_overview_s``: the same as the desktop app opens an archive
+  (``overview_columns=OVERVIEW_COLUMNS``: the verification also builds the
+  full-range scan envelopes for the plot), with ``ours_overview_peak_mb``;
 * ``reference_s``: ``openauc.validate_aucx(path)`` (openauc 0.1.0a1), same
   file, same run;
 * ``sha256_s``: plain ``hashlib.sha256`` over the same uncompressed member
@@ -74,14 +79,16 @@ def _child(job: str, path: str) -> dict:
     import resource
     import time
 
-    if job == "ours":
+    if job in ("ours", "ours_overview"):
         from inspector.formats.aucx import open_archive
+        from inspector.formats.scan_envelope import OVERVIEW_COLUMNS
 
+        columns = OVERVIEW_COLUMNS if job == "ours_overview" else 0
         t0 = time.perf_counter()
-        doc = open_archive(Path(path))
+        doc = open_archive(Path(path), overview_columns=columns)
         doc.verify()
         seconds = time.perf_counter() - t0
-        ok = doc.ok and doc.verified
+        ok = doc.ok and doc.verified and (doc.auc.overview is not None) == bool(columns)
     elif job == "reference":
         import openauc
 
@@ -118,7 +125,8 @@ def measure(label: str, repeat: int) -> dict:
     path = build(label)
     with zipfile.ZipFile(path) as zf:
         uncompressed = sum(i.file_size for i in zf.infolist())
-    runs: dict[str, list[dict]] = {"ours": [], "reference": [], "sha256": []}
+    runs: dict[str, list[dict]] = {"ours": [], "ours_overview": [], "reference": [],
+                                   "sha256": []}
     for _ in range(repeat):
         for job in runs:
             runs[job].append(_run_child(job, path))
@@ -134,9 +142,11 @@ def measure(label: str, repeat: int) -> dict:
         "file_mb": round(path.stat().st_size / 1e6, 1),
         "uncompressed_mb": round(uncompressed / 1e6, 1),
         "ours_s": ours,
+        "ours_overview_s": med("ours_overview", "seconds"),
         "reference_s": ref,
         "speedup": round(ref / ours, 2) if ours else None,
         "ours_peak_mb": round(max(r["maxrss_mb"] for r in runs["ours"]), 1),
+        "ours_overview_peak_mb": round(max(r["maxrss_mb"] for r in runs["ours_overview"]), 1),
         "reference_peak_mb": round(max(r["maxrss_mb"] for r in runs["reference"]), 1),
         "sha256_s": med("sha256", "seconds"),
         "runs": repeat,

@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # annotations only: importing a document type never imports n
     from inspector.formats.auc_model import AucExperiment
     from inspector.formats.node import Node
     from inspector.formats.node_data import NodeData
+    from inspector.formats.scan_envelope import ScanOverview
 
 
 class MemberStatus(StrEnum):
@@ -160,6 +161,12 @@ class AucScans:
         radius_array, signal_array, mask_array: names in ``Document.arrays``.
         untrusted_arrays: array names whose member failed its checksum, so a
             plot of them must say so.
+        overview: every scan's envelopes over the whole radius range,
+            computed by a deferred check from the bytes it verified (a plot
+            draws it without reading), or None.
+        overview_pending: True while a pending deferred check will deliver
+            ``overview`` (a plot waits for it instead of reading the arrays
+            alongside the check); every result of that check clears it.
     """
 
     scan_ids: tuple[str, ...]
@@ -171,6 +178,8 @@ class AucScans:
     signal_array: str = "signal"
     mask_array: str = "mask"
     untrusted_arrays: frozenset[str] = frozenset()
+    overview: ScanOverview | None = field(default=None, compare=False, repr=False)
+    overview_pending: bool = False
 
 
 @dataclass(frozen=True)

@@ -21,9 +21,14 @@ class OpenOptions:
     Attributes:
         hash_arrays: also hash the neural array of a recording (``neuro.sha256``
             and ``neuro.sum`` in the summary; this reads the whole array).
+        auc_overview_columns: when above 0, a deferred check that streams an
+            AUC experiment's arrays also builds their full-range envelopes at
+            that many columns (``AucScans.overview``, for a plot); 0 (the
+            command line) skips that work.
     """
 
     hash_arrays: bool = False
+    auc_overview_columns: int = 0
 
 
 @runtime_checkable

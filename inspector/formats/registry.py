@@ -124,7 +124,8 @@ def open_filters() -> list[tuple[str, tuple[str, ...]]]:
     return [(r.display_name, r.file_patterns) for r in readers() if r.file_patterns]
 
 
-def open_document(path: str | os.PathLike[str], *, hash_arrays: bool = False) -> Document:
+def open_document(path: str | os.PathLike[str], *, hash_arrays: bool = False,
+                  auc_overview_columns: int = 0) -> Document:
     """Open ``path`` read-only and return its :class:`Document`.
 
     ``path`` may be an ``http(s)://`` or ``s3://`` URL (a string or a
@@ -134,33 +135,35 @@ def open_document(path: str | os.PathLike[str], *, hash_arrays: bool = False) ->
 
     The format is recognised from content by the registered readers.
     Opening reads headers and small metadata only; arrays stay lazy.
+    ``hash_arrays`` and ``auc_overview_columns``: see :class:`OpenOptions`.
 
     Never raises for bad input: a path that cannot be read, a file no reader
     recognises, or a reader bug becomes an error finding.
     """
     p = as_source(path)
+    options = OpenOptions(hash_arrays=hash_arrays, auc_overview_columns=auc_overview_columns)
     if isinstance(p, RemotePath):
-        return _open_remote(p, hash_arrays)
+        return _open_remote(p, options)
     missing = _stat_problem(p)
     if missing is not None:
         return missing
-    return _open_with_reader(p, hash_arrays)
+    return _open_with_reader(p, options)
 
 
-def _open_remote(p: RemotePath, hash_arrays: bool) -> Document:
+def _open_remote(p: RemotePath, options: OpenOptions) -> Document:
     from inspector.formats.remote_open import add_faults, unreachable
 
     if p.is_dir():
-        return _open_remote_folder(p, hash_arrays)
+        return _open_remote_folder(p, options)
     doc = unreachable(p)
     if doc is None:
-        doc = _open_with_reader(p, hash_arrays)
+        doc = _open_with_reader(p, options)
         add_faults(doc, p)
     return doc
 
 
 
-def _open_remote_folder(p: RemotePath, hash_arrays: bool) -> Document:
+def _open_remote_folder(p: RemotePath, options: OpenOptions) -> Document:
     """A folder URL (``s3://bucket/run/``): opened by the first reader that lists folders
     at URLs (``lists_remote_folders``), which reports the listing's faults and a
     listing without its files itself; unrecognised when no reader does."""
@@ -168,19 +171,19 @@ def _open_remote_folder(p: RemotePath, hash_arrays: bool) -> Document:
     if reader is None:
         return _unrecognised(p)
     try:
-        doc = reader.open(p, OpenOptions(hash_arrays=hash_arrays))
+        doc = reader.open(p, options)
     except Exception as exc:  # noqa: BLE001 - the one never-raise wrapper
         return reader_failed(p, reader.format_id, exc)
     _examine_structure(doc)
     return doc
 
 
-def _open_with_reader(p: Path, hash_arrays: bool) -> Document:
+def _open_with_reader(p: Path, options: OpenOptions) -> Document:
     reader = reader_for(p)
     if reader is None:
         return _unrecognised(p)
     try:
-        doc = reader.open(p, OpenOptions(hash_arrays=hash_arrays))
+        doc = reader.open(p, options)
     except Exception as exc:  # noqa: BLE001 - the one never-raise wrapper
         return reader_failed(p, reader.format_id, exc)
     _examine_structure(doc)

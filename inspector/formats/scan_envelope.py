@@ -43,9 +43,9 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -65,6 +65,18 @@ EXACT_SPAN_FACTOR = 4
 
 #: An array: a lazy :class:`ArrayRef` or an in-memory numpy array.
 Source = ArrayRef | np.ndarray
+
+
+class Shaped(Protocol):
+    """Anything with an array's ``shape`` and ``dtype`` (a parsed ``.npy`` header)."""
+
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+
+    @property
+    def dtype(self) -> np.dtype: ...
+
+
 #: ``progress(done_scans, total_scans)``, called between blocks.
 ProgressFn = Callable[[int, int], None]
 #: ``cancelled() -> bool``, polled between blocks.
@@ -94,8 +106,11 @@ def _shape_dtype(a: Any, what: str) -> tuple[tuple[int, ...], np.dtype]:
         raise TypeError(f"{what} is not an array") from exc
 
 
-def scan_shape(radius: Source, signal: Source, mask: Source | None) -> ScanShape:
+def scan_shape(radius: Source | Shaped, signal: Source | Shaped,
+               mask: Source | Shaped | None) -> ScanShape:
     """Check that the three arrays fit together, without reading them.
+
+    Only ``shape`` and ``dtype`` are looked at (a parsed ``.npy`` header will do).
 
     Args:
         radius: float ``(points,)`` (shared) or ``(scans, points)`` (per scan).
@@ -231,6 +246,39 @@ class ScanEnvelopes:
             xs.append(pts.x[keep])
             ys.append(pts.y[keep])
         return np.concatenate(sids), np.concatenate(xs), np.concatenate(ys)
+
+    def curves(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """``[curve(i) for i in range(scans)]``, built together.
+
+        The scans drawn as envelopes whose columns with a point are one
+        unbroken run share the x array of that run and their y arrays are
+        rows of one array (500 scans on one axis: two allocations instead of
+        a thousand); the others are built by :meth:`curve`.  Treat the
+        arrays as read-only.
+        """
+        n, w = self.lo.shape[0], self.columns
+        fin = np.isfinite(self.lo)
+        count = fin.sum(axis=1)
+        first = np.where(count > 0, fin.argmax(axis=1), 0)
+        run = (count > 0) & (fin[:, ::-1].argmax(axis=1) == w - first - count)
+        run &= np.array([p is None for p in self.points], dtype=bool).reshape(n)
+        out: list[tuple[np.ndarray, np.ndarray]] = []
+        if run.any():
+            y = np.empty((n, 2 * w))
+            y[:, 0::2] = self.lo
+            y[:, 1::2] = self.hi
+            c2 = np.repeat(self.centers(), 2)
+            xs: dict[tuple[int, int], np.ndarray] = {}
+        for i in range(n):
+            if not run[i]:
+                out.append(self.curve(i))
+                continue
+            a, b = 2 * int(first[i]), 2 * int(first[i] + count[i])
+            x = xs.get((a, b))
+            if x is None:
+                x = xs[(a, b)] = c2[a:b]
+            out.append((x, y[i, a:b]))
+        return out
 
     def curve(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         """float64 ``(x, y)`` to draw scan ``i`` as one line (NaN = break).
@@ -439,7 +487,7 @@ class _Accumulator:
     hi: np.ndarray
     counts: np.ndarray
     tracks: list[_Track | None]
-    runs: dict[int, _Runs | None] = field(default_factory=dict)
+    runs: dict[tuple[int, int], _Runs | None] = field(default_factory=dict)
 
     @classmethod
     def new(cls, scans: int, grid: _Grid, limit: int) -> _Accumulator:
@@ -464,10 +512,18 @@ class _Block:
 def _read_block(arrays: _Arrays, grid: _Grid, rows: slice, q0: int, q1: int) -> _Block:
     sig = arrays.signal_rows(rows, q0, q1)
     rad = arrays.radius_rows(rows, q0, q1)
-    # a new array: the mask read may be the caller's array or a reader's cache
-    keep = arrays.mask_rows(rows, q0, q1, sig.shape[0]) & np.isfinite(sig) & np.isfinite(rad)
+    return _make_block(grid, int(rows.start or 0), q0, rad, sig,
+                       arrays.mask_rows(rows, q0, q1, sig.shape[0]))
+
+
+def _make_block(grid: _Grid, row0: int, q0: int, rad: np.ndarray, sig: np.ndarray,
+                mask: np.ndarray) -> _Block:
+    """The block of float64 ``rad`` ``(rows, n)`` or ``(1, n)``, float64 ``sig`` and bool
+    ``mask`` ``(rows, n)``: which points are real, and which of those are in the range."""
+    # a new array: the mask may be the caller's array or a reader's cache
+    keep = mask & np.isfinite(sig) & np.isfinite(rad)
     sel = keep & grid.inside(rad)
-    return _Block(int(rows.start or 0), q0, rad, sig, keep, sel)
+    return _Block(row0, q0, rad, sig, keep, sel)
 
 
 @dataclass(frozen=True)
@@ -485,8 +541,9 @@ class _Runs:
 
 
 def _shared_runs(acc: _Accumulator, r: np.ndarray, q0: int) -> _Runs | None:
-    cached = acc.runs.get(q0)
-    if cached is not None or q0 in acc.runs:
+    key = (q0, r.size)  # a piece of the shared axis: its start and length
+    cached = acc.runs.get(key)
+    if cached is not None or key in acc.runs:
         return cached
     sub = np.flatnonzero(np.isfinite(r) & acc.grid.inside(r))
     runs = None
@@ -496,7 +553,7 @@ def _shared_runs(acc: _Accumulator, r: np.ndarray, q0: int) -> _Runs | None:
         contiguous = sub[-1] - sub[0] + 1 == sub.size
         take: slice | np.ndarray = slice(int(sub[0]), int(sub[-1]) + 1) if contiguous else sub
         runs = _Runs(take, starts, cols[starts])
-    acc.runs[q0] = runs
+    acc.runs[key] = runs
     return runs
 
 
@@ -624,10 +681,7 @@ class _Step:
     def fold(self, blk: _Block) -> None:
         """Add one block (any thread: blocks of whole scans touch disjoint rows)."""
         n = blk.sig.shape[0]
-        rows = slice(blk.row0, blk.row0 + n)
-        self.acc.counts[rows] += blk.sel.sum(axis=1)
-        _fold(self.acc, blk, self.sorted_axis)
-        _track_block(self.acc, blk)
+        _add_block(self.acc, blk, self.sorted_axis)
         if self.progress is not None and blk.q0 + blk.sel.shape[1] == self.p1:
             with self.lock:
                 self.done += n
@@ -665,6 +719,13 @@ def _run(step: _Step, pieces: list[Piece], executor: Executor | None, parallel: 
         fut.result()
 
 
+def _add_block(acc: _Accumulator, blk: _Block, sorted_axis: bool) -> None:
+    """Count, reduce and track one block (its scans' pieces before it were added already)."""
+    acc.counts[blk.row0:blk.row0 + blk.sig.shape[0]] += blk.sel.sum(axis=1)
+    _fold(acc, blk, sorted_axis)
+    _track_block(acc, blk)
+
+
 def _fold(acc: _Accumulator, blk: _Block, sorted_axis: bool) -> None:
     """Add one block to the envelopes by the fastest method that fits it."""
     if sorted_axis:
@@ -695,14 +756,43 @@ def scan_extent(radius: Source, signal: Source, mask: Source | None, *,
     """
     shape = scan_shape(radius, signal, mask)
     arrays = _Arrays(radius, signal, mask, shape)
-    lo, hi = np.inf, -np.inf
+    extent = ExtentBuilder()
     for r, ok in _radius_pieces(arrays, block_points):
         if cancelled is not None and cancelled():
             raise EnvelopeCancelled()
+        extent.add_values(r, ok)
+    return extent.result()
+
+
+class ExtentBuilder:
+    """:func:`scan_extent` of pieces of the radius handed in any order (a streaming reader).
+
+    Hand each piece of the radius with :meth:`add` (its mask piece for a
+    per-scan radius, None for a shared axis); :meth:`result` is what
+    :func:`scan_extent` returns for the whole.
+    """
+
+    def __init__(self) -> None:
+        self.lo = np.inf
+        self.hi = -np.inf
+
+    def add(self, radius: np.ndarray, mask: np.ndarray | None = None) -> None:
+        """A piece: real ``radius`` values (any shape) and the bool mask of the same shape."""
+        r = np.asarray(radius, dtype=np.float64)
+        ok = np.isfinite(r)
+        if mask is not None:
+            ok &= np.asarray(mask, dtype=bool)
+        self.add_values(r, ok)
+
+    def add_values(self, r: np.ndarray, ok: np.ndarray) -> None:
+        """Widen the extent by the float64 values ``r[ok]`` (``ok``: bool, finite ones only)."""
         if ok.any():
-            lo = min(lo, float(r[ok].min()))
-            hi = max(hi, float(r[ok].max()))
-    return (lo, hi) if lo <= hi else None
+            self.lo = min(self.lo, float(r[ok].min()))
+            self.hi = max(self.hi, float(r[ok].max()))
+
+    def result(self) -> tuple[float, float] | None:
+        """``(rmin, rmax)``, or None when no piece held a counted value."""
+        return (self.lo, self.hi) if self.lo <= self.hi else None
 
 
 def _radius_pieces(arrays: _Arrays, block_points: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
@@ -775,3 +865,200 @@ def scan_envelopes(radius: Source, signal: Source, mask: Source | None,
     points = tuple(None if t is None or acc.counts[i] > t.limit else t.build(p0, p1)
                    for i, t in enumerate(acc.tracks))
     return ScanEnvelopes(grid.r0, grid.r1, grid.columns, acc.lo, acc.hi, acc.counts, points)
+
+
+# -- envelopes built from pieces handed in (a reader that streams) -------------------
+def scan_pieces(shape: ScanShape,
+                block_points: int = BLOCK_POINTS) -> Iterator[tuple[slice, int, int]]:
+    """``(rows, q0, q1)``: the pieces :class:`EnvelopeBuilder` takes, in storage order.
+
+    Blocks of whole scans of at most ``block_points`` points, or pieces of
+    one scan when a scan is longer; in C order they follow one another, so a
+    reader of a ``.npy`` member hands out ``(rows.stop - rows.start) * (q1 - q0)``
+    elements per piece.
+    """
+    return _row_blocks(shape, 0, shape.points, max(1, int(block_points)))
+
+
+class EnvelopeBuilder:
+    """:func:`scan_envelopes` of arrays that a caller reads itself, piece by piece.
+
+    For a reader that already streams the arrays for another purpose
+    (verification hashes every member; ``inspector.formats.aucx.overview``):
+    the same accumulation, the same definitions (module notes), the same
+    result.  Hand the pieces of :func:`scan_pieces` (or any rectangular
+    pieces, each scan's in ascending position order) to :meth:`add`.
+
+    Args:
+        shape: the arrays' :class:`ScanShape` (from :func:`scan_shape`).
+        r0, r1, columns, max_exact: as :func:`scan_envelopes`.
+        shared_radius: float ``(points,)``, the whole shared axis (required
+            when ``shape.per_scan`` is False, ignored otherwise).
+
+    Raises:
+        ValueError: an invalid range or column count, or no shared axis given.
+    """
+
+    def __init__(self, shape: ScanShape, r0: float, r1: float, columns: int, *,
+                 shared_radius: np.ndarray | None = None,
+                 max_exact: int | None = None) -> None:
+        grid = _grid(r0, r1, columns)
+        limit = EXACT_PER_COLUMN * grid.columns if max_exact is None else max(0, int(max_exact))
+        self.shape = shape
+        self._acc = _Accumulator.new(shape.scans, grid, limit)
+        self._shared: np.ndarray | None = None
+        if shape.per_scan:
+            self._p0, self._p1, self._sorted = 0, shape.points, False
+            return
+        if shared_radius is None:
+            raise ValueError("a shared radius axis must be given whole")
+        r = np.asarray(shared_radius, dtype=np.float64).reshape(-1)
+        if r.size != shape.points:
+            raise ValueError(f"shared radius of {r.size} points for {shape.points}")
+        self._shared = r
+        # the same window and order test as scan_envelopes; only the radius is used
+        self._p0, self._p1, self._sorted = _shared_window(_Arrays(r, r, None, shape), grid,
+                                                          BLOCK_POINTS)
+
+    def add(self, row0: int, q0: int, signal: np.ndarray, mask: np.ndarray | None,
+            radius: np.ndarray | None = None) -> None:
+        """One piece: scans ``row0...``, positions ``q0...`` of each.
+
+        Args:
+            row0, q0: the first scan and the first position of the piece.
+            signal: real ``(rows, n)`` (any real dtype; used as float64).
+            mask: bool ``(rows, n)``, or None when the experiment has no mask.
+            radius: real ``(rows, n)`` for a per-scan radius; None for a shared axis.
+        """
+        sig = np.asarray(signal, dtype=np.float64)
+        a, b = max(q0, self._p0), min(q0 + sig.shape[1], self._p1)
+        if b <= a:
+            return
+        cut = slice(a - q0, b - q0)
+        sig = sig[:, cut]
+        if self._shared is not None:
+            rad = self._shared[a:b][None, :]
+        else:
+            if radius is None:
+                raise ValueError("a per-scan radius piece is required")
+            rad = np.asarray(radius, dtype=np.float64)[:, cut]
+        keep = np.ones(sig.shape, dtype=bool) if mask is None else np.asarray(mask, bool)[:, cut]
+        _add_block(self._acc, _make_block(self._acc.grid, int(row0), a, rad, sig, keep),
+                   self._sorted)
+
+    def result(self) -> ScanEnvelopes:
+        """The envelopes of everything added (as :func:`scan_envelopes` returns them)."""
+        acc = self._acc
+        points = tuple(None if t is None or acc.counts[i] > t.limit
+                       else t.build(self._p0, self._p1) for i, t in enumerate(acc.tracks))
+        g = acc.grid
+        return ScanEnvelopes(g.r0, g.r1, g.columns, acc.lo, acc.hi, acc.counts, points)
+
+
+# -- the full-range overview --------------------------------------------------------
+#: Columns of the full-range envelopes verification computes (a power of two,
+#: so that every power-of-two coarser resolution is exact: ScanOverview).
+OVERVIEW_COLUMNS = 2048
+#: Margin of the full range around the data, as a fraction of its extent.
+FRAME_MARGIN = 0.02
+
+
+def framed_range(extent: tuple[float, float]) -> tuple[float, float]:
+    """The full radius range shown for data spanning ``extent``: a margin on each side.
+
+    ``(e0 - m, e1 + m)`` with ``m = FRAME_MARGIN * (e1 - e0)``; a single
+    radius value is given a span of a thousandth of its magnitude (or 1).
+    """
+    e0, e1 = float(extent[0]), float(extent[1])
+    span = e1 - e0
+    if span <= 0:
+        span = abs(e0) * 1e-3 or 1.0
+        e0, e1 = e0 - span / 2, e1 + span / 2
+    return e0 - FRAME_MARGIN * span, e1 + FRAME_MARGIN * span
+
+
+def rebinned(env: ScanEnvelopes, factor: int) -> ScanEnvelopes:
+    """``env`` with every ``factor`` adjacent columns combined into one.
+
+    The minimum of the minima and the maximum of the maxima (gaps stay NaN);
+    counts are unchanged; exact points are kept for the scans with at most
+    ``EXACT_PER_COLUMN * (columns // factor)`` points (the default
+    ``max_exact`` at that resolution), so the source must have been computed
+    with at least that ``max_exact`` (the default is).
+
+    Exactness: for a power-of-two ``factor`` the result is bit for bit
+    :func:`scan_envelopes` at ``columns // factor`` columns over the same
+    range: the column of a point is ``floor(t * (W / S))`` and scaling ``W``
+    by a power of two scales ``W / S`` and the product exactly, so every
+    point lands in the union of the columns combined.  For another factor a
+    point within rounding of a column edge may be counted in the
+    neighbouring column (one ulp of the column position, never more).
+
+    Raises:
+        ValueError: ``factor`` is not a positive divisor of ``env.columns``.
+    """
+    k = int(factor)
+    if k < 1 or env.columns % k:
+        raise ValueError(f"factor {factor} does not divide {env.columns} columns")
+    if k == 1:
+        return env
+    w = env.columns // k
+    lo, hi = env.lo[:, 0::k], env.hi[:, 0::k]
+    for o in range(1, k):  # k strided passes (a reduce over a short axis is ten times slower)
+        lo = np.fmin(lo, env.lo[:, o::k])
+        hi = np.fmax(hi, env.hi[:, o::k])
+    lo, hi = np.ascontiguousarray(lo), np.ascontiguousarray(hi)
+    limit = EXACT_PER_COLUMN * w
+    points = tuple(_within(p, limit) if p is not None and c <= limit else None
+                   for p, c in zip(env.points, env.counts, strict=True))
+    return ScanEnvelopes(env.r0, env.r1, w, lo, hi, env.counts, points)
+
+
+def _within(p: ScanPoints, limit: int) -> ScanPoints:
+    """``p`` as :meth:`_Track.build` forms it for ``limit``: runs of non-drawn positions
+    collapsed when it spans more than ``EXACT_SPAN_FACTOR * limit + 2`` positions."""
+    if p.collapsed or p.x.size <= EXACT_SPAN_FACTOR * limit + 2:
+        return p
+    idx = np.flatnonzero(np.isfinite(p.y))  # drawn points are real: finite
+    pos = p.start + idx
+    gaps = np.flatnonzero(np.diff(pos) > 1) + 1
+    return ScanPoints(int(pos[0]), np.insert(p.x[idx], gaps, np.nan),
+                      np.insert(p.y[idx], gaps, np.nan), collapsed=True)
+
+
+@dataclass(frozen=True)
+class ScanOverview:
+    """Every scan's envelopes over the experiment's whole radius range, computed ahead.
+
+    Verification streams every array member anyway; it builds these from
+    the same decoded blocks (``inspector.formats.aucx.overview``), so a
+    plot shows the whole experiment without reading it again.
+
+    Attributes:
+        extent: :func:`scan_extent` of the arrays, or None (no real radius).
+        envelopes: :func:`scan_envelopes` over :func:`framed_range` of the
+            extent at :data:`OVERVIEW_COLUMNS` columns (default
+            ``max_exact``), or None with no extent.
+        untrusted: array names (``"signal"``...) whose member failed its
+            checksum: the envelopes show values that are not verified.
+    """
+
+    extent: tuple[float, float] | None
+    envelopes: ScanEnvelopes | None
+    untrusted: frozenset[str] = frozenset()
+
+    def at_pixels(self, pixels: int, coarsest: float = 1.25) -> ScanEnvelopes | None:
+        """The envelopes combined to about ``pixels`` columns, exactly (:func:`rebinned`).
+
+        The coarsest power-of-two combination whose columns are at most
+        ``coarsest`` pixels wide when the full range is ``pixels`` wide
+        (a copy of the overview's when its columns are already that wide).
+        """
+        env = self.envelopes
+        if env is None:
+            return None
+        k = 1
+        while env.columns % (2 * k) == 0 and pixels * 2 * k <= coarsest * env.columns:
+            k *= 2
+        # a new object either way: what a plot caches on it stays the plot's own
+        return rebinned(env, k) if k > 1 else replace(env)

@@ -666,6 +666,8 @@ class DocumentTab(QWidget):
         self.verify_state = state
         if self._trials_waiting:  # cancelled or failed before the trial IDs came
             self._add_trials(wait=False)
+        if self.plot is not None:
+            self.plot.checks_over()  # a plot waiting for a check's result reads itself
         waiting, self._unloadable = self._unloadable, []
         for stim, message in waiting:
             self._stimulus_failed(stim, message)

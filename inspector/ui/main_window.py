@@ -53,10 +53,12 @@ if TYPE_CHECKING:
 
 
 def _open_document(path: Path | RemotePath) -> Document:
-    """Open ``path`` (on a job: the readers are imported on first use, off the GUI thread)."""
+    """Open ``path`` (on a job: the readers are imported on first use, off the GUI thread);
+    a verification that streams AUC arrays also builds their overview for the plot."""
     from inspector.formats.registry import open_document
+    from inspector.formats.scan_envelope import OVERVIEW_COLUMNS
 
-    return open_document(path)
+    return open_document(path, auc_overview_columns=OVERVIEW_COLUMNS)
 
 
 def _format_names() -> str:

@@ -71,10 +71,11 @@ class AucxReader:
         return sniff.is_zip_with_manifest(path)
 
     def open(self, path: Path, options: OpenOptions) -> Document:
-        """:func:`open_archive` (``options`` have nothing for archives)."""
+        """:func:`open_archive`; ``options.auc_overview_columns`` asks the verification
+        for the experiment's overview (``AucScans.overview``)."""
         from inspector.formats.aucx.archive import open_archive
 
-        return open_archive(path)
+        return open_archive(path, overview_columns=options.auc_overview_columns)
 
     def mismatch_reason(self, path: Path) -> str:
         """Why ``path`` is not an AUCX archive."""

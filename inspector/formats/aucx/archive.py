@@ -34,16 +34,17 @@ class ArchiveReadError(Exception):
         self.findings = findings
 
 
-def open_archive(path: str | os.PathLike[str]) -> Document:
+def open_archive(path: str | os.PathLike[str], *, overview_columns: int = 0) -> Document:
     """Open ``path`` as an AUCX archive; never raises for bad input.
 
     The document of :func:`.reader.read_archive`, plus ``export``: an
     :class:`AucxExport` whose ``load()`` returns :func:`read_experiment`
     ``(path)`` and raises :class:`ArchiveReadError` when the archive does not
     verify.  Call ``doc.verify()`` (or run ``doc.checks``) for the streamed
-    checksum pass.
+    checksum pass; with ``overview_columns`` above 0 it also builds the
+    experiment's full-range envelopes (``doc.auc.overview``, :mod:`.overview`).
     """
-    doc, state = read_archive(as_source(path))
+    doc, state = read_archive(as_source(path), overview_columns=overview_columns)
     if state is not None:
         doc.export = AucxExport(doc.summary.get("experiment_id"),
                                 functools.partial(read_experiment, as_source(path)))

@@ -26,7 +26,7 @@ caught here: the registry's one wrapper reports them as reader bugs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ from inspector.formats.aucx.checksums import ChecksumFile, parse_checksums
 from inspector.formats.aucx.jsonmember import parse_json_member
 from inspector.formats.aucx.model import build_experiment, scans_table
 from inspector.formats.aucx.npyfmt import NpyHeader
+from inspector.formats.aucx.overview import overview_plan
 from inspector.formats.aucx.state import (
     DUPLICATE,
     LISTED,
@@ -125,7 +126,8 @@ def _summary_defaults() -> dict[str, Any]:
             "checksum_verified": False}
 
 
-def read_archive(path: Path) -> tuple[Document, OpenedArchive | None]:
+def read_archive(path: Path, *,
+                 overview_columns: int = 0) -> tuple[Document, OpenedArchive | None]:
     """Open ``path`` as an AUCX archive; never raises for bad input.
 
     Returns the :class:`Document` (format ``"aucx"``) and what opening
@@ -136,7 +138,8 @@ def read_archive(path: Path) -> tuple[Document, OpenedArchive | None]:
     ``pending``, not verified), ``auc`` (scan ids, units, the experiment
     when small and safe), ``summary`` (the reference ``info`` keys plus
     ``members`` and ``checksum_verified``) and ``checks`` (the streamed
-    checksum and content verification).  Rules: AUCX 1.0 format document
+    checksum and content verification; with ``overview_columns`` above 0 it
+    also builds ``doc.auc.overview``, :mod:`.overview`).  Rules: AUCX 1.0 format document
     ("Safety", "Checksums", "Structure", "Both radius modes") and AUCX
     on-disk notes §4; see :mod:`.rules`.
     """
@@ -156,7 +159,7 @@ def read_archive(path: Path) -> tuple[Document, OpenedArchive | None]:
     _manifest(op)
     _payload_json(op)
     _arrays(op)
-    return doc, _finish(op)
+    return doc, _finish(op, overview_columns)
 
 
 # -- reading small members -------------------------------------------------------
@@ -490,8 +493,9 @@ def _structure(doc: Document) -> None:
         publish(doc.structure, doc.findings, doc.summary)
 
 
-def _finish(op: _Opening) -> OpenedArchive:
-    """Fill the document's views and capabilities and freeze what opening learned."""
+def _finish(op: _Opening, overview_columns: int = 0) -> OpenedArchive:
+    """Fill the document's views and capabilities and freeze what opening learned
+    (and plan the overview the verification builds, when one is asked for)."""
     doc = op.doc
     record = _export_record(op.export)
     _facts(op, record)
@@ -505,6 +509,9 @@ def _finish(op: _Opening) -> OpenedArchive:
     parts = _model_parts(op)
     doc.auc = _auc(op, _load_small(op, parts))
     _structure(doc)
+    plan = overview_plan(overview_columns, doc.auc, doc.arrays, op.headers, op.scan)
+    if plan is not None and doc.auc is not None:
+        doc.auc = replace(doc.auc, overview_pending=True)
     rows = tuple(MemberCheck(name, recorded) for name, recorded in op.recorded.items())
     doc.checksums = ChecksumTable(rows, verified=False)
     doc.summary["members"] = members_summary(rows)
@@ -513,5 +520,5 @@ def _finish(op: _Opening) -> OpenedArchive:
         line_status=frozen_map(op.line_status), checksum_present=op.checksum_present,
         mode=op.mode, headers=frozen_map(op.headers), header_parts=header_parts,
         model=parts, auc=doc.auc, opened_ok=doc.ok)
-    doc.checks = [ArchiveVerification(opened)]
+    doc.checks = [ArchiveVerification(opened, overview=plan)]
     return opened

@@ -5,7 +5,11 @@ present, safe member through SHA-256 (and CRC-32) while inflating, in
 fixed-size blocks, on up to :data:`WORKERS` threads (``zlib`` and
 ``hashlib`` release the GIL).  Array members also feed an
 :class:`~.contentcheck.ArrayScan` so the mask and finiteness rules are
-checked without holding any array.
+checked without holding any array.  With an :class:`~.overview.OverviewPlan`
+(the app asks for one at open) the array members are streamed together by
+:func:`~.overview.stream_with_overview` instead, which hashes and scans
+them the same way and builds the experiment's full-range envelopes from the
+same bytes; the result's ``auc`` then carries them (``AucScans.overview``).
 
 ``run`` reads only the frozen :class:`~.state.OpenedArchive` and returns a
 :class:`~inspector.formats.capabilities.CheckResult`; it never touches the
@@ -39,9 +43,10 @@ from __future__ import annotations
 import hashlib
 import queue
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -49,6 +54,7 @@ import numpy as np
 from inspector.formats.aucx import layout as L
 from inspector.formats.aucx import rules as R
 from inspector.formats.aucx.contentcheck import ArrayScan, cross_check
+from inspector.formats.aucx.overview import OverviewPlan, stream_with_overview
 from inspector.formats.aucx.state import (
     DUPLICATE,
     MALFORMED,
@@ -68,6 +74,7 @@ from inspector.formats.capabilities import (
     ProgressFn,
 )
 from inspector.formats.findings import Finding, Severity, cause
+from inspector.formats.scan_envelope import ScanOverview
 
 WORKERS = 2
 #: Batches submitted to the pool at once (bounded queue of work).
@@ -94,11 +101,17 @@ class _Cancelled(Exception):
 @dataclass(frozen=True)
 class _Outcome:
     """What streaming one member established: its digest, a stream problem
-    (a finding at the member) and the content scan of an array member."""
+    (a finding at the member), the content scan of an array member and, for
+    the signal streamed with an overview plan, the overview built from it."""
 
     digest: str
     problem: Finding | None
     scan: ArrayScan | None
+    overview: ScanOverview | None = None
+
+
+#: One job of the pool: the outcome of each member of its batch, in order.
+_Job = Callable[[], "list[_Outcome | Exception]"]
 
 
 # -- hashing (worker threads) ---------------------------------------------------
@@ -172,6 +185,35 @@ def _hash_batch(opened: OpenedArchive, names: list[str], scans: Mapping[str, Arr
     return out
 
 
+def _hash_with_overview(opened: OpenedArchive, plan: OverviewPlan, names: list[str],
+                        scans: Mapping[str, ArrayScan],
+                        stop: threading.Event) -> list[_Outcome | Exception]:
+    """Hash the plan's members (``names``) together and build the overview from them
+    (:func:`.overview.stream_with_overview`); as :func:`_hash_batch` otherwise.
+
+    Raises:
+        _Cancelled: ``stop`` was set.
+    """
+    sinks = {m: [scans[m].feed] for m in names if m in scans}
+    results, overview = stream_with_overview(opened.path, opened.scan, plan, sinks, stop)
+    if stop.is_set():
+        raise _Cancelled
+    out: list[_Outcome | Exception] = []
+    for name in names:
+        r = results[name]
+        if r.error is not None:
+            if not isinstance(r.error, (OSError, ValueError, MemoryError)):
+                raise r.error
+            out.append(r.error)
+            continue
+        scan = scans.get(name)
+        if scan is not None:
+            scan.finish()
+        out.append(_Outcome(r.digest, r.problem, scan,
+                            overview if name == L.SIGNAL else None))
+    return out
+
+
 def _batches(opened: OpenedArchive, work: list[str]) -> Iterator[list[str]]:
     """``work`` (largest first) cut into batches of at most BATCH_MEMBERS
     members and, unless a single member is larger, BATCH_BYTES bytes."""
@@ -240,12 +282,17 @@ class ArchiveVerification:
 
     Args:
         opened: what opening learned; read, never changed.
+        overview: when given, the array members are streamed together and
+            the experiment's full-range envelopes built from them
+            (:mod:`.overview`); the complete result's ``auc`` carries them.
+            None (the command line) costs nothing extra.
     """
 
     title = "Verifying checksums"
 
-    def __init__(self, opened: OpenedArchive) -> None:
+    def __init__(self, opened: OpenedArchive, overview: OverviewPlan | None = None) -> None:
         self.opened = opened
+        self.overview = overview
 
     def run(self, progress: ProgressFn | None = None,
             cancelled: CancelFn | None = None) -> CheckResult:
@@ -256,15 +303,16 @@ class ArchiveVerification:
         line, and what is withdrawn; ``complete=False`` when cancelled.
         Never raises for bad input (an unreadable member is a finding).
         """
-        return _Run(self.opened, progress, cancelled).execute()
+        return _Run(self.opened, progress, cancelled, self.overview).execute()
 
 
 class _Run:
     """The state of one run, private to the thread that called ``run``."""
 
     def __init__(self, opened: OpenedArchive, progress: ProgressFn | None,
-                 cancelled: CancelFn | None) -> None:
+                 cancelled: CancelFn | None, plan: OverviewPlan | None = None) -> None:
         self.opened = opened
+        self.plan = plan
         self.progress = progress
         self.cancelled = cancelled
         self.rows: dict[str, MemberCheck] = {r.name: r for r in opened.rows}
@@ -316,7 +364,7 @@ class _Run:
         """
         scans = _array_scans(self.opened)
         stop = threading.Event()
-        todo = _batches(self.opened, work)
+        todo = self._jobs(work, scans, stop)
         pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="aucx-verify")
         pending: dict[Future[list[_Outcome | Exception]], list[str]] = {}
         try:
@@ -324,7 +372,7 @@ class _Run:
                 if self._stop_requested():
                     stop.set()
                     return False
-                self._refill(pool, pending, todo, scans, stop)
+                self._refill(pool, pending, todo)
                 if not pending:
                     return True
                 finished, _ = wait(pending, timeout=_POLL_S, return_when=FIRST_COMPLETED)
@@ -333,15 +381,28 @@ class _Run:
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
+    def _jobs(self, work: list[str], scans: Mapping[str, ArrayScan],
+              stop: threading.Event) -> Iterator[tuple[list[str], _Job]]:
+        """``(names, job)`` for the pool: the overview plan's members together
+        first (when there is a plan), then ``work``'s other members in batches."""
+        plan = self.plan
+        joint = list(plan.members.values()) if plan is not None else []
+        if plan is not None and all(m in work for m in joint):
+            yield joint, partial(_hash_with_overview, self.opened, plan, joint, scans, stop)
+        else:
+            joint = []
+        rest = [n for n in work if n not in joint]
+        for batch in _batches(self.opened, rest):
+            yield batch, partial(_hash_batch, self.opened, batch, scans, stop)
+
     def _refill(self, pool: ThreadPoolExecutor,
                 pending: dict[Future[list[_Outcome | Exception]], list[str]],
-                todo: Iterator[list[str]], scans: Mapping[str, ArrayScan],
-                stop: threading.Event) -> None:
+                todo: Iterator[tuple[list[str], _Job]]) -> None:
         while len(pending) < IN_FLIGHT:
-            batch = next(todo, None)
-            if batch is None:
+            job = next(todo, None)
+            if job is None:
                 return
-            pending[pool.submit(_hash_batch, self.opened, batch, scans, stop)] = batch
+            pending[pool.submit(job[1])] = job[0]
 
     def _take(self, batch: list[str], fut: Future[list[_Outcome | Exception]]) -> None:
         results = fut.result()
@@ -370,7 +431,15 @@ class _Run:
             findings=(note,), checksums=ChecksumTable(rows, verified=False),
             summary={"members": members_summary(rows), "checksum_verified": False},
             header=header_tree(self.opened.header_parts, self.opened.headers, "cancelled"),
-            complete=False)
+            auc=self._no_overview(), complete=False)
+
+    def _no_overview(self) -> AucScans | None:
+        """The AUC capability as opened without an overview pending (a plot then reads
+        the arrays itself), or None when none was pending."""
+        auc = self.opened.auc
+        if auc is None or not auc.overview_pending:
+            return None
+        return replace(auc, overview_pending=False)
 
     def _row_findings(self, row: MemberCheck) -> list[Finding]:
         """Unreadable, stream and digest findings of one finished row."""
@@ -440,6 +509,8 @@ class _Run:
         The experiment model is withdrawn when any member it is built from
         failed, or any error was found; the experiment id when
         ``experiment.json`` failed; arrays whose member failed are untrusted.
+        The overview streamed with the signal (if any) is handed over, marked
+        with the untrusted arrays; a pending overview is no longer pending.
         """
         auc = self.opened.auc
         if auc is None or L.MANIFEST in failed:
@@ -447,8 +518,13 @@ class _Run:
         untrusted = frozenset(k for k, m in L.ARRAY_MEMBERS.items() if m in failed)
         keep_model = not errors and not any(m in failed for m in _FEEDING)
         keep_id = L.EXPERIMENT not in failed
-        if keep_model and keep_id and untrusted == auc.untrusted_arrays:
+        streamed = self.outcomes.get(L.SIGNAL)
+        overview = streamed.overview if streamed is not None else None
+        if overview is not None:  # it shows these bytes: it says which are not verified
+            overview = replace(overview, untrusted=untrusted)
+        if (keep_model and keep_id and untrusted == auc.untrusted_arrays and overview is None
+                and not auc.overview_pending):
             return None
         return replace(auc, experiment=auc.experiment if keep_model else None,
                        experiment_id=auc.experiment_id if keep_id else None,
-                       untrusted_arrays=untrusted)
+                       untrusted_arrays=untrusted, overview=overview, overview_pending=False)

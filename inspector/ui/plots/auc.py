@@ -1,6 +1,13 @@
 """AUC scans: signal against radius, one line per scan, coloured by scan order.
 
-The view never holds an experiment's arrays.  It asks
+The view never holds an experiment's arrays.  Its first image is drawn
+from ``AucScans.overview`` when the document has one (the full-range
+envelopes the archive's verification built from the bytes it hashed;
+combined to the plot's width by an exact power-of-two rebinning on a job,
+nothing read); while a check that will deliver it is pending
+(``AucScans.overview_pending``) the view waits for it instead of reading
+alongside.  Every other view (zoomed, panned, a plot wider than the
+overview's columns, or a document without an overview) asks
 :func:`inspector.formats.scan_envelope.scan_envelopes` on a background job
 for each scan's min/max per pixel column of the visible radius range (plus a
 quarter of a view on each side, so a pan shows data at once), and draws each
@@ -67,7 +74,9 @@ from inspector.formats.arrays import ArrayRef, EnvelopeCancelled
 from inspector.formats.capabilities import AucScans
 from inspector.formats.scan_envelope import (
     ScanEnvelopes,
+    ScanOverview,
     Source,
+    framed_range,
     scan_envelopes,
     scan_extent,
     scan_shape,
@@ -93,8 +102,6 @@ DIM_ALPHA = 50
 WIDE_HIGHLIGHTS = 16
 #: Fewest columns requested (a view not laid out yet has no width).
 MIN_COLUMNS = 100
-#: Margin of the initial view around the data, as a fraction of its extent.
-VIEW_MARGIN = 0.02
 #: Warning colour of the untrusted-data note (readable on light and dark bases).
 NOTE_COLOR = "#e8590c"
 #: A click this close to a curve (pixels) selects its scan.
@@ -150,9 +157,8 @@ def _pens(colors: list[Any], width: int) -> list[QPen]:
     return pens
 
 
-def _paths(curves: list[tuple[np.ndarray, np.ndarray]]) -> tuple[LinePaths, QRectF]:
-    """The lines of the curves (built when an export paints them) and a rectangle holding
-    them all, computed on the job's thread (the GUI thread only paints)."""
+def _limits(curves: list[tuple[np.ndarray, np.ndarray]]) -> tuple[float, float, float, float]:
+    """``(lo_x, hi_x, lo_y, hi_y)`` of the curves' finite points (infinities when none)."""
     lo_x = lo_y = math.inf
     hi_x = hi_y = -math.inf
     for x, y in curves:
@@ -160,8 +166,7 @@ def _paths(curves: list[tuple[np.ndarray, np.ndarray]]) -> tuple[LinePaths, QRec
         if fin.any():
             lo_x, hi_x = min(lo_x, float(x[fin].min())), max(hi_x, float(x[fin].max()))
             lo_y, hi_y = min(lo_y, float(y[fin].min())), max(hi_y, float(y[fin].max()))
-    extent = QRectF(lo_x, lo_y, hi_x - lo_x, hi_y - lo_y) if lo_x <= hi_x else QRectF()
-    return LinePaths(curves), extent
+    return lo_x, hi_x, lo_y, hi_y
 
 
 class _Guard:
@@ -188,6 +193,11 @@ class AucView(PlotView):
             on ``jobs``, unless ``auc.experiment`` is loaded.
         jobs: runs every read.
         parent: Qt parent widget.
+
+    The first image comes from ``auc.overview`` when it is there (nothing
+    read); while ``auc.overview_pending`` the view waits for the document's
+    check (a new view is built with its result; :meth:`checks_over` stops
+    the wait if the check ended without one).
 
     Raises:
         ValueError: the arrays are missing or do not fit together (shapes,
@@ -235,7 +245,10 @@ class AucView(PlotView):
         self._build_list()
         self._arrays = arrays
         self.note = ""
-        self.set_untrusted(auc.untrusted_arrays)
+        self._overview: ScanOverview | None = auc.overview
+        self._waiting = auc.overview_pending and auc.overview is None
+        marked = auc.overview.untrusted if auc.overview is not None else frozenset()
+        self.set_untrusted(auc.untrusted_arrays | marked)
         self.envelopes: ScanEnvelopes | None = None
         self.extent: tuple[float, float] | None = None
         self._extent_known = False
@@ -265,7 +278,8 @@ class AucView(PlotView):
         self.plot_widget.scene().sigMouseClicked.connect(self._clicked)
         if n == 0:
             self.show_placeholder("No scans to plot.")
-        self.status.setText(f"{n} scans: reading…" if n else "0 scans")
+        doing = "verifying…" if self._waiting else "reading…"
+        self.status.setText(f"{n} scans: {doing}" if n else "0 scans")
 
     # -- construction ----------------------------------------------------------------
     def _make_layers(self, n: int) -> None:
@@ -400,7 +414,7 @@ class AucView(PlotView):
         With a job in flight the request is only marked pending; it is
         re-evaluated when the job ends.
         """
-        if not self.shape.scans or not self._guard.alive:
+        if not self.shape.scans or not self._guard.alive or self._waiting:
             return
         if self._in_flight:
             self._pending = True
@@ -412,22 +426,35 @@ class AucView(PlotView):
         if want is not None:
             self._submit(want)
 
+    def checks_over(self) -> None:
+        """The document's checks ended: a view still waiting for an overview reads itself."""
+        if self._waiting:
+            self._waiting = False
+            self.status.setText(f"{self.shape.scans} scans: reading…")
+            self.request()
+
     def _submit(self, want: tuple[float, float, int] | None) -> None:
         radius, signal, mask = self._radius, self._signal, self._mask
         px = self._pixels()
         n = self.shape.scans
         pool = _executor()
+        overview = self._overview if want is None else None
 
         def work(ctx: JobContext) -> tuple[Any, ...]:
             def cancelled() -> bool:
                 return ctx.cancelled
 
             try:
+                if overview is not None:  # built by verification: combined, nothing read
+                    env = overview.at_pixels(px, COARSEST_COLUMN)
+                    if env is None:
+                        return None, None, [], ([], QRectF())
+                    return overview.extent, env, *_drawn(env, n)
                 if want is None:  # first request: the data's extent, then all of it
                     ext = scan_extent(radius, signal, mask, cancelled=cancelled)
                     if ext is None:
                         return ext, None, [], ([], QRectF())
-                    r0, r1, cols = *_framed(ext), px
+                    r0, r1, cols = *framed_range(ext), px
                 else:
                     ext = None
                     r0, r1, cols = want
@@ -436,9 +463,7 @@ class AucView(PlotView):
             except EnvelopeCancelled:
                 ctx.check()
                 raise
-            curves = [env.curve(i) for i in range(n)]  # what to draw, off the GUI thread
-            env.value_range(env.r0, env.r1)  # gathers its exact points here, not on the GUI
-            return ext, env, curves, _paths(curves)
+            return ext, env, *_drawn(env, n)
 
         guard = self._guard
 
@@ -750,11 +775,27 @@ def _distance(px: np.ndarray, py: np.ndarray) -> float:
     return float(d.min()) if len(d) else math.inf
 
 
-def _framed(ext: tuple[float, float]) -> tuple[float, float]:
-    """The initial view of data spanning ``ext``: a margin on each side."""
-    e0, e1 = ext
-    span = e1 - e0
-    if span <= 0:
-        span = abs(e0) * 1e-3 or 1.0
-        e0, e1 = e0 - span / 2, e1 + span / 2
-    return e0 - VIEW_MARGIN * span, e1 + VIEW_MARGIN * span
+def _drawn(env: ScanEnvelopes, n: int) -> tuple[list[tuple[np.ndarray, np.ndarray]],
+                                                tuple[LinePaths, QRectF]]:
+    """The lines of ``n`` scans from ``env`` and their paths, built on the job's thread
+    (the GUI thread only hands them to the layers)."""
+    curves = env.curves()[:n]
+    env.value_range(env.r0, env.r1)  # gathers its exact points here, not on the GUI thread
+    return curves, (LinePaths(curves), _extent(env, curves))
+
+
+def _extent(env: ScanEnvelopes, curves: list[tuple[np.ndarray, np.ndarray]]) -> QRectF:
+    """The rectangle holding every drawn point (computed on the job's thread: the GUI
+    thread only paints): the scans drawn as envelopes from the envelope arrays at once,
+    the others from their points."""
+    n = len(curves)
+    rows = np.array([p is None for p in env.points[:n]], dtype=bool).reshape(n)
+    lo_x, hi_x, lo_y, hi_y = _limits([curves[i] for i in np.flatnonzero(~rows)])
+    lo, hi = (env.lo[:n], env.hi[:n]) if rows.all() else (env.lo[:n][rows], env.hi[:n][rows])
+    cols = np.flatnonzero(np.isfinite(lo).any(axis=0))
+    if cols.size:
+        c, a, b = env.centers(), int(cols[0]), int(cols[-1]) + 1
+        lo_x, hi_x = min(lo_x, float(c[a])), max(hi_x, float(c[b - 1]))
+        lo_y = min(lo_y, float(np.fmin.reduce(lo[:, a:b], axis=None)))  # fmin: NaN ignored
+        hi_y = max(hi_y, float(np.fmax.reduce(hi[:, a:b], axis=None)))
+    return QRectF(lo_x, lo_y, hi_x - lo_x, hi_y - lo_y) if lo_x <= hi_x else QRectF()

@@ -88,6 +88,10 @@ class PlotView(QWidget):
         """
         return True
 
+    def checks_over(self) -> None:
+        """The document's deferred checks ended (done, cancelled or failed); a view that
+        waits for one of their results stops waiting.  Nothing to do by default."""
+
     def show_placeholder(self, text: str) -> None:
         """Show ``text`` instead of the plot (empty arrays, unreadable data)."""
         self._placeholder.setText(text)

@@ -178,6 +178,12 @@ class PlotPanel(QWidget):
         if changed and self.current is not None:
             self.show_array(self.current)
 
+    def checks_over(self) -> None:
+        """The document's deferred checks ended: a view waiting for their result (an AUC
+        view waiting for ``AucScans.overview``) stops waiting."""
+        if self.view is not None:
+            self.view.checks_over()
+
     # -- AUC --------------------------------------------------------------
     def _show_auc(self, auc: AucScans) -> None:
         # The view notes untrusted arrays on the plot itself (AucView.note).

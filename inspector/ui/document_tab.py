@@ -163,6 +163,7 @@ class DocumentTab(QWidget):
         self.trials_panel: TrialsPanel | None = None
         self.trial_links: TrialLinks | None = None
         self._trials_slot: QLabel | None = None
+        self._trials_wanted = False
         self.trials_error = ""
         self.plot_error = ""
         self._plot_slot: QLabel | None = None
@@ -294,8 +295,9 @@ class DocumentTab(QWidget):
     def _add_trials(self) -> None:
         """The trial selection, shared by the table, the stimuli and the Trials tab
         (epochs or continuous recordings only: patterns have no time axis).  The
-        trial views import pyqtgraph: a placeholder holds their tab until
-        ``inspector.ui.trials`` is imported off the GUI thread (ui.preload)."""
+        trial views import pyqtgraph: a placeholder holds their tab until it is
+        first shown and ``inspector.ui.trials`` is imported off the GUI thread
+        (ui.preload); only then are the views built and their averages run."""
         doc = self.doc
         if doc.trials is None:
             return
@@ -312,8 +314,24 @@ class DocumentTab(QWidget):
         if doc.trials.data_mode in ("epochs", "continuous") and "neuro" in doc.arrays:
             self._trials_slot = QLabel("Preparing the trial views…")
             self._trials_slot.setAlignment(Qt.AlignmentFlag.AlignCenter)
-            self.views.addTab(self._trials_slot, "Trials")
-            preload.when_imported(TRIALS, self._trials_imported, self._trials_failed)
+            views = self.views
+            assert views is not None  # (set_document made it)
+            views.addTab(self._trials_slot, "Trials")
+            preload.preload([TRIALS])
+            views.currentChanged.connect(self._trials_shown)
+
+    def _trials_shown(self, *_args: Any) -> None:
+        """The current view changed: the first time it is the Trials placeholder, its
+        views are built, on a later event-loop turn (the placeholder is drawn first)."""
+        if self._trials_wanted or not self._trials_current():
+            return
+        self._trials_wanted = True
+        QTimer.singleShot(0, self, lambda: preload.when_imported(
+            TRIALS, self._trials_imported, self._trials_failed))
+
+    def _trials_current(self) -> bool:
+        slot = self._trials_slot
+        return slot is not None and self.views is not None and self.views.currentWidget() is slot
 
     def _trials_imported(self, trials: ModuleType) -> None:
         """The trial views are importable: the Trials tab takes the placeholder's place."""
@@ -489,8 +507,8 @@ class DocumentTab(QWidget):
 
     def trials_idle(self) -> bool:
         """The trial views show their final state (or there are none)."""
-        if self._trials_slot is not None:
-            return bool(self.trials_error)
+        if self._trials_slot is not None:  # built once shown (or it cannot be)
+            return bool(self.trials_error) or not (self._trials_wanted or self._trials_current())
         return self.trials_panel is None or self.trials_panel.is_idle()
 
     def plots_idle(self) -> bool:

@@ -154,6 +154,7 @@ class TrialsPanel(QWidget):
         lay.addWidget(self._views, 1)
         if selection is not None:
             selection.changed.connect(self._selection_changed)
+            self.image.show_selection(selection.trials)  # (built when first shown: may be one)
         self._update_selected_box()
         self.schedule()
 

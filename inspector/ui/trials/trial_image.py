@@ -52,6 +52,10 @@ MAX_TICKS = 40
 STRIP = 0.025
 #: Levels ignore the most extreme values (percentiles), so one outlier does not wash out.
 LEVEL_PERCENTILES = (1.0, 99.0)
+#: The image's colour map, read from pyqtgraph's files when this module is imported
+#: (off the GUI thread: ui.preload), not when the first image is built.  A ColorMap is
+#: a plain object, not a QObject; pyqtgraph caches it by name.
+COLORMAP = pg.colormap.get("viridis")
 
 
 @dataclass(frozen=True)
@@ -149,7 +153,7 @@ class TrialImage(PlotView):
         self.plot_item.showGrid(x=False, y=False)
         time_label(self.plot_item, self.axis)
         self.plot_item.setLabel("left", "trials")
-        self.colorbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=pg.colormap.get("viridis"),
+        self.colorbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=COLORMAP,
                                         interactive=True, width=14,
                                         label=self._unit_label(), pen=pg.mkPen(text))
         self.colorbar.setImageItem(self.img_item, insert_in=self.plot_item)

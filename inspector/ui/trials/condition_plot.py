@@ -107,6 +107,7 @@ def pooled_grid(df: pd.DataFrame) -> Grid:
     cube = {k: df[k].to_numpy().reshape(1, c, rows) for k in ("mean", "sem", "n")}
     return x, [int(ch) for ch in chans], cube
 
+
 #: The band of each condition and channel of a :data:`Grid`, ``[condition][channel]``.
 Bands = list[list[QPainterPath]]
 

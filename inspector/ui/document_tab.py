@@ -17,6 +17,7 @@ name.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -334,13 +335,23 @@ class DocumentTab(QWidget):
         return slot is not None and self.views is not None and self.views.currentWidget() is slot
 
     def _trials_imported(self, trials: ModuleType) -> None:
-        """The trial views are importable: the Trials tab takes the placeholder's place."""
+        """The trial views are importable: they are built, one plot an event-loop turn
+        (``trials.build_in_steps``), and take the placeholder's place."""
+        if self._vstate["closed"] or self._trials_slot is None or self.doc is None:
+            return
+        self._build_trials(trials.build_in_steps(self.doc, self.jobs, self.selection, self))
+
+    def _build_trials(self, steps: Iterator[Any]) -> None:
         slot = self._trials_slot
         if self._vstate["closed"] or slot is None or self.doc is None:
             return
+        panel = next(steps)
+        if panel is None:
+            QTimer.singleShot(0, self, lambda: self._build_trials(steps))
+            return
         index = self.views.indexOf(slot)
         current = self.views.currentIndex() == index
-        self.trials_panel = trials.TrialsPanel(self.doc, self.jobs, self.selection, self)
+        self.trials_panel = panel
         self.views.removeTab(index)
         self.views.insertTab(index, self.trials_panel, "Trials")
         if current:

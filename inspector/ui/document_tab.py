@@ -298,7 +298,8 @@ class DocumentTab(QWidget):
         (epochs or continuous recordings only: patterns have no time axis).  The
         trial views import pyqtgraph: a placeholder holds their tab until it is
         first shown and ``inspector.ui.trials`` is imported off the GUI thread
-        (ui.preload); only then are the views built and their averages run."""
+        (ui.preload: the window's warm-up imports it, or the first show asks for
+        it); only then are the views built and their averages run."""
         doc = self.doc
         if doc.trials is None:
             return
@@ -317,8 +318,7 @@ class DocumentTab(QWidget):
             self._trials_slot.setAlignment(Qt.AlignmentFlag.AlignCenter)
             views = self.views
             assert views is not None  # (set_document made it)
-            views.addTab(self._trials_slot, "Trials")
-            preload.preload([TRIALS])
+            views.addTab(self._trials_slot, "Trials")  # (its module: MainWindow.warm_up)
             views.currentChanged.connect(self._trials_shown)
 
     def _trials_shown(self, *_args: Any) -> None:

@@ -43,7 +43,8 @@ from inspector.ui.recent_files import add_recent, fill_recent_menu, last_dir
 from inspector.ui.theme import add_theme_menu
 
 #: Views imported ahead of need with the readers (see :meth:`MainWindow.warm_up`).
-VIEW_MODULES = ("inspector.ui.table_panel", "inspector.ui.stimuli_panel", preload.PLOTS)
+VIEW_MODULES = ("inspector.ui.table_panel", "inspector.ui.stimuli_panel", preload.PLOTS,
+                "inspector.ui.trials")
 #: Milliseconds after the window is first shown before it warms up.
 WARM_UP_DELAY_MS = 200
 

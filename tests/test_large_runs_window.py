@@ -12,9 +12,16 @@ from pathlib import Path
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QTableView, QTreeView
 
+from inspector.formats.node import Node
 from inspector.ui import columns
 from inspector.ui.main_window import MainWindow
-from inspector.ui.tree_panel import EXPAND_ROWS, expand_within
+from inspector.ui.tree_panel import (
+    EXPAND_NOW_NODES,
+    EXPAND_ROWS,
+    HeaderPanel,
+    expand_within,
+    more_nodes_than,
+)
 from tests.test_beckman_layout import data, header, write
 
 
@@ -94,3 +101,30 @@ def test_a_run_of_many_files_opens_with_trees_collapsed_to_the_budget(qtbot, tmp
     assert all(scans.view.columnWidth(c) >= columns.MIN_WIDTH
                for c in range(scans.model.columnCount()))
     assert tab.plot.view.shape.scans == EXPAND_ROWS + 20
+
+
+def _header_of(groups: int, each: int) -> Node:
+    root = Node("header", kind="group")
+    for g in range(groups):
+        group = root.add(f"group {g}", kind="group")
+        for k in range(each):
+            group.add(f"item {k}", k)
+    return root
+
+
+def _all_expanded(view: QTreeView) -> bool:
+    model = view.model()
+    return all(view.isExpanded(model.index(r, 0)) for r in range(model.rowCount()))
+
+
+def test_a_large_header_is_expanded_on_the_next_event_loop_turn(qtbot):
+    small, large = _header_of(4, 10), _header_of(50, 10)  # 44 and 550 nodes
+    assert not more_nodes_than(small, EXPAND_NOW_NODES)
+    assert more_nodes_than(large, EXPAND_NOW_NODES) and not more_nodes_than(large, 550)
+    now = HeaderPanel(small, None, "")
+    qtbot.addWidget(now)
+    assert _all_expanded(now.header.view)  # at once
+    later = HeaderPanel(large, None, "")
+    qtbot.addWidget(later)
+    assert not _all_expanded(later.header.view)  # not in the turn that built the views
+    qtbot.waitUntil(lambda: _all_expanded(later.header.view), timeout=5000)

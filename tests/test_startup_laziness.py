@@ -121,3 +121,41 @@ def test_a_failed_import_is_reported(qtbot, tmp_path, monkeypatch):
     preload.when_imported("gs_broken_module", lambda m: None, errors.append)
     qtbot.waitUntil(lambda: bool(errors), timeout=10_000)
     assert errors == ["ValueError: broken on purpose"]
+
+
+def test_a_warmed_up_window_imports_nothing_while_it_opens_a_recording():
+    # the warm-up imported every reader and view (the trial views and the data
+    # views included): opening a file then imports nothing, on no thread
+    path = FIXTURES / "vneurotk" / "v1" / "continuous_dense_f32_intids.h5"
+    got = _run(f"""
+        import json, sys, time
+        from inspector.app import make_application
+        from inspector.formats.workers import worker_pool
+
+        def spin(cond):
+            end = time.monotonic() + 60
+            while not cond() and time.monotonic() < end:
+                app.processEvents()
+                time.sleep(0.005)
+
+        with worker_pool():
+            app = make_application()
+            from inspector.ui import preload
+            from inspector.ui.main_window import MainWindow
+            win = MainWindow()
+            win.resize(1280, 800)
+            win.show()
+            win.warm_up()
+            spin(lambda: not preload.busy())
+            before = set(sys.modules)
+            win.open_paths([{str(path)!r}])
+            spin(lambda: win.document_tabs() and win.all_tabs_ready()
+                 and win.current_tab().is_settled())
+            tab = win.current_tab()
+            titles = [tab.views.tabText(i) for i in range(tab.views.count())]
+            tab.views.setCurrentIndex(titles.index("Trials"))  # built when first shown
+            spin(lambda: tab.trials_panel is not None and tab.is_settled())
+            print(json.dumps([tab.trials_panel is not None,
+                              sorted(set(sys.modules) - before)]))
+    """)
+    assert got == [True, []]

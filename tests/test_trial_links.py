@@ -30,9 +30,41 @@ def _open(qtbot, path):
     win.open_paths([str(path)])
     qtbot.waitUntil(lambda: win.document_tabs() and win.all_tabs_ready(), timeout=20000)
     tab = win.current_tab()
+    _show_trials(tab)
     qtbot.waitUntil(lambda: tab.trials_panel is not None and settled(tab.trials_panel),
                     timeout=20000)
     return win, tab
+
+
+def _show_trials(tab):
+    """Make the Trials tab current: its views are built when it is first shown."""
+    titles = [tab.views.tabText(i) for i in range(tab.views.count())]
+    tab.views.setCurrentIndex(titles.index("Trials"))
+
+
+def test_trial_views_are_built_when_their_tab_is_first_shown(qtbot):
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.resize(1280, 800)
+    win.show()
+    win.open_paths([str(EPOCHS)])
+    qtbot.waitUntil(lambda: win.document_tabs() and win.all_tabs_ready(), timeout=20000)
+    tab = win.current_tab()
+    # hidden, the Trials tab runs nothing, and the tab counts as settled (--screenshot)
+    qtbot.waitUntil(tab.is_settled, timeout=20000)
+    assert tab.trials_panel is None and tab.views.tabText(tab.views.currentIndex()) != "Trials"
+    tab.selection.set_trials([2, 5], source="test")  # chosen before the views exist
+    _show_trials(tab)
+    assert not tab.is_settled()  # the views are coming
+    qtbot.waitUntil(lambda: tab.trials_panel is not None and settled(tab.trials_panel),
+                    timeout=20000)
+    panel = tab.trials_panel
+    assert tab.views.currentWidget() is panel and tab.views.tabText(
+        tab.views.currentIndex()) == "Trials"
+    assert panel.image.selected_rows().tolist() == sorted(
+        panel.image.matrix.rows_of_trials([2, 5]).tolist())
+    qtbot.waitUntil(lambda: panel.average.selection_curves() != [], timeout=20000)
+    qtbot.waitUntil(tab.is_settled, timeout=20000)
 
 
 def _select_table_rows(table, rows):

@@ -493,3 +493,29 @@ def test_views_follow_the_palette(qtbot, jobs):
     samples = [s for s, label in panel.average.plot_item.legend.items if label.text == "E1"]
     assert samples[0].item.opts["pen"].color().name() == "#fafafa"  # the channel key redrawn
     assert panel.is_idle()
+
+
+def test_panel_built_in_steps_uses_the_plots_of_the_earlier_steps(qtbot, jobs):
+    from PySide6.QtWidgets import QWidget
+
+    from inspector.ui.trials import ConditionPlot, TrialImage, build_in_steps
+
+    host = QWidget()
+    qtbot.addWidget(host)
+    doc = opened(EPOCHS)
+    steps = build_in_steps(doc, jobs, TrialSelection.for_document(doc), host)
+    assert next(steps) is None  # the condition plot
+    [average] = host.findChildren(ConditionPlot)
+    assert next(steps) is None  # the trial image
+    [image] = host.findChildren(TrialImage)
+    panel = next(steps)
+    assert isinstance(panel, TrialsPanel) and panel.parent() is host
+    assert panel.average is average and panel.image is image
+    assert average.parent() is not host and image.parent() is not host  # now the panel's
+    with pytest.raises(StopIteration):
+        next(steps)
+    panel.resize(900, 700)
+    panel.show()
+    qtbot.waitUntil(lambda: settled(panel), timeout=20000)
+    assert [c.label for c in average.conditions] == [c.label for c in trial_average(
+        doc, panel.by(), channels=[0], baseline="recorded").attrs["conditions"]]

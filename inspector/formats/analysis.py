@@ -198,8 +198,15 @@ def _is_missing(value: Any) -> bool:
     return bool(out) if isinstance(out, (bool, np.bool_)) else False
 
 
+#: Exact types whose values are never missing, and their kind.
+_PLAIN_KINDS: dict[type, str] = {bool: "bool", int: "int", str: "str"}
+
+
 def _typed(value: Any) -> Condition:
     """The condition of one typed value (numpy scalars become Python scalars)."""
+    kind = _PLAIN_KINDS.get(type(value))
+    if kind is not None:  # never missing: no pandas call (thousands of trial IDs)
+        return Condition(value, kind)
     if isinstance(value, np.datetime64):
         value = pd.Timestamp(value)
     elif isinstance(value, np.timedelta64):

@@ -17,6 +17,7 @@ name.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -164,6 +165,7 @@ class DocumentTab(QWidget):
         self.trial_links: TrialLinks | None = None
         self._trials_slot: QLabel | None = None
         self._trials_waiting = False  # built once a deferred check brings the trial IDs
+        self._trials_wanted = False  # the Trials tab was shown: its views are to be built
         self.trials_error = ""
         self.plot_error = ""
         self._plot_slot: QLabel | None = None
@@ -295,8 +297,10 @@ class DocumentTab(QWidget):
     def _add_trials(self, wait: bool = True) -> None:
         """The trial selection, shared by the table, the stimuli and the Trials tab
         (epochs or continuous recordings only: patterns have no time axis).  The
-        trial views import pyqtgraph: a placeholder holds their tab until
-        ``inspector.ui.trials`` is imported off the GUI thread (ui.preload).
+        trial views import pyqtgraph: a placeholder holds their tab until it is
+        first shown and ``inspector.ui.trials`` is imported off the GUI thread
+        (ui.preload: the window's warm-up imports it, or the first show asks for
+        it); only then are the views built and their averages run.
         While a deferred check is to bring the trials' stimulus IDs
         (``stim_ids_pending``), they wait for its result (``wait``)."""
         doc = self.doc
@@ -318,17 +322,42 @@ class DocumentTab(QWidget):
         if doc.trials.data_mode in ("epochs", "continuous") and "neuro" in doc.arrays:
             self._trials_slot = QLabel("Preparing the trial views…")
             self._trials_slot.setAlignment(Qt.AlignmentFlag.AlignCenter)
-            self.views.addTab(self._trials_slot, "Trials")
-            preload.when_imported(TRIALS, self._trials_imported, self._trials_failed)
+            views = self.views
+            assert views is not None  # (set_document made it)
+            views.addTab(self._trials_slot, "Trials")  # (its module: MainWindow.warm_up)
+            views.currentChanged.connect(self._trials_shown)
+
+    def _trials_shown(self, *_args: Any) -> None:
+        """The current view changed: the first time it is the Trials placeholder, its
+        views are built, on a later event-loop turn (the placeholder is drawn first)."""
+        if self._trials_wanted or not self._trials_current():
+            return
+        self._trials_wanted = True
+        QTimer.singleShot(0, self, lambda: preload.when_imported(
+            TRIALS, self._trials_imported, self._trials_failed))
+
+    def _trials_current(self) -> bool:
+        slot = self._trials_slot
+        return slot is not None and self.views is not None and self.views.currentWidget() is slot
 
     def _trials_imported(self, trials: ModuleType) -> None:
-        """The trial views are importable: the Trials tab takes the placeholder's place."""
+        """The trial views are importable: they are built, one plot an event-loop turn
+        (``trials.build_in_steps``), and take the placeholder's place."""
+        if self._vstate["closed"] or self._trials_slot is None or self.doc is None:
+            return
+        self._build_trials(trials.build_in_steps(self.doc, self.jobs, self.selection, self))
+
+    def _build_trials(self, steps: Iterator[Any]) -> None:
         slot = self._trials_slot
         if self._vstate["closed"] or slot is None or self.doc is None:
             return
+        panel = next(steps)
+        if panel is None:
+            QTimer.singleShot(0, self, lambda: self._build_trials(steps))
+            return
         index = self.views.indexOf(slot)
         current = self.views.currentIndex() == index
-        self.trials_panel = trials.TrialsPanel(self.doc, self.jobs, self.selection, self)
+        self.trials_panel = panel
         self.views.removeTab(index)
         self.views.insertTab(index, self.trials_panel, "Trials")
         if current:
@@ -495,10 +524,10 @@ class DocumentTab(QWidget):
 
     def trials_idle(self) -> bool:
         """The trial views show their final state (or there are none)."""
-        if self._trials_slot is not None:
-            return bool(self.trials_error)
         if self._trials_waiting:
             return False
+        if self._trials_slot is not None:  # built once shown (or it cannot be)
+            return bool(self.trials_error) or not (self._trials_wanted or self._trials_current())
         return self.trials_panel is None or self.trials_panel.is_idle()
 
     def plots_idle(self) -> bool:

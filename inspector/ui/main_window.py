@@ -30,7 +30,7 @@ from inspector.formats.remote_path import RemotePath, as_source, is_url, split_l
 from inspector.jobs import JobContext, JobRunner
 from inspector.ui import preload
 from inspector.ui.busy_indicator import BusyIndicator
-from inspector.ui.document_tab import DocumentTab
+from inspector.ui.document_tab import DATA_VIEWS, TRIALS, DocumentTab
 from inspector.ui.export_support import (
     export_source,
     export_unavailable_reason,
@@ -43,7 +43,8 @@ from inspector.ui.recent_files import add_recent, fill_recent_menu, last_dir
 from inspector.ui.theme import add_theme_menu
 
 #: Views imported ahead of need with the readers (see :meth:`MainWindow.warm_up`).
-VIEW_MODULES = ("inspector.ui.table_panel", "inspector.ui.stimuli_panel", preload.PLOTS)
+VIEW_MODULES = ("inspector.ui.table_panel", "inspector.ui.stimuli_panel", preload.PLOTS,
+                DATA_VIEWS, "inspector.ui.trial_link", TRIALS)
 #: Milliseconds after the window is first shown before it warms up.
 WARM_UP_DELAY_MS = 200
 

@@ -29,6 +29,10 @@ from inspector.ui.copy_support import install_copy_actions
 
 #: Narrowest header panel that shows the header and the raw tree side by side.
 SIDE_BY_SIDE_WIDTH = 760
+#: A header of more nodes than this is expanded on the next event-loop turn: laying out
+#: 500 expanded rows took 40 ms, on top of building the document's views in the same
+#: turn (docs/architecture.md, "Contracts").
+EXPAND_NOW_NODES = 200
 #: Most rows a tree is expanded to show when it is first shown (a run folder of 1 000
 #: scan files, each expanded, was 10 000 rows laid out at once: 0.3-0.9 s).
 EXPAND_ROWS = 400
@@ -53,6 +57,17 @@ def expand_within(view: QTreeView, depth: int, rows: int = EXPAND_ROWS) -> int:
     if allowed >= 0:
         view.expandToDepth(allowed)
     return allowed
+
+
+def more_nodes_than(root: Node, limit: int) -> bool:
+    """``root`` has more than ``limit`` nodes below it (counts at most ``limit + 1``)."""
+    stack, seen = list(root.children), 0
+    while stack:
+        seen += 1
+        if seen > limit:
+            return True
+        stack.extend(stack.pop().children)
+    return False
 
 
 def make_tree_view(model, parent: QWidget | None = None) -> QTreeView:
@@ -201,7 +216,10 @@ class HeaderPanel(QWidget):
         self._timer.timeout.connect(self._apply_filter)
         self.filter_edit.textChanged.connect(lambda _t: self._timer.start())
         self.header = FilteredTree(header, "Header", self)
-        self.header.view.expandAll()
+        if more_nodes_than(header, EXPAND_NOW_NODES):
+            QTimer.singleShot(0, self.header.view, self.header.view.expandAll)
+        else:
+            self.header.view.expandAll()
         self.header.node_selected.connect(self.node_selected)
         self.header.filter_cleared.connect(self._filter_cleared)
         self.raw: FilteredTree | None = None

@@ -5,12 +5,13 @@ structure (epochs or continuous); :class:`inspector.ui.trial_link.TrialLinks`
 keeps the trial metadata table, the stimulus grid and these views on the
 document's one :class:`~inspector.models.selection.TrialSelection`.  The
 package imports pyqtgraph: the document tab imports it off the GUI thread
-(:mod:`inspector.ui.preload`).
+(:mod:`inspector.ui.preload`) and builds it with :func:`build_in_steps`,
+one plot an event-loop turn, the first time its tab is shown.
 """
 
 from inspector.ui.trials.condition_plot import ConditionPlot
-from inspector.ui.trials.panel import TrialsPanel
+from inspector.ui.trials.panel import TrialsPanel, build_in_steps
 from inspector.ui.trials.stimulus_viewer import StimulusViewer
 from inspector.ui.trials.trial_image import TrialImage
 
-__all__ = ["ConditionPlot", "StimulusViewer", "TrialImage", "TrialsPanel"]
+__all__ = ["ConditionPlot", "StimulusViewer", "TrialImage", "TrialsPanel", "build_in_steps"]

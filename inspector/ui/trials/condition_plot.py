@@ -19,6 +19,8 @@ the conditions shown, unchanged.
 from __future__ import annotations
 
 import csv
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +28,7 @@ import numpy as np
 import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QIcon, QPalette, QPixmap
+from PySide6.QtGui import QColor, QFont, QIcon, QPainterPath, QPalette, QPixmap
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -95,6 +97,88 @@ def frame_grid(df: pd.DataFrame) -> Grid:
     return x, [int(ch) for ch in chans], cube
 
 
+def pooled_grid(df: pd.DataFrame) -> Grid:
+    """The arrays of a :func:`~inspector.formats.analysis.pooled` frame (one group,
+    channel-major, whatever its ``attrs`` say) as a one-condition grid."""
+    chans = list(pd.unique(df["channel"])) if len(df) else []
+    c = max(len(chans), 1)
+    rows = len(df) // c
+    x = df["time"].to_numpy(dtype=np.float64)[:rows]
+    cube = {k: df[k].to_numpy().reshape(1, c, rows) for k in ("mean", "sem", "n")}
+    return x, [int(ch) for ch in chans], cube
+
+
+#: The band of each condition and channel of a :data:`Grid`, ``[condition][channel]``.
+Bands = list[list[QPainterPath]]
+
+
+def band_edges(mean: np.ndarray, sem: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(mean - sem, mean + sem)``, float64 like ``mean``; where the mean is defined
+    but the SEM is not (one trial) both edges are the mean (the band closes)."""
+    half = np.where(np.isfinite(mean) & np.isnan(sem), 0.0, sem)
+    return mean - half, mean + half
+
+
+def band_path(x: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> QPainterPath:
+    """The area between ``lo`` and ``hi`` over ``x`` (equal-length 1-D arrays) as a path.
+
+    One polygon per run of points where ``x``, ``lo`` and ``hi`` are all
+    finite: along ``lo``, then back along ``hi`` (what ``FillBetweenItem``
+    makes of two ``connect="finite"`` curves).  ``QPainterPath`` is a value
+    type: it may be built on a worker thread and handed to the GUI thread.
+    """
+    path = QPainterPath()
+    path.setFillRule(Qt.FillRule.OddEvenFill)
+    ok = np.isfinite(x) & np.isfinite(lo) & np.isfinite(hi)
+    edges = np.diff(np.concatenate(([0], ok.astype(np.int8), [0])))
+    for a, b in zip(np.flatnonzero(edges == 1).tolist(), np.flatnonzero(edges == -1).tolist(),
+                    strict=True):
+        n = b - a
+        poly = pg.functions.create_qpolygonf(2 * n)
+        pts = pg.functions.ndarray_from_qpolygonf(poly)
+        pts[:n, 0], pts[:n, 1] = x[a:b], lo[a:b]
+        pts[n:, 0], pts[n:, 1] = x[a:b][::-1], hi[a:b][::-1]
+        path.addPolygon(poly)
+    return path
+
+
+def grid_bands(grid: Grid) -> Bands:
+    """:func:`band_path` of every condition and channel of ``grid`` (run on the job)."""
+    x, _chans, cube = grid
+    mean, sem = cube["mean"], cube["sem"]
+    return [[band_path(x, *band_edges(mean[g, c], sem[g, c])) for c in range(mean.shape[1])]
+            for g in range(mean.shape[0])]
+
+
+@contextmanager
+def one_layout_pass(legend: pg.LegendItem) -> Iterator[pg.LegendItem]:
+    """Entries added to ``legend`` within are measured once, on leaving
+    (``LegendItem.addItem`` measures every entry again for each one added)."""
+    size, legend.size = legend.size, (0, 0)  # a fixed size: updateSize does nothing
+    try:
+        yield legend
+    finally:
+        legend.size = size
+        legend.updateSize()
+
+
+class BandItem(pg.FillBetweenItem):
+    """A filled ±SEM band with a precomputed path (:func:`band_path`).
+
+    A ``FillBetweenItem`` that follows no curves: building the path from two
+    curves on the GUI thread (what ``FillBetweenItem`` does) took several ms
+    per band.
+
+    Args:
+        path: the band's outline.
+        brush: its fill.
+    """
+
+    def __init__(self, path: QPainterPath, brush: Any) -> None:
+        super().__init__(None, None, brush=brush)
+        self.setPath(path)
+
+
 class ConditionPlot(PlotView):
     """Mean ± SEM per condition of one document's trials.
 
@@ -125,6 +209,7 @@ class ConditionPlot(PlotView):
         self.axis = axis
         self.frame: pd.DataFrame | None = None
         self._frame_grid: Grid | None = None
+        self._frame_bands: Bands | None = None
         self.request: AverageRequest | None = None
         self.running = False
         self._checked: dict[str, bool] = {}
@@ -135,6 +220,7 @@ class ConditionPlot(PlotView):
         self.selection_frame: pd.DataFrame | None = None
         self.selection_request: AverageRequest | None = None
         self.selection_running = False
+        self._selection_grid: tuple[Grid, Bands] | None = None
         self._sel_items: list[Any] = []
         self.x_label = axis.time_unit
         unit = doc.arrays["neuro"].attrs.get("unit")
@@ -287,6 +373,7 @@ class ConditionPlot(PlotView):
             self.selection_request = None
             if self.selection_frame is not None:
                 self.selection_frame = None
+                self._selection_grid = None
                 self.draw()
             return
         if request == self.selection_request and (self.selection_running
@@ -296,45 +383,47 @@ class ConditionPlot(PlotView):
         self.selection_running = True
         doc = self.doc
 
-        def work(ctx: JobContext) -> pd.DataFrame:
-            return pooled(trial_average(doc, request.by, channels=list(request.channels),
-                                        window=request.window, baseline=request.baseline,
-                                        trials=list(request.trials or ()),
-                                        cancelled=lambda: ctx.cancelled))
+        def work(ctx: JobContext) -> tuple[pd.DataFrame, Grid, Bands]:
+            df = pooled(trial_average(doc, request.by, channels=list(request.channels),
+                                      window=request.window, baseline=request.baseline,
+                                      trials=list(request.trials or ()),
+                                      cancelled=lambda: ctx.cancelled))
+            grid = pooled_grid(df)  # arrays and band paths off the GUI thread
+            return df, grid, grid_bands(grid)
 
-        def done(df: pd.DataFrame) -> None:
+        def done(got: tuple[pd.DataFrame, Grid, Bands]) -> None:
             self.selection_running = False
-            self.selection_frame = df
+            self.selection_frame, grid, bands = got
+            self._selection_grid = grid, bands
             self.draw()
 
         def failed(_message: str, _tb: str) -> None:
             self.selection_running = False
             self.selection_frame = None
+            self._selection_grid = None
             self.draw()
 
         self.jobs.submit(work, on_done=done, on_error=failed, key=key)
 
     def selection_curves(self) -> list[tuple[str, np.ndarray, np.ndarray]]:
         """``(name, time, mean)`` of the curves of the selected trials."""
-        return [(item.curve_label, *(np.asarray(a, np.float64) for a in item.getData()))
-                for item in self._sel_items if isinstance(item, pg.PlotDataItem)]
+        return _curves_of(self._sel_items)
 
     def _draw_selection(self, legend: pg.LegendItem, chans: list[int]) -> None:
         for item in self._sel_items:
             self.plot_item.removeItem(item)
         self._sel_items = []
-        df = self.selection_frame
-        if df is None or self.frame is None or list(pd.unique(df["channel"])) != chans:
+        if self.selection_frame is None or self.frame is None or self._selection_grid is None:
+            return
+        (x, sel_chans, cube), bands = self._selection_grid
+        if sel_chans != chans:
             return
         text = self.palette().color(QPalette.ColorRole.Text)
-        rows = len(df) // max(len(chans), 1)
-        x = df["time"].to_numpy(np.float64)[:rows]
         count = len(self.selection_request.trials) if self.selection_request else 0
         for ci, ch in enumerate(chans):
-            part = df.iloc[ci * rows:(ci + 1) * rows]
             before = len(self._items)
-            curve = self._add_curve(x, part["mean"].to_numpy(), part["sem"].to_numpy(), text,
-                                    CHANNEL_STYLES[ci % len(CHANNEL_STYLES)],
+            curve = self._add_curve(x, cube["mean"][0, ci], cube["sem"][0, ci], bands[0][ci],
+                                    text, CHANNEL_STYLES[ci % len(CHANNEL_STYLES)],
                                     f"selected · {channel_label(self.axis, ch)}")
             curve.setPen(pg.mkPen(text, width=3,
                                   style=CHANNEL_STYLES[ci % len(CHANNEL_STYLES)]))
@@ -356,14 +445,15 @@ class ConditionPlot(PlotView):
         self.running = True
         doc = self.doc
 
-        def work(ctx: JobContext) -> tuple[pd.DataFrame, Grid]:
+        def work(ctx: JobContext) -> tuple[pd.DataFrame, Grid, Bands]:
             df = trial_average(
                 doc, request.by, channels=list(request.channels), window=request.window,
                 baseline=request.baseline,
                 trials=list(request.trials) if request.trials is not None else None,
                 progress=lambda p: ctx.progress(p.done, p.total),
                 cancelled=lambda: ctx.cancelled)
-            return df, frame_grid(df)  # the arrays are taken here, off the GUI thread
+            grid = frame_grid(df)  # the arrays and band paths are made here, off the GUI thread
+            return df, grid, grid_bands(grid)
 
         total = len(request.trials) if request.trials is not None else self.axis.trials
         self.progress.setRange(0, max(total, 1))
@@ -399,10 +489,12 @@ class ConditionPlot(PlotView):
         self.status.setText("")
         self.failed.emit(text)
 
-    def _done(self, request: AverageRequest, df: pd.DataFrame, grid: Grid) -> None:
+    def _done(self, request: AverageRequest, df: pd.DataFrame, grid: Grid,
+              bands: Bands) -> None:
         self._idle()
         self.frame = df
         self._frame_grid = grid
+        self._frame_bands = bands
         self._stack.setCurrentWidget(self.plot_widget)
         if request.by != self._by:
             self._by = request.by
@@ -484,17 +576,29 @@ class ConditionPlot(PlotView):
             self._frame_grid = frame_grid(self.frame)
         return self._frame_grid
 
+    def _bands(self) -> Bands:
+        """:func:`grid_bands` of :attr:`frame` (made by the job that computed it)."""
+        if self._frame_bands is None:
+            self._frame_bands = grid_bands(self._grid())
+        return self._frame_bands
+
     def draw(self) -> None:
         """Redraw the shown conditions of :attr:`frame`."""
         for item in self._items:
             self.plot_item.removeItem(item)
         self._items = []
         legend = self.add_legend()
-        legend.clear()
-        if self.frame is None:
-            self._draw_selection(legend, [])
-            return
+        with one_layout_pass(legend):
+            legend.clear()
+            if self.frame is None:
+                self._draw_selection(legend, [])
+                return
+            self._draw_frame(legend)
+        self._legend_columns()
+
+    def _draw_frame(self, legend: pg.LegendItem) -> None:
         x, chans, cube = self._grid()
+        bands = self._bands()
         colors = condition_colors(self.conditions)
         counts = self.trial_counts()
         shown = self.shown()
@@ -503,7 +607,8 @@ class ConditionPlot(PlotView):
                 continue
             for ci, _ch in enumerate(chans):
                 curve = self._add_curve(x, cube["mean"][gi, ci], cube["sem"][gi, ci],
-                                        colors[gi], CHANNEL_STYLES[ci % len(CHANNEL_STYLES)],
+                                        bands[gi][ci], colors[gi],
+                                        CHANNEL_STYLES[ci % len(CHANNEL_STYLES)],
                                         f"{cond.label} · {channel_label(self.axis, chans[ci])}")
                 if ci == 0:
                     legend.addItem(curve, f"{cond.label} (n={counts[gi]})")
@@ -514,37 +619,31 @@ class ConditionPlot(PlotView):
                 sample = pg.PlotDataItem(pen=pg.mkPen(text, width=2,
                                                       style=CHANNEL_STYLES[ci % 5]))
                 legend.addItem(sample, channel_label(self.axis, ch))
-        self._legend_columns()
 
-    def _add_curve(self, x: np.ndarray, mean: np.ndarray, sem: np.ndarray, color: QColor,
-                   style: Qt.PenStyle, name: str) -> pg.PlotDataItem:
-        defined = np.isfinite(mean)
-        half = np.where(defined & np.isnan(sem), 0.0, sem)  # one trial: the band closes
-        lo = pg.PlotCurveItem(x, mean - half, connect="finite")
-        hi = pg.PlotCurveItem(x, mean + half, connect="finite")
+    def _add_curve(self, x: np.ndarray, mean: np.ndarray, sem: np.ndarray,
+                   band_outline: QPainterPath, color: QColor, style: Qt.PenStyle,
+                   name: str) -> pg.PlotCurveItem:
+        """The mean (one ``PlotCurveItem``: a ``PlotDataItem`` would add a scatter
+        item per curve) over its band (``band_outline``, made by the job)."""
         band_color = QColor(color)
         band_color.setAlpha(BAND_ALPHA)
-        band = pg.FillBetweenItem(lo, hi, brush=pg.mkBrush(band_color))
+        band = BandItem(band_outline, pg.mkBrush(band_color))
         band.setZValue(-1)
         # no ``name``: the legend lists conditions (with n) itself, not every curve
-        curve = pg.PlotDataItem(x, mean, pen=pg.mkPen(color, width=2, style=style),
-                                connect="finite")
+        curve = pg.PlotCurveItem(x, mean, pen=pg.mkPen(color, width=2, style=style),
+                                 connect="finite")
         curve.curve_label = name
+        curve.band_edges = band_edges(mean, sem)  # what the band outlines (bands())
         self.plot_item.addItem(band)
         self.plot_item.addItem(curve)
         band.setToolTip(f"{name}: mean ± SEM")
         self._items.extend([band, curve])
-        curve.band_curves = (lo, hi)  # kept alive with the curve (tests read them)
         return curve
 
     def bands(self) -> list[tuple[str, np.ndarray, np.ndarray]]:
         """``(name, lower, upper)`` of every band drawn."""
-        out = []
-        for item in self._items:
-            if isinstance(item, pg.PlotDataItem):
-                lo, hi = item.band_curves
-                out.append((item.curve_label, lo.getData()[1], hi.getData()[1]))
-        return out
+        return [(item.curve_label, *item.band_edges) for item in self._items
+                if isinstance(item, pg.PlotCurveItem)]
 
     def _summary(self) -> str:
         df = self.frame
@@ -586,10 +685,10 @@ class ConditionPlot(PlotView):
 
     def curves(self) -> list[tuple[str, np.ndarray, np.ndarray]]:
         """``(name, time, mean)`` of every mean curve drawn."""
-        out = []
-        for item in self._items:
-            if isinstance(item, pg.PlotDataItem):
-                x, y = item.getData()
-                out.append((item.curve_label, np.asarray(x, np.float64),
-                            np.asarray(y, np.float64)))
-        return out
+        return _curves_of(self._items)
+
+
+def _curves_of(items: list[Any]) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """``(name, time, mean)`` of the mean curves among ``items`` (float64 arrays)."""
+    return [(item.curve_label, *(np.asarray(a, np.float64) for a in item.getData()))
+            for item in items if isinstance(item, pg.PlotCurveItem)]

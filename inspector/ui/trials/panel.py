@@ -14,7 +14,7 @@ restrict the average to them ("Selected trials only").
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 from typing import Any
 
 import numpy as np
@@ -90,6 +90,27 @@ def default_grouping(doc: Document, choices: list[tuple[str, Hashable]]) -> Hash
     return choices[0][1] if choices else None
 
 
+def build_in_steps(doc: Document, jobs: JobRunner, selection: TrialSelection | None,
+                   parent: QWidget) -> Iterator[TrialsPanel | None]:
+    """Build a :class:`TrialsPanel` over several event-loop turns: call ``next`` once a
+    turn; it gives None until the last step, which gives the panel.
+
+    Each of its two plots takes 30-60 ms to build (pyqtgraph's plot items); built
+    one a turn, the window keeps answering (docs/architecture.md, "Contracts").
+    The plots are made hidden children of ``parent`` until the panel takes them.
+    """
+    try:
+        axis = trial_axis(doc)
+    except ValueError:
+        yield TrialsPanel(doc, jobs, selection, parent)  # it says why there are no views
+        return
+    average = ConditionPlot(doc, jobs, axis, parent=parent)
+    yield None
+    image = TrialImage(doc, jobs, axis, grouping_choices(doc), parent=parent)
+    yield None
+    yield TrialsPanel(doc, jobs, selection, parent, views=(average, image))
+
+
 class TrialsPanel(QWidget):
     """Condition average and trial image of one recording, with their controls.
 
@@ -97,6 +118,8 @@ class TrialsPanel(QWidget):
         doc: an epochs or continuous recording (``doc.trials``, ``doc.arrays["neuro"]``).
         jobs: runs every computation.
         selection: the document's trial selection (None: no linking).
+        views: the condition plot and trial image of ``doc``, already built (see
+            :func:`build_in_steps`); None: built here.
 
     Attributes:
         axis: the document's trial axis (None when it cannot be cut in trials;
@@ -110,7 +133,8 @@ class TrialsPanel(QWidget):
     requested = Signal()
 
     def __init__(self, doc: Document, jobs: JobRunner, selection: TrialSelection | None = None,
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, *,
+                 views: tuple[ConditionPlot, TrialImage] | None = None) -> None:
         super().__init__(parent)
         self.doc = doc
         self.jobs = jobs
@@ -120,7 +144,7 @@ class TrialsPanel(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         try:
-            self.axis = trial_axis(doc)
+            self.axis = views[0].axis if views is not None else trial_axis(doc)
         except ValueError as exc:
             self.message = f"No trial views: {exc}"
             label = QLabel(self.message)
@@ -135,8 +159,13 @@ class TrialsPanel(QWidget):
         for box in self._grouping_controls() + self._window_controls():
             flow.addWidget(box)
         lay.addLayout(flow)
-        self.average = ConditionPlot(doc, jobs, self.axis, parent=self)
-        self.image = TrialImage(doc, jobs, self.axis, self.choices, parent=self)
+        if views is not None:
+            self.average, self.image = views
+            for view in views:
+                view.setParent(self)
+        else:
+            self.average = ConditionPlot(doc, jobs, self.axis, parent=self)
+            self.image = TrialImage(doc, jobs, self.axis, self.choices, parent=self)
         self.image.set_sort_by(self.by())
         self.image.options_changed.connect(self.schedule)
         self.image.trials_clicked.connect(self._image_clicked)
@@ -154,6 +183,7 @@ class TrialsPanel(QWidget):
         lay.addWidget(self._views, 1)
         if selection is not None:
             selection.changed.connect(self._selection_changed)
+            self.image.show_selection(selection.trials)  # (built when first shown: may be one)
         self._update_selected_box()
         self.schedule()
 

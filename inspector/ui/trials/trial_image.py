@@ -52,6 +52,10 @@ MAX_TICKS = 40
 STRIP = 0.025
 #: Levels ignore the most extreme values (percentiles), so one outlier does not wash out.
 LEVEL_PERCENTILES = (1.0, 99.0)
+#: The image's colour map, read from pyqtgraph's files when this module is imported
+#: (off the GUI thread: ui.preload), not when the first image is built.  A ColorMap is
+#: a plain object, not a QObject; pyqtgraph caches it by name.
+COLORMAP = pg.colormap.get("viridis")
 
 
 @dataclass(frozen=True)
@@ -103,6 +107,7 @@ class TrialImage(PlotView):
         self.jobs = jobs
         self.axis = axis
         self.matrix: TrialMatrix | None = None
+        self._levels: tuple[float, float] | None = None  # image_levels of matrix (the job's)
         self.order: TrialOrder | None = None
         self.request: ImageRequest | None = None
         self.running = False
@@ -148,7 +153,7 @@ class TrialImage(PlotView):
         self.plot_item.showGrid(x=False, y=False)
         time_label(self.plot_item, self.axis)
         self.plot_item.setLabel("left", "trials")
-        self.colorbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=pg.colormap.get("viridis"),
+        self.colorbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=COLORMAP,
                                         interactive=True, width=14,
                                         label=self._unit_label(), pen=pg.mkPen(text))
         self.colorbar.setImageItem(self.img_item, insert_in=self.plot_item)
@@ -221,13 +226,14 @@ class TrialImage(PlotView):
         self.running = True
         doc, bins = self.doc, self.pixel_bins()
 
-        def work(ctx: JobContext) -> tuple[TrialOrder, TrialMatrix]:
+        def work(ctx: JobContext) -> tuple[TrialOrder, TrialMatrix, tuple[float, float]]:
             order = trial_order(doc, request.sort_by)
             matrix = trial_matrix(doc, request.channel, order=order.order,
                                   window=request.window, baseline=request.baseline,
                                   max_bins=bins, progress=lambda p: ctx.progress(p.done, p.total),
                                   cancelled=lambda: ctx.cancelled)
-            return order, matrix
+            # the percentiles sort every value: here, not on the GUI thread
+            return order, matrix, image_levels(matrix.values)
 
         self.status.setText("reading trials…")
         self.jobs.submit(work, on_done=self._done, on_error=self._failed,
@@ -241,9 +247,9 @@ class TrialImage(PlotView):
         text = message.split(": ", 1)[1] if message.startswith("ValueError: ") else message
         self.show_placeholder(f"Cannot draw the trial image: {text}")
 
-    def _done(self, result: tuple[TrialOrder, TrialMatrix]) -> None:
+    def _done(self, result: tuple[TrialOrder, TrialMatrix, tuple[float, float]]) -> None:
         self.running = False
-        self.order, self.matrix = result
+        self.order, self.matrix, self._levels = result
         self._stack.setCurrentWidget(self.plot_widget)
         self.draw()
         self.finished.emit()
@@ -259,7 +265,9 @@ class TrialImage(PlotView):
         if m is None or order is None:
             return
         t0, t1, n = self.extent()
-        lo, hi = image_levels(m.values)
+        if self._levels is None:
+            self._levels = image_levels(m.values)
+        lo, hi = self._levels
         self.img_item.setImage(m.values, levels=(lo, hi), autoLevels=False)
         self.img_item.setRect(t0, 0.0, t1 - t0, float(m.values.shape[0] * m.trials_per_row))
         self.colorbar.setLevels((lo, hi))

@@ -61,7 +61,10 @@ def _run_gui_child(code: str) -> tuple[dict, str]:
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT))
     proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
                           text=True, cwd=ROOT, env=env, timeout=300, check=True)
-    return json.loads(proc.stdout.strip().splitlines()[-1]), proc.stderr
+    # the child's own line; PySide6 may add a line of its own as the interpreter exits
+    # ("Failed to find converter ...", a queued signal of a job still running at exit)
+    ours = [line for line in proc.stdout.splitlines() if line.startswith("{")]
+    return json.loads(ours[-1]), proc.stderr
 
 
 def test_screenshot_warns_when_the_window_stays_busy(tmp_path):

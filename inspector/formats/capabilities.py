@@ -229,10 +229,58 @@ class ObjectData:
     """
 
     lookup: Callable[[str], NodeData | None]
+    #: ``attributes(location, start, count)``: the next attributes of the object at
+    #: ``location`` beyond those its tree node lists (see :class:`AttributePage`);
+    #: None when the format has no attributes to page.  Reads; off the GUI thread.
+    attributes: Callable[[str, int, int], AttributePage] | None = None
 
     def node(self, location: str) -> NodeData | None:
         """The node at ``location`` (see :attr:`lookup`)."""
         return self.lookup(location)
+
+
+#: ``Node.kind`` of the row standing for the attributes of an object that its tree node
+#: does not list yet (its location is the object's); the views page them in through
+#: :attr:`ObjectData.attributes`.
+MORE_ATTRIBUTES = "more attributes"
+#: Attributes read per page (:attr:`ObjectData.attributes`), a bounded batch.
+ATTRIBUTE_PAGE = 1000
+
+
+def more_attributes_text(shown: int, total: int, page: int) -> tuple[str, str]:
+    """The name and details of the :data:`MORE_ATTRIBUTES` row when ``shown`` of an
+    object's ``total`` attributes are listed and ``page`` are read at a time."""
+    rest = total - shown
+    return (f"{rest} more attributes",
+            f"{shown} of {total} shown; open this row for the next {min(page, rest)}")
+
+
+@dataclass(frozen=True)
+class AttributePage:
+    """Attributes ``start .. start + len(nodes)`` of the ``total`` an object holds.
+
+    An object's tree node lists its first attributes when the file is opened
+    (a bounded number, in storage order); the others are read a page at a
+    time when a view asks, each page in one bounded read (names in storage
+    order from ``start``, values each capped as at open).
+
+    Attributes:
+        location: the object's location (``"/group"``).
+        start: index of the first attribute of the page, in storage order.
+        total: how many attributes the object holds.
+        nodes: one ``Node`` of kind ``"attribute"`` each, as the tree shows them
+            (sorted by name within the page).
+    """
+
+    location: str
+    start: int
+    total: int
+    nodes: tuple[Node, ...]
+
+    @property
+    def end(self) -> int:
+        """Index after the page's last attribute (``total`` when none is left)."""
+        return self.start + len(self.nodes)
 
 
 @dataclass(frozen=True)

@@ -252,7 +252,7 @@ def _unrecognised(p: Path) -> Document:
     reason = ", ".join(r for r in reasons if r) or "no reader is registered"
     doc.report(FORMAT_UNRECOGNISED, f"unrecognised format: {reason}")
     size = p.stat().st_size if p.is_file() else 0
-    doc.header.add("format", "unknown")
+    doc.header.add("format", doc.kind_label)  # "Unrecognised file"
     doc.header.add("size", f"{size} bytes")
     doc.summary = {"size": size}
     return doc

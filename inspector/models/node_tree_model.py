@@ -18,6 +18,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
 
+from inspector.formats.capabilities import MORE_ATTRIBUTES
 from inspector.formats.document import Node
 from inspector.models.roles import (
     CopyRole,
@@ -42,7 +43,8 @@ FIRST_ROWS = 200
 FETCH_ROWS = 200
 
 #: Node kinds whose ``None`` value means "no scalar value" rather than a missing one.
-CONTAINER_KINDS = frozenset({"group", "dataset", "member", "link", "file", "table", "record"})
+CONTAINER_KINDS = frozenset({"group", "dataset", "member", "link", "file", "table", "record",
+                             MORE_ATTRIBUTES})
 
 
 def has_value(n: Node) -> bool:
@@ -142,6 +144,49 @@ class NodeTreeModel(QAbstractItemModel):
         self._everything = True
         for n in list(self._partial.values()):
             self._show_rows(n, len(n.children))
+
+    # -- nodes added later (attribute pages) -----------------------------
+    def insert_before(self, n: Node, nodes: list[Node] | tuple[Node, ...]) -> bool:
+        """Insert ``nodes`` as siblings just before the shown node ``n`` (an attribute
+        page before the row standing for the rest); False when ``n`` is not shown."""
+        index = self.index_of_node(n)
+        parent = self._parent.get(id(n))
+        if not index.isValid() or parent is None:
+            return False
+        if not nodes:
+            return True
+        row = index.row()
+        shown = self._count(parent)
+        self.beginInsertRows(self._parent_index(parent), row, row + len(nodes) - 1)
+        parent.children[row:row] = list(nodes)
+        self._shown[id(parent)] = shown + len(nodes)  # (counted from now on: rows stay)
+        for i in range(row, min(shown + len(nodes), len(parent.children))):
+            self._row[id(parent.children[i])] = i  # the rows after the page moved down
+        self.endInsertRows()
+        return True
+
+    def node_changed(self, n: Node) -> None:
+        """``n``'s name, value or details changed: its row is painted again."""
+        index = self.index_of_node(n)
+        if index.isValid():
+            self.dataChanged.emit(index, index.siblingAtColumn(len(COLUMNS) - 1))
+
+    def remove_node(self, n: Node) -> None:
+        """Take the shown leaf node ``n`` out of its parent's children."""
+        index = self.index_of_node(n)
+        parent = self._parent.get(id(n))
+        if not index.isValid() or parent is None:
+            return
+        row = index.row()
+        shown = self._count(parent)
+        self.beginRemoveRows(self._parent_index(parent), row, row)
+        del parent.children[row]
+        self._shown[id(parent)] = shown - 1
+        for i in range(row, min(shown - 1, len(parent.children))):
+            self._row[id(parent.children[i])] = i
+        self._row.pop(id(n), None)
+        self._parent.pop(id(n), None)
+        self.endRemoveRows()
 
     @property
     def root(self) -> Node:

@@ -4,15 +4,21 @@ Values too long for their column are elided in the middle (both ends of a
 path or an ID stay readable); the full value is in the cell's tooltip (the
 models' ``ToolTipRole``) and in the detail pane when the row is selected.
 
-- :func:`fit_tree_columns` (and :func:`fit_columns_to_width` for tables whose
-  columns should all stay in view, like the checksum table): the columns
-  share the view's width.  Columns whose content is short (type names,
-  statuses) keep their width; with room to spare the value column gets the
-  rest; without, the least needed columns give up room first (a tree's
-  details, then its values: :data:`TREE_SHRINK`), then the others shrink in
-  proportion to what they need, never below :data:`MIN_WIDTH`.  The fit is
-  redone when the view is resized or its model reset, until the user drags
-  a column border (from then on the user's widths are kept).
+- :func:`fit_tree_columns`: a tree's Type column keeps the width of its
+  content; its Value and Details columns get the width of their content,
+  at least :data:`TREE_FLOORS` and at most :data:`TREE_CAP` of the view's
+  width each; the Name column stretches over the rest (see
+  :func:`tree_widths`).  When the view is too narrow for that, the Value
+  and Details columns give up room down to their floors first.
+- :func:`fit_columns_to_width` (tables whose columns should all stay in
+  view, like the checksum table): the columns share the view's width.
+  Columns whose content is short (statuses) keep their width; with room to
+  spare the value column gets the rest; without, the least needed columns
+  give up room first, then the others shrink in proportion to what they
+  need, never below :data:`MIN_WIDTH`.
+
+Both fits are redone when the view is resized or its model reset, until the
+user drags a column border (from then on the user's widths are kept).
 - :func:`fit_table_columns`: each column of a table gets the width of its
   header and content, between :data:`MIN_WIDTH` and :data:`MAX_TABLE_WIDTH`
   (tables scroll sideways; they do not squeeze their columns).
@@ -23,6 +29,7 @@ Content widths are measured over at most :data:`SAMPLE_ROWS` rows (Qt's
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
@@ -82,9 +89,73 @@ def natural_widths(view: ItemView) -> dict[int, int]:
     return {c: max(header.sectionSizeHint(c), content[c] + PADDING) for c in shown}
 
 
-#: Columns giving up room first, in order, with the share of the width each keeps:
-#: a tree's details, then its values (names are kept longest).
-TREE_SHRINK = ((3, 0.2), (1, 0.35))
+#: A tree's columns: name, value, type, details.
+NAME, VALUE, TYPE, DETAILS = range(4)
+#: Narrowest a tree's name, value and details columns are made while the view allows:
+#: names of about 20 characters at the second level ("stim_labels_encoding") and
+#: values of about 14 ("(480, 6) float32") stay readable.
+TREE_FLOORS = {NAME: 160, VALUE: 100, DETAILS: 100}
+#: Widest share of the view a tree's value or details column gets (the name stretches).
+TREE_CAP = 0.3
+#: Widest a tree's type column gets (its texts are short: "dataset", "group", "str").
+TYPE_CAP = 100
+
+
+def _give_spare(widths: dict[int, int], natural: dict[int, int]) -> None:
+    """Room the name column has beyond its content goes first to the value and details
+    columns still short of theirs (in proportion to what they lack)."""
+    spare = widths[NAME] - natural[NAME]
+    lacking = {c: natural[c] - widths[c] for c in (VALUE, DETAILS)
+               if c in widths and natural[c] > widths[c]}
+    need = sum(lacking.values())
+    if spare <= 0 or need <= 0:
+        return
+    give = min(spare, need)
+    for c, lack in lacking.items():
+        widths[c] += give * lack // need
+    widths[NAME] = natural[NAME] + spare - sum(give * lack // need for lack in lacking.values())
+
+
+def tree_widths(natural: dict[int, int], available: int) -> dict[int, int]:
+    """Widths of a tree's columns (name, value, type, details) in ``available`` pixels.
+
+    The type column gets what it needs (at most :data:`TYPE_CAP`); value and
+    details get what they need, between their :data:`TREE_FLOORS` (or less
+    if they need less) and :data:`TREE_CAP` of ``available``; the name
+    column stretches over the rest.  When that leaves the name less than its
+    floor, value and details give room back down to their floors, in
+    proportion to what they have above it; when even the floors do not fit,
+    every column shrinks in proportion, never below :data:`MIN_WIDTH`.
+    Columns other than these four (or hidden ones) keep what they need.
+    """
+    widths = dict(natural)
+    if TYPE in widths:
+        widths[TYPE] = min(widths[TYPE], TYPE_CAP)
+    cap = int(TREE_CAP * available)
+    floors = {c: min(natural[c], f) for c, f in TREE_FLOORS.items() if c in natural}
+    for c in (VALUE, DETAILS):
+        if c in widths:
+            widths[c] = max(floors[c], min(natural[c], cap))
+    if NAME not in widths:
+        return widths
+    others = sum(w for c, w in widths.items() if c != NAME)
+    name_floor = floors[NAME]
+    widths[NAME] = max(available - others, name_floor)
+    _give_spare(widths, natural)
+    short = sum(widths.values()) - available
+    flexible = {c: widths[c] - floors[c] for c in (VALUE, DETAILS) if c in widths}
+    room = sum(flexible.values())
+    if short > 0 and room > 0:
+        give = min(short, room)
+        for c, extra in flexible.items():
+            widths[c] -= round(give * extra / room)
+        widths[NAME] = max(name_floor, available - sum(w for c, w in widths.items() if c != NAME))
+    if sum(widths.values()) > available:  # the columns wider than MIN_WIDTH share the rest
+        flexible = {c: w for c, w in widths.items() if w > MIN_WIDTH}
+        room = available - sum(w for c, w in widths.items() if c not in flexible)
+        scale = room / (sum(flexible.values()) or 1)
+        widths.update({c: max(MIN_WIDTH, int(w * scale)) for c, w in flexible.items()})
+    return widths
 
 
 def share_width(natural: dict[int, int], available: int, grow: int | None = None,
@@ -130,11 +201,13 @@ class _Fitter(QObject):
     """Refits a view's columns on resize and model reset until the user resizes one."""
 
     def __init__(self, view: ItemView, grow: int | None = None,
-                 shrink: tuple[tuple[int, float], ...] | None = None) -> None:
+                 shrink: tuple[tuple[int, float], ...] | None = None,
+                 policy: Callable[[dict[int, int], int], dict[int, int]] | None = None) -> None:
         super().__init__(view)
         self.view = view
         self.grow = grow
         self.shrink = shrink
+        self.policy = policy
         self.user_sized = False
         self._fitting = False
         self._natural: dict[int, int] | None = None
@@ -175,7 +248,9 @@ class _Fitter(QObject):
             return
         if self._natural is None:
             self._natural = natural_widths(view)
-        widths = share_width(self._natural, view.viewport().width(), self.grow, self.shrink)
+        available = view.viewport().width()
+        widths = (self.policy(self._natural, available) if self.policy is not None
+                  else share_width(self._natural, available, self.grow, self.shrink))
         self._fitting = True
         try:
             for c, w in widths.items():
@@ -185,20 +260,24 @@ class _Fitter(QObject):
 
 
 def fit_columns_to_width(view: ItemView, grow: int | None = None,
-                         shrink: tuple[tuple[int, float], ...] | None = None) -> None:
+                         shrink: tuple[tuple[int, float], ...] | None = None,
+                         policy: Callable[[dict[int, int], int], dict[int, int]] | None = None,
+                         ) -> None:
     """Keep every column of ``view`` in view, fitted to its width; values elide in the
-    middle.  ``grow`` and ``shrink``: see :func:`share_width`."""
+    middle.  ``grow`` and ``shrink``: see :func:`share_width`; ``policy(natural,
+    available)``, when given, computes the widths instead (:func:`tree_widths`)."""
     view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
     _header(view).setTextElideMode(Qt.TextElideMode.ElideRight)
     holder: Any = view  # the fitter lives as long as the view (a child QObject)
     if getattr(holder, "_column_fitter", None) is None:
-        holder._column_fitter = _Fitter(view, grow, shrink)
+        holder._column_fitter = _Fitter(view, grow, shrink, policy)
 
 
 def fit_tree_columns(view: QTreeView) -> None:
-    """Keep ``view``'s columns fitted to its width (:data:`TREE_SHRINK`); values elide in
-    the middle."""
-    fit_columns_to_width(view, shrink=TREE_SHRINK)
+    """Keep ``view``'s columns fitted to its width (:func:`tree_widths`: the name
+    stretches, the others get what they need within bounds); values elide in the
+    middle, the full text is in each cell's tooltip."""
+    fit_columns_to_width(view, policy=tree_widths)
 
 
 def table_widths(view: QTableView, rows: int = TABLE_SAMPLE_ROWS) -> dict[int, int]:

@@ -50,6 +50,7 @@ from inspector.models.findings_model import count_text, severity_counts_text
 from inspector.models.open_failure import open_failure
 from inspector.models.value_text import value_text, value_type_name
 from inspector.ui import preload
+from inspector.ui.attribute_pages import AttributePager
 from inspector.ui.busy_indicator import BusyIndicator
 from inspector.ui.checksum_panel import ChecksumPanel
 from inspector.ui.detail_pane import DetailPane
@@ -237,6 +238,10 @@ class DocumentTab(QWidget):
         self.header_panel = HeaderPanel(doc.header, doc.tree, doc.tree_title, self)
         self.header_panel.node_selected.connect(self._node_selected)
         self.header_panel.open_target.connect(self.open_target)
+        self.attribute_pager: AttributePager | None = None
+        if self.header_panel.raw is not None and doc.object_data is not None:
+            self.attribute_pager = AttributePager(self.header_panel.raw, doc.object_data,
+                                                  self.jobs, self)
         self.views.addTab(self.header_panel, "Header")
         self._add_tables()
         self._add_provenance_and_stimuli()
@@ -519,8 +524,10 @@ class DocumentTab(QWidget):
                 self.viewer.show_plot(location)  # (the switch to its values, its type)
 
     def is_settled(self) -> bool:
-        """Nothing left to fill in: the models are complete, the plot and trial views idle."""
-        return self.plots_idle() and self.trials_idle()
+        """Nothing left to fill in: the models are complete, the plot and trial views idle,
+        no page of attributes being read."""
+        pager = self.attribute_pager
+        return self.plots_idle() and self.trials_idle() and not (pager and pager.busy)
 
     def trials_idle(self) -> bool:
         """The trial views show their final state (or there are none)."""

@@ -215,15 +215,34 @@ class FindingsDock(QDockWidget):
         # once the window has laid the dock out again (at the height it had before)
         QTimer.singleShot(0, self, lambda: self.open_to_fit(exactly=True))
 
+    def row_height(self) -> int:
+        """The height of one row as laid out (the style may make rows taller than the
+        default section size asked for)."""
+        rows = self.view.verticalHeader()
+        shown = rows.sectionSize(0) if self.proxy.rowCount() else 0
+        return max(shown, rows.defaultSectionSize(), rows.minimumSectionSize())
+
+    def chrome_height(self) -> int:
+        """The dock's height around the rows: title bar, column headers, frames, margins
+        and a horizontal scroll bar when one is shown.  Measured on the dock as laid out
+        when it is open and shown (:meth:`_measured`); estimated from size hints before
+        (a dock just opened still has the geometry it had while it was a one-line bar)."""
+        view = self.view
+        if self._measured():
+            return self.height() - view.viewport().height()
+        bar = view.horizontalScrollBar()
+        scroll = bar.sizeHint().height() if bar.isVisible() else 0
+        return (self.title_bar.sizeHint().height() + view.horizontalHeader().sizeHint().height()
+                + 2 * view.frameWidth() + scroll + 4)
+
     def open_height(self, window_height: int) -> int:
-        """The height to open to: up to :data:`OPEN_ROWS` rows, at most :data:`OPEN_SHARE`
-        of ``window_height``."""
+        """The height to open to: whole rows (the last row shown is never cut), all of
+        them up to :data:`OPEN_ROWS`, as many as fit in :data:`OPEN_SHARE` of
+        ``window_height`` (at least one)."""
         rows = max(1, min(self.model.rowCount(), OPEN_ROWS))
-        row = self.view.verticalHeader().defaultSectionSize()
-        frame = 2 * self.view.frameWidth() + 8  # the table's frame and the dock's margins
-        table = self.view.horizontalHeader().sizeHint().height() + rows * row + frame
-        wanted = self.title_bar.sizeHint().height() + table
-        return max(80, min(wanted, int(window_height * OPEN_SHARE)))
+        chrome, row = self.chrome_height(), self.row_height()
+        fit = max(1, (int(window_height * OPEN_SHARE) - chrome) // row)  # whole rows only
+        return chrome + min(rows, fit) * row
 
     def open_to_fit(self, exactly: bool = False) -> None:
         """Make the docked, open dock :meth:`open_height` of its window tall: at least
@@ -234,3 +253,12 @@ class FindingsDock(QDockWidget):
         wanted = self.open_height(win.height())
         if exactly or self.height() < wanted:
             win.resizeDocks([self], [wanted], Qt.Orientation.Vertical)
+            if not self._measured():  # estimated: once laid out, size it on what it measures
+                QTimer.singleShot(0, self, lambda: self._measured() and self.open_to_fit(exactly))
+
+    def _measured(self) -> bool:
+        """True when the dock is laid out as shown (:meth:`chrome_height` measures it)."""
+        view = self.view
+        least = self.title_bar.sizeHint().height() + view.horizontalHeader().sizeHint().height()
+        return (not self.compact and view.isVisible() and view.viewport().height() > 0
+                and self.height() - view.viewport().height() >= least)

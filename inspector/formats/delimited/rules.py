@@ -188,6 +188,10 @@ TABLE_TOO_MANY_COLUMNS = _rule(
     "table.too-many-columns", E,
     "The header has more fields than Inspector reads; the table is refused before it is "
     "split.", LIMITS, SourceParseError)
+TABLE_LINE_TOO_LONG = _rule(
+    "table.line-too-long", E,
+    "A line of the data file is longer than Inspector reads; it is counted as it is read, "
+    "never held, and the table is refused.", LIMITS, SourceParseError)
 TABLE_CELL_TOO_LONG = _rule(
     "table.cell-too-long", E,
     "A header or data cell is longer than Inspector reads (no identifier or number is that "

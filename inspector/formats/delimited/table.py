@@ -9,11 +9,12 @@ delimiter is used; when both are, the suffix decides (``.csv`` comma, ``.tsv``
 tab); anything else is an error, never a guess.  Fields are split verbatim:
 there is no quoting, and values are not coerced or reordered here.
 
-Limits (Inspector's, docs/architecture.md "Contracts"): a header has at most
-:data:`MAX_COLUMNS` fields and a cell at most :data:`MAX_CELL_CHARS`
-characters; both are checked by counting, before any line is split, so a
-file with one enormous line costs about twice its size in memory, never a
-Python object per character.  (Finding the delimiter counts fields too.)
+Limits (Inspector's, docs/architecture.md "Contracts"): a line has at most
+:data:`~.lines.MAX_LINE_BYTES` bytes (a longer one is counted as it is read,
+never held: :mod:`.lines`), a header at most :data:`MAX_COLUMNS` fields and a
+cell at most :data:`MAX_CELL_CHARS` characters; these are checked by counting,
+before any line is split, so memory follows the lines kept, never a Python
+object per character.  (Finding the delimiter counts fields too.)
 """
 
 from __future__ import annotations
@@ -21,11 +22,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from inspector.formats.delimited.lines import MAX_LINE_BYTES, scan_lines
 from inspector.formats.delimited.rules import (
     TABLE_AMBIGUOUS_DELIMITER,
     TABLE_CELL_TOO_LONG,
     TABLE_DECLARED_DELIMITER_INCONSISTENT,
     TABLE_EMPTY,
+    TABLE_LINE_TOO_LONG,
     TABLE_NO_CONSISTENT_DELIMITER,
     TABLE_NOT_UTF8,
     TABLE_TOO_MANY_COLUMNS,
@@ -79,27 +82,31 @@ class Table:
 
 
 def read_lines(path: Path, col: Stages) -> list[tuple[int, str]] | None:
-    """Non-blank lines of ``path`` as ``(1-based line number, text)``; None on error."""
+    """Non-blank lines of ``path`` as ``(1-based line number, text)``; None on error.
+
+    Read in chunks (:func:`~.lines.scan_lines`): a line longer than
+    :data:`~.lines.MAX_LINE_BYTES` is never held; it is a ``table.line-too-long``
+    error at ``name:LINE`` and is left out.
+    """
     name = path.name
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as fh:
+            scan = scan_lines(fh)
     except OSError as exc:
         col.report(TABLE_UNREADABLE, f"the data file cannot be read ({exc.strerror or exc})",
                    name)
         return None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        col.report(TABLE_NOT_UTF8, f"not UTF-8 text (byte {exc.start})", name)
+    for long in scan.long:
+        col.report(TABLE_LINE_TOO_LONG, f"line {long.number} has {long.size:,} bytes; a line "
+                   f"has at most {MAX_LINE_BYTES:,} (it is not read)", f"{name}:{long.number}")
+    if scan.bad_utf8 is not None:
+        col.report(TABLE_NOT_UTF8, f"not UTF-8 text (byte {scan.bad_utf8})", name)
         return None
-    del raw  # the text and its lines are each about the file's size; the bytes go now
-    # ``line.isspace()`` rather than ``line.strip()``: no copy of an enormous line
-    lines = [(i, line) for i, line in enumerate(text.splitlines(), start=1)
-             if line and not line.isspace()]
-    if not lines:
-        col.report(TABLE_EMPTY, "the data file is empty", name)
+    if not scan.lines:
+        if not scan.long:
+            col.report(TABLE_EMPTY, "the data file is empty", name)
         return None
-    return lines
+    return scan.lines
 
 
 def field_count(line: str, delimiter: str) -> int:

@@ -30,7 +30,7 @@ import h5py
 import numpy as np
 
 from inspector.formats.arrays import ArrayRef
-from inspector.formats.capabilities import ObjectData
+from inspector.formats.capabilities import AttributePage, ObjectData
 from inspector.formats.findings import cause
 from inspector.formats.node_data import (
     LinkInfo,
@@ -56,6 +56,7 @@ from inspector.formats.vneurotk.hdf5_types import (
     type_info,
 )
 from inspector.formats.vneurotk.source import FileChangedError, H5Source
+from inspector.formats.vneurotk.tree import attribute_page
 
 #: Largest attribute read (bytes as stored): HDF5 reads an attribute whole.
 MAX_ATTRIBUTE_BYTES = 64 << 20
@@ -333,6 +334,34 @@ class H5Objects:
         return H5AttributeNode(self._source, obj, raw, loc, link)
 
 
+    def attributes(self, location: str, start: int, count: int) -> AttributePage:
+        """Attributes ``start .. start + count`` (storage order) of the object at
+        ``location`` (:func:`~inspector.formats.vneurotk.tree.attribute_page`).
+
+        Raises:
+            NodeReadError: the file changed since it was opened, there is no
+                object at ``location``, or HDF5 cannot list its attributes.
+        """
+        where = "/" + location.strip("/")
+        try:
+            self._source.check()
+            found = self._object(where, False)
+            if found is None and "\\x" in where:
+                found = self._object(where, True)
+            if found is None:
+                raise NodeReadError(R.DATA_UNREADABLE.finding(
+                    f"{where}: no object there any more", where))
+            total, nodes = attribute_page(found[0], where, start, count)
+        except FileChangedError as exc:
+            raise NodeReadError(R.DATA_UNREADABLE.finding(f"{where}: {exc}", where)) from exc
+        except _H5_ERRORS as exc:
+            raise NodeReadError(R.TREE_ATTRIBUTES_UNREADABLE.finding(
+                f"{where}: attributes cannot be listed: {cause(exc)}", where)) from exc
+        return AttributePage(where, start, total, tuple(nodes))
+
+
 def object_data(source: H5Source) -> ObjectData:
-    """The :class:`ObjectData` capability of an open HDF5 file."""
-    return ObjectData(H5Objects(source).node)
+    """The :class:`ObjectData` capability of an open HDF5 file (its datasets and
+    attributes, and the pages of attributes beyond those the tree lists)."""
+    objects = H5Objects(source)
+    return ObjectData(objects.node, objects.attributes)

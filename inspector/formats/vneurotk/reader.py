@@ -41,7 +41,13 @@ from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.arrays import CooNeuroRef, H5DatasetRef
 from inspector.formats.vneurotk.checks import RecordingCheck, Step, coo_bounds_step, image_step
 from inspector.formats.vneurotk.hdf5_data import object_data
-from inspector.formats.vneurotk.header import Header, read_data_mode, read_header
+from inspector.formats.vneurotk.header import (
+    MAGIC,
+    MAGIC_ATTR,
+    Header,
+    read_data_mode,
+    read_header,
+)
 from inspector.formats.vneurotk.label_check import (
     Alignment,
     LabelCheck,
@@ -89,6 +95,14 @@ SUMMARY_KEYS = (
 #: ``Document.kind_label`` of a recording, and of an HDF5 file that is not one.
 KIND_RECORDING = "VneuroTK recording"
 KIND_PLAIN_HDF5 = "HDF5 file (not a VneuroTK recording)"
+#: ``Document.kind_label`` of a file HDF5 cannot open, by the code of the finding saying
+#: why: nothing in it was read, so nothing says it is a recording.
+KIND_UNOPENED = {
+    R.FILE_TRUNCATED.code: "Truncated HDF5 file",
+    R.FILE_NOT_HDF5.code: "Not an HDF5 file",
+    R.FILE_LOCKED.code: "Locked HDF5 file",
+}
+KIND_UNREADABLE_HDF5 = "Unreadable HDF5 file"
 #: Root attributes that only a VneuroTK recording carries (notes §1, §2).
 RECORDING_ATTRS = ("vneurotk_format", "vneurotk_schema_version", "data_mode", "neuro_format")
 
@@ -166,12 +180,14 @@ def open_recording(path: Path, *, hash_arrays: bool = False) -> Document:
     doc = Document(path, format=FORMAT_RECORDING, kind_label=KIND_RECORDING,
                    tree_title="HDF5 objects")
     doc.summary = {k: None for k in SUMMARY_KEYS}
-    doc.header.add("format", "VneuroTK recording (HDF5)")
     try:
         src = H5Source(path)
     except OpenError as exc:
         doc.report(exc.rule, exc.message)
+        doc.kind_label = KIND_UNOPENED.get(exc.rule.code, KIND_UNREADABLE_HDF5)
+        doc.header.add("format", doc.kind_label)
         return doc
+    doc.header.add("format", "VneuroTK recording (HDF5)")
     doc.on_close(src.close)
     doc.object_data = object_data(src)
     if src.lock_warning:
@@ -179,7 +195,7 @@ def open_recording(path: Path, *, hash_arrays: bool = False) -> Document:
     ctx = _Ctx(doc, src, hash_arrays)
     _read(ctx)
     _add_checks(ctx)
-    reason = _not_a_recording(ctx.f)
+    reason = _not_a_recording(ctx.f) or _other_format(doc)
     if reason is not None:
         _as_plain_hdf5(doc, reason)
     return doc
@@ -210,6 +226,17 @@ def _not_a_recording(f: h5py.File) -> str | None:
     except (OSError, RuntimeError, KeyError, ValueError):
         return None
     return "no VneuroTK header attribute and no neural data (/neuro, /neuro_row)"
+
+
+def _other_format(doc: Document) -> str | None:
+    """Why an HDF5 file whose ``vneurotk_format`` names another format is no recording
+    (``header.wrong-magic``: the file says it is something else), or None."""
+    if not any(f.code == R.HEADER_WRONG_MAGIC.code for f in doc.findings):
+        return None
+    raw = (doc.summary.get("header") or {}).get(MAGIC_ATTR) or {}
+    value = raw.get("value") if isinstance(raw, dict) else None
+    shown = repr(value) if isinstance(value, str) else "not text"
+    return f"its root attribute '{MAGIC_ATTR}' is {shown}, not '{MAGIC}'"
 
 
 def _as_plain_hdf5(doc: Document, reason: str) -> None:

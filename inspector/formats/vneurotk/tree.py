@@ -30,6 +30,11 @@ from typing import Any
 
 import h5py
 
+from inspector.formats.capabilities import (
+    ATTRIBUTE_PAGE,
+    MORE_ATTRIBUTES,
+    more_attributes_text,
+)
 from inspector.formats.document import Node
 from inspector.formats.findings import Rule
 from inspector.formats.node import LinkTarget
@@ -161,8 +166,53 @@ def first_attribute_names(obj: Any) -> tuple[int, list[bytes]]:
     return n, sorted(names) if n > MAX_ATTRIBUTES else names
 
 
-def _attribute_names(obj: Any, loc: str, report: Report) -> list[bytes] | None:
-    """The names of at most :data:`MAX_ATTRIBUTES` attributes (bytes, as stored)."""
+def attribute_names_from(obj: Any, start: int, count: int) -> tuple[int, list[bytes]]:
+    """``(number of attributes, names of attributes start .. start + count)`` in storage
+    order (the order :func:`first_attribute_names` takes the first ones in when there
+    are many), sorted by name.  HDF5 skips the first ``start`` itself, so a page costs
+    the same wherever it is.
+
+    Raises:
+        OSError, RuntimeError, ValueError, KeyError: the attributes cannot be listed.
+    """
+    n = h5py.h5a.get_num_attrs(obj.id)
+    names: list[bytes] = []
+
+    def take(name: bytes, *_: Any) -> int | None:
+        names.append(name)
+        return 1 if len(names) >= count else None
+
+    if 0 <= start < n and count > 0:
+        h5py.h5a.iterate(obj.id, take, index=start, index_type=h5py.h5.INDEX_NAME,
+                         order=h5py.h5.ITER_NATIVE)
+    return n, sorted(names)
+
+
+def attribute_page(obj: Any, location: str, start: int, count: int) -> tuple[int, list[Node]]:
+    """``(number of attributes, nodes of attributes start .. start + count)`` of ``obj``
+    at ``location``, built as the tree builds them (values capped at
+    :data:`MAX_ATTRIBUTE_BYTES`; an unreadable one, a corrupt heap or invalid UTF-8 is
+    said in its node).  Nothing is reported: the document's findings are those of the
+    file as opened (``inspector verify`` reports the same).
+
+    Raises:
+        OSError, RuntimeError, ValueError, KeyError: the attributes cannot be listed.
+    """
+    n, names = attribute_names_from(obj, start, count)
+    holder = Node("")
+    attrs = obj.attrs
+    for raw in names:
+        _attribute(obj, attrs, raw, location, holder, _unreported)
+    return n, holder.children
+
+
+def _unreported(_rule: Rule, _message: str, _location: str = "") -> None:
+    """Drops a finding of a page read after opening (its node says what is wrong)."""
+
+
+def _attribute_names(obj: Any, loc: str, report: Report) -> tuple[int, list[bytes]] | None:
+    """How many attributes ``obj`` has and the names of at most :data:`MAX_ATTRIBUTES`
+    of them (bytes, as stored)."""
     try:
         n, names = first_attribute_names(obj)
     except (OSError, RuntimeError, ValueError, KeyError) as exc:
@@ -171,8 +221,9 @@ def _attribute_names(obj: Any, loc: str, report: Report) -> list[bytes] | None:
     if n > len(names):
         report(R.TREE_ATTRIBUTES_CAPPED,
                f"{loc} has {n} attributes; the first {len(names)} in storage order are "
-               f"listed, {n - len(names)} are left out", loc)
-    return names
+               f"listed and checked, {n - len(names)} are left out of the checks (the "
+               "views read them page by page)", loc)
+    return n, names
 
 
 def _decoded_name(raw: bytes, where: str, report: Report) -> str:
@@ -244,12 +295,20 @@ def _attribute(obj: Any, attrs: Any, raw: bytes, loc0: str, node: Node,
 
 def attribute_nodes(obj: Any, node: Node, report: Report) -> None:
     """Add one child node per attribute of ``obj`` (at most :data:`MAX_ATTRIBUTES`);
-    their locations are ``node.location@name``."""
+    their locations are ``node.location@name``.  When ``obj`` has more, a last child of
+    kind :data:`~inspector.formats.capabilities.MORE_ATTRIBUTES` stands for the others
+    (location: the object's), which the views read with :func:`attribute_page`."""
     loc0 = node.location or "/"
-    names = _attribute_names(obj, loc0, report)
+    listed = _attribute_names(obj, loc0, report)
+    if listed is None:
+        return
+    n, names = listed
     attrs = obj.attrs
-    for raw in names or ():
+    for raw in names:
         _attribute(obj, attrs, raw, loc0, node, report)
+    if n > len(names):  # the views page the others in (ObjectData.attributes)
+        name, detail = more_attributes_text(len(names), n, ATTRIBUTE_PAGE)
+        node.add(name, None, kind=MORE_ATTRIBUTES, location=loc0, detail=detail)
 
 
 #: Largest attribute value read by :func:`attribute_values` (bytes).

@@ -23,6 +23,10 @@ from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 from inspector.ui import plot_export
 from inspector.ui.plots.theming import follow_palette
 
+#: Room left of a plot's y axis (pixels), so that its rotated label keeps clear of
+#: the widget's edge and of a splitter handle there.
+LABEL_ROOM = 11
+
 
 class PlotView(QWidget):
     """A widget holding one pyqtgraph plot (or a placeholder text instead).
@@ -43,6 +47,9 @@ class PlotView(QWidget):
         self.plot_widget = pg.PlotWidget(background=palette.color(QPalette.ColorRole.Base))
         self.plot_item = self.plot_widget.getPlotItem()
         self.plot_item.showGrid(x=True, y=True, alpha=0.2)
+        # pyqtgraph puts the y-axis label 5 px left of its axis, at the widget's edge,
+        # where a splitter beside the plot draws its handle: keep it clear of that edge
+        self.plot_item.layout.setContentsMargins(LABEL_ROOM, 1, 1, 1)
         text = palette.color(QPalette.ColorRole.Text)
         for ax in ("left", "bottom"):
             self.plot_item.getAxis(ax).setPen(pg.mkPen(text))

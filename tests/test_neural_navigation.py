@@ -129,6 +129,20 @@ def test_marker_legend_outside_the_data_and_tooltips(qtbot, jobs):
     assert view.marker_tips.text_at(5.0) == ""
 
 
+def test_legend_is_rebuilt_only_when_what_it_names_changes(qtbot, jobs):
+    view = make_view(qtbot, jobs, recording(), MARKERS, sfreq=100.0)
+    entries = list(view.legend.items)
+    view.fit_amplitude()  # restacks every line: the legend names the same things
+    assert view.legend.items == entries and all(
+        a is b for pair_a, pair_b in zip(view.legend.items, entries, strict=True)
+        for a, b in zip(pair_a, pair_b, strict=True))
+    view.markers_box.setChecked(False)
+    assert view.legend_labels() == []
+    view.markers_box.setChecked(True)
+    assert view.legend_labels() == ["trial start", "trial end", "stimulus onset"]
+    assert view.legend.items[0][0] is not entries[0][0]  # built again after the change
+
+
 def test_overlaid_legend_names_lines_and_never_covers_them(qtbot, jobs):
     view = make_view(qtbot, jobs, recording(channels=20), MARKERS, sfreq=100.0)
     for i in range(20):

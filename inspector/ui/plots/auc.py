@@ -426,6 +426,19 @@ class AucView(PlotView):
         if want is not None:
             self._submit(want)
 
+    def take_overview(self, auc: AucScans) -> None:
+        """The document's check delivered ``auc.overview`` for the scans this view shows
+        (the same arrays and units): a view waiting for it draws it at once, nothing read,
+        instead of the panel building a new view (a plot widget costs tens of milliseconds
+        on the GUI thread); a view that already read its own keeps what it drew."""
+        self.auc = auc
+        self._overview = auc.overview
+        marked = auc.overview.untrusted if auc.overview is not None else frozenset()
+        self.set_untrusted(auc.untrusted_arrays | marked)
+        if self._waiting and auc.overview is not None:
+            self._waiting = False
+            self.request()
+
     def checks_over(self) -> None:
         """The document's checks ended: a view still waiting for an overview reads itself."""
         if self._waiting:

@@ -18,6 +18,8 @@ panel adds nothing, so the warning is said once.
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 import numpy as np
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
@@ -169,6 +171,10 @@ class PlotPanel(QWidget):
         auc, before = self.doc.auc, self._auc
         if auc is before:
             changed = self.current in withdrawn_arrays
+        elif self._overview_only(before, auc) and isinstance(self.view, AucView):
+            self._auc = auc
+            self.view.take_overview(auc)
+            changed = self.current in withdrawn_arrays
         else:
             changed = self.current in auc_array_names(before) + auc_array_names(auc)
             if auc is None:
@@ -177,6 +183,17 @@ class PlotPanel(QWidget):
             self._auc = auc
         if changed and self.current is not None:
             self.show_array(self.current)
+
+    @staticmethod
+    def _overview_only(before: AucScans | None, auc: AucScans | None) -> bool:
+        """True when ``auc`` is ``before`` with its overview delivered, nothing else changed
+        (the loaded experiment, when there is one, the very same object)."""
+        if before is None or auc is None or auc.overview is None:
+            return False
+        same = (f.name for f in fields(AucScans)
+                if f.name not in ("overview", "overview_pending", "experiment"))
+        return before.experiment is auc.experiment and all(
+            getattr(before, name) == getattr(auc, name) for name in same)
 
     def checks_over(self) -> None:
         """The document's deferred checks ended: a view waiting for their result (an AUC

@@ -393,6 +393,25 @@ def test_a_withdrawn_experiment_or_array_is_said_on_the_plot(qtbot, jobs):
     assert rec_panel.view is None and "'neuro' is no longer plotted" in rec_panel.message()
 
 
+def test_a_checksum_failure_found_after_the_plot_is_noted_on_the_same_view(qtbot, jobs):
+    from dataclasses import replace
+
+    doc = _auc_doc()
+    panel = PlotPanel(doc, jobs)
+    qtbot.addWidget(panel)
+    panel.show_array("signal")
+    settle(qtbot, jobs)
+    view = panel.view
+    assert isinstance(view, AucView) and view.note == ""
+    doc.auc = replace(doc.auc, untrusted_arrays=frozenset({"signal"}))  # as a check applies it
+    panel.refresh()
+    assert panel.view is view  # not built again
+    assert view.note == "signal.npy failed its checksum: values shown are not verified"
+    doc.auc = replace(doc.auc, scan_ids=("other",) * len(doc.auc.scan_ids))
+    panel.refresh()  # anything else that changed: a new view
+    assert panel.view is not view and isinstance(panel.view, AucView)
+
+
 def test_trials_choose_heatmap_and_markers(qtbot, jobs):
     from inspector.formats.capabilities import TrialStructure
 

@@ -427,10 +427,12 @@ class AucView(PlotView):
             self._submit(want)
 
     def take_overview(self, auc: AucScans) -> None:
-        """The document's check delivered ``auc.overview`` for the scans this view shows
-        (the same arrays and units): a view waiting for it draws it at once, nothing read,
-        instead of the panel building a new view (a plot widget costs tens of milliseconds
-        on the GUI thread); a view that already read its own keeps what it drew."""
+        """The document's check delivered what verification adds for the scans this view
+        shows (the same arrays and units): ``auc.overview``, which a view waiting for it
+        draws at once, nothing read, and the arrays whose member failed its checksum, which
+        the note names.  The panel calls this instead of building a new view (a plot
+        widget costs tens of milliseconds on the GUI thread); a view that already read its
+        own envelopes keeps what it drew."""
         self.auc = auc
         self._overview = auc.overview
         marked = auc.overview.untrusted if auc.overview is not None else frozenset()

@@ -171,7 +171,7 @@ class PlotPanel(QWidget):
         auc, before = self.doc.auc, self._auc
         if auc is before:
             changed = self.current in withdrawn_arrays
-        elif self._overview_only(before, auc) and isinstance(self.view, AucView):
+        elif self._same_scans(before, auc) and isinstance(self.view, AucView):
             self._auc = auc
             self.view.take_overview(auc)
             changed = self.current in withdrawn_arrays
@@ -185,13 +185,14 @@ class PlotPanel(QWidget):
             self.show_array(self.current)
 
     @staticmethod
-    def _overview_only(before: AucScans | None, auc: AucScans | None) -> bool:
-        """True when ``auc`` is ``before`` with its overview delivered, nothing else changed
-        (the loaded experiment, when there is one, the very same object)."""
-        if before is None or auc is None or auc.overview is None:
+    def _same_scans(before: AucScans | None, auc: AucScans | None) -> bool:
+        """True when ``auc`` differs from ``before`` only in what verification adds: the
+        overview and the arrays whose member failed its checksum (the loaded experiment,
+        when there is one, the very same object); the view shown takes them."""
+        if before is None or auc is None:
             return False
-        same = (f.name for f in fields(AucScans)
-                if f.name not in ("overview", "overview_pending", "experiment"))
+        same = (f.name for f in fields(AucScans) if f.name not in
+                ("overview", "overview_pending", "untrusted_arrays", "experiment"))
         return before.experiment is auc.experiment and all(
             getattr(before, name) == getattr(auc, name) for name in same)
 

@@ -501,3 +501,18 @@ def test_scalar_neuro_in_an_epochs_recording_with_a_trial_window(tmp_path):
     assert doc.trials is None or doc.trials.trial_window is None \
         or doc.trials.trial_window.tolist() == [-16, 48]
     doc.close()
+
+
+def test_trial_meta_range_index_longer_than_any_table_is_a_finding(tmp_path):
+    """Fuzzing seed 86: a range index stopping at 2**64 - 1 made pandas raise OverflowError
+    when the table took it (internal.reader-failed)."""
+    p = _copy(tmp_path, "continuous_dense_f32_intids.h5", "range.h5")
+    with h5py.File(p, "r+") as f:
+        f["trial_meta/index"].attrs["stop"] = np.uint64(2**64 - 1)
+    with open_document(p) as doc:
+        codes = _codes(doc)
+        assert ("error", "trial-meta.bad-range", "/trial_meta/index") in codes
+        assert not any(code.startswith("internal.") for _, code, _ in codes)
+        message = next(f.message for f in doc.findings if f.code == "trial-meta.bad-range")
+        assert "18446744073709551615" in message and "more rows" in message
+        assert doc.header is not None and doc.arrays  # the rest is still shown

@@ -179,10 +179,17 @@ def read_series(group: h5py.Group, loc: str, report: Report, *, depth: int = 0) 
 def _range_index(group: h5py.Group, loc: str, name: Any) -> pd.RangeIndex:
     try:
         start, stop, step = (int(read_attribute(group, k)) for k in ("start", "stop", "step"))
-        return pd.RangeIndex(start, stop, step, name=name)
+        index = pd.RangeIndex(start, stop, step, name=name)
     except (KeyError, TypeError, ValueError, OverflowError) as exc:
         raise RuleError(R.TM_BAD_RANGE,
                         f"{loc}: range index needs integer start/stop/step ({exc})", loc) from exc
+    try:
+        len(range(start, stop, step))
+    except OverflowError as exc:  # pandas would fail on its length when it is used
+        raise RuleError(R.TM_BAD_RANGE,
+                        f"{loc}: range index from {start} to {stop} by {step} has more rows "
+                        "than any table can hold", loc) from exc
+    return index
 
 
 def read_index(group: h5py.Group, loc: str, report: Report) -> pd.Index:

@@ -252,3 +252,33 @@ def test_the_stimulus_index_reads_its_attributes_through_the_check():
     codes = {(c, loc) for _s, c, loc in got["findings"]}
     assert ("tree.global-heap-corrupt", "/stimuli_db@encoding") in codes
     assert not any(c.startswith("internal.") for c, _ in codes)
+
+
+LIMITED = ("import json, resource, sys\n"
+           "resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))  # a regression fails\n"
+           "from inspector.formats import open_document\n"
+           "doc = open_document(sys.argv[1])\n"
+           "doc.verify()\n"
+           "print(json.dumps([[f.severity, f.code, f.location, f.message]\n"
+           "                  for f in doc.findings]))\n")
+
+
+def test_a_root_group_whose_free_list_loops_is_refused_at_open():
+    """Fuzzing seed 86 (#5401): HDF5 follows a local heap's free list without checking
+    for a cycle and allocates until memory runs out."""
+    path = Path(__file__).parent / "fixtures" / "fuzz" / "heap_free_list_cycle_root.h5"
+    found = json.loads(run_python(LIMITED, str(path), timeout=120).splitlines()[-1])
+    assert [(s, c) for s, c, _loc, _m in found] == [("error", "file.corrupt")]
+    assert found[0][3] == ("the root group's member names cannot be looked up: the local heap "
+                           "at byte 680 has a free list that returns to offset 40: HDF5 would "
+                           "loop")
+
+
+def test_free_list_walk_rules():
+    segment = bytearray(64)
+    segment[8:16] = (1).to_bytes(8, "little")  # block at 8: the last one
+    assert hdf5_heap._free_list_problem(bytes(segment), 8, 8, "h") is None
+    segment[8:16] = (24).to_bytes(8, "little")
+    segment[24:32] = (8).to_bytes(8, "little")  # 8 -> 24 -> 8
+    assert "returns to offset 8" in hdf5_heap._free_list_problem(bytes(segment), 8, 8, "h")
+    assert hdf5_heap._free_list_problem(bytes(segment), 60, 8, "h") is None  # HDF5's own check

@@ -51,6 +51,9 @@ MAX_CANDIDATES = 4096
 
 _LAYOUT_MSG = 0x0008
 _ATTRIBUTE_MSG = 0x000C
+_SYMBOL_TABLE_MSG = 0x0011
+_HEAP = b"HEAP"
+_FREE_NULL = 1  # the free list's end (HDF5 File Format Specification 3.0, III.D)
 _CONTINUATION_MSG = 0x0010
 _GCOL = b"GCOL"
 _HEAP_MINSIZE = 4096
@@ -90,6 +93,7 @@ class HeapGuard:
     _headers: dict[int, list[tuple[int, bytes]]] = field(default_factory=dict)
     _datasets: dict[int, str | None] = field(default_factory=dict)
     _attributes: dict[int, dict[bytes, bytes]] = field(default_factory=dict)
+    _groups: dict[int, str | None] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def close(self) -> None:
@@ -151,6 +155,46 @@ class HeapGuard:
                         f"({index}) in the global heap collection at byte "
                         f"{int(addr) + self.layout.base} holds {held}")
         return None
+
+    def group_problem(self, group: Any) -> str | None:
+        """What is wrong with the local heap holding the member names of ``group`` (a
+        group stored with a symbol table), or None; cached per group.
+
+        HDF5 loads a group's local heap, its whole data segment and its free list,
+        before it looks up one name (HDF5 File Format Specification 3.0, III.D "Local
+        Heaps"), and follows the free list without checking for a cycle: a free block
+        naming itself as the next one makes it allocate until memory runs out.
+        """
+        with self._lock:
+            try:
+                addr = int(h5py.h5o.get_info(group.id).addr)
+            except (AttributeError, OSError, RuntimeError, ValueError):
+                return None
+            if addr not in self._groups:
+                self._groups[addr] = next(
+                    (self._local_heap_problem(body) for mtype, body in self.messages(addr)
+                     if mtype == _SYMBOL_TABLE_MSG), None)
+            return self._groups[addr]
+
+    def _local_heap_problem(self, body: bytes) -> str | None:
+        lay = self.layout
+        width, length = lay.sizeof_addr, lay.sizeof_size
+        if len(body) < 2 * width:
+            return None
+        heap = int.from_bytes(body[width:2 * width], "little") + lay.base
+        head = self._read(heap, 8 + 2 * length + width)
+        if len(head) < 8 + 2 * length + width or head[:4] != _HEAP:
+            return None  # HDF5 reports a heap it cannot find itself
+        size = int.from_bytes(head[8:8 + length], "little")
+        free = int.from_bytes(head[8 + length:8 + 2 * length], "little")
+        data = int.from_bytes(head[8 + 2 * length:8 + 2 * length + width], "little") + lay.base
+        where = f"the local heap at byte {heap}"
+        if data + size > self._limit() + lay.base:
+            return (f"{where} records a data segment of {size} bytes at byte {data}, past "
+                    "the end of the file")
+        if size > MAX_COLLECTION_BYTES:
+            return None
+        return _free_list_problem(self._read(data, size), free, length, where)
 
     def check_dataset(self, ds: Any) -> None:
         """Refuse a variable-length dataset whose values point into a corrupt collection.
@@ -479,6 +523,38 @@ def unregister(f: h5py.File) -> None:
         guard = _GUARDS.pop(key, None)
     if guard is not None:
         guard.close()
+
+
+def _free_list_problem(segment: bytes, first: int, length: int, where: str) -> str | None:
+    """Walk a local heap's free list as HDF5 does; report a block outside the data
+    segment or a cycle (HDF5 File Format Specification 3.0, III.D "Local Heaps")."""
+    seen: set[int] = set()
+    offset = first
+    while offset != _FREE_NULL:
+        if offset in seen:
+            return f"{where} has a free list that returns to offset {offset}: HDF5 would loop"
+        if offset + 2 * length > len(segment):
+            return None  # HDF5 checks this itself
+        seen.add(offset)
+        offset = int.from_bytes(segment[offset:offset + length], "little")
+    return None
+
+
+def _guard_of(obj: Any) -> HeapGuard | None:
+    try:
+        key = obj.id.fileno
+    except (AttributeError, OSError, RuntimeError, ValueError):
+        return None
+    with _GUARDS_LOCK:
+        return _GUARDS.get(key)
+
+
+def group_problem(group: Any) -> str | None:
+    """What stops ``group``'s member names being looked up safely (see
+    :meth:`HeapGuard.group_problem`), or None; files not opened through
+    :func:`register` are not checked."""
+    guard = _guard_of(group)
+    return guard.group_problem(group) if guard is not None else None
 
 
 def check_attribute(obj: Any, raw_name: bytes | str) -> None:

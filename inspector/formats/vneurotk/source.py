@@ -183,6 +183,7 @@ class H5Source:
         _register_exit_hook()
         self.file = self._open()
         hdf5_heap.register(self.file, self.path)
+        self._refuse_corrupt_root()
         # The identity of what was actually opened (guards a replace during open).
         try:
             fd = self.file.id.get_vfd_handle()
@@ -192,6 +193,16 @@ class H5Source:
                 self.identity = opened
         except (AttributeError, OSError, TypeError, ValueError):
             pass
+
+    def _refuse_corrupt_root(self) -> None:
+        """Every lookup of a name in the file starts at the root group: when its names'
+        heap would make HDF5 allocate without end, nothing is read
+        (:func:`~inspector.formats.vneurotk.hdf5_heap.group_problem`)."""
+        problem = hdf5_heap.group_problem(self.file)
+        if problem is not None:
+            self.close()
+            raise OpenError(R.FILE_CORRUPT,
+                            f"the root group's member names cannot be looked up: {problem}")
 
     def _open_remote(self, path: RemotePath) -> None:
         """Open a URL through h5py on a range-reading file object
@@ -210,6 +221,7 @@ class H5Source:
         self._refused = self.file.filename
         elink_guard.refuse_from(self._refused)
         hdf5_heap.register(self.file, path)
+        self._refuse_corrupt_root()
         validator = path.resource.probe().validator
         known = validator.etag or validator.last_modified
         # The chunk-summary disk cache is keyed by this; None (no validator) disables it.

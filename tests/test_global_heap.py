@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from inspector.formats import open_document
+from inspector.formats.node_data import NodeReadError
 from inspector.formats.vneurotk import hdf5_heap
 from tests.window_child import run_python
 
@@ -272,6 +273,50 @@ def test_a_root_group_whose_free_list_loops_is_refused_at_open():
     assert found[0][3] == ("the root group's member names cannot be looked up: the local heap "
                            "at byte 680 has a free list that returns to offset 40: HDF5 would "
                            "loop")
+
+
+def _free_list_loop(path: Path, group: str) -> None:
+    """Make the free list of ``group``'s local heap name its own first block as the next."""
+    with h5py.File(path, "r") as f:
+        hdf5_heap.register(f, path)
+        guard = hdf5_heap._GUARDS[f.id.fileno]
+        addr = int(f.id.links.get_info(group.encode()).u)
+        body = next(b for t, b in guard.messages(addr) if t == 0x0011)
+        hdf5_heap.unregister(f)
+    heap = int.from_bytes(body[8:16], "little")
+    with open(path, "r+b") as raw:
+        raw.seek(heap)
+        head = raw.read(32)
+        assert head[:4] == b"HEAP"
+        free = int.from_bytes(head[16:24], "little")
+        data = int.from_bytes(head[24:32], "little")
+        assert free != 1, "the heap has a free block"
+        raw.seek(data + free)
+        raw.write(free.to_bytes(8, "little"))  # next free block: itself
+
+
+def test_a_subgroup_whose_free_list_loops_is_not_opened_and_nothing_else_is_read(tmp_path):
+    """HDF5 loops on such a group as soon as it is asked for its info or its size."""
+    path = tmp_path / "loop.h5"
+    shutil.copy(V1 / "continuous_dense_f32_intids.h5", path)
+    os.chmod(path, 0o644)
+    with h5py.File(path, "r+", libver="earliest") as f:
+        f.create_group("zz_notes").create_dataset("a", data=[1])
+    _free_list_loop(path, "zz_notes")
+    found = json.loads(run_python(LIMITED, str(path), timeout=120).splitlines()[-1])
+    assert [(c, loc) for _s, c, loc, _m in found] == [("tree.group-unreadable", "/zz_notes"),
+                                                       ("file.corrupt", "/")]
+    message = found[0][3]
+    assert message.startswith("/zz_notes: members cannot be listed: the local heap at byte ")
+    assert message.endswith(": HDF5 would loop") and "has a free list that returns" in message
+    with open_document(path) as doc:  # in this process too: nothing loops
+        node = next(n for n in doc.tree.children if n.name == "zz_notes")
+        assert node.detail == "members cannot be listed"
+        with pytest.raises(NodeReadError) as refused:  # FILE::/zz_notes/a typed by hand
+            doc.object_data.node("/zz_notes/a")
+        assert refused.value.finding.code == "file.corrupt"
+        assert "a group on the way cannot be read: the local heap" in refused.value.finding.message
+        assert doc.object_data.node("/neuro") is not None  # the rest of the file still reads
 
 
 def test_free_list_walk_rules():

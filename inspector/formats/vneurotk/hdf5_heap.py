@@ -94,6 +94,7 @@ class HeapGuard:
     _datasets: dict[int, str | None] = field(default_factory=dict)
     _attributes: dict[int, dict[bytes, bytes]] = field(default_factory=dict)
     _groups: dict[int, str | None] = field(default_factory=dict)
+    _corrupt: bool = False  # a group checked so far has a heap HDF5 would loop on
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def close(self) -> None:
@@ -158,22 +159,32 @@ class HeapGuard:
 
     def group_problem(self, group: Any) -> str | None:
         """What is wrong with the local heap holding the member names of ``group`` (a
-        group stored with a symbol table), or None; cached per group.
+        group stored with a symbol table), or None (see :meth:`problem_at`)."""
+        try:
+            addr = int(h5py.h5o.get_info(group.id).addr)
+        except (AttributeError, OSError, RuntimeError, ValueError):
+            return None
+        return self.problem_at(addr)
+
+    def problem_at(self, addr: int) -> str | None:
+        """The same for the object whose header is at ``addr`` (relative to the base),
+        read before HDF5 opens it; cached per object.
 
         HDF5 loads a group's local heap, its whole data segment and its free list,
-        before it looks up one name (HDF5 File Format Specification 3.0, III.D "Local
-        Heaps"), and follows the free list without checking for a cycle: a free block
-        naming itself as the next one makes it allocate until memory runs out.
+        before it looks up or counts one name (HDF5 File Format Specification 3.0,
+        III.D "Local Heaps"), and follows the free list without checking for a cycle: a
+        free block naming itself as the next one makes it allocate until memory runs
+        out.  Even asking HDF5 for the group's object info does so.
         """
         with self._lock:
-            try:
-                addr = int(h5py.h5o.get_info(group.id).addr)
-            except (AttributeError, OSError, RuntimeError, ValueError):
-                return None
             if addr not in self._groups:
+                if len(self._groups) >= MAX_CACHED_HEADERS * 16:
+                    self._groups.clear()
                 self._groups[addr] = next(
                     (self._local_heap_problem(body) for mtype, body in self.messages(addr)
                      if mtype == _SYMBOL_TABLE_MSG), None)
+                if self._groups[addr] is not None:
+                    self._corrupt = True
             return self._groups[addr]
 
     def _local_heap_problem(self, body: bytes) -> str | None:
@@ -547,6 +558,30 @@ def _guard_of(obj: Any) -> HeapGuard | None:
         return None
     with _GUARDS_LOCK:
         return _GUARDS.get(key)
+
+
+def member_problem(group: Any, raw_name: bytes) -> str | None:
+    """What stops the member ``raw_name`` of ``group`` (a hard link) being opened
+    safely, read from its object header before HDF5 opens it (see
+    :meth:`HeapGuard.problem_at`), or None."""
+    guard = _guard_of(group)
+    if guard is None:
+        return None
+    try:
+        info = group.id.links.get_info(raw_name)
+        if info.type != h5py.h5l.TYPE_HARD:
+            return None
+        addr = int(info.u)
+    except (AttributeError, KeyError, OSError, RuntimeError, TypeError, ValueError):
+        return None
+    return guard.problem_at(addr)
+
+
+def corrupt_groups(f: Any) -> bool:
+    """True when a group of ``f`` checked so far has a local heap HDF5 would loop on:
+    then no name in it may be looked up, and nothing beyond the tree is read."""
+    guard = _guard_of(f)
+    return guard is not None and guard._corrupt
 
 
 def group_problem(group: Any) -> str | None:

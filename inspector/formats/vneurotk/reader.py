@@ -41,6 +41,7 @@ from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.arrays import CooNeuroRef, H5DatasetRef
 from inspector.formats.vneurotk.checks import RecordingCheck, Step, coo_bounds_step, image_step
 from inspector.formats.vneurotk.hdf5_data import object_data
+from inspector.formats.vneurotk.hdf5_heap import corrupt_groups
 from inspector.formats.vneurotk.header import (
     MAGIC,
     MAGIC_ATTR,
@@ -269,6 +270,10 @@ def _read(ctx: _Ctx) -> None:
     doc = ctx.doc
     doc.tree = _guard(ctx, lambda: build_tree(ctx.f, doc.path, doc.report))
     hdr = _guard(ctx, lambda: read_header(ctx.f))
+    if hdr is not None and corrupt_groups(ctx.f):  # a lookup in that group would not end
+        doc.report(R.FILE_CORRUPT, "the recording's content is not read: a group's member "
+                   "names cannot be looked up (see tree.group-unreadable)", "/")
+        hdr = None
     if hdr is None:
         build_header_tree(doc, None)
         return

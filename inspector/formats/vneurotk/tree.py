@@ -41,7 +41,7 @@ from inspector.formats.node import LinkTarget
 from inspector.formats.remote_path import RemotePath
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.elink_guard import special_target
-from inspector.formats.vneurotk.hdf5_heap import CorruptGlobalHeap, check_attribute
+from inspector.formats.vneurotk.hdf5_heap import CorruptGlobalHeap, check_attribute, member_problem
 from inspector.formats.vneurotk.source import element_count
 from inspector.formats.vneurotk.values import as_text, display_checked
 
@@ -462,6 +462,11 @@ def _follow_link(group: h5py.Group, raw: bytes, name: str, loc: str, node: Node,
         return None
     if walk.remote is not None and via is not None and via.detail.startswith("external"):
         _remote_external(via, target, loc, walk)
+        return None
+    problem = member_problem(group, raw) if via is None else None
+    if problem is not None:  # opening it would have HDF5 allocate without end
+        walk.report(R.TREE_GROUP_UNREADABLE, f"{loc}: members cannot be listed: {problem}", loc)
+        node.add(name, None, kind="group", location=loc, detail="members cannot be listed")
         return None
     try:
         obj = group[raw]

@@ -1,8 +1,11 @@
 """What a child runs on one mutant: ``open_document`` + ``verify()`` + the verify-JSON line.
 
 A target is any callable ``(path) -> Inspection`` named ``"module:function"``
-(``--target``); the default is :func:`inspect`.  :mod:`fuzz.selftest` holds
-hand-made targets that misbehave on purpose, to check the classifier.
+(``--target``); the default is :func:`inspect`, which opens as the command line
+does; :func:`inspect_as_app` opens as the desktop app does (an AUCX archive's
+verification then also builds the plot's overview).  :mod:`fuzz.selftest` holds
+hand-made targets that misbehave on purpose, to check the classifier;
+:mod:`fuzz.window` opens each mutant in the real window.
 """
 
 from __future__ import annotations
@@ -75,6 +78,30 @@ def inspect(path: Path) -> Inspection:
 
     with worker_pool(), open_document(path) as doc:
         doc.verify()
+        line = json_line(doc.to_json())
+        tracebacks = [doc.traceback] if doc.traceback else []
+    return Inspection(line, tracebacks)
+
+
+def inspect_as_app(path: Path) -> Inspection:
+    """Open ``path`` as the desktop app does and return its verify-JSON line.
+
+    The app asks for the AUC plot's full-range overview at open
+    (``auc_overview_columns``), so an archive whose arrays stay lazy builds it
+    from the bytes its verification hashes (``inspector/formats/aucx/overview.py``);
+    the overview is then combined to a plot's width as the view does.  The line
+    must be the one :func:`inspect` gives: the overview never changes a finding.
+    """
+    from inspector.cli import json_line
+    from inspector.formats import open_document
+    from inspector.formats.scan_envelope import OVERVIEW_COLUMNS
+    from inspector.formats.workers import worker_pool
+
+    with worker_pool(), open_document(path, auc_overview_columns=OVERVIEW_COLUMNS) as doc:
+        doc.verify()
+        auc = doc.auc
+        if auc is not None and auc.overview is not None:
+            auc.overview.at_pixels(800)
         line = json_line(doc.to_json())
         tracebacks = [doc.traceback] if doc.traceback else []
     return Inspection(line, tracebacks)

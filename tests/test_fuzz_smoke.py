@@ -314,3 +314,21 @@ def test_exit_status_is_non_zero_on_failures_unless_allowed(tmp_path):
     assert replay.returncode == 1, replay.stderr[-2000:]
     again = json.loads(replay.stdout)
     assert again["outcome"] == "escaped-exception" and again["reproduced"] is True
+
+
+def test_the_app_target_builds_the_overview_and_reports_what_the_cli_does(monkeypatch):
+    """``--target fuzz.targets:inspect_as_app`` reaches the overview pass of verification
+    (archives whose arrays stay lazy), and its line is the command line's."""
+    import fuzz.targets as targets
+    from inspector.formats import open_document
+    from inspector.formats.aucx import reader as aucx_reader
+    from inspector.formats.scan_envelope import OVERVIEW_COLUMNS
+
+    monkeypatch.setattr(aucx_reader, "EXPERIMENT_LOAD_LIMIT", 0)  # every archive stays lazy
+    seeds = sorted((ROOT / "tests" / "fixtures" / "aucx").glob("syn_*.aucx"))
+    built = 0
+    for seed in seeds:
+        with open_document(seed, auc_overview_columns=OVERVIEW_COLUMNS) as doc:
+            built += bool(doc.auc is not None and doc.auc.overview_pending)
+        assert targets.inspect_as_app(seed).line == targets.inspect(seed).line
+    assert seeds and built == len(seeds)

@@ -162,24 +162,22 @@ def _open_remote(p: RemotePath, options: OpenOptions) -> Document:
     return doc
 
 
-
 def _open_remote_folder(p: RemotePath, options: OpenOptions) -> Document:
     """A folder URL (``s3://bucket/run/``): opened by the first reader that lists folders
     at URLs (``lists_remote_folders``), which reports the listing's faults and a
     listing without its files itself; unrecognised when no reader does."""
     reader = next((r for r in readers() if getattr(r, "lists_remote_folders", False)), None)
-    if reader is None:
-        return _unrecognised(p)
-    try:
-        doc = reader.open(p, options)
-    except Exception as exc:  # noqa: BLE001 - the one never-raise wrapper
-        return reader_failed(p, reader.format_id, exc)
-    _examine_structure(doc)
-    return doc
+    return _open_by(reader, p, options)
 
 
 def _open_with_reader(p: Path, options: OpenOptions) -> Document:
-    reader = reader_for(p)
+    return _open_by(reader_for(p), p, options)
+
+
+def _open_by(reader: FormatReader | None, p: Path | RemotePath,
+             options: OpenOptions) -> Document:
+    """The one never-raise wrapper around a reader: unrecognised without one, a reader
+    bug as ``internal.reader-failed``, and the structural questions answered."""
     if reader is None:
         return _unrecognised(p)
     try:

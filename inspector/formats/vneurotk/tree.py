@@ -154,16 +154,9 @@ def first_attribute_names(obj: Any) -> tuple[int, list[bytes]]:
         OSError, RuntimeError, ValueError, KeyError: the attributes cannot be listed.
     """
     n = h5py.h5a.get_num_attrs(obj.id)
-    names: list[bytes] = []
-
-    def take(name: bytes, *_: Any) -> int | None:
-        names.append(name)
-        return 1 if len(names) >= MAX_ATTRIBUTES else None
-
-    if n:
-        h5py.h5a.iterate(obj.id, take, index_type=h5py.h5.INDEX_NAME,
-                         order=h5py.h5.ITER_INC if n <= MAX_ATTRIBUTES else h5py.h5.ITER_NATIVE)
-    return n, sorted(names) if n > MAX_ATTRIBUTES else names
+    if n <= MAX_ATTRIBUTES:
+        return n, _names_from(obj, 0, MAX_ATTRIBUTES, h5py.h5.ITER_INC) if n else []
+    return n, sorted(_names_from(obj, 0, MAX_ATTRIBUTES, h5py.h5.ITER_NATIVE))
 
 
 def attribute_names_from(obj: Any, start: int, count: int) -> tuple[int, list[bytes]]:
@@ -176,16 +169,22 @@ def attribute_names_from(obj: Any, start: int, count: int) -> tuple[int, list[by
         OSError, RuntimeError, ValueError, KeyError: the attributes cannot be listed.
     """
     n = h5py.h5a.get_num_attrs(obj.id)
+    if not (0 <= start < n and count > 0):
+        return n, []
+    return n, sorted(_names_from(obj, start, count, h5py.h5.ITER_NATIVE))
+
+
+def _names_from(obj: Any, start: int, count: int, order: int) -> list[bytes]:
+    """At most ``count`` attribute names of ``obj`` from index ``start`` in ``order``
+    (HDF5 skips the first ``start`` and stops after ``count``)."""
     names: list[bytes] = []
 
     def take(name: bytes, *_: Any) -> int | None:
         names.append(name)
         return 1 if len(names) >= count else None
 
-    if 0 <= start < n and count > 0:
-        h5py.h5a.iterate(obj.id, take, index=start, index_type=h5py.h5.INDEX_NAME,
-                         order=h5py.h5.ITER_NATIVE)
-    return n, sorted(names)
+    h5py.h5a.iterate(obj.id, take, index=start, index_type=h5py.h5.INDEX_NAME, order=order)
+    return names
 
 
 def attribute_page(obj: Any, location: str, start: int, count: int) -> tuple[int, list[Node]]:

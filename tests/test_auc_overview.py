@@ -22,6 +22,7 @@ import zipfile
 
 import numpy as np
 import pytest
+from test_auc_plot_lazy import brute  # the oracle: one point at a time (ufunc.at)
 
 from inspector.formats import open_document
 from inspector.formats import scan_envelope as se
@@ -44,25 +45,6 @@ from inspector.formats.scan_envelope import (
 
 
 # -- oracle and comparison ------------------------------------------------------------
-def brute(radius, signal, mask, r0, r1, w):
-    """Per-scan min/max per column, one point at a time (``ufunc.at``), and counts."""
-    scans, points = signal.shape
-    lo = np.full((scans, w), np.inf)
-    hi = np.full((scans, w), -np.inf)
-    counts = np.zeros(scans, dtype=np.int64)
-    for i in range(scans):
-        r = np.asarray(radius if radius.ndim == 1 else radius[i], dtype=np.float64)
-        m = np.ones(points, bool) if mask is None else mask[i]
-        real = m & np.isfinite(r) & np.isfinite(signal[i]) & (r >= r0) & (r <= r1)
-        cols = np.minimum(np.floor((r[real] - r0) * (w / (r1 - r0))).astype(int), w - 1)
-        np.fmin.at(lo[i], cols, signal[i][real])
-        np.fmax.at(hi[i], cols, signal[i][real])
-        counts[i] = real.sum()
-    lo[np.isinf(lo)] = np.nan
-    hi[np.isinf(hi)] = np.nan
-    return lo, hi, counts
-
-
 def assert_same(got, want):
     """Two ScanEnvelopes equal bit for bit, exact points included."""
     assert (got.r0, got.r1, got.columns) == (want.r0, want.r1, want.columns)

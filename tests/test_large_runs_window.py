@@ -9,18 +9,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import QModelIndex
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QTableView, QTreeView
 
 from inspector.formats.node import Node
 from inspector.ui import columns
 from inspector.ui.main_window import MainWindow
+from inspector.ui.tree_expansion import ROWS_PER_TURN, expanding
 from inspector.ui.tree_panel import (
-    EXPAND_NOW_NODES,
     EXPAND_ROWS,
     HeaderPanel,
     expand_within,
-    more_nodes_than,
 )
 from tests.test_beckman_layout import data, header, write
 
@@ -117,14 +117,42 @@ def _all_expanded(view: QTreeView) -> bool:
     return all(view.isExpanded(model.index(r, 0)) for r in range(model.rowCount()))
 
 
-def test_a_large_header_is_expanded_on_the_next_event_loop_turn(qtbot):
+def _expanded_rows(view: QTreeView) -> int:
+    """How many rows ``view`` shows (every expanded row's children, recursively)."""
+    model, rows = view.model(), 0
+    stack = [QModelIndex()]
+    while stack:
+        parent = stack.pop()
+        n = model.rowCount(parent)
+        rows += n
+        stack += [model.index(r, 0, parent) for r in range(n)
+                  if view.isExpanded(model.index(r, 0, parent))]
+    return rows
+
+
+def test_a_large_header_is_expanded_some_rows_an_event_loop_turn(qtbot):
     small, large = _header_of(4, 10), _header_of(50, 10)  # 44 and 550 nodes
-    assert not more_nodes_than(small, EXPAND_NOW_NODES)
-    assert more_nodes_than(large, EXPAND_NOW_NODES) and not more_nodes_than(large, 550)
     now = HeaderPanel(small, None, "")
     qtbot.addWidget(now)
-    assert _all_expanded(now.header.view)  # at once
+    assert _all_expanded(now.header.view) and not expanding(now.header.view)  # at once
     later = HeaderPanel(large, None, "")
     qtbot.addWidget(later)
-    assert not _all_expanded(later.header.view)  # not in the turn that built the views
-    qtbot.waitUntil(lambda: _all_expanded(later.header.view), timeout=5000)
+    view = later.header.view
+    # in the turn that built it: the first groups, ROWS_PER_TURN newly shown rows and the
+    # last group's ten at most, in pre-order (the top of the tree first)
+    assert ROWS_PER_TURN <= _expanded_rows(view) - 50 < ROWS_PER_TURN + 10
+    model = view.model()
+    assert [view.isExpanded(model.index(r, 0)) for r in range(50)] == [
+        r < ROWS_PER_TURN // 10 for r in range(50)]
+    assert expanding(view)
+    qtbot.waitUntil(lambda: not expanding(view), timeout=5000)
+    assert _all_expanded(view) and _expanded_rows(view) == 550
+
+
+def test_a_header_replaced_while_it_expands_is_expanded_in_full(qtbot):
+    panel = HeaderPanel(_header_of(50, 10), None, "")
+    qtbot.addWidget(panel)
+    tree = panel.header
+    tree.set_root(_header_of(30, 2))  # (a deferred check replaced the header)
+    qtbot.waitUntil(lambda: not expanding(tree.view), timeout=5000)
+    assert _all_expanded(tree.view) and _expanded_rows(tree.view) == 90

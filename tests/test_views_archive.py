@@ -86,8 +86,9 @@ def test_checksum_rows_fill_in_live_then_verdict(qtbot):
     tab = DocumentTab(FIXTURES / "aucx" / "hand-built.aucx", jobs)
     qtbot.addWidget(tab)
     tab.set_document(_gated_doc(3, gate, bad="m2.bin"))
+    qtbot.waitUntil(lambda: tab.has_views, timeout=5000)  # (built over a few turns)
     panel = tab.checksums
-    assert tab.has_views and not tab.is_ready
+    assert not tab.is_ready
     qtbot.waitUntil(lambda: _statuses(panel)["m0.bin"] == "ok", timeout=5000)
     assert _statuses(panel) == {"m0.bin": "ok", "m1.bin": "pending", "m2.bin": "pending"}
     assert panel.verdict == "Verifying… 1 of 3 members checked"
@@ -107,7 +108,8 @@ def test_cancel_verification(qtbot):
     tab = DocumentTab(FIXTURES / "aucx" / "hand-built.aucx", jobs)
     qtbot.addWidget(tab)
     tab.set_document(_gated_doc(4, gate))
-    qtbot.waitUntil(lambda: _statuses(tab.checksums)["m0.bin"] == "ok", timeout=5000)
+    qtbot.waitUntil(lambda: tab.checksums is not None
+                    and _statuses(tab.checksums)["m0.bin"] == "ok", timeout=5000)
     with qtbot.waitSignal(tab.ready, timeout=5000):
         tab.checksums.cancel.click()
         gate.set()
@@ -320,7 +322,8 @@ def test_closing_the_tab_cancels_the_running_check_and_releases_the_file(qtbot):
     tab = DocumentTab(doc.path, jobs)
     qtbot.addWidget(tab)
     tab.set_document(doc)
-    assert tab.verify_state == "running" and not closed
+    qtbot.waitUntil(lambda: tab.verify_state == "running", timeout=5000)
+    assert not closed
     tab.close_document()
     qtbot.waitUntil(lambda: check.saw_cancel and bool(closed), timeout=5000)
     jobs.wait(2000)

@@ -220,13 +220,29 @@ class DocumentTab(QWidget):
 
     # -- population -----------------------------------------------------
     def set_document(self, doc: Document) -> None:
-        """Build the views of ``doc`` (GUI thread; no file I/O here)."""
+        """Build the views of ``doc`` (GUI thread; no file I/O here), one piece an
+        event-loop turn (:meth:`_build_steps`), so that no turn holds the GUI
+        thread long (docs/architecture.md, "Contracts").  ``views_ready`` is
+        emitted when the last piece is shown; ``has_views`` is then true."""
         if self._remote_timer is not None:
             self._remote_timer.stop()
         if self._vstate["closed"]:
             doc.close()
             return
         self.doc = doc
+        self._build_next(self._build_steps())
+
+    def _build_next(self, steps: Iterator[None]) -> None:
+        """Run the next piece of the build, and schedule the one after it."""
+        if self._vstate["closed"]:
+            return
+        if next(steps, StopIteration) is not StopIteration:
+            QTimer.singleShot(0, self, lambda: self._build_next(steps))
+
+    def _build_steps(self) -> Iterator[None]:
+        """The views of ``self.doc``; each ``yield`` ends an event-loop turn.  The
+        busy page stays in front until the last piece is laid out."""
+        doc = self.doc
         self.export_offered = doc.export is not None
         self.views = QTabWidget(self)
         self.views.setDocumentMode(True)
@@ -243,15 +259,19 @@ class DocumentTab(QWidget):
             self.attribute_pager = AttributePager(self.header_panel.raw, doc.object_data,
                                                   self.jobs, self)
         self.views.addTab(self.header_panel, "Header")
-        self._add_tables()
+        yield
+        yield from self._add_tables()
         self._add_provenance_and_stimuli()
+        yield
         self._add_trials()
         if doc.checksums is not None:
             self._add_checksums()
+        yield
         self._lay_out()
         self.has_views = True
         self._show_initial()
         self.views_ready.emit()
+        yield
         if doc.checks:
             self.start_verification()
         else:
@@ -261,7 +281,9 @@ class DocumentTab(QWidget):
             self._finished_status()
             self._set_ready()
 
-    def _add_tables(self) -> None:
+    def _add_tables(self) -> Iterator[None]:
+        """One table view a turn (a table of a few hundred rows sizes its columns from
+        their text, some tens of milliseconds)."""
         doc = self.doc
         if not any(df is not None for df in doc.tables.values()):
             return
@@ -276,6 +298,7 @@ class DocumentTab(QWidget):
             panel.cell_selected.connect(self._cell_selected)
             self.tables[name] = panel
             self.views.addTab(panel, title)
+            yield
 
     def _add_provenance_and_stimuli(self) -> None:
         doc = self.doc
@@ -463,10 +486,15 @@ class DocumentTab(QWidget):
         self._init_view_state()
         if old is not None:
             old.close()
+        self.views_ready.connect(lambda: self._show_view_titled(current),
+                                 Qt.ConnectionType.SingleShotConnection)
         self.set_document(new)
+
+    def _show_view_titled(self, title: str) -> None:
+        """The group's views are built: show the view the old group showed, if any."""
         titles = [self.views.tabText(i) for i in range(self.views.count())]
-        if current in titles:
-            self.views.setCurrentIndex(titles.index(current))
+        if title in titles:
+            self.views.setCurrentIndex(titles.index(title))
         self.findings_changed.emit()
 
     def _group_failed(self, message: str, tb: str) -> None:
@@ -525,9 +553,11 @@ class DocumentTab(QWidget):
 
     def is_settled(self) -> bool:
         """Nothing left to fill in: the models are complete, the plot and trial views idle,
-        no page of attributes being read."""
+        no page of attributes being read, no rows of the header left to expand."""
         pager = self.attribute_pager
-        return self.plots_idle() and self.trials_idle() and not (pager and pager.busy)
+        expanding = self.header_panel is not None and self.header_panel.is_expanding()
+        return (self.plots_idle() and self.trials_idle() and not (pager and pager.busy)
+                and not expanding)
 
     def trials_idle(self) -> bool:
         """The trial views show their final state (or there are none)."""

@@ -26,13 +26,10 @@ from inspector.models.node_tree_model import NodeTreeModel
 from inspector.models.roles import NodeRole
 from inspector.ui.columns import fit_tree_columns
 from inspector.ui.copy_support import install_copy_actions
+from inspector.ui.tree_expansion import expand_all, expanding
 
 #: Narrowest header panel that shows the header and the raw tree side by side.
 SIDE_BY_SIDE_WIDTH = 760
-#: A header of more nodes than this is expanded on the next event-loop turn: laying out
-#: 500 expanded rows took 40 ms, on top of building the document's views in the same
-#: turn (docs/architecture.md, "Contracts").
-EXPAND_NOW_NODES = 200
 #: Most rows a tree is expanded to show when it is first shown (a run folder of 1 000
 #: scan files, each expanded, was 10 000 rows laid out at once: 0.3-0.9 s).
 EXPAND_ROWS = 400
@@ -57,17 +54,6 @@ def expand_within(view: QTreeView, depth: int, rows: int = EXPAND_ROWS) -> int:
     if allowed >= 0:
         view.expandToDepth(allowed)
     return allowed
-
-
-def more_nodes_than(root: Node, limit: int) -> bool:
-    """``root`` has more than ``limit`` nodes below it (counts at most ``limit + 1``)."""
-    stack, seen = list(root.children), 0
-    while stack:
-        seen += 1
-        if seen > limit:
-            return True
-        stack.extend(stack.pop().children)
-    return False
 
 
 def make_tree_view(model, parent: QWidget | None = None) -> QTreeView:
@@ -160,12 +146,12 @@ class FilteredTree(QWidget):
     def set_root(self, root: Node) -> None:
         """Show ``root`` instead (the document's tree was replaced); keeps the filter."""
         self.model.set_root(root)
-        self.view.expandAll()
+        expand_all(self.view)
 
     def set_filter(self, text: str) -> None:
         self.proxy.set_text(text)
         if text.strip():
-            self.view.expandAll()
+            expand_all(self.view)
 
     def select_node(self, n: Node, expand: bool = False) -> bool:
         """Select ``n`` (clearing a filter that hides it); True if shown.
@@ -216,10 +202,7 @@ class HeaderPanel(QWidget):
         self._timer.timeout.connect(self._apply_filter)
         self.filter_edit.textChanged.connect(lambda _t: self._timer.start())
         self.header = FilteredTree(header, "Header", self)
-        if more_nodes_than(header, EXPAND_NOW_NODES):
-            QTimer.singleShot(0, self.header.view, self.header.view.expandAll)
-        else:
-            self.header.view.expandAll()
+        expand_all(self.header.view)  # (a large header: some rows a turn)
         self.header.node_selected.connect(self.node_selected)
         self.header.filter_cleared.connect(self._filter_cleared)
         self.raw: FilteredTree | None = None
@@ -261,6 +244,10 @@ class HeaderPanel(QWidget):
 
     def trees(self) -> list[FilteredTree]:
         return [t for t in (self.header, self.raw) if t is not None]
+
+    def is_expanding(self) -> bool:
+        """A tree still has rows to expand (:func:`~inspector.ui.tree_expansion.expand_all`)."""
+        return any(expanding(t.view) for t in self.trees())
 
     def apply_filter_now(self) -> None:
         """Apply the filter text at once (the box applies it after a short pause)."""

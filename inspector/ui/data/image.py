@@ -31,6 +31,7 @@ from inspector.formats.node_data import (
     image_plan,
 )
 from inspector.jobs import JobRunner
+from inspector.ui.colormaps import colormap
 from inspector.ui.data.curve import as_real
 from inspector.ui.data.reading import ReadFailure, read_values
 from inspector.ui.data.slicing import SliceState
@@ -76,7 +77,7 @@ class ImageView(PlotView):
         self.plot_item.vb.invertY(True)
         self.plot_item.setLabel("bottom", f"axis {state.cols}")
         self.plot_item.setLabel("left", f"axis {state.rows}")
-        self.bar = pg.ColorBarItem(values=(0, 1), colorMap=pg.colormap.get("viridis"),
+        self.bar = pg.ColorBarItem(values=(0, 1), colorMap=colormap("viridis"),
                                    interactive=True, width=16)
         self.bar.setImageItem(self.item, insert_in=self.plot_item)
         row = QHBoxLayout()
@@ -103,7 +104,7 @@ class ImageView(PlotView):
 
     def set_colour_map(self, name: str) -> None:
         """Use the pyqtgraph colour map ``name`` for the image and its bar."""
-        self.bar.setColorMap(pg.colormap.get(name))
+        self.bar.setColorMap(colormap(name))
 
     def _pixels(self) -> tuple[int, int]:
         vb = self.plot_item.vb

@@ -82,6 +82,7 @@ from inspector.formats.scan_envelope import (
     scan_shape,
 )
 from inspector.jobs import Job, JobContext, JobRunner
+from inspector.ui.colormaps import colormap
 from inspector.ui.plots.base import PlotView
 from inspector.ui.plots.raster_layer import LinePaths, RasterLayer
 from inspector.ui.plots.scan_list import ScanList
@@ -143,6 +144,10 @@ def _executor() -> Executor | None:
         return workers.pool()
     except RuntimeError:
         return None
+
+
+#: The scans' colour map, read as the module is imported (off the GUI thread: ui.preload).
+_VIRIDIS = colormap("viridis")
 
 
 def _pens(colors: list[Any], width: int) -> list[QPen]:
@@ -302,7 +307,7 @@ class AucView(PlotView):
             self.plot_item.getAxis(ax).enableAutoSIPrefix(False)  # units are given, never rescaled
 
     def _palette_colors(self, n: int) -> list[Any]:
-        cmap = pg.colormap.get("viridis")
+        cmap = _VIRIDIS
         # viridis runs from dark purple to yellow: on a dark background skip its darkest end
         dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128
         first = 0.3 if dark else 0.0

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QWidget
 
 from inspector.formats.arrays import ArrayRef
 from inspector.jobs import JobRunner
+from inspector.ui.colormaps import colormap
 from inspector.ui.plots.base import PlotView
 
 #: Rows x features drawn at most; taller arrays are shown every k-th row.
@@ -89,7 +90,7 @@ class PatternView(PlotView):
         self.img_item.setImage(img, levels=(lo, hi), autoLevels=False)
         # cell (row r, feature f) is centred on (f, r): the integer ticks name cells
         self.img_item.setRect(-0.5, -0.5 * step, img.shape[1], img.shape[0] * step)
-        cmap = pg.colormap.get("viridis")
+        cmap = colormap("viridis")
         self.colorbar = pg.ColorBarItem(values=(lo, hi), colorMap=cmap, interactive=True,
                                         label=str(self.ref.attrs.get("unit", "value")))
         self.colorbar.setImageItem(self.img_item, insert_in=self.plot_item)

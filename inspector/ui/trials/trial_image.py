@@ -35,6 +35,7 @@ from inspector.formats.analysis import (
 )
 from inspector.formats.document import Document
 from inspector.jobs import JobContext, JobRunner
+from inspector.ui.colormaps import colormap
 from inspector.ui.plots.base import PlotView
 from inspector.ui.plots.navigation import add_reset_action, install_time_wheel
 from inspector.ui.trials.common import (
@@ -55,7 +56,7 @@ LEVEL_PERCENTILES = (1.0, 99.0)
 #: The image's colour map, read from pyqtgraph's files when this module is imported
 #: (off the GUI thread: ui.preload), not when the first image is built.  A ColorMap is
 #: a plain object, not a QObject; pyqtgraph caches it by name.
-COLORMAP = pg.colormap.get("viridis")
+COLORMAP = colormap("viridis")
 
 
 @dataclass(frozen=True)

@@ -426,3 +426,31 @@ def test_trials_choose_heatmap_and_markers(qtbot, jobs):
     panel.show_array("neuro")
     assert isinstance(panel.view, NeuralView)
     assert set(panel.view.markers) == {"trial_starts", "trial_ends"}
+
+
+def test_each_view_takes_the_plot_widget_made_ahead_on_a_turn_of_its_own(qtbot, jobs):
+    """The panel makes a bare plot widget on a later event-loop turn; the next view takes
+    it (shown, in the view's own stack) and a new spare follows."""
+    from inspector.formats import open_document
+    from inspector.ui.plots.panel import RESPARE_MS
+
+    doc = open_document(FIXTURES / "vneurotk/v1/continuous_small_chunks.h5")
+    panel = PlotPanel(doc, jobs)
+    qtbot.addWidget(panel)
+    panel.resize(800, 450)
+    panel.show()
+    assert panel._spare is None  # not in the turn that built the panel
+    qtbot.waitUntil(lambda: panel._spare is not None, timeout=5000)
+    spare = panel._spare
+    assert not spare.isVisible()
+    name = panel.default_array()
+    panel.show_array(name)
+    assert panel.view.plot_widget is spare and panel._spare is None
+    settle(qtbot, jobs)
+    assert spare.isVisible() and spare.parent() is panel.view._stack
+    qtbot.wait(RESPARE_MS // 2)
+    assert panel._spare is None  # not while the new view draws
+    qtbot.waitUntil(lambda: panel._spare is not None and panel._spare is not spare, timeout=5000)
+    panel.show_array(name)  # another view: it takes the next spare
+    assert panel.view.plot_widget is not spare
+    doc.close()

@@ -39,7 +39,10 @@ from inspector.formats.vneurotk.scalars import (
 from inspector.formats.vneurotk.source import H5Source, RuleError
 from inspector.formats.vneurotk.values import as_text, is_missing
 
-LABEL_BLOCK = 1 << 20
+#: Labels read per block (1 MiB of float64).  h5py holds the interpreter lock for a
+#: whole read: a block of 8 MiB kept the GUI thread waiting 30 to 60 ms while the
+#: scan ran beside the first paint of a recording (docs/architecture.md, "Contracts").
+LABEL_BLOCK = 1 << 17
 
 #: Called before each block of a scan with ``(blocks done, blocks in all)``; it may
 #: raise (:class:`ScanCancelled`) to stop the scan there.

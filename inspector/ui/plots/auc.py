@@ -229,8 +229,9 @@ class AucView(PlotView):
     drawn_changed = Signal(int)
 
     def __init__(self, auc: AucScans, arrays: Mapping[str, ArrayRef], jobs: JobRunner,
-                 parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+                 parent: QWidget | None = None, plot_widget: pg.PlotWidget | None = None
+                 ) -> None:
+        super().__init__(parent, plot_widget)
         self.auc = auc
         self.jobs = jobs
         self._radius, self._signal, self._mask = _sources(auc, arrays)

@@ -248,8 +248,9 @@ class NeuralView(PlotView):
     """
 
     def __init__(self, ref: ArrayRef, jobs: JobRunner, markers: dict[str, Any] | None = None,
-                 parent: QWidget | None = None, onset_sample: int | None = None) -> None:
-        super().__init__(parent)
+                 parent: QWidget | None = None, onset_sample: int | None = None,
+                 plot_widget: pg.PlotWidget | None = None) -> None:
+        super().__init__(parent, plot_widget)
         self.ref = ref
         self.jobs = jobs
         self.epochs = ref.ndim == 3

@@ -21,7 +21,8 @@ from __future__ import annotations
 from dataclasses import fields
 
 import numpy as np
-from PySide6.QtCore import QObject, Qt
+import pyqtgraph as pg
+from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from inspector.formats.arrays import ArrayRef
@@ -29,7 +30,7 @@ from inspector.formats.capabilities import AucScans, TrialStructure
 from inspector.formats.document import Document
 from inspector.jobs import JobRunner
 from inspector.ui.plots.auc import AucView
-from inspector.ui.plots.base import PlotView
+from inspector.ui.plots.base import PlotView, new_plot_widget
 from inspector.ui.plots.neural import NeuralView
 from inspector.ui.plots.patterns import PatternView
 
@@ -63,6 +64,11 @@ def auc_array_names(auc: AucScans | None) -> tuple[str, ...]:
     return (auc.radius_array, auc.signal_array, auc.mask_array)
 
 
+#: Milliseconds after a view took the spare plot widget before the next one is made
+#: (not while the new view reads and draws its first curves).
+RESPARE_MS = 1500
+
+
 class PlotPanel(QWidget):
     """A plot of one array of a document, read lazily on background jobs.
 
@@ -74,6 +80,10 @@ class PlotPanel(QWidget):
     Attributes:
         view: the current :class:`PlotView` (None before ``show_array``).
         current: the name of the array asked for last.
+
+    The panel keeps one bare ``pg.PlotWidget`` made ahead, on an event-loop
+    turn of its own, for the next view to take: making one is 15 to 35 ms of
+    the GUI thread, which would otherwise add to the turn that builds the view.
     """
 
     def __init__(self, doc: Document, jobs: JobRunner, parent: QWidget | None = None) -> None:
@@ -90,6 +100,26 @@ class PlotPanel(QWidget):
         self._message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._message.setWordWrap(True)
         self._lay.addWidget(self._message, 1)
+        self._spare: pg.PlotWidget | None = None
+        self._prepare_spare()
+
+    def _prepare_spare(self, delay_ms: int = 0) -> None:
+        """Make the spare plot widget on a later event-loop turn, unless there is one."""
+        if self._spare is None:
+            QTimer.singleShot(delay_ms, self, self._make_spare)
+
+    def _make_spare(self) -> None:
+        if self._spare is None:
+            self._spare = new_plot_widget()
+            self._spare.setParent(self)
+            self._spare.hide()
+
+    def _take_spare(self) -> pg.PlotWidget | None:
+        """The spare plot widget (None when it is not made yet); a new one follows once
+        the view that took it has had time to draw (:data:`RESPARE_MS`)."""
+        spare, self._spare = self._spare, None
+        self._prepare_spare(RESPARE_MS)
+        return spare
 
     # -- what is shown ----------------------------------------------------
     def default_array(self) -> str | None:
@@ -149,12 +179,13 @@ class PlotPanel(QWidget):
             return
         trials = self.doc.trials
         if trials is not None and trials.data_mode == "patterns" and ref.ndim == 2:
-            self._set_view(PatternView(ref, self.jobs))
+            self._set_view(PatternView(ref, self.jobs, plot_widget=self._take_spare()))
             return
         if ref.ndim <= 3:
             markers = trials.markers() if trials is not None else {}
             self._set_view(NeuralView(ref, self.jobs, markers,
-                                      onset_sample=onset_sample(trials, ref)))
+                                      onset_sample=onset_sample(trials, ref),
+                                      plot_widget=self._take_spare()))
             return
         self._say(f"{name}: {ref.ndim}-D arrays are not plotted (shape {tuple(ref.shape)}).")
 
@@ -214,7 +245,7 @@ class PlotPanel(QWidget):
         that do not fit together are said instead of a plot.
         """
         try:
-            view = AucView(auc, arrays, self.jobs)
+            view = AucView(auc, arrays, self.jobs, plot_widget=self._take_spare())
         except (ValueError, TypeError) as exc:  # damaged arrays: say why, never guess
             self._say(f"cannot plot the scans: {exc} (see Findings)")
             return

@@ -44,8 +44,9 @@ class PatternView(PlotView):
     x_label = "feature"
     y_label = "row"
 
-    def __init__(self, ref: ArrayRef, jobs: JobRunner, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+    def __init__(self, ref: ArrayRef, jobs: JobRunner, parent: QWidget | None = None,
+                 plot_widget: pg.PlotWidget | None = None) -> None:
+        super().__init__(parent, plot_widget)
         self.ref = ref
         self.jobs = jobs
         self.image: np.ndarray | None = None

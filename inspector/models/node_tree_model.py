@@ -36,6 +36,12 @@ __all__ = ["COLUMNS", "LocationRole", "NodeRole", "NodeTreeModel", "node_type_te
 COLUMNS = ("Name", "Value", "Type", "Details")
 
 _D = Qt.ItemDataRole
+_NCOLUMNS = len(COLUMNS)
+_DISPLAY, _TOOLTIP = int(_D.DisplayRole), int(_D.ToolTipRole)
+_FOREGROUND, _FONT = int(_D.ForegroundRole), int(_D.FontRole)
+#: The roles :meth:`NodeTreeModel.data` answers; any other is None at once.
+_ANSWERED = frozenset({_DISPLAY, _TOOLTIP, _FOREGROUND, _FONT, int(NodeRole), int(LocationRole),
+                       int(NameRole), int(ValueRole), int(MissingRole), int(CopyRole)})
 
 #: Children shown at once under one node; longer child lists grow as they are scrolled.
 FIRST_ROWS = 200
@@ -197,11 +203,18 @@ class NodeTreeModel(QAbstractItemModel):
 
     # -- structure ------------------------------------------------------
     def index(self, row: int, column: int, parent=QModelIndex()) -> QModelIndex:
-        p = self.node(parent)
-        if 0 <= row < self._count(p) and 0 <= column < len(COLUMNS):
+        # (called for every row a view lays out or paints: kept to a few lookups)
+        p = parent.internalPointer() if parent.isValid() else self._root
+        shown = self._shown.get(id(p))
+        if shown is None:
+            shown = len(p.children)
+            if shown > FIRST_ROWS and not self._everything:
+                shown = self._count(p)
+        if 0 <= row < shown and 0 <= column < _NCOLUMNS:
             child = p.children[row]
-            self._parent[id(child)] = p
-            self._row[id(child)] = row
+            key = id(child)
+            self._parent[key] = p
+            self._row[key] = row
             return self.createIndex(row, column, child)
         return QModelIndex()
 
@@ -227,32 +240,33 @@ class NodeTreeModel(QAbstractItemModel):
             return COLUMNS[section]
         return None
 
-    def data(self, index: QModelIndex, role=_D.DisplayRole) -> Any:
-        if not index.isValid():
+    def data(self, index: QModelIndex, role=_DISPLAY) -> Any:
+        # (a view asks for eight roles of every cell it paints; roles arrive as ints)
+        if role not in _ANSWERED or not index.isValid():
             return None
         n: Node = index.internalPointer()
         col = index.column()
-        leaf_value = has_value(n)
-        if role in (_D.DisplayRole, _D.ToolTipRole):
+        if role == _DISPLAY or role == _TOOLTIP:
             if col == 0:
-                return n.name if role == _D.DisplayRole else (n.location or n.name)
+                return n.name if role == _DISPLAY else (n.location or n.name)
             if col == 1:
-                if not leaf_value:
+                if not has_value(n):
                     return ""
-                return value_text(n.value, limit=2000 if role == _D.ToolTipRole else 200)
+                return value_text(n.value, limit=2000 if role == _TOOLTIP else 200)
             if col == 2:
                 return node_type_text(n)
             if col == 3:
                 return n.detail
-        if role == _D.ForegroundRole and col == 1 and leaf_value:
+        leaf_value = has_value(n)
+        if role == _FOREGROUND and col == 1 and leaf_value:
             if is_unknown(n.value):
                 return muted_color()
             if isinstance(n.value, str):
                 return kind_color("string")
             return None
-        if role == _D.ForegroundRole and col == 2:
+        if role == _FOREGROUND and col == 2:
             return muted_color()
-        if role == _D.FontRole and col == 1 and leaf_value and is_unknown(n.value):
+        if role == _FONT and col == 1 and leaf_value and is_unknown(n.value):
             return italic_font()
         if role == NodeRole:
             return n

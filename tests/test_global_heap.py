@@ -327,3 +327,44 @@ def test_free_list_walk_rules():
     segment[24:32] = (8).to_bytes(8, "little")  # 8 -> 24 -> 8
     assert "returns to offset 8" in hdf5_heap._free_list_problem(bytes(segment), 8, 8, "h")
     assert hdf5_heap._free_list_problem(bytes(segment), 60, 8, "h") is None  # HDF5's own check
+
+
+@pytest.mark.parametrize("value", ["/zz_notes", "zz_notes", "/alias/.", "alias"])
+def test_a_soft_link_to_a_group_whose_free_list_loops_is_not_followed(tmp_path, value):
+    """The soft link's target is checked as a hard link's is, through every soft link on
+    its path (a relative value resolved from the link's group)."""
+    path = tmp_path / "loop.h5"
+    shutil.copy(V1 / "continuous_dense_f32_intids.h5", path)
+    os.chmod(path, 0o644)
+    with h5py.File(path, "r+", libver="earliest") as f:
+        f.create_group("zz_notes").create_dataset("a", data=[1])
+        f["alias"] = h5py.SoftLink("/zz_notes")
+        f["zz_link"] = h5py.SoftLink(value)
+    _free_list_loop(path, "zz_notes")
+    found = json.loads(run_python(LIMITED, str(path), timeout=120).splitlines()[-1])
+    codes = [(c, loc) for _s, c, loc, _m in found]
+    assert ("tree.group-unreadable", "/zz_link") in codes and ("file.corrupt", "/") in codes
+    message = next(m for _s, c, loc, m in found if loc == "/zz_link")
+    assert message.startswith("/zz_link: members cannot be listed: the local heap at byte ")
+    with open_document(path) as doc:
+        link = next(n for n in doc.tree.children if n.name == "zz_link")
+        assert link.detail == f"soft link to {value}; its target's members cannot be listed"
+
+
+def test_path_problem_follows_soft_links_and_stops_after_hdf5s_limit(tmp_path):
+    path = tmp_path / "chain.h5"
+    with h5py.File(path, "w", libver="earliest") as f:
+        f.create_group("g").create_dataset("d", data=[1])
+        for i in range(hdf5_heap.MAX_SOFT_LINKS + 2):  # l0 -> g, l1 -> l0, ...
+            f[f"l{i}"] = h5py.SoftLink("/g" if i == 0 else f"/l{i - 1}")
+    _free_list_loop(path, "g")
+    with h5py.File(path, "r") as f:
+        hdf5_heap.register(f, path)
+        try:
+            assert "free list that returns" in hdf5_heap.path_problem(f, b"/l0/d")
+            deep = hdf5_heap.MAX_SOFT_LINKS - 1
+            assert "free list that returns" in hdf5_heap.path_problem(f, f"/l{deep}".encode())
+            # one hop more than HDF5 follows: HDF5 refuses the path itself, nothing to check
+            assert hdf5_heap.path_problem(f, f"/l{deep + 2}".encode()) is None
+        finally:
+            hdf5_heap.unregister(f)

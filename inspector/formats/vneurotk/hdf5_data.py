@@ -47,7 +47,7 @@ from inspector.formats.node_data import (
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.arrays import H5DatasetRef
 from inspector.formats.vneurotk.hdf5_decode import ReferenceNames, decode_columns
-from inspector.formats.vneurotk.hdf5_heap import check_attribute, corrupt_groups, member_problem
+from inspector.formats.vneurotk.hdf5_heap import check_attribute, corrupt_groups, path_problem
 from inspector.formats.vneurotk.hdf5_strided import existing_chunks, fast_layout, parallel_read
 from inspector.formats.vneurotk.hdf5_types import (
     attribute_storage,
@@ -300,7 +300,7 @@ class H5Objects:
             return f, LinkInfo("hard")
         key = _unescape(text) if escaped else text.encode("utf-8", "surrogateescape")
         if corrupt_groups(f):
-            problem = _path_problem(f, key)
+            problem = path_problem(f, key)
             if problem is not None:  # HDF5 would loop looking a name up on the way
                 raise OSError(f"a group on the way cannot be read: {problem}")
         parent_key, _, name = key.rpartition(b"/")
@@ -362,24 +362,6 @@ class H5Objects:
             raise NodeReadError(R.TREE_ATTRIBUTES_UNREADABLE.finding(
                 f"{where}: attributes cannot be listed: {cause(exc)}", where)) from exc
         return AttributePage(where, start, total, tuple(nodes))
-
-
-def _path_problem(f: h5py.File, key: bytes) -> str | None:
-    """The local heap problem of the first group on ``key``'s path (the object itself
-    included) that HDF5 cannot look names up in without looping, or None
-    (:func:`~inspector.formats.vneurotk.hdf5_heap.member_problem`)."""
-    current: Any = f
-    for part in (p for p in key.split(b"/") if p):
-        problem = member_problem(current, part)
-        if problem is not None:
-            return problem
-        try:
-            current = current[part]
-        except (KeyError, OSError, RuntimeError, ValueError):
-            return None
-        if not isinstance(current, h5py.Group):
-            return None
-    return None
 
 
 def object_data(source: H5Source) -> ObjectData:

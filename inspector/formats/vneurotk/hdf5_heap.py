@@ -577,6 +577,60 @@ def member_problem(group: Any, raw_name: bytes) -> str | None:
     return guard.problem_at(addr)
 
 
+#: Soft links HDF5 follows on one path before it gives up (``H5L_NUM_LINKS``, the HDF5
+#: library's default link traversal limit).
+MAX_SOFT_LINKS = 16
+
+
+def path_problem(f: Any, path: bytes, _hops: int = 0) -> str | None:
+    """What stops the object at the absolute ``path`` of ``f`` being reached safely:
+    the problem (:func:`member_problem`) of the first object on the way that HDF5
+    would open or look names up in (the object itself included), or None.
+
+    Soft links on the way are followed as HDF5 follows them, at most
+    :data:`MAX_SOFT_LINKS`; an external link ends the check (its file is
+    another file, checked when opened).
+    """
+    current, here = f, b""
+    for part in (p for p in path.split(b"/") if p and p != b"."):
+        try:
+            info = current.id.links.get_info(part)
+            value = current.id.links.get_val(part) if info.type == h5py.h5l.TYPE_SOFT else b""
+        except (AttributeError, KeyError, OSError, RuntimeError, TypeError, ValueError):
+            return None
+        if info.type == h5py.h5l.TYPE_SOFT:
+            if _hops >= MAX_SOFT_LINKS:
+                return None  # HDF5 refuses the path itself
+            problem = path_problem(f, value if value.startswith(b"/") else here + b"/" + value,
+                                   _hops + 1)
+        elif info.type == h5py.h5l.TYPE_HARD:
+            problem = member_problem(current, part)
+        else:
+            return None
+        if problem is not None:
+            return problem
+        try:
+            current = current[part]
+        except (KeyError, OSError, RuntimeError, ValueError):
+            return None
+        if not isinstance(current, h5py.Group):
+            return None
+        here += b"/" + part
+    return None
+
+
+def soft_link_problem(group: Any, raw_name: bytes) -> str | None:
+    """:func:`path_problem` of the target of the soft link ``raw_name`` of ``group``
+    (a relative value is resolved from ``group``), or None."""
+    try:
+        value = group.id.links.get_val(raw_name)
+        base = h5py.h5i.get_name(group.id) or b"/"
+    except (AttributeError, KeyError, OSError, RuntimeError, TypeError, ValueError):
+        return None
+    target = value if value.startswith(b"/") else base.rstrip(b"/") + b"/" + value
+    return path_problem(group.file, target, 1)
+
+
 def corrupt_groups(f: Any) -> bool:
     """True when a group of ``f`` checked so far has a local heap HDF5 would loop on:
     then no name in it may be looked up, and nothing beyond the tree is read."""

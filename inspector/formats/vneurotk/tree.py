@@ -41,7 +41,12 @@ from inspector.formats.node import LinkTarget
 from inspector.formats.remote_path import RemotePath
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.elink_guard import special_target
-from inspector.formats.vneurotk.hdf5_heap import CorruptGlobalHeap, check_attribute, member_problem
+from inspector.formats.vneurotk.hdf5_heap import (
+    CorruptGlobalHeap,
+    check_attribute,
+    member_problem,
+    soft_link_problem,
+)
 from inspector.formats.vneurotk.source import element_count
 from inspector.formats.vneurotk.values import as_text, display_checked
 
@@ -462,10 +467,13 @@ def _follow_link(group: h5py.Group, raw: bytes, name: str, loc: str, node: Node,
     if walk.remote is not None and via is not None and via.detail.startswith("external"):
         _remote_external(via, target, loc, walk)
         return None
-    problem = member_problem(group, raw) if via is None else None
+    problem = _open_problem(group, raw, via)
     if problem is not None:  # opening it would have HDF5 allocate without end
         walk.report(R.TREE_GROUP_UNREADABLE, f"{loc}: members cannot be listed: {problem}", loc)
-        node.add(name, None, kind="group", location=loc, detail="members cannot be listed")
+        if via is None:
+            node.add(name, None, kind="group", location=loc, detail="members cannot be listed")
+        else:
+            via.detail += "; its target's members cannot be listed"
         return None
     try:
         obj = group[raw]
@@ -487,6 +495,16 @@ def _follow_link(group: h5py.Group, raw: bytes, name: str, loc: str, node: Node,
         if via.target is not None:
             via.target = replace(via.target, resolved=os.path.abspath(resolved))
     return obj, via
+
+
+def _open_problem(group: h5py.Group, raw: bytes, via: Node | None) -> str | None:
+    """Why member ``raw`` (a hard link, or the soft link ``via``) must not be opened:
+    a group on the way whose local heap HDF5 would loop on (hdf5_heap), or None."""
+    if via is None:
+        return member_problem(group, raw)
+    if via.target is not None and via.target.kind == "soft":
+        return soft_link_problem(group, raw)
+    return None
 
 
 def _remote_external(via: Node, target: str, loc: str, walk: _Walk) -> None:

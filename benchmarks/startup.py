@@ -10,11 +10,15 @@ this parent from spawning the child to the child's "ready" line on stdout:
   the state a tree-only viewer such as hdf5view reaches;
 * ``archive``: the same with a small AUCX archive (verification included);
 * ``bare``: a QMainWindow showing a QTreeView over a 3-row model, ready after
-  it is shown and one round of events has run: the floor any Qt tool pays.
+  it is shown and one round of events has run: the floor any Qt tool pays;
+* ``bare_h5py``: the same window, ready once it has also imported h5py (and so
+  numpy) and listed the recording's root group into its model: the floor of any
+  Python HDF5 viewer (``ratio_bare_h5py_to_bare``).
 
 Prints one JSON object: the median seconds of each over ``--runs`` paired
 runs, and ``ratio_recording_to_bare`` / ``ratio_archive_to_bare`` /
-``ratio_content_to_bare``.
+``ratio_content_to_bare``, ``ratio_bare_h5py_to_bare`` and
+``ratio_content_to_bare_h5py``.
 
 Usage: ``python benchmarks/startup.py [--runs 7]``
 """
@@ -49,6 +53,12 @@ def ready():
 QTimer.singleShot(0, ready)
 app.exec()
 """
+
+BARE_H5PY = BARE.replace("def ready():", """import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    for name in f:
+        model.appendRow([QStandardItem(name), QStandardItem(str(f[name]))])
+def ready():""")
 
 INSPECTOR = """
 import sys
@@ -93,9 +103,10 @@ def main() -> None:
     _time_child(BARE)  # warm the page cache once for every case
     _time_child(INSPECTOR, str(RECORDING))
     times: dict[str, list[float]] = {"recording": [], "recording_content": [], "archive": [],
-                                     "bare": []}
+                                     "bare": [], "bare_h5py": []}
     for _ in range(args.runs):  # paired: one of each per round
         times["bare"].append(_time_child(BARE)["ready"])
+        times["bare_h5py"].append(_time_child(BARE_H5PY, str(RECORDING))["ready"])
         recording = _time_child(INSPECTOR, str(RECORDING))
         times["recording"].append(recording["ready"])
         times["recording_content"].append(recording.get("content", recording["ready"]))
@@ -107,6 +118,8 @@ def main() -> None:
         "ratio_recording_to_bare": round(med["recording"] / med["bare"], 2),
         "ratio_content_to_bare": round(med["recording_content"] / med["bare"], 2),
         "ratio_archive_to_bare": round(med["archive"] / med["bare"], 2),
+        "ratio_bare_h5py_to_bare": round(med["bare_h5py"] / med["bare"], 2),
+        "ratio_content_to_bare_h5py": round(med["recording_content"] / med["bare_h5py"], 2),
     }))
 
 

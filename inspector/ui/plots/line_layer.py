@@ -235,20 +235,32 @@ class LineLayer(pg.GraphicsObject):
         return frame.device.adjusted(-0.5, -0.5, 0.5, 0.5).contains(seen)
 
     # -- drawing -----------------------------------------------------------------------
-    def _begin(self) -> _Job | None:
-        """A new image for the current view, or None when none is needed or possible."""
+    def _next_image_area(self) -> tuple[QTransform, QRectF, float] | None:
+        """``(data to device transform, the device area of a new image, device pixel
+        ratio)`` when the current view needs a new image: the visible area widened by
+        :data:`MARGIN_X`/:data:`MARGIN_Y` on each side, in whole device pixels.  None
+        when there is nothing to draw, nowhere to draw it, it is drawn already, or only
+        the view changed while new lines for it are on their way (``hold``)."""
         view = self._view_area()
         if view is None or not self._order or self.fits(self.front):
-            return None  # nothing to draw, nowhere to draw it, or drawn already
+            return None
         if self._hold and self.front is not None and self.front.generation == self._generation:
-            return None  # only the view changed, and new lines for it are on their way
+            return None
         dt, area = view
         mx, my = MARGIN_X * area.width(), MARGIN_Y * area.height()
         x0, y0 = math.floor(area.left() - mx), math.floor(area.top() - my)
         x1, y1 = math.ceil(area.right() + mx), math.ceil(area.bottom() + my)
-        device = QRectF(x0, y0, x1 - x0, y1 - y0)
         widget = self.getViewWidget()
         dpr = float(widget.devicePixelRatioF()) if widget is not None else 1.0
+        return dt, QRectF(x0, y0, x1 - x0, y1 - y0), dpr
+
+    def _begin(self) -> _Job | None:
+        """A new image for the current view, or None when none is needed or possible."""
+        planned = self._next_image_area()
+        if planned is None:
+            return None
+        dt, device, dpr = planned
+        x0, y0 = device.left(), device.top()
         image = QImage(max(1, round(device.width() * dpr)), max(1, round(device.height() * dpr)),
                        QImage.Format.Format_ARGB32_Premultiplied)
         image.setDevicePixelRatio(dpr)

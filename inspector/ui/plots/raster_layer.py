@@ -34,7 +34,6 @@ Exports (``widget`` None) paint vectors.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any, overload
 
@@ -44,7 +43,7 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QImage, QPainterPath, QPen, QTransform
 
 from inspector.jobs import JobContext, JobRunner
-from inspector.ui.plots.line_layer import MARGIN_X, MARGIN_Y, Frame, LineLayer
+from inspector.ui.plots.line_layer import Frame, LineLayer
 
 #: Clipped ends stay this far inside the image's outer pixel edges (they round inside).
 EDGE = 1e-6
@@ -359,20 +358,13 @@ class RasterLayer(LineLayer):
     # -- drawing -----------------------------------------------------------------------
     def _plan(self) -> _Plan | None:
         """What the image for the current view needs, or None when none is needed."""
-        view = self._view_area()
-        if view is None or not self._order or self.fits(self.front):
+        planned = self._next_image_area()
+        if planned is None:
             return None
-        if self._hold and self.front is not None and self.front.generation == self._generation:
-            return None  # only the view changed, and new lines for it are on their way
-        dt, area = view
-        mx, my = MARGIN_X * area.width(), MARGIN_Y * area.height()
-        x0, y0 = math.floor(area.left() - mx), math.floor(area.top() - my)
-        x1, y1 = math.ceil(area.right() + mx), math.ceil(area.bottom() + my)
-        device = QRectF(x0, y0, x1 - x0, y1 - y0)
-        widget = self.getViewWidget()
-        dpr = float(widget.devicePixelRatioF()) if widget is not None else 1.0
+        dt, device, dpr = planned
         size = (max(1, round(device.width() * dpr)), max(1, round(device.height() * dpr)))
-        to_image = dt * QTransform.fromTranslate(-x0, -y0) * QTransform.fromScale(dpr, dpr)
+        to_image = (dt * QTransform.fromTranslate(-device.left(), -device.top())
+                    * QTransform.fromScale(dpr, dpr))
         affine = _affine(to_image)
         key = (id(self._token), affine, size)  # the layer holds the token: a unique id
         return _Plan(device, QTransform(dt), dpr, self._generation, key, affine, size)

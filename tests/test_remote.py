@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from range_server import RangeServer
+from s3_server import moto_s3
 
 from inspector import cli
 from inspector.formats import remote_rules as R
@@ -239,24 +240,10 @@ def test_disk_cache_serves_a_second_open_and_keeps_its_cap(server, tmp_path):
 # -- S3 ----------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def s3_endpoint():
-    moto_server = pytest.importorskip("moto.server")
-    boto3 = pytest.importorskip("boto3")
-    mp = pytest.MonkeyPatch()
-    for key, value in (("AWS_ACCESS_KEY_ID", "testing"), ("AWS_SECRET_ACCESS_KEY", "testing"),
-                       ("AWS_DEFAULT_REGION", "us-east-1")):
-        mp.setenv(key, value)
-    srv = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    srv.start()
-    host, port = srv.get_host_and_port()
-    endpoint = f"http://{host}:{port}"
-    s3 = boto3.client("s3", endpoint_url=endpoint)
-    s3.create_bucket(Bucket="lab")
-    for path in (FIXTURES / "vneurotk" / "v1" / "continuous_dense_f32_intids.h5",
-                 FIXTURES / "aucx" / "bad_signal_byte_flip.aucx"):
-        s3.put_object(Bucket="lab", Key=f"data/{path.name}", Body=path.read_bytes())
-    yield endpoint
-    srv.stop()
-    mp.undo()
+    files = (FIXTURES / "vneurotk" / "v1" / "continuous_dense_f32_intids.h5",
+             FIXTURES / "aucx" / "bad_signal_byte_flip.aucx")
+    with moto_s3({f"data/{path.name}": path.read_bytes() for path in files}) as endpoint:
+        yield endpoint
 
 
 @pytest.mark.parametrize("rel", ["vneurotk/v1/continuous_dense_f32_intids.h5",

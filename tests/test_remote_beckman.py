@@ -16,6 +16,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
+from s3_server import moto_s3
 from test_beckman_layout import data, header, write
 
 from inspector.formats.beckman import run as beckman_run
@@ -108,27 +109,13 @@ def test_the_count_cap_refuses_a_larger_folder(site, monkeypatch):
 
 @pytest.fixture(scope="module")
 def s3_run(site):
-    moto_server = pytest.importorskip("moto.server")
-    boto3 = pytest.importorskip("boto3")
     root, _ = site
-    mp = pytest.MonkeyPatch()
-    for key, value in (("AWS_ACCESS_KEY_ID", "testing"), ("AWS_SECRET_ACCESS_KEY", "testing"),
-                       ("AWS_DEFAULT_REGION", "us-east-1")):
-        mp.setenv(key, value)
-    srv = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    srv.start()
-    host, port = srv.get_host_and_port()
-    endpoint = f"http://{host}:{port}"
-    mp.setenv("AWS_ENDPOINT_URL", endpoint)
-    s3 = boto3.client("s3", endpoint_url=endpoint)
-    s3.create_bucket(Bucket="lab")
-    for path in sorted((root / "run").iterdir()):
-        s3.put_object(Bucket="lab", Key=f"runs/7/{path.name}", Body=path.read_bytes())
-    s3.put_object(Bucket="lab", Key="runs/7/deeper/00009.RA1", Body=b"not in this folder")
-    s3.put_object(Bucket="lab", Key="runs/empty/notes.txt", Body=b"no scans")
-    yield root
-    srv.stop()
-    mp.undo()
+    objects = {f"runs/7/{path.name}": path.read_bytes()
+               for path in sorted((root / "run").iterdir())}
+    objects["runs/7/deeper/00009.RA1"] = b"not in this folder"
+    objects["runs/empty/notes.txt"] = b"no scans"
+    with moto_s3(objects, set_endpoint_env=True):
+        yield root
 
 
 def test_a_run_prefix_in_s3_is_the_run_on_disk(s3_run):

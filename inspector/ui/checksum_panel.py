@@ -68,6 +68,7 @@ class ChecksumPanel(QWidget):
         self.state = "pending"
         self.extra_note = ""
         self._restyling = False
+        self._banner_kind = ""  # the kind the banner is tinted for
         self.banner_icon = QLabel(self)
         self.banner = QLabel(self)
         self.banner.setObjectName("verdictBanner")
@@ -122,17 +123,24 @@ class ChecksumPanel(QWidget):
     # -- verification state ---------------------------------------------
     def start(self) -> None:
         """Verification began."""
-        self.progress.setRange(0, max(self.model.rowCount(), 1))
-        self.progress.setValue(0)
+        self._set_progress(0, self.model.rowCount())
         self.set_state("verifying")
 
     def on_progress(self, done: int, total: int, member: MemberCheck | None) -> None:
         """A member was checked (``progress(done, total, member_check)``)."""
         if member is not None:
             self.model.update_member(member)
-        self.progress.setRange(0, max(total, 1))
-        self.progress.setValue(done)
+        self._set_progress(done, total)
         self.set_state("verifying")
+
+    def _set_progress(self, done: int, total: int) -> None:
+        """Move the bar on the next paint: ``QProgressBar.setValue`` repaints at once,
+        which paints every pending change of the window inside this slot."""
+        bar = self.progress
+        bar.setUpdatesEnabled(False)
+        bar.setRange(0, max(total, 1))
+        bar.setValue(done)
+        bar.setUpdatesEnabled(True)  # (schedules the repaint)
 
     def finish(self, members: list[MemberCheck], state: str = "done") -> None:
         """Verification ended: ``state`` is done, cancelled or error."""
@@ -153,6 +161,15 @@ class ChecksumPanel(QWidget):
         if self.extra_note and not running:
             text += f" · {self.extra_note}"
         self.banner.setText(text)
+        self.banner_box.setToolTip(text)
+        self._style_banner(kind)
+
+    def _style_banner(self, kind: str) -> None:
+        """Icon and tint of the banner for ``kind`` (only when it changes: setting a palette
+        restyles the banner's children)."""
+        if kind == self._banner_kind:
+            return
+        self._banner_kind = kind
         icon_status = {"ok": "ok", "bad": "mismatch"}.get(kind, "pending")
         self.banner_icon.setPixmap(status_icon(icon_status).pixmap(16, 16))
         pal = self.banner_box.palette()
@@ -160,7 +177,6 @@ class ChecksumPanel(QWidget):
         accent = kind_color(kind)
         pal.setColor(QPalette.ColorRole.Window, _mix(base, accent, 0.16))
         self.banner_box.setPalette(pal)
-        self.banner_box.setToolTip(text)
 
     def changeEvent(self, event) -> None:  # noqa: N802 - Qt override
         """Re-derive the banner colours when the system palette switches light/dark."""
@@ -169,6 +185,7 @@ class ChecksumPanel(QWidget):
                 and hasattr(self, "banner_box") and not self._restyling:
             self._restyling = True
             try:
+                self._banner_kind = ""  # the new palette: tint again
                 self.set_state(self.state)
             finally:
                 self._restyling = False

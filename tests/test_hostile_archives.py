@@ -17,6 +17,7 @@ import zipfile
 import zlib
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from inspector.formats import open_document
@@ -423,3 +424,42 @@ def test_entries_up_to_the_cap_are_read_and_the_summary_is_capped(tmp_path, monk
     assert len(members) == MAX_SUMMARY_MEMBERS + 1
     assert members[-1] == {"omitted": 1500 - MAX_SUMMARY_MEMBERS}
     assert members[:-1] == [m.to_json() for m in doc.members[:MAX_SUMMARY_MEMBERS]]
+
+
+# -- quantities of another kind than the reference's ------------------------
+@pytest.mark.parametrize(("field", "value", "said"), [
+    ("temperature", {"value": 20.0, "unit": "degC", "status": []},
+     "status [] is not one of missing, not_applicable, present, unknown"),
+    ("rotor_speed", {"value": 42000, "unit": "rpm", "status": "measured"},
+     'status "measured" is not one of'),
+    ("wavelength", {"value": 280, "unit": {"nm": 1}, "status": "present"},
+     'unit {"nm": 1} is not text'),
+])
+def test_a_malformed_scan_quantity_is_a_finding_and_the_rest_is_checked(tmp_path, field,
+                                                                       value, said):
+    """Fuzzing seed 123 (#8415): a list as a temperature's status made the structure facts
+    raise (numpy cannot make text of a list beside strings)."""
+    m = base_members()
+    experiment = json.loads(m["experiment.json"])
+    experiment["scans"][2][field] = value
+    m["experiment.json"] = json.dumps(experiment).encode()
+    doc = verified(build(tmp_path / "q.aucx", m))
+    where = f"experiment.json:scans[2].{field}"
+    assert codes(doc) == {("experiment.quantity-invalid", where)}
+    [finding] = [f for f in doc.findings if f.code == "experiment.quantity-invalid"]
+    assert finding.message.startswith(f"{where}: {said}")
+    assert_rest_checked(doc)
+    assert doc.structure is None  # (an archive with errors is not examined, as before)
+
+
+def test_structure_facts_read_a_malformed_quantity_as_no_value():
+    from inspector.formats.auc_structure_facts import Quantities
+
+    records = [{"temperature": {"value": 20.0, "unit": "degC", "status": "present"}},
+               {"temperature": {"value": 21.0, "unit": "degC", "status": []}},
+               {"temperature": {"value": 22.0, "unit": ["degC"], "status": "present"}},
+               {}]
+    q = Quantities.of(records, "temperature")
+    assert q.status.tolist() == ["present", "[]", "present", "absent"]
+    assert q.value[0] == 20.0 and np.isnan(q.value[1]) and q.value[2] == 22.0
+    assert q.unit.tolist() == ["degC", "", '["degC"]', ""]

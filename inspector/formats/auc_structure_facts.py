@@ -15,6 +15,7 @@ with ``status`` one of ``present``, ``missing``, ``unknown``,
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -24,8 +25,8 @@ import numpy as np
 
 from inspector.formats.auc_model import AucExperiment
 
-__all__ = ["ABSENT", "PRESENT", "Facts", "Quantities", "RadiusStats", "gather",
-           "quantity_present"]
+__all__ = ["ABSENT", "PRESENT", "QUANTITY_STATUSES", "SAMPLE_QUANTITIES", "SCAN_QUANTITIES",
+           "Facts", "Quantities", "RadiusStats", "gather", "quantity_present", "quantity_problem"]
 
 PRESENT = "present"
 ABSENT = "absent"
@@ -85,12 +86,12 @@ class Quantities:
                 value.append(math.nan)
                 unit.append("")
                 continue
-            state = q.get("status", PRESENT)
+            state = _as_text(q.get("status", PRESENT))
             v = q.get("value")
             status.append(state)
             if state == PRESENT and isinstance(v, float | int) and not isinstance(v, bool):
                 value.append(v)
-                unit.append(q.get("unit", "unknown"))
+                unit.append(_as_text(q.get("unit", "unknown")))
             else:
                 value.append(math.nan)
                 unit.append("")
@@ -101,6 +102,34 @@ class Quantities:
             values[bad] = math.nan
             units[bad] = ""
         return cls(np.array(status, dtype=str), values, units)
+
+
+#: The statuses of a reference ``Quantity`` (openauc 0.1.0a1
+#: docs/how-to/missing-and-unknown-metadata.md).
+QUANTITY_STATUSES = frozenset({PRESENT, "missing", "unknown", "not_applicable"})
+
+
+def quantity_problem(quantity: Any) -> str | None:
+    """What makes ``quantity`` (a field of a scan or sample record) other than a
+    reference ``Quantity`` dict or None: a status that is not one of
+    :data:`QUANTITY_STATUSES`, or a unit that is not text; None when it is fine
+    (a field that is not a dict at all is absent, not malformed)."""
+    if not isinstance(quantity, dict):
+        return None
+    status = quantity.get("status", PRESENT)
+    if not isinstance(status, str) or status not in QUANTITY_STATUSES:
+        return (f"status {json.dumps(status, default=str)[:60]} is not one of "
+                f"{', '.join(sorted(QUANTITY_STATUSES))}")
+    unit = quantity.get("unit")
+    if unit is not None and not isinstance(unit, str):
+        return f"unit {_as_text(unit)[:60]} is not text"
+    return None
+
+
+def _as_text(value: Any) -> str:
+    """A status or unit as text: one that is not a string (a hand-edited or damaged
+    file: a list, an object) is its JSON text, never a reference status."""
+    return value if isinstance(value, str) else json.dumps(value, default=str)
 
 
 def _text(record: dict[str, Any], field: str) -> str | None:

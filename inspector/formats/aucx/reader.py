@@ -32,6 +32,11 @@ from typing import Any
 
 from inspector.formats.auc_model import AucExperiment
 from inspector.formats.auc_structure import aucx_location, examine, publish
+from inspector.formats.auc_structure_facts import (
+    SAMPLE_QUANTITIES,
+    SCAN_QUANTITIES,
+    quantity_problem,
+)
 from inspector.formats.aucx import arraycheck
 from inspector.formats.aucx import layout as L
 from inspector.formats.aucx import rules as R
@@ -378,7 +383,23 @@ def _experiment_json(op: _Opening, payload: dict[str, Any]) -> None:
             payload.get("samples", []), list):
         op.report(R.EXPERIMENT_INVALID, f"{L.EXPERIMENT} 'scans' and 'samples' must be lists",
                   L.EXPERIMENT)
+    else:
+        _check_quantities(op, payload)
     op.experiment = payload
+
+
+def _check_quantities(op: _Opening, payload: dict[str, Any]) -> None:
+    """One finding per scan or sample quantity whose status or unit is of another kind
+    than the reference's ``Quantity`` (the facts read it as no value)."""
+    for kind, fields in (("scans", SCAN_QUANTITIES), ("samples", SAMPLE_QUANTITIES)):
+        for i, record in enumerate(payload.get(kind, [])):
+            if not isinstance(record, dict):
+                continue
+            for name in fields:
+                problem = quantity_problem(record.get(name))
+                if problem is not None:
+                    where = f"{L.EXPERIMENT}:{kind}[{i}].{name}"
+                    op.report(R.EXPERIMENT_QUANTITY_INVALID, f"{where}: {problem}", where)
 
 
 def _provenance_json(op: _Opening, payload: dict[str, Any]) -> None:

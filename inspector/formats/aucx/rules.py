@@ -245,6 +245,12 @@ EXPERIMENT_METADATA_INVALID = rule(
 EXPERIMENT_INVALID = rule(
     "experiment.invalid", E,
     "experiment.json's 'scans' or 'samples' is not a list.", f"{_NOTES} §1 (experiment.json)")
+EXPERIMENT_QUANTITY_INVALID = rule(
+    "experiment.quantity-invalid", E,
+    "A scan or sample quantity in experiment.json has a status that is not a reference "
+    "status (present, missing, unknown, not_applicable) or a unit that is not text.",
+    f"{_SEED}, 'Both radius modes' (quantities round-trip with their units and "
+    "present/missing/unknown/not-applicable statuses)")
 EXPERIMENT_NOT_LOADED = rule(
     "experiment.not-loaded", W,
     "The parts read at open could not be assembled into an experiment model.",

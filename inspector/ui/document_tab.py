@@ -242,6 +242,24 @@ class DocumentTab(QWidget):
     def _build_steps(self) -> Iterator[None]:
         """The views of ``self.doc``; each ``yield`` ends an event-loop turn.  The
         busy page stays in front until the last piece is laid out."""
+        self._add_header()
+        yield
+        yield from self._add_tables()
+        self._add_provenance_and_stimuli()
+        yield
+        self._add_trials()
+        if self.doc.checksums is not None:
+            self._add_checksums()
+        yield
+        self._lay_out()
+        self.has_views = True
+        self._show_initial()
+        self.views_ready.emit()
+        yield
+        self._start_checks()
+
+    def _add_header(self) -> None:
+        """The view tabs, with the failure page (if opening failed) and the header."""
         doc = self.doc
         self.export_offered = doc.export is not None
         self.views = QTabWidget(self)
@@ -259,27 +277,18 @@ class DocumentTab(QWidget):
             self.attribute_pager = AttributePager(self.header_panel.raw, doc.object_data,
                                                   self.jobs, self)
         self.views.addTab(self.header_panel, "Header")
-        yield
-        yield from self._add_tables()
-        self._add_provenance_and_stimuli()
-        yield
-        self._add_trials()
-        if doc.checksums is not None:
-            self._add_checksums()
-        yield
-        self._lay_out()
-        self.has_views = True
-        self._show_initial()
-        self.views_ready.emit()
-        yield
+
+    def _start_checks(self) -> None:
+        """Run the deferred checks, or, with none, show the final state at once."""
+        doc = self.doc
         if doc.checks:
             self.start_verification()
-        else:
-            if self.checksums is not None:
-                self.checksums.finish(list(doc.checksums.members), "done")
-                self._note_errors()
-            self._finished_status()
-            self._set_ready()
+            return
+        if self.checksums is not None:
+            self.checksums.finish(list(doc.checksums.members), "done")
+            self._note_errors()
+        self._finished_status()
+        self._set_ready()
 
     def _add_tables(self) -> Iterator[None]:
         """One table view a turn (a table of a few hundred rows sizes its columns from

@@ -1,7 +1,7 @@
 """The main window: one tab per document, a findings dock, menus and drag-and-drop.
 
-Start-up imports nothing heavy: the readers (numpy, h5py, pandas) are
-imported by the first open job, off the GUI thread, and the plots when a
+Start-up imports nothing heavy: the readers (numpy, h5py; pandas only for
+a table) are imported by the first open job, off the GUI thread, and the plots when a
 document needs them (:mod:`inspector.ui.preload`), so that the window is
 shown and painted first and never waits for an import.
 """

@@ -12,6 +12,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from inspector.ui import preload
 from tests.conftest import FIXTURES
 
@@ -123,10 +125,26 @@ def test_a_failed_import_is_reported(qtbot, tmp_path, monkeypatch):
     assert errors == ["ValueError: broken on purpose"]
 
 
-def test_a_warmed_up_window_imports_nothing_while_it_opens_a_recording():
+def _pandas_closure() -> set[str]:
+    """The modules that importing pandas adds once every reader module is imported."""
+    return set(_run("""
+        import importlib, json, sys
+        from inspector.formats.registry import reader_modules
+        for name in reader_modules():
+            importlib.import_module(name)
+        before = set(sys.modules)
+        import pandas
+        print(json.dumps(sorted(set(sys.modules) - before)))
+    """))
+
+
+@pytest.mark.parametrize("name", ["continuous_small_chunks.h5", "continuous_dense_f32_intids.h5"])
+def test_a_warmed_up_window_imports_nothing_while_it_opens_a_recording(name):
     # the warm-up imported every reader and view (the trial views and the data
-    # views included): opening a file then imports nothing, on no thread
-    path = FIXTURES / "vneurotk" / "v1" / "continuous_dense_f32_intids.h5"
+    # views included): opening a file then imports nothing, on no thread, but
+    # pandas (and what it imports) when a table needs it: trial_meta, a trial
+    # average (docs/architecture.md, "Flows", "Open")
+    path = FIXTURES / "vneurotk" / "v1" / name
     got = _run(f"""
         import json, sys, time
         from inspector.app import make_application
@@ -151,11 +169,18 @@ def test_a_warmed_up_window_imports_nothing_while_it_opens_a_recording():
             win.open_paths([{str(path)!r}])
             spin(lambda: win.document_tabs() and win.all_tabs_ready()
                  and win.current_tab().is_settled())
+            opened = sorted(set(sys.modules) - before)
             tab = win.current_tab()
             titles = [tab.views.tabText(i) for i in range(tab.views.count())]
             tab.views.setCurrentIndex(titles.index("Trials"))  # built when first shown
             spin(lambda: tab.trials_panel is not None and tab.is_settled())
-            print(json.dumps([tab.trials_panel is not None,
+            print(json.dumps([tab.trials_panel is not None, opened,
                               sorted(set(sys.modules) - before)]))
     """)
-    assert got == [True, []]
+    assert got[0] is True
+    if name == "continuous_small_chunks.h5":  # no trial_meta: the open imports nothing
+        assert got[1] == []
+    else:
+        assert "pandas" in got[1]
+    # the Trials tab's condition average is a DataFrame (analysis.trial_average)
+    assert set(got[2]) <= _pandas_closure()

@@ -79,6 +79,11 @@ or other filters) is read with ``ArrayRef.read`` on the calling thread, as
 HDF5 serialises its own decompression. Run it off the GUI thread; it mutates
 nothing shared.
 
+pandas is imported only where a table is read or built (a ``trial_meta``
+column, a quantile bin, the result of :func:`trial_average`); grouping by
+stimulus ID, :func:`trial_order` and :func:`trial_matrix` of a recording
+without ``trial_meta`` never import it (:mod:`inspector.formats.pandas_values`).
+
 Nothing here imports Qt.
 """
 
@@ -96,13 +101,15 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
-import pandas as pd
 
 from inspector.formats.arrays import ArrayRef
 from inspector.formats.capabilities import CancelFn, Progress, ProgressFn, TrialStructure
+from inspector.formats.pandas_values import is_na, is_nat, is_timestamp
 from inspector.formats.workers import pool
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from inspector.formats.document import Document
 
 __all__ = [
@@ -189,8 +196,15 @@ _KIND_RANK = {"bin": 0, "bool": 0, "int": 1, "float": 1, "str": 2, "missing": 9}
 
 
 def _is_missing(value: Any) -> bool:
-    if value is None or value is pd.NA or value is pd.NaT:
+    """``pandas.isna`` of one scalar (pandas is not imported for None, floats and text)."""
+    if value is None or is_na(value) or is_nat(value):
         return True
+    if type(value) is float:
+        return math.isnan(value)
+    if isinstance(value, (str, bytes)):
+        return False
+    import pandas as pd
+
     try:
         out = pd.isna(value)
     except (TypeError, ValueError):
@@ -207,10 +221,10 @@ def _typed(value: Any) -> Condition:
     kind = _PLAIN_KINDS.get(type(value))
     if kind is not None:  # never missing: no pandas call (thousands of trial IDs)
         return Condition(value, kind)
-    if isinstance(value, np.datetime64):
-        value = pd.Timestamp(value)
-    elif isinstance(value, np.timedelta64):
-        value = pd.Timedelta(value)
+    if isinstance(value, (np.datetime64, np.timedelta64)):
+        import pandas as pd
+
+        value = pd.Timestamp(value) if isinstance(value, np.datetime64) else pd.Timedelta(value)
     elif isinstance(value, np.generic):
         value = value.item()
     if _is_missing(value):
@@ -262,7 +276,7 @@ def _labelled(conditions: list[Condition]) -> list[Condition]:
             base.append("missing")
         elif c.kind == "bin":
             base.append(_bin_text(c.value, digits))
-        elif isinstance(c.value, pd.Timestamp) and c.value == c.value.normalize():
+        elif is_timestamp(c.value) and c.value == c.value.normalize():
             base.append(c.value.strftime("%Y-%m-%d%z"))  # a day: no 00:00:00
         else:
             base.append(str(c.value))
@@ -304,6 +318,8 @@ def _float_conditions(values: np.ndarray,
     if np.any(values == np.inf):
         edges[-1] = np.inf
     nb = edges.size - 1
+    import pandas as pd
+
     intervals = [Condition(pd.Interval(float(edges[k]), float(edges[k + 1]),
                                        closed="both" if k == nb - 1 else "left"), "bin")
                  for k in range(nb)]
@@ -317,6 +333,8 @@ def _column_conditions(column: pd.Series,
                        bins: int) -> tuple[list[Condition], list[Condition] | None]:
     """Per-trial conditions of one ``trial_meta`` column and, for a
     categorical, the category order (else None: sorted order)."""
+    import pandas as pd
+
     dtype = column.dtype
     if isinstance(dtype, pd.CategoricalDtype):
         cats = [_typed(v) for v in dtype.categories]
@@ -398,6 +416,8 @@ def condition_of_trials(document: Document, by: Hashable, *,
         meta = document.tables.get("trial_meta")
         if meta is None or by not in meta.columns:
             raise ValueError(f"no trial_meta column {by!r} (nor the special value {STIMULUS!r})")
+        import pandas as pd  # imported already: meta is a DataFrame
+
         column = meta[by]
         if isinstance(column, pd.DataFrame):
             raise ValueError(f"trial_meta has several columns named {by!r}")
@@ -1110,6 +1130,8 @@ def _frame(conditions: Sequence[Condition], plan: _Plan, moments: _Moments,
     def flat(a: np.ndarray) -> np.ndarray:
         return a.transpose(0, 2, 1).reshape(-1)
 
+    import pandas as pd
+
     df = pd.DataFrame({
         "condition": np.repeat(cond, c * w),
         "channel": np.tile(np.repeat(plan.channels, w), g),
@@ -1247,6 +1269,8 @@ def pooled(frame: pd.DataFrame) -> pd.DataFrame:
         out_sem = np.where(total > 1, np.sqrt(m2 / np.maximum(total - 1, 1) / np.maximum(total, 1)),
                            np.nan)
     first = frame.iloc[:rows]
+    import pandas as pd
+
     out = pd.DataFrame({"channel": first["channel"].to_numpy(), "time": first["time"].to_numpy(),
                         "mean": mu, "sem": out_sem, "n": total})
     out.attrs.update(frame.attrs)

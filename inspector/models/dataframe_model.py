@@ -4,20 +4,24 @@ No item is created per cell: ``data()`` looks the value up in a cached
 per-column NumPy array (``Series.to_numpy()``, built the first time a column
 is shown).  Sorting and filtering are done in the model with NumPy/pandas
 (an index permutation), so 100 000 rows sort and filter without a proxy
-model walking every row through Python.
+model walking every row through Python.  pandas is imported by the methods
+that build a Series or an Index (the frame shown exists, so it is imported
+already): importing this module does not import it.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 
 from inspector.models.roles import CopyRole, MissingRole, NameRole, ValueRole
 from inspector.models.style import italic_font, kind_color, muted_color
 from inspector.models.value_text import NA_TEXT, is_missing, value_text, value_type_name
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _D = Qt.ItemDataRole
 
@@ -207,6 +211,8 @@ class DataFrameModel(QAbstractTableModel):
 
     def _lower_strings(self, col: int) -> pd.Series:
         """Lower-case display text of a column (cached), for filtering."""
+        import pandas as pd
+
         out = self._lower.get(col)
         if out is None:
             s = self._df.iloc[:, col].reset_index(drop=True)
@@ -242,6 +248,8 @@ class DataFrameModel(QAbstractTableModel):
                 col = self._lower_strings(c)
                 mask |= col.str.contains(text, regex=False).to_numpy(dtype=bool)
             if -1 not in self._lower:
+                import pandas as pd
+
                 lowered = pd.Index(self._index).astype(str).str.lower().to_numpy(dtype=object)
                 self._lower[-1] = pd.Series(lowered, dtype=object)
             mask |= self._lower[-1].str.contains(text, regex=False).to_numpy(dtype=bool)

@@ -1,7 +1,7 @@
 """The main window: one tab per document, a findings dock, menus and drag-and-drop.
 
-Start-up imports nothing heavy: the readers (numpy, h5py, pandas) are
-imported by the first open job, off the GUI thread, and the plots when a
+Start-up imports nothing heavy: the readers (numpy, h5py; pandas only for
+a table) are imported by the first open job, off the GUI thread, and the plots when a
 document needs them (:mod:`inspector.ui.preload`), so that the window is
 shown and painted first and never waits for an import.
 """
@@ -45,6 +45,9 @@ from inspector.ui.theme import add_theme_menu
 #: Views imported ahead of need with the readers (see :meth:`MainWindow.warm_up`).
 VIEW_MODULES = ("inspector.ui.table_panel", "inspector.ui.stimuli_panel", preload.PLOTS,
                 DATA_VIEWS, "inspector.ui.trial_link", TRIALS)
+#: Library modules imported on first use that the warm-up imports too: ``numpy.unique``
+#: imports ``numpy.ma`` (the stimulus-label scan of every recording calls it).
+WARM_LIBRARIES = ("numpy.ma",)
 #: Milliseconds after the window is first shown before it warms up.
 WARM_UP_DELAY_MS = 200
 
@@ -323,7 +326,7 @@ class MainWindow(QMainWindow):
         self._warmed = True
         from inspector.formats.registry import reader_modules
 
-        preload.preload([*reader_modules(), *VIEW_MODULES])
+        preload.preload([*reader_modules(), *VIEW_MODULES, *WARM_LIBRARIES])
 
     def _tab_status(self, tab: DocumentTab, text: str) -> None:
         """A tab's status line changed: shown while that tab is current."""

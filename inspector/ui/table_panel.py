@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -19,6 +20,9 @@ from PySide6.QtWidgets import (
 from inspector.models.dataframe_model import DataFrameModel, dtype_label
 from inspector.ui.columns import fit_table_columns
 from inspector.ui.copy_support import install_copy_actions
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class TablePanel(QWidget):

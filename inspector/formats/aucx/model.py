@@ -8,12 +8,14 @@ after, width = longest scan); shared mode carries an all-true mask.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from inspector.formats.auc_model import AucExperiment
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def normalise_arrays(mode: str, radius: np.ndarray, signal: np.ndarray,
@@ -108,4 +110,6 @@ def scans_table(scans: list[Any]) -> pd.DataFrame:
             else:
                 row[key] = value
         rows.append(row)
+    import pandas as pd
+
     return pd.DataFrame(rows)

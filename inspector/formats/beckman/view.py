@@ -14,10 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from inspector.formats.arrays import NumpyArrayRef
 from inspector.formats.auc_model import AucExperiment
@@ -29,6 +28,9 @@ from inspector.formats.beckman.scanfile import ScanFile
 from inspector.formats.capabilities import AucScans, AucxExport, ExperimentGroups
 from inspector.formats.document import Document, FormatId, Node
 from inspector.formats.findings import Finding
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: ``Document.kind_label`` of a Beckman run.
 KIND_LABEL = "Beckman XL-A/XL-I run"
@@ -61,6 +63,8 @@ def groups_table(run: Run) -> pd.DataFrame:
             "last_file": g.files[-1].name.name, "offered": g is run.selected,
             "exportable": g.radial,
         })
+    import pandas as pd
+
     return pd.DataFrame(rows, columns=["group", "type", "optical_system", "cell", "channel",
                                        "wavelength_nm", "radius_cm", "scans", "first_file",
                                        "last_file", "offered", "exportable"])
@@ -85,6 +89,8 @@ def scans_table(g: Group) -> pd.DataFrame:
             "omega2t": h.omega2t, "count": h.count, "cell": h.cell, "channel": f.name.channel,
             "third_column_points": f.third_points, "description": f.description,
         })
+    import pandas as pd
+
     return pd.DataFrame(rows)
 
 

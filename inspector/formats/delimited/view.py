@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from inspector.formats.arrays import NumpyArrayRef
 from inspector.formats.auc_model import AucExperiment
@@ -28,6 +27,9 @@ from inspector.formats.delimited.loader import ImportResult
 from inspector.formats.delimited.manifest import key_path
 from inspector.formats.delimited.values import MAX_SHOWN, shown
 from inspector.formats.document import FORMAT_DELIMITED, Document, Node
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: ``Document.kind_label`` of a delimited source.
 KIND_LABEL = "CSV/TSV AUC scan table"
@@ -69,6 +71,8 @@ def scans_table(exp: AucExperiment) -> pd.DataFrame:
             "source_file": s.get("source_file"),
             "annotations": "; ".join(s.get("annotations") or []),
         })
+    import pandas as pd
+
     return pd.DataFrame(rows)
 
 

@@ -27,11 +27,10 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import h5py
 import numpy as np
-import pandas as pd
 
 from inspector.formats.capabilities import FormatMismatch, TrialStructure
 from inspector.formats.document import FORMAT_RECORDING, Document, Stimulus
@@ -87,6 +86,9 @@ from inspector.formats.vneurotk.vision import (
     read_stimuli_index,
     resolve_path,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SUMMARY_KEYS = (
     "schema_version", "writer_version", "data_mode", "header", "neuro", "stim_labels",
@@ -419,6 +421,8 @@ def _pattern_stim_ids(trial_meta: pd.DataFrame | None,
                       shape: tuple[int, ...]) -> list[Any] | None:
     if trial_meta is None or "stim_index" not in trial_meta.columns:
         return None
+    import pandas as pd  # imported already: trial_meta is a DataFrame
+
     col = trial_meta["stim_index"]
     if isinstance(col, pd.DataFrame) or len(col) != shape[0]:
         return None

@@ -5,7 +5,8 @@ codes) and ``values`` (UTF-8 text).  Codes: 1 bool (``"1"``/``"0"``), 2 int
 (decimal), 3 float (``float.hex()`` text), 4 str, 5 None, 6 pandas.NA,
 7 pandas.NaT.  ``1`` (int) and ``"1"`` (str) stay different.  Unknown codes,
 length mismatches and non-finite floats where missing values are not allowed
-are errors (seed, "Safe scalar identifiers").
+are errors (seed, "Safe scalar identifiers").  pandas is imported only to
+decode a code 6 or 7 value.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from typing import Any
 
 import h5py
 import numpy as np
-import pandas as pd
 
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.hdf5_heap import check_dataset, read_attribute
@@ -66,8 +66,13 @@ def _decode_float(text: str, location: str, allow_nonfinite: bool) -> float:
     return value
 
 
-#: The values of the codes without payload.
-_CONSTANTS: dict[int, Any] = {CODE_NONE: None, CODE_NA: pd.NA, CODE_NAT: pd.NaT}
+def _missing(code: int) -> Any:
+    """The value of a code without payload: None, ``pandas.NA`` or ``pandas.NaT``."""
+    if code == CODE_NONE:
+        return None
+    import pandas as pd
+
+    return pd.NA if code == CODE_NA else pd.NaT
 
 
 def decode_one(code: int, payload: Any, *, allow_nonfinite: bool, location: str) -> Any:
@@ -89,8 +94,8 @@ def decode_one(code: int, payload: Any, *, allow_nonfinite: bool, location: str)
         return _decode_float(text, location, allow_nonfinite)
     if code == CODE_STR:
         return text
-    if code in _CONSTANTS:
-        return _CONSTANTS[code]
+    if code in MISSING_CODES:
+        return _missing(code)
     raise RuleError(R.SCALAR_UNKNOWN_CODE,
                     f"unknown typed scalar code {code} (codes run from 1 to 7)", location)
 

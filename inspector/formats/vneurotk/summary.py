@@ -12,9 +12,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from inspector.formats.arrays import ArrayRef
 from inspector.formats.document import Document, Node
@@ -22,6 +20,9 @@ from inspector.formats.vneurotk.labels import Labels
 from inspector.formats.vneurotk.trials import TrialArrays
 from inspector.formats.vneurotk.values import plain, typed
 from inspector.formats.vneurotk.vision import VisionRecord
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def trial_meta_facts(df: pd.DataFrame) -> dict[str, Any]:

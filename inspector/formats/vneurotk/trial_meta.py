@@ -17,22 +17,27 @@ Non-finite floats in nullable/object columns break the typed-scalar rule
 pandas ``str`` columns while its reader rejects them
 (``v1/writer_str_column_missing.h5``): :func:`read_trial_meta` reports an
 error finding and still shows the table with those cells as missing.
+
+pandas is imported by the functions that build a series, an index or the
+table, so that a recording without ``trial_meta`` never imports it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import h5py
 import numpy as np
-import pandas as pd
 
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.hdf5_heap import read_attribute
 from inspector.formats.vneurotk.scalars import read_sequence
 from inspector.formats.vneurotk.source import RuleError, read_whole
 from inspector.formats.vneurotk.values import as_text
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Receives the broken rules that do not stop reading (the table is still shown).
 Report = Callable[[RuleError], None]
@@ -92,6 +97,8 @@ def _typed_values(group: h5py.Group, name: str, loc: str, report: Report) -> lis
             "here as missing values",
             f"{loc}/{name}",
         ))
+        import pandas as pd
+
         return [pd.NA if isinstance(v, float) and not np.isfinite(v) else v for v in values]
 
 
@@ -100,6 +107,8 @@ MAX_NESTING = 8
 
 
 def _categorical(group: h5py.Group, loc: str, report: Report, depth: int) -> pd.Series:
+    import pandas as pd
+
     if "category_values" in group:
         categories = pd.Index(read_series(group["category_values"], f"{loc}/category_values",
                                           report, depth=depth + 1).array)
@@ -111,6 +120,8 @@ def _categorical(group: h5py.Group, loc: str, report: Report, depth: int) -> pd.
 
 
 def _datetime_tz(group: h5py.Group, loc: str, dtype: str) -> pd.Series:
+    import pandas as pd
+
     unit = _text_attr(group, "unit", loc, "ns")
     tz = _text_attr(group, "tz", loc)
     values = pd.to_datetime(_values(group, "values", loc), unit=unit, utc=True).tz_convert(tz)
@@ -118,12 +129,16 @@ def _datetime_tz(group: h5py.Group, loc: str, dtype: str) -> pd.Series:
 
 
 def _datetime(group: h5py.Group, loc: str, dtype: str) -> pd.Series:
+    import pandas as pd
+
     unit = _text_attr(group, "unit", loc, "ns")
     raw = _values(group, "values", loc).astype(np.int64, copy=False)
     return pd.Series(raw.view(f"datetime64[{unit}]")).astype(dtype)
 
 
 def _numpy(group: h5py.Group, loc: str, dtype: str) -> pd.Series:
+    import pandas as pd
+
     values = _values(group, "values", loc)
     if values.dtype.kind in ("S", "O"):
         values = _decoded_text(values)
@@ -133,6 +148,8 @@ def _numpy(group: h5py.Group, loc: str, dtype: str) -> pd.Series:
 def _rebuild(kind: str, group: h5py.Group, loc: str, dtype: str, report: Report,
              depth: int) -> pd.Series:
     """The series of one ``kind`` (notes §5)."""
+    import pandas as pd
+
     if kind == "categorical":
         return _categorical(group, loc, report, depth)
     if kind == "datetime_tz":
@@ -177,6 +194,8 @@ def read_series(group: h5py.Group, loc: str, report: Report, *, depth: int = 0) 
 
 
 def _range_index(group: h5py.Group, loc: str, name: Any) -> pd.RangeIndex:
+    import pandas as pd
+
     try:
         start, stop, step = (int(read_attribute(group, k)) for k in ("start", "stop", "step"))
         index = pd.RangeIndex(start, stop, step, name=name)
@@ -194,6 +213,8 @@ def _range_index(group: h5py.Group, loc: str, name: Any) -> pd.RangeIndex:
 
 def read_index(group: h5py.Group, loc: str, report: Report) -> pd.Index:
     """Rebuild a pandas index group (``range`` or ``values``) with its name."""
+    import pandas as pd
+
     if not isinstance(group, h5py.Group):
         raise RuleError(R.TM_NOT_GROUP, f"{loc} must be an index group", loc)
     name = None
@@ -214,6 +235,8 @@ def read_index(group: h5py.Group, loc: str, report: Report) -> pd.Index:
 
 def _legacy(tm: h5py.Group) -> pd.DataFrame:
     """Schema-0 trial metadata: one dataset per column, in HDF5 name order."""
+    import pandas as pd
+
     loc = tm.name
     cols: dict[str, Any] = {}
     for name in tm:
@@ -234,6 +257,8 @@ def _legacy(tm: h5py.Group) -> pd.DataFrame:
 
 
 def _pandas_v1(tm: h5py.Group, report: Report) -> pd.DataFrame:
+    import pandas as pd
+
     loc = tm.name
     if "column_index" in tm:
         column_index = read_index(tm["column_index"], f"{loc}/column_index", report)

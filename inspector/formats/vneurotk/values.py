@@ -6,7 +6,10 @@ Two JSON encodings are used by the ``verify --json`` summary (corpus
 * :func:`typed` keeps the Python type of a scalar: ``{"type": "int",
   "value": 1}`` versus ``{"type": "str", "value": "1"}``; ``None``,
   ``pandas.NA`` and ``pandas.NaT`` become ``{"type": "none"|"na"|"nat"}``;
-  byte strings ``{"type": "bytes", "value": <UTF-8 text>}``.
+  byte strings ``{"type": "bytes", "value": <UTF-8 text>}``.  pandas is
+  imported only to write a date and time (``pandas.Timestamp.isoformat``);
+  ``pandas.NA`` and ``pandas.NaT`` are recognised without importing it
+  (:mod:`inspector.formats.pandas_values`).
 * :func:`plain` turns attribute values (numpy scalars and arrays) into plain
   JSON (lists, numbers, strings) for the ``*_info`` dictionaries.
 
@@ -29,7 +32,8 @@ from typing import Any
 
 import h5py
 import numpy as np
-import pandas as pd
+
+from inspector.formats.pandas_values import is_na, is_nat
 
 
 @dataclass(frozen=True)
@@ -88,7 +92,7 @@ def as_text(value: Any) -> Text | None:
 
 def is_missing(value: Any) -> bool:
     """True for None, pandas.NA, pandas.NaT and float NaN (the reference's missing labels)."""
-    if value is None or value is pd.NA or value is pd.NaT:
+    if value is None or is_na(value) or is_nat(value):
         return True
     if isinstance(value, (float, np.floating)):
         return math.isnan(float(value))
@@ -109,9 +113,9 @@ def typed(value: Any) -> dict[str, Any]:
     """Encode one scalar as a typed JSON value (corpus README, "Typed values")."""
     if value is None:
         return {"type": "none"}
-    if value is pd.NA:
+    if is_na(value):
         return {"type": "na"}
-    if value is pd.NaT:
+    if is_nat(value):
         return {"type": "nat"}
     if isinstance(value, (bool, np.bool_)):
         return {"type": "bool", "value": bool(value)}
@@ -123,7 +127,9 @@ def typed(value: Any) -> dict[str, Any]:
         return {"type": "bytes", "value": _decode_bytes(bytes(value))[0]}
     if isinstance(value, str):
         return {"type": "str", "value": _check_str(str(value))[0]}
-    if isinstance(value, (pd.Timestamp, _dt.datetime, np.datetime64)):
+    if isinstance(value, (_dt.datetime, np.datetime64)):  # pandas.Timestamp is a datetime
+        import pandas as pd
+
         return {"type": "timestamp", "value": str(pd.Timestamp(value).isoformat())}
     if isinstance(value, h5py.Empty):
         return {"type": "empty", "value": str(value.dtype)}

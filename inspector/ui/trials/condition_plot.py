@@ -22,10 +22,9 @@ import csv
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QIcon, QPainterPath, QPalette, QPixmap
@@ -59,6 +58,9 @@ from inspector.ui.trials.common import (
     time_label,
 )
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 #: Conditions checked when a grouping is first shown (the others can be checked).
 MAX_SHOWN = 12
 #: Layout row of the legend in the plot item (under the time axis and its label).
@@ -90,6 +92,8 @@ def frame_grid(df: pd.DataFrame) -> Grid:
     Taken once, on the job's thread: reading a column of the frame copies its
     ``attrs`` (pandas), which is slow on the GUI thread for many conditions.
     """
+    import pandas as pd  # imported already: df is a DataFrame
+
     chans = list(pd.unique(df["channel"])) if len(df) else []
     g, c = len(df.attrs.get("conditions", ())), max(len(chans), 1)
     x = df["time"].to_numpy(dtype=np.float64)[: len(df) // max(g * c, 1)]
@@ -100,6 +104,8 @@ def frame_grid(df: pd.DataFrame) -> Grid:
 def pooled_grid(df: pd.DataFrame) -> Grid:
     """The arrays of a :func:`~inspector.formats.analysis.pooled` frame (one group,
     channel-major, whatever its ``attrs`` say) as a one-condition grid."""
+    import pandas as pd  # imported already: df is a DataFrame
+
     chans = list(pd.unique(df["channel"])) if len(df) else []
     c = max(len(chans), 1)
     rows = len(df) // c
@@ -660,6 +666,8 @@ class ConditionPlot(PlotView):
     def shown_frame(self) -> pd.DataFrame:
         """The ``trial_average`` rows of the conditions shown, unchanged."""
         if self.frame is None:
+            import pandas as pd
+
             return pd.DataFrame(columns=list(CSV_COLUMNS))
         keep = {c for c, s in zip(self.conditions, self.shown(), strict=True) if s}
         return self.frame[self.frame["condition"].map(lambda c: c in keep).to_numpy(bool)]

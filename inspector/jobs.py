@@ -14,6 +14,7 @@ import itertools
 import os
 import threading
 import traceback
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -67,13 +68,21 @@ class JobContext:
 
     def progress(self, done: int, total: int, payload: Any = None) -> None:
         """Report progress; delivered to ``on_progress`` on the GUI thread."""
-        self._job.signals.progress.emit(self._job.id, done, total, payload)
+        self._job.outbox.append((done, total, payload))
+        self._job.signals.progress.emit(self._job.id)
 
 
 class _Signals(QObject):
-    finished = Signal(int, object)
+    """What a job's thread tells the GUI thread.  The signals carry the job's id and text
+    only; Python objects wait in the job (``outbox``, ``result``), so that emitting from
+    a job's thread never has Qt copy a Python object, which takes the interpreter lock
+    inside Qt's signal machinery.  The GUI thread holds the interpreter lock throughout
+    its calls into Qt (PySide does not release it), connecting signals included, which
+    take Qt's signal locks: the two must never wait for each other."""
+
+    finished = Signal(int)
     failed = Signal(int, str, str)
-    progress = Signal(int, int, int, object)
+    progress = Signal(int)
 
 
 class Job(QRunnable):
@@ -85,6 +94,8 @@ class Job(QRunnable):
         self.fn = fn
         self.signals = _Signals()
         self.cancel_event = threading.Event()
+        self.outbox: deque[tuple[int, int, Any]] = deque()  # progress not yet delivered
+        self.result: Any = None
         self.setAutoDelete(False)
 
     def cancel(self) -> None:
@@ -102,7 +113,8 @@ class Job(QRunnable):
             self.signals.failed.emit(self.id, f"{type(exc).__name__}: {exc}",
                                      traceback.format_exc())
         else:
-            self.signals.finished.emit(self.id, result)
+            self.result = result
+            self.signals.finished.emit(self.id)
 
 
 class JobRunner(QObject):
@@ -175,8 +187,12 @@ class JobRunner(QObject):
             self._latest.pop(cb["key"], None)
         return cb
 
-    @Slot(int, object)
-    def _finished(self, job_id: int, result: Any) -> None:
+    @Slot(int)
+    def _finished(self, job_id: int) -> None:
+        entry = self._jobs.get(job_id)
+        result = entry[0].result if entry is not None else None
+        if entry is not None:
+            entry[0].result = None  # (the job object may outlive its result)
         cb = self._pop(job_id)
         if cb and cb["done"]:
             cb["done"](result)
@@ -187,10 +203,14 @@ class JobRunner(QObject):
         if cb and cb["error"]:
             cb["error"](message, tb)
 
-    @Slot(int, int, int, object)
-    def _progress(self, job_id: int, done: int, total: int, payload: Any) -> None:
+    @Slot(int)
+    def _progress(self, job_id: int) -> None:
         entry = self._jobs.get(job_id)
         if entry is None:
+            return
+        try:
+            done, total, payload = entry[0].outbox.popleft()  # (one per signal, in order)
+        except IndexError:
             return
         cb = entry[1]
         if self.is_stale(job_id, cb["key"]) or entry[0].cancel_event.is_set():

@@ -5,7 +5,8 @@
   complaint and crashes (SIGSEGV) converting the value (mutants 3073 and
   9765: one bit flipped in an attribute's datatype).  The attribute is now
   refused from its stored datatype, read by our own parser, before HDF5
-  reads the value (``hdf5_heap.datatype_problem``).
+  reads the value (``hdf5_heap.datatype_problem``); a dataset of such a type
+  likewise, before its values are read.
 * A damaged free-space manager header of the root group's dense attribute
   storage (a bit flip in its "size of serialized section list used", so its
   checksum fails) makes ``H5Oget_info`` fail on the root; the tree's cycle
@@ -23,7 +24,10 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import struct
+import subprocess
+import sys
 from pathlib import Path
 
 import h5py
@@ -241,3 +245,37 @@ def test_objects_are_identified_by_their_header_alone(tmp_path):
         assert hdf5_heap.object_identity(f["neuro_info"]) == hdf5_heap.object_identity(f)
         assert hdf5_heap.object_address(f["vision_info"]) == int(
             h5py.h5o.get_info(f["vision_info"].id).addr)
+
+
+def test_a_dataset_of_a_reserved_variable_length_type_is_refused_before_hdf5_reads_it(tmp_path):
+    """The same datatype on a dataset: HDF5 crashes reading its values (shown in a
+    child), the guard refuses them from the stored datatype message."""
+    path = tmp_path / "ds.h5"
+    with h5py.File(path, "w") as f:
+        f["s"] = np.array(["a", "bb"], dtype=h5py.string_dtype())
+    with h5py.File(path, "r") as f:
+        hdf5_heap.register(f, path)
+        try:
+            guard = hdf5_heap._GUARDS[f.id.fileno]
+            addr = hdf5_heap.object_address(f["s"])
+            stored = next(body for mtype, body in guard.messages(addr) if mtype == 0x0003)
+            hdf5_heap.check_dataset(f["s"])  # the pristine one passes
+        finally:
+            hdf5_heap.unregister(f)
+    data = bytearray(path.read_bytes())
+    at = data.find(stored)
+    assert data[at:at + 2] == b"\x19\x01"
+    data[at + 1] ^= 1 << 1
+    path.write_bytes(bytes(data))
+
+    crashed = subprocess.run(
+        [sys.executable, "-c", "import h5py, sys; h5py.File(sys.argv[1], 'r')['s'][()]",
+         str(path)], capture_output=True, timeout=120)
+    assert crashed.returncode == -signal.SIGSEGV
+    with h5py.File(path, "r") as f:
+        hdf5_heap.register(f, path)
+        try:
+            with pytest.raises(hdf5_heap.CorruptDatatype, match="variable-length of type 3"):
+                hdf5_heap.check_dataset(f["s"])
+        finally:
+            hdf5_heap.unregister(f)

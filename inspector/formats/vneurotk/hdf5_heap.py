@@ -17,6 +17,13 @@ same rules, bounded by the collection's size.  A collection whose walk would
 not end is refused with :class:`CorruptGlobalHeap` (an ``OSError``, so callers
 report it as an unreadable attribute).  What cannot be located (attributes in
 dense storage, a header this parser does not follow) is left to HDF5 as before.
+
+The same header parser gives each attribute's (and variable-length dataset's)
+stored datatype, which :func:`datatype_problem` checks before HDF5 converts a
+value: a variable-length datatype of a reserved type crashes HDF5 (refused with
+:class:`CorruptDatatype`, an ``OSError`` too).  Objects are located by their
+header address from ``H5Gget_objinfo`` (:func:`object_identity`), which, unlike
+``H5Oget_info``, does not read their attribute storage.
 """
 
 from __future__ import annotations
@@ -49,6 +56,7 @@ SMALL_DATA_BYTES = 256
 #: Distinct candidate collection addresses checked per attribute.
 MAX_CANDIDATES = 4096
 
+_DATATYPE_MSG = 0x0003
 _LAYOUT_MSG = 0x0008
 _ATTRIBUTE_MSG = 0x000C
 _SYMBOL_TABLE_MSG = 0x0011
@@ -233,13 +241,20 @@ class HeapGuard:
         Its stored descriptors are read raw (contiguous, compact, or chunked
         without filters or with deflate only; at most :data:`MAX_DATASET_BYTES`).
 
+        Its stored datatype is checked first (see :func:`datatype_problem`).
+
         Raises:
+            CorruptDatatype: its datatype would crash HDF5.
             CorruptGlobalHeap: see :meth:`check_attribute`.
         """
         with self._lock:
             addr = object_address(ds)
             if addr is None:
                 return
+            problem = next((datatype_problem(body) for mtype, body in self.messages(addr)
+                            if mtype == _DATATYPE_MSG), None)
+            if problem is not None:
+                raise CorruptDatatype(f"its datatype {problem}: HDF5 would crash reading it")
             if addr not in self._datasets:
                 self._datasets[addr] = self._dataset_problem(ds, addr)
             problem = self._datasets[addr]
@@ -779,7 +794,7 @@ def check_dataset(ds: Any) -> None:
     are not checked.
 
     Raises:
-        CorruptGlobalHeap: see :meth:`HeapGuard.check_dataset`.
+        CorruptDatatype, CorruptGlobalHeap: see :meth:`HeapGuard.check_dataset`.
     """
     try:
         if not ds.dtype.hasobject:

@@ -17,6 +17,13 @@ same rules, bounded by the collection's size.  A collection whose walk would
 not end is refused with :class:`CorruptGlobalHeap` (an ``OSError``, so callers
 report it as an unreadable attribute).  What cannot be located (attributes in
 dense storage, a header this parser does not follow) is left to HDF5 as before.
+
+The same header parser gives each attribute's (and variable-length dataset's)
+stored datatype, which :func:`datatype_problem` checks before HDF5 converts a
+value: a variable-length datatype of a reserved type crashes HDF5 (refused with
+:class:`CorruptDatatype`, an ``OSError`` too).  Objects are located by their
+header address from ``H5Gget_objinfo`` (:func:`object_identity`), which, unlike
+``H5Oget_info``, does not read their attribute storage.
 """
 
 from __future__ import annotations
@@ -49,6 +56,7 @@ SMALL_DATA_BYTES = 256
 #: Distinct candidate collection addresses checked per attribute.
 MAX_CANDIDATES = 4096
 
+_DATATYPE_MSG = 0x0003
 _LAYOUT_MSG = 0x0008
 _ATTRIBUTE_MSG = 0x000C
 _SYMBOL_TABLE_MSG = 0x0011
@@ -64,6 +72,14 @@ class CorruptGlobalHeap(OSError):
 
     ``str()`` names the collection's byte offset and the rule broken (HDF5
     File Format Specification 3.0, III.E "Global Heap").
+    """
+
+
+class CorruptDatatype(OSError):
+    """An attribute's datatype that HDF5 would crash on when converting its values.
+
+    ``str()`` names the datatype field and the rule broken (HDF5 File Format
+    Specification 3.0, IV.A.2.d "Datatype Message").
     """
 
 
@@ -92,7 +108,8 @@ class HeapGuard:
     _collections: dict[int, _CollectionWalk] = field(default_factory=dict)
     _headers: dict[int, list[tuple[int, bytes]]] = field(default_factory=dict)
     _datasets: dict[int, str | None] = field(default_factory=dict)
-    _attributes: dict[int, dict[bytes, bytes]] = field(default_factory=dict)
+    _attributes: dict[int, dict[bytes, tuple[bytes | None, bytes]]] = field(
+        default_factory=dict)
     _groups: dict[int, str | None] = field(default_factory=dict)
     _corrupt: bool = False  # a group checked so far has a heap HDF5 would loop on
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -130,6 +147,20 @@ class HeapGuard:
         if problem is not None:
             raise CorruptGlobalHeap(problem)
 
+    def check_datatype(self, obj: Any, raw_name: bytes) -> None:
+        """Refuse an attribute whose stored datatype HDF5 would crash on (see
+        :func:`datatype_problem`); read from the attribute message, before HDF5 reads
+        the value.
+
+        Raises:
+            CorruptDatatype: the datatype field and the broken rule in the message.
+        """
+        with self._lock:
+            stored = self._attribute_message(obj, raw_name)
+        problem = datatype_problem(stored[0]) if stored is not None and stored[0] else None
+        if problem is not None:
+            raise CorruptDatatype(f"its datatype {problem}: HDF5 would crash reading it")
+
     def _data_problem(self, data: bytes, element: int | None) -> str | None:
         """The first problem of the collections (and descriptors) ``data`` names."""
         for addr in self._candidates(data):
@@ -160,11 +191,8 @@ class HeapGuard:
     def group_problem(self, group: Any) -> str | None:
         """What is wrong with the local heap holding the member names of ``group`` (a
         group stored with a symbol table), or None (see :meth:`problem_at`)."""
-        try:
-            addr = int(h5py.h5o.get_info(group.id).addr)
-        except (AttributeError, OSError, RuntimeError, ValueError):
-            return None
-        return self.problem_at(addr)
+        addr = object_address(group)
+        return None if addr is None else self.problem_at(addr)
 
     def problem_at(self, addr: int) -> str | None:
         """The same for the object whose header is at ``addr`` (relative to the base),
@@ -213,14 +241,20 @@ class HeapGuard:
         Its stored descriptors are read raw (contiguous, compact, or chunked
         without filters or with deflate only; at most :data:`MAX_DATASET_BYTES`).
 
+        Its stored datatype is checked first (see :func:`datatype_problem`).
+
         Raises:
+            CorruptDatatype: its datatype would crash HDF5.
             CorruptGlobalHeap: see :meth:`check_attribute`.
         """
         with self._lock:
-            try:
-                addr = int(h5py.h5o.get_info(ds.id).addr)
-            except (AttributeError, OSError, RuntimeError, ValueError):
+            addr = object_address(ds)
+            if addr is None:
                 return
+            problem = next((datatype_problem(body) for mtype, body in self.messages(addr)
+                            if mtype == _DATATYPE_MSG), None)
+            if problem is not None:
+                raise CorruptDatatype(f"its datatype {problem}: HDF5 would crash reading it")
             if addr not in self._datasets:
                 self._datasets[addr] = self._dataset_problem(ds, addr)
             problem = self._datasets[addr]
@@ -266,17 +300,23 @@ class HeapGuard:
 
     # -- the attribute message ---------------------------------------------------
     def _attribute_data(self, obj: Any, raw_name: bytes) -> bytes | None:
-        try:
-            addr = int(h5py.h5o.get_info(obj.id).addr)
-        except (AttributeError, OSError, RuntimeError, ValueError):
+        stored = self._attribute_message(obj, raw_name)
+        return None if stored is None else stored[1]
+
+    def _attribute_message(self, obj: Any, raw_name: bytes) -> tuple[bytes | None, bytes] | None:
+        """(datatype, data) of the attribute message ``raw_name`` in ``obj``'s header
+        (datatype None when shared), or None when not found there (dense storage)."""
+        addr = object_address(obj)
+        if addr is None:
             return None
         index = self._attributes.get(addr)
         if index is None:
             if len(self._attributes) >= MAX_CACHED_HEADERS:
                 self._attributes.clear()
             index = self._attributes[addr] = {
-                name: data for mtype, body in self.messages(addr) if mtype == _ATTRIBUTE_MSG
-                for name, data in [_attribute_body(body)] if name is not None}
+                name: (dtype, data) for mtype, body in self.messages(addr)
+                if mtype == _ATTRIBUTE_MSG
+                for name, dtype, data in [_attribute_body(body)] if name is not None}
         return index.get(raw_name.rstrip(b"\x00"))
 
     def _candidates(self, data: bytes) -> list[int]:
@@ -489,10 +529,12 @@ def _follow(guard: HeapGuard, mtype: int, body: bytes, chunks: list[tuple[int, i
     chunks.append((offset, min(max(length, 0), MAX_CHUNK_BYTES)))
 
 
-def _attribute_body(body: bytes) -> tuple[bytes | None, bytes]:
-    """(name, data part) of an attribute message (versions 1 to 3); name None if unparsed."""
+def _attribute_body(body: bytes) -> tuple[bytes | None, bytes | None, bytes]:
+    """(name, datatype, data part) of an attribute message (versions 1 to 3); name None
+    if unparsed, datatype None when it is a shared (committed) one (HDF5 File Format
+    Specification 3.0, IV.A.2.m "Attribute Message")."""
     if len(body) < 8:
-        return None, b""
+        return None, None, b""
     version = body[0]
     name_size, dt_size, ds_size = struct.unpack_from("<HHH", body, 2)
     if version == 1:
@@ -502,8 +544,101 @@ def _attribute_body(body: bytes) -> tuple[bytes | None, bytes]:
         pad = [name_size, dt_size, ds_size]
         pos = 8 if version == 2 else 9
     else:
-        return None, b""
-    return body[pos:pos + name_size].rstrip(b"\x00"), body[pos + sum(pad):]
+        return None, None, b""
+    at = pos + pad[0]
+    dtype = None if version > 1 and body[1] & 0x01 else body[at:at + dt_size]
+    return body[pos:pos + name_size].rstrip(b"\x00"), dtype, body[pos + sum(pad):]
+
+
+# -- datatypes ---------------------------------------------------------------------------
+#: Nesting of datatypes followed (a compound of arrays of variable-length sequences...).
+MAX_DATATYPE_DEPTH = 32
+_VLEN_KINDS = {0: "sequence", 1: "string"}
+
+
+def datatype_problem(raw: bytes) -> str | None:
+    """What in the datatype message ``raw`` would crash HDF5, or None.
+
+    A variable-length datatype's type field (class bit field bits 0-3) says a
+    sequence (0) or a string (1); other values are reserved (HDF5 File Format
+    Specification 3.0, IV.A.2.d "Datatype Message", class 9).  HDF5 2.0.0
+    decodes such a datatype without complaint and then dereferences what it
+    never set up when converting a value: a segmentation fault.  The walk
+    follows the base types of variable-length, array and enumeration types and
+    the members of compound ones, bounded by ``raw``'s bytes and by
+    :data:`MAX_DATATYPE_DEPTH`; what it cannot parse is left to HDF5.
+    """
+    try:
+        return _type_at(raw, 0, 0)[1]
+    except (IndexError, ValueError, struct.error):
+        return None
+
+
+def _type_at(raw: bytes, pos: int, depth: int) -> tuple[int, str | None]:
+    """(offset past the datatype at ``pos``, its first problem)."""
+    if depth > MAX_DATATYPE_DEPTH or pos + 8 > len(raw):
+        raise ValueError("datatype not parsed")
+    cls, version = raw[pos] & 0x0F, raw[pos] >> 4
+    flags = int.from_bytes(raw[pos + 1:pos + 4], "little")
+    size = int.from_bytes(raw[pos + 4:pos + 8], "little")
+    body = pos + 8
+    fixed = {0: 4, 1: 12, 2: 2, 3: 0, 4: 4, 7: 0}
+    if cls in fixed:
+        return body + fixed[cls], None
+    if cls == 5:
+        return body + (flags & 0xFF), None
+    if cls == 9:
+        kind = flags & 0x0F
+        if kind not in _VLEN_KINDS:
+            return body, (f"is variable-length of type {kind} (only 0, a sequence, and 1, a "
+                          "string, are defined)")
+        return _type_at(raw, body, depth + 1)
+    if cls == 10:
+        ndims = raw[body]
+        start = body + (4 if version < 3 else 1) + 4 * ndims * (2 if version < 3 else 1)
+        return _type_at(raw, start, depth + 1)
+    if cls == 8:  # the base type, then names and values (not needed here)
+        return _type_at(raw, body, depth + 1)
+    if cls == 6:
+        return _compound_at(raw, body, version, flags & 0xFFFF, size, depth)
+    raise ValueError("unknown datatype class")
+
+
+def _compound_at(raw: bytes, pos: int, version: int, members: int, size: int,
+                 depth: int) -> tuple[int, str | None]:
+    """Walk the members of a compound datatype (their layout per version)."""
+    offset_bytes = 1 if size < 1 << 8 else 2 if size < 1 << 16 else 3 if size < 1 << 24 else 4
+    for _ in range(members):
+        end = raw.index(b"\x00", pos)
+        pos = end + 1 if version >= 3 else pos + ((end - pos + 8) & ~7)
+        pos += offset_bytes if version >= 3 else 4 + (28 if version == 1 else 0)
+        pos, problem = _type_at(raw, pos, depth + 1)
+        if problem is not None:
+            return pos, problem
+    return pos, None
+
+
+def object_identity(obj: Any) -> tuple[tuple[int, ...], int] | None:
+    """``(file number, object header address)`` of an open h5py object, or None.
+
+    Asked with ``H5Gget_objinfo``, which reads the object header only: the
+    fuller ``H5Oget_info`` also counts the object's attributes and sizes its
+    attribute storage, and fails on a damaged fractal heap or free-space
+    manager of dense attribute storage (HDF5 File Format Specification 3.0,
+    III.G and III.H) although the object itself is sound.  The address is
+    relative to the superblock's base, as in the file's own addresses.
+    """
+    try:
+        stat = h5py.h5g.get_objinfo(obj.id)
+        return tuple(int(n) for n in stat.fileno), int(stat.objno[0])
+    except (AttributeError, OSError, RuntimeError, TypeError, ValueError):
+        return None
+
+
+def object_address(obj: Any) -> int | None:
+    """The object header address of ``obj`` (see :func:`object_identity`), or None."""
+    identity = object_identity(obj)
+    return None if identity is None else identity[1]
 
 
 # -- per file -------------------------------------------------------------------------------
@@ -649,13 +784,18 @@ def group_problem(group: Any) -> str | None:
 def check_attribute(obj: Any, raw_name: bytes | str) -> None:
     """Refuse to read a variable-length attribute whose global heap would make HDF5 loop.
 
-    Only attributes whose datatype holds variable-length data or references
-    are examined; files not opened through :func:`register` are not checked.
+    First its stored datatype is checked (:meth:`HeapGuard.check_datatype`); then,
+    when it holds variable-length data or references, its global heap.  Files not
+    opened through :func:`register` are not checked.
 
     Raises:
+        CorruptDatatype: see :meth:`HeapGuard.check_datatype`.
         CorruptGlobalHeap: see :meth:`HeapGuard.check_attribute`.
     """
     raw = raw_name.encode("utf-8", "surrogateescape") if isinstance(raw_name, str) else raw_name
+    guard = _guard_of(obj)
+    if guard is not None:
+        guard.check_datatype(obj, raw)
     try:
         dtype = h5py.h5a.open(obj.id, raw).dtype
         if not dtype.hasobject:
@@ -708,7 +848,7 @@ def check_dataset(ds: Any) -> None:
     are not checked.
 
     Raises:
-        CorruptGlobalHeap: see :meth:`HeapGuard.check_dataset`.
+        CorruptDatatype, CorruptGlobalHeap: see :meth:`HeapGuard.check_dataset`.
     """
     try:
         if not ds.dtype.hasobject:

@@ -42,9 +42,11 @@ from inspector.formats.remote_path import RemotePath
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.elink_guard import special_target
 from inspector.formats.vneurotk.hdf5_heap import (
+    CorruptDatatype,
     CorruptGlobalHeap,
     check_attribute,
     member_problem,
+    object_identity,
     soft_link_problem,
 )
 from inspector.formats.vneurotk.source import element_count
@@ -339,8 +341,8 @@ def attribute_values(obj: Any) -> dict[str, Any]:
             if size <= MAX_VALUE_BYTES:
                 check_attribute(obj, raw)
                 out[raw.decode("utf-8", "backslashreplace")] = obj.attrs[raw]
-        except (CorruptGlobalHeap, TypeError, ValueError):
-            continue  # a datatype numpy cannot hold: the tree reports it
+        except (CorruptGlobalHeap, CorruptDatatype, TypeError, ValueError):
+            continue  # a datatype numpy (or HDF5) cannot hold: the tree reports it
     return out
 
 
@@ -369,6 +371,7 @@ def build_tree(f: h5py.File, path: Path, report: Report) -> Node:
     root = Node(path.name, kind="group", location="/", detail="HDF5 file")
     attribute_nodes(f, root, report)
     remote = path if isinstance(path, RemotePath) else None
+    _check_object_info(f, "/", report)
     walk = _Walk(report, {_identity(f, "/")}, [(f, root)], remote=remote)
     while walk.stack:
         group, node = walk.stack.pop()
@@ -381,12 +384,30 @@ def build_tree(f: h5py.File, path: Path, report: Report) -> Node:
 
 
 def _identity(obj: Any, loc: str) -> tuple[Any, ...]:
-    """A key naming the object itself (not the path), to stop hard-link cycles."""
+    """A key naming the object itself (not the path), to stop hard-link cycles and
+    external links back into the same file: its file number and object header address
+    (:func:`~inspector.formats.vneurotk.hdf5_heap.object_identity`, which reads the
+    object header only).  When even that cannot be read, the file's name and the path
+    HDF5 opened the object by: a link back to a path already walked is still seen."""
+    identity = object_identity(obj)
+    if identity is not None:
+        return identity
     try:
-        info = h5py.h5o.get_info(obj.id)
-        return (info.fileno, getattr(info, "token", None) or getattr(info, "addr", None))
+        return (h5py.h5f.get_name(obj.id), h5py.h5i.get_name(obj.id))
     except (OSError, RuntimeError, ValueError, AttributeError):
         return (id(obj), loc)
+
+
+def _check_object_info(obj: Any, loc: str, report: Report) -> None:
+    """Report a group whose object information HDF5 cannot read (``H5Oget_info``, which
+    also reads the attribute storage: its fractal heap and free-space manager, HDF5 File
+    Format Specification 3.0, III.G and III.H) while its header itself can be read."""
+    try:
+        h5py.h5o.get_info(obj.id)
+    except (OSError, RuntimeError, ValueError) as exc:
+        if object_identity(obj) is not None:
+            report(R.FILE_CORRUPT, f"{loc}: HDF5 cannot read the object's information (its "
+                   f"header or attribute storage is damaged): {exc}", loc)
 
 
 def _member_names(group: h5py.Group, loc: str, walk: _Walk) -> list[bytes]:
@@ -590,6 +611,7 @@ def _group_member(obj: h5py.Group, name: str, loc: str, node: Node, via: Node | 
     if key in walk.seen:
         child.detail += " (already shown: hard-link cycle)"
         return None
+    _check_object_info(obj, loc, walk.report)
     walk.seen.add(key)
     return obj, child
 

@@ -184,3 +184,38 @@ def test_a_warmed_up_window_imports_nothing_while_it_opens_a_recording(name):
         assert "pandas" in got[1]
     # the Trials tab's condition average is a DataFrame (analysis.trial_average)
     assert set(got[2]) <= _pandas_closure()
+
+
+def test_the_window_warms_up_only_once_it_has_been_idle_a_while():
+    """Warm-up imports hold the interpreter lock in long steps: they wait until every tab
+    is ready and every view drawn, for several looks in a row (MainWindow.warm_up)."""
+    got = _run(f"""
+        import json, sys, time
+        from inspector.app import make_application
+        from inspector.formats.workers import worker_pool
+        from inspector.ui import main_window as mw, preload
+
+        def spin(cond, limit=60):
+            end = time.monotonic() + limit
+            while not cond() and time.monotonic() < end:
+                app.processEvents()
+                time.sleep(0.005)
+
+        with worker_pool():
+            app = make_application()
+            win = mw.MainWindow()
+            win.resize(1280, 800)
+            win.show()
+            win.open_paths([{str(FIXTURES / "vneurotk/v1/continuous_small_chunks.h5")!r}])
+            warmed_while_busy = []
+            spin(lambda: (warmed_while_busy.append(win._warmed) if not win.is_idle() else None)
+                 or win.is_idle())
+            spin(lambda: win._warmed)
+            spin(lambda: not preload.busy())
+            print(json.dumps([any(warmed_while_busy), win._idle_looks, mw.WARM_UP_IDLE_LOOKS,
+                              mw.TRIALS in sys.modules]))
+    """)
+    warmed_while_busy, looks, wanted, trials_imported = got
+    assert not warmed_while_busy
+    assert looks == wanted > 1  # several looks in a row found the window idle
+    assert trials_imported  # the warm-up ran through to the last view module

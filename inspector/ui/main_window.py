@@ -48,8 +48,12 @@ VIEW_MODULES = ("inspector.ui.table_panel", "inspector.ui.stimuli_panel", preloa
 #: Library modules imported on first use that the warm-up imports too: ``numpy.unique``
 #: imports ``numpy.ma`` (the stimulus-label scan of every recording calls it).
 WARM_LIBRARIES = ("numpy.ma",)
-#: Milliseconds after the window is first shown before it warms up.
+#: Milliseconds between two looks at whether the window is idle enough to warm up.
 WARM_UP_DELAY_MS = 200
+#: Looks in a row that must find the window idle (every tab ready, every view in its
+#: final state) before it warms up: an import holds the interpreter lock in long steps,
+#: which would slow the views still being built or drawn.
+WARM_UP_IDLE_LOOKS = 3
 
 if TYPE_CHECKING:
     from inspector.formats.document import Document
@@ -148,10 +152,10 @@ class MainWindow(QMainWindow):
         self._kinds_asked = False
         self._warmed = False
         self._warm_waiting = False
+        self._idle_looks = 0
         self._warm_timer = QTimer(self)
-        self._warm_timer.setSingleShot(True)
         self._warm_timer.setInterval(WARM_UP_DELAY_MS)
-        self._warm_timer.timeout.connect(self.warm_up)
+        self._warm_timer.timeout.connect(self._look_for_idle)
         self.busy = BusyIndicator(self)  # calm: an animated bar slows the jobs down
         self.busy.setToolTip("Working in the background")
         self.busy.setVisible(False)
@@ -318,6 +322,17 @@ class MainWindow(QMainWindow):
             self.all_ready.connect(self._warm_up_now, Qt.ConnectionType.SingleShotConnection)
             return
         self._warm_up_now()
+
+    def _look_for_idle(self) -> None:
+        """The shown window warms up once :data:`WARM_UP_IDLE_LOOKS` looks in a row find it
+        idle (:meth:`is_idle`), not while files open or views are drawn."""
+        if self._warmed:
+            self._warm_timer.stop()
+            return
+        self._idle_looks = self._idle_looks + 1 if self.is_idle() else 0
+        if self._idle_looks >= WARM_UP_IDLE_LOOKS:
+            self._warm_timer.stop()
+            self.warm_up()
 
     def _warm_up_now(self) -> None:
         self._warm_waiting = False
@@ -627,7 +642,8 @@ class MainWindow(QMainWindow):
     def showEvent(self, event) -> None:
         super().showEvent(event)
         self._ask_kinds()
-        if not self._warmed:
+        if not self._warmed and not self._warm_timer.isActive():
+            self._idle_looks = 0
             self._warm_timer.start()
         if not self._docks_sized:  # a one-line dock while empty, a few rows otherwise
             self._docks_sized = True

@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from types import ModuleType
@@ -27,6 +28,9 @@ from inspector.jobs import lower_thread_priority
 
 #: The plots package: pyqtgraph and every plot view.
 PLOTS = "inspector.ui.plots"
+#: Seconds the thread waits before each module only preloaded (nobody waits for it):
+#: the GUI thread gets the interpreter lock to itself between two imports.
+WARM_PAUSE_S = 0.05
 
 
 def loaded(name: str) -> ModuleType | None:
@@ -56,6 +60,7 @@ class _Loader(QObject):
                                            Callable[[str], None] | None]]] = {}
         self._lock = threading.Lock()
         self._queue: deque[str] = deque()
+        self._urgent: set[str] = set()  # queued names a callback waits for (under the lock)
         self._thread: threading.Thread | None = None
         self.imported.connect(self._imported)
         self.failed.connect(self._failed)
@@ -74,6 +79,7 @@ class _Loader(QObject):
                 self._queue.remove(name)
             if first:
                 self._queue.appendleft(name)
+                self._urgent.add(name)  # someone waits for it: no pause before it
             else:
                 self._queue.append(name)
             if self._thread is None:
@@ -93,6 +99,10 @@ class _Loader(QObject):
                     self._thread = None
                     return
                 name = self._queue.popleft()
+                pause = name not in self._urgent  # a module only preloaded
+                self._urgent.discard(name)
+            if pause:
+                time.sleep(WARM_PAUSE_S)
             try:
                 importlib.import_module(name)
             except Exception as exc:  # noqa: BLE001 - reported on the GUI thread

@@ -290,10 +290,9 @@ def child(scenario: str, path: Path, trace: bool) -> dict[str, Any]:
         win.show()
         probe = Probe(trace)
         probe.start()
-        from inspector.ui import preload
 
         _spin(app, lambda: False, 0.3)  # the window is painted
-        _spin(app, lambda: not preload.busy(), TIMEOUT_S)  # and has warmed up, idle
+        _spin(app, lambda: win.warmed_up, TIMEOUT_S)  # and has warmed up, idle
         out: dict[str, Any] = {}
         if scenario == "pan_zoom":  # warm: open, summarise, then measure the script only
             win.open_paths([str(path)])

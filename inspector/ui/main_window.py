@@ -323,6 +323,11 @@ class MainWindow(QMainWindow):
             return
         self._warm_up_now()
 
+    @property
+    def warmed_up(self) -> bool:
+        """The warm-up (:meth:`warm_up`) has imported every module it queued."""
+        return self._warmed and not preload.busy()
+
     def _look_for_idle(self) -> None:
         """The shown window warms up once :data:`WARM_UP_IDLE_LOOKS` looks in a row find it
         idle (:meth:`is_idle`), not while files open or views are drawn."""

@@ -21,6 +21,7 @@ import pytest
 from inspector.formats import open_document
 from inspector.formats.node_data import NodeReadError
 from inspector.formats.vneurotk import hdf5_heap
+from tests.heap_guard import every_object, registered
 from tests.window_child import run_python
 
 FIXTURES = Path(__file__).parent / "fixtures" / "vneurotk"
@@ -122,20 +123,14 @@ def test_every_vlen_attribute_of_the_corpus_reads_as_h5py(tmp_path):
     """The guard changes no value: read through it, each attribute equals h5py's."""
     compared = 0
     for path in sorted(V1.glob("*.h5")):
-        with h5py.File(path, "r") as f:
-            hdf5_heap.register(f, path)
-            try:
-                compared += _compare_attributes(f)
-            finally:
-                hdf5_heap.unregister(f)
+        with h5py.File(path, "r") as f, registered(f, path):
+            compared += _compare_attributes(f)
     assert compared > 50
 
 
 def _compare_attributes(f: h5py.File) -> int:
-    objects = [f]
-    f.visititems(lambda _name, obj: objects.append(obj))
     compared = 0
-    for obj in objects:
+    for obj in every_object(f):
         for name in obj.attrs:
             if not h5py.h5a.open(obj.id, name.encode()).dtype.hasobject:
                 continue
@@ -277,12 +272,10 @@ def test_a_root_group_whose_free_list_loops_is_refused_at_open():
 
 def _free_list_loop(path: Path, group: str) -> None:
     """Make the free list of ``group``'s local heap name its own first block as the next."""
-    with h5py.File(path, "r") as f:
-        hdf5_heap.register(f, path)
+    with h5py.File(path, "r") as f, registered(f, path):
         guard = hdf5_heap._GUARDS[f.id.fileno]
         addr = int(f.id.links.get_info(group.encode()).u)
         body = next(b for t, b in guard.messages(addr) if t == 0x0011)
-        hdf5_heap.unregister(f)
     heap = int.from_bytes(body[8:16], "little")
     with open(path, "r+b") as raw:
         raw.seek(heap)
@@ -358,13 +351,9 @@ def test_path_problem_follows_soft_links_and_stops_after_hdf5s_limit(tmp_path):
         for i in range(hdf5_heap.MAX_SOFT_LINKS + 2):  # l0 -> g, l1 -> l0, ...
             f[f"l{i}"] = h5py.SoftLink("/g" if i == 0 else f"/l{i - 1}")
     _free_list_loop(path, "g")
-    with h5py.File(path, "r") as f:
-        hdf5_heap.register(f, path)
-        try:
-            assert "free list that returns" in hdf5_heap.path_problem(f, b"/l0/d")
-            deep = hdf5_heap.MAX_SOFT_LINKS - 1
-            assert "free list that returns" in hdf5_heap.path_problem(f, f"/l{deep}".encode())
-            # one hop more than HDF5 follows: HDF5 refuses the path itself, nothing to check
-            assert hdf5_heap.path_problem(f, f"/l{deep + 2}".encode()) is None
-        finally:
-            hdf5_heap.unregister(f)
+    with h5py.File(path, "r") as f, registered(f, path):
+        assert "free list that returns" in hdf5_heap.path_problem(f, b"/l0/d")
+        deep = hdf5_heap.MAX_SOFT_LINKS - 1
+        assert "free list that returns" in hdf5_heap.path_problem(f, f"/l{deep}".encode())
+        # one hop more than HDF5 follows: HDF5 refuses the path itself, nothing to check
+        assert hdf5_heap.path_problem(f, f"/l{deep + 2}".encode()) is None

@@ -35,6 +35,7 @@ import numpy as np
 import pytest
 
 from inspector.formats.vneurotk import hdf5_heap
+from tests.heap_guard import every_object, registered
 from tests.window_child import run_python
 
 FIXTURES = Path(__file__).parent / "fixtures" / "vneurotk"
@@ -110,9 +111,7 @@ def _attribute_values(path: Path) -> dict[str, object]:
     """``{"/group@name": value}`` of every attribute of the pristine file (h5py)."""
     out: dict[str, object] = {}
     with h5py.File(path, "r") as f:
-        objects = [f]
-        f.visititems(lambda _name, o: objects.append(o))
-        for o in objects:
+        for o in every_object(f):
             for n in o.attrs:
                 out[f"{o.name}@{n}"] = o.attrs[n]
     return out
@@ -171,21 +170,15 @@ def test_no_attribute_datatype_of_the_fixtures_is_refused(tmp_path):
             f = h5py.File(path, "r")
         except OSError:
             continue  # the fixtures that are not HDF5 files or are truncated
-        with f:
-            hdf5_heap.register(f, path)
-            try:
-                checked += _check_datatypes(f)
-            finally:
-                hdf5_heap.unregister(f)
+        with f, registered(f, path):
+            checked += _check_datatypes(f)
     assert checked > 500
 
 
 def _check_datatypes(f: h5py.File) -> int:
     guard = hdf5_heap._GUARDS[f.id.fileno]
-    objects = [f]
-    f.visititems(lambda _name, obj: objects.append(obj))
     checked = 0
-    for obj in objects:
+    for obj in every_object(f):
         for name in obj.attrs:
             stored = guard._attribute_message(obj, name.encode())
             if stored is None or stored[0] is None:
@@ -253,15 +246,11 @@ def test_a_dataset_of_a_reserved_variable_length_type_is_refused_before_hdf5_rea
     path = tmp_path / "ds.h5"
     with h5py.File(path, "w") as f:
         f["s"] = np.array(["a", "bb"], dtype=h5py.string_dtype())
-    with h5py.File(path, "r") as f:
-        hdf5_heap.register(f, path)
-        try:
-            guard = hdf5_heap._GUARDS[f.id.fileno]
-            addr = hdf5_heap.object_address(f["s"])
-            stored = next(body for mtype, body in guard.messages(addr) if mtype == 0x0003)
-            hdf5_heap.check_dataset(f["s"])  # the pristine one passes
-        finally:
-            hdf5_heap.unregister(f)
+    with h5py.File(path, "r") as f, registered(f, path):
+        guard = hdf5_heap._GUARDS[f.id.fileno]
+        addr = hdf5_heap.object_address(f["s"])
+        stored = next(body for mtype, body in guard.messages(addr) if mtype == 0x0003)
+        hdf5_heap.check_dataset(f["s"])  # the pristine one passes
     data = bytearray(path.read_bytes())
     at = data.find(stored)
     assert data[at:at + 2] == b"\x19\x01"
@@ -272,10 +261,6 @@ def test_a_dataset_of_a_reserved_variable_length_type_is_refused_before_hdf5_rea
         [sys.executable, "-c", "import h5py, sys; h5py.File(sys.argv[1], 'r')['s'][()]",
          str(path)], capture_output=True, timeout=120)
     assert crashed.returncode == -signal.SIGSEGV
-    with h5py.File(path, "r") as f:
-        hdf5_heap.register(f, path)
-        try:
-            with pytest.raises(hdf5_heap.CorruptDatatype, match="variable-length of type 3"):
-                hdf5_heap.check_dataset(f["s"])
-        finally:
-            hdf5_heap.unregister(f)
+    with h5py.File(path, "r") as f, registered(f, path):
+        with pytest.raises(hdf5_heap.CorruptDatatype, match="variable-length of type 3"):
+            hdf5_heap.check_dataset(f["s"])

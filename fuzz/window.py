@@ -1,7 +1,8 @@
 """A fuzzing target that opens each mutant in the real window (offscreen).
 
 ``python -m fuzz --target fuzz.window:inspect_window --mem-limit-mb 8192 --rss-budget-mb 0 ...``
-runs, in each child: a ``MainWindow`` with every view module imported, the
+runs, in each child: a ``MainWindow`` shown and warmed up (every reader and view
+module imported, as the window does once idle: ``MainWindow.warmed_up``), the
 mutant opened in it through to idle (checks over, models filled, plots drawn),
 then every page of its tab shown in turn, each through to idle again.  A
 5 ms ``QTimer`` probe on the GUI thread measures the longest gap between its
@@ -77,7 +78,8 @@ def _run(path: Path) -> Inspection:
 
 
 def _window() -> tuple[Any, Any]:
-    import inspector.ui.plots  # noqa: F401 - imported before the probe starts, as preload does
+    """The shown main window, once its warm-up has imported every module (a user drops a
+    file onto a window that is already open: the first file's imports are start-up's)."""
     from inspector.app import make_application
     from inspector.ui.main_window import MainWindow
 
@@ -85,7 +87,12 @@ def _window() -> tuple[Any, Any]:
     win = MainWindow()
     win.resize(1280, 800)
     win.show()
-    app.processEvents()
+    deadline = time.monotonic() + IDLE_LIMIT_S * 4
+    while not win.warmed_up:
+        if time.monotonic() > deadline:
+            raise WindowFailure("the window did not warm up")
+        app.processEvents()
+        time.sleep(0.005)
     return app, win
 
 

@@ -504,10 +504,17 @@ def test_panel_built_in_steps_uses_the_plots_of_the_earlier_steps(qtbot, jobs):
     qtbot.addWidget(host)
     doc = opened(EPOCHS)
     steps = build_in_steps(doc, jobs, TrialSelection.for_document(doc), host)
-    assert next(steps) is None  # the condition plot
+    assert next(steps) is None  # a bare plot widget, on a turn of its own
+    [bare] = host.findChildren(pg.PlotWidget)
+    assert not bare.isVisible() and not host.findChildren(ConditionPlot)
+    assert next(steps) is None  # the condition plot, on that widget
     [average] = host.findChildren(ConditionPlot)
+    assert average.plot_widget is bare
+    assert next(steps) is None  # the trial image's widget
+    assert not host.findChildren(TrialImage)
     assert next(steps) is None  # the trial image
     [image] = host.findChildren(TrialImage)
+    assert image.plot_widget is not bare and image.plot_widget.getPlotItem() is image.plot_item
     panel = next(steps)
     assert isinstance(panel, TrialsPanel) and panel.parent() is host
     assert panel.average is average and panel.image is image

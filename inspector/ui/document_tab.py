@@ -551,6 +551,9 @@ class DocumentTab(QWidget):
             return
         if self.plot is None or self._vstate["closed"]:
             return
+        if self.plot.preparing:  # its plot widget is made on a turn of its own, first
+            self._plot_timer.start(0)
+            return
         name = self._plot_wanted
         if name is None:  # (a dataset asked for was shown above; a group leaves the plot)
             name = self.plot.default_array()

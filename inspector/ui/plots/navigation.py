@@ -24,7 +24,9 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QCursor, QKeySequence
-from PySide6.QtWidgets import QToolTip, QWidget
+from PySide6.QtWidgets import QMenu, QToolTip, QWidget
+
+from inspector.ui.plots.lazy_menu import on_menu
 
 #: Modifier that turns the wheel from time zoom into amplitude zoom.
 AMPLITUDE_MODIFIER = Qt.KeyboardModifier.ControlModifier
@@ -66,12 +68,15 @@ def add_reset_action(vb: pg.ViewBox, reset: Callable[[], None], widget: QWidget 
 
     With ``widget``, ``Ctrl+0`` triggers it while ``widget`` (or a child) has focus.
     """
-    menu = vb.menu
-    action = QAction(text, menu)
+    action = QAction(text, widget if widget is not None else vb)
     action.setToolTip("Show the whole time range and fit the amplitude")
     action.triggered.connect(lambda _checked=False: reset())
-    first = menu.actions()[0] if menu.actions() else None
-    menu.insertAction(first, action)
+
+    def put_first(menu: QMenu) -> None:
+        first = menu.actions()[0] if menu.actions() else None
+        menu.insertAction(first, action)
+
+    on_menu(vb, put_first)  # (when the menu is made: plots.lazy_menu)
     if widget is not None:
         shortcut = QAction(text, widget)
         shortcut.setShortcut(QKeySequence("Ctrl+0"))

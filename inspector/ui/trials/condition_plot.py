@@ -208,8 +208,9 @@ class ConditionPlot(PlotView):
     failed = Signal(str)
 
     def __init__(self, doc: Document, jobs: JobRunner, axis: TrialAxis, *,
-                 with_list: bool = True, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+                 with_list: bool = True, parent: QWidget | None = None,
+                 plot_widget: pg.PlotWidget | None = None) -> None:
+        super().__init__(parent, plot_widget)
         self.doc = doc
         self.jobs = jobs
         self.axis = axis

@@ -18,6 +18,7 @@ from collections.abc import Hashable, Iterator
 from typing import Any
 
 import numpy as np
+import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
@@ -42,6 +43,7 @@ from inspector.formats.analysis import PRESTIMULUS, RECORDED, STIMULUS, TrialAxi
 from inspector.formats.document import Document
 from inspector.jobs import JobRunner
 from inspector.models.selection import TrialSelection
+from inspector.ui.plots.base import new_plot_widget
 from inspector.ui.trials.common import AverageRequest, FlowLayout, channel_label, group
 from inspector.ui.trials.condition_plot import MAX_SHOWN, ConditionPlot
 from inspector.ui.trials.trial_image import ImageRequest, TrialImage
@@ -95,8 +97,9 @@ def build_in_steps(doc: Document, jobs: JobRunner, selection: TrialSelection | N
     """Build a :class:`TrialsPanel` over several event-loop turns: call ``next`` once a
     turn; it gives None until the last step, which gives the panel.
 
-    Each of its two plots takes 30-60 ms to build (pyqtgraph's plot items); built
-    one a turn, the window keeps answering (docs/architecture.md, "Contracts").
+    Each of its two plots takes 30-60 ms to build: its bare ``pg.PlotWidget``
+    (:func:`~inspector.ui.plots.base.new_plot_widget`) on one turn, the view's items
+    on the next, so the window keeps answering (docs/architecture.md, "Contracts").
     The plots are made hidden children of ``parent`` until the panel takes them.
     """
     try:
@@ -104,11 +107,22 @@ def build_in_steps(doc: Document, jobs: JobRunner, selection: TrialSelection | N
     except ValueError:
         yield TrialsPanel(doc, jobs, selection, parent)  # it says why there are no views
         return
-    average = ConditionPlot(doc, jobs, axis, parent=parent)
+    widget = _hidden_plot_widget(parent)
     yield None
-    image = TrialImage(doc, jobs, axis, grouping_choices(doc), parent=parent)
+    average = ConditionPlot(doc, jobs, axis, parent=parent, plot_widget=widget)
+    yield None
+    widget = _hidden_plot_widget(parent)
+    yield None
+    image = TrialImage(doc, jobs, axis, grouping_choices(doc), parent=parent, plot_widget=widget)
     yield None
     yield TrialsPanel(doc, jobs, selection, parent, views=(average, image))
+
+
+def _hidden_plot_widget(parent: QWidget) -> pg.PlotWidget:
+    widget = new_plot_widget()
+    widget.setParent(parent)
+    widget.hide()
+    return widget
 
 
 class TrialsPanel(QWidget):

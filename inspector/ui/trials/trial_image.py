@@ -102,8 +102,9 @@ class TrialImage(PlotView):
 
     def __init__(self, doc: Document, jobs: JobRunner, axis: TrialAxis,
                  sort_choices: list[tuple[str, Hashable]],
-                 parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+                 parent: QWidget | None = None,
+                 plot_widget: pg.PlotWidget | None = None) -> None:
+        super().__init__(parent, plot_widget)
         self.doc = doc
         self.jobs = jobs
         self.axis = axis

@@ -15,6 +15,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt
 
 from inspector.formats.document import MemberCheck
+from inspector.models.multi_data import OneEntryPerCell
 from inspector.models.roles import CopyRole, LocationRole, NameRole, StatusRole
 from inspector.models.style import is_dark, monospace_font, muted_color, status_color, status_icon
 
@@ -41,7 +42,7 @@ FAILED = frozenset(
 )
 
 
-class ChecksumModel(QAbstractTableModel):
+class ChecksumModel(OneEntryPerCell, QAbstractTableModel):
     """Columns: member name, status, recorded digest, computed digest."""
 
     def __init__(self, members: Sequence[MemberCheck] | None = None,

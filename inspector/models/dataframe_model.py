@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 
+from inspector.models.multi_data import OneEntryPerCell
 from inspector.models.roles import CopyRole, MissingRole, NameRole, ValueRole
 from inspector.models.style import italic_font, kind_color, muted_color
 from inspector.models.value_text import NA_TEXT, is_missing, value_text, value_type_name
@@ -63,7 +64,7 @@ def _mixed_key(v: Any) -> Any:
     return str(v)
 
 
-class DataFrameModel(QAbstractTableModel):
+class DataFrameModel(OneEntryPerCell, QAbstractTableModel):
     """Read-only view of a DataFrame; rows may be sorted and filtered.
 
     Display conventions: missing values (None, NA, NaT, NaN) show as greyed

@@ -16,6 +16,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt
 
 from inspector.formats.findings import SEVERITIES, Finding, Severity
+from inspector.models.multi_data import OneEntryPerCell
 from inspector.models.roles import CopyRole, LocationRole, NameRole
 from inspector.models.style import severity_icon
 
@@ -64,7 +65,7 @@ def finding_detail_text(finding: Finding, file_label: str = "") -> str:
     return "\n".join(lines)
 
 
-class FindingsModel(QAbstractTableModel):
+class FindingsModel(OneEntryPerCell, QAbstractTableModel):
     """Rows are ``(file label, Finding, owner)`` triples.
 
     Sorting by the Severity column orders errors before warnings before info

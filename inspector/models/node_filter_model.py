@@ -5,11 +5,12 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, QSortFilterProxyModel
 
 from inspector.formats.document import Node
+from inspector.models.multi_data import ProxyOneEntryPerCell
 from inspector.models.roles import NodeRole
 from inspector.models.value_text import value_text
 
 
-class NodeFilterProxy(QSortFilterProxyModel):
+class NodeFilterProxy(ProxyOneEntryPerCell, QSortFilterProxyModel):
     """Keeps nodes whose name, value text or location contains the filter text.
 
     Case-insensitive; parents of a match stay visible (recursive filtering)

@@ -20,6 +20,7 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelInde
 
 from inspector.formats.capabilities import MORE_ATTRIBUTES
 from inspector.formats.document import Node
+from inspector.models.multi_data import OneEntryPerCell
 from inspector.models.roles import (
     CopyRole,
     LocationRole,
@@ -77,7 +78,7 @@ def node_full_text(n: Node) -> str:
     return value_text(n.value, limit=1_000_000)
 
 
-class NodeTreeModel(QAbstractItemModel):
+class NodeTreeModel(OneEntryPerCell, QAbstractItemModel):
     """Columns: name, value (typed text), value type, details.
 
     Strings are shown in quotes in a distinct colour, so an int ``1`` and a

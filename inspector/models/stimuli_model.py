@@ -15,6 +15,7 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPen, QPixmap
 
 from inspector.formats.document import Stimulus
+from inspector.models.multi_data import OneEntryPerCell
 from inspector.models.roles import CopyRole, LocationRole, NameRole, ValueRole
 from inspector.models.style import muted_color
 from inspector.models.value_text import value_text, value_type_name
@@ -44,7 +45,7 @@ def placeholder_pixmap(failed: bool, size: int = THUMB) -> QPixmap:
     return pix
 
 
-class StimuliModel(QAbstractListModel):
+class StimuliModel(OneEntryPerCell, QAbstractListModel):
     """One row per :class:`Stimulus`; caption = typed ID (``3`` vs ``"3"``)."""
 
     thumbnail_requested = Signal(int)

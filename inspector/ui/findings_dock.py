@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QItemSelection, QModelIndex, QSortFilterProxyModel, Qt, QTimer, Signal
+from PySide6.QtCore import QItemSelection, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -42,6 +42,7 @@ from inspector.models.findings_model import (
     finding_detail_text,
     severity_counts_text,
 )
+from inspector.models.multi_data import SortFilterProxy
 from inspector.ui.copy_support import install_copy_actions
 
 #: Shown in the detail box while no finding is selected.
@@ -105,7 +106,7 @@ class FindingsDock(QDockWidget):
         super().__init__("Findings", parent)
         self.setObjectName("findingsDock")
         self.model = FindingsModel(self)
-        self.proxy = QSortFilterProxyModel(self)
+        self.proxy = SortFilterProxy(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setSortRole(SeverityRankRole)
         self.view = self._make_view()

@@ -40,6 +40,7 @@ from inspector.formats.node_data import (
     cell_text,
 )
 from inspector.jobs import JobRunner
+from inspector.models.multi_data import OneEntryPerCell
 from inspector.models.roles import CopyRole
 from inspector.models.style import kind_color
 from inspector.ui.data.reading import ReadFailure, read_values
@@ -59,7 +60,7 @@ PENDING = "…"
 _Page = tuple[list[ColumnSpec], list[np.ndarray], list[np.ndarray | None]]
 
 
-class NodeTableModel(QAbstractTableModel):
+class NodeTableModel(OneEntryPerCell, QAbstractTableModel):
     """Rows x columns of a node, read page by page on jobs.
 
     Signals:

@@ -29,13 +29,15 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import QAbstractItemView, QListView, QWidget
 
+from inspector.models.multi_data import OneEntryPerCell
+
 #: Side of a colour swatch, in pixels.
 SWATCH = 12
 
 _Index = QModelIndex | QPersistentModelIndex
 
 
-class ScanListModel(QAbstractListModel):
+class ScanListModel(OneEntryPerCell, QAbstractListModel):
     """Rows of scan IDs with a check box (shown or hidden) and a colour swatch.
 
     Args:

@@ -1,4 +1,4 @@
-"""The plots' context menus are made on first use (inspector.ui.plots.lazy_menu)."""
+"""The plots' context menus are made on first use (inspector.ui.lazy_menu)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMenu
 
+from inspector.ui.lazy_menu import LazyMenuViewBox, on_menu
 from inspector.ui.plots.base import new_plot_widget
-from inspector.ui.plots.lazy_menu import LazyMenuViewBox, on_menu
 from inspector.ui.plots.navigation import add_reset_action
 
 

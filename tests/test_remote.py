@@ -25,8 +25,9 @@ from inspector.formats.remote_source import RemoteOptions, RemoteResource
 FIXTURES = Path(__file__).parent / "fixtures"
 RECORDINGS = sorted((FIXTURES / "vneurotk").rglob("*.h5"))
 ARCHIVES = sorted((FIXTURES / "aucx").glob("*.aucx"))
-#: Small blocks, so that even the small fixtures take several requests.
-SMALL = RemoteOptions(timeout=5.0, min_block=4096, max_block=32768)
+#: Small blocks, so that even the small fixtures take several requests; a timeout no
+#: loaded machine reaches (a timeout's own finding is tested with a short one below).
+SMALL = RemoteOptions(timeout=120.0, min_block=4096, max_block=32768)
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,7 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from inspector.ui import plot_export
-from inspector.ui.plots.lazy_menu import LazyMenuViewBox
+from inspector.ui.lazy_menu import LazyMenuViewBox
 from inspector.ui.plots.theming import follow_palette
 
 #: Room left of a plot's y axis (pixels), so that its rotated label keeps clear of

@@ -26,7 +26,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QCursor, QKeySequence
 from PySide6.QtWidgets import QMenu, QToolTip, QWidget
 
-from inspector.ui.plots.lazy_menu import on_menu
+from inspector.ui.lazy_menu import on_menu
 
 #: Modifier that turns the wheel from time zoom into amplitude zoom.
 AMPLITUDE_MODIFIER = Qt.KeyboardModifier.ControlModifier
@@ -76,7 +76,7 @@ def add_reset_action(vb: pg.ViewBox, reset: Callable[[], None], widget: QWidget 
         first = menu.actions()[0] if menu.actions() else None
         menu.insertAction(first, action)
 
-    on_menu(vb, put_first)  # (when the menu is made: plots.lazy_menu)
+    on_menu(vb, put_first)  # (when the menu is made: lazy_menu)
     if widget is not None:
         shortcut = QAction(text, widget)
         shortcut.setShortcut(QKeySequence("Ctrl+0"))

@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QLabel,
-    QMenu,
     QWidget,
 )
 
@@ -164,11 +163,7 @@ def ask_path(view: PlotView, kind: str) -> Path | None:
 def install_export_menu(view: PlotView) -> None:
     """Give ``view``'s plot the one export menu (and drop pyqtgraph's "Export…")."""
     view.plot_widget.scene().contextMenu = []  # pyqtgraph's own export dialog entry
-    from inspector.ui.lazy_menu import on_menu
-
-    def add_entries(menu: QMenu) -> None:
-        menu.addSeparator()
-        for text, kind in ENTRIES:
-            menu.addAction(text, lambda kind=kind: ask_export(view, kind))
-
-    on_menu(view.plot_item.vb, add_entries)  # (when the menu is made: lazy_menu)
+    menu = view.plot_item.vb.menu
+    menu.addSeparator()
+    for text, kind in ENTRIES:
+        menu.addAction(text, lambda kind=kind: ask_export(view, kind))

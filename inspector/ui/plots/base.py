@@ -21,7 +21,6 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from inspector.ui import plot_export
-from inspector.ui.lazy_menu import LazyMenuViewBox
 from inspector.ui.plots.theming import follow_palette
 
 #: Room left of a plot's y axis (pixels), so that its rotated label keeps clear of
@@ -30,9 +29,8 @@ LABEL_ROOM = 11
 
 
 def new_plot_widget() -> pg.PlotWidget:
-    """A bare ``pg.PlotWidget`` for a :class:`PlotView` to take (GUI thread); its view
-    box makes its context menu when first wanted (:class:`LazyMenuViewBox`)."""
-    return pg.PlotWidget(viewBox=LazyMenuViewBox())
+    """A bare ``pg.PlotWidget`` for a :class:`PlotView` to take (GUI thread)."""
+    return pg.PlotWidget()
 
 
 class PlotView(QWidget):

@@ -24,9 +24,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QCursor, QKeySequence
-from PySide6.QtWidgets import QMenu, QToolTip, QWidget
-
-from inspector.ui.lazy_menu import on_menu
+from PySide6.QtWidgets import QToolTip, QWidget
 
 #: Modifier that turns the wheel from time zoom into amplitude zoom.
 AMPLITUDE_MODIFIER = Qt.KeyboardModifier.ControlModifier
@@ -68,15 +66,12 @@ def add_reset_action(vb: pg.ViewBox, reset: Callable[[], None], widget: QWidget 
 
     With ``widget``, ``Ctrl+0`` triggers it while ``widget`` (or a child) has focus.
     """
-    action = QAction(text, widget if widget is not None else vb)
+    menu = vb.menu
+    action = QAction(text, menu)
     action.setToolTip("Show the whole time range and fit the amplitude")
     action.triggered.connect(lambda _checked=False: reset())
-
-    def put_first(menu: QMenu) -> None:
-        first = menu.actions()[0] if menu.actions() else None
-        menu.insertAction(first, action)
-
-    on_menu(vb, put_first)  # (when the menu is made: lazy_menu)
+    first = menu.actions()[0] if menu.actions() else None
+    menu.insertAction(first, action)
     if widget is not None:
         shortcut = QAction(text, widget)
         shortcut.setShortcut(QKeySequence("Ctrl+0"))

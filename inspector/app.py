@@ -22,9 +22,9 @@ if TYPE_CHECKING:
 #: the GUI thread asks for it, and painting asks for it once per call into Python (item
 #: models, plot items): at 5 ms a busy job made single repaints take hundreds of ms.
 #: ``benchmarks/gil_convoy.py`` measures it: a repaint of a 2 000-row table model that
-#: takes 5-9 ms alone took 64-71 ms beside one busy Python thread at 0.5 ms, 22-32 ms at
-#: 0.1 ms and 16-18 ms at 0.05 ms, while the busy thread's share of its own speed went
-#: from 0.8 to 0.65 and 0.55.
+#: takes 5-14 ms alone took 26-71 ms beside one busy Python thread at 0.5 ms, 22-32 ms at
+#: 0.1 ms and 16-22 ms at 0.05 ms, while the busy thread kept 0.6-0.9, 0.5-0.7 and
+#: 0.4-0.6 of its own speed.
 GUI_SWITCH_INTERVAL_S = 0.0001
 
 

@@ -16,29 +16,20 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem, QTreeView
 
-from inspector.formats.document import MemberCheck, Node
+from inspector.formats.document import MemberCheck
 from inspector.models.checksum_model import ChecksumModel
 from inspector.models.dataframe_model import DataFrameModel
 from inspector.models.multi_data import OneEntryPerCell, SortFilterProxy
 from inspector.models.node_filter_model import NodeFilterProxy
 from inspector.models.node_tree_model import NodeTreeModel
 from inspector.models.roles import CopyRole, LocationRole, MissingRole, NodeRole, ValueRole
+from tests.test_views_models import _tree  # the typed-values tree those tests use
 
 D = Qt.ItemDataRole
 #: The roles a delegate asks for, and the models' own roles.
 ROLES = [D.DisplayRole, D.DecorationRole, D.EditRole, D.ToolTipRole, D.FontRole,
          D.TextAlignmentRole, D.BackgroundRole, D.ForegroundRole, D.CheckStateRole,
          NodeRole, LocationRole, ValueRole, MissingRole, CopyRole]
-
-
-def _tree() -> Node:
-    root = Node("root", kind="group")
-    g = root.add("group", kind="group", location="/g")
-    g.add("as_int", 1, location="/g@as_int")
-    g.add("as_str", "1", location="/g@as_str")
-    g.add("unknown_field", "unknown", location="/g@u")
-    g.add("data", kind="dataset", location="/g/data", detail="(3,) int64")
-    return root
 
 
 def _cells(model, parent=QModelIndex()):

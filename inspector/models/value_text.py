@@ -120,6 +120,9 @@ def value_text(value: Any, limit: int = 200) -> str:
         text = "{" + inner + "}"
     else:
         text = str(value)
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
-    return text
+    return cut_text(text, limit)
+
+
+def cut_text(text: str, limit: int) -> str:
+    """``text`` if it has at most ``limit`` characters, else its first ``limit - 1`` and "…"."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -101,14 +101,14 @@ class PlotPanel(QWidget):
         self._message.setWordWrap(True)
         self._lay.addWidget(self._message, 1)
         self._spare: pg.PlotWidget | None = None
-        self._spares_made = 0
+        self._spare_made = False  # (the first: see ``preparing``)
         self._prepare_spare()
 
     @property
     def preparing(self) -> bool:
         """True until the first spare plot widget is made (a view shown before would make
         its own widget on the turn that builds it)."""
-        return self._spares_made == 0
+        return not self._spare_made
 
     def _prepare_spare(self, delay_ms: int = 0) -> None:
         """Make the spare plot widget on a later event-loop turn, unless there is one."""
@@ -118,7 +118,7 @@ class PlotPanel(QWidget):
     def _make_spare(self) -> None:
         if self._spare is None:
             self._spare = new_plot_widget()
-            self._spares_made += 1
+            self._spare_made = True
             self._spare.setParent(self)
             self._spare.hide()
 

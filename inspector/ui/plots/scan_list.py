@@ -30,16 +30,13 @@ from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import QAbstractItemView, QListView, QWidget
 
 from inspector.models.multi_data import OneEntryPerCell
+from inspector.models.value_text import cut_text
 
 #: Side of a colour swatch, in pixels.
 SWATCH = 12
 #: Characters of a scan ID a row shows, and its tooltip (a longer ID ends in "…";
 #: laying out a 100 000-character ID took 110 ms of every paint of the list).
 SHOWN_CHARS, TIP_CHARS = 200, 2000
-
-
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -89,9 +86,9 @@ class ScanListModel(OneEntryPerCell, QAbstractListModel):
             return None
         row = index.row()
         if role == Qt.ItemDataRole.DisplayRole:
-            return _cut(self.ids[row], SHOWN_CHARS)
+            return cut_text(self.ids[row], SHOWN_CHARS)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return _cut(self.ids[row], TIP_CHARS)
+            return cut_text(self.ids[row], TIP_CHARS)
         if role == Qt.ItemDataRole.CheckStateRole:
             return Qt.CheckState.Checked if self.shown[row] else Qt.CheckState.Unchecked
         if role == Qt.ItemDataRole.DecorationRole:

@@ -24,9 +24,10 @@ if TYPE_CHECKING:
 #: ``benchmarks/gil_convoy.py`` measures it: a repaint of a 2 000-row table model that
 #: takes 5-14 ms alone took 26-71 ms beside one busy Python thread at 0.5 ms, 22-32 ms at
 #: 0.1 ms and 16-22 ms at 0.05 ms, while the busy thread kept 0.6-0.9, 0.5-0.7 and
-#: 0.4-0.6 of its own speed.  Kept at 0.5 ms: at 0.1 ms two suite runs hung in a GC
-#: deadlock (a Qt object collected on a job thread; see the stop-24 note) until that is fixed.
-GUI_SWITCH_INTERVAL_S = 0.0005
+#: 0.4-0.6 of its own speed.  (At 0.1 ms two suite runs once hung in a deadlock between
+#: a job thread destroying a Qt object the cyclic collector found and the GUI thread; the
+#: collector now runs on the GUI thread only, :mod:`inspector.ui.garbage`.)
+GUI_SWITCH_INTERVAL_S = 0.0001
 
 
 #: Qt messages that tell a user nothing: the offscreen platform (``--screenshot`` on a
@@ -65,11 +66,13 @@ def make_application(argv: Sequence[str] | None = None) -> QApplication:
 
     Also shortens the interpreter's thread switch interval to
     :data:`GUI_SWITCH_INTERVAL_S`, so that jobs running Python never keep the
-    GUI thread waiting for long.
+    GUI thread waiting for long, and moves Python's cyclic garbage collection
+    to the GUI thread (:mod:`inspector.ui.garbage`).
     """
     from PySide6.QtGui import QGuiApplication
     from PySide6.QtWidgets import QApplication
 
+    from inspector.ui.garbage import install_gui_thread_collector
     from inspector.ui.icons import app_icon
 
     sys.setswitchinterval(GUI_SWITCH_INTERVAL_S)
@@ -82,6 +85,7 @@ def make_application(argv: Sequence[str] | None = None) -> QApplication:
     app.setApplicationVersion(__version__)
     QGuiApplication.setDesktopFileName(APP_ID)
     app.setWindowIcon(app_icon())  # a null icon when the files are missing
+    install_gui_thread_collector(app)
     return app
 
 

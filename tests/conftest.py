@@ -45,6 +45,34 @@ def _worker_pool():
         yield executor
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _collector_on_the_gui_thread(qapp):
+    """As in the app (``make_application``): cyclic garbage is collected on the GUI thread
+    only (inspector.ui.garbage; a Qt object collected on a job thread can deadlock with the
+    GUI thread), and threads switch at the GUI's interval."""
+    import sys
+
+    from inspector.app import GUI_SWITCH_INTERVAL_S
+    from inspector.ui.garbage import install_gui_thread_collector
+
+    sys.setswitchinterval(GUI_SWITCH_INTERVAL_S)
+    collector = install_gui_thread_collector(qapp)
+    yield collector
+    collector.stop()
+
+
+@pytest.fixture(autouse=True)
+def _collect_after_each_test(_collector_on_the_gui_thread):
+    """What became garbage in a test that never ran the event loop is collected after it; what
+    a warmed-up window froze (``freeze_long_lived``) is given back, for later tests to free."""
+    import gc
+
+    yield
+    if gc.get_freeze_count():
+        gc.unfreeze()
+    _collector_on_the_gui_thread.check()
+
+
 # -- exit ---------------------------------------------------------------------------------
 # About one full run in eight ended with SIGSEGV during interpreter finalisation, after every
 # test had passed and the summary was printed (HDF5/Qt objects torn down in an order they do

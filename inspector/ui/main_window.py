@@ -37,6 +37,7 @@ from inspector.ui.export_support import (
     suggested_export_path,
 )
 from inspector.ui.findings_dock import FindingsDock
+from inspector.ui.garbage import freeze_long_lived
 from inspector.ui.icons import severity_icon
 from inspector.ui.open_dialog import OpenDialog
 from inspector.ui.recent_files import add_recent, fill_recent_menu, last_dir
@@ -347,6 +348,15 @@ class MainWindow(QMainWindow):
         from inspector.formats.registry import reader_modules
 
         preload.preload([*reader_modules(), *VIEW_MODULES, *WARM_LIBRARIES])
+        preload.when_drained(self._freeze_if_empty)
+
+    def _freeze_if_empty(self) -> None:
+        """Every module is imported: with no document open, what is alive is code and
+        the window's own widgets, which the collector need never walk again
+        (:func:`inspector.ui.garbage.freeze_long_lived`).  With documents open it is not
+        done: their objects would never be collected once their tabs close."""
+        if not self.document_tabs():
+            freeze_long_lived()
 
     def _tab_status(self, tab: DocumentTab, text: str) -> None:
         """A tab's status line changed: shown while that tab is current."""

@@ -53,6 +53,7 @@ class _Loader(QObject):
 
     imported = Signal(str)
     failed = Signal(str, str)
+    drained = Signal()
 
     def __init__(self) -> None:
         super().__init__()
@@ -62,8 +63,10 @@ class _Loader(QObject):
         self._queue: deque[str] = deque()
         self._urgent: set[str] = set()  # queued names a callback waits for (under the lock)
         self._thread: threading.Thread | None = None
+        self.when_drained: list[Callable[[], None]] = []
         self.imported.connect(self._imported)
         self.failed.connect(self._failed)
+        self.drained.connect(self._drained)
 
     @property
     def busy(self) -> bool:
@@ -97,7 +100,7 @@ class _Loader(QObject):
             with self._lock:
                 if not self._queue:
                     self._thread = None
-                    return
+                    break
                 name = self._queue.popleft()
                 pause = name not in self._urgent  # a module only preloaded
                 self._urgent.discard(name)
@@ -109,11 +112,19 @@ class _Loader(QObject):
                 self.failed.emit(name, f"{type(exc).__name__}: {exc}")
             else:
                 self.imported.emit(name)
+        self.drained.emit()
 
     def _imported(self, name: str) -> None:
         module = sys.modules[name]
         for on_ready, _ in self.waiting.pop(name, []):
             on_ready(module)
+
+    def _drained(self) -> None:
+        if self.busy:  # queued again since
+            return
+        callbacks, self.when_drained = self.when_drained, []
+        for callback in callbacks:
+            callback()
 
     def _failed(self, name: str, message: str) -> None:
         for _, on_error in self.waiting.pop(name, []):
@@ -155,6 +166,15 @@ def preload(names: Iterable[str]) -> None:
     for name in names:
         if loaded(name) is None:
             _the_loader().start(name)
+
+
+def when_drained(callback: Callable[[], None]) -> None:
+    """Call ``callback()`` on the GUI thread once the background thread has nothing left to
+    import: at once when it is idle.  Call from the GUI thread only."""
+    if not busy():
+        callback()
+        return
+    _the_loader().when_drained.append(callback)
 
 
 def cancel_preloads() -> None:

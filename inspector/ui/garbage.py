@@ -1,0 +1,118 @@
+"""Python's cyclic garbage collector, run on the GUI thread only.
+
+Left to itself the collector runs on whichever thread allocates when a generation's
+count passes its threshold, and then destroys whatever Qt wrappers it finds in
+unreachable cycles on that thread.  A job thread that destroys a ``QObject`` takes
+Qt's connection lock and, for a PySide wrapper, waits for the interpreter lock
+inside the destructor; the GUI thread, holding the interpreter lock, can be waiting
+for that connection lock (making a ``QMenu``, connecting a signal): a deadlock,
+seen twice in suite runs (stop 24).  pyqtgraph documents the same remedy
+(``pyqtgraph.util.garbage_collector.GarbageCollector``): automatic collection is
+turned off and a timer on the GUI thread collects when the interpreter would have
+(:meth:`GuiThreadCollector.check`).
+"""
+
+from __future__ import annotations
+
+import gc
+
+from PySide6.QtCore import QObject, QTimer
+
+#: How often the GUI thread looks at the collector's counts (milliseconds).
+CHECK_INTERVAL_MS = 50
+
+
+class GuiThreadCollector(QObject):
+    """Turns automatic collection off and collects from a timer on the GUI thread.
+
+    Created on the GUI thread with the application as parent; :meth:`stop`
+    turns automatic collection back on.  The thresholds are those in force when
+    it was made (``gc.get_threshold()``).
+    """
+
+    def __init__(self, parent: QObject | None = None,
+                 interval_ms: int = CHECK_INTERVAL_MS) -> None:
+        super().__init__(parent)
+        self.thresholds: tuple[int, int, int] = gc.get_threshold()
+        self.long_lived_total = len(gc.get_objects(generation=2))
+        self.long_lived_pending = 0
+        self.allocated_since_full = 0
+        t0, t1, t2 = self.thresholds
+        self.full_every = t0 * (t1 + 1) * (t2 + 1)
+        self._timer = QTimer(self)
+        self._timer.setInterval(interval_ms)
+        self._timer.timeout.connect(self.check)
+        gc.disable()
+        self._timer.start()
+
+    def check(self) -> int:
+        """Collect what is due now; the number of unreachable objects found.
+
+        Nothing is due until generation 0's count (container allocations minus
+        deallocations) exceeds its threshold.  Then the young generations are
+        collected together (``gc.collect(1)``): a timer looks far less often
+        than the interpreter would, so its generation 0 holds thousands of
+        objects, and collecting both young generations at once walks each object
+        once on its way to the old generation where the interpreter's two steps
+        walk it twice, and no single collection grows with the time since the
+        last one.  The old generation is collected instead when as many objects
+        were allocated since its last collection as make the interpreter collect
+        it (``full_every``: generation 0's threshold times one more than each
+        older generation's, 84 700 by default) and at least a quarter as many objects joined it
+        since its last collection (``long_lived_pending``) as survived that
+        collection (``long_lived_total``), so that full collections stay as rare
+        as the interpreter keeps them (CPython's ``Modules/gcmodule.c``,
+        ``collect_generations``).
+        """
+        allocated = gc.get_count()[0]
+        if allocated <= self.thresholds[0]:
+            return 0
+        self.allocated_since_full += allocated
+        if (self.allocated_since_full > self.full_every
+                and self.long_lived_pending >= self.long_lived_total / 4):
+            unreachable = gc.collect(2)
+            self.long_lived_total = len(gc.get_objects(generation=2))
+            self.long_lived_pending = 0
+            self.allocated_since_full = 0
+            return unreachable
+        young = len(gc.get_objects(generation=0)) + len(gc.get_objects(generation=1))
+        unreachable = gc.collect(1)
+        self.long_lived_pending += max(0, young - unreachable)
+        return unreachable
+
+    def stop(self) -> None:
+        """Stop the timer and give collection back to the interpreter."""
+        self._timer.stop()
+        gc.enable()
+
+
+_installed: list[GuiThreadCollector] = []
+
+
+def install_gui_thread_collector(app: QObject) -> GuiThreadCollector:
+    """The process's :class:`GuiThreadCollector`, made on first call with ``app`` as parent.
+
+    Call on the GUI thread, once the ``QApplication`` exists.
+    """
+    if not _installed:
+        _installed.append(GuiThreadCollector(app))
+    return _installed[0]
+
+
+def freeze_long_lived() -> None:
+    """Move every object alive now out of the collector's reach, for good (``gc.freeze()``).
+
+    Meant for the moment the window has imported everything and shows no
+    document: what is alive is module code and the window's own widgets, which
+    never become garbage, and which would make every later full collection walk
+    the hundreds of thousands of objects the scientific stack brings (about
+    100 ms on the 2-core machine, on the GUI thread).  The young generations are
+    collected first; garbage already in the old generation (from start-up) stays,
+    once, a bounded cost.  Afterwards the old generation counts only what was
+    made since, and :class:`GuiThreadCollector`'s counts start again from it.
+    """
+    gc.collect(1)
+    gc.freeze()
+    for collector in _installed:
+        collector.long_lived_total = len(gc.get_objects(generation=2))
+        collector.long_lived_pending = 0

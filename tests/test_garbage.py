@@ -10,7 +10,7 @@ import weakref
 from PySide6.QtCore import QObject
 
 from inspector.ui import preload
-from inspector.ui.garbage import GuiThreadCollector, freeze_long_lived
+from inspector.ui.garbage import GuiThreadCollector, freeze_long_lived, hold_full_collections
 from inspector.ui.main_window import MainWindow
 from tests.conftest import FIXTURES
 
@@ -111,6 +111,25 @@ def test_full_collections_wait_for_the_interpreters_allocations_and_long_lived_s
         gc.disable()  # the suite's collector stays in charge
 
 
+def test_full_collections_wait_while_held(_collector_on_the_gui_thread):
+    collector = _collector_on_the_gui_thread
+    keep = []
+
+    def due_full() -> list[int]:
+        collector.allocated_since_full = collector.full_every
+        collector.long_lived_total, collector.long_lived_pending = 4_000, 4_000
+        keep.append([[i] for i in range(collector.thresholds[0] + 1)])
+        return _collections_during(collector.check)
+
+    hold_full_collections(True)
+    try:
+        assert due_full() == [1]
+    finally:
+        hold_full_collections(False)
+    assert due_full() == [2]
+    keep.clear()
+
+
 def test_stop_gives_collection_back_to_the_interpreter(qapp):
     collector = GuiThreadCollector(qapp)
     assert not gc.isenabled()
@@ -152,6 +171,24 @@ def test_when_drained_calls_back_after_the_last_import(qtbot, tmp_path, monkeypa
     assert got == []
     qtbot.waitUntil(lambda: bool(got), timeout=10_000)
     assert got == [True]
+
+
+def test_the_warm_up_holds_full_collections_until_its_last_import(
+        qtbot, tmp_path, monkeypatch, _collector_on_the_gui_thread):
+    (tmp_path / "gc_slow_module.py").write_text("import time\ntime.sleep(0.5)\n",
+                                                encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "gc_slow_module", raising=False)
+    monkeypatch.setattr("inspector.ui.main_window.WARM_LIBRARIES", ("gc_slow_module",))
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.warm_up()
+    assert preload.busy() and _collector_on_the_gui_thread.full_held
+    assert not win.warmed_up
+    qtbot.waitUntil(lambda: win.warmed_up, timeout=60_000)
+    assert "gc_slow_module" in sys.modules
+    assert not _collector_on_the_gui_thread.full_held
+    assert gc.get_freeze_count() > 0  # the window was empty
 
 
 def _warm(qtbot, paths: list[str], monkeypatch) -> list[int]:

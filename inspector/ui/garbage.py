@@ -37,6 +37,7 @@ class GuiThreadCollector(QObject):
         self.long_lived_total = len(gc.get_objects(generation=2))
         self.long_lived_pending = 0
         self.allocated_since_full = 0
+        self.full_held = False  # full collections wait (hold_full_collections)
         t0, t1, t2 = self.thresholds
         self.full_every = t0 * (t1 + 1) * (t2 + 1)
         self._timer = QTimer(self)
@@ -68,7 +69,7 @@ class GuiThreadCollector(QObject):
         if allocated <= self.thresholds[0]:
             return 0
         self.allocated_since_full += allocated
-        if (self.allocated_since_full > self.full_every
+        if (not self.full_held and self.allocated_since_full > self.full_every
                 and self.long_lived_pending >= self.long_lived_total / 4):
             unreachable = gc.collect(2)
             self.long_lived_total = len(gc.get_objects(generation=2))
@@ -116,3 +117,14 @@ def freeze_long_lived() -> None:
     for collector in _installed:
         collector.long_lived_total = len(gc.get_objects(generation=2))
         collector.long_lived_pending = 0
+
+
+def hold_full_collections(held: bool) -> None:
+    """Make full collections wait (``held``) or let them run again when due.
+
+    For the window's warm-up: its imports make objects that never become
+    garbage, and :func:`freeze_long_lived` afterwards takes them out of reach,
+    so a full collection meanwhile would walk them on the GUI thread for nothing.
+    """
+    for collector in _installed:
+        collector.full_held = held

@@ -37,7 +37,7 @@ from inspector.ui.export_support import (
     suggested_export_path,
 )
 from inspector.ui.findings_dock import FindingsDock
-from inspector.ui.garbage import freeze_long_lived
+from inspector.ui.garbage import freeze_long_lived, hold_full_collections
 from inspector.ui.icons import severity_icon
 from inspector.ui.open_dialog import OpenDialog
 from inspector.ui.recent_files import add_recent, fill_recent_menu, last_dir
@@ -152,6 +152,8 @@ class MainWindow(QMainWindow):
         self._docks_sized = False
         self._kinds_asked = False
         self._warmed = False
+        self._warm_done = False  # the warm-up's last import is in (see _warm_up_done)
+        self._closed = False
         self._warm_waiting = False
         self._idle_looks = 0
         self._warm_timer = QTimer(self)
@@ -327,7 +329,7 @@ class MainWindow(QMainWindow):
     @property
     def warmed_up(self) -> bool:
         """The warm-up (:meth:`warm_up`) has imported every module it queued."""
-        return self._warmed and not preload.busy()
+        return self._warm_done and not preload.busy()
 
     def _look_for_idle(self) -> None:
         """The shown window warms up once :data:`WARM_UP_IDLE_LOOKS` looks in a row find it
@@ -347,14 +349,21 @@ class MainWindow(QMainWindow):
         self._warmed = True
         from inspector.formats.registry import reader_modules
 
+        hold_full_collections(True)
         preload.preload([*reader_modules(), *VIEW_MODULES, *WARM_LIBRARIES])
-        preload.when_drained(self._freeze_if_empty)
+        preload.when_drained(self._warm_up_done)
 
-    def _freeze_if_empty(self) -> None:
-        """Every module is imported: with no document open, what is alive is code and
-        the window's own widgets, which the collector need never walk again
-        (:func:`inspector.ui.garbage.freeze_long_lived`).  With documents open it is not
-        done: their objects would never be collected once their tabs close."""
+    def _warm_up_done(self) -> None:
+        """Every module is imported.  The imports made hundreds of thousands of objects that
+        never become garbage, which a full collection would walk on the GUI thread (about
+        100 ms), so none ran meanwhile.  With no document open, what is alive is code and
+        the window's own widgets, and the collector need never walk it again
+        (:func:`inspector.ui.garbage.freeze_long_lived`); with documents open it is not
+        frozen: their objects would never be collected once their tabs close."""
+        hold_full_collections(False)
+        if self._closed:  # (the thread finishes its import after the window closed)
+            return
+        self._warm_done = True
         if not self.document_tabs():
             freeze_long_lived()
 
@@ -669,6 +678,7 @@ class MainWindow(QMainWindow):
             s = QSettings()
             s.setValue("geometry", self.saveGeometry())
             s.setValue("state", self.saveState())
+        self._closed = True
         preload.cancel_preloads()  # the interpreter need not wait for the warm-up
         self.jobs.cancel_all()
         self.jobs.wait(3000)

@@ -454,3 +454,36 @@ def test_each_view_takes_the_plot_widget_made_ahead_on_a_turn_of_its_own(qtbot, 
     panel.show_array(name)  # another view: it takes the next spare
     assert panel.view.plot_widget is not spare
     doc.close()
+
+
+def test_a_plot_widget_made_in_steps_is_the_one_pyqtgraph_makes(qtbot):
+    import pyqtgraph as pg
+
+    from inspector.ui.plots.base import AXIS_SIDES, plot_widget_in_steps
+
+    steps = list(plot_widget_in_steps())
+    assert steps[:-1] == [None, None, None]  # view box, axes, plot item: a turn each
+    made, plain = steps[-1], pg.PlotWidget()
+    for widget in (made, plain):
+        qtbot.addWidget(widget)
+    item, plain_item = made.getPlotItem(), plain.getPlotItem()
+    assert isinstance(made, pg.PlotWidget) and made.centralWidget is item
+    for side in AXIS_SIDES:
+        axis, plain_axis = item.getAxis(side), plain_item.getAxis(side)
+        assert axis.orientation == plain_axis.orientation == side
+        assert axis.linkedView() is item.getViewBox()
+        assert axis.isVisible() == plain_axis.isVisible()
+        assert axis.parentItem() is item
+    box = item.getViewBox()
+    assert box.parentItem() is item and box.menu is not None and item.ctrlMenu is not None
+    assert box.menuEnabled() == plain_item.getViewBox().menuEnabled()
+    for widget in (made, plain):
+        widget.resize(400, 300)
+        widget.show()
+        widget.getPlotItem().plot([0.0, 1.0, 2.0], [3.0, -1.0, 5.0])
+        widget.getPlotItem().getViewBox().autoRange(padding=0)
+    qtbot.waitExposed(made)
+    (x0, x1), (y0, y1) = item.getViewBox().viewRange()
+    assert [[x0, x1], [y0, y1]] == plain_item.getViewBox().viewRange()
+    assert x0 <= 0.0 < 2.0 <= x1 and y0 <= -1.0 < 5.0 <= y1
+    assert x1 - x0 < 2.1 and y1 - y0 < 6.3

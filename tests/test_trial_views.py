@@ -495,6 +495,10 @@ def test_views_follow_the_palette(qtbot, jobs):
     assert panel.is_idle()
 
 
+#: The turns a bare plot widget is made in (inspector.ui.plots.base.plot_widget_in_steps).
+PLOT_WIDGET_PARTS = ("view box", "axes", "plot item", "graphics view")
+
+
 def test_panel_built_in_steps_uses_the_plots_of_the_earlier_steps(qtbot, jobs):
     from PySide6.QtWidgets import QWidget
 
@@ -504,14 +508,19 @@ def test_panel_built_in_steps_uses_the_plots_of_the_earlier_steps(qtbot, jobs):
     qtbot.addWidget(host)
     doc = opened(EPOCHS)
     steps = build_in_steps(doc, jobs, TrialSelection.for_document(doc), host)
-    assert next(steps) is None  # a bare plot widget, on a turn of its own
+    for part in PLOT_WIDGET_PARTS[:-1]:  # a bare plot widget, a turn for each of its parts
+        assert next(steps) is None, part
+        assert not host.findChildren(pg.PlotWidget), part
+    assert next(steps) is None
     [bare] = host.findChildren(pg.PlotWidget)
     assert not bare.isVisible() and not host.findChildren(ConditionPlot)
     assert next(steps) is None  # the condition plot, on that widget
     [average] = host.findChildren(ConditionPlot)
     assert average.plot_widget is bare
-    assert next(steps) is None  # the trial image's widget
-    assert not host.findChildren(TrialImage)
+    for part in PLOT_WIDGET_PARTS:  # the trial image's widget
+        assert next(steps) is None, part
+        assert not host.findChildren(TrialImage)
+    assert len(host.findChildren(pg.PlotWidget)) == 2
     assert next(steps) is None  # the trial image
     [image] = host.findChildren(TrialImage)
     assert image.plot_widget is not bare and image.plot_widget.getPlotItem() is image.plot_item

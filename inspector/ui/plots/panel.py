@@ -18,6 +18,7 @@ panel adds nothing, so the warning is said once.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import fields
 
 import numpy as np
@@ -30,7 +31,7 @@ from inspector.formats.capabilities import AucScans, TrialStructure
 from inspector.formats.document import Document
 from inspector.jobs import JobRunner
 from inspector.ui.plots.auc import AucView
-from inspector.ui.plots.base import PlotView, new_plot_widget
+from inspector.ui.plots.base import PlotView, plot_widget_in_steps
 from inspector.ui.plots.neural import NeuralView
 from inspector.ui.plots.patterns import PatternView
 
@@ -81,9 +82,10 @@ class PlotPanel(QWidget):
         view: the current :class:`PlotView` (None before ``show_array``).
         current: the name of the array asked for last.
 
-    The panel keeps one bare ``pg.PlotWidget`` made ahead, on an event-loop
-    turn of its own, for the next view to take: making one is 15 to 35 ms of
-    the GUI thread, which would otherwise add to the turn that builds the view.
+    The panel keeps one bare ``pg.PlotWidget`` made ahead, over event-loop
+    turns of its own (:func:`~inspector.ui.plots.base.plot_widget_in_steps`),
+    for the next view to take: making one is 12 to 25 ms of the GUI thread,
+    which would otherwise add to the turn that builds the view.
     """
 
     def __init__(self, doc: Document, jobs: JobRunner, parent: QWidget | None = None) -> None:
@@ -102,6 +104,7 @@ class PlotPanel(QWidget):
         self._lay.addWidget(self._message, 1)
         self._spare: pg.PlotWidget | None = None
         self._spare_made = False  # (the first: see ``preparing``)
+        self._spare_steps: Iterator[pg.PlotWidget | None] | None = None
         self._prepare_spare()
 
     @property
@@ -111,16 +114,25 @@ class PlotPanel(QWidget):
         return not self._spare_made
 
     def _prepare_spare(self, delay_ms: int = 0) -> None:
-        """Make the spare plot widget on a later event-loop turn, unless there is one."""
-        if self._spare is None:
-            QTimer.singleShot(delay_ms, self, self._make_spare)
+        """Make the spare plot widget on later event-loop turns, unless there is one or it
+        is being made (:func:`~inspector.ui.plots.base.plot_widget_in_steps`)."""
+        if self._spare is None and self._spare_steps is None:
+            self._spare_steps = plot_widget_in_steps()
+            QTimer.singleShot(delay_ms, self, self._spare_step)
 
-    def _make_spare(self) -> None:
-        if self._spare is None:
-            self._spare = new_plot_widget()
-            self._spare_made = True
-            self._spare.setParent(self)
-            self._spare.hide()
+    def _spare_step(self) -> None:
+        """One part of the spare plot widget; the next on the next turn, until it is made."""
+        if self._spare_steps is None:
+            return
+        widget = next(self._spare_steps)
+        if widget is None:
+            QTimer.singleShot(0, self, self._spare_step)
+            return
+        self._spare_steps = None
+        self._spare = widget
+        self._spare_made = True
+        widget.setParent(self)
+        widget.hide()
 
     def _take_spare(self) -> pg.PlotWidget | None:
         """The spare plot widget (None when it is not made yet); a new one follows once

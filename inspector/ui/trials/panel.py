@@ -14,7 +14,7 @@ restrict the average to them ("Selected trials only").
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator
+from collections.abc import Generator, Hashable, Iterator
 from typing import Any
 
 import numpy as np
@@ -43,7 +43,7 @@ from inspector.formats.analysis import PRESTIMULUS, RECORDED, STIMULUS, TrialAxi
 from inspector.formats.document import Document
 from inspector.jobs import JobRunner
 from inspector.models.selection import TrialSelection
-from inspector.ui.plots.base import new_plot_widget
+from inspector.ui.plots.base import plot_widget_in_steps
 from inspector.ui.trials.common import AverageRequest, FlowLayout, channel_label, group
 from inspector.ui.trials.condition_plot import MAX_SHOWN, ConditionPlot
 from inspector.ui.trials.trial_image import ImageRequest, TrialImage
@@ -97,9 +97,10 @@ def build_in_steps(doc: Document, jobs: JobRunner, selection: TrialSelection | N
     """Build a :class:`TrialsPanel` over several event-loop turns: call ``next`` once a
     turn; it gives None until the last step, which gives the panel.
 
-    Each of its two plots takes 30-60 ms to build: its bare ``pg.PlotWidget``
-    (:func:`~inspector.ui.plots.base.new_plot_widget`) on one turn, the view's items
-    on the next, so the window keeps answering (docs/architecture.md, "Contracts").
+    Each of its two plots takes 30-60 ms to build: the parts of its bare
+    ``pg.PlotWidget`` (:func:`~inspector.ui.plots.base.plot_widget_in_steps`) on a
+    turn each, the view's items on the next, so the window keeps answering
+    (docs/architecture.md, "Contracts").
     The plots are made hidden children of ``parent`` until the panel takes them.
     """
     try:
@@ -107,22 +108,27 @@ def build_in_steps(doc: Document, jobs: JobRunner, selection: TrialSelection | N
     except ValueError:
         yield TrialsPanel(doc, jobs, selection, parent)  # it says why there are no views
         return
-    widget = _hidden_plot_widget(parent)
-    yield None
+    widget = yield from _hidden_plot_widget(parent)
     average = ConditionPlot(doc, jobs, axis, parent=parent, plot_widget=widget)
     yield None
-    widget = _hidden_plot_widget(parent)
-    yield None
+    widget = yield from _hidden_plot_widget(parent)
     image = TrialImage(doc, jobs, axis, grouping_choices(doc), parent=parent, plot_widget=widget)
     yield None
     yield TrialsPanel(doc, jobs, selection, parent, views=(average, image))
 
 
-def _hidden_plot_widget(parent: QWidget) -> pg.PlotWidget:
-    widget = new_plot_widget()
-    widget.setParent(parent)
-    widget.hide()
-    return widget
+def _hidden_plot_widget(parent: QWidget) -> Generator[None, None, pg.PlotWidget]:
+    """Steps of :func:`~inspector.ui.plots.base.plot_widget_in_steps`, each yielding None;
+    returns the widget, a hidden child of ``parent``."""
+    for widget in plot_widget_in_steps():
+        if widget is None:
+            yield None
+            continue
+        widget.setParent(parent)
+        widget.hide()
+        yield None  # the view is built on the next turn
+        return widget
+    raise AssertionError("plot_widget_in_steps ends with the widget")
 
 
 class TrialsPanel(QWidget):

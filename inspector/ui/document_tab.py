@@ -252,6 +252,11 @@ class DocumentTab(QWidget):
             self._add_checksums()
         yield
         self._lay_out()
+        yield
+        plot_module = self._place_plots()
+        if plot_module is not None:
+            yield from self._plot_steps(plot_module)
+            yield
         self.has_views = True
         self._show_initial()
         self.views_ready.emit()
@@ -433,9 +438,22 @@ class DocumentTab(QWidget):
         self._stack.addWidget(self._page)
         self._stack.setCurrentWidget(self._page)
         self.setFocusProxy(self.views)  # keyboard: the tab hands focus to its views
-        if self._plot_slot is not None:
-            views = DATA_VIEWS if doc.object_data is not None else preload.PLOTS
-            preload.when_imported(views, self._plots_imported, self._plots_failed)
+
+    def _plot_module(self) -> str:
+        """The module of the views in the plot's place: the data views, else the plots."""
+        return DATA_VIEWS if self.doc.object_data is not None else preload.PLOTS
+
+    def _place_plots(self) -> ModuleType | None:
+        """The module of the plot's views when they can be built now (it is imported);
+        else None, and it is imported off the GUI thread and the views are built then
+        (:meth:`_plots_imported`).  None too when the tab has no plot."""
+        if self._plot_slot is None:
+            return None
+        module = preload.loaded(self._plot_module())
+        if module is None:
+            preload.when_imported(self._plot_module(), self._plots_imported,
+                                  self._plots_failed)
+        return module
 
     def _with_group_bar(self, split: QWidget) -> QWidget:
         """``split`` under the experiment-group chooser when the document offers several
@@ -515,18 +533,23 @@ class DocumentTab(QWidget):
 
     def _plots_imported(self, module: ModuleType) -> None:
         """The plots (and, for documents with object data, the data views: ``module`` is
-        then :data:`DATA_VIEWS`) are imported: they take the placeholder's place.
-
-        The first array (or the node asked for) is shown on the next event-loop
-        turn, so that building the view is not added to the turn that built the tab.
-        """
+        then :data:`DATA_VIEWS`) were imported after the tab was laid out: they take the
+        placeholder's place, on event-loop turns of their own (:meth:`_plot_steps`)."""
         if self._vstate["closed"] or self._plot_slot is None or self.doc is None:
             return
+        self._build_next(self._plot_steps(module))
+
+    def _plot_steps(self, module: ModuleType) -> Iterator[None]:
+        """The plot panel on one turn, the data viewer around it on the next, which puts
+        them in the placeholder's place.  The first array (or the node asked for) is
+        shown on the turn after (``_plot_timer``)."""
         shown = None
         if self.doc.arrays:
             self.plot = preload.loaded(preload.PLOTS).PlotPanel(self.doc, self.jobs, self)
             link_scans(self)  # one scan selection for the Scans table, the scan list and the plot
             shown = self.plot
+            if self.doc.object_data is not None:
+                yield  # (a child made after the tab was shown stays hidden until placed)
         if self.doc.object_data is not None:
             shown = self.viewer = module.NodeViewer(
                 self.doc.object_data, self.plot, self.detail, self.jobs, self,
@@ -534,6 +557,8 @@ class DocumentTab(QWidget):
             self.viewer.plot_requested.connect(self._plot_location)
             self.viewer.data.finding.connect(self._view_finding)
             self.viewer.data.node_missing.connect(self._node_missing)
+        if self._plot_slot is None:
+            return
         self.right.replaceWidget(self.right.indexOf(self._plot_slot), shown)
         self._plot_slot.deleteLater()
         self._plot_slot = None

@@ -219,3 +219,38 @@ def test_the_window_warms_up_only_once_it_has_been_idle_a_while():
     assert not warmed_while_busy
     assert looks == wanted > 1  # several looks in a row found the window idle
     assert trials_imported  # the warm-up ran through to the last view module
+
+
+def test_the_import_thread_and_reader_discovery_import_under_one_lock(qtbot, tmp_path,
+                                                                      monkeypatch):
+    """Two threads importing one package's modules in different orders can be handed a
+    module still being initialised (registry.IMPORT_LOCK): the window's import thread and
+    the discovery of the readers (on a job, or wherever first asked) never overlap."""
+    import importlib
+    import types
+
+    from inspector.formats import registry
+
+    (tmp_path / "gs_lock_probe.py").write_text(
+        "from inspector.formats.registry import IMPORT_LOCK\nHELD = IMPORT_LOCK._is_owned()\n",
+        encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "gs_lock_probe", raising=False)
+    got = []
+    preload.when_imported("gs_lock_probe", lambda m: got.append(m.HELD))
+    qtbot.waitUntil(lambda: bool(got), timeout=10_000)
+    assert got == [True]
+
+    held = []
+
+    def import_module(name: str):
+        held.append((name, registry.IMPORT_LOCK._is_owned()))
+        return importlib.import_module(name)
+
+    monkeypatch.setattr(registry, "importlib", types.SimpleNamespace(import_module=import_module))
+    monkeypatch.setattr(registry, "_DISCOVERED", False)
+    registry._discover()
+    assert {name.rsplit(".", 1)[-1] for name, _ in held} >= {"aucx", "beckman", "delimited",
+                                                                     "vneurotk"}
+    assert all(owned for _, owned in held)
+    assert not registry.IMPORT_LOCK._is_owned()

@@ -47,6 +47,17 @@ _READERS: list[FormatReader] = []
 _DISCOVERED = False
 _LOCK = threading.Lock()
 
+#: Held while the format packages are imported (:func:`readers`), and by the window's
+#: background import thread around each module it imports (``inspector.ui.preload``).
+#: Two threads importing modules of one package in different orders (a package's
+#: ``__init__`` importing its modules, and a list of those modules imported one by one)
+#: can each hold the import lock of a module the other waits for; Python breaks that
+#: cycle by handing one of them a module still being initialised (importlib's
+#: ``_DeadlockError``), whose missing names later fail as ``AttributeError`` (seen once
+#: in a loaded suite run: "module 'numpy' has no attribute 'matrix'" from a reader).
+#: A re-entrant lock: an import done under it may import more.
+IMPORT_LOCK = threading.RLock()
+
 
 def register(reader: FormatReader) -> FormatReader:
     """Add ``reader`` to the registry (discovery does this for every ``READER``).
@@ -64,19 +75,20 @@ def register(reader: FormatReader) -> FormatReader:
 
 
 def _discover() -> None:
-    """Import every format package of ``inspector.formats`` once."""
+    """Import every format package of ``inspector.formats`` once (under :data:`IMPORT_LOCK`)."""
     global _DISCOVERED
     if _DISCOVERED:
         return
     import inspector.formats as formats_pkg
 
-    for info in pkgutil.iter_modules(formats_pkg.__path__):
-        if info.ispkg:
-            package = importlib.import_module(f"{formats_pkg.__name__}.{info.name}")
-            reader = getattr(package, "READER", None)
-            if reader is not None:
-                register(reader)
-    _DISCOVERED = True
+    with IMPORT_LOCK:
+        for info in pkgutil.iter_modules(formats_pkg.__path__):
+            if info.ispkg:
+                package = importlib.import_module(f"{formats_pkg.__name__}.{info.name}")
+                reader = getattr(package, "READER", None)
+                if reader is not None:
+                    register(reader)
+        _DISCOVERED = True
 
 
 def reader_modules() -> list[str]:

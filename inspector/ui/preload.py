@@ -24,6 +24,7 @@ from types import ModuleType
 
 from PySide6.QtCore import QObject, Signal
 
+from inspector.formats.registry import IMPORT_LOCK
 from inspector.jobs import lower_thread_priority
 
 #: The plots package: pyqtgraph and every plot view.
@@ -107,7 +108,8 @@ class _Loader(QObject):
             if pause:
                 time.sleep(WARM_PAUSE_S)
             try:
-                importlib.import_module(name)
+                with IMPORT_LOCK:  # (one importing thread at a time: see IMPORT_LOCK)
+                    importlib.import_module(name)
             except Exception as exc:  # noqa: BLE001 - reported on the GUI thread
                 self.failed.emit(name, f"{type(exc).__name__}: {exc}")
             else:

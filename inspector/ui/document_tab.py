@@ -242,8 +242,7 @@ class DocumentTab(QWidget):
     def _build_steps(self) -> Iterator[None]:
         """The views of ``self.doc``; each ``yield`` ends an event-loop turn.  The
         busy page stays in front until the last piece is laid out."""
-        self._add_header()
-        yield
+        yield from self._add_header()
         yield from self._add_tables()
         self._add_provenance_and_stimuli()
         yield
@@ -263,8 +262,9 @@ class DocumentTab(QWidget):
         yield
         self._start_checks()
 
-    def _add_header(self) -> None:
-        """The view tabs, with the failure page (if opening failed) and the header."""
+    def _add_header(self) -> Iterator[None]:
+        """The view tabs, with the failure page (if opening failed) and the header; the
+        raw tree beside it on the next turn."""
         doc = self.doc
         self.export_offered = doc.export is not None
         self.views = QTabWidget(self)
@@ -274,14 +274,18 @@ class DocumentTab(QWidget):
         if failure is not None:
             self.failure = FailurePage(failure, self)
             self.views.addTab(self.failure, "Could not open")
-        self.header_panel = HeaderPanel(doc.header, doc.tree, doc.tree_title, self)
+        self.header_panel = HeaderPanel(doc.header, None, doc.tree_title, self)
         self.header_panel.node_selected.connect(self._node_selected)
         self.header_panel.open_target.connect(self.open_target)
         self.attribute_pager: AttributePager | None = None
-        if self.header_panel.raw is not None and doc.object_data is not None:
-            self.attribute_pager = AttributePager(self.header_panel.raw, doc.object_data,
-                                                  self.jobs, self)
         self.views.addTab(self.header_panel, "Header")
+        yield
+        if doc.tree is not None:
+            self.header_panel.add_tree(doc.tree, doc.tree_title)
+            if doc.object_data is not None:
+                self.attribute_pager = AttributePager(self.header_panel.raw, doc.object_data,
+                                                      self.jobs, self)
+            yield
 
     def _start_checks(self) -> None:
         """Run the deferred checks, or, with none, show the final state at once."""

@@ -210,23 +210,29 @@ class HeaderPanel(QWidget):
         split.setChildrenCollapsible(False)
         self.split = split
         split.addWidget(self.header)
-        if tree is not None:
-            self.raw = FilteredTree(tree, tree_title, self)
-            expand_within(self.raw.view, 0)
-            self.raw.node_selected.connect(self.node_selected)
-            self.raw.open_target.connect(self.open_target)
-            self.raw.filter_cleared.connect(self._filter_cleared)
-            split.addWidget(self.raw)
-            split.setStretchFactor(0, 2)
-            split.setStretchFactor(1, 3)
-            split.setSizes([400, 600])
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         lay.addWidget(self.filter_edit)
         lay.addWidget(split, 1)
         self.setTabOrder(self.filter_edit, self.header.view)
-        if self.raw is not None:
-            self.setTabOrder(self.header.view, self.raw.view)
+        if tree is not None:
+            self.add_tree(tree, tree_title)
+
+    def add_tree(self, tree: Node, title: str) -> None:
+        """Show the raw tree ``tree`` beside the header (made apart from the header, the
+        document tab builds it on an event-loop turn of its own)."""
+        self.raw = FilteredTree(tree, title, self)
+        expand_within(self.raw.view, 0)
+        self.raw.node_selected.connect(self.node_selected)
+        self.raw.open_target.connect(self.open_target)
+        self.raw.filter_cleared.connect(self._filter_cleared)
+        self.split.addWidget(self.raw)
+        self.split.setStretchFactor(0, 2)
+        self.split.setStretchFactor(1, 3)
+        self.split.setSizes([400, 600])
+        self.setTabOrder(self.header.view, self.raw.view)
+        if self.filter_edit.text():
+            self.raw.set_filter(self.filter_edit.text())
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         """Side by side when there is room for both trees, else one above the other."""

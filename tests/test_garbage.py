@@ -69,19 +69,21 @@ def test_a_job_threads_allocations_leave_qt_garbage_to_the_gui_thread(
     keep.clear()
 
 
-def test_nothing_is_collected_until_generation_0_is_due(_collector_on_the_gui_thread):
-    collector = _collector_on_the_gui_thread
-    collector.check()
-    collector.check()  # counts are now below every threshold
-    collector.allocated_since_full = 0  # and no full collection is due
-    threads, fin = _collected_on()
-    assert gc.get_count()[0] <= collector.thresholds[0]
-    assert _collections_during(collector.check) == []
-    assert fin.alive
-    keep = [[i] for i in range(collector.thresholds[0] + 1)]
-    assert _collections_during(collector.check) == [1]  # both young generations at once
-    assert not fin.alive and threads == ["MainThread"]
-    keep.clear()
+def test_nothing_is_collected_until_generation_0_is_due(qapp):
+    collector = GuiThreadCollector(qapp, interval_ms=3_600_000)
+    try:
+        t0, t1, t2 = collector.thresholds
+        threads, fin = _collected_on()
+        collector.thresholds = (gc.get_count()[0] + 10**9, t1, t2)  # (other threads allocate)
+        assert _collections_during(collector.check) == []
+        assert fin.alive
+        collector.thresholds = (-1, t1, t2)
+        collector.allocated_since_full = 0  # and no full collection is due
+        assert _collections_during(collector.check) == [1]  # both young generations at once
+        assert not fin.alive and threads == ["MainThread"]
+    finally:
+        collector.deleteLater()
+        gc.disable()  # the suite's collector stays in charge
 
 
 def test_full_collections_wait_for_the_interpreters_allocations_and_long_lived_share(qapp):
@@ -89,6 +91,7 @@ def test_full_collections_wait_for_the_interpreters_allocations_and_long_lived_s
     try:
         t0, t1, t2 = collector.thresholds
         assert collector.full_every == t0 * (t1 + 1) * (t2 + 1)
+        collector.thresholds = (-1, t1, t2)  # always due (other threads free objects too)
         keep = []
 
         def due_young(allocated: int, total: int, pending: int) -> list[int]:
@@ -113,20 +116,25 @@ def test_full_collections_wait_for_the_interpreters_allocations_and_long_lived_s
 
 def test_full_collections_wait_while_held(_collector_on_the_gui_thread):
     collector = _collector_on_the_gui_thread
+    thresholds = collector.thresholds
     keep = []
 
     def due_full() -> list[int]:
         collector.allocated_since_full = collector.full_every
         collector.long_lived_total, collector.long_lived_pending = 4_000, 4_000
-        keep.append([[i] for i in range(collector.thresholds[0] + 1)])
+        keep.append([[i] for i in range(thresholds[0] + 1)])
         return _collections_during(collector.check)
 
-    hold_full_collections(True)
+    collector.thresholds = (-1, *thresholds[1:])  # always due (other threads free objects too)
     try:
-        assert due_full() == [1]
+        hold_full_collections(True)
+        try:
+            assert due_full() == [1]
+        finally:
+            hold_full_collections(False)
+        assert due_full() == [2]
     finally:
-        hold_full_collections(False)
-    assert due_full() == [2]
+        collector.thresholds = thresholds
     keep.clear()
 
 

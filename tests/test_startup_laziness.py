@@ -23,9 +23,10 @@ HEAVY = ("numpy", "pandas", "h5py", "yaml", "pyqtgraph")
 
 def _run(code: str) -> dict:
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT))
-    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                         text=True, cwd=ROOT, env=env, timeout=180, check=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, cwd=ROOT, env=env, timeout=180)
+    assert done.returncode == 0, done.stderr[-3000:]  # (what failed in the child)
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def test_the_shown_window_has_imported_nothing_heavy():

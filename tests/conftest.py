@@ -49,13 +49,9 @@ def _worker_pool():
 def _collector_on_the_gui_thread(qapp):
     """As in the app (``make_application``): cyclic garbage is collected on the GUI thread
     only (inspector.ui.garbage; a Qt object collected on a job thread can deadlock with the
-    GUI thread), and threads switch at the GUI's interval."""
-    import sys
-
-    from inspector.app import GUI_SWITCH_INTERVAL_S
+    GUI thread)."""
     from inspector.ui.garbage import install_gui_thread_collector
 
-    sys.setswitchinterval(GUI_SWITCH_INTERVAL_S)
     collector = install_gui_thread_collector(qapp)
     yield collector
     collector.stop()

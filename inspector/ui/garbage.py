@@ -34,7 +34,7 @@ class GuiThreadCollector(QObject):
                  interval_ms: int = CHECK_INTERVAL_MS) -> None:
         super().__init__(parent)
         self.thresholds: tuple[int, int, int] = gc.get_threshold()
-        self.long_lived_total = len(gc.get_objects(generation=2))
+        self.long_lived_total = 0  # (as the interpreter starts: see check)
         self.long_lived_pending = 0
         self.allocated_since_full = 0
         self.full_held = False  # full collections wait (hold_full_collections)
@@ -63,7 +63,12 @@ class GuiThreadCollector(QObject):
         since its last collection (``long_lived_pending``) as survived that
         collection (``long_lived_total``), so that full collections stay as rare
         as the interpreter keeps them (CPython's ``Modules/gcmodule.c``,
-        ``collect_generations``).
+        ``collect_generations``).  Both are counted from the net allocations
+        and the unreachable objects each collection reports, never by listing
+        objects: ``gc.get_objects`` on this thread holds a reference to a tuple
+        another thread is still filling, which then fails in
+        ``_PyTuple_Resize`` ("bad argument to internal function", seen in a
+        window child).
         """
         allocated = gc.get_count()[0]
         if allocated <= self.thresholds[0]:
@@ -72,13 +77,13 @@ class GuiThreadCollector(QObject):
         if (not self.full_held and self.allocated_since_full > self.full_every
                 and self.long_lived_pending >= self.long_lived_total / 4):
             unreachable = gc.collect(2)
-            self.long_lived_total = len(gc.get_objects(generation=2))
+            survivors = self.long_lived_total + self.long_lived_pending + allocated - unreachable
+            self.long_lived_total = max(0, survivors)
             self.long_lived_pending = 0
             self.allocated_since_full = 0
             return unreachable
-        young = len(gc.get_objects(generation=0)) + len(gc.get_objects(generation=1))
         unreachable = gc.collect(1)
-        self.long_lived_pending += max(0, young - unreachable)
+        self.long_lived_pending += max(0, allocated - unreachable)
         return unreachable
 
     def stop(self) -> None:
@@ -115,8 +120,7 @@ def freeze_long_lived() -> None:
     gc.collect(1)
     gc.freeze()
     for collector in _installed:
-        collector.long_lived_total = len(gc.get_objects(generation=2))
-        collector.long_lived_pending = 0
+        collector.long_lived_total = collector.long_lived_pending = 0
 
 
 def hold_full_collections(held: bool) -> None:

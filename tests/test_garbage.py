@@ -155,6 +155,7 @@ def test_freezing_leaves_the_collector_counting_from_an_empty_old_generation(
         assert gc.get_freeze_count() > 0
         assert not fin.alive
         assert collector.long_lived_total == collector.long_lived_pending == 0
+        assert collector.allocated_since_full == 0
     finally:
         gc.unfreeze()
 

@@ -121,6 +121,7 @@ def freeze_long_lived() -> None:
     gc.freeze()
     for collector in _installed:
         collector.long_lived_total = collector.long_lived_pending = 0
+        collector.allocated_since_full = 0
 
 
 def hold_full_collections(held: bool) -> None:

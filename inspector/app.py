@@ -24,12 +24,10 @@ if TYPE_CHECKING:
 #: ``benchmarks/gil_convoy.py`` measures it: a repaint of a 2 000-row table model that
 #: takes 5-14 ms alone took 26-71 ms beside one busy Python thread at 0.5 ms, 22-32 ms at
 #: 0.1 ms and 16-22 ms at 0.05 ms, while the busy thread kept 0.6-0.9, 0.5-0.7 and
-#: 0.4-0.6 of its own speed.  Kept at 0.5 ms: at 0.1 ms the suite hung once in a deadlock
-#: (a job thread destroying a Qt object the cyclic collector found; the collector now runs
-#: on the GUI thread only, :mod:`inspector.ui.garbage`), and loaded runs and one CI run at
-#: 0.1 ms failed in 4 of 6 (races between threads importing the scientific stack; see the
-#: stop-25 note) until those are found.
-GUI_SWITCH_INTERVAL_S = 0.0005
+#: 0.4-0.6 of its own speed.  0.1 ms: the suite's failures at 0.1 ms (a deadlock,
+#: broken imports) were the cyclic collector running on job threads and listing objects
+#: under construction, fixed in :mod:`inspector.ui.garbage`, not the interval.
+GUI_SWITCH_INTERVAL_S = 0.0001
 
 
 #: Qt messages that tell a user nothing: the offscreen platform (``--screenshot`` on a

@@ -23,6 +23,7 @@ from inspector.formats.document import Node
 from inspector.models.multi_data import OneEntryPerCell
 from inspector.models.roles import (
     CopyRole,
+    FilterRole,
     LocationRole,
     MissingRole,
     NameRole,
@@ -42,7 +43,8 @@ _DISPLAY, _TOOLTIP = int(_D.DisplayRole), int(_D.ToolTipRole)
 _FOREGROUND, _FONT = int(_D.ForegroundRole), int(_D.FontRole)
 #: The roles :meth:`NodeTreeModel.data` answers; any other is None at once.
 _ANSWERED = frozenset({_DISPLAY, _TOOLTIP, _FOREGROUND, _FONT, int(NodeRole), int(LocationRole),
-                       int(NameRole), int(ValueRole), int(MissingRole), int(CopyRole)})
+                       int(NameRole), int(ValueRole), int(MissingRole), int(CopyRole),
+                       int(FilterRole)})
 
 #: Children shown at once under one node; longer child lists grow as they are scrolled.
 FIRST_ROWS = 200
@@ -67,6 +69,13 @@ def node_type_text(n: Node) -> str:
     if not has_value(n):
         return n.kind
     return value_type_name(n.value)
+
+
+def filter_text(n: Node) -> str:
+    """What a filter searches in ``n``: its name, location and value text (500
+    characters), lowercased, one per line (so that no match spans two of them)."""
+    value = value_text(n.value, limit=500) if n.value is not None else ""
+    return f"{n.name}\n{n.location}\n{value}".lower()
 
 
 def node_full_text(n: Node) -> str:
@@ -281,6 +290,8 @@ class NodeTreeModel(OneEntryPerCell, QAbstractItemModel):
             return leaf_value and is_unknown(n.value)
         if role == CopyRole:
             return (n.name, node_full_text(n), node_type_text(n), n.detail)[col]
+        if role == FilterRole:
+            return filter_text(n)
         return None
 
     def index_of_node(self, n: Node) -> QModelIndex:

@@ -24,6 +24,8 @@ from inspector.formats.capabilities import (
 )
 from inspector.formats.document import Node
 from inspector.jobs import JobContext, JobRunner
+from inspector.models.node_item_model import NodeItemModel
+from inspector.models.node_rows import RowStyle, TreeRows, build_rows
 from inspector.models.roles import NodeRole
 from inspector.ui.tree_panel import FilteredTree
 
@@ -72,26 +74,33 @@ class AttributePager(QObject):
         more.detail = f"reading attributes {start + 1}-{start + count}…"
         model.node_changed(more)
 
-        def work(_ctx: JobContext) -> AttributePage | str:
+        style = RowStyle.current() if isinstance(model, NodeItemModel) else None
+
+        def work(_ctx: JobContext) -> tuple[AttributePage, TreeRows | None] | str:
             from inspector.formats.node_data import NodeReadError  # (numpy: not at start-up)
 
             try:
-                return read(location, start, count)
+                page = read(location, start, count)
             except NodeReadError as exc:  # what went wrong, in the reader's words
                 return exc.finding.message
+            rows = build_rows(page.nodes, style, limit=None) if style else None
+            return page, rows  # (the rows: made here, not on the GUI thread)
 
         self.jobs.submit(work, on_done=lambda page: self._apply(more, page),
                          on_error=lambda message, _tb: self._failed(more, message),
                          key=f"attributes:{id(self)}:{location}")
         return True
 
-    def _apply(self, more: Node, page: AttributePage | str) -> None:
-        if isinstance(page, str):
-            self._failed(more, page)
+    def _apply(self, more: Node, read: tuple[AttributePage, TreeRows | None] | str) -> None:
+        if isinstance(read, str):
+            self._failed(more, read)
             return
+        page, rows = read
         self._reading.pop(id(more), None)
         model = self.tree.model
-        if not model.insert_before(more, page.nodes):
+        inserted = model.insert_before(more, page.nodes, rows) \
+            if isinstance(model, NodeItemModel) else model.insert_before(more, page.nodes)
+        if not inserted:
             return  # the tree was replaced meanwhile
         if page.end >= page.total or not page.nodes:
             model.remove_node(more)

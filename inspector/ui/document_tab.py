@@ -17,7 +17,8 @@ name.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -47,6 +48,7 @@ from inspector.formats.remote_path import RemotePath, as_source
 from inspector.jobs import JobContext, JobRunner
 from inspector.models.checksum_model import FAILED
 from inspector.models.findings_model import count_text, severity_counts_text
+from inspector.models.node_rows import RowStyle, TreeRows, tree_rows
 from inspector.models.open_failure import open_failure
 from inspector.models.value_text import value_text, value_type_name
 from inspector.ui import preload
@@ -77,6 +79,19 @@ DATA_VIEWS = "inspector.ui.data.viewer"
 DATA_KINDS = ("dataset", "attribute", "link")
 #: The package of the trial views (pyqtgraph), imported off the GUI thread.
 TRIALS = "inspector.ui.trials"
+
+#: What the build of a tab's views yields: None to end an event-loop turn, or work for a
+#: job (:class:`OffThread`) whose result is sent back in.
+BuildSteps = Generator[Any, Any, None]
+
+
+@dataclass(frozen=True)
+class OffThread:
+    """A piece of the build that runs on a job: ``work(ctx)``'s result is sent into the
+    build when it is done (docs/architecture.md, "Threads": the GUI thread applies it)."""
+
+    work: Callable[[JobContext], Any]
+
 
 #: Tab titles of tables with a well-known name (others are shown under their name).
 TABLE_TITLES = {"trial_meta": "Trial metadata", "scans": "Scans", "groups": "Groups"}
@@ -232,14 +247,24 @@ class DocumentTab(QWidget):
         self.doc = doc
         self._build_next(self._build_steps())
 
-    def _build_next(self, steps: Iterator[None]) -> None:
-        """Run the next piece of the build, and schedule the one after it."""
+    def _build_next(self, steps: BuildSteps, sent: Any = None) -> None:
+        """Run the next piece of the build, and schedule the one after it: on the next
+        event-loop turn, or, for a piece that asked for work off the GUI thread
+        (:class:`OffThread`), once its job is done (the job's result is sent into the
+        build; None if the job failed)."""
         if self._vstate["closed"]:
             return
-        if next(steps, StopIteration) is not StopIteration:
+        try:
+            step = steps.send(sent)
+        except StopIteration:
+            return
+        if isinstance(step, OffThread):
+            self.jobs.submit(step.work, on_done=lambda result: self._build_next(steps, result),
+                             on_error=lambda _message, _tb: self._build_next(steps, None))
+        else:
             QTimer.singleShot(0, self, lambda: self._build_next(steps))
 
-    def _build_steps(self) -> Iterator[None]:
+    def _build_steps(self) -> BuildSteps:
         """The views of ``self.doc``; each ``yield`` ends an event-loop turn.  The
         busy page stays in front until the last piece is laid out."""
         yield from self._add_header()
@@ -262,9 +287,10 @@ class DocumentTab(QWidget):
         yield
         self._start_checks()
 
-    def _add_header(self) -> Iterator[None]:
+    def _add_header(self) -> BuildSteps:
         """The view tabs, with the failure page (if opening failed) and the header; the
-        raw tree beside it on the next turn."""
+        raw tree beside it on a later turn.  Their rows are made on jobs
+        (:func:`~inspector.models.node_rows.tree_rows`)."""
         doc = self.doc
         self.export_offered = doc.export is not None
         self.views = QTabWidget(self)
@@ -274,14 +300,18 @@ class DocumentTab(QWidget):
         if failure is not None:
             self.failure = FailurePage(failure, self)
             self.views.addTab(self.failure, "Could not open")
-        self.header_panel = HeaderPanel(doc.header, None, doc.tree_title, self)
+        style = RowStyle.current()
+        header_rows = yield OffThread(lambda _ctx: tree_rows(doc.header, style))
+        self.header_panel = HeaderPanel(doc.header, None, doc.tree_title, self,
+                                        header_rows=header_rows)
         self.header_panel.node_selected.connect(self._node_selected)
         self.header_panel.open_target.connect(self.open_target)
         self.attribute_pager: AttributePager | None = None
         self.views.addTab(self.header_panel, "Header")
         yield
         if doc.tree is not None:
-            self.header_panel.add_tree(doc.tree, doc.tree_title)
+            rows = yield OffThread(lambda _ctx: tree_rows(doc.tree, style))
+            self.header_panel.add_tree(doc.tree, doc.tree_title, rows)
             if doc.object_data is not None:
                 self.attribute_pager = AttributePager(self.header_panel.raw, doc.object_data,
                                                       self.jobs, self)
@@ -299,7 +329,7 @@ class DocumentTab(QWidget):
         self._finished_status()
         self._set_ready()
 
-    def _add_tables(self) -> Iterator[None]:
+    def _add_tables(self) -> BuildSteps:
         """One table view a turn (a table of a few hundred rows sizes its columns from
         their text, some tens of milliseconds)."""
         doc = self.doc
@@ -543,7 +573,7 @@ class DocumentTab(QWidget):
             return
         self._build_next(self._plot_steps(module))
 
-    def _plot_steps(self, module: ModuleType) -> Iterator[None]:
+    def _plot_steps(self, module: ModuleType) -> BuildSteps:
         """The plot panel on one turn, the data viewer around it on the next, which puts
         them in the placeholder's place.  The first array (or the node asked for) is
         shown on the turn after (``_plot_timer``)."""
@@ -691,10 +721,13 @@ class DocumentTab(QWidget):
         check = self._pending.pop(0)
         doc, cancel, state, lock = self.doc, self._cancel, self._vstate, self._vlock
 
-        def work(ctx: JobContext) -> CheckResult:
+        style = RowStyle.current()
+
+        def work(ctx: JobContext) -> tuple[CheckResult, TreeRows | None]:
             try:
-                return check.run(progress=lambda p: ctx.progress(p.done, p.total, p),
-                                 cancelled=lambda: cancel.is_set() or ctx.cancelled)
+                result = check.run(progress=lambda p: ctx.progress(p.done, p.total, p),
+                                   cancelled=lambda: cancel.is_set() or ctx.cancelled)
+                return result, tree_rows(result.header, style)  # (None: no new header)
             finally:
                 with lock:
                     state["running"] = False
@@ -704,7 +737,7 @@ class DocumentTab(QWidget):
         with lock:
             state["running"] = True
         self._set_status(f"{check.title or 'Verifying'}…")
-        self.jobs.submit(work, on_done=lambda result: self._check_done(check, result),
+        self.jobs.submit(work, on_done=lambda done: self._check_done(check, *done),
                          on_error=lambda message, tb: self._check_failed(check, message, tb),
                          on_progress=self._verify_progress)
 
@@ -721,12 +754,13 @@ class DocumentTab(QWidget):
             self.checksums.cancel.setEnabled(False)
             self.checksums.banner.setText("Cancelling…")
 
-    def _check_done(self, check: DeferredCheck, result: CheckResult) -> None:
+    def _check_done(self, check: DeferredCheck, result: CheckResult,
+                    header_rows: TreeRows | None = None) -> None:
         if self._vstate["closed"]:
             return
         doc = self.doc
         doc.apply(check, result)
-        self._reset_views(result)
+        self._reset_views(result, header_rows)
         if not result.complete:
             self._pending.clear()
             self._verification_over("cancelled")
@@ -743,11 +777,12 @@ class DocumentTab(QWidget):
         self._pending.clear()
         self._verification_over("error")
 
-    def _reset_views(self, result: CheckResult) -> None:
-        """Reset every view that shows what ``result`` changed (GUI thread)."""
+    def _reset_views(self, result: CheckResult, header_rows: TreeRows | None = None) -> None:
+        """Reset every view that shows what ``result`` changed (GUI thread);
+        ``header_rows``: the rows of its new header, made on the check's job."""
         doc = self.doc
         if result.header is not None:
-            self.header_panel.set_header(doc.header)
+            self.header_panel.set_header(doc.header, header_rows)
         for name in [n for n in self.tables if n not in doc.tables]:
             panel = self.tables.pop(name)
             self.views.removeTab(self.views.indexOf(panel))

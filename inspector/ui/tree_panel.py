@@ -8,7 +8,7 @@ its width (:mod:`inspector.ui.columns`).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -21,7 +21,14 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.formats.document import Node
-from inspector.models.node_filter_model import NodeFilterProxy
+from inspector.models.node_filter_model import ItemFilterProxy, filter_proxy_for
+from inspector.models.node_item_model import (
+    NodeItemModel,
+    NodeModel,
+    node_model,
+    rows_made_here,
+)
+from inspector.models.node_rows import TreeRows
 from inspector.models.node_tree_model import NodeTreeModel
 from inspector.models.roles import NodeRole
 from inspector.ui.columns import fit_tree_columns
@@ -57,7 +64,7 @@ def expand_within(view: QTreeView, depth: int, rows: int = EXPAND_ROWS) -> int:
 
 
 def make_tree_view(model, parent: QWidget | None = None) -> QTreeView:
-    """A tree view with copy actions; ``model`` is a NodeTreeModel or a proxy over one."""
+    """A tree view with copy actions; ``model`` is a node model or a proxy over one."""
     view = QTreeView(parent)
     view.setModel(model)
     view.setUniformRowHeights(True)
@@ -74,7 +81,12 @@ def make_tree_view(model, parent: QWidget | None = None) -> QTreeView:
 
 
 class FilteredTree(QWidget):
-    """A NodeTreeModel behind a :class:`NodeFilterProxy`, shown in a tree view.
+    """A node model (:func:`~inspector.models.node_item_model.node_model`) behind a
+    filter proxy, shown in a tree view.
+
+    ``rows``: the rows of ``root``'s children made ahead on a job
+    (:func:`~inspector.models.node_rows.tree_rows`), so that the tree is held in
+    Qt's items without making them on the GUI thread.
 
     The context menu's "Open Target" follows the current link node
     (``Node.target``): it emits ``open_target`` with the
@@ -85,11 +97,10 @@ class FilteredTree(QWidget):
     filter_cleared = Signal()
     open_target = Signal(object)
 
-    def __init__(self, root: Node, title: str, parent=None) -> None:
+    def __init__(self, root: Node, title: str, parent=None, rows: TreeRows | None = None) -> None:
         super().__init__(parent)
-        self.model = NodeTreeModel(root, self)
-        self.proxy = NodeFilterProxy(self)
-        self.proxy.setSourceModel(self.model)
+        self.model: NodeModel = node_model(root, self, rows)
+        self.proxy: ItemFilterProxy = filter_proxy_for(self.model, self)
         self.view = make_tree_view(self.proxy, self)
         self.view.setAccessibleName(title)
         self.label = QLabel(title)
@@ -143,10 +154,36 @@ class FilteredTree(QWidget):
         if n is not None:
             self.node_selected.emit(n)
 
-    def set_root(self, root: Node) -> None:
-        """Show ``root`` instead (the document's tree was replaced); keeps the filter."""
-        self.model.set_root(root)
+    def set_root(self, root: Node, rows: TreeRows | None = None) -> None:
+        """Show ``root`` instead (the document's tree was replaced); keeps the filter.
+
+        ``rows``: its rows made ahead, as for the constructor."""
+        rows = rows if rows is not None else rows_made_here(root)
+        if rows is not None and isinstance(self.model, NodeItemModel):
+            self.model.set_root(root, rows)
+        elif rows is None and isinstance(self.model, NodeTreeModel):
+            self.model.set_root(root)
+        else:  # (a tree too large, or small enough, for the model shown)
+            self._use_model(node_model(root, self, rows))
         expand_all(self.view)
+
+    def _use_model(self, model: NodeModel) -> None:
+        """Show ``model`` in place of the model shown (same filter)."""
+        text = self.proxy.text
+        old_model, old_proxy = self.model, self.proxy
+        self.model, self.proxy = model, filter_proxy_for(model, self)
+        self.proxy.set_text(text)
+        self.view.setModel(self.proxy)
+        self.view.selectionModel().currentChanged.connect(self._current)
+        old_proxy.deleteLater()
+        old_model.deleteLater()
+
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        """Rows held in Qt's items take the new palette's colours (a theme switch)."""
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange) \
+                and isinstance(self.model, NodeItemModel):
+            self.model.restyle()
 
     def set_filter(self, text: str) -> None:
         self.proxy.set_text(text)
@@ -192,7 +229,8 @@ class HeaderPanel(QWidget):
     node_selected = Signal(object)
     open_target = Signal(object)
 
-    def __init__(self, header: Node, tree: Node | None, tree_title: str, parent=None) -> None:
+    def __init__(self, header: Node, tree: Node | None, tree_title: str, parent=None,
+                 header_rows: TreeRows | None = None) -> None:
         super().__init__(parent)
         self.filter_edit = QLineEdit(self)
         self.filter_edit.setPlaceholderText("Filter nodes by name, value or location (Ctrl+F)")
@@ -201,7 +239,7 @@ class HeaderPanel(QWidget):
         self._timer = QTimer(self, singleShot=True, interval=150)
         self._timer.timeout.connect(self._apply_filter)
         self.filter_edit.textChanged.connect(lambda _t: self._timer.start())
-        self.header = FilteredTree(header, "Header", self)
+        self.header = FilteredTree(header, "Header", self, header_rows)
         expand_all(self.header.view)  # (a large header: some rows a turn)
         self.header.node_selected.connect(self.node_selected)
         self.header.filter_cleared.connect(self._filter_cleared)
@@ -218,10 +256,11 @@ class HeaderPanel(QWidget):
         if tree is not None:
             self.add_tree(tree, tree_title)
 
-    def add_tree(self, tree: Node, title: str) -> None:
+    def add_tree(self, tree: Node, title: str, rows: TreeRows | None = None) -> None:
         """Show the raw tree ``tree`` beside the header (made apart from the header, the
-        document tab builds it on an event-loop turn of its own)."""
-        self.raw = FilteredTree(tree, title, self)
+        document tab builds it on an event-loop turn of its own); ``rows``: its rows
+        made ahead on a job."""
+        self.raw = FilteredTree(tree, title, self, rows)
         expand_within(self.raw.view, 0)
         self.raw.node_selected.connect(self.node_selected)
         self.raw.open_target.connect(self.open_target)
@@ -243,9 +282,10 @@ class HeaderPanel(QWidget):
             self.split.setOrientation(orientation)
             self.split.setSizes([400, 600])
 
-    def set_header(self, header: Node) -> None:
-        """Show a new header tree (a deferred check replaced it)."""
-        self.header.set_root(header)
+    def set_header(self, header: Node, rows: TreeRows | None = None) -> None:
+        """Show a new header tree (a deferred check replaced it); ``rows``: its rows
+        made ahead on a job."""
+        self.header.set_root(header, rows)
         self._apply_filter()
 
     def trees(self) -> list[FilteredTree]:
@@ -283,14 +323,14 @@ class TreePanel(QWidget):
 
     node_selected = Signal(object)
 
-    def __init__(self, root: Node, title: str, parent=None) -> None:
+    def __init__(self, root: Node, title: str, parent=None, rows: TreeRows | None = None) -> None:
         super().__init__(parent)
         self.filter_edit = QLineEdit(self)
         self.filter_edit.setPlaceholderText(
             f"Filter {title.lower()} by name, value or location (Ctrl+F)")
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.setAccessibleName(f"Filter {title}")
-        self.tree = FilteredTree(root, title, self)
+        self.tree = FilteredTree(root, title, self, rows)
         self.tree.label.setVisible(False)
         self.tree.node_selected.connect(self.node_selected)
         self.tree.filter_cleared.connect(lambda: self.filter_edit.setText(""))
@@ -304,7 +344,7 @@ class TreePanel(QWidget):
         self.setTabOrder(self.filter_edit, self.tree.view)
 
     @property
-    def model(self) -> NodeTreeModel:
+    def model(self) -> NodeModel:
         return self.tree.model
 
     @property

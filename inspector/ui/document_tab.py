@@ -331,18 +331,21 @@ class DocumentTab(QWidget):
 
     def _add_tables(self) -> BuildSteps:
         """One table view a turn (a table of a few hundred rows sizes its columns from
-        their text, some tens of milliseconds)."""
+        their text, some tens of milliseconds), its columns made on a job first
+        (:func:`~inspector.models.dataframe_model.column_arrays`)."""
         doc = self.doc
         if not any(df is not None for df in doc.tables.values()):
             return
         # pandas is imported by the reader that built the tables, not here
+        from inspector.models.dataframe_model import column_arrays
         from inspector.ui.table_panel import TablePanel
 
         for name, df in doc.tables.items():
             if df is None:
                 continue
             title = table_title(name)
-            panel = TablePanel(df, title, doc.table_locations.get(name, ""), self)
+            columns = yield OffThread(lambda _ctx, df=df: column_arrays(df))
+            panel = TablePanel(df, title, doc.table_locations.get(name, ""), self, columns)
             panel.cell_selected.connect(self._cell_selected)
             self.tables[name] = panel
             self.views.addTab(panel, title)

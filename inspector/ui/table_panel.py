@@ -42,11 +42,12 @@ class TablePanel(QWidget):
     cell_selected = Signal(str, object, str)
     rows_chosen = Signal(object)
 
-    def __init__(self, df: pd.DataFrame, title: str, location: str = "", parent=None) -> None:
+    def __init__(self, df: pd.DataFrame, title: str, location: str = "", parent=None,
+                 columns: dict[int, np.ndarray] | None = None) -> None:
         super().__init__(parent)
         self.title = title
         self.location = location
-        self.model = DataFrameModel(df, self)
+        self.model = DataFrameModel(df, self, columns)
         self.filter_edit = QLineEdit(self)
         self.filter_edit.setPlaceholderText(f"Filter {title.lower()} rows (Ctrl+F)")
         self.filter_edit.setClearButtonEnabled(True)

@@ -315,3 +315,19 @@ def test_the_window_makes_the_rows_of_a_document_on_jobs(qtbot, monkeypatch):
     doc = open_document(path)
     _assert_same_cells(panel.header.model, NodeTreeModel(doc.header))
     _assert_same_cells(panel.raw.model, NodeTreeModel(doc.tree))
+
+
+def test_a_new_root_resets_the_items_a_view_shows(qtbot, qtlog):
+    tree = FilteredTree(_typed_tree(), "Header")
+    qtbot.addWidget(tree)
+    tree.show()
+    model = tree.model
+    assert isinstance(model, NodeItemModel)
+    replaced = _typed_tree()
+    replaced.add("extra", 3, location="/extra")
+    with qtbot.waitSignal(model.modelReset):
+        tree.set_root(replaced)
+    assert tree.model is model  # (the same model, reset)
+    _assert_same_cells(model, NodeTreeModel(replaced))
+    assert tree.proxy.index(tree.proxy.rowCount() - 1, 0).data() == "extra"
+    assert not [r for r in qtlog.records if "ResetModel" in r.message]  # (one reset, not two)

@@ -117,10 +117,9 @@ class NodeItemModel(QStandardItemModel):
     def set_root(self, root: Node | None, rows: TreeRows | None = None) -> None:
         """Show another tree (a deferred check replaced the header); resets the model."""
         self.beginResetModel()
-        blocked = self.blockSignals(True)  # (clear's own reset is part of this one)
+        blocked = self.blockSignals(True)  # (the rows go and come within this one reset)
         try:
-            self.clear()
-            self.setHorizontalHeaderLabels(list(COLUMNS))
+            self.removeRows(0, self.rowCount())
             self._root = root or Node("")
             self._add_rows(rows)
         finally:

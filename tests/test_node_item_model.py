@@ -250,7 +250,7 @@ def test_pages_inserted_changed_and_removed(qapp):
     assert not model.insert_before(more, page)  # (no longer shown)
 
 
-def test_a_theme_switch_recolours_the_items(qapp):
+def test_a_theme_switch_recolours_the_items(qtbot):
     before = theme.current_theme()
     tree = FilteredTree(_typed_tree(), "Header")
     assert isinstance(tree.model, NodeItemModel)
@@ -259,6 +259,7 @@ def test_a_theme_switch_recolours_the_items(qapp):
         for name in ("dark", "light"):
             theme.apply_theme(name)
             QApplication.processEvents()
+            qtbot.waitUntil(lambda: not tree.model.restyling)
             assert as_str.data(D.ForegroundRole).rgba() == kind_color("string").rgba()
             kind = as_str.siblingAtColumn(2)
             assert kind.data(D.ForegroundRole).rgba() == muted_color().rgba()
@@ -331,3 +332,24 @@ def test_a_new_root_resets_the_items_a_view_shows(qtbot, qtlog):
     _assert_same_cells(model, NodeTreeModel(replaced))
     assert tree.proxy.index(tree.proxy.rowCount() - 1, 0).data() == "extra"
     assert not [r for r in qtlog.records if "ResetModel" in r.message]  # (one reset, not two)
+
+
+def test_a_large_tree_is_recoloured_over_several_turns(qtbot, monkeypatch):
+    from inspector.models import node_item_model
+
+    monkeypatch.setattr(node_item_model, "RESTYLE_ROWS", 10)
+    root = Node("root")
+    for i in range(45):
+        root.add(f"s{i}", f"text {i}", location=f"/@s{i}")
+    model = NodeItemModel(root)
+    light = RowStyle(QColor("#555555"), QColor("#8a4b12"), RowStyle.current().italic)
+    dark = RowStyle(QColor("#aaaaaa"), QColor("#e8b07a"), RowStyle.current().italic)
+    model.restyle(light)
+    qtbot.waitUntil(lambda: not model.restyling)
+    model.restyle(dark)
+    colours = [model.index(r, 1).data(D.ForegroundRole).name() for r in range(45)]
+    assert model.restyling and colours[:10] == ["#e8b07a"] * 10  # the first batch at once
+    assert colours[10:] == ["#8a4b12"] * 35  # the rest on later turns
+    qtbot.waitUntil(lambda: not model.restyling)
+    assert {model.index(r, 1).data(D.ForegroundRole).name() for r in range(45)} == {"#e8b07a"}
+    assert {model.index(r, 2).data(D.ForegroundRole).name() for r in range(45)} == {"#aaaaaa"}

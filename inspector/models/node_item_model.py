@@ -17,9 +17,10 @@ when they are made, so :meth:`restyle` sets them again after a theme switch.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from itertools import islice
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 
 from inspector.formats.document import Node
@@ -29,6 +30,7 @@ from inspector.models.node_rows import (
     RowStyle,
     TreeRows,
     build_rows,
+    cell_colours,
     cell_roles,
     count_nodes,
     fill_item,
@@ -36,6 +38,9 @@ from inspector.models.node_rows import (
 )
 from inspector.models.node_tree_model import COLUMNS, NodeTreeModel
 from inspector.models.roles import NodeRole
+
+#: Rows coloured per event-loop turn after a theme switch (about 10 ms).
+RESTYLE_ROWS = 200
 
 _D = Qt.ItemDataRole
 _COLOURED = (int(_D.ForegroundRole), int(_D.FontRole))
@@ -66,6 +71,7 @@ class NodeItemModel(QStandardItemModel):
         self._root = root or Node("")
         self._items: dict[int, QStandardItem] = {}
         self._style: RowStyle | None = None
+        self._restyle_token: object | None = None
         self._add_rows(rows)
 
     def _add_rows(self, rows: TreeRows | None) -> None:
@@ -120,6 +126,7 @@ class NodeItemModel(QStandardItemModel):
         blocked = self.blockSignals(True)  # (the rows go and come within this one reset)
         try:
             self.removeRows(0, self.rowCount())
+            self._restyle_token = None  # (the old rows need no colours)
             self._root = root or Node("")
             self._add_rows(rows)
         finally:
@@ -185,23 +192,49 @@ class NodeItemModel(QStandardItemModel):
         del owner.children[row]
 
     def restyle(self, style: RowStyle | None = None) -> None:
-        """Colour the rows for the palette now (after a theme switch)."""
+        """Colour the rows for the palette now (after a theme switch),
+        :data:`RESTYLE_ROWS` rows now and as many on each later event-loop turn (a
+        tree of 5 000 nodes took 0.3 s under load); a later call supersedes one under way."""
         style = style or RowStyle.current()
         if style == self._style:
             return
         self._style = style
-        for n in self._root.walk():
+        self._restyle_token = token = object()
+        self._restyle_some(token, style, iter(list(_rows_in_order(self._root))))
+
+    @property
+    def restyling(self) -> bool:
+        """Rows are still to be coloured for the current palette (:meth:`restyle`)."""
+        return self._restyle_token is not None
+
+    def _restyle_some(self, token: object, style: RowStyle, nodes: Iterator[Node]) -> None:
+        if token is not self._restyle_token:
+            return
+        batch = list(islice(nodes, RESTYLE_ROWS))
+        for n in batch:
             item = self._items.get(id(n))
             if item is None:
-                continue
+                continue  # (removed meanwhile)
             parent, _owner = self._parent_of(item)
             row = item.row()
-            for column, roles in enumerate(cell_roles(n, style)):
+            for column, roles in enumerate(cell_colours(n, style)):
                 cell = parent.child(row, column)
-                if cell is None:
-                    continue
-                for role in _COLOURED:
-                    cell.setData(roles.get(role), role)
+                if cell is not None:
+                    for role in _COLOURED:
+                        cell.setData(roles.get(role), role)
+        if len(batch) < RESTYLE_ROWS:
+            self._restyle_token = None
+            return
+        QTimer.singleShot(0, self, lambda: self._restyle_some(token, style, nodes))
+
+
+def _rows_in_order(root: Node) -> Iterator[Node]:
+    """The nodes under ``root`` as their rows come, top to bottom (``root`` left out)."""
+    stack = list(reversed(root.children))
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(n.children))
 
 
 def rows_made_here(root: Node | None) -> TreeRows | None:

@@ -93,16 +93,26 @@ def cell_roles(n: Node, style: RowStyle) -> tuple[dict[int, Any], ...]:
     value = {int(_D.DisplayRole): value_text(n.value, limit=200) if leaf else "",
              int(_D.ToolTipRole): value_text(n.value, limit=2000) if leaf else "",
              int(CopyRole): node_full_text(n)}
-    if unknown:
-        value[int(_D.ForegroundRole)] = style.muted
-        value[int(_D.FontRole)] = style.italic
-    elif leaf and isinstance(n.value, str):
-        value[int(_D.ForegroundRole)] = style.string
     kind = {int(_D.DisplayRole): type_text, int(_D.ToolTipRole): type_text,
-            int(CopyRole): type_text, int(_D.ForegroundRole): style.muted}
+            int(CopyRole): type_text}
     detail = {int(_D.DisplayRole): n.detail, int(_D.ToolTipRole): n.detail,
               int(CopyRole): n.detail}
-    return tuple(common | cell for cell in (name, value, kind, detail))
+    cells = (name, value, kind, detail)
+    return tuple(common | cell | colours
+                 for cell, colours in zip(cells, cell_colours(n, style), strict=True))
+
+
+def cell_colours(n: Node, style: RowStyle) -> tuple[dict[int, Any], ...]:
+    """The colour and font roles of the four cells of ``n``'s row: strings coloured,
+    missing values greyed italic, the type column greyed (what a theme switch sets
+    again)."""
+    leaf = has_value(n)
+    value: dict[int, Any] = {}
+    if leaf and is_unknown(n.value):
+        value = {int(_D.ForegroundRole): style.muted, int(_D.FontRole): style.italic}
+    elif leaf and isinstance(n.value, str):
+        value = {int(_D.ForegroundRole): style.string}
+    return {}, value, {int(_D.ForegroundRole): style.muted}, {}
 
 
 def fill_item(item: QStandardItem, roles: dict[int, Any]) -> None:
@@ -181,5 +191,5 @@ def tree_rows(root: Node | None, style: RowStyle,
 
 
 __all__ = ["COLUMNS", "GUI_BUILD_NODES", "ITEM_TREE_DEPTH", "ITEM_TREE_NODES", "RowStyle",
-           "TreeRows", "build_rows", "cell_roles", "count_nodes", "filter_text", "make_row",
-           "tree_rows"]
+           "TreeRows", "build_rows", "cell_colours", "cell_roles", "count_nodes",
+           "filter_text", "make_row", "tree_rows"]

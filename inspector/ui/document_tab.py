@@ -17,8 +17,6 @@ name.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -60,6 +58,7 @@ from inspector.ui.failure_page import FailurePage
 from inspector.ui.scan_link import link_scans
 from inspector.ui.tab_layout import lay_out_tab
 from inspector.ui.tree_panel import HeaderPanel, TreePanel, expand_within, make_tree_view
+from inspector.ui.turns import OffThread, Steps, run_in_turns
 
 if TYPE_CHECKING:  # imported when a document needs them (pandas, numpy, pyqtgraph)
     from inspector.models.selection import TrialSelection
@@ -79,19 +78,6 @@ DATA_VIEWS = "inspector.ui.data.viewer"
 DATA_KINDS = ("dataset", "attribute", "link")
 #: The package of the trial views (pyqtgraph), imported off the GUI thread.
 TRIALS = "inspector.ui.trials"
-
-#: What the build of a tab's views yields: None to end an event-loop turn, or work for a
-#: job (:class:`OffThread`) whose result is sent back in.
-BuildSteps = Generator[Any, Any, None]
-
-
-@dataclass(frozen=True)
-class OffThread:
-    """A piece of the build that runs on a job: ``work(ctx)``'s result is sent into the
-    build when it is done (docs/architecture.md, "Threads": the GUI thread applies it)."""
-
-    work: Callable[[JobContext], Any]
-
 
 #: Tab titles of tables with a well-known name (others are shown under their name).
 TABLE_TITLES = {"trial_meta": "Trial metadata", "scans": "Scans", "groups": "Groups"}
@@ -245,26 +231,14 @@ class DocumentTab(QWidget):
             doc.close()
             return
         self.doc = doc
-        self._build_next(self._build_steps())
+        self._build(self._build_steps())
 
-    def _build_next(self, steps: BuildSteps, sent: Any = None) -> None:
-        """Run the next piece of the build, and schedule the one after it: on the next
-        event-loop turn, or, for a piece that asked for work off the GUI thread
-        (:class:`OffThread`), once its job is done (the job's result is sent into the
-        build; None if the job failed)."""
-        if self._vstate["closed"]:
-            return
-        try:
-            step = steps.send(sent)
-        except StopIteration:
-            return
-        if isinstance(step, OffThread):
-            self.jobs.submit(step.work, on_done=lambda result: self._build_next(steps, result),
-                             on_error=lambda _message, _tb: self._build_next(steps, None))
-        else:
-            QTimer.singleShot(0, self, lambda: self._build_next(steps))
+    def _build(self, steps: Steps) -> None:
+        """Run ``steps`` one an event-loop turn, while this tab is open
+        (:func:`~inspector.ui.turns.run_in_turns`)."""
+        run_in_turns(self, steps, jobs=self.jobs, stopped=lambda: self._vstate["closed"])
 
-    def _build_steps(self) -> BuildSteps:
+    def _build_steps(self) -> Steps:
         """The views of ``self.doc``; each ``yield`` ends an event-loop turn.  The
         busy page stays in front until the last piece is laid out."""
         yield from self._add_header()
@@ -287,7 +261,7 @@ class DocumentTab(QWidget):
         yield
         self._start_checks()
 
-    def _add_header(self) -> BuildSteps:
+    def _add_header(self) -> Steps:
         """The view tabs, with the failure page (if opening failed) and the header; the
         raw tree beside it on a later turn.  Their rows are made on jobs
         (:func:`~inspector.models.node_rows.tree_rows`)."""
@@ -329,7 +303,7 @@ class DocumentTab(QWidget):
         self._finished_status()
         self._set_ready()
 
-    def _add_tables(self) -> BuildSteps:
+    def _add_tables(self) -> Steps:
         """One table view a turn (a table of a few hundred rows sizes its columns from
         their text, some tens of milliseconds), its columns made on a job first
         (:func:`~inspector.models.dataframe_model.column_arrays`)."""
@@ -424,16 +398,15 @@ class DocumentTab(QWidget):
         (``trials.build_in_steps``), and take the placeholder's place."""
         if self._vstate["closed"] or self._trials_slot is None or self.doc is None:
             return
-        self._build_trials(trials.build_in_steps(self.doc, self.jobs, self.selection, self))
+        run_in_turns(self, trials.build_in_steps(self.doc, self.jobs, self.selection, self),
+                     on_result=self._trials_built, stopped=self._trials_gone)
 
-    def _build_trials(self, steps: Iterator[Any]) -> None:
+    def _trials_gone(self) -> bool:
+        return self._vstate["closed"] or self._trials_slot is None or self.doc is None
+
+    def _trials_built(self, panel: TrialsPanel) -> None:
         slot = self._trials_slot
-        if self._vstate["closed"] or slot is None or self.doc is None:
-            return
-        panel = next(steps)
-        if panel is None:
-            QTimer.singleShot(0, self, lambda: self._build_trials(steps))
-            return
+        assert slot is not None and self.views is not None  # (else the drive stopped)
         index = self.views.indexOf(slot)
         current = self.views.currentIndex() == index
         self.trials_panel = panel
@@ -574,9 +547,9 @@ class DocumentTab(QWidget):
         placeholder's place, on event-loop turns of their own (:meth:`_plot_steps`)."""
         if self._vstate["closed"] or self._plot_slot is None or self.doc is None:
             return
-        self._build_next(self._plot_steps(module))
+        self._build(self._plot_steps(module))
 
-    def _plot_steps(self, module: ModuleType) -> BuildSteps:
+    def _plot_steps(self, module: ModuleType) -> Steps:
         """The plot panel on one turn, the data viewer around it on the next, which puts
         them in the placeholder's place.  The first array (or the node asked for) is
         shown on the turn after (``_plot_timer``)."""

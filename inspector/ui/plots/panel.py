@@ -18,7 +18,6 @@ panel adds nothing, so the warning is said once.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import fields
 
 import numpy as np
@@ -34,6 +33,7 @@ from inspector.ui.plots.auc import AucView
 from inspector.ui.plots.base import PlotView, plot_widget_in_steps
 from inspector.ui.plots.neural import NeuralView
 from inspector.ui.plots.patterns import PatternView
+from inspector.ui.turns import run_in_turns
 
 #: Said on the plot when a check withdrew the document's AUC experiment.
 WITHDRAWN_AUC = ("The AUC experiment is no longer plotted: its content failed verification "
@@ -104,7 +104,7 @@ class PlotPanel(QWidget):
         self._lay.addWidget(self._message, 1)
         self._spare: pg.PlotWidget | None = None
         self._spare_made = False  # (the first: see ``preparing``)
-        self._spare_steps: Iterator[pg.PlotWidget | None] | None = None
+        self._making_spare = False
         self._prepare_spare()
 
     @property
@@ -116,19 +116,13 @@ class PlotPanel(QWidget):
     def _prepare_spare(self, delay_ms: int = 0) -> None:
         """Make the spare plot widget on later event-loop turns, unless there is one or it
         is being made (:func:`~inspector.ui.plots.base.plot_widget_in_steps`)."""
-        if self._spare is None and self._spare_steps is None:
-            self._spare_steps = plot_widget_in_steps()
-            QTimer.singleShot(delay_ms, self, self._spare_step)
+        if self._spare is None and not self._making_spare:
+            self._making_spare = True
+            QTimer.singleShot(delay_ms, self, lambda: run_in_turns(
+                self, plot_widget_in_steps(), on_result=self._spare_ready))
 
-    def _spare_step(self) -> None:
-        """One part of the spare plot widget; the next on the next turn, until it is made."""
-        if self._spare_steps is None:
-            return
-        widget = next(self._spare_steps)
-        if widget is None:
-            QTimer.singleShot(0, self, self._spare_step)
-            return
-        self._spare_steps = None
+    def _spare_ready(self, widget: pg.PlotWidget) -> None:
+        self._making_spare = False
         self._spare = widget
         self._spare_made = True
         widget.setParent(self)

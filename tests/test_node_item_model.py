@@ -18,7 +18,13 @@ from inspector.formats.registry import open_document
 from inspector.models import node_rows
 from inspector.models.node_filter_model import ItemFilterProxy, NodeFilterProxy, filter_proxy_for
 from inspector.models.node_item_model import NodeItemModel, node_model
-from inspector.models.node_rows import RowStyle, build_rows, count_nodes, tree_rows
+from inspector.models.node_rows import (
+    FullValueText,
+    RowStyle,
+    build_rows,
+    count_nodes,
+    tree_rows,
+)
 from inspector.models.node_tree_model import NodeTreeModel, filter_text
 from inspector.models.roles import (
     CopyRole,
@@ -67,6 +73,8 @@ def _cells(model, parent=QModelIndex()):
 def _same(got, expected) -> bool:
     if got is expected:
         return True
+    if isinstance(got, FullValueText):  # (the full value text, made when copied)
+        return str(got) == expected
     if isinstance(expected, QColor):
         return isinstance(got, QColor) and got.rgba() == expected.rgba()
     return type(got) is type(expected) and bool(got == expected)
@@ -130,6 +138,11 @@ def test_a_tree_over_the_limits_has_no_rows(qapp):
     assert count_nodes(wide.children, 20) == 21  # (stops counting past the limit)
     assert tree_rows(wide, RowStyle.current(), limit=29) is None
     assert tree_rows(wide, RowStyle.current(), limit=30) is not None
+    long_names = Node("root")
+    for i in range(3):
+        long_names.add("n" * (node_rows.ITEM_TREE_CHARS // 2), i)
+    assert tree_rows(long_names, RowStyle.current(), limit=None) is None  # (text, not nodes)
+    assert isinstance(node_model(long_names), NodeTreeModel)
     deep, _end = _chain(node_rows.ITEM_TREE_DEPTH + 1)
     assert tree_rows(deep, RowStyle.current(), limit=None) is None
     with pytest.raises(ValueError, match="deeper than"):
@@ -353,3 +366,22 @@ def test_a_large_tree_is_recoloured_over_several_turns(qtbot, monkeypatch):
     qtbot.waitUntil(lambda: not model.restyling)
     assert {model.index(r, 1).data(D.ForegroundRole).name() for r in range(45)} == {"#e8b07a"}
     assert {model.index(r, 2).data(D.ForegroundRole).name() for r in range(45)} == {"#aaaaaa"}
+
+
+def test_copy_value_copies_the_full_text_it_makes_when_asked(qtbot, monkeypatch):
+    from PySide6.QtGui import QGuiApplication
+
+    root = Node("root")
+    big = root.add("big", "0123456789" * 60_000, kind="attribute", location="/@big")
+    tree = FilteredTree(root, "Header")
+    qtbot.addWidget(tree)
+    assert isinstance(tree.model, NodeItemModel)
+    made: list[int] = []
+    make = node_rows.node_full_text
+    monkeypatch.setattr(node_rows, "node_full_text", lambda n: made.append(1) or make(n))
+    shown = tree.model.index_of_node(big).siblingAtColumn(1)
+    assert len(shown.data()) <= 202 and not made  # (shown cut; the full text not made)
+    tree.select_node(big)
+    copy = next(a for a in tree.view.actions() if a.text() == "Copy value")
+    copy.trigger()
+    assert QGuiApplication.clipboard().text() == big.value and len(made) == 1

@@ -12,8 +12,9 @@ finished rows to a model in one call (docs/architecture.md, "Threads").
 Each row has the four columns of :data:`~inspector.models.node_tree_model.COLUMNS`
 and answers the roles :class:`~inspector.models.node_tree_model.NodeTreeModel`
 answers, with the same values, except ``ValueRole`` (Qt cannot hold every
-Python value: integers beyond 64 bits raise), plus :data:`FilterRole` on
-every column.
+Python value: integers beyond 64 bits raise) and the value column's
+``CopyRole``, a :class:`FullValueText` whose ``str()`` is the full text, plus
+:data:`FilterRole` on every column.
 """
 
 from __future__ import annotations
@@ -52,6 +53,10 @@ ITEM_TREE_NODES = 5_000
 #: level by level, so freeing a chain of items takes time that grows faster than the
 #: square of its depth (a chain 2 000 deep: seconds).  Real trees are a few levels deep.
 ITEM_TREE_DEPTH = 64
+#: Most characters of names, locations and details a tree held as Qt items may have:
+#: each is held several times over (shown, searched, copied), as UTF-16.  Values are
+#: held cut (200, 500 and 2 000 characters); "Copy value" makes the full text when asked.
+ITEM_TREE_CHARS = 2_000_000
 #: Most nodes made into items on the GUI thread when no rows were built ahead
 #: (about 5-10 ms); a larger tree without rows is shown lazily.
 GUI_BUILD_NODES = 120
@@ -92,7 +97,7 @@ def cell_roles(n: Node, style: RowStyle) -> tuple[dict[int, Any], ...]:
             int(CopyRole): n.name}
     value = {int(_D.DisplayRole): value_text(n.value, limit=200) if leaf else "",
              int(_D.ToolTipRole): value_text(n.value, limit=2000) if leaf else "",
-             int(CopyRole): node_full_text(n)}
+             int(CopyRole): FullValueText(n)}
     kind = {int(_D.DisplayRole): type_text, int(_D.ToolTipRole): type_text,
             int(CopyRole): type_text}
     detail = {int(_D.DisplayRole): n.detail, int(_D.ToolTipRole): n.detail,
@@ -148,27 +153,45 @@ class TreeRows:
     style: RowStyle | None = None
 
 
-def count_nodes(nodes: Iterable[Node], limit: int, max_depth: int | None = None) -> int:
+def count_nodes(nodes: Iterable[Node], limit: int, max_depth: int | None = None,
+                max_chars: int | None = None) -> int:
     """How many nodes ``nodes`` and their descendants are, counting at most ``limit + 1``;
-    ``limit + 1`` too when a node lies deeper than ``max_depth`` (``nodes`` at depth 1)."""
+    ``limit + 1`` too when a node lies deeper than ``max_depth`` (``nodes`` at depth 1)
+    or their names, locations and details hold more than ``max_chars`` characters."""
     stack = [(n, 1) for n in nodes]
-    count = 0
+    count = chars = 0
     while stack and count <= limit:
         n, depth = stack.pop()
-        if max_depth is not None and depth > max_depth:
+        chars += len(n.name) + len(n.location) + len(n.detail)
+        if (max_depth is not None and depth > max_depth) \
+                or (max_chars is not None and chars > max_chars):
             return limit + 1
         count += 1
         stack.extend((c, depth + 1) for c in n.children)
     return count
 
 
+class FullValueText:
+    """The untruncated value text of a node, made when asked for (``str()``), as
+    "Copy value" copies it: it can be a million characters, and is rarely asked for."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, node: Node) -> None:
+        self.node = node
+
+    def __str__(self) -> str:
+        return node_full_text(self.node)
+
+
 def build_rows(nodes: Sequence[Node], style: RowStyle,
                limit: int | None = ITEM_TREE_NODES) -> TreeRows | None:
     """The rows of ``nodes`` and all their descendants; None when they are more than
-    ``limit`` nodes (None: no limit) or deeper than :data:`ITEM_TREE_DEPTH` below them.
+    ``limit`` nodes (None: no limit), deeper than :data:`ITEM_TREE_DEPTH` below them or
+    with more than :data:`ITEM_TREE_CHARS` characters of names, locations and details.
     Runs on any thread: the items belong to no model yet."""
     bound = sys.maxsize - 1 if limit is None else limit
-    if count_nodes(nodes, bound, ITEM_TREE_DEPTH) > bound:
+    if count_nodes(nodes, bound, ITEM_TREE_DEPTH, ITEM_TREE_CHARS) > bound:
         return None
     built = TreeRows(style=style)
     pending: list[tuple[Node, QStandardItem | None]] = [(n, None) for n in reversed(nodes)]
@@ -190,6 +213,6 @@ def tree_rows(root: Node | None, style: RowStyle,
     return None if root is None else build_rows(root.children, style, limit)
 
 
-__all__ = ["COLUMNS", "GUI_BUILD_NODES", "ITEM_TREE_DEPTH", "ITEM_TREE_NODES", "RowStyle",
-           "TreeRows", "build_rows", "cell_colours", "cell_roles", "count_nodes",
-           "filter_text", "make_row", "tree_rows"]
+__all__ = ["COLUMNS", "GUI_BUILD_NODES", "ITEM_TREE_CHARS", "ITEM_TREE_DEPTH", "ITEM_TREE_NODES",
+           "FullValueText", "RowStyle", "TreeRows", "build_rows", "cell_colours", "cell_roles",
+           "count_nodes", "filter_text", "make_row", "tree_rows"]

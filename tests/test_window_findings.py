@@ -202,3 +202,23 @@ def test_open_dialog_filters_come_from_the_registry():
     assert entries[0].startswith("Inspector files (") and entries[-1] == "All files (*)"
     for name, patterns in open_filters():
         assert f"{name} ({' '.join(patterns)})" in entries
+
+
+def test_the_same_rows_again_do_not_reset_the_findings(qtbot):
+    dock = FindingsDock()
+    qtbot.addWidget(dock)
+    owner = object()
+    findings = [Finding(Severity.ERROR, f"code.{i}", f"message {i}", f"/loc{i}") for i in range(30)]
+    rows = [("a.h5", f, owner) for f in findings]
+    resets: list[int] = []
+    dock.model.modelReset.connect(lambda: resets.append(1))
+    dock.set_rows(rows, all_files=False)
+    dock.set_rows(list(rows), all_files=False)  # (a new list of the same findings)
+    assert len(resets) == 1
+    dock.set_rows(rows, all_files=True)  # (the File column shows now)
+    dock.set_rows(rows[:-1], all_files=True)
+    copies = [("a.h5", Finding(f.severity, f.code, f.message, f.location), owner)
+              for f in findings[:-1]]
+    dock.set_rows(copies, all_files=True)  # (equal findings, other objects: other findings)
+    assert len(resets) == 4
+    assert dock.model.rowCount() == 29 and dock.model.finding(0)[1] is copies[0][1]

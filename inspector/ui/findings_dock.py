@@ -106,6 +106,8 @@ class FindingsDock(QDockWidget):
         super().__init__("Findings", parent)
         self.setObjectName("findingsDock")
         self.model = FindingsModel(self)
+        self._shown_rows: list[Row] | None = None  # what set_rows showed last
+        self._shown_all = False
         self.proxy = SortFilterProxy(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setSortRole(SeverityRankRole)
@@ -190,6 +192,9 @@ class FindingsDock(QDockWidget):
         """
         if all_files is None:
             all_files = self.showing_all
+        if self._same_rows(rows, all_files):
+            return  # (the window asks again when a tab's state changes: nothing to redo)
+        self._shown_rows, self._shown_all = list(rows), all_files
         self.model.set_findings(rows)
         self.view.setColumnHidden(FILE_COLUMN, not all_files)
         self.detail.clear()
@@ -200,6 +205,14 @@ class FindingsDock(QDockWidget):
             self.set_compact(not rows)
         elif rows:
             QTimer.singleShot(0, self, self.open_to_fit)  # more rows than fit: open further
+
+    def _same_rows(self, rows: Sequence[Row], all_files: bool) -> bool:
+        """``rows`` are the rows shown: the same findings of the same tabs, in order (a
+        reset re-sorts every row through the model, tens of ms for a few hundred)."""
+        shown = self._shown_rows
+        return shown is not None and all_files == self._shown_all and len(shown) == len(rows) \
+            and all(a[0] == b[0] and a[1] is b[1] and a[2] is b[2]
+                    for a, b in zip(shown, rows, strict=True))
 
     # -- size -----------------------------------------------------------
     def set_compact(self, compact: bool) -> None:

@@ -146,16 +146,31 @@ def test_stop_gives_collection_back_to_the_interpreter(qapp):
     collector.deleteLater()
 
 
-def test_freezing_leaves_the_collector_counting_from_an_empty_old_generation(
+def test_freezing_leaves_the_collector_counting_the_frozen_as_the_old_generation(
         _collector_on_the_gui_thread):
     collector = _collector_on_the_gui_thread
     threads, fin = _collected_on()  # young garbage: collected, not frozen
     try:
         freeze_long_lived()
-        assert gc.get_freeze_count() > 0
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
         assert not fin.alive
-        assert collector.long_lived_total == collector.long_lived_pending == 0
+        assert collector.long_lived_total == frozen and collector.long_lived_pending == 0
         assert collector.allocated_since_full == 0
+        # a full collection now waits for a quarter as many long-lived objects
+        saved, held = collector.thresholds, collector.full_held
+        collector.thresholds = (-1, saved[1], saved[2])  # (generation 0 due at each check)
+        collector.full_held = False  # (a window of another test may have held them)
+        try:
+            collector.allocated_since_full = collector.full_every + 1
+            quarter = -(-frozen // 4)  # (rounded up)
+            collector.long_lived_pending = quarter - 1
+            assert _collections_during(collector.check) == [1]  # young only
+            collector.allocated_since_full = collector.full_every + 1
+            collector.long_lived_pending = quarter
+            assert _collections_during(collector.check) == [2]
+        finally:
+            collector.thresholds, collector.full_held = saved, held
     finally:
         gc.unfreeze()
 

@@ -133,6 +133,12 @@ class NodeItemModel(QStandardItemModel):
             self.blockSignals(blocked)
         self.endResetModel()
 
+    def _cells(self, item: QStandardItem) -> list[QStandardItem | None]:
+        """The four cells of the row whose first cell is ``item``."""
+        parent, _owner = self._parent_of(item)
+        row = item.row()
+        return [parent.child(row, column) for column in range(len(COLUMNS))]
+
     def _parent_of(self, item: QStandardItem) -> tuple[QStandardItem, Node]:
         parent = item.parent()
         if parent is None:
@@ -169,10 +175,8 @@ class NodeItemModel(QStandardItemModel):
         item = self._items.get(id(n))
         if item is None:
             return
-        parent, _owner = self._parent_of(item)
-        row = item.row()
-        for column, roles in enumerate(cell_roles(n, self._style or RowStyle.current())):
-            cell = parent.child(row, column)
+        for cell, roles in zip(self._cells(item), cell_roles(n, self._style or RowStyle.current()),
+                               strict=True):
             if cell is not None:
                 for role in _COLOURED:  # (a colour the node no longer has goes)
                     if role not in roles:
@@ -215,10 +219,7 @@ class NodeItemModel(QStandardItemModel):
             item = self._items.get(id(n))
             if item is None:
                 continue  # (removed meanwhile)
-            parent, _owner = self._parent_of(item)
-            row = item.row()
-            for column, roles in enumerate(cell_colours(n, style)):
-                cell = parent.child(row, column)
+            for cell, roles in zip(self._cells(item), cell_colours(n, style), strict=True):
                 if cell is not None:
                     for role in _COLOURED:
                         cell.setData(roles.get(role), role)

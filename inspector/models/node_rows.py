@@ -14,7 +14,7 @@ and answers the roles :class:`~inspector.models.node_tree_model.NodeTreeModel`
 answers, with the same values, except ``ValueRole`` (Qt cannot hold every
 Python value: integers beyond 64 bits raise) and the value column's
 ``CopyRole``, a :class:`FullValueText` whose ``str()`` is the full text, plus
-:data:`FilterRole` on every column.
+:data:`FilterRole` on the first column (the one the filter reads).
 """
 
 from __future__ import annotations
@@ -86,15 +86,15 @@ class RowStyle:
 def cell_roles(n: Node, style: RowStyle) -> tuple[dict[int, Any], ...]:
     """The role values of the four cells of ``n``'s row, as
     :meth:`NodeTreeModel.data <inspector.models.node_tree_model.NodeTreeModel.data>`
-    gives them (no ``ValueRole``; :data:`FilterRole` on each cell)."""
+    gives them (no ``ValueRole``; :data:`FilterRole` on the first cell, the one the
+    filter reads)."""
     leaf = has_value(n)
     unknown = leaf and is_unknown(n.value)
     type_text = node_type_text(n)
     common: dict[int, Any] = {int(NodeRole): n, int(LocationRole): n.location,
-                              int(NameRole): n.name, int(MissingRole): unknown,
-                              int(FilterRole): filter_text(n)}
+                              int(NameRole): n.name, int(MissingRole): unknown}
     name = {int(_D.DisplayRole): n.name, int(_D.ToolTipRole): n.location or n.name,
-            int(CopyRole): n.name}
+            int(CopyRole): n.name, int(FilterRole): filter_text(n)}
     value = {int(_D.DisplayRole): value_text(n.value, limit=200) if leaf else "",
              int(_D.ToolTipRole): value_text(n.value, limit=2000) if leaf else "",
              int(CopyRole): FullValueText(n)}

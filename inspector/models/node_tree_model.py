@@ -290,8 +290,8 @@ class NodeTreeModel(OneEntryPerCell, QAbstractItemModel):
             return leaf_value and is_unknown(n.value)
         if role == CopyRole:
             return (n.name, node_full_text(n), node_type_text(n), n.detail)[col]
-        if role == FilterRole:
-            return filter_text(n)
+        if role == FilterRole:  # (the filter reads the first column only)
+            return filter_text(n) if col == 0 else None
         return None
 
     def index_of_node(self, n: Node) -> QModelIndex:

@@ -22,5 +22,6 @@ StatusRole = _U + 6
 NameRole = _U + 7
 #: Sort key of a cell.
 SortRole = _U + 8
-#: Lowercased text a tree filter searches in a row: name, location and value text.
+#: Lowercased text a tree filter searches in a row (first column): name, location and
+#: value text.
 FilterRole = _U + 9

@@ -396,7 +396,7 @@ class DocumentTab(QWidget):
     def _trials_imported(self, trials: ModuleType) -> None:
         """The trial views are importable: they are built, one plot an event-loop turn
         (``trials.build_in_steps``), and take the placeholder's place."""
-        if self._vstate["closed"] or self._trials_slot is None or self.doc is None:
+        if self._trials_gone():
             return
         run_in_turns(self, trials.build_in_steps(self.doc, self.jobs, self.selection, self),
                      on_result=self._trials_built, stopped=self._trials_gone)

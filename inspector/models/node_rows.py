@@ -13,8 +13,7 @@ Each row has the four columns of :data:`~inspector.models.node_tree_model.COLUMN
 and answers the roles :class:`~inspector.models.node_tree_model.NodeTreeModel`
 answers, with the same values, except ``ValueRole`` (Qt cannot hold every
 Python value: integers beyond 64 bits raise) and the value column's
-``CopyRole``, a :class:`FullValueText` whose ``str()`` is the full text, plus
-:data:`FilterRole` on the first column (the one the filter reads).
+``CopyRole``, a :class:`FullValueText` whose ``str()`` is the full text.
 """
 
 from __future__ import annotations

@@ -162,9 +162,14 @@ class NodeTreeModel(OneEntryPerCell, QAbstractItemModel):
             self._show_rows(n, len(n.children))
 
     # -- nodes added later (attribute pages) -----------------------------
-    def insert_before(self, n: Node, nodes: list[Node] | tuple[Node, ...]) -> bool:
+    def insert_before(self, n: Node, nodes: list[Node] | tuple[Node, ...],
+                      rows: object = None) -> bool:
         """Insert ``nodes`` as siblings just before the shown node ``n`` (an attribute
-        page before the row standing for the rest); False when ``n`` is not shown."""
+        page before the row standing for the rest); False when ``n`` is not shown.
+
+        ``rows``: rows made ahead for a model of Qt items
+        (:class:`~inspector.models.node_item_model.NodeItemModel`); this model makes
+        none, and ignores them (both models take the same arguments)."""
         index = self.index_of_node(n)
         parent = self._parent.get(id(n))
         if not index.isValid() or parent is None:

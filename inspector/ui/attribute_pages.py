@@ -98,9 +98,7 @@ class AttributePager(QObject):
         page, rows = read
         self._reading.pop(id(more), None)
         model = self.tree.model
-        inserted = model.insert_before(more, page.nodes, rows) \
-            if isinstance(model, NodeItemModel) else model.insert_before(more, page.nodes)
-        if not inserted:
+        if not model.insert_before(more, page.nodes, rows):
             return  # the tree was replaced meanwhile
         if page.end >= page.total or not page.nodes:
             model.remove_node(more)

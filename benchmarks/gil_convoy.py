@@ -59,8 +59,8 @@ def _paint_ms(view: Any) -> float:
     return (time.perf_counter() - t) * 1000
 
 
-class _Counter:
-    """A thread counting in Python until stopped (the busy job)."""
+class BusyThread:
+    """A thread counting in Python until stopped (the busy job); ``count``: how far it got."""
 
     def __init__(self) -> None:
         self.count = 0
@@ -73,7 +73,7 @@ class _Counter:
             n += 1
         self.count = n
 
-    def __enter__(self) -> _Counter:
+    def __enter__(self) -> BusyThread:
         self._thread.start()
         time.sleep(0.02)
         return self
@@ -86,11 +86,11 @@ class _Counter:
 def measure(view: Any, interval: float, repeats: int) -> dict[str, float]:
     sys.setswitchinterval(interval)
     idle = statistics.median(_paint_ms(view) for _ in range(repeats))
-    with _Counter():
+    with BusyThread():
         busy = statistics.median(_paint_ms(view) for _ in range(repeats))
-    with _Counter() as alone:
+    with BusyThread() as alone:
         time.sleep(0.5)
-    with _Counter() as beside:
+    with BusyThread() as beside:
         t = time.perf_counter()
         while time.perf_counter() - t < 0.5:
             view.viewport().repaint()

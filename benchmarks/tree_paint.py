@@ -31,7 +31,6 @@ import os
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -39,9 +38,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 RECORDING_MB = 16
 
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from gil_convoy import BusyThread  # noqa: E402 - a sibling script, found through sys.path
+
 
 def _recording(cache: Path) -> Path:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
     from open_recording import write_recording
 
     path = cache / f"continuous_{RECORDING_MB}MiB.h5"
@@ -77,32 +78,10 @@ def _repaint(views: list[Any]) -> tuple[float, float]:
     return (time.perf_counter() - wall) * 1000, (time.thread_time() - cpu) * 1000
 
 
-class _Counter:
-    """A thread counting in Python until stopped (the busy job)."""
-
-    def __init__(self) -> None:
-        self._stop = False
-        self._thread = threading.Thread(target=self._run)
-
-    def _run(self) -> None:
-        n = 0
-        while not self._stop:
-            n += 1
-
-    def __enter__(self) -> _Counter:
-        self._thread.start()
-        time.sleep(0.02)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop = True
-        self._thread.join()
-
-
 def _measure(views: list[Any], repeats: int) -> dict[str, float]:
     _repaint(views)  # (the first paint lays out and caches glyphs)
     idle = [_repaint(views) for _ in range(repeats)]
-    with _Counter():
+    with BusyThread():
         busy = [_repaint(views) for _ in range(repeats)]
     return {"idle_paint_ms": round(statistics.median(w for w, _c in idle), 1),
             "busy_paint_ms": round(statistics.median(w for w, _c in busy), 1),

@@ -37,6 +37,7 @@ from inspector.models.roles import (
 from inspector.models.style import kind_color, muted_color
 from inspector.ui import theme
 from inspector.ui.tree_panel import FilteredTree
+from tests.test_multi_data import _cells  # every cell of a model, depth first
 
 D = Qt.ItemDataRole
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -59,15 +60,6 @@ def _typed_tree() -> Node:
     root.add("link", "/g", kind="link", location="/link", target=LinkTarget("/g"))
     root.add("other", 2.5, location="/other")
     return root
-
-
-def _cells(model, parent=QModelIndex()):
-    for row in range(model.rowCount(parent)):
-        for col in range(model.columnCount(parent)):
-            index = model.index(row, col, parent)
-            yield index
-            if col == 0:
-                yield from _cells(model, index)
 
 
 def _same(got, expected) -> bool:

@@ -67,9 +67,19 @@ class JobContext:
             raise Cancelled()
 
     def progress(self, done: int, total: int, payload: Any = None) -> None:
-        """Report progress; delivered to ``on_progress`` on the GUI thread."""
-        self._job.outbox.append((done, total, payload))
-        self._job.signals.progress.emit(self._job.id)
+        """Report progress; delivered to ``on_progress`` on the GUI thread, in order.
+
+        Reports made while the GUI thread has not yet taken the last ones wait
+        with them and are delivered together, in one event: a check of a
+        thousand members posts a few events, not a thousand (each event costs
+        the GUI thread an entry into Python, and a pass of the event loop runs
+        every event posted before it, so many small ones add up to one stall).
+        """
+        job = self._job
+        job.outbox.append((done, total, payload))
+        if not job.progress_posted:
+            job.progress_posted = True
+            job.signals.progress.emit(job.id)
 
 
 class _Signals(QObject):
@@ -95,6 +105,7 @@ class Job(QRunnable):
         self.signals = _Signals()
         self.cancel_event = threading.Event()
         self.outbox: deque[tuple[int, int, Any]] = deque()  # progress not yet delivered
+        self.progress_posted = False  # a progress signal is on its way for the outbox
         self.result: Any = None
         self.setAutoDelete(False)
 
@@ -189,6 +200,7 @@ class JobRunner(QObject):
 
     @Slot(int)
     def _finished(self, job_id: int) -> None:
+        self._progress(job_id)  # (a report posted last may still wait: it comes first)
         entry = self._jobs.get(job_id)
         result = entry[0].result if entry is not None else None
         if entry is not None:
@@ -199,24 +211,25 @@ class JobRunner(QObject):
 
     @Slot(int, str, str)
     def _failed(self, job_id: int, message: str, tb: str) -> None:
+        self._progress(job_id)
         cb = self._pop(job_id)
         if cb and cb["error"]:
             cb["error"](message, tb)
 
     @Slot(int)
     def _progress(self, job_id: int) -> None:
+        """Deliver every progress report waiting in the job's outbox, in order."""
         entry = self._jobs.get(job_id)
         if entry is None:
             return
-        try:
-            done, total, payload = entry[0].outbox.popleft()  # (one per signal, in order)
-        except IndexError:
-            return
-        cb = entry[1]
-        if self.is_stale(job_id, cb["key"]) or entry[0].cancel_event.is_set():
-            return
-        if cb["progress"]:
-            cb["progress"](done, total, payload)
+        job, cb = entry
+        job.progress_posted = False  # (before taking: a report added meanwhile posts again)
+        while job.outbox:
+            done, total, payload = job.outbox.popleft()
+            if self.is_stale(job_id, cb["key"]) or job.cancel_event.is_set():
+                continue
+            if cb["progress"]:
+                cb["progress"](done, total, payload)
 
     def cancel(self, key: str) -> None:
         """Cancel the latest job of ``key``; its result and progress are dropped."""

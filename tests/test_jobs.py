@@ -53,3 +53,52 @@ def test_the_job_signals_carry_ids_and_text_only():
     for i in range(meta.methodOffset(), meta.methodCount()):
         kinds.update(bytes(t).decode() for t in meta.method(i).parameterTypes())
     assert kinds == {"int", "QString"}
+
+
+def test_reports_made_before_the_gui_thread_takes_them_come_in_one_event(qtbot):
+    runner = JobRunner()
+    go = threading.Event()
+    seen: list[int] = []
+    done: list[str] = []
+
+    def work(ctx):
+        go.wait(5)
+        for i in range(1000):
+            ctx.progress(i + 1, 1000)
+        return "done"
+
+    job = runner.submit(work, on_done=lambda r: done.append(r),
+                        on_progress=lambda d, _t, _p: seen.append(d))
+    signals: list[int] = []
+    job.signals.progress.connect(signals.append)
+    go.set()
+    assert runner.wait(5000)  # (the GUI thread takes nothing meanwhile)
+    qtbot.waitUntil(lambda: bool(done), timeout=5000)
+    assert seen == list(range(1, 1001)) and done == ["done"]
+    assert signals == [job.id]  # one event carried all of them
+
+
+def test_a_report_made_while_the_gui_thread_delivers_is_delivered_too(qtbot):
+    runner = JobRunner()
+    delivering, reported = threading.Event(), threading.Event()
+    seen: list[int] = []
+    done: list[str] = []
+
+    def work(ctx):
+        ctx.progress(1, 2)
+        delivering.wait(5)  # the GUI thread is inside on_progress now
+        ctx.progress(2, 2)
+        reported.set()
+        delivering.clear()
+        return "done"
+
+    def on_progress(d, _t, _p):
+        seen.append(d)
+        if d == 1:
+            delivering.set()
+            reported.wait(5)
+
+    runner.submit(work, on_done=done.append, on_progress=on_progress)
+    qtbot.waitUntil(lambda: bool(done), timeout=5000)
+    assert seen == [1, 2] and done == ["done"]
+    runner.wait(5000)

@@ -147,6 +147,37 @@ def test_checksum_model_live_updates(qapp):
     assert verdict_text(m.members(), "verifying")[1] == "Verifying… 2 of 3 members checked"
 
 
+def test_the_checksum_models_checked_count_follows_every_streamed_row(qapp):
+    import random
+
+    from inspector.models.checksum_model import UNCHECKED
+
+    rng = random.Random(7)
+    names = [f"m{i % 40}.bin" for i in range(60)]  # (20 names listed twice)
+    m = ChecksumModel([MemberCheck(n, "a" * 64) for n in names])
+    statuses = ["ok", "mismatch", "cancelled", "pending", "unlisted", "refused"]
+    for step in range(400):
+        name = rng.choice(names + ["extra.bin"]) if step % 9 else f"new{step}.bin"
+        m.update_member(MemberCheck(name, "a" * 64, "b" * 64, rng.choice(statuses)))
+        assert m.checked == sum(1 for r in m.members() if r.status not in UNCHECKED)
+    assert 0 < m.checked < m.rowCount()
+    m.set_members(m.members()[:10])
+    assert m.checked == sum(1 for r in m.members() if r.status not in UNCHECKED)
+
+
+def test_the_banner_while_verifying_counts_as_the_verdict_does(qtbot):
+    from inspector.ui.checksum_panel import ChecksumPanel
+
+    members = [MemberCheck(f"m{i}.bin", "a" * 64) for i in range(5)]
+    panel = ChecksumPanel(members)
+    qtbot.addWidget(panel)
+    panel.start()
+    for i, status in enumerate(["ok", "mismatch", "ok", "cancelled"]):
+        panel.on_progress(i + 1, 5, dataclasses.replace(members[i], status=status))
+        assert panel.verdict == verdict_text(panel.model.members(), "verifying")[1]
+    assert panel.verdict == "Verifying… 3 of 5 members checked"
+
+
 def test_stimuli_model_requests_on_first_show(qapp):
     stims = [Stimulus(3, "array", "/stimuli_db/0", lambda: np.zeros((4, 4), np.uint8)),
              Stimulus("3", "path", "/stimuli_db/1", lambda: None)]

@@ -219,6 +219,31 @@ def test_the_same_rows_again_do_not_reset_the_findings(qtbot):
     dock.set_rows(rows[:-1], all_files=True)
     copies = [("a.h5", Finding(f.severity, f.code, f.message, f.location), owner)
               for f in findings[:-1]]
-    dock.set_rows(copies, all_files=True)  # (equal findings, other objects: other findings)
-    assert len(resets) == 4
-    assert dock.model.rowCount() == 29 and dock.model.finding(0)[1] is copies[0][1]
+    dock.set_rows(copies, all_files=True)  # (equal findings, other objects: a cap note)
+    assert len(resets) == 3
+    moved = [("a.h5", Finding(f.severity, f.code, f.message + "!", f.location), owner)
+             for f in findings[:-1]]
+    dock.set_rows(moved, all_files=True)
+    dock.set_rows(moved, all_files=False)
+    dock.set_rows([(label, f, object()) for label, f, _ in moved], all_files=False)
+    assert len(resets) == 6
+    assert dock.model.rowCount() == 29 and dock.model.finding(0)[1] is moved[0][1]
+
+
+def test_a_documents_cap_notes_listed_again_do_not_reset_the_findings(qtbot):
+    from inspector.formats.findings import Findings, Rule, Scope
+
+    rule = Rule("code.many", Severity.WARNING, Scope.STRUCTURE, "seed")
+    findings = Findings(limit=3)
+    for i in range(5):
+        findings.report(rule, f"message {i}", f"/loc{i}")
+    first, again = list(findings), list(findings)
+    assert first[-1] is not again[-1] and first[-1] == again[-1]  # (the note is made afresh)
+    dock = FindingsDock()
+    qtbot.addWidget(dock)
+    owner = object()
+    resets: list[int] = []
+    dock.model.modelReset.connect(lambda: resets.append(1))
+    dock.set_rows([("a.h5", f, owner) for f in first], all_files=False)
+    dock.set_rows([("a.h5", f, owner) for f in again], all_files=False)
+    assert len(resets) == 1 and dock.model.rowCount() == 4

@@ -36,6 +36,9 @@ STATUS_TEXT = {
     "refused": "refused (unsafe)",
 }
 
+#: Statuses of a member not checked (yet): the rest count as checked in the verdict.
+UNCHECKED = frozenset({"pending", "cancelled"})
+
 #: Statuses that count as a failed member in the verdict.
 FAILED = frozenset(
     {"mismatch", "missing-member", "unlisted", "malformed-entry", "duplicate-entry", "refused"}
@@ -50,6 +53,7 @@ class ChecksumModel(OneEntryPerCell, QAbstractTableModel):
         super().__init__(parent)
         self._rows: list[MemberCheck] = []
         self._by_name: dict[str, list[int]] = {}
+        self.checked = 0  # rows whose status is not in UNCHECKED
         self._icons: dict[tuple[str, bool], object] = {}
         self.set_members(members or [])
 
@@ -60,6 +64,7 @@ class ChecksumModel(OneEntryPerCell, QAbstractTableModel):
         self._by_name = {}
         for i, m in enumerate(self._rows):
             self._by_name.setdefault(m.name, []).append(i)
+        self.checked = sum(1 for m in self._rows if m.status not in UNCHECKED)
         self.endResetModel()
 
     def update_member(self, m: MemberCheck) -> int:
@@ -71,6 +76,7 @@ class ChecksumModel(OneEntryPerCell, QAbstractTableModel):
         members stays linear.
         """
         rows = self._by_name.get(m.name)
+        self.checked += m.status not in UNCHECKED
         if not rows:
             row = len(self._rows)
             self.beginInsertRows(QModelIndex(), row, row)
@@ -79,6 +85,7 @@ class ChecksumModel(OneEntryPerCell, QAbstractTableModel):
             self.endInsertRows()
             return row
         row = next((i for i in rows if self._rows[i].status == "pending"), rows[0])
+        self.checked -= self._rows[row].status not in UNCHECKED
         self._rows[row] = m
         self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
         return row

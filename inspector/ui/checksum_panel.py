@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.formats.document import MemberCheck
-from inspector.models.checksum_model import FAILED, STATUS_TEXT, ChecksumModel
+from inspector.models.checksum_model import FAILED, STATUS_TEXT, UNCHECKED, ChecksumModel
 from inspector.models.roles import CopyRole
 from inspector.models.style import kind_color, status_icon
 from inspector.ui.columns import fit_columns_to_width
@@ -29,11 +29,11 @@ def verdict_text(members: list[MemberCheck], state: str) -> tuple[str, str]:
     kind is ``"pending"``, ``"ok"`` or ``"bad"``.
     """
     n = len(members)
-    done = sum(1 for m in members if m.status not in ("pending", "cancelled"))
+    done = sum(1 for m in members if m.status not in UNCHECKED)
     failed = [m for m in members if m.status in FAILED]
     noun = "member" if n == 1 else "members"
     if state == "verifying":
-        return "pending", f"Verifying… {done} of {n} {noun} checked"
+        return "pending", verifying_text(done, n)
     if state == "error":
         return "bad", f"Verification could not finish ({done} of {n} {noun} checked)"
     if failed:
@@ -49,6 +49,11 @@ def verdict_text(members: list[MemberCheck], state: str) -> tuple[str, str]:
     if n == 0:
         return "bad", "No members to verify"
     return "ok", f"All {n} {noun} verified"
+
+
+def verifying_text(checked: int, members: int) -> str:
+    """The banner while verifying: ``"Verifying… 2 of 3 members checked"``."""
+    return f"Verifying… {checked} of {members} {'member' if members == 1 else 'members'} checked"
 
 
 class ChecksumPanel(QWidget):
@@ -131,7 +136,14 @@ class ChecksumPanel(QWidget):
         if member is not None:
             self.model.update_member(member)
         self._set_progress(done, total)
-        self.set_state("verifying")
+        if self.state != "verifying":
+            self.set_state("verifying")
+            return
+        # (constant time: a check delivers its members' reports together, and the
+        # verdict over every row for each of them made a large archive quadratic)
+        text = verifying_text(self.model.checked, self.model.rowCount())
+        self.banner.setText(text)
+        self.banner_box.setToolTip(text)
 
     def _set_progress(self, done: int, total: int) -> None:
         """Move the bar on the next paint: ``QProgressBar.setValue`` repaints at once,

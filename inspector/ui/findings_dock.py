@@ -207,11 +207,13 @@ class FindingsDock(QDockWidget):
             QTimer.singleShot(0, self, self.open_to_fit)  # more rows than fit: open further
 
     def _same_rows(self, rows: Sequence[Row], all_files: bool) -> bool:
-        """``rows`` are the rows shown: the same findings of the same tabs, in order (a
-        reset re-sorts every row through the model, tens of ms for a few hundred)."""
+        """``rows`` are the rows shown: equal findings of the same tabs, in order (a
+        reset re-sorts every row through the model, tens of ms for a few hundred).
+        Findings are compared by value: a document makes its cap notes ("... and 40
+        more") afresh each time its findings are listed."""
         shown = self._shown_rows
         return shown is not None and all_files == self._shown_all and len(shown) == len(rows) \
-            and all(a[0] == b[0] and a[1] is b[1] and a[2] is b[2]
+            and all(a[2] is b[2] and a[0] == b[0] and a[1] == b[1]
                     for a, b in zip(shown, rows, strict=True))
 
     # -- size -----------------------------------------------------------

@@ -361,3 +361,28 @@ def test_sparse_dataset_unallocated_chunks_are_not_read(tmp_path, monkeypatch):
     window = ref.envelope((None, 2), 123_400, 123_500, 500)  # raw samples, fill around the spike
     np.testing.assert_array_equal(window.lo, full[123_400:123_500, 2].astype(np.float64))
     sources[0].close()
+
+
+def test_unallocated_chunks_are_those_whose_offsets_the_file_does_not_list():
+    """Offsets outside the grid (a hostile file's, up to 2**64 - 1) are ignored; the rest
+    mark their chunks stored, as a loop over the offsets would (the oracle)."""
+    from types import SimpleNamespace
+
+    shape, chunks = (10_000, 6, 5), (1000, 4, 5)
+    grid = (10, 2, 1)
+    rng = np.random.default_rng(3)
+    allocated = {(int(a) * 1000, int(b) * 4, 0) for a, b in rng.integers(0, (10, 2), (9, 2))}
+    allocated |= {(12_000, 0, 0), (0, 8, 0), (2**64 - 1, 0, 0), (2**63 + 5, 4, 0), (999, 3, 4)}
+    ref = SimpleNamespace(sample_axis=0, shape=shape)
+    layout = ChunkLayout(chunks, np.dtype("<f4"), fill=-1.5)
+    s = cs.ChunkSummary(ref, layout, allocated)
+    stored = np.zeros(grid, dtype=bool)
+    for offset in allocated:
+        coord = tuple(o // c for o, c in zip(offset, chunks, strict=True))
+        if all(x < g for x, g in zip(coord, grid, strict=True)):
+            stored[coord] = True
+    assert stored.sum() >= 2 and not stored.all()
+    np.testing.assert_array_equal(s.done, ~stored)
+    assert np.all(s.lo == -1.5) and np.all(s.hi == -1.5)
+    empty = cs.ChunkSummary(ref, layout, set())
+    assert empty.done.all() and empty.complete

@@ -261,10 +261,11 @@ class ChunkSummary:
         if fill is None or self._allocated is None:
             return
         stored = np.zeros(self.grid, dtype=bool)
-        for offset in self._allocated:
-            coord = tuple(o // c for o, c in zip(offset, self.chunks, strict=True))
-            if all(0 <= x < g for x, g in zip(coord, self.grid, strict=True)):
-                stored[coord] = True
+        # (HDF5 offsets are unsigned 64-bit: uint64 holds any a file declares)
+        offsets = np.array(list(self._allocated), dtype=np.uint64).reshape(-1, len(self.grid))
+        coords = offsets // np.array(self.chunks, dtype=np.uint64)
+        inside = (coords < np.array(self.grid, dtype=np.uint64)).all(axis=1)
+        stored[tuple(coords[inside].astype(np.intp).T)] = True
         value = fill if np.isfinite(fill) else np.nan
         self.lo[...] = value  # every allocated chunk overwrites its own blocks when decoded
         self.hi[...] = value

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
 from inspector.cli import format_report
@@ -247,3 +248,67 @@ def test_a_documents_cap_notes_listed_again_do_not_reset_the_findings(qtbot):
     dock.set_rows([("a.h5", f, owner) for f in first], all_files=False)
     dock.set_rows([("a.h5", f, owner) for f in again], all_files=False)
     assert len(resets) == 1 and dock.model.rowCount() == 4
+
+
+def _many_findings() -> list[tuple[str, Finding, object]]:
+    owner = object()
+    severities = [Severity.INFO, Severity.ERROR, Severity.WARNING]
+    return [("a.h5", Finding(severities[i % 3], f"code.{i % 7}", f"message {i}", f"/loc{i}",
+                             "notes §1" if i % 2 else ""), owner) for i in range(60)]
+
+
+def test_the_findings_cells_and_the_severity_sort_follow_the_rule(qtbot):
+    from inspector.formats.findings import SEVERITIES
+    from inspector.models.findings_model import SEVERITY_WORD, SeverityRankRole
+    from inspector.models.roles import CopyRole, LocationRole, NameRole
+
+    dock = FindingsDock()
+    qtbot.addWidget(dock)
+    rows = _many_findings()
+    dock.set_rows(rows, all_files=True)
+    m = dock.model
+    assert [m.finding(r) for r in range(m.rowCount())] == rows  # (the model keeps their order)
+    for r, (label, f, _owner) in enumerate(rows):
+        texts = [SEVERITY_WORD[f.severity], f.code, f.message, f.location, label]
+        for col, text in enumerate(texts):
+            index = m.index(r, col)
+            assert index.data() == text and index.data(CopyRole) == text
+            assert index.data(LocationRole) == f.location and index.data(NameRole) == f.code
+            tip = f"{f.message}\n\nrule: {f.rule}" if col == 2 and f.rule else text
+            assert index.data(Qt.ItemDataRole.ToolTipRole) == tip
+            rank = SEVERITIES.index(f.severity) if col == 0 else text
+            assert index.data(SeverityRankRole) == rank
+        assert m.index(r, 0).data(Qt.ItemDataRole.DecorationRole) is not None
+    shown = [dock.model.finding(dock.proxy.mapToSource(dock.proxy.index(r, 0)).row())[1]
+             for r in range(dock.proxy.rowCount())]
+    oracle = sorted((f for _, f, _ in rows), key=lambda f: SEVERITIES.index(f.severity))
+    assert shown == oracle  # errors first, ties in the order found (a stable sort)
+    dock.view.sortByColumn(1, Qt.SortOrder.DescendingOrder)
+    shown = [dock.proxy.index(r, 1).data() for r in range(dock.proxy.rowCount())]
+    assert shown == sorted((f.code for _, f, _ in rows), reverse=True)
+
+
+def test_sorting_and_painting_the_findings_never_enter_python(qtbot):
+    import sys
+
+    dock = FindingsDock()
+    qtbot.addWidget(dock)
+    dock.resize(900, 600)
+    dock.show()
+    dock.set_rows(_many_findings(), all_files=True)
+    qtbot.waitUntil(lambda: not dock.compact, timeout=5000)
+    calls: list[str] = []
+
+    def profile(frame, event, _arg):
+        if event == "call" and "inspector" in frame.f_code.co_filename:
+            calls.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        dock.view.sortByColumn(2, Qt.SortOrder.AscendingOrder)
+        dock.view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        dock.view.viewport().repaint()
+    finally:
+        sys.setprofile(None)
+    assert calls == []
+    assert dock.proxy.rowCount() == 60

@@ -17,7 +17,6 @@ from PySide6.QtCore import (
     QModelRoleData,
     QModelRoleDataSpan,
     QPersistentModelIndex,
-    QSortFilterProxyModel,
 )
 
 
@@ -54,6 +53,3 @@ class ProxyOneEntryPerCell:
             return
         source.multiData(proxy.mapToSource(index), roleDataSpan)
 
-
-class SortFilterProxy(ProxyOneEntryPerCell, QSortFilterProxyModel):
-    """A ``QSortFilterProxyModel`` that asks its source for a cell's roles in one call."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QItemSelection, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QItemSelection, QModelIndex, QSortFilterProxyModel, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -35,14 +35,12 @@ from PySide6.QtWidgets import (
 
 from inspector.models.findings_model import (
     FILE_COLUMN,
-    FindingRole,
     FindingsModel,
     Row,
     SeverityRankRole,
     finding_detail_text,
     severity_counts_text,
 )
-from inspector.models.multi_data import SortFilterProxy
 from inspector.ui.copy_support import install_copy_actions
 
 #: Shown in the detail box while no finding is selected.
@@ -108,7 +106,7 @@ class FindingsDock(QDockWidget):
         self.model = FindingsModel(self)
         self._shown_rows: list[Row] | None = None  # what set_rows showed last
         self._shown_all = False
-        self.proxy = SortFilterProxy(self)
+        self.proxy = QSortFilterProxyModel(self)  # (Qt's own: sorting items calls no Python)
         self.proxy.setSourceModel(self.model)
         self.proxy.setSortRole(SeverityRankRole)
         self.view = self._make_view()
@@ -161,7 +159,7 @@ class FindingsDock(QDockWidget):
         return view
 
     def _activate(self, index: QModelIndex) -> None:
-        f, owner = self.proxy.data(index, FindingRole)
+        _label, f, owner = self.model.finding(self.proxy.mapToSource(index).row())
         self.finding_activated.emit(f, owner)
 
     def _selection_changed(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:

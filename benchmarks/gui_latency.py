@@ -17,6 +17,9 @@ on it has them:
   on background threads while the file opens, as ``inspector FILE`` has them;
 * ``open_archive_500mb``: open a 500 MB AUCX archive, verify every checksum
   and plot its scans;
+* ``verify_archive_3000_members``: open the bundled sample archive with 3 000
+  small members added (each listed in its checksum file), and verify every
+  checksum: a check that streams thousands of progress reports;
 * ``pan_zoom``: on the 1 GiB recording with its summary warm, a scripted
   sequence of zooms, pans and a drag (range changes every 16 ms), each
   waited for until the exact curve is drawn.
@@ -58,7 +61,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-SCENARIOS = ("open_recording_1gb", "start_with_recording_1gb", "open_archive_500mb", "pan_zoom")
+SCENARIOS = ("open_recording_1gb", "start_with_recording_1gb", "open_archive_500mb",
+             "verify_archive_3000_members", "pan_zoom")
+#: Members added to the bundled sample archive for ``verify_archive_3000_members``.
+MANY_MEMBERS = 3000
 PROBE_MS = 5
 STALL_MS = 50.0
 #: Most seconds one scenario may take before it is reported as timed out.
@@ -109,6 +115,31 @@ def archive_path(cache: Path, mb: int) -> Path:
     write_aucx(exp, path, exported_at="2026-01-01T00:00:00+00:00", overwrite=True)
     del sig
     (cache / "signal.tmp.npy").unlink()
+    return path
+
+
+def many_members_path(cache: Path, members: int = MANY_MEMBERS) -> Path:
+    """The bundled sample archive with ``members`` small extra members, each listed in its
+    checksum file (so every one is verified, and reported as not named by the manifest)."""
+    import hashlib
+    import zipfile
+
+    path = cache / f"archive_{members}_members.aucx"
+    if path.exists():
+        return path
+    sample = ROOT / "inspector" / "resources" / "samples" / "src_demo_experiment.aucx"
+    with zipfile.ZipFile(sample) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        lines = src.read("checksums.sha256").decode().splitlines()
+        for name in src.namelist():
+            if name != "checksums.sha256":
+                z.writestr(name, src.read(name))
+        for k in range(members):
+            data = f"extra member {k}\n".encode() * 20
+            name = f"extras/e{k:05d}.txt"
+            z.writestr(name, data)
+            lines.append(f"{hashlib.sha256(data).hexdigest()}  {name}")
+        lines.sort(key=lambda line: line.split()[1])
+        z.writestr("checksums.sha256", "\n".join(lines) + "\n")
     return path
 
 
@@ -343,6 +374,8 @@ def main(argv: list[str] | None = None) -> int:
     for scenario in args.scenarios.split(","):
         if scenario == "open_archive_500mb":
             path = archive_path(args.cache, args.archive_mb)
+        elif scenario == "verify_archive_3000_members":
+            path = many_members_path(args.cache)
         else:
             path = recording_path(args.cache, args.recording_mb)
         with tempfile.TemporaryDirectory(prefix="inspector-gui-latency-") as cold:

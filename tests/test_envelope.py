@@ -386,3 +386,92 @@ def test_unallocated_chunks_are_those_whose_offsets_the_file_does_not_list():
     assert np.all(s.lo == -1.5) and np.all(s.hi == -1.5)
     empty = cs.ChunkSummary(ref, layout, set())
     assert empty.done.all() and empty.complete
+
+
+def _billions_of_chunks(tmp_path):
+    """A dataset declaring 2**33 x 6 int16 samples in one-sample chunks, none stored (a
+    fuzzing mutant's: too many chunks for a chunk summary)."""
+    path = tmp_path / "huge.h5"
+    with h5py.File(path, "w") as f:
+        f.create_dataset("neuro", shape=(2**33, 6), chunks=(1, 1), dtype="<i2", fillvalue=7)
+    return path
+
+
+def test_a_sampled_envelope_reads_a_bounded_number_of_chunks(tmp_path, monkeypatch):
+    """The whole-range view of billions of one-sample chunks reads at most
+    MAX_SAMPLED_CHUNKS of them (HDF5 looks each up), not 16 million samples."""
+    from inspector.formats.vneurotk.arrays import MAX_SAMPLED_CHUNKS
+
+    sources: list[H5Source] = []
+    ref = h5_ref(_billions_of_chunks(tmp_path), "neuro", sources)
+    assert ref.chunk_summary() is None  # (too many chunks: the sampled path)
+    assert ref.sampled_read_limit((None, 2)) == MAX_SAMPLED_CHUNKS
+    read: list[int] = []
+    real = ref.read
+    monkeypatch.setattr(ref, "read", lambda sel=Ellipsis: (
+        read.append(sel[0].stop - sel[0].start), real(sel))[1])
+    env = ref.envelope((None, 2), 0, 2**33, 1000)
+    assert not env.exact and len(env.lo) == 1000
+    assert 1000 <= sum(read) <= MAX_SAMPLED_CHUNKS  # (one chunk a sample here)
+    np.testing.assert_array_equal(env.lo, np.full(1000, 7.0))  # the fill value, as HDF5 reads
+    np.testing.assert_array_equal(env.hi, np.full(1000, 7.0))
+    sources[0].close()
+
+
+def test_contiguous_and_long_chunked_lines_keep_the_sample_limit(tmp_path):
+    from inspector.formats.arrays import MAX_VIEW_SAMPLES
+
+    path = tmp_path / "plain.h5"
+    with h5py.File(path, "w") as f:
+        f.create_dataset("flat", data=np.zeros((100, 3), dtype="<f4"))
+        f.create_dataset("long", shape=(2**30, 3), chunks=(2**16, 3), dtype="<f4")
+    sources: list[H5Source] = []
+    assert h5_ref(path, "flat", sources).sampled_read_limit((None, 0)) == MAX_VIEW_SAMPLES
+    assert h5_ref(path, "long", sources).sampled_read_limit((None, 1)) == MAX_VIEW_SAMPLES
+    for src in sources:
+        src.close()
+
+
+def test_a_chunk_that_cannot_be_allocated_is_a_chunk_that_cannot_be_read(tmp_path):
+    """h5py raises MemoryError for an unallocated chunk of billions; the reader reports it
+    as a chunk it cannot read (OSError), and the trial views then ask HDF5 (fill values)."""
+    from types import SimpleNamespace
+
+    with h5py.File(_billions_of_chunks(tmp_path), "r") as f:
+        with pytest.raises(OSError, match="cannot read chunk"):
+            chunks.read_raw_chunk(f["neuro"], (5, 0))
+
+    def no_memory(_offset):
+        raise MemoryError()
+
+    fake = SimpleNamespace(id=SimpleNamespace(read_direct_chunk=no_memory), name="/neuro")
+    with pytest.raises(OSError, match="stored size cannot be allocated"):
+        chunks.read_raw_chunk(fake, (0, 0))
+
+
+def test_the_fuzzed_recording_of_billions_of_chunks_gives_its_trials_and_its_plot(tmp_path):
+    """The window fuzz's reproducer: the trial matrix is the fill value HDF5 reads, and the
+    whole-range envelope of each channel reads a bounded number of chunks."""
+    from pathlib import Path
+
+    from inspector.formats import open_document
+    from inspector.formats.analysis import trial_matrix, trial_order
+    from inspector.formats.vneurotk.arrays import MAX_SAMPLED_CHUNKS
+    from inspector.formats.workers import worker_pool
+
+    path = Path(__file__).parent / "fixtures" / "fuzz" / "billions_of_unallocated_chunks.h5"
+    with h5py.File(path, "r") as f:
+        fill = float(f["neuro"].fillvalue)
+        assert f["neuro"].shape == (2**33, 6) and f["neuro"].id.get_num_chunks() == 0
+    with worker_pool(), open_document(path) as doc:
+        doc.verify()
+        order = trial_order(doc, None)
+        matrix = trial_matrix(doc, 0, order=order.order, window=None, baseline=None,
+                              max_bins=800)
+        assert matrix.values.size and np.all(matrix.values[np.isfinite(matrix.values)] == fill)
+        ref = doc.arrays["neuro"]
+        read: list[int] = []
+        real = ref.read
+        ref.read = lambda sel=Ellipsis: (read.append(sel[0].stop - sel[0].start), real(sel))[1]
+        env = ref.envelope((None, 0), 0, 2**33, 800)
+        assert sum(read) <= MAX_SAMPLED_CHUNKS and np.all(env.lo == fill)

@@ -265,6 +265,15 @@ class ArrayRef(ABC):
         """
         return None
 
+    def sampled_read_limit(self, index: tuple[int | None, ...]) -> int:
+        """Most samples a sampled envelope of the line ``index`` reads in all.
+
+        :data:`MAX_VIEW_SAMPLES` here; storage whose cost is counted in
+        pieces other than samples (HDF5 chunks: one lookup each, stored or
+        not) overrides it.
+        """
+        return MAX_VIEW_SAMPLES
+
     def _fold_wide_bin(self, index: tuple[int | None, ...], s: int, e: int,
                        cancelled: CancelledFn | None) -> tuple[float, float]:
         """Min/max of one bin wider than a read block, read block by block."""
@@ -314,7 +323,7 @@ class ArrayRef(ABC):
         is ``exact=False`` (extremes outside the windows may be missed).
         """
         k = len(edges) - 1
-        per = max(1, min(READ_BLOCK_SAMPLES, MAX_VIEW_SAMPLES // max(k, 1)))
+        per = max(1, min(READ_BLOCK_SAMPLES, self.sampled_read_limit(index) // max(k, 1)))
         lo = np.full(k, np.nan)
         hi = np.full(k, np.nan)
         for i in range(k):

@@ -28,7 +28,13 @@ from typing import Any
 import h5py
 import numpy as np
 
-from inspector.formats.arrays import ArrayRef, CancelledFn, Envelope, PreviewFn
+from inspector.formats.arrays import (
+    MAX_VIEW_SAMPLES,
+    ArrayRef,
+    CancelledFn,
+    Envelope,
+    PreviewFn,
+)
 from inspector.formats.vneurotk.chunk_summary import (
     ChunkSummary,
     chunked_envelope,
@@ -45,6 +51,8 @@ from inspector.formats.vneurotk.source import H5Source
 
 #: Elements of ``neuro_row`` read per block when indexing COO rows.
 COO_BLOCK = 1 << 20
+#: Most chunks a sampled (whole-range, too wide to read) envelope of one line touches.
+MAX_SAMPLED_CHUNKS = 1 << 14
 
 
 def _native(a: np.ndarray) -> np.ndarray:
@@ -154,6 +162,23 @@ class H5DatasetRef(ArrayRef):
             self._layout = None if indirect else chunk_layout(self._ds, self._source.identity)
             self._layout_known = True
         return self._layout
+
+    def sampled_read_limit(self, index: tuple[int | None, ...]) -> int:
+        """Most samples a sampled envelope reads: :data:`MAX_VIEW_SAMPLES`, or as many
+        as :data:`MAX_SAMPLED_CHUNKS` chunks hold along the line's axis.
+
+        HDF5 looks every chunk up, stored or not, so a dataset declaring
+        billions of one-sample chunks (a hostile file's, too many for a chunk
+        summary) made the whole-range view read 16 million chunks per line.
+        """
+        try:
+            chunks = self._ds.chunks
+        except (OSError, RuntimeError, ValueError, AttributeError):
+            chunks = None
+        if not chunks or None not in index or len(chunks) != len(index):
+            return MAX_VIEW_SAMPLES
+        along = max(1, int(chunks[index.index(None)]))
+        return min(MAX_VIEW_SAMPLES, MAX_SAMPLED_CHUNKS * along)
 
     def read_raw_chunk(self, offset: tuple[int, ...]) -> tuple[int, bytes]:
         """``(filter_mask, stored bytes)`` of the chunk at ``offset``, after the

@@ -128,12 +128,18 @@ def read_raw_chunk(dataset: h5py.Dataset, offset: tuple[int, ...]) -> tuple[int,
     Bit ``i`` of ``filter_mask`` set means filter ``i`` was skipped for this chunk.
 
     Raises:
-        OSError: the chunk cannot be read (unallocated, damaged index).
+        OSError: the chunk cannot be read (unallocated, damaged index), or its
+            stored size cannot be allocated (h5py raises ``MemoryError`` for an
+            unallocated chunk of a dataset declaring billions of them, and for a
+            stored size that the chunk index overstates).
     """
     try:
         mask, data = dataset.id.read_direct_chunk(tuple(int(o) for o in offset))
     except (KeyError, ValueError, RuntimeError, OSError) as exc:
         raise OSError(f"cannot read chunk {offset} of {dataset.name}: {exc}") from exc
+    except MemoryError as exc:
+        raise OSError(f"cannot read chunk {offset} of {dataset.name}: "
+                      "its stored size cannot be allocated") from exc
     return int(mask), data if isinstance(data, bytes) else bytes(data)
 
 

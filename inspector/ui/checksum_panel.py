@@ -136,14 +136,7 @@ class ChecksumPanel(QWidget):
         if member is not None:
             self.model.update_member(member)
         self._set_progress(done, total)
-        if self.state != "verifying":
-            self.set_state("verifying")
-            return
-        # (constant time: a check delivers its members' reports together, and the
-        # verdict over every row for each of them made a large archive quadratic)
-        text = verifying_text(self.model.checked, self.model.rowCount())
-        self.banner.setText(text)
-        self.banner_box.setToolTip(text)
+        self.set_state("verifying")
 
     def _set_progress(self, done: int, total: int) -> None:
         """Move the bar on the next paint: ``QProgressBar.setValue`` repaints at once,
@@ -168,6 +161,10 @@ class ChecksumPanel(QWidget):
         self.cancel.setEnabled(state == "verifying")
         if state == "pending":
             kind, text = "pending", "Verification not started"
+        elif state == "verifying":
+            # (constant time: a check delivers its members' reports together, and the
+            # verdict over every row for each of them made a large archive quadratic)
+            kind, text = "pending", verifying_text(self.model.checked, self.model.rowCount())
         else:
             kind, text = verdict_text(self.model.members(), state)
         if self.extra_note and not running:

@@ -206,7 +206,7 @@ class FindingsDock(QDockWidget):
 
     def _same_rows(self, rows: Sequence[Row], all_files: bool) -> bool:
         """``rows`` are the rows shown: equal findings of the same tabs, in order (a
-        reset re-sorts every row through the model, tens of ms for a few hundred).
+        reset makes every row's items again and re-sorts them).
         Findings are compared by value: a document makes its cap notes ("... and 40
         more") afresh each time its findings are listed."""
         shown = self._shown_rows

@@ -67,16 +67,19 @@ def make_application(argv: Sequence[str] | None = None) -> QApplication:
     Also shortens the interpreter's thread switch interval to
     :data:`GUI_SWITCH_INTERVAL_S`, so that jobs running Python never keep the
     GUI thread waiting for long, and moves Python's cyclic garbage collection
-    to the GUI thread (:mod:`inspector.ui.garbage`).
+    to the GUI thread (:mod:`inspector.ui.garbage`).  When it makes the
+    application (the process starts), full collections wait until the window's
+    warm-up is done (:func:`~inspector.ui.garbage.hold_during_start_up`).
     """
     from PySide6.QtGui import QGuiApplication
     from PySide6.QtWidgets import QApplication
 
-    from inspector.ui.garbage import install_gui_thread_collector
+    from inspector.ui.garbage import hold_during_start_up, install_gui_thread_collector
     from inspector.ui.icons import app_icon
 
     sys.setswitchinterval(GUI_SWITCH_INTERVAL_S)
     app = cast("QApplication", QApplication.instance())
+    starting = app is None
     if app is None:
         app = QApplication(list(argv) if argv is not None else [sys.argv[0]])
     app.setApplicationName(APP_NAME)
@@ -86,6 +89,8 @@ def make_application(argv: Sequence[str] | None = None) -> QApplication:
     QGuiApplication.setDesktopFileName(APP_ID)
     app.setWindowIcon(app_icon())  # a null icon when the files are missing
     install_gui_thread_collector(app)
+    if starting:
+        hold_during_start_up(app)
     return app
 
 

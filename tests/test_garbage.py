@@ -10,7 +10,14 @@ import weakref
 from PySide6.QtCore import QObject
 
 from inspector.ui import preload
-from inspector.ui.garbage import GuiThreadCollector, freeze_long_lived, hold_full_collections
+from inspector.ui.garbage import (
+    START_UP,
+    WARM_UP,
+    GuiThreadCollector,
+    freeze_long_lived,
+    hold_during_start_up,
+    hold_full_collections,
+)
 from inspector.ui.main_window import MainWindow
 from tests.conftest import FIXTURES
 
@@ -127,6 +134,7 @@ def test_full_collections_wait_while_held(_collector_on_the_gui_thread):
         return _collections_during(collector.check)
 
     collector.thresholds = (-1, *thresholds[1:])  # always due (other threads free objects too)
+    collector.full_held = False  # (a window of another test may have held them)
     try:
         hold_full_collections(True)
         try:
@@ -137,6 +145,31 @@ def test_full_collections_wait_while_held(_collector_on_the_gui_thread):
     finally:
         collector.thresholds = thresholds
     keep.clear()
+
+
+def test_the_last_hold_released_counts_what_joined_meanwhile_as_long_lived(qapp):
+    collector = GuiThreadCollector(qapp, interval_ms=3_600_000)
+    try:
+        collector.long_lived_total, collector.long_lived_pending = 1_000, 0
+        collector.hold(True, START_UP)
+        collector.hold(True, WARM_UP)
+        collector.long_lived_pending, collector.allocated_since_full = 250_000, 300_000
+        collector.hold(False, WARM_UP)
+        assert collector.full_held  # start-up still holds them
+        assert (collector.long_lived_total, collector.long_lived_pending) == (1_000, 250_000)
+        collector.hold(False, START_UP)
+        assert not collector.full_held
+        assert (collector.long_lived_total, collector.long_lived_pending) == (251_000, 0)
+        assert collector.allocated_since_full == 0
+        # so the next full collection waits for a quarter as many again, as after a real one
+        collector.thresholds = (-1, *collector.thresholds[1:])
+        collector.allocated_since_full = collector.full_every + 1
+        collector.long_lived_pending = 251_000 // 4 - 1
+        assert _collections_during(collector.check) == [1]
+        collector.hold(False, START_UP)  # releasing what is not held changes nothing
+        assert collector.long_lived_total == 251_000
+    finally:
+        collector.stop()
 
 
 def test_stop_gives_collection_back_to_the_interpreter(qapp):
@@ -198,12 +231,13 @@ def test_when_drained_calls_back_after_the_last_import(qtbot, tmp_path, monkeypa
 
 
 def test_the_warm_up_holds_full_collections_until_its_last_import(
-        qtbot, tmp_path, monkeypatch, _collector_on_the_gui_thread):
+        qapp, qtbot, tmp_path, monkeypatch, _collector_on_the_gui_thread):
     (tmp_path / "gc_slow_module.py").write_text("import time\ntime.sleep(0.5)\n",
                                                 encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "gc_slow_module", raising=False)
     monkeypatch.setattr("inspector.ui.main_window.WARM_LIBRARIES", ("gc_slow_module",))
+    hold_during_start_up(qapp)  # (as make_application does when the process starts)
     win = MainWindow()
     qtbot.addWidget(win)
     win.warm_up()
@@ -211,7 +245,7 @@ def test_the_warm_up_holds_full_collections_until_its_last_import(
     assert not win.warmed_up
     qtbot.waitUntil(lambda: win.warmed_up, timeout=60_000)
     assert "gc_slow_module" in sys.modules
-    assert not _collector_on_the_gui_thread.full_held
+    assert not _collector_on_the_gui_thread.full_held  # start-up's hold ends with it too
     assert gc.get_freeze_count() > 0  # the window was empty
 
 

@@ -37,7 +37,7 @@ from inspector.ui.export_support import (
     suggested_export_path,
 )
 from inspector.ui.findings_dock import FindingsDock
-from inspector.ui.garbage import freeze_long_lived, hold_full_collections
+from inspector.ui.garbage import START_UP, freeze_long_lived, hold_full_collections
 from inspector.ui.icons import severity_icon
 from inspector.ui.open_dialog import OpenDialog
 from inspector.ui.recent_files import add_recent, fill_recent_menu, last_dir
@@ -361,6 +361,7 @@ class MainWindow(QMainWindow):
         (:func:`inspector.ui.garbage.freeze_long_lived`); with documents open it is not
         frozen: their objects would never be collected once their tabs close."""
         hold_full_collections(False)
+        hold_full_collections(False, START_UP)  # (start-up ends with the first warm-up)
         if self._closed:  # (the thread finishes its import after the window closed)
             return
         self._warm_done = True

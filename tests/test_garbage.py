@@ -134,7 +134,7 @@ def test_full_collections_wait_while_held(_collector_on_the_gui_thread):
         return _collections_during(collector.check)
 
     collector.thresholds = (-1, *thresholds[1:])  # always due (other threads free objects too)
-    collector.full_held = False  # (a window of another test may have held them)
+    holds, collector._holds = collector._holds, set()  # (a window of another test may hold)
     try:
         hold_full_collections(True)
         try:
@@ -143,7 +143,7 @@ def test_full_collections_wait_while_held(_collector_on_the_gui_thread):
             hold_full_collections(False)
         assert due_full() == [2]
     finally:
-        collector.thresholds = thresholds
+        collector.thresholds, collector._holds = thresholds, holds
     keep.clear()
 
 
@@ -193,9 +193,9 @@ def test_freezing_leaves_the_collector_counting_the_frozen_as_the_old_generation
         assert collector.long_lived_total == frozen and collector.long_lived_pending == 0
         assert collector.allocated_since_full == 0
         # a full collection now waits for a quarter as many long-lived objects
-        saved, held = collector.thresholds, collector.full_held
+        saved, holds = collector.thresholds, collector._holds
         collector.thresholds = (-1, saved[1], saved[2])  # (generation 0 due at each check)
-        collector.full_held = False  # (a window of another test may have held them)
+        collector._holds = set()  # (a window of another test may hold them)
         try:
             collector.allocated_since_full = collector.full_every + 1
             quarter = -(-frozen // 4)  # (rounded up)
@@ -205,7 +205,7 @@ def test_freezing_leaves_the_collector_counting_the_frozen_as_the_old_generation
             collector.long_lived_pending = quarter
             assert _collections_during(collector.check) == [2]
         finally:
-            collector.thresholds, collector.full_held = saved, held
+            collector.thresholds, collector._holds = saved, holds
     finally:
         gc.unfreeze()
 

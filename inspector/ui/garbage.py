@@ -59,10 +59,6 @@ class GuiThreadCollector(QObject):
         """Full collections wait: someone holds them (:func:`hold_full_collections`)."""
         return bool(self._holds)
 
-    @full_held.setter
-    def full_held(self, held: bool) -> None:
-        self._holds = {"held"} if held else set()
-
     def hold(self, held: bool, reason: str) -> None:
         """Hold full collections for ``reason``, or stop holding them for it.
 

@@ -67,6 +67,7 @@ def build(n_scans: int, n_points: int) -> Path:
 
 def plotted(folder: Path) -> dict[str, Any]:
     """In this (fresh) process: open ``folder`` in a window, time it until plotted."""
+    import inspector  # noqa: F401 - before PySide6: it switches lazy Qt classes off
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer
 

@@ -68,6 +68,7 @@ def main() -> None:
     parser.add_argument("--findings", type=int, default=106)
     parser.add_argument("--repeats", type=int, default=9)
     args = parser.parse_args()
+    import inspector  # noqa: F401 - before PySide6: it switches lazy Qt classes off
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QMainWindow

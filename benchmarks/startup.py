@@ -62,8 +62,8 @@ def ready():""")
 
 INSPECTOR = """
 import sys
+from inspector.app import make_application  # (before PySide6: see inspector/__init__.py)
 from PySide6.QtCore import Qt
-from inspector.app import make_application
 from inspector.formats.workers import worker_pool
 with worker_pool():
     app = make_application()

@@ -109,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, default=Path(os.environ.get(
         "INSPECTOR_BENCH_DIR", Path(tempfile.gettempdir()) / "inspector-bench-gui")))
     args = ap.parse_args(argv)
+    import inspector  # noqa: F401 - before PySide6: it switches lazy Qt classes off
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     args.cache.mkdir(parents=True, exist_ok=True)
     from PySide6.QtWidgets import QApplication

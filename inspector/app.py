@@ -6,7 +6,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
-from inspector import APP_ID, APP_NAME, __version__
+from inspector import APP_ID, APP_NAME, QT_CLASSES_LAZY, __version__
 from inspector.formats.workers import worker_pool
 from inspector.resources_access import sample_files
 
@@ -78,6 +78,10 @@ def make_application(argv: Sequence[str] | None = None) -> QApplication:
     from inspector.ui.icons import app_icon
 
     sys.setswitchinterval(GUI_SWITCH_INTERVAL_S)
+    if QT_CLASSES_LAZY and QApplication.instance() is None:
+        from inspector.ui.qt_classes import create_lazy_qt_classes
+
+        create_lazy_qt_classes()
     app = cast("QApplication", QApplication.instance())
     starting = app is None
     if app is None:

@@ -9,7 +9,9 @@ thread and calls back on the GUI thread once it is importable without work.
 
 Only module *code* runs on that thread: the modules define classes and
 constants; no widget (no ``QObject`` at all) is created there.  Widgets are
-built by the callback, on the GUI thread.
+built by the callback, on the GUI thread.  The modules' subclasses of Qt
+classes are built on the GUI thread too (:mod:`inspector.ui.qt_classes`:
+building one on another thread could crash the GUI thread).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from PySide6.QtCore import QObject, Signal
 
 from inspector.formats.registry import IMPORT_LOCK
 from inspector.jobs import lower_thread_priority
+from inspector.ui.qt_classes import ClassBuilds
 
 #: The plots package: pyqtgraph and every plot view.
 PLOTS = "inspector.ui.plots"
@@ -65,6 +68,7 @@ class _Loader(QObject):
         self._urgent: set[str] = set()  # queued names a callback waits for (under the lock)
         self._thread: threading.Thread | None = None
         self.when_drained: list[Callable[[], None]] = []
+        self.classes = ClassBuilds()  # the thread's Qt classes are built on the GUI thread
         self.imported.connect(self._imported)
         self.failed.connect(self._failed)
         self.drained.connect(self._drained)
@@ -108,7 +112,8 @@ class _Loader(QObject):
             if pause:
                 time.sleep(WARM_PAUSE_S)
             try:
-                with IMPORT_LOCK:  # (one importing thread at a time: see IMPORT_LOCK)
+                # (one importing thread at a time: see IMPORT_LOCK)
+                with IMPORT_LOCK, self.classes.diverted():
                     importlib.import_module(name)
             except Exception as exc:  # noqa: BLE001 - reported on the GUI thread
                 self.failed.emit(name, f"{type(exc).__name__}: {exc}")

@@ -3,15 +3,19 @@
 The preload thread (:mod:`inspector.ui.preload`) imports pyqtgraph and the
 view modules, whose ``class`` statements define about 230 Python subclasses of
 Qt classes.  Building such a class makes shiboken record per-type data.  On
-Python before 3.12 shiboken keeps that data in one process-wide hash map
-(``PepType_SOTP`` in ``libshiboken/pep384impl.cpp``) and inserts into it
-without a lock, while the GUI thread looks types up in the same map without the
-interpreter lock (``metaObject()`` of every Python-made widget, e.g. while a
-tab bar paints).  An insertion that grows the map frees the table the GUI
-thread is reading: the process crashed (SIGSEGV in
-``PySide::MetaObjectBuilder::update``) about once in 45 starts under load.
+Python before 3.12 shiboken keeps that data in one process-wide
+``std::unordered_map`` (``PepType_SOTP`` in ``libshiboken/pep384impl.cpp``)
+and inserts into it under the interpreter lock only, while the GUI thread
+reads it without that lock: ``SignalManager::retrieveMetaObject``, the
+``metaObject()`` of every Qt object made from Python, avoids the lock on
+purpose (PYSIDE-803) and calls ``retrieveTypeUserData``.  An insertion that
+rehashes the map frees the buckets the GUI thread is reading.  The crash
+seen (SIGSEGV in ``PySide::MetaObjectBuilder::update`` with a null builder,
+reached from ``QMetaObject::cast`` while a tab bar painted) had the preload
+thread creating types; in a process where PySide6 makes its own classes
+lazily it happened about once in 45 starts under load.
 
-So, on a thread that :func:`diverted` is active on, a ``class`` statement with
+So, on a thread inside :meth:`ClassBuilds.diverted`, a ``class`` statement with
 a Qt base is handed to the GUI thread, which runs it (the body and the type's
 creation: 19 ms for all 230 classes, 0.6 ms at most for one) while the
 background thread waits; every other statement of the module still runs on the

@@ -48,7 +48,7 @@ GUI_WAIT_S = 2.0
 WAIT_SLICE_S = 0.005
 
 _build_class_itself = builtins.__build_class__
-_diverting: dict[int, _Diversion] = {}  # thread id -> its builder (each thread sets its own)
+_diverting: dict[int, _Diversion] = {}  # thread id -> its diversion (each thread sets its own)
 
 
 class _Request:
@@ -147,10 +147,10 @@ def _build_class(func: Any, name: str, *bases: Any, **kwargs: Any) -> Any:
     if (diversion is None or diversion.given_up
             or not any(isinstance(base, QT_TYPE) for base in bases)):
         return _build_class_itself(func, name, *bases, **kwargs)
-    request = _Request((func, name, *bases), kwargs)
     app = QCoreApplication.instance()
     if app is None or app.closingDown() or diversion.builder.stopped.is_set():
         return _build_class_itself(func, name, *bases, **kwargs)
+    request = _Request((func, name, *bases), kwargs)
     diversion.builder.requested.emit(request)
     _wait_for_gui(request, diversion)
     request.done.wait()

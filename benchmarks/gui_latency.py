@@ -60,6 +60,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bytecode import compile_inspector
+
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ("open_recording_1gb", "start_with_recording_1gb", "open_archive_500mb",
              "verify_archive_3000_members", "pan_zoom")
@@ -369,6 +371,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(child(args.child, args.path, args.trace)), flush=True)
         return 0
     args.cache.mkdir(parents=True, exist_ok=True)
+    compile_inspector()  # the byte code bootstrap.sh leaves: no module compiles in a child
     out: dict[str, Any] = {}
     warm = args.cache / "summary-cache"
     for scenario in args.scenarios.split(","):

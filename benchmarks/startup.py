@@ -13,12 +13,20 @@ this parent from spawning the child to the child's "ready" line on stdout:
   it is shown and one round of events has run: the floor any Qt tool pays;
 * ``bare_h5py``: the same window, ready once it has also imported h5py (and so
   numpy) and listed the recording's root group into its model: the floor of any
-  Python HDF5 viewer (``ratio_bare_h5py_to_bare``).
+  Python HDF5 viewer (``ratio_bare_h5py_to_bare``);
+* ``bare_readers``: ``bare_h5py`` that also imports pandas, which reading a
+  recording's trial structure and trial metadata needs (as the reference reader
+  does): the floor of a VneuroTK viewer in Python (``ratio_content_to_bare_readers``
+  is what Inspector's own code adds to it).
+
+Inspector's modules are compiled to byte code first, as ``bootstrap.sh`` leaves
+them (:mod:`bytecode`).
 
 Prints one JSON object: the median seconds of each over ``--runs`` paired
 runs, and ``ratio_recording_to_bare`` / ``ratio_archive_to_bare`` /
-``ratio_content_to_bare``, ``ratio_bare_h5py_to_bare`` and
-``ratio_content_to_bare_h5py``.
+``ratio_content_to_bare``, ``ratio_bare_h5py_to_bare``,
+``ratio_content_to_bare_h5py``, ``ratio_bare_readers_to_bare`` and
+``ratio_content_to_bare_readers``.
 
 Usage: ``python benchmarks/startup.py [--runs 7]``
 """
@@ -33,6 +41,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from bytecode import compile_inspector
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -59,6 +69,8 @@ with h5py.File(sys.argv[1], "r") as f:
     for name in f:
         model.appendRow([QStandardItem(name), QStandardItem(str(f[name]))])
 def ready():""")
+
+BARE_READERS = BARE_H5PY.replace("import sys, h5py", "import sys, h5py, pandas")
 
 INSPECTOR = """
 import sys
@@ -100,13 +112,15 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
+    compile_inspector()  # the byte code bootstrap.sh leaves
     _time_child(BARE)  # warm the page cache once for every case
     _time_child(INSPECTOR, str(RECORDING))
     times: dict[str, list[float]] = {"recording": [], "recording_content": [], "archive": [],
-                                     "bare": [], "bare_h5py": []}
+                                     "bare": [], "bare_h5py": [], "bare_readers": []}
     for _ in range(args.runs):  # paired: one of each per round
         times["bare"].append(_time_child(BARE)["ready"])
         times["bare_h5py"].append(_time_child(BARE_H5PY, str(RECORDING))["ready"])
+        times["bare_readers"].append(_time_child(BARE_READERS, str(RECORDING))["ready"])
         recording = _time_child(INSPECTOR, str(RECORDING))
         times["recording"].append(recording["ready"])
         times["recording_content"].append(recording.get("content", recording["ready"]))
@@ -120,6 +134,9 @@ def main() -> None:
         "ratio_archive_to_bare": round(med["archive"] / med["bare"], 2),
         "ratio_bare_h5py_to_bare": round(med["bare_h5py"] / med["bare"], 2),
         "ratio_content_to_bare_h5py": round(med["recording_content"] / med["bare_h5py"], 2),
+        "ratio_bare_readers_to_bare": round(med["bare_readers"] / med["bare"], 2),
+        "ratio_content_to_bare_readers": round(med["recording_content"] / med["bare_readers"],
+                                               2),
     }))
 
 

@@ -122,7 +122,7 @@ def test_bootstrap_says_what_it_is_doing(tmp_path: Path) -> None:
     _stub(stubs / "apt-get", "exit 1")
     _stub(stubs / "python3", "\n".join([
         'mkdir -p .venv/bin',
-        'printf \'#!/bin/sh\\nexit 0\\n\' > .venv/bin/python',
+        'printf \'#!/bin/sh\\necho "$*" >> python.log\\n\' > .venv/bin/python',
         'printf \'#!/bin/sh\\necho "inspector ran: $*"\\n\' > .venv/bin/inspector',
         'chmod +x .venv/bin/python .venv/bin/inspector',
         'echo \'PATH="$PWD/.venv/bin:$PATH"\' > .venv/bin/activate',
@@ -138,6 +138,10 @@ def test_bootstrap_says_what_it_is_doing(tmp_path: Path) -> None:
         "bootstrap: installing Inspector and its dependencies into .venv "
         "(about a minute the first time, seconds after)",
         "bootstrap: starting inspector --screenshot out.png",
+    ]
+    assert (checkout / "python.log").read_text().splitlines() == [
+        "-m pip install --quiet --disable-pip-version-check -e .",
+        "-m compileall -q inspector",  # the byte code an editable install leaves uncompiled
     ]
     again = subprocess.run(["bash", "bootstrap.sh"], cwd=checkout, env=env,
                            capture_output=True, text=True, timeout=60)

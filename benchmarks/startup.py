@@ -22,13 +22,21 @@ this parent from spawning the child to the child's "ready" line on stdout:
 Inspector's modules are compiled to byte code first, as ``bootstrap.sh`` leaves
 them (:mod:`bytecode`).
 
+``--peers PYTHON`` also times the peers installed in that interpreter's
+environment (``pip install PySide6 silx hdf5view matplotlib qtawesome PyOpenGL``: the
+last three are imported by silx view and hdf5view but not declared), in the same rounds and
+with the same criterion as ``bare``: ``silx view FILE`` and ``hdf5view -f FILE``
+are ready once their window is shown and one round of events has run after
+their event loop started (both load the file before starting it).
+
 Prints one JSON object: the median seconds of each over ``--runs`` paired
 runs, and ``ratio_recording_to_bare`` / ``ratio_archive_to_bare`` /
 ``ratio_content_to_bare``, ``ratio_bare_h5py_to_bare``,
 ``ratio_content_to_bare_h5py``, ``ratio_bare_readers_to_bare`` and
-``ratio_content_to_bare_readers``.
+``ratio_content_to_bare_readers`` (with ``--peers``, ``ratio_recording_to_silx``
+and ``ratio_recording_to_hdf5view`` too).
 
-Usage: ``python benchmarks/startup.py [--runs 7]``
+Usage: ``python benchmarks/startup.py [--runs 7] [--peers PYTHON]``
 """
 
 from __future__ import annotations
@@ -72,6 +80,30 @@ def ready():""")
 
 BARE_READERS = BARE_H5PY.replace("import sys, h5py", "import sys, h5py, pandas")
 
+PEER = """
+import sys
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+exec_loop = QApplication.exec
+def exec_ready(*_):
+    def ready():
+        print("ready", flush=True); QApplication.instance().quit()
+    QTimer.singleShot(0, ready)
+    return exec_loop()
+QApplication.exec = QApplication.exec_ = exec_ready
+name, sys.argv = sys.argv[1], sys.argv[1:]
+if name == "silx":
+    from silx.__main__ import main
+else:
+    from hdf5view.main import main
+try:
+    main()
+except SystemExit:
+    pass
+"""
+#: The peers' command lines after the program name (``--peers``).
+PEER_ARGS = {"silx": ["view"], "hdf5view": ["-f"]}
+
 INSPECTOR = """
 import sys
 from inspector.app import make_application  # (before PySide6: see inspector/__init__.py)
@@ -91,10 +123,10 @@ with worker_pool():
 """
 
 
-def _time_child(code: str, *args: str) -> dict[str, float]:
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT))
+def _time_child(code: str, *args: str, python: str = sys.executable) -> dict[str, float]:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT), QT_API="pyside6")
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([python, "-c", code, *args], stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True, env=env, cwd=ROOT)
     assert proc.stdout is not None
     marks: dict[str, float] = {}
@@ -111,12 +143,16 @@ def _time_child(code: str, *args: str) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--peers", metavar="PYTHON",
+                        help="a Python whose environment has silx and hdf5view")
     args = parser.parse_args()
     compile_inspector()  # the byte code bootstrap.sh leaves
     _time_child(BARE)  # warm the page cache once for every case
     _time_child(INSPECTOR, str(RECORDING))
     times: dict[str, list[float]] = {"recording": [], "recording_content": [], "archive": [],
                                      "bare": [], "bare_h5py": [], "bare_readers": []}
+    peers = list(PEER_ARGS) if args.peers else []
+    times.update({peer: [] for peer in peers})
     for _ in range(args.runs):  # paired: one of each per round
         times["bare"].append(_time_child(BARE)["ready"])
         times["bare_h5py"].append(_time_child(BARE_H5PY, str(RECORDING))["ready"])
@@ -125,7 +161,12 @@ def main() -> None:
         times["recording"].append(recording["ready"])
         times["recording_content"].append(recording.get("content", recording["ready"]))
         times["archive"].append(_time_child(INSPECTOR, str(ARCHIVE))["ready"])
+        for peer in peers:
+            times[peer].append(_time_child(PEER, peer, *PEER_ARGS[peer], str(RECORDING),
+                                           python=args.peers)["ready"])
     med = {k: round(statistics.median(v), 3) for k, v in times.items()}
+    ratios = {f"ratio_recording_to_{peer}": round(med["recording"] / med[peer], 2)
+              for peer in peers}
     print(json.dumps({
         "runs": args.runs,
         "median_s": med,
@@ -137,6 +178,7 @@ def main() -> None:
         "ratio_bare_readers_to_bare": round(med["bare_readers"] / med["bare"], 2),
         "ratio_content_to_bare_readers": round(med["recording_content"] / med["bare_readers"],
                                                2),
+        **ratios,
     }))
 
 

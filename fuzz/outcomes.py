@@ -10,6 +10,8 @@ also apply are kept as ``flags``.
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import re
 import signal
 from dataclasses import dataclass, field
@@ -278,13 +280,31 @@ _EXC_LINE = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::|$)")
 _BLOCK_SPLIT = re.compile(r"\n(?=Traceback \(most recent call last\))")
 
 
+def _package_dirs() -> dict[str, str]:
+    """The folder of each package whose frames are ours, by name: where this checkout's
+    ``inspector`` and ``fuzz`` are (the children run the same checkout)."""
+    dirs = {"fuzz": os.path.dirname(os.path.abspath(__file__))}
+    spec = importlib.util.find_spec("inspector")
+    if spec is not None and spec.origin is not None:
+        dirs["inspector"] = os.path.dirname(os.path.abspath(spec.origin))
+    return dirs
+
+
+_PACKAGE_DIRS = _package_dirs()
+
+
 def short_path(path: str) -> str:
-    """``inspector/formats/x.py`` for any absolute path inside an ``inspector`` package."""
-    for root in ("inspector", "fuzz"):
-        marker = f"/{root}/"
-        i = path.rfind(marker)
-        if i >= 0:
-            return path[i + 1:]
+    """``inspector/formats/x.py`` (or ``fuzz/x.py``) for a path inside this checkout's
+    ``inspector`` or ``fuzz`` package; any other path as it is.
+
+    Decided by the packages' own folders, not by a folder name in the path: a checkout
+    (or a virtual environment) inside a folder called ``inspector`` is not the package.
+    """
+    for candidate in dict.fromkeys((path, os.path.realpath(path))):
+        for name, folder in _PACKAGE_DIRS.items():
+            for root in dict.fromkeys((folder, os.path.realpath(folder))):
+                if candidate.startswith(root + os.sep):
+                    return f"{name}/{candidate[len(root) + 1:]}"
     return path
 
 

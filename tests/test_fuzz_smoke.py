@@ -228,11 +228,12 @@ def test_subprocess_mode_classifies_the_same(name, outcome, tmp_path):
 
 
 def test_frames_and_exception_types_are_read_from_tracebacks():
+    repo = ROOT  # frames are ours by the packages' folders, not by a folder name
     text = (
         "Traceback (most recent call last):\n"
-        '  File "/repo/inspector/formats/registry.py", line 140, in open_document\n'
+        f'  File "{repo}/inspector/formats/registry.py", line 140, in open_document\n'
         "    return reader.open(p)\n"
-        '  File "/repo/inspector/formats/aucx/reader.py", line 77, in _members\n'
+        f'  File "{repo}/inspector/formats/aucx/reader.py", line 77, in _members\n'
         "    x = y[0]\n"
         '  File "/venv/lib/python3.11/zipfile.py", line 12, in read\n'
         "    raise BadZipFile(msg)\n"
@@ -243,22 +244,43 @@ def test_frames_and_exception_types_are_read_from_tracebacks():
         "Thread 0x00007f0000000001 (most recent call first):\n"
         '  File "/usr/lib/python3.11/threading.py", line 320 in wait\n\n'
         "Current thread 0x00007f0000000002 (most recent call first):\n"
-        '  File "/repo/inspector/formats/delimited/table.py", line 40 in read_rows\n'
-        '  File "/repo/inspector/formats/delimited/loader.py", line 9 in run_import\n'
-        '  File "/repo/fuzz/child.py", line 150 in run_child\n')
+        f'  File "{repo}/inspector/formats/delimited/table.py", line 40 in read_rows\n'
+        f'  File "{repo}/inspector/formats/delimited/loader.py", line 9 in run_import\n'
+        f'  File "{repo}/fuzz/child.py", line 150 in run_child\n')
     assert top_frame_of_dump(dump) == "inspector/formats/delimited/table.py:40 in read_rows"
     recursion = (
         "Traceback (most recent call last):\n"
-        '  File "/repo/inspector/formats/delimited/view.py", line 97, in _source_tree\n'
+        f'  File "{repo}/inspector/formats/delimited/view.py", line 97, in _source_tree\n'
         "    _tree_of(m, raw)\n"
-        '  File "/repo/inspector/formats/delimited/view.py", line 80, in _tree_of\n'
+        f'  File "{repo}/inspector/formats/delimited/view.py", line 80, in _tree_of\n'
         "    _tree_of(node.add(x), v)\n"
         "  [Previous line repeated 978 more times]\n"
-        '  File "/repo/inspector/formats/document.py", line 92, in add\n'
+        f'  File "{repo}/inspector/formats/document.py", line 92, in add\n'
         "    child = Node(name, value, **kw)\n"
         "RecursionError: maximum recursion depth exceeded\n")
     # the recursion, not wherever the stack happened to run out
     assert top_frame_of_traceback(recursion) == "inspector/formats/delimited/view.py:80 in _tree_of"
+
+
+def test_a_checkout_inside_a_folder_called_inspector_is_not_the_package():
+    """A clone at ``.../inspector/`` made every frame of ``fuzz/`` (and of a virtual
+    environment inside the clone) look like ``inspector/...`` (a new user's first test run)."""
+    from fuzz.outcomes import short_path
+
+    assert short_path(str(ROOT / "fuzz" / "selftest.py")) == "fuzz/selftest.py"
+    assert short_path(str(ROOT / "inspector" / "formats" / "registry.py")) == \
+        "inspector/formats/registry.py"
+    for other in ("/home/u/inspector/fuzz/selftest.py",
+                  "/home/u/inspector/.venv/lib/python3.11/site-packages/numpy/core.py",
+                  "/usr/lib/python3.11/inspector/x.py"):
+        assert short_path(other) == other
+    frames = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/inspector/.venv/lib/python3.11/site-packages/h5py/x.py", line 3, '
+        "in f\n"
+        f'  File "{ROOT}/fuzz/selftest.py", line 29, in sleep\n'
+        "ValueError: x\n")
+    assert top_frame_of_traceback(frames) == ""  # no frame of the inspector package
 
 
 # -- the command line --------------------------------------------------------------

@@ -16,9 +16,12 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from inspector.formats.findings import Finding, Rule
 
 #: When a range holds at most this many samples per bin, raw samples are
 #: returned instead of an envelope.
@@ -167,6 +170,9 @@ class ArrayRef(ABC):
         location: file location (HDF5 path or archive member).
         sample_axis: the axis plotted as x by default (time or points).
         attrs: display metadata (units, channel names, sampling rate...).
+        unreadable_rule: the rule a file breaks when this array's stored values cannot
+            be read back (a damaged chunk, a missing source file), declared by its format;
+            None when the format declares none.
     """
 
     name: str
@@ -175,6 +181,7 @@ class ArrayRef(ABC):
     storage: str = "dense"
     location: str = ""
     sample_axis: int = 0
+    unreadable_rule: Rule | None = None
 
     def __init__(self) -> None:
         self.attrs: dict[str, Any] = {}
@@ -197,6 +204,15 @@ class ArrayRef(ABC):
             OSError: the file cannot be read (changed, truncated, locked).
             IndexError: the selection is out of bounds.
         """
+
+    def unreadable_finding(self, exc: BaseException, while_doing: str) -> Finding | None:
+        """The finding for a read of this array's data that raised ``exc`` (the ``OSError``
+        of :meth:`read` or :meth:`envelope`: the file is to blame) ``while_doing`` (e.g.
+        ``"plotting"``), at :attr:`location`; None without :attr:`unreadable_rule`."""
+        if self.unreadable_rule is None:
+            return None
+        return self.unreadable_rule.finding(
+            f"the stored values cannot be read back while {while_doing}: {exc}", self.location)
 
     def line_selection(self, index: tuple[int | None, ...], start: int, stop: int) -> tuple:
         """The selection of samples ``[start, stop)`` along the ``None`` axis of ``index``."""

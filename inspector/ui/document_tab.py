@@ -556,6 +556,7 @@ class DocumentTab(QWidget):
         shown = None
         if self.doc.arrays:
             self.plot = preload.loaded(preload.PLOTS).PlotPanel(self.doc, self.jobs, self)
+            self.plot.finding.connect(self._view_finding)
             link_scans(self)  # one scan selection for the Scans table, the scan list and the plot
             shown = self.plot
             if self.doc.object_data is not None:

@@ -35,6 +35,8 @@ from inspector.formats.arrays import (
     Envelope,
     PreviewFn,
 )
+from inspector.formats.findings import Rule
+from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.chunk_summary import (
     ChunkSummary,
     chunked_envelope,
@@ -105,11 +107,15 @@ class H5DatasetRef(ArrayRef):
         dataset: the h5py dataset (may live behind an external link).
         name: display name; location defaults to the dataset path.
         sample_axis: axis plotted as x.
+        unreadable_rule: the rule a read failure breaks (``data.unreadable``; the neural
+            array's is ``neuro.unreadable``).
     """
 
     def __init__(self, source: H5Source, dataset: h5py.Dataset, name: str, *,
-                 location: str | None = None, storage: str = "dense", sample_axis: int = 0) -> None:
+                 location: str | None = None, storage: str = "dense", sample_axis: int = 0,
+                 unreadable_rule: Rule = R.DATA_UNREADABLE) -> None:
         super().__init__()
+        self.unreadable_rule = unreadable_rule
         self._source = source
         self._ds = dataset
         self.name = name
@@ -246,6 +252,7 @@ class CooNeuroRef(ArrayRef):
     """
 
     storage = "coo"
+    unreadable_rule = R.NEURO_UNREADABLE
 
     def __init__(self, source: H5Source, row: h5py.Dataset, col: h5py.Dataset, data: h5py.Dataset,
                  shape: tuple[int, int, int], dtype: np.dtype, *, name: str = "neuro",

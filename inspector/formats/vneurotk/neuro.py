@@ -151,7 +151,7 @@ def read_dense(src: H5Source, f: h5py.File, sample_axis: int, report: Report) ->
                "neural samples are expected to be real numbers (int, uint or float); shown as "
                "stored", "/neuro")
     return H5DatasetRef(src, ds, "neuro", location="/neuro", storage="dense",
-                        sample_axis=sample_axis)
+                        sample_axis=sample_axis, unreadable_rule=R.NEURO_UNREADABLE)
 
 
 def read_neuro(src: H5Source, f: h5py.File, mode: str | None,

@@ -12,17 +12,44 @@ palette when the theme changes (:mod:`inspector.ui.plots.theming`).
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from inspector.ui import plot_export
 from inspector.ui.plots.theming import follow_palette
+
+if TYPE_CHECKING:
+    from inspector.formats.arrays import ArrayRef
+    from inspector.formats.findings import Finding
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ReadFailed:
+    """A read of a plotted array that failed because of the file (its ``OSError``): the
+    text the view shows, and the finding the document gains (None when the array's
+    format declares no rule for it: :attr:`~inspector.formats.arrays.ArrayRef.unreadable_rule`)."""
+
+    message: str
+    finding: Finding | None
+
+
+def read_or_failure(ref: ArrayRef, read: Callable[[], T]) -> T | ReadFailed:
+    """``read()`` (on a job), or the :class:`ReadFailed` of the ``OSError`` it raised."""
+    try:
+        return read()
+    except OSError as exc:
+        return ReadFailed(str(exc), ref.unreadable_finding(exc, "plotting"))
+
 
 #: Room left of a plot's y axis (pixels), so that its rotated label keeps clear of
 #: the widget's edge and of a splitter handle there.
@@ -71,8 +98,13 @@ class PlotView(QWidget):
         plot_widget: the ``pg.PlotWidget``.
         plot_item: its ``PlotItem``.
         controls: a layout above the plot for view-specific controls.
+
+    Signals:
+        finding(Finding): a read of the plotted array failed because of the file
+            (:class:`ReadFailed`); the document shows it with its other findings.
     """
 
+    finding = Signal(object)
     x_label = "x"
     y_label = "y"
 

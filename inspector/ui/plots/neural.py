@@ -56,7 +56,7 @@ from PySide6.QtWidgets import (
 
 from inspector.formats.arrays import ArrayRef, Envelope, EnvelopeCancelled, envelope_with_preview
 from inspector.jobs import JobContext, JobRunner
-from inspector.ui.plots.base import PlotView
+from inspector.ui.plots.base import PlotView, ReadFailed
 from inspector.ui.plots.navigation import (
     AMPLITUDE_MODIFIER,
     MarkerTips,
@@ -145,12 +145,14 @@ def _envelope_job(ref: ArrayRef, lines: list[tuple[str, list[tuple]]],
     run :data:`PROGRESS_AFTER_S`, is sent as progress ``(gen, key, envelopes)``.
     Returns ``(gen, {key: envelopes}, span, complete)``; ``complete`` is False
     when ``stop`` was set (a newer view is pending) and the job had run
-    :data:`SUPERSEDE_AFTER_S`: the lines finished by then are returned.  Runs on
-    a worker thread; reads only ``ref`` and its arguments.
+    :data:`SUPERSEDE_AFTER_S`: the lines finished by then are returned.  A read
+    that the file makes fail (``OSError``) returns a :class:`ReadFailed` instead.
+    Runs on a worker thread; reads only ``ref`` and its arguments.
     """
     start, end, bins = span
 
-    def work(ctx: JobContext) -> tuple[int, dict[str, list[Envelope]], tuple[int, int, int], bool]:
+    def work(ctx: JobContext) -> (tuple[int, dict[str, list[Envelope]], tuple[int, int, int],
+                                        bool] | ReadFailed):
         began = time.monotonic()
 
         def cancelled() -> bool:
@@ -170,6 +172,8 @@ def _envelope_job(ref: ArrayRef, lines: list[tuple[str, list[tuple]]],
                 except EnvelopeCancelled:
                     ctx.check()  # the view is gone: nothing is delivered
                     return gen, out, span, False
+                except OSError as exc:
+                    return ReadFailed(str(exc), ref.unreadable_finding(exc, "plotting"))
                 ctx.check()
             out[key] = envs
             if time.monotonic() - began >= PROGRESS_AFTER_S:
@@ -738,6 +742,11 @@ class NeuralView(PlotView):
             self._apply(key, envs)
 
     def _done(self, result: Any) -> None:
+        if isinstance(result, ReadFailed):
+            self._failed(result.message, "")
+            if result.finding is not None:
+                self.finding.emit(result.finding)
+            return
         gen, out, span, complete = result
         self._in_flight = False
         self._stop = None

@@ -22,7 +22,7 @@ from dataclasses import fields
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from inspector.formats.arrays import ArrayRef
@@ -71,6 +71,7 @@ RESPARE_MS = 1500
 
 
 class PlotPanel(QWidget):
+
     """A plot of one array of a document, read lazily on background jobs.
 
     Args:
@@ -82,11 +83,16 @@ class PlotPanel(QWidget):
         view: the current :class:`PlotView` (None before ``show_array``).
         current: the name of the array asked for last.
 
+    Signals:
+        finding(Finding): a view's read failed because of the file (``PlotView.finding``).
+
     The panel keeps one bare ``pg.PlotWidget`` made ahead, over event-loop
     turns of its own (:func:`~inspector.ui.plots.base.plot_widget_in_steps`),
     for the next view to take: making one is 12 to 25 ms of the GUI thread,
     which would otherwise add to the turn that builds the view.
     """
+
+    finding = Signal(object)
 
     def __init__(self, doc: Document, jobs: JobRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -160,6 +166,7 @@ class PlotPanel(QWidget):
         self._drop_view()
         self._message.hide()
         self.view = view
+        view.finding.connect(self.finding)
         cancel_on_destroy(view, self.jobs, view.job_keys())
         self._lay.addWidget(view, 1)
 

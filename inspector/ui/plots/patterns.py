@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QWidget
 from inspector.formats.arrays import ArrayRef
 from inspector.jobs import JobRunner
 from inspector.ui.colormaps import colormap
-from inspector.ui.plots.base import PlotView
+from inspector.ui.plots.base import PlotView, ReadFailed, read_or_failure
 
 #: Rows x features drawn at most; taller arrays are shown every k-th row.
 MAX_PIXELS = 4_000_000
@@ -65,7 +65,8 @@ class PatternView(PlotView):
             return
         self.status.setText("reading…")
         self._reading = True
-        jobs.submit(lambda ctx: read_image(ref), on_done=self._show, on_error=self._failed,
+        jobs.submit(lambda ctx: read_or_failure(ref, lambda: read_image(ref)),
+                    on_done=self._show, on_error=self._failed,
                     key=self.job_keys()[0])
 
     def job_keys(self) -> tuple[str, ...]:
@@ -81,6 +82,11 @@ class PatternView(PlotView):
         self.show_placeholder(f"cannot read {self.ref.name}: {message}")
 
     def _show(self, result: Any) -> None:
+        if isinstance(result, ReadFailed):
+            self._failed(result.message, "")
+            if result.finding is not None:
+                self.finding.emit(result.finding)
+            return
         img, step = result
         self._reading = False
         self.image, self.step = img, step

@@ -95,6 +95,9 @@ def test_the_window_lists_the_plot_read_failure_as_a_finding(qtbot, damaged: Pat
     assert finding.location == "/neuro"
     listed = [win.findings.model.finding(r)[1] for r in range(win.findings.model.rowCount())]
     assert finding in listed  # the dock shows it, not "no findings"
+    assert "1 error" in tab.status_text and "no findings" not in tab.status_text
+    i = win.tabs.indexOf(tab)
+    assert not win.tabs.tabIcon(i).isNull() and "errors, see Findings" in win.tabs.tabToolTip(i)
     # a zoom reads again and fails again: still one finding
     vb = tab.plot.view.plot_item.vb
     (x0, x1), _ = vb.viewRange()

@@ -866,6 +866,8 @@ class DocumentTab(QWidget):
             return
         self.doc.findings.add(finding)
         self.findings_changed.emit()
+        if self.verify_state != "running":  # (a check that ends later says it)
+            self._finished_status()
 
     def _cell_selected(self, title: str, value: Any, extra: str) -> None:
         self.detail.show_value(title, value, extra)

@@ -284,7 +284,7 @@ class MainWindow(QMainWindow):
     def _new_tab(self, path: Path | RemotePath, node: str | None,
                  index: int = -1) -> DocumentTab:
         tab = DocumentTab(path, self.jobs, node=node)
-        tab.findings_changed.connect(self.refresh_findings)
+        tab.findings_changed.connect(self._tab_findings_changed)
         tab.open_requested.connect(lambda address: self.open_paths([address]))
         tab.views_ready.connect(self._tab_views_ready)
         tab.ready.connect(self._tab_ready)
@@ -385,6 +385,14 @@ class MainWindow(QMainWindow):
             self._mark_tab(tab)
         if self.all_tabs_ready():
             self.all_ready.emit()
+
+    def _tab_findings_changed(self) -> None:
+        """A tab's findings changed (a check ended, a view found the file to blame): the
+        dock lists them, and a tab already marked is marked again."""
+        self.refresh_findings()
+        tab = self.sender()
+        if isinstance(tab, DocumentTab) and tab.doc is not None and tab.is_ready:
+            self._mark_tab(tab)
 
     def _mark_tab(self, tab: DocumentTab) -> None:
         """Tab icon and tooltip by the worst severity of the findings about the file.

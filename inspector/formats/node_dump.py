@@ -28,9 +28,10 @@ command line refuses without ``--all``.  Nothing here imports Qt or h5py.
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import IO, Any
@@ -131,17 +132,27 @@ def _csv_header(node: NodeData, norm: Selection, layout: str) -> list[str]:
 
 
 def write_csv(node: NodeData, norm: Selection, out: IO[str]) -> DumpStats:
-    """Write ``node[norm]`` as CSV (see the module docstring for the layouts)."""
+    """Write ``node[norm]`` as CSV (see the module docstring for the layouts).
+
+    The header is written once the first page is read: a node whose values cannot be
+    read (:class:`~inspector.formats.node_data.NodeReadError`) writes nothing at all.
+    """
     stats = DumpStats()
     layout = _csv_layout(node, norm)
     w = csv.writer(out, lineterminator="\n")
-    w.writerow(_csv_header(node, norm, layout))
+    header = _csv_header(node, norm, layout)
     if node.is_null:
+        w.writerow(header)
         return stats
+    pages_read = ((sel, _read(node, sel, stats)) for sel in pages(norm, _page_size(node)))
+    first = next(pages_read, None)
+    w.writerow(header)
+    if first is None:
+        return stats
+    read = itertools.chain([first], pages_read)
     if layout == "matrix":
-        return _csv_matrix(node, norm, w, out, stats)
-    for sel in pages(norm, _page_size(node)):
-        v = _read(node, sel, stats)
+        return _csv_matrix(read, selected_shape(norm)[1], out, stats)
+    for sel, v in read:
         cells = [_texts(c) for c in v.columns]
         rows: Any = zip(*cells, strict=True)
         if layout == "long":
@@ -150,14 +161,13 @@ def write_csv(node: NodeData, norm: Selection, out: IO[str]) -> DumpStats:
     return stats
 
 
-def _csv_matrix(node: NodeData, norm: Selection, w: Any, out: IO[str],
+def _csv_matrix(read: Iterable[tuple[Selection, Values]], width: int, out: IO[str],
                 stats: DumpStats) -> DumpStats:
-    """A 2-D selection of one column: one CSV row per row, written as pages arrive
-    (a row longer than a page is written in pieces)."""
-    width = selected_shape(norm)[1]
+    """A 2-D selection of one column, ``width`` values a row: one CSV row per row,
+    written as pages arrive (a row longer than a page is written in pieces)."""
     done = 0
-    for sel in pages(norm, _page_size(node)):
-        texts = _texts(_read(node, sel, stats).columns[0])
+    for _sel, v in read:
+        texts = _texts(v.columns[0])
         for k in range(0, len(texts)):
             pos = (done + k) % width
             cell = texts[k]

@@ -24,6 +24,7 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from inspector.ui import plot_export
+from inspector.ui.plots.grid_axis import GridAxis
 from inspector.ui.plots.theming import follow_palette
 
 if TYPE_CHECKING:
@@ -69,13 +70,14 @@ def plot_widget_in_steps() -> Iterator[pg.PlotWidget | None]:
     are 4-8 ms each, one event-loop turn apiece: the view box (with its context
     menu), the two axes shown, the plot item (with its own menu, and the two
     hidden axes) on them, and the
-    graphics view around it.  The result is the widget ``pg.PlotWidget()`` makes:
+    graphics view around it.  The result is the widget ``pg.PlotWidget()`` makes, with
+    :class:`~inspector.ui.plots.grid_axis.GridAxis` axes (a cheaper grid):
     pyqtgraph's ``PlotItem`` takes a view box and axes made ahead (``viewBox=``,
     ``axisItems=``) and ``PlotWidget`` a plot item (``plotItem=``).
     """
     view_box = pg.ViewBox()
     yield None
-    axes = {side: pg.AxisItem(side) for side in SHOWN_AXES}  # (axes given are shown)
+    axes = {side: GridAxis(side) for side in SHOWN_AXES}  # (axes given are shown)
     yield None
     item = pg.PlotItem(viewBox=view_box, axisItems=axes)
     yield None

@@ -57,6 +57,7 @@ from PySide6.QtWidgets import (
 from inspector.formats.arrays import ArrayRef, Envelope, EnvelopeCancelled, envelope_with_preview
 from inspector.jobs import JobContext, JobRunner
 from inspector.ui.plots.base import PlotView, ReadFailed
+from inspector.ui.plots.grid_axis import GridAxis
 from inspector.ui.plots.navigation import (
     AMPLITUDE_MODIFIER,
     MarkerTips,
@@ -185,7 +186,7 @@ def _envelope_job(ref: ArrayRef, lines: list[tuple[str, list[tuple]]],
     return work
 
 
-class LineLabelAxis(pg.AxisItem):
+class LineLabelAxis(GridAxis):
     """A vertical axis whose tick labels never overlap: a label that would overlap the one
     kept above it is left out (its tick stays), so zooming out the amplitude thins them."""
 

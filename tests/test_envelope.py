@@ -418,6 +418,36 @@ def test_a_sampled_envelope_reads_a_bounded_number_of_chunks(tmp_path, monkeypat
     sources[0].close()
 
 
+def test_a_line_of_one_sample_chunks_is_sampled_below_the_sample_limit(tmp_path, monkeypatch):
+    """1 048 576 one-sample chunks along the line are fewer samples than MAX_VIEW_SAMPLES,
+    but read exactly they were a million HDF5 chunk lookups: the plot said "reading..."
+    for minutes (window fuzzing, seed 41 case 74).  They are sampled, as a wider range is."""
+    from inspector.formats.arrays import MAX_VIEW_SAMPLES
+    from inspector.formats.vneurotk.arrays import MAX_SAMPLED_CHUNKS
+
+    path = tmp_path / "one_sample_chunks.h5"
+    n = 1 << 20
+    with h5py.File(path, "w") as f:
+        ds = f.create_dataset("neuro", shape=(n, 3), chunks=(1, 3), dtype="<f4", fillvalue=2.5)
+        ds[1000] = [-4.0, 9.0, 1.0]  # one stored chunk
+    assert n < MAX_VIEW_SAMPLES
+    sources: list[H5Source] = []
+    ref = h5_ref(path, "neuro", sources)
+    read: list[int] = []
+    real = ref.read
+    monkeypatch.setattr(ref, "read", lambda sel=Ellipsis: (
+        read.append(sel[0].stop - sel[0].start), real(sel))[1])
+    env = ref.envelope((None, 1), 0, n, 800)
+    assert not env.exact and len(env.lo) == 800
+    assert sum(read) <= MAX_SAMPLED_CHUNKS
+    assert np.all((env.lo == 2.5) | (env.lo == 9.0)) and np.all((env.hi == 2.5) | (env.hi == 9.0))
+    read.clear()
+    zoomed = ref.envelope((None, 1), 990, 1010, 800)  # few samples: read exactly, as stored
+    assert zoomed.exact and sum(read) == 20
+    assert np.nanmax(zoomed.hi) == 9.0 and np.nanmin(zoomed.lo) == 2.5
+    sources[0].close()
+
+
 def test_contiguous_and_long_chunked_lines_keep_the_sample_limit(tmp_path):
     from inspector.formats.arrays import MAX_VIEW_SAMPLES
 

@@ -246,7 +246,9 @@ class ArrayRef(ABC):
         Returns:
             An exact :class:`Envelope` (``raw=True`` when the range holds at
             most ``RAW_SAMPLES_PER_BIN * bins`` samples), or an ``exact=False``
-            sampled one for a range wider than :data:`MAX_VIEW_SAMPLES`.  Bins
+            sampled one for a range wider than :meth:`sampled_read_limit`
+            (:data:`MAX_VIEW_SAMPLES`, fewer where each sample costs more: an
+            HDF5 dataset of one-sample chunks).  Bins
             follow :func:`bin_edges`, except where an accelerated path snaps
             inner edges to its blocks (see :meth:`Envelope.edges`).
 
@@ -266,7 +268,7 @@ class ArrayRef(ABC):
             return envelope_of(self.read(self.line_selection(index, start, stop)), start, stop,
                                bins)
         edges = bin_edges(start, stop, bins)
-        if stop - start > MAX_VIEW_SAMPLES:
+        if stop - start > self.sampled_read_limit(index):  # (MAX_VIEW_SAMPLES unless costlier)
             return self._sampled_envelope(index, edges, cancelled)
         return self._read_envelope(index, edges, preview, cancelled)
 

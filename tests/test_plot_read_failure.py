@@ -119,3 +119,21 @@ def test_an_intact_recording_gains_no_such_finding(qtbot) -> None:
     view = tab.plot.view
     assert all(line.exact for line in view.lines)
     assert not [f for f in tab.doc.findings if f.code.endswith(".unreadable")]
+
+
+def test_a_sampled_plot_says_so_and_does_not_promise_exact_values(qtbot) -> None:
+    """A line too costly to read whole is drawn from sampled windows, for good: the status
+    said "exact values follow", and none did until the user zoomed in."""
+    from inspector.ui.main_window import MainWindow
+
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.show()
+    [tab] = win.open_paths([str(FIXTURES / "fuzz" / "billions_of_unallocated_chunks.h5")])
+    qtbot.waitUntil(lambda: tab.plot is not None and tab.plot.view is not None
+                    and win.all_tabs_ready() and win.is_idle(), timeout=30000)
+    view = tab.plot.view
+    assert view.lines and not any(line.exact for line in view.lines)
+    text = view.status.text()
+    assert "sampled" in text and "zoom in for exact values" in text
+    assert "exact values follow" not in text

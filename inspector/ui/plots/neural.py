@@ -186,6 +186,17 @@ def _envelope_job(ref: ArrayRef, lines: list[tuple[str, list[tuple]]],
     return work
 
 
+def _exactness_note(exact: bool, complete: bool) -> str:
+    """What the status adds about the drawn envelopes: nothing when exact; a read that
+    was sampled (too costly to read whole: ``ArrayRef.sampled_read_limit``) stays so
+    until the user zooms in; a job cut short for a newer view is followed by it."""
+    if exact and complete:
+        return ""
+    if complete:
+        return " (sampled: a window of each pixel's range read; zoom in for exact values)"
+    return " (a quick preview; exact values follow)"
+
+
 class LineLabelAxis(GridAxis):
     """A vertical axis whose tick labels never overlap: a label that would overlap the one
     kept above it is left out (its tick stays), so zooming out the amplitude thins them."""
@@ -761,8 +772,7 @@ class NeuralView(PlotView):
                 self.fit_amplitude()
             self.status.setText(("every sample drawn" if raw
                                  else "showing the range of values per screen pixel")
-                                + ("" if exact and complete
-                                   else " (a quick preview; exact values follow)"))
+                                + _exactness_note(exact, complete))
         self._next()
 
     def _next(self) -> None:

@@ -280,17 +280,19 @@ _EXC_LINE = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::|$)")
 _BLOCK_SPLIT = re.compile(r"\n(?=Traceback \(most recent call last\))")
 
 
-def _package_dirs() -> dict[str, str]:
-    """The folder of each package whose frames are ours, by name: where this checkout's
-    ``inspector`` and ``fuzz`` are (the children run the same checkout)."""
+def _package_roots() -> list[tuple[str, str]]:
+    """``(name, folder + os.sep)`` of each package whose frames are ours: where this
+    checkout's ``inspector`` and ``fuzz`` are (the children run the same checkout), as
+    given and with symbolic links resolved."""
     dirs = {"fuzz": os.path.dirname(os.path.abspath(__file__))}
     spec = importlib.util.find_spec("inspector")
     if spec is not None and spec.origin is not None:
         dirs["inspector"] = os.path.dirname(os.path.abspath(spec.origin))
-    return dirs
+    return [(name, root + os.sep) for name, folder in dirs.items()
+            for root in dict.fromkeys((folder, os.path.realpath(folder)))]
 
 
-_PACKAGE_DIRS = _package_dirs()
+_PACKAGE_ROOTS = _package_roots()
 
 
 def short_path(path: str) -> str:
@@ -301,10 +303,9 @@ def short_path(path: str) -> str:
     (or a virtual environment) inside a folder called ``inspector`` is not the package.
     """
     for candidate in dict.fromkeys((path, os.path.realpath(path))):
-        for name, folder in _PACKAGE_DIRS.items():
-            for root in dict.fromkeys((folder, os.path.realpath(folder))):
-                if candidate.startswith(root + os.sep):
-                    return f"{name}/{candidate[len(root) + 1:]}"
+        for name, root in _PACKAGE_ROOTS:
+            if candidate.startswith(root):
+                return f"{name}/{candidate[len(root):]}"
     return path
 
 

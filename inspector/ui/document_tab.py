@@ -856,17 +856,15 @@ class DocumentTab(QWidget):
         self._notice = f"no node {location!r} in this file"
         self._view_finding(NODE_NOT_FOUND.finding(
             f"{location} (asked for as FILE::{location}) is not a node of this file", location))
-        if self.verify_state != "running":
-            self._finished_status()
 
     def _view_finding(self, finding: Finding) -> None:
-        """A view could not open or read a node: its finding, once."""
-        if any(f.code == finding.code and f.location == finding.location
-               for f in self.doc.findings):
-            return
-        self.doc.findings.add(finding)
-        self.findings_changed.emit()
-        if self.verify_state != "running":  # (a check that ends later says it)
+        """A view could not open or read a node: its finding, once; the status says it
+        (unless a check is running: the status it ends with does)."""
+        if not any(f.code == finding.code and f.location == finding.location
+                   for f in self.doc.findings):
+            self.doc.findings.add(finding)
+            self.findings_changed.emit()
+        if self.verify_state != "running":
             self._finished_status()
 
     def _cell_selected(self, title: str, value: Any, extra: str) -> None:

@@ -43,13 +43,18 @@ class ReadFailed:
     message: str
     finding: Finding | None
 
+    @classmethod
+    def of(cls, ref: ArrayRef, exc: OSError) -> ReadFailed:
+        """The failure of a read of ``ref`` that raised ``exc`` while plotting."""
+        return cls(str(exc), ref.unreadable_finding(exc, "plotting"))
+
 
 def read_or_failure(ref: ArrayRef, read: Callable[[], T]) -> T | ReadFailed:
     """``read()`` (on a job), or the :class:`ReadFailed` of the ``OSError`` it raised."""
     try:
         return read()
     except OSError as exc:
-        return ReadFailed(str(exc), ref.unreadable_finding(exc, "plotting"))
+        return ReadFailed.of(ref, exc)
 
 
 #: Room left of a plot's y axis (pixels), so that its rotated label keeps clear of
@@ -172,6 +177,12 @@ class PlotView(QWidget):
     def checks_over(self) -> None:
         """The document's deferred checks ended (done, cancelled or failed); a view that
         waits for one of their results stops waiting.  Nothing to do by default."""
+
+    def report(self, failure: ReadFailed) -> None:
+        """Emit the finding of a read that failed because of the file (``finding``), if its
+        format declares one; the view shows the failure its own way."""
+        if failure.finding is not None:
+            self.finding.emit(failure.finding)
 
     def show_placeholder(self, text: str) -> None:
         """Show ``text`` instead of the plot (empty arrays, unreadable data)."""

@@ -174,7 +174,7 @@ def _envelope_job(ref: ArrayRef, lines: list[tuple[str, list[tuple]]],
                     ctx.check()  # the view is gone: nothing is delivered
                     return gen, out, span, False
                 except OSError as exc:
-                    return ReadFailed(str(exc), ref.unreadable_finding(exc, "plotting"))
+                    return ReadFailed.of(ref, exc)
                 ctx.check()
             out[key] = envs
             if time.monotonic() - began >= PROGRESS_AFTER_S:
@@ -756,8 +756,7 @@ class NeuralView(PlotView):
     def _done(self, result: Any) -> None:
         if isinstance(result, ReadFailed):
             self._failed(result.message, "")
-            if result.finding is not None:
-                self.finding.emit(result.finding)
+            self.report(result)
             return
         gen, out, span, complete = result
         self._in_flight = False

@@ -71,7 +71,6 @@ RESPARE_MS = 1500
 
 
 class PlotPanel(QWidget):
-
     """A plot of one array of a document, read lazily on background jobs.
 
     Args:

@@ -84,8 +84,7 @@ class PatternView(PlotView):
     def _show(self, result: Any) -> None:
         if isinstance(result, ReadFailed):
             self._failed(result.message, "")
-            if result.finding is not None:
-                self.finding.emit(result.finding)
+            self.report(result)
             return
         img, step = result
         self._reading = False

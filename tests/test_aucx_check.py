@@ -26,7 +26,7 @@ def _snapshot(doc) -> dict:
         "header": copy.deepcopy(doc.header),
         "tree": copy.deepcopy(doc.tree),
         "provenance": copy.deepcopy(doc.provenance),
-        "tables": {k: v.copy() for k, v in doc.tables.items()},
+        "tables": {k: v.frame().copy() for k, v in doc.tables.items()},
         "table_locations": dict(doc.table_locations),
         "arrays": dict(doc.arrays),
         "checksums": doc.checksums,
@@ -43,7 +43,7 @@ def _assert_same(doc, before: dict) -> None:
     assert doc.header == before["header"] and doc.tree == before["tree"]
     assert doc.provenance == before["provenance"]
     assert doc.tables.keys() == before["tables"].keys()
-    assert all(doc.tables[k].equals(v) for k, v in before["tables"].items())
+    assert all(doc.tables[k].frame().equals(v) for k, v in before["tables"].items())
     assert doc.table_locations == before["table_locations"]
     assert doc.arrays == before["arrays"]
     assert doc.checksums is before["checksums"]

@@ -150,7 +150,7 @@ def test_byte_flip_row_shows_recorded_and_computed_digest():
     # safe parts are still shown; the experiment model is withheld
     assert doc.summary["experiment_id"] == BY_FILE["src_readiness_rich.aucx"]["info"][
         "experiment_id"]
-    assert len(doc.tables["scans"]) == 3
+    assert len(doc.tables["scans"].frame()) == 3
     assert doc.auc is None or doc.auc.experiment is None
     assert doc.header.find("") is not None
 
@@ -266,7 +266,7 @@ def test_trees_and_scans_table():
     assert digest == {c.name: c.value for c in imp.children}["sha256"]
     assert {c.name: c.value for c in exp.children}["exported_at"] == "2026-01-01T00:00:00Z"
     assert not any(c.name == "software" for c in imp.children)
-    table = doc.tables["scans"]
+    table = doc.tables["scans"].frame()
     assert list(table["scan_id"]) == ["scan_001", "scan_002"]
     assert list(table["index"]) == [0, 1]
     assert list(table["elapsed_time_status"]) == ["missing", "missing"]

@@ -137,12 +137,12 @@ def test_the_shipped_sample_exports_from_the_command_line(tmp_path, capsys):
     assert size < 50_000 and len(list(SAMPLE.iterdir())) >= 4
     with open_document(SAMPLE) as doc:
         assert doc.format == "beckman-xl" and doc.ok, list(doc.findings)
-        groups = doc.tables["groups"]["group"].tolist()
+        groups = doc.tables["groups"].frame()["group"].tolist()
     assert len(groups) >= 2
     dest = tmp_path / "sample.aucx"
     assert cli_main(["export", str(SAMPLE), str(dest), "--exported-at", STAMP]) == 0
     exp = openauc.load(dest)
-    assert exp.observations.n_scans == int(doc.tables["groups"]["scans"][0])
+    assert exp.observations.n_scans == int(doc.tables["groups"].frame()["scans"][0])
     for scan in exp.scans:
         oracle = np.asarray(tokens(SAMPLE / scan.scan_id))
         r, s = exp.observations.scan_vectors(scan.scan_id)

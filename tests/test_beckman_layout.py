@@ -105,7 +105,7 @@ def test_run_folder_is_grouped_by_type_cell_channel_and_wavelength(tmp_path):
     assert sniff(run) == "beckman-xl"
     with open_document(run) as doc:
         assert doc.format == "beckman-xl" and doc.kind_label == "Beckman XL-A/XL-I run"
-        groups = doc.tables["groups"]
+        groups = doc.tables["groups"].frame()
         got = [(r.group, r.type, r.cell, None if pd.isna(r.channel) else r.channel, r.scans)
                for r in groups.itertuples()]
         assert got == EXPECTED_GROUPS
@@ -163,7 +163,7 @@ def test_crlf_trailing_blank_lines_and_the_third_column(tmp_path):
         assert oracle.shape == (6, 3)
         assert np.array_equal(exp.scan_radius(i), oracle[:, 0])
         assert np.array_equal(sd[i], oracle[:, 2])
-    scans = doc.tables["scans"]
+    scans = doc.tables["scans"].frame()
     assert scans["third_column_points"].tolist() == [6, 6, 6]
     assert scans["elapsed_time_s"].tolist() == [100.0, 300.0, 500.0]
     ip = open_run(run, "IP2-660")
@@ -188,7 +188,7 @@ def test_wavelength_scans_are_shown_but_not_exported(tmp_path):
                           np.asarray(tokens(run / "00001.WA1"))[:, 0])
     info = [f for f in doc.findings if f.code == "beckman.wavelength-scans"]
     assert len(info) == 1 and info[0].severity == "info"
-    assert doc.tables["scans"]["radius_cm"].tolist() == [6.5]
+    assert doc.tables["scans"].frame()["radius_cm"].tolist() == [6.5]
 
 
 def test_unknown_group_is_an_error_naming_the_groups(tmp_path):
@@ -207,7 +207,7 @@ def test_one_scan_file_opens_as_a_run_of_one(tmp_path):
     path = run / "00003.RA1"
     assert sniff(path) == "beckman-xl"
     with open_document(path) as doc:
-        assert doc.tables["groups"]["group"].tolist() == ["RA1-280"]
+        assert doc.tables["groups"].frame()["group"].tolist() == ["RA1-280"]
         assert doc.auc.experiment.scan_ids == ["00003.RA1"]
         assert doc.export.experiment_id == "00003.RA1-RA1-280"
 
@@ -336,7 +336,7 @@ def test_missing_third_column_is_recorded_as_missing(tmp_path):
     _, doc = _one(tmp_path, ["d", header(), "5.9000 0.1 0.01", "5.9100 0.2", "5.9200 0.3 0.03"])
     sd = doc.arrays["std_dev"].read()[0]
     assert sd[0] == 0.01 and np.isnan(sd[1]) and sd[2] == 0.03
-    assert doc.tables["scans"]["third_column_points"].tolist() == [2]
+    assert doc.tables["scans"].frame()["third_column_points"].tolist() == [2]
 
 
 def test_latin1_description_is_escaped_not_lost(tmp_path):
@@ -374,7 +374,7 @@ def test_a_truncated_file_makes_the_run_an_error(tmp_path):
     assert [(f.code, f.location) for f in errors] == [("beckman.malformed-line", "00002.RA2:8")]
     assert not doc.ok
     # the offered group (RA1-230) is intact and still shown; only the verdict fails
-    assert doc.auc is not None and doc.tables["groups"]["group"].tolist()[0] == "RA1-230"
+    assert doc.auc is not None and doc.tables["groups"].frame()["group"].tolist()[0] == "RA1-230"
 
 
 def test_empty_folder_or_folder_without_scans(tmp_path):
@@ -382,7 +382,7 @@ def test_empty_folder_or_folder_without_scans(tmp_path):
     write(tmp_path / "x", "readme.txt", ["hello"])
     doc = open_run(tmp_path / "x")
     assert [f.code for f in doc.findings] == ["beckman.no-scan-files"]
-    assert doc.tables["groups"].empty and doc.export is None
+    assert doc.tables["groups"].frame().empty and doc.export is None
     doc = open_run(tmp_path / "missing")
     assert [f.code for f in doc.findings] == ["beckman.not-found"]
     doc = open_run(write(tmp_path, "scan.txt", ["d", header(), *data(2)]))

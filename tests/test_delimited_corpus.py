@@ -112,7 +112,7 @@ def test_document_views(entry):
     else:
         assert mask.tolist() == obs["mask"]
         assert radius.shape == signal.shape
-    table = doc.tables["scans"]
+    table = doc.tables["scans"].frame()
     assert table["scan_id"].tolist() == obs["scan_ids"]
     assert table["points"].tolist() == [int(m) for m in mask.sum(axis=1)]
     assert doc.auc.experiment.to_dict()["observations"] == obs

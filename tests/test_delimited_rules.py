@@ -309,7 +309,7 @@ def test_optional_columns_statuses_and_annotations(tmp_path):
     assert s1["optical_system"] == s2["optical_system"] == "unknown"
     assert s1["cell"] is None and s1["wavelength"] is None and s1["rotor_speed"] is None
     assert exp.signal_unit == "unknown"
-    table_df = open_delimited(tmp_path / "s").tables["scans"]
+    table_df = open_delimited(tmp_path / "s").tables["scans"].frame()
     assert table_df["elapsed_status"].tolist() == ["present", "missing"]
 
 

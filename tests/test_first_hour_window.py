@@ -147,7 +147,7 @@ def test_scan_selection_is_shared_by_table_list_and_plot(qtbot):
     tab = win.current_tab()
     view = _auc_ready(qtbot, tab)
     table = tab.tables["scans"]
-    ids = [str(v) for v in table.model.frame["scan_id"]]
+    ids = [str(v) for v in table.model.table.frame()["scan_id"]]
     assert ids == view.scan_ids == ["scan_001", "scan_002", "scan_003", "scan_004"]
     # the table selects: the list and the curves follow
     table.view.selectRow(2)

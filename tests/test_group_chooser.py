@@ -44,7 +44,7 @@ def _choose(qtbot, win: MainWindow, key: str) -> None:
 
 def _shown_scans(tab) -> tuple[list[str], list[str], list[str]]:
     """The scan IDs of the Scans table, the scan list and the plot's curves."""
-    frame = tab.tables["scans"].model.frame
+    frame = tab.tables["scans"].model.table.frame()
     view = tab.plot.view
     listed = [view.scan_list.item(i).text() for i in range(view.scan_list.count())]
     return list(frame["scan_id"]), listed, [sid for sid, _x, _y in view.curves()]
@@ -72,7 +72,7 @@ def test_sample_run_offers_its_groups_and_shows_the_chosen_one(qtbot, tmp_path):
             finite = np.isfinite(y)
             assert set(np.round(x[finite], 6)) <= set(np.round(oracle[:, 0], 6))
         assert set(tab.tables) == {"groups", "scans"}
-        groups = tab.tables["groups"].model.frame
+        groups = tab.tables["groups"].model.table.frame()
         assert groups.loc[groups["offered"], "group"].tolist() == [key]
 
 
@@ -172,7 +172,7 @@ def test_selecting_a_scan_anywhere_highlights_it_everywhere_after_a_group_change
     _choose(qtbot, win, keys[1])  # the link follows the rebuilt views
     tab = win.current_tab()
     view, table = tab.plot.view, tab.tables["scans"]
-    ids = [str(v) for v in table.model.frame["scan_id"]]
+    ids = [str(v) for v in table.model.table.frame()["scan_id"]]
     assert ids == view.scan_ids and len(ids) >= 2
     # the table selects: the list selects and the curve is drawn on top, the others dimmed
     table.view.selectRow(1)

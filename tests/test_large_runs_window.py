@@ -97,7 +97,7 @@ def test_a_run_of_many_files_opens_with_trees_collapsed_to_the_budget(qtbot, tmp
     raw = tab.header_panel.raw.view
     assert raw.model().rowCount() >= EXPAND_ROWS and _expanded(raw) == []  # (grows by fetchMore)
     scans = tab.tables["scans"]
-    assert len(scans.model.frame) == EXPAND_ROWS + 20
+    assert len(scans.model.table.frame()) == EXPAND_ROWS + 20
     assert all(scans.view.columnWidth(c) >= columns.MIN_WIDTH
                for c in range(scans.model.columnCount()))
     assert tab.plot.view.shape.scans == EXPAND_ROWS + 20

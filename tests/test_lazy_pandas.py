@@ -4,8 +4,9 @@ Each check runs in a fresh interpreter (the test process has imported pandas
 long ago): opening and verifying a plain HDF5 file or a recording without
 ``trial_meta``, the CLI's ``verify --json``, the registry's discovery and the
 window's warm-up imports leave ``pandas`` out of ``sys.modules``; a
-recording with trial metadata still builds its DataFrame, and typed scalar
-codes 6 and 7 still decode to ``pandas.NA`` and ``pandas.NaT`` themselves.
+recording with plain trial metadata opens without pandas too and builds its
+DataFrame when asked, and typed scalar codes 6 and 7 still decode to
+``pandas.NA`` and ``pandas.NaT`` themselves.
 """
 
 from __future__ import annotations
@@ -98,16 +99,19 @@ def test_registry_discovery_and_window_warm_up_never_import_pandas():
     assert int(out[-2]) > 20 and out[-1] == "False"
 
 
-def test_a_recording_with_trial_meta_builds_its_dataframe():
+def test_a_recording_with_plain_trial_meta_opens_without_pandas_and_builds_its_dataframe():
     expected = {r["file"]: r["trial_meta"] for r in load_expected("vneurotk")}
     code = ("import json, sys\n"
             "from inspector.formats import open_document\n"
             "out = {}\n"
             "for path in sys.argv[1:]:\n"
             "    before = 'pandas' in sys.modules\n"
-            "    df = open_document(path).tables['trial_meta']\n"
+            "    table = open_document(path).tables['trial_meta']\n"
+            "    opened = 'pandas' in sys.modules\n"
+            "    df = table.frame()\n"
             "    import pandas as pd\n"
-            "    out[path] = {'before': before, 'frame': type(df) is pd.DataFrame,\n"
+            "    out[path] = {'before': before, 'opened': opened, 'plain': table.plain,\n"
+            "                 'frame': type(df) is pd.DataFrame,\n"
             "                 'rows': len(df), 'columns': list(df.columns),\n"
             "                 'dtypes': [str(d) for d in df.dtypes],\n"
             "                 'index_kind': type(df.index).__name__,\n"
@@ -118,7 +122,9 @@ def test_a_recording_with_trial_meta_builds_its_dataframe():
     got = json.loads(run_python(code, *paths).strip().splitlines()[-1])
     for name, path in zip(WITH_TABLES, paths, strict=True):
         g, e = got[path], expected[name]
-        assert g["before"] is (name != WITH_TABLES[0])  # the first open imports pandas
+        first = name == WITH_TABLES[0]
+        assert g["plain"] is True
+        assert g["before"] is g["opened"] is not first  # the first frame imports pandas
         assert g["frame"] is True
         assert (g["rows"], g["columns"], g["dtypes"]) == (e["rows"], e["columns"], e["dtypes"])
         assert g["index_kind"] == e["index_kind"] == "RangeIndex"
@@ -159,3 +165,54 @@ def test_pandas_values_recognise_pandas_scalars_only():
     assert is_timestamp(pd.Timestamp("2024-01-02")) and not is_timestamp(np.datetime64("2024"))
     import datetime as dt
     assert not is_timestamp(dt.datetime(2024, 1, 2)) and not is_timestamp("2024-01-02")
+
+
+_WINDOW = """
+import json, sys, threading
+from PySide6.QtCore import Qt
+from inspector.app import make_application
+from inspector.formats.workers import worker_pool
+first = {}
+class Finder:  # the thread that imports pandas (any import, importlib's too)
+    def find_spec(self, name, path=None, target=None):
+        if name == "pandas":
+            first.setdefault("thread", threading.current_thread().name)
+sys.meta_path.insert(0, Finder())
+with worker_pool():
+    app = make_application()
+    from inspector.ui.main_window import MainWindow
+    win = MainWindow(); win.show()
+    shown = {}
+    def content():
+        panel = tab.tables["trial_meta"]
+        shown.update(pandas="pandas" in sys.modules, rows=panel.model.rowCount(),
+                     cells=[[panel.model.index(r, c).data() for c in (3, 4)] for r in range(3)],
+                     header=panel.model.headerData(0, Qt.Orientation.Horizontal))
+    (tab,) = win.open_paths([sys.argv[1]])
+    tab.views_ready.connect(content)
+    while not (win.all_tabs_ready() and win.is_idle()):
+        app.processEvents()
+    panel = tab.tables["trial_meta"]
+    panel.view.sortByColumn(1, Qt.SortOrder.DescendingOrder)  # rt: missing last
+    order = [panel.model.source_row(r) for r in range(panel.model.rowCount())]
+    print(json.dumps({"shown": shown, "first": first, "built": tab.frames.built,
+                      "order": order}))
+"""
+
+
+def test_the_window_shows_plain_trial_meta_before_pandas_and_builds_its_frame_off_the_gui_thread():
+    path = VNEUROTK / WITH_TABLES[0]
+    got = json.loads(run_python(_WINDOW, str(path),
+                                env={"QT_QPA_PLATFORM": "offscreen"}).strip().splitlines()[-1])
+    with h5py.File(path) as f:
+        assert f["trial_meta/columns/4"].attrs["dtype"] == "str"
+    assert got["shown"]["pandas"] is False  # the table was shown before pandas was imported
+    assert got["shown"]["rows"] == 6 and got["shown"]["header"] == "trial_no"
+    # an object column quotes its text, a str column does not (as for a DataFrame)
+    assert got["shown"]["cells"] == [['"yes"', "left"], ['"no"', "right"], ['"yes"', "left"]]
+    # numpy as the oracle of the sort: rt descending, missing last
+    rt = np.array([0.412, 0.388, np.nan, 0.501, 0.455, 0.397])
+    finite = np.flatnonzero(~np.isnan(rt))
+    expected = finite[np.argsort(-rt[finite], kind="stable")].tolist() + [2]
+    assert got["order"] == expected
+    assert got["built"] is True and got["first"]["thread"] != "MainThread"

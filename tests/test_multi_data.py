@@ -17,12 +17,13 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem, QTreeView
 
 from inspector.formats.document import MemberCheck
+from inspector.formats.table import Table
 from inspector.models.checksum_model import ChecksumModel
-from inspector.models.dataframe_model import DataFrameModel
 from inspector.models.multi_data import OneEntryPerCell
 from inspector.models.node_filter_model import NodeFilterProxy
 from inspector.models.node_tree_model import NodeTreeModel
 from inspector.models.roles import CopyRole, LocationRole, MissingRole, NodeRole, ValueRole
+from inspector.models.table_model import TableModel
 from tests.test_views_models import _tree  # the typed-values tree those tests use
 
 D = Qt.ItemDataRole
@@ -78,7 +79,7 @@ def _frame() -> pd.DataFrame:
 
 @pytest.mark.parametrize("make", [
     lambda: NodeTreeModel(_tree()),
-    lambda: DataFrameModel(_frame()),
+    lambda: TableModel(Table.of_frame(_frame())),
     lambda: ChecksumModel([MemberCheck("manifest.json", "a" * 64),
                            MemberCheck("arrays/signal.npy", "b" * 64, "c" * 64, "mismatch")]),
 ], ids=["tree", "dataframe", "checksums"])

@@ -59,7 +59,7 @@ def facts(doc) -> dict:
         "ok": doc.ok, "format": str(doc.format),
         "findings": [(f.code, f.severity, f.message, f.location) for f in doc.findings],
         "groups": doc.groups.keys, "selected": doc.groups.selected,
-        "scans": doc.tables["scans"].to_json(),  # (NaN where absent: compared as text)
+        "scans": doc.tables["scans"].frame().to_json(),  # (NaN where absent: compared as text)
         "signal": json.dumps(np.asarray(doc.arrays["signal"].read()).tolist()),
         "others": [n.name for n in doc.tree.walk() if n.kind == "note"],
     }
@@ -81,7 +81,7 @@ def test_a_run_folder_over_http_is_the_run_on_disk(site):
         assert any(f.code == "beckman.malformed-line" for f in remote.findings)
         assert remote.groups.keys == ("RA1-280", "RA2-280")
         other = remote.groups.open("RA2-280")
-        assert other.groups.selected == "RA2-280" and other.tables["scans"].shape[0] == 2
+        assert other.groups.selected == "RA2-280" and other.tables["scans"].frame().shape[0] == 2
 
 
 def test_a_folder_without_scan_files_names_the_url(site):

@@ -67,8 +67,9 @@ def test_values_are_shown_without_importing_numpy_or_pandas():
 
 
 def test_opening_imports_on_the_job_and_the_plots_on_the_import_thread():
-    """The recording's readers are imported by the open job, pyqtgraph by the preload
-    thread: never by the GUI thread (an import hook records the thread of each)."""
+    """The recording's readers are imported by the open job, pyqtgraph (and pandas, for
+    the trial table's DataFrame) by the preload thread: never by the GUI thread (an
+    import hook records the thread of each)."""
     rec = FIXTURES / "vneurotk" / "v1" / "continuous_dense_f32_intids.h5"
     got = _run(f"""
         import builtins, json, sys, threading
@@ -82,6 +83,13 @@ def test_opening_imports_on_the_job_and_the_plots_on_the_import_thread():
             return real(name, *args, **kwargs)
 
         builtins.__import__ = hook
+
+        class Finder:  # sees importlib.import_module too (the preload thread's imports)
+            def find_spec(self, name, path=None, target=None):
+                if name in {HEAVY!r} and name not in first:
+                    first[name] = threading.current_thread().name
+
+        sys.meta_path.insert(0, Finder())
         from inspector.app import make_application
         from inspector.formats.workers import worker_pool
         with worker_pool():

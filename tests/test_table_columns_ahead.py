@@ -1,4 +1,4 @@
-"""A table's columns are made on a job before its view (dataframe_model.column_arrays)."""
+"""A table's columns are made on a job before its view (table_model.column_arrays)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 from PySide6.QtCore import Qt
 
-from inspector.models import dataframe_model
-from inspector.models.dataframe_model import DataFrameModel, column_arrays
+from inspector.formats.table import Table
 from inspector.models.roles import CopyRole, MissingRole, ValueRole
+from inspector.models.table_model import TableModel, column_arrays
 
 D = Qt.ItemDataRole
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -31,7 +31,8 @@ def _frame() -> pd.DataFrame:
 
 def test_columns_made_ahead_are_the_columns_the_model_makes(qapp):
     df = _frame()
-    made = column_arrays(df)
+    table = Table.of_frame(df)
+    made = column_arrays(table)
     assert sorted(made) == list(range(df.shape[1]))
     for col, arr in made.items():  # numpy (and pandas) as the oracle
         expected = df.iloc[:, col].to_numpy(
@@ -39,7 +40,7 @@ def test_columns_made_ahead_are_the_columns_the_model_makes(qapp):
         assert arr.dtype == expected.dtype and len(arr) == len(df)
         assert all(a is b or a == b or (pd.isna(a) and pd.isna(b))
                    for a, b in zip(arr, expected, strict=True))
-    ahead, lazy = DataFrameModel(df, columns=made), DataFrameModel(df)
+    ahead, lazy = TableModel(table, columns=made), TableModel(table)
     for row in range(len(df)):
         for col in range(df.shape[1]):
             for role in (D.DisplayRole, D.ToolTipRole, ValueRole, MissingRole, CopyRole):
@@ -56,13 +57,13 @@ def test_the_window_makes_table_columns_on_a_job(qtbot, monkeypatch):
     from inspector.ui.main_window import MainWindow
 
     made_on: list[bool] = []
-    make = dataframe_model.column_as_array
+    make = Table.column
 
-    def recording(s):
+    def recording(table, position):
         made_on.append(threading.current_thread() is threading.main_thread())
-        return make(s)
+        return make(table, position)
 
-    monkeypatch.setattr(dataframe_model, "column_as_array", recording)
+    monkeypatch.setattr(Table, "column", recording)
     win = MainWindow()
     qtbot.addWidget(win)
     win.show()

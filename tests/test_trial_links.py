@@ -123,7 +123,7 @@ def test_table_rows_select_trials_everywhere(qtbot):
     assert sel.is_empty() and not tab.status_text.endswith("selected")
     table.filter_edit.setText("right")
     table.apply_filter_now()
-    hand = tab.doc.tables["trial_meta"]["hand"].tolist()
+    hand = tab.doc.tables["trial_meta"].frame()["hand"].tolist()
     assert sel.trials.tolist() == [i for i, h in enumerate(hand) if h == "right"] == [1, 4, 5]
     assert _grid_selection(stimuli) == [3, 7, 15]
     table.filter_edit.setText("")

@@ -290,7 +290,7 @@ def test_trial_image_rows_sorted_with_boundaries(qtbot, jobs):
     # sorting by another column, or not at all
     img.sort_combo.setCurrentIndex(img.sort_combo.findText("rt_ms"))
     qtbot.waitUntil(lambda: settled(panel), timeout=20000)
-    rt = doc.tables["trial_meta"]["rt_ms"].to_numpy(np.float64)
+    rt = doc.tables["trial_meta"].frame()["rt_ms"].to_numpy(np.float64)
     np.testing.assert_array_equal(img.matrix.order, np.argsort(rt, kind="stable"))
     img.sort_combo.setCurrentIndex(0)
     qtbot.waitUntil(lambda: settled(panel), timeout=20000)

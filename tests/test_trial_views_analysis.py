@@ -94,7 +94,7 @@ def test_subset_of_continuous_matches_oracle(fixtures, block_trials):
     onsets = doc.trials.vision_onsets
     ids = list(doc.trials.trial_stim_ids)
     df = trial_average(doc, "hand", channels=[3, 1], trials=[5, 1, 2])
-    hand = doc.tables["trial_meta"]["hand"].tolist()
+    hand = doc.tables["trial_meta"].frame()["hand"].tolist()
     window = df.attrs["window_samples"]
     # the recorded windows are each trial's own [start, stop): the oracle applies them too
     valid = np.stack([doc.trials.trial_starts - onsets, doc.trials.trial_ends - onsets], 1)
@@ -235,7 +235,7 @@ def test_order_by_categorical_and_missing(fixtures):
 
 def test_order_within_float_bins_is_by_value(fixtures):
     doc = opened(fixtures / V1 / "epochs_coo_sparse_f32.h5")
-    rt = doc.tables["trial_meta"]["rt_ms"].to_numpy(np.float64)
+    rt = doc.tables["trial_meta"].frame()["rt_ms"].to_numpy(np.float64)
     got = trial_order(doc, "rt_ms")
     assert [c.kind for c in got.conditions] == ["bin"] * 4
     # no missing value: sorting by bin then value is sorting by value

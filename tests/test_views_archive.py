@@ -14,6 +14,7 @@ from inspector.formats import open_document
 from inspector.formats.capabilities import CheckResult, ChecksumTable, MemberStatus, Progress
 from inspector.formats.document import Document, MemberCheck, Node
 from inspector.formats.findings import Finding, Severity
+from inspector.formats.table import Table
 from inspector.jobs import JobRunner
 from inspector.models.roles import StatusRole
 from inspector.ui.document_tab import DocumentTab
@@ -283,8 +284,8 @@ def _table_doc() -> Document:
     doc = Document(FIXTURES / "aucx" / "hand-built.aucx", format="aucx")
     doc.header = Node("header", kind="group")
     doc.header.add("state", "before")
-    doc.tables = {"scans": pd.DataFrame({"scan_id": ["a", "b"]}),
-                  "other": pd.DataFrame({"x": [1]})}
+    doc.tables = {"scans": Table.of_frame(pd.DataFrame({"scan_id": ["a", "b"]})),
+                  "other": Table.of_frame(pd.DataFrame({"x": [1]}))}
     doc.table_locations = {"scans": "experiment.json", "other": ""}
     return doc
 

@@ -10,12 +10,13 @@ import pytest
 from PySide6.QtCore import QModelIndex, Qt
 
 from inspector.formats.document import MemberCheck, Node, Stimulus
+from inspector.formats.table import Table
 from inspector.models.checksum_model import ChecksumModel
-from inspector.models.dataframe_model import DataFrameModel
 from inspector.models.node_filter_model import NodeFilterProxy
 from inspector.models.node_tree_model import NodeTreeModel
 from inspector.models.roles import CopyRole, MissingRole, StatusRole, ValueRole
 from inspector.models.stimuli_model import STATE_FAILED, STATE_LOADING, StimuliModel
+from inspector.models.table_model import TableModel
 from inspector.ui.checksum_panel import verdict_text
 
 D = Qt.ItemDataRole
@@ -80,9 +81,9 @@ def _frame(n: int) -> pd.DataFrame:
                          "mixed": mixed, "n": pd.array([1, None, 3, 4] * (n // 4), dtype="Int64")})
 
 
-def test_dataframe_model_cells_and_headers(qapp):
+def test_table_model_cells_and_headers(qapp):
     df = _frame(8)
-    m = DataFrameModel(df)
+    m = TableModel(Table.of_frame(df))
     assert (m.rowCount(), m.columnCount()) == (8, 5)
     assert [m.headerData(c, Qt.Orientation.Horizontal) for c in range(5)] == list(df.columns)
     assert m.headerData(1, Qt.Orientation.Horizontal, D.ToolTipRole) == "rt: dtype float64"
@@ -101,10 +102,10 @@ def test_dataframe_model_cells_and_headers(qapp):
     assert m.headerData(5, Qt.Orientation.Vertical) == "5"
 
 
-def test_dataframe_model_sort_and_filter_100k(qapp):
+def test_table_model_sort_and_filter_100k(qapp):
     n = 100_000
     df = _frame(n)
-    m = DataFrameModel(df)
+    m = TableModel(Table.of_frame(df))
     assert m.rowCount() == n
     m.sort(1, Qt.SortOrder.AscendingOrder)
     vals = np.array([m.value(r, 1) for r in range(0, n, 997)], dtype=float)

@@ -125,7 +125,7 @@ def test_summary_without_hashing_is_the_same_minus_hashes(name):
 
 def test_trial_meta_is_a_typed_dataframe():
     with open_recording(ROOT / "v1/epochs_dense_f64_strids.h5") as doc:
-        df = doc.tables["trial_meta"]
+        df = doc.tables["trial_meta"].frame()
         assert isinstance(df, pd.DataFrame)
         assert df.index.name == "trial/id"
         assert df.index[0] == "ep/00/\u03b1"
@@ -143,7 +143,7 @@ def test_trial_meta_is_a_typed_dataframe():
 
 def test_trial_meta_object_column_keeps_none():
     with open_recording(ROOT / "v1/continuous_typed_object_labels.h5") as doc:
-        mixed = doc.tables["trial_meta"]["mixed"]
+        mixed = doc.tables["trial_meta"].frame()["mixed"]
         assert mixed.dtype == object
         assert any(v is None for v in mixed)
 
@@ -151,7 +151,7 @@ def test_trial_meta_object_column_keeps_none():
 def test_writer_str_column_missing_table_still_shown():
     with open_recording(ROOT / "v1/writer_str_column_missing.h5") as doc:
         assert not doc.ok
-        df = doc.tables["trial_meta"]
+        df = doc.tables["trial_meta"].frame()
         assert df.iloc[:, 0].isna().sum() == 1
         msg = next(f.message for f in doc.findings if f.code == "trial-meta.nonfinite")
         assert "NaN" in msg and "reference" in msg

@@ -109,7 +109,7 @@ def test_reader_agrees_with_reference(tmp_path, case):
         np.testing.assert_array_equal(doc.trials.vision_onsets, ref.vision_onsets)
         np.testing.assert_array_equal(doc.trials.trial.read(), ref.trial)
         # metadata
-        pd.testing.assert_frame_equal(doc.tables["trial_meta"], ref.trial_meta)
+        pd.testing.assert_frame_equal(doc.tables["trial_meta"].frame(), ref.trial_meta)
         assert doc.summary["neuro_info"]["ch_names"] == list(ref.neuro_info["ch_names"])
         assert doc.summary["neuro_info"]["sfreq"] == ref.neuro_info["sfreq"]
         assert doc.summary["trial_info"] == {

@@ -413,7 +413,8 @@ def condition_of_trials(document: Document, by: Hashable, *,
             raise ValueError(f"the document offers no stimulus ID per trial ({n} trials)")
         labels = [_typed(v) for v in ids]
     else:
-        meta = document.tables.get("trial_meta")
+        table = document.tables.get("trial_meta")
+        meta = table.frame() if table is not None else None
         if meta is None or by not in meta.columns:
             raise ValueError(f"no trial_meta column {by!r} (nor the special value {STIMULUS!r})")
         import pandas as pd  # imported already: meta is a DataFrame
@@ -1390,10 +1391,10 @@ def trial_order(document: Document, by: Hashable | None, *,
     position = {c: i for i, c in enumerate(conditions)}
     codes = np.fromiter((position[c] for c in labels), dtype=np.int64, count=len(labels))
     within = np.zeros(len(labels))
-    meta = document.tables.get("trial_meta")
+    table = document.tables.get("trial_meta")
     binned = any(c.kind == "bin" for c in conditions)
-    if binned and meta is not None and not (isinstance(by, str) and by == STIMULUS):
-        within = meta[by].to_numpy(dtype=np.float64, na_value=np.nan)
+    if binned and table is not None and not (isinstance(by, str) and by == STIMULUS):
+        within = table.frame()[by].to_numpy(dtype=np.float64, na_value=np.nan)
     order = np.lexsort((np.arange(len(labels)), within, codes)).astype(np.int64)
     starts = np.searchsorted(codes[order], np.arange(len(conditions) + 1)).astype(np.int64)
     return TrialOrder(order, conditions, starts)

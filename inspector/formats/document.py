@@ -39,10 +39,9 @@ from inspector.formats.findings import SEVERITIES, Finding, Findings, Rule, Scop
 from inspector.formats.node import Node
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from inspector.formats.arrays import ArrayRef
     from inspector.formats.auc_structure import AucStructure
+    from inspector.formats.table import Table
 
 __all__ = [
     "FORMAT_AUCX", "FORMAT_DELIMITED", "FORMAT_RECORDING", "FORMAT_UNKNOWN", "MEMBER_STATUSES",
@@ -88,7 +87,8 @@ class Document:
         header: the summary tree (format, versions, modes, array facts).
         tree: the raw structure: HDF5 object tree or archive member list.
         provenance: provenance tree (vision records, import/export records).
-        tables: named ``pandas.DataFrame`` objects (``"trial_meta"``, ``"scans"``).
+        tables: named :class:`~inspector.formats.table.Table` objects (``"trial_meta"``,
+            ``"scans"``, ``"groups"``).
         table_locations: the file location of each table, for findings.
         arrays: named lazy :class:`ArrayRef` objects for plotting.
         stimuli: stimulus images.
@@ -116,7 +116,7 @@ class Document:
     header: Node = field(default_factory=lambda: Node("header", kind="group"))
     tree: Node | None = None
     provenance: Node | None = None
-    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    tables: dict[str, Table] = field(default_factory=dict)
     table_locations: dict[str, str] = field(default_factory=dict)
     arrays: dict[str, ArrayRef] = field(default_factory=dict)
     stimuli: list[Stimulus] = field(default_factory=list)

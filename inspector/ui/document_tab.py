@@ -57,6 +57,7 @@ from inspector.ui.detail_pane import DetailPane
 from inspector.ui.failure_page import FailurePage
 from inspector.ui.scan_link import link_scans
 from inspector.ui.tab_layout import lay_out_tab
+from inspector.ui.table_frames import TableFrames
 from inspector.ui.tree_panel import HeaderPanel, TreePanel, expand_within, make_tree_view
 from inspector.ui.turns import OffThread, Steps, run_in_turns
 
@@ -168,6 +169,7 @@ class DocumentTab(QWidget):
         self._trials_slot: QLabel | None = None
         self._trials_waiting = False  # built once a deferred check brings the trial IDs
         self._trials_wanted = False  # the Trials tab was shown: its views are to be built
+        self.frames: TableFrames | None = None  # the tables' DataFrames, built once ready
         self.trials_error = ""
         self.plot_error = ""
         self._plot_slot: QLabel | None = None
@@ -306,20 +308,20 @@ class DocumentTab(QWidget):
     def _add_tables(self) -> Steps:
         """One table view a turn (a table of a few hundred rows sizes its columns from
         their text, some tens of milliseconds), its columns made on a job first
-        (:func:`~inspector.models.dataframe_model.column_arrays`)."""
+        (:func:`~inspector.models.table_model.column_arrays`).  A table of plain
+        columns is shown without pandas; its DataFrame is built later
+        (:meth:`_build_frames`)."""
         doc = self.doc
-        if not any(df is not None for df in doc.tables.values()):
+        if not doc.tables:
             return
-        # pandas is imported by the reader that built the tables, not here
-        from inspector.models.dataframe_model import column_arrays
+        from inspector.models.table_model import column_arrays
         from inspector.ui.table_panel import TablePanel
 
-        for name, df in doc.tables.items():
-            if df is None:
-                continue
+        self.frames = TableFrames(doc.tables.values(), self.jobs, self)
+        for name, table in doc.tables.items():
             title = table_title(name)
-            columns = yield OffThread(lambda _ctx, df=df: column_arrays(df))
-            panel = TablePanel(df, title, doc.table_locations.get(name, ""), self, columns)
+            columns = yield OffThread(lambda _ctx, table=table: column_arrays(table))
+            panel = TablePanel(table, title, doc.table_locations.get(name, ""), self, columns)
             panel.cell_selected.connect(self._cell_selected)
             self.tables[name] = panel
             self.views.addTab(panel, title)
@@ -394,9 +396,13 @@ class DocumentTab(QWidget):
         return slot is not None and self.views is not None and self.views.currentWidget() is slot
 
     def _trials_imported(self, trials: ModuleType) -> None:
-        """The trial views are importable: they are built, one plot an event-loop turn
-        (``trials.build_in_steps``), and take the placeholder's place."""
+        """The trial views are importable: once the tables' DataFrames are built (the
+        views group trials by their columns), the views are built, one plot an
+        event-loop turn (``trials.build_in_steps``), and take the placeholder's place."""
         if self._trials_gone():
+            return
+        if self.frames is not None and not self.frames.built:
+            self.frames.when_built(lambda: self._trials_imported(trials))
             return
         run_in_turns(self, trials.build_in_steps(self.doc, self.jobs, self.selection, self),
                      on_result=self._trials_built, stopped=self._trials_gone)
@@ -601,11 +607,13 @@ class DocumentTab(QWidget):
 
     def is_settled(self) -> bool:
         """Nothing left to fill in: the models are complete, the plot and trial views idle,
-        no page of attributes being read, no rows of the header left to expand."""
+        no page of attributes being read, no rows of the header left to expand, the
+        tables' DataFrames built."""
         pager = self.attribute_pager
         expanding = self.header_panel is not None and self.header_panel.is_expanding()
+        frames = self.frames is None or self.frames.built
         return (self.plots_idle() and self.trials_idle() and not (pager and pager.busy)
-                and not expanding)
+                and not expanding and frames)
 
     def trials_idle(self) -> bool:
         """The trial views show their final state (or there are none)."""
@@ -648,6 +656,8 @@ class DocumentTab(QWidget):
     def _set_ready(self) -> None:
         self.is_ready = True
         self.ready.emit()
+        if self.frames is not None:
+            self.frames.when_built()  # for the table's sort and filter
 
     def _set_status(self, text: str) -> None:
         self.status_text = text

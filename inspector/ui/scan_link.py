@@ -39,7 +39,7 @@ def is_scan_view(view: object) -> bool:
 def scan_table(tables: dict[str, TablePanel]) -> TablePanel | None:
     """The table listing the scans: one with a ``scan_id`` column, else the one named ``scans``."""
     for panel in tables.values():
-        if ID_COLUMN in [str(c) for c in panel.model.frame.columns]:
+        if ID_COLUMN in [str(c) for c in panel.model.labels]:
             return panel
     return tables.get("scans")
 
@@ -90,15 +90,15 @@ class ScanLink(QObject):
 
     # -- mapping ----------------------------------------------------------
     def _row_scans(self, view: AucView) -> list[int]:
-        """The scan index of every table row (position in the frame), -1 when unknown."""
+        """The scan index of every table row (position in the table), -1 when unknown."""
         assert self.table is not None
-        frame = self.table.model.frame
-        cols = [str(c) for c in frame.columns]
+        table = self.table.model.table
+        cols = [str(c) for c in table.labels]
         if ID_COLUMN in cols:
             where = {sid: i for i, sid in enumerate(view.scan_ids)}
-            ids = frame.iloc[:, cols.index(ID_COLUMN)].tolist()
+            ids = table.column(cols.index(ID_COLUMN)).tolist()
             return [where.get(str(v), -1) for v in ids]
-        return [i if i < len(view.scan_ids) else -1 for i in range(len(frame))]
+        return [i if i < len(view.scan_ids) else -1 for i in range(len(table))]
 
     # -- directions -------------------------------------------------------
     def _table_changed(self, *_args: Any) -> None:

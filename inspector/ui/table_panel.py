@@ -1,4 +1,4 @@
-"""Table view of a DataFrame (trial metadata, scans) with a filter box and sorting."""
+"""Table view of a document's table (trial metadata, scans) with a filter box and sorting."""
 
 from __future__ import annotations
 
@@ -17,23 +17,23 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.models.dataframe_model import DataFrameModel, dtype_label
+from inspector.models.table_model import TableModel
 from inspector.ui.columns import fit_table_columns
 from inspector.ui.copy_support import install_copy_actions
 
 if TYPE_CHECKING:
-    import pandas as pd
+    from inspector.formats.table import Table
 
 
 class TablePanel(QWidget):
-    """A filter box, a row count and a sortable table view over ``df``.
+    """A filter box, a row count and a sortable table view over ``table``.
 
     Sorting happens in the model (NumPy argsort), so clicking a header of a
     100 000-row table does not walk every row through a proxy.
 
     Signals:
         cell_selected(str title, object value, str extra): current cell changed.
-        rows_chosen(object positions): the DataFrame positions (int64, ascending)
+        rows_chosen(object positions): the table positions (int64, ascending)
             of the selected rows or, when none is selected and a filter is
             set, of the rows the filter keeps; empty for none.  Not emitted
             for :meth:`select_rows`.
@@ -42,12 +42,12 @@ class TablePanel(QWidget):
     cell_selected = Signal(str, object, str)
     rows_chosen = Signal(object)
 
-    def __init__(self, df: pd.DataFrame, title: str, location: str = "", parent=None,
+    def __init__(self, table: Table, title: str, location: str = "", parent=None,
                  columns: dict[int, np.ndarray] | None = None) -> None:
         super().__init__(parent)
         self.title = title
         self.location = location
-        self.model = DataFrameModel(df, self, columns)
+        self.model = TableModel(table, self, columns)
         self.filter_edit = QLineEdit(self)
         self.filter_edit.setPlaceholderText(f"Filter {title.lower()} rows (Ctrl+F)")
         self.filter_edit.setClearButtonEnabled(True)
@@ -97,7 +97,7 @@ class TablePanel(QWidget):
         self._emit_rows()
 
     def _update_count(self) -> None:
-        n = len(self.model.frame)
+        n = len(self.model.table)
         shown = self.model.rowCount()
         cols = self.model.columnCount()
         self.count.setText(f"{shown:,} of {n:,} rows × {cols} columns" if shown != n
@@ -107,15 +107,15 @@ class TablePanel(QWidget):
         if not cur.isValid():
             return
         r, c = cur.row(), cur.column()
-        col = self.model.frame.columns[c]
-        dtype = dtype_label(self.model.frame.dtypes.iloc[c])
+        col = self.model.labels[c]
+        dtype = self.model.dtype_names[c]
         row_label = self.model.headerData(r, Qt.Orientation.Vertical)
         self.cell_selected.emit(f"{self.title}[{row_label}, {col!s}]", self.model.value(r, c),
                                 f"column {col!s}, dtype {dtype}")
 
     # -- rows chosen (linked selection) ----------------------------------------
     def selected_positions(self) -> np.ndarray:
-        """int64 DataFrame positions of the rows with a selected cell, ascending."""
+        """int64 table positions of the rows with a selected cell, ascending."""
         parts = [np.arange(r.top(), r.bottom() + 1)
                  for r in self.view.selectionModel().selection()]
         rows = np.unique(np.concatenate(parts)) if parts else np.empty(0, np.int64)
@@ -164,7 +164,7 @@ class TablePanel(QWidget):
 
     def select_column(self, name: str) -> bool:
         """Make column ``name`` current and selected; True if it exists."""
-        cols = [str(c) for c in self.model.frame.columns]
+        cols = [str(c) for c in self.model.labels]
         return name in cols and self.select_column_index(cols.index(name))
 
     def select_column_index(self, c: int) -> bool:

@@ -56,7 +56,7 @@ class TrialLinks(QObject):
         self.jobs = jobs
         self.selection = selection
         self.host = host
-        self.table = table if table is not None and len(table.model.frame) == selection.n_trials \
+        self.table = table if table is not None and len(table.model.table) == selection.n_trials \
             else None
         self.stimuli = stimuli
         self.viewers: list[StimulusViewer] = []

@@ -28,6 +28,7 @@ from inspector.formats.beckman.scanfile import ScanFile
 from inspector.formats.capabilities import AucScans, AucxExport, ExperimentGroups
 from inspector.formats.document import Document, FormatId, Node
 from inspector.formats.findings import Finding
+from inspector.formats.table import Table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -240,14 +241,14 @@ def build_document(run: Run, imported_at: datetime | None = None) -> Document:
     doc.tree = _tree(run)
     _header(doc, run, exp)
     doc.summary = _summary(run, exp)
-    doc.tables["groups"] = groups_table(run)
+    doc.tables["groups"] = Table.of_frame(groups_table(run))
     doc.table_locations["groups"] = ""
     doc.groups = ExperimentGroups(tuple(grp.key for grp in run.groups),
                                   g.key if g is not None else None,
                                   lambda key: build_document(read_run(run.path, key), imported_at))
     if g is None:
         return doc
-    doc.tables["scans"] = scans_table(g)
+    doc.tables["scans"] = Table.of_frame(scans_table(g))
     doc.table_locations["scans"] = g.files[0].name.name
     doc.arrays = dict(_arrays(g, exp))
     if g.radial:

@@ -27,6 +27,7 @@ from inspector.formats.delimited.loader import ImportResult
 from inspector.formats.delimited.manifest import key_path
 from inspector.formats.delimited.values import MAX_SHOWN, shown
 from inspector.formats.document import FORMAT_DELIMITED, Document, Node
+from inspector.formats.table import Table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -262,7 +263,7 @@ def build_document(res: ImportResult) -> Document:
     if exp is None:
         return doc
     doc.provenance = _provenance_tree(exp.provenance or {})
-    doc.tables["scans"] = scans_table(exp)
+    doc.tables["scans"] = Table.of_frame(scans_table(exp))
     doc.table_locations["scans"] = res.data_file.name if res.data_file else ""
     doc.arrays = dict(_arrays(res, exp))
     doc.auc = AucScans(scan_ids=tuple(exp.scan_ids), radius_unit=exp.radius_unit,

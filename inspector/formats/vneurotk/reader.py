@@ -88,7 +88,7 @@ from inspector.formats.vneurotk.vision import (
 )
 
 if TYPE_CHECKING:
-    import pandas as pd
+    from inspector.formats.table import Table
 
 SUMMARY_KEYS = (
     "schema_version", "writer_version", "data_mode", "header", "neuro", "stim_labels",
@@ -148,7 +148,7 @@ class _Read:
     vision_info: dict[str, Any] | None = None
     trials: TrialArrays | None = None
     trial_info: dict[str, Any] | None = None
-    trial_meta: pd.DataFrame | None = None
+    trial_meta: Table | None = None
     valid_trials: bool = False
     trial_ids: list[Any] | None = None
     label_positions: list[int] | None = None
@@ -417,16 +417,18 @@ def _trial_ids(ctx: _Ctx, got: _Read) -> None:
                                              "first": [typed(v) for v in got.trial_ids[:5]]}
 
 
-def _pattern_stim_ids(trial_meta: pd.DataFrame | None,
+def _pattern_stim_ids(trial_meta: Table | None,
                       shape: tuple[int, ...]) -> list[Any] | None:
-    if trial_meta is None or "stim_index" not in trial_meta.columns:
+    """The ``stim_index`` column of ``trial_meta`` as Python values, when there is
+    exactly one such column, with one row per pattern."""
+    if trial_meta is None:
         return None
-    import pandas as pd  # imported already: trial_meta is a DataFrame
-
-    col = trial_meta["stim_index"]
-    if isinstance(col, pd.DataFrame) or len(col) != shape[0]:
+    where = [i for i, label in enumerate(trial_meta.labels)
+             if isinstance(label, str) and label == "stim_index"]
+    if len(where) != 1 or len(trial_meta) != shape[0]:
         return None
-    arr = np.asarray(col)
+    arr = (trial_meta.column(where[0]) if trial_meta.plain
+           else np.asarray(trial_meta.frame().iloc[:, where[0]]))
     return [v.item() if isinstance(v, np.generic) else v for v in arr.tolist()]
 
 

@@ -22,22 +22,17 @@ from inspector.formats.vneurotk.values import plain, typed
 from inspector.formats.vneurotk.vision import VisionRecord
 
 if TYPE_CHECKING:
-    import pandas as pd
+    from inspector.formats.table import Table
 
 
-def trial_meta_facts(df: pd.DataFrame) -> dict[str, Any]:
-    """Summary facts of the trial-metadata DataFrame."""
-    return {
-        "rows": int(len(df)),
-        "columns": [plain(c) for c in df.columns],
-        "dtypes": [str(d) for d in df.dtypes],
-        "index_name": plain(df.index.name),
-        "index_dtype": str(df.index.dtype),
-        "index_kind": type(df.index).__name__,
-        "columns_index_kind": type(df.columns).__name__,
-        "columns_index_name": plain(df.columns.name),
-        "first_index": [typed(v) for v in list(df.index[:3])],
-    }
+def trial_meta_facts(table: Table) -> dict[str, Any]:
+    """Summary facts of the trial-metadata table (:meth:`Table.facts`, JSON-ready)."""
+    facts = table.facts()
+    return {**facts,
+            "columns": [plain(c) for c in facts["columns"]],
+            "index_name": plain(facts["index_name"]),
+            "columns_index_name": plain(facts["columns_index_name"]),
+            "first_index": [typed(v) for v in facts["first_index"]]}
 
 
 @dataclass
@@ -86,7 +81,7 @@ def build_header_tree(doc: Document, parts: HeaderParts | None) -> None:
               location="/stim_labels")
     tm = doc.tables.get("trial_meta")
     if tm is not None:
-        h.add("trial metadata", f"{len(tm)} rows x {len(tm.columns)} columns",
+        h.add("trial metadata", f"{len(tm)} rows x {tm.n_columns} columns",
               location="/trial_meta")
     if parts.records:
         h.add("visual representations", len(parts.records), location="/vision_store")

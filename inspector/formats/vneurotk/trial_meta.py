@@ -1,4 +1,4 @@
-"""Trial metadata rebuilt as a ``pandas.DataFrame``.
+"""Trial metadata rebuilt as a :class:`~inspector.formats.table.Table`.
 
 ``encoding = "pandas_v1"`` (schema 1): ``column_index`` and ``index``
 subgroups (``name_present``, typed ``name``, ``kind`` = ``range`` with
@@ -18,8 +18,16 @@ pandas ``str`` columns while its reader rejects them
 (``v1/writer_str_column_missing.h5``): :func:`read_trial_meta` reports an
 error finding and still shows the table with those cells as missing.
 
+Plain tables are decoded without pandas (:func:`plain_trial_meta`): a range
+index, text column labels, and columns that are NumPy numbers or booleans,
+text, or typed Python scalars, every one of the index's length.  That is what
+the reference writer makes of the usual trial table, and it is shown before
+pandas (0.2 s) is imported; its DataFrame is built when first asked for
+(:meth:`Table.frame <inspector.formats.table.Table.frame>`), as the pandas
+decoder below would build it.  Any other table, or any part that breaks a rule,
+is read by the pandas decoder, so that its findings are that decoder's alone.
 pandas is imported by the functions that build a series, an index or the
-table, so that a recording without ``trial_meta`` never imports it.
+table, so that a recording without such a table never imports it.
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 import h5py
 import numpy as np
 
+from inspector.formats.table import PlainColumn, Table
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.hdf5_heap import read_attribute
 from inspector.formats.vneurotk.scalars import read_sequence
@@ -193,11 +202,22 @@ def read_series(group: h5py.Group, loc: str, report: Report, *, depth: int = 0) 
                         loc) from exc
 
 
+def _range_bounds(group: h5py.Group) -> tuple[int, int, int]:
+    """``start``, ``stop`` and ``step`` of a range index group, as integers.
+
+    Raises:
+        KeyError, TypeError, ValueError, OverflowError: an attribute is missing or
+            not an integer.
+    """
+    start, stop, step = (int(read_attribute(group, k)) for k in ("start", "stop", "step"))
+    return start, stop, step
+
+
 def _range_index(group: h5py.Group, loc: str, name: Any) -> pd.RangeIndex:
     import pandas as pd
 
     try:
-        start, stop, step = (int(read_attribute(group, k)) for k in ("start", "stop", "step"))
+        start, stop, step = _range_bounds(group)
         index = pd.RangeIndex(start, stop, step, name=name)
     except (KeyError, TypeError, ValueError, OverflowError) as exc:
         raise RuleError(R.TM_BAD_RANGE,
@@ -278,8 +298,9 @@ def _pandas_v1(tm: h5py.Group, report: Report) -> pd.DataFrame:
     return frame
 
 
-def read_trial_meta(tm: h5py.Group, report: Report) -> pd.DataFrame:
-    """Rebuild ``/trial_meta`` (either encoding) as a DataFrame.
+def read_trial_meta(tm: h5py.Group, report: Report) -> Table:
+    """Rebuild ``/trial_meta`` (either encoding): plain columns when it is plain
+    (:func:`plain_trial_meta`, no pandas), else a DataFrame.
 
     Raises:
         RuleError: the group breaks a rule of notes §5 (or a column is too
@@ -287,7 +308,134 @@ def read_trial_meta(tm: h5py.Group, report: Report) -> pd.DataFrame:
     """
     if not isinstance(tm, h5py.Group):
         raise RuleError(R.TM_NOT_GROUP, f"{tm.name} must be a group", tm.name)
+    plain = plain_trial_meta(tm)
+    if plain is not None:
+        return plain
     enc = as_text(read_attribute(tm, "encoding", "legacy"))
     if enc is None or enc.value != "pandas_v1":
-        return _legacy(tm)
-    return _pandas_v1(tm, report)
+        return Table.of_frame(_legacy(tm))
+    return Table.of_frame(_pandas_v1(tm, report))
+
+
+# -- plain tables, without pandas ---------------------------------------------------
+#: The NumPy dtypes of ``numpy`` columns decoded without pandas (native byte order).
+PLAIN_NUMPY_DTYPES = frozenset({"bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                                "uint32", "uint64", "float32", "float64"})
+
+
+class _NotPlain(Exception):
+    """The table needs the pandas decoder."""
+
+
+def plain_trial_meta(tm: h5py.Group) -> Table | None:
+    """``/trial_meta`` decoded with h5py and NumPy alone, or None when it is not plain.
+
+    Plain (either encoding): a range index, text column labels, and every column
+    a 1-D NumPy number or bool array (``numpy`` kind, its dtype one of
+    :data:`PLAIN_NUMPY_DTYPES` and that of its stored values), text (``nullable``
+    of dtype ``str`` holding text only; byte or object datasets of schema 0), or
+    typed scalars (``object_scalars``), each as long as the index.  Nothing is
+    reported: a table that is not plain, or that breaks any rule, gives None and
+    the pandas decoder reads it again and reports what it breaks.
+    """
+    try:
+        enc = as_text(read_attribute(tm, "encoding", "legacy"))
+        if enc is None or enc.value != "pandas_v1":
+            return _plain_legacy(tm)
+        return _plain_pandas_v1(tm)
+    except _NotPlain:
+        return None
+    except Exception:  # noqa: BLE001  any failure: the pandas decoder reports it
+        return None
+
+
+def _plain_legacy(tm: h5py.Group) -> Table:
+    loc = tm.name
+    columns = []
+    for name in tm:
+        obj = tm[name]
+        if not isinstance(obj, h5py.Dataset):
+            raise _NotPlain
+        vals = np.asarray(read_whole(obj, R.TM_TOO_LARGE, location=f"{loc}/{name}"))
+        if vals.dtype.kind in ("S", "O"):
+            columns.append(PlainColumn(name, _text_column(_decoded_text(vals).tolist()), "str"))
+        else:
+            dtype = vals.dtype.name
+            columns.append(PlainColumn(name, _plain_numbers(vals, dtype), dtype))
+    if not columns:
+        raise _NotPlain
+    return Table.of_columns(tuple(columns), range(len(columns[0].values)))
+
+
+def _plain_pandas_v1(tm: h5py.Group) -> Table:
+    loc = tm.name
+    if "column_index" not in tm:
+        raise _NotPlain
+    labels, labels_name = _plain_labels(tm["column_index"], f"{loc}/column_index")
+    group = _child(tm, "columns", loc)
+    columns = tuple(_plain_column(_child(group, str(i), f"{loc}/columns"), label)
+                    for i, label in enumerate(labels))
+    index_group = _child(tm, "index", loc)
+    if _text_attr(index_group, "kind", f"{loc}/index") != "range":
+        raise _NotPlain
+    index = range(*_range_bounds(index_group))
+    if not columns or any(len(c.values) != len(index) for c in columns):
+        raise _NotPlain
+    return Table.of_columns(columns, index, _plain_name(index_group, f"{loc}/index"),
+                            labels_name)
+
+
+def _plain_name(group: h5py.Group, loc: str) -> Any:
+    if not bool(read_attribute(group, "name_present", False)):
+        return None
+    names = read_sequence(_child(group, "name", loc), f"{loc}/name")
+    if len(names) != 1:
+        raise _NotPlain
+    return names[0]
+
+
+def _plain_labels(group: h5py.Group, loc: str) -> tuple[list[str], Any]:
+    if not isinstance(group, h5py.Group) or _text_attr(group, "kind", loc) != "values":
+        raise _NotPlain
+    data = _child(group, "data", loc)
+    if (_text_attr(data, "kind", f"{loc}/data") != "nullable"
+            or _text_attr(data, "dtype", f"{loc}/data") != "str"):
+        raise _NotPlain
+    labels = read_sequence(_child(data, "values", f"{loc}/data"), f"{loc}/data/values")
+    if not all(type(v) is str for v in labels):
+        raise _NotPlain
+    return labels, _plain_name(group, loc)
+
+
+def _plain_column(group: h5py.Group, label: str) -> PlainColumn:
+    if not isinstance(group, h5py.Group):
+        raise _NotPlain
+    loc = group.name
+    kind, dtype = _text_attr(group, "kind", loc), _text_attr(group, "dtype", loc)
+    if kind == "numpy":
+        return PlainColumn(label, _plain_numbers(_values(group, "values", loc), dtype), dtype)
+    if kind == "nullable" and dtype == "str" or kind == "object_scalars":
+        values = read_sequence(_child(group, "values", loc), f"{loc}/values")
+        if kind == "nullable":
+            if not all(type(v) is str for v in values):
+                raise _NotPlain
+            return PlainColumn(label, _text_column(values), "str")
+        return PlainColumn(label, _text_column(values), "object")
+    raise _NotPlain
+
+
+def _plain_numbers(values: np.ndarray, dtype: str) -> np.ndarray:
+    """``values`` when they are a 1-D array of ``dtype``, one of the plain NumPy dtypes."""
+    if (dtype not in PLAIN_NUMPY_DTYPES or values.ndim != 1
+            or values.dtype != np.dtype(dtype) or not values.dtype.isnative):
+        raise _NotPlain
+    values.setflags(write=False)
+    return values
+
+
+def _text_column(values: list[Any]) -> np.ndarray:
+    """Python values as a read-only 1-D ``object`` array (no value converted)."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    out.setflags(write=False)
+    return out

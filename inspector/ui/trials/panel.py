@@ -66,7 +66,7 @@ def grouping_choices(doc: Document) -> list[tuple[str, Hashable]]:
         out.append(("stimulus", STIMULUS))
     meta = doc.tables.get("trial_meta")
     if meta is not None:
-        for col in meta.columns:
+        for col in meta.labels:
             if not (isinstance(col, str) and col == STIMULUS):  # "stimulus" means the IDs
                 out.append((str(col), col))
     return out
@@ -82,7 +82,7 @@ def default_grouping(doc: Document, choices: list[tuple[str, Hashable]]) -> Hash
             distinct = len({(type(v).__name__, repr(v)) for v in ids})
         elif meta is not None:
             try:
-                distinct = int(meta[by].nunique(dropna=False))
+                distinct = int(meta.frame()[by].nunique(dropna=False))
             except (TypeError, ValueError):  # unhashable values, repeated column names
                 continue
         else:

@@ -241,7 +241,7 @@ class StimulusViewer(QDialog):
     def _trial_text(self, t: int) -> str:
         meta = self.doc.tables.get("trial_meta")
         if meta is not None and len(meta) == (self.selection.n_trials if self.selection else -1):
-            label = meta.index[t]
+            label = meta.index_label(t)
             if not (isinstance(label, (int, np.integer)) and int(label) == t):
                 return f"trial {t}  ({value_text(label)})"
         return f"trial {t}"

@@ -1,12 +1,16 @@
-"""A table model over a ``pandas.DataFrame`` that reads cells on demand.
+"""A table model over a document's :class:`~inspector.formats.table.Table` that reads
+cells on demand.
 
 No item is created per cell: ``data()`` looks the value up in a cached
-per-column NumPy array (``Series.to_numpy()``, built the first time a column
-is shown).  Sorting and filtering are done in the model with NumPy/pandas
-(an index permutation), so 100 000 rows sort and filter without a proxy
-model walking every row through Python.  pandas is imported by the methods
-that build a Series or an Index (the frame shown exists, so it is imported
-already): importing this module does not import it.
+per-column NumPy array (:meth:`Table.column`, made the first time a column is
+shown, or ahead on a job: :func:`column_arrays`).  Showing a table of plain
+columns needs no pandas.  Sorting and filtering are done in the model with
+NumPy and pandas on the table's DataFrame (:meth:`Table.frame`; an index
+permutation), so 100 000 rows sort and filter without a proxy model walking
+every row through Python.  pandas is imported by the methods that sort or
+filter: importing this module does not import it, and the document tab builds
+the frames on a job once its views are shown, so that a sort or a filter then
+imports and builds nothing (``DocumentTab``, "frames").
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 
+from inspector.formats.table import Table
 from inspector.models.multi_data import OneEntryPerCell
 from inspector.models.roles import CopyRole, MissingRole, NameRole, ValueRole
 from inspector.models.style import italic_font, kind_color, muted_color
@@ -25,11 +30,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
 _D = Qt.ItemDataRole
-
-
-def dtype_label(dtype: Any) -> str:
-    """Short dtype name as pandas prints it (``int64``, ``str``, ``object``, ``Int64``)."""
-    return str(dtype)
 
 
 def _cell_text(value: Any, quote_strings: bool) -> str:
@@ -64,23 +64,16 @@ def _mixed_key(v: Any) -> Any:
     return str(v)
 
 
-def column_as_array(s: pd.Series) -> np.ndarray:
-    """A column as the NumPy array the model reads its cells from: the column's own
-    values for NumPy dtypes, Python values (``object``) for extension dtypes (Int64,
-    str, category...)."""
-    return s.to_numpy() if isinstance(s.dtype, np.dtype) else s.to_numpy(dtype=object)
-
-
-def column_arrays(df: pd.DataFrame) -> dict[int, np.ndarray]:
-    """Every column of ``df`` as :func:`column_as_array` makes it, by position.  Runs
-    on any thread (it only reads ``df``): a table's columns are made on a job
+def column_arrays(table: Table) -> dict[int, np.ndarray]:
+    """Every column of ``table`` as :meth:`Table.column` makes it, by position.  Runs
+    on any thread (it only reads the table): a table's columns are made on a job
     before its view is built (converting a categorical datetime column of 10 000
     rows takes tens of milliseconds)."""
-    return {col: column_as_array(df.iloc[:, col]) for col in range(df.shape[1])}
+    return {col: table.column(col) for col in range(table.n_columns)}
 
 
-class DataFrameModel(OneEntryPerCell, QAbstractTableModel):
-    """Read-only view of a DataFrame; rows may be sorted and filtered.
+class TableModel(OneEntryPerCell, QAbstractTableModel):
+    """Read-only view of a :class:`Table`; rows may be sorted and filtered.
 
     Display conventions: missing values (None, NA, NaT, NaN) show as greyed
     italic ``<NA>``; an empty string shows as ``''``; in ``object`` columns
@@ -88,18 +81,19 @@ class DataFrameModel(OneEntryPerCell, QAbstractTableModel):
     of each column gives its dtype; the vertical header shows the index.
     """
 
-    def __init__(self, df: pd.DataFrame, parent=None,
+    def __init__(self, table: Table, parent=None,
                  columns: dict[int, np.ndarray] | None = None) -> None:
         """``columns``: the columns made ahead (:func:`column_arrays`, on a job); the
         others are made when first shown."""
         super().__init__(parent)
-        self._df = df
+        self._table = table
+        self._labels = table.labels
+        self._dtypes = table.dtype_names
         self._cols: dict[int, np.ndarray] = dict(columns or {})
-        # DataFrame.dtypes builds a new Series on every access (~80 us): once per column
-        self._quoted = [dt == np.dtype(object) for dt in df.dtypes]
+        self._quoted = [dt == "object" for dt in self._dtypes]
         self._lower: dict[int, pd.Series] = {}
-        self._index = df.index.to_numpy()
-        n = len(df)
+        self._index = table.index_values()
+        self._n = n = len(table)
         self._order = np.arange(n, dtype=np.int64)
         self._mask: np.ndarray | None = None
         self._rows = self._order
@@ -107,32 +101,42 @@ class DataFrameModel(OneEntryPerCell, QAbstractTableModel):
         self._sort: tuple[int, Qt.SortOrder] | None = None
 
     @property
-    def frame(self) -> pd.DataFrame:
-        return self._df
+    def table(self) -> Table:
+        return self._table
+
+    @property
+    def labels(self) -> tuple[Any, ...]:
+        """The column labels, by position."""
+        return self._labels
+
+    @property
+    def dtype_names(self) -> tuple[str, ...]:
+        """Each column's dtype as pandas prints it, by position."""
+        return self._dtypes
 
     # -- cells ------------------------------------------------------------
     def column_array(self, col: int) -> np.ndarray:
         """The column as a NumPy array (cached)."""
         arr = self._cols.get(col)
         if arr is None:
-            arr = self._cols[col] = column_as_array(self._df.iloc[:, col])
+            arr = self._cols[col] = self._table.column(col)
         return arr
 
     def source_row(self, row: int) -> int:
-        """Position in the DataFrame of the displayed ``row``."""
+        """Position in the table of the displayed ``row``."""
         return int(self._rows[row])
 
     def source_rows(self, rows: np.ndarray) -> np.ndarray:
-        """int64 positions in the DataFrame of the displayed ``rows``."""
+        """int64 positions in the table of the displayed ``rows``."""
         return self._rows[np.asarray(rows, dtype=np.int64)].astype(np.int64)
 
     def display_rows(self, sources: np.ndarray) -> np.ndarray:
-        """int64 displayed rows (ascending) of the DataFrame positions ``sources``;
+        """int64 displayed rows (ascending) of the table positions ``sources``;
         positions filtered out or out of range are left out."""
-        where = np.full(len(self._df), -1, dtype=np.int64)
+        where = np.full(self._n, -1, dtype=np.int64)
         where[self._rows] = np.arange(len(self._rows))
         s = np.asarray(sources, dtype=np.int64).reshape(-1)
-        rows = where[s[(s >= 0) & (s < len(self._df))]]
+        rows = where[s[(s >= 0) & (s < self._n)]]
         return np.unique(rows[rows >= 0])
 
     def value(self, row: int, col: int) -> Any:
@@ -145,7 +149,7 @@ class DataFrameModel(OneEntryPerCell, QAbstractTableModel):
         return 0 if parent.isValid() else int(len(self._rows))
 
     def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else int(self._df.shape[1])
+        return 0 if parent.isValid() else len(self._labels)
 
     def _quote(self, col: int) -> bool:
         return self._quoted[col]
@@ -183,18 +187,17 @@ class DataFrameModel(OneEntryPerCell, QAbstractTableModel):
                 return ""
             return v if isinstance(v, str) else _cell_text(v, False)
         if role == NameRole:
-            return str(self._df.columns[c])
+            return str(self._labels[c])
         return None
 
     def headerData(self, section: int, orientation, role=_D.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal:
-            if not 0 <= section < self._df.shape[1]:
+            if not 0 <= section < len(self._labels):
                 return None
             if role == _D.DisplayRole:
-                return str(self._df.columns[section])
+                return str(self._labels[section])
             if role == _D.ToolTipRole:
-                dtype = dtype_label(self._df.dtypes.iloc[section])
-                return f"{self._df.columns[section]!s}: dtype {dtype}"
+                return f"{self._labels[section]!s}: dtype {self._dtypes[section]}"
             return None
         if not 0 <= section < len(self._rows):
             return None
@@ -202,20 +205,21 @@ class DataFrameModel(OneEntryPerCell, QAbstractTableModel):
             v = self._index[self._rows[section]]
             return _cell_text(v.item() if isinstance(v, np.generic) else v, True)
         if role == _D.ToolTipRole:
-            return f"index dtype {self._df.index.dtype}"
+            return f"index dtype {self._table.index_dtype}"
         return None
 
     # -- sort and filter --------------------------------------------------
     def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
         """Sort rows by ``column`` (missing last; stable); -1 restores file order."""
         self.layoutAboutToBeChanged.emit()
-        if column < 0 or column >= self._df.shape[1]:
-            self._order = np.arange(len(self._df), dtype=np.int64)
+        if column < 0 or column >= len(self._labels):
+            self._order = np.arange(self._n, dtype=np.int64)
             self._sort = None
         else:
-            pos = _sort_key_array(self._df.iloc[:, column])
+            frame = self._table.frame()
+            pos = _sort_key_array(frame.iloc[:, column])
             if order == Qt.SortOrder.DescendingOrder:
-                s = self._df.iloc[:, column].reset_index(drop=True)
+                s = frame.iloc[:, column].reset_index(drop=True)
                 miss = s.isna().to_numpy()[pos]
                 pos = np.concatenate([pos[~miss][::-1], pos[miss]])
             self._order = pos.astype(np.int64)
@@ -229,7 +233,7 @@ class DataFrameModel(OneEntryPerCell, QAbstractTableModel):
 
         out = self._lower.get(col)
         if out is None:
-            s = self._df.iloc[:, col].reset_index(drop=True)
+            s = self._table.frame().iloc[:, col].reset_index(drop=True)
             miss = s.isna().to_numpy(dtype=bool)
             if isinstance(s.dtype, np.dtype) and s.dtype.kind in "biuf":
                 text = pd.Series(s.to_numpy().astype(str), dtype=object).str.lower()
@@ -257,8 +261,8 @@ class DataFrameModel(OneEntryPerCell, QAbstractTableModel):
         if not text:
             self._mask = None
         else:
-            mask = np.zeros(len(self._df), dtype=bool)
-            for c in range(self._df.shape[1]):
+            mask = np.zeros(self._n, dtype=bool)
+            for c in range(len(self._labels)):
                 col = self._lower_strings(c)
                 mask |= col.str.contains(text, regex=False).to_numpy(dtype=bool)
             if -1 not in self._lower:

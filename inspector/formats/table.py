@@ -1,0 +1,195 @@
+"""A document's table (trial metadata, scans, groups), shown without pandas.
+
+Every value of ``Document.tables`` is a :class:`Table`.  A reader that builds
+a ``pandas.DataFrame`` wraps it (:meth:`Table.of_frame`).  The VneuroTK reader
+decodes the usual trial-metadata columns (numbers, booleans, text and typed
+Python scalars over a range index) with h5py and NumPy alone, as
+:class:`PlainColumn` objects (:mod:`inspector.formats.vneurotk.plain_trial_meta`):
+the table view shows them before pandas is imported (0.2 s at start-up: issue
+15, point 3).  :meth:`Table.frame` builds the DataFrame the pandas decoder would
+have built, the first time an analysis, a sort or a filter asks for it.
+
+Thread safety: a table is never changed once made, except that its DataFrame
+is built once, under the table's lock, by whichever thread first asks
+(``frame``); every thread then shares that one frame, which nobody modifies.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+@dataclass(frozen=True, eq=False)
+class PlainColumn:
+    """One column decoded without pandas.
+
+    Attributes:
+        label: the column label (a typed scalar: usually ``str``).
+        values: the cells, 1-D: a NumPy numeric or bool array, or an ``object``
+            array of Python values (text, typed scalars).  Read-only.
+        dtype: the pandas dtype the column has in the DataFrame (``"int64"``,
+            ``"float64"``, ``"bool"``, ``"str"``, ``"object"``).
+    """
+
+    label: Any
+    values: np.ndarray
+    dtype: str
+
+    def series(self) -> pd.Series:
+        """The column as the pandas decoder builds it (``pd.Series(values, dtype=dtype)``)."""
+        import pandas as pd
+
+        values = self.values.tolist() if self.values.dtype == object else self.values
+        return pd.Series(values, dtype=self.dtype)
+
+
+class Table:
+    """A table of named columns of one length, with an index.
+
+    Made by :meth:`of_frame` (a DataFrame) or :meth:`of_columns` (columns decoded
+    without pandas, over a range index).  The accessors below never import
+    pandas for a table of plain columns.
+    """
+
+    def __init__(self, frame: pd.DataFrame | None = None,
+                 columns: tuple[PlainColumn, ...] = (), index: range = range(0),
+                 index_name: Any = None, labels_name: Any = None) -> None:
+        self._frame = frame
+        self._columns = columns
+        self._index = index
+        self._index_name = index_name
+        self._labels_name = labels_name
+        self._lock = threading.Lock()
+
+    @classmethod
+    def of_frame(cls, frame: pd.DataFrame) -> Table:
+        """A table over ``frame`` (which nobody modifies afterwards)."""
+        return cls(frame=frame)
+
+    @classmethod
+    def of_columns(cls, columns: tuple[PlainColumn, ...], index: range,
+                   index_name: Any = None, labels_name: Any = None) -> Table:
+        """A table of plain columns over a range index.
+
+        Args:
+            columns: the columns, whose labels are text (``str``): the column labels
+                become a pandas ``str`` Index.
+
+        Raises:
+            ValueError: no column, a label that is not text, or a column's length is
+                not the index's.
+        """
+        if not columns:
+            raise ValueError("a table of plain columns needs at least one column")
+        if any(type(c.label) is not str for c in columns):
+            raise ValueError("the labels of plain columns must be text")
+        if any(len(c.values) != len(index) for c in columns):
+            raise ValueError(f"every column must have the index's {len(index)} rows")
+        return cls(columns=columns, index=index, index_name=index_name,
+                   labels_name=labels_name)
+
+    # -- without pandas -------------------------------------------------------
+    @property
+    def plain(self) -> bool:
+        """True when the table is held as plain columns (its frame is built on demand)."""
+        return bool(self._columns)
+
+    @property
+    def frame_built(self) -> bool:
+        """True once :meth:`frame` needs no work (its DataFrame exists)."""
+        return self._frame is not None
+
+    def __len__(self) -> int:
+        return len(self._index) if self._columns else len(self.frame())
+
+    @property
+    def n_columns(self) -> int:
+        return len(self._columns) if self._columns else int(self.frame().shape[1])
+
+    @property
+    def labels(self) -> tuple[Any, ...]:
+        """The column labels, in order (repeats allowed)."""
+        if self._columns:
+            return tuple(c.label for c in self._columns)
+        return tuple(self.frame().columns)
+
+    @property
+    def dtype_names(self) -> tuple[str, ...]:
+        """Each column's dtype as pandas prints it (``int64``, ``str``, ``object``)."""
+        if self._columns:
+            return tuple(c.dtype for c in self._columns)
+        return tuple(str(d) for d in self.frame().dtypes)
+
+    def column(self, position: int) -> np.ndarray:
+        """The column at ``position`` as the table view reads its cells: the column's own
+        NumPy array for NumPy dtypes, Python values (``object``) for pandas extension
+        dtypes (``Int64``, ``str``, ``category``...).  May take tens of milliseconds for a
+        large extension column of a frame: call it on a job there."""
+        if self._columns:
+            return self._columns[position].values
+        s = self.frame().iloc[:, position]
+        return s.to_numpy() if isinstance(s.dtype, np.dtype) else s.to_numpy(dtype=object)
+
+    def index_values(self) -> np.ndarray:
+        """The row labels (the index) as a NumPy array (int64 for a range index)."""
+        if self._columns:
+            i = self._index
+            return np.arange(i.start, i.stop, i.step, dtype=np.int64)
+        return self.frame().index.to_numpy()
+
+    @property
+    def index_dtype(self) -> str:
+        return "int64" if self._columns else str(self.frame().index.dtype)
+
+    def index_label(self, row: int) -> Any:
+        """The index label of row position ``row`` (a Python value)."""
+        if self._columns:
+            return self._index[row]
+        v = self.frame().index[row]
+        return v.item() if isinstance(v, np.generic) else v
+
+    def facts(self) -> dict[str, Any]:
+        """The shape of the table as the summary reports it: rows, column labels, dtypes,
+        index name/dtype/kind (``RangeIndex``...), the column index's kind and name, and
+        the first three index labels (values as they are: the caller makes them plain)."""
+        if self._columns:
+            return {"rows": len(self), "columns": list(self.labels),
+                    "dtypes": list(self.dtype_names), "index_name": self._index_name,
+                    "index_dtype": "int64", "index_kind": "RangeIndex",
+                    "columns_index_kind": "Index", "columns_index_name": self._labels_name,
+                    "first_index": list(self._index[:3])}
+        df = self.frame()
+        return {"rows": int(len(df)), "columns": list(df.columns),
+                "dtypes": [str(d) for d in df.dtypes], "index_name": df.index.name,
+                "index_dtype": str(df.index.dtype), "index_kind": type(df.index).__name__,
+                "columns_index_kind": type(df.columns).__name__,
+                "columns_index_name": df.columns.name, "first_index": list(df.index[:3])}
+
+    # -- with pandas ----------------------------------------------------------
+    def frame(self) -> pd.DataFrame:
+        """The table as a DataFrame (imports pandas).  For plain columns it is built once,
+        as the pandas decoder builds it (``pd.concat`` of the series, the labels as a
+        ``str`` Index, a ``RangeIndex``); any thread may ask."""
+        if self._frame is not None:
+            return self._frame
+        with self._lock:
+            if self._frame is None:
+                self._frame = self._build()
+        return self._frame
+
+    def _build(self) -> pd.DataFrame:
+        import pandas as pd
+
+        frame = pd.concat([c.series() for c in self._columns], axis=1)
+        frame.columns = pd.Index(pd.Series(list(self.labels), dtype="str").array,
+                                 name=self._labels_name)
+        i = self._index
+        frame.index = pd.RangeIndex(i.start, i.stop, i.step, name=self._index_name)
+        return frame

@@ -1,0 +1,81 @@
+"""The DataFrames of a document's plain tables, built off the GUI thread.
+
+A table of plain columns (:class:`~inspector.formats.table.Table`) is shown
+without pandas.  The views that sort, filter or group by its columns need its
+DataFrame, and importing pandas (0.2 s) or building the frame on the GUI thread
+would stall it (docs/architecture.md, "Contracts").  :class:`TableFrames`
+imports pandas on the preload thread (:mod:`inspector.ui.preload`), then builds
+every frame on a job (:meth:`Table.frame`, which keeps it), and calls back on
+the GUI thread once they are all built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
+
+from inspector.jobs import JobContext, JobRunner
+from inspector.ui import preload
+
+if TYPE_CHECKING:
+    from inspector.formats.table import Table
+
+
+class TableFrames(QObject):
+    """Builds the frames of ``tables`` once, on request, and tells who waits for them.
+
+    Args:
+        tables: the document's tables (those already with a frame need nothing).
+        jobs: the tab's job runner (its jobs end with the tab).
+    """
+
+    def __init__(self, tables: Iterable[Table], jobs: JobRunner, parent: QObject) -> None:
+        super().__init__(parent)
+        self._pending = [t for t in tables if not t.frame_built]
+        self._jobs = jobs
+        self._waiting: list[Callable[[], None]] = []
+        self._started = False
+        self.error = ""
+
+    @property
+    def built(self) -> bool:
+        """Every table has its frame (or building failed: :attr:`error` says why)."""
+        return not self._pending
+
+    def when_built(self, callback: Callable[[], None] | None = None) -> None:
+        """Call ``callback()`` on the GUI thread once every frame is built (at once when
+        they are), starting the build if it has not started."""
+        if self.built:
+            if callback is not None:
+                callback()
+            return
+        if callback is not None:
+            self._waiting.append(callback)
+        if not self._started:
+            self._started = True
+            preload.when_imported("pandas", self._pandas_imported, self._failed)
+
+    def _pandas_imported(self, _pandas: ModuleType) -> None:
+        pending = list(self._pending)
+        self._jobs.submit(lambda ctx: _build(ctx, pending), on_done=self._done,
+                          on_error=lambda message, _tb: self._failed(message))
+
+    def _failed(self, message: str) -> None:
+        self.error = message
+        self._done(None)
+
+    def _done(self, _result: object) -> None:
+        self._pending = []
+        waiting, self._waiting = self._waiting, []
+        for callback in waiting:
+            callback()
+
+
+def _build(_ctx: JobContext, tables: list[Table]) -> int:
+    """Build each table's frame (on a job); the number built."""
+    for table in tables:
+        table.frame()
+    return len(tables)

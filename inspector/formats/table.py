@@ -193,3 +193,54 @@ class Table:
         i = self._index
         frame.index = pd.RangeIndex(i.start, i.stop, i.step, name=self._index_name)
         return frame
+
+
+#: The Python types of the cells of a plain column built from rows, and the dtype of each.
+_ROW_DTYPES = {str: "str", bool: "bool", int: "int64", float: "float64"}
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def table_of_rows(rows: list[dict[str, Any]], columns: list[str] | None = None) -> Table:
+    """A table of one row per dict of ``rows``, as ``pd.DataFrame(rows, columns=columns)``
+    builds it (a range index).
+
+    Plain columns (no pandas) when every row has the same text keys in the same order
+    (``columns``, when given, in that order) and every value of a column has one type:
+    ``str``, ``bool``, ``int`` (within int64) or ``float`` (NaN allowed); else the
+    DataFrame itself, built now (pandas infers the dtypes of missing values and of
+    mixed types).
+    """
+    plain = _plain_columns(rows, columns)
+    if plain is not None:
+        return Table.of_columns(plain, range(len(rows)))
+    import pandas as pd
+
+    return Table.of_frame(pd.DataFrame(rows, columns=columns))
+
+
+def _plain_columns(rows: list[dict[str, Any]],
+                   columns: list[str] | None) -> tuple[PlainColumn, ...] | None:
+    if not rows:
+        return None
+    keys = list(rows[0])
+    if columns is not None and keys != list(columns):
+        return None
+    if any(type(k) is not str for k in keys) or any(list(r) != keys for r in rows):
+        return None
+    out = []
+    for key in keys:
+        values = [r[key] for r in rows]
+        kind = type(values[0])
+        dtype = _ROW_DTYPES.get(kind)
+        if dtype is None or any(type(v) is not kind for v in values):
+            return None
+        if kind is int and not all(_INT64[0] <= v <= _INT64[1] for v in values):
+            return None
+        if kind is str:
+            array = np.empty(len(values), dtype=object)
+            array[:] = values
+        else:
+            array = np.asarray(values, dtype=dtype)
+        array.setflags(write=False)
+        out.append(PlainColumn(key, array, dtype))
+    return tuple(out)

@@ -8,14 +8,12 @@ after, width = longest scan); shared mode carries an all-true mask.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from inspector.formats.auc_model import AucExperiment
-
-if TYPE_CHECKING:
-    import pandas as pd
+from inspector.formats.table import Table, table_of_rows
 
 
 def normalise_arrays(mode: str, radius: np.ndarray, signal: np.ndarray,
@@ -79,7 +77,13 @@ def _is_quantity(v: Any) -> bool:
     return isinstance(v, dict) and "status" in v and "value" in v and "unit" in v
 
 
-def scans_table(scans: list[Any]) -> pd.DataFrame:
+def scans_table(scans: list[Any]) -> Table:
+    """The scans table: one row per scan of ``experiment.json`` ``scans`` (:func:`scan_rows`);
+    plain columns when they are (:func:`~inspector.formats.table.table_of_rows`)."""
+    return table_of_rows(scan_rows(scans))
+
+
+def scan_rows(scans: list[Any]) -> list[dict[str, Any]]:
     """One row per scan of ``experiment.json`` ``scans``.
 
     Scalar fields become columns as stored; a quantity field ``q``
@@ -110,6 +114,4 @@ def scans_table(scans: list[Any]) -> pd.DataFrame:
             else:
                 row[key] = value
         rows.append(row)
-    import pandas as pd
-
-    return pd.DataFrame(rows)
+    return rows

@@ -64,7 +64,6 @@ from inspector.formats.capabilities import AucScans, ChecksumTable, MemberCheck
 from inspector.formats.document import FORMAT_AUCX, Document
 from inspector.formats.findings import Rule
 from inspector.formats.remote_path import as_source
-from inspector.formats.table import Table
 
 #: Largest ``manifest.json`` / ``provenance.json`` parsed, in bytes.  Real
 #: ones are about 1 KiB (10 000 scans: a 0.2 MiB manifest); larger members
@@ -526,7 +525,7 @@ def _finish(op: _Opening, overview_columns: int = 0) -> OpenedArchive:
     doc.provenance = provenance_tree(op.imported, record)
     scans = op.experiment.get("scans") if op.experiment is not None else None
     if isinstance(scans, list):
-        doc.tables["scans"] = Table.of_frame(scans_table(scans))
+        doc.tables["scans"] = scans_table(scans)
         doc.table_locations["scans"] = L.EXPERIMENT
     parts = _model_parts(op)
     doc.auc = _auc(op, _load_small(op, parts))

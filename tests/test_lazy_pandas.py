@@ -216,3 +216,13 @@ def test_the_window_shows_plain_trial_meta_before_pandas_and_builds_its_frame_of
     expected = finite[np.argsort(-rt[finite], kind="stable")].tolist() + [2]
     assert got["order"] == expected
     assert got["built"] is True and got["first"]["thread"] != "MainThread"
+
+
+def test_an_archive_whose_scans_table_is_plain_opens_and_verifies_without_pandas():
+    sample = Path(__file__).resolve().parent.parent / "inspector" / "resources" / "samples" \
+        / "src_demo_experiment.aucx"
+    got = _open_in_child(sample)
+    assert got["pandas"] is False
+    assert got["docs"] == [{"ok": True, "kind": got["docs"][0]["kind"], "tables": ["scans"],
+                            "findings": got["docs"][0]["findings"]}]
+    assert "AUCX" in got["docs"][0]["kind"]

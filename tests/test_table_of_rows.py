@@ -65,6 +65,7 @@ PLAIN = {
     "numbers": [{"a": 1, "b": 0.5, "c": True, "d": "x"}, {"a": 2, "b": math.nan, "c": False,
                                                           "d": ""}],
     "one row": [{"scan_id": "s1", "points": 3}],
+    "a column of None": [{"a": 1, "at": None}, {"a": 2, "at": None}],
 }
 NOT_PLAIN = {
     "a missing value": [{"a": 1, "s": None}, {"a": 2, "s": "present"}],

@@ -196,7 +196,7 @@ class Table:
 
 
 #: The Python types of the cells of a plain column built from rows, and the dtype of each.
-_ROW_DTYPES = {str: "str", bool: "bool", int: "int64", float: "float64"}
+_ROW_DTYPES = {str: "str", bool: "bool", int: "int64", float: "float64", type(None): "object"}
 _INT64 = (-(2**63), 2**63 - 1)
 
 
@@ -206,7 +206,8 @@ def table_of_rows(rows: list[dict[str, Any]], columns: list[str] | None = None) 
 
     Plain columns (no pandas) when every row has the same text keys in the same order
     (``columns``, when given, in that order) and every value of a column has one type:
-    ``str``, ``bool``, ``int`` (within int64) or ``float`` (NaN allowed); else the
+    ``str``, ``bool``, ``int`` (within int64) or ``float`` (NaN allowed), or is None
+    in every row (an ``object`` column, as pandas makes it); else the
     DataFrame itself, built now (pandas infers the dtypes of missing values and of
     mixed types).
     """
@@ -236,7 +237,7 @@ def _plain_columns(rows: list[dict[str, Any]],
             return None
         if kind is int and not all(_INT64[0] <= v <= _INT64[1] for v in values):
             return None
-        if kind is str:
+        if kind is str or dtype == "object":
             array = np.empty(len(values), dtype=object)
             array[:] = values
         else:

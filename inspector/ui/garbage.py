@@ -25,6 +25,8 @@ CHECK_INTERVAL_MS = 50
 #: window's warm-up imports every other module.
 START_UP = "start-up"
 WARM_UP = "warm-up"
+#: ... and a tab imports pandas and builds its tables' DataFrames (``ui/table_frames.py``).
+TABLE_FRAMES = "table frames"
 #: Longest start-up hold, milliseconds: the window's warm-up ends it sooner, and a process
 #: that never warms a window up (a test, ``--screenshot``) collects again after it.
 START_UP_HOLD_MS = 30_000

@@ -6,7 +6,10 @@ DataFrame, and importing pandas (0.2 s) or building the frame on the GUI thread
 would stall it (docs/architecture.md, "Contracts").  :class:`TableFrames`
 imports pandas on the preload thread (:mod:`inspector.ui.preload`), then builds
 every frame on a job (:meth:`Table.frame`, which keeps it), and calls back on
-the GUI thread once they are all built.
+the GUI thread once they are all built.  Full collections wait meanwhile, as
+during the window's warm-up (:func:`~inspector.ui.garbage.hold_full_collections`):
+pandas brings some hundred thousand objects that never become garbage, and a full
+collection walking them on the GUI thread took 50 ms.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from PySide6.QtCore import QObject
 
 from inspector.jobs import JobContext, JobRunner
 from inspector.ui import preload
+from inspector.ui.garbage import TABLE_FRAMES, hold_full_collections
 
 if TYPE_CHECKING:
     from inspector.formats.table import Table
@@ -38,6 +42,7 @@ class TableFrames(QObject):
         self._jobs = jobs
         self._waiting: list[Callable[[], None]] = []
         self._started = False
+        self._hold = f"{TABLE_FRAMES} {id(self)}"  # (one per tab: each ends its own)
         self.error = ""
 
     @property
@@ -56,6 +61,9 @@ class TableFrames(QObject):
             self._waiting.append(callback)
         if not self._started:
             self._started = True
+            hold_full_collections(True, self._hold)
+            # (a tab closed meanwhile cancels the job: its end never comes)
+            self.destroyed.connect(lambda *_a, hold=self._hold: hold_full_collections(False, hold))
             preload.when_imported("pandas", self._pandas_imported, self._failed)
 
     def _pandas_imported(self, _pandas: ModuleType) -> None:
@@ -68,6 +76,7 @@ class TableFrames(QObject):
         self._done(None)
 
     def _done(self, _result: object) -> None:
+        hold_full_collections(False, self._hold)
         self._pending = []
         waiting, self._waiting = self._waiting, []
         for callback in waiting:

@@ -75,3 +75,24 @@ def test_the_hold_ends_when_the_tab_goes_before_the_frames(qtbot, monkeypatch):
     owner.deleteLater()  # the job is still building: its end never reaches the frames
     qtbot.waitUntil(lambda: (False, reason) in holds, timeout=10_000)
     assert holds.count((False, reason)) == 1
+
+
+def test_unasked_the_frames_wait_until_the_tab_stays_idle(qtbot, monkeypatch):
+    holds = _recording_holds(monkeypatch)
+    owner = QObject()
+    table = _plain()
+    frames = TableFrames([table], JobRunner(owner), owner)
+    idle = {"now": False, "looks": 0}
+
+    def is_idle() -> bool:
+        idle["looks"] += 1
+        return idle["now"]
+
+    frames.start_when_idle(is_idle)
+    qtbot.waitUntil(lambda: idle["looks"] >= 5, timeout=10_000)
+    assert not frames.built and holds == []  # busy at every look: nothing started
+    idle["now"] = True
+    looks = idle["looks"]
+    qtbot.waitUntil(lambda: frames.built, timeout=20_000)
+    assert idle["looks"] - looks == table_frames.IDLE_LOOKS  # three idle looks in a row
+    assert table.frame_built and [h for h, _ in holds] == [True, False]

@@ -607,13 +607,12 @@ class DocumentTab(QWidget):
 
     def is_settled(self) -> bool:
         """Nothing left to fill in: the models are complete, the plot and trial views idle,
-        no page of attributes being read, no rows of the header left to expand, the
-        tables' DataFrames built."""
+        no page of attributes being read, no rows of the header left to expand.  (The
+        tables' DataFrames are built once it is: :attr:`frames`.)"""
         pager = self.attribute_pager
         expanding = self.header_panel is not None and self.header_panel.is_expanding()
-        frames = self.frames is None or self.frames.built
         return (self.plots_idle() and self.trials_idle() and not (pager and pager.busy)
-                and not expanding and frames)
+                and not expanding)
 
     def trials_idle(self) -> bool:
         """The trial views show their final state (or there are none)."""
@@ -656,8 +655,8 @@ class DocumentTab(QWidget):
     def _set_ready(self) -> None:
         self.is_ready = True
         self.ready.emit()
-        if self.frames is not None:
-            self.frames.when_built()  # for the table's sort and filter
+        if self.frames is not None:  # for the table's sort and filter
+            self.frames.start_when_idle(lambda: self.is_settled() and not self.jobs.busy)
 
     def _set_status(self, text: str) -> None:
         self.status_text = text

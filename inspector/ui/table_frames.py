@@ -6,7 +6,11 @@ DataFrame, and importing pandas (0.2 s) or building the frame on the GUI thread
 would stall it (docs/architecture.md, "Contracts").  :class:`TableFrames`
 imports pandas on the preload thread (:mod:`inspector.ui.preload`), then builds
 every frame on a job (:meth:`Table.frame`, which keeps it), and calls back on
-the GUI thread once they are all built.  Full collections wait meanwhile, as
+the GUI thread once they are all built.  It starts when a view needs the frames
+(the trial views, when first shown) or once the tab has been idle for
+:data:`IDLE_LOOKS` looks in a row (:meth:`TableFrames.start_when_idle`): an
+import beside a plot being drawn or a verification made the GUI thread wait for
+the interpreter lock 80-130 ms.  Full collections wait meanwhile, as
 during the window's warm-up (:func:`~inspector.ui.garbage.hold_full_collections`):
 pandas brings some hundred thousand objects that never become garbage, and a full
 collection walking them on the GUI thread took 50 ms.
@@ -18,7 +22,7 @@ from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, QTimer
 
 from inspector.jobs import JobContext, JobRunner
 from inspector.ui import preload
@@ -26,6 +30,11 @@ from inspector.ui.garbage import TABLE_FRAMES, hold_full_collections
 
 if TYPE_CHECKING:
     from inspector.formats.table import Table
+
+#: Milliseconds between two looks at whether the tab is idle, and the looks in a row
+#: that must find it idle before the frames are built unasked (as the window's warm-up).
+IDLE_LOOK_MS = 200
+IDLE_LOOKS = 3
 
 
 class TableFrames(QObject):
@@ -43,12 +52,32 @@ class TableFrames(QObject):
         self._waiting: list[Callable[[], None]] = []
         self._started = False
         self._hold = f"{TABLE_FRAMES} {id(self)}"  # (one per tab: each ends its own)
+        self._idle: Callable[[], bool] = lambda: True
+        self._idle_looks = 0
+        self._look_timer = QTimer(self)
+        self._look_timer.setInterval(IDLE_LOOK_MS)
+        self._look_timer.timeout.connect(self._look)
         self.error = ""
 
     @property
     def built(self) -> bool:
         """Every table has its frame (or building failed: :attr:`error` says why)."""
         return not self._pending
+
+    def start_when_idle(self, idle: Callable[[], bool]) -> None:
+        """Build the frames unasked once ``idle()`` has been true at :data:`IDLE_LOOKS`
+        looks in a row, :data:`IDLE_LOOK_MS` apart (nothing to do once built or started)."""
+        if self.built or self._started:
+            return
+        self._idle = idle
+        self._idle_looks = 0
+        self._look_timer.start()
+
+    def _look(self) -> None:
+        self._idle_looks = self._idle_looks + 1 if self._idle() else 0
+        if self._idle_looks >= IDLE_LOOKS or self._started:
+            self._look_timer.stop()
+            self.when_built()
 
     def when_built(self, callback: Callable[[], None] | None = None) -> None:
         """Call ``callback()`` on the GUI thread once every frame is built (at once when

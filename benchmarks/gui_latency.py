@@ -243,8 +243,12 @@ def _spin(app: Any, cond: Callable[[], bool], timeout: float) -> bool:
 
 
 def _settled(win: Any) -> bool:
-    """A tab is open and the window idle (``MainWindow.is_idle``, what --screenshot waits for)."""
-    return bool(win.document_tabs()) and win.is_idle()
+    """A tab is open, the window idle (``MainWindow.is_idle``, what --screenshot waits for)
+    and every table's DataFrame built (``DocumentTab.frames``: pandas is imported once the
+    tab has stayed idle, and that import is measured too)."""
+    tabs = win.document_tabs()
+    return (bool(tabs) and win.is_idle()
+            and all(t.frames is None or t.frames.built for t in tabs))
 
 
 def _exact(win: Any) -> bool:

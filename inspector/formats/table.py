@@ -4,7 +4,9 @@ Every value of ``Document.tables`` is a :class:`Table`.  A reader that builds
 a ``pandas.DataFrame`` wraps it (:meth:`Table.of_frame`).  The VneuroTK reader
 decodes the usual trial-metadata columns (numbers, booleans, text and typed
 Python scalars over a range index) with h5py and NumPy alone, as
-:class:`PlainColumn` objects (:mod:`inspector.formats.vneurotk.plain_trial_meta`):
+:class:`PlainColumn` objects
+(:func:`inspector.formats.vneurotk.trial_meta.plain_trial_meta`), and a table
+built from rows has them when it can (:func:`table_of_rows`, the AUCX scans):
 the table view shows them before pandas is imported (0.2 s at start-up: issue
 15, point 3).  :meth:`Table.frame` builds the DataFrame the pandas decoder would
 have built, the first time an analysis, a sort or a filter asks for it.
@@ -24,6 +26,14 @@ import numpy as np
 
 if TYPE_CHECKING:
     import pandas as pd
+
+
+def read_only_objects(values: list[Any]) -> np.ndarray:
+    """Python values as a read-only 1-D ``object`` array (no value converted)."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    out.setflags(write=False)
+    return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -238,10 +248,9 @@ def _plain_columns(rows: list[dict[str, Any]],
         if kind is int and not all(_INT64[0] <= v <= _INT64[1] for v in values):
             return None
         if kind is str or dtype == "object":
-            array = np.empty(len(values), dtype=object)
-            array[:] = values
+            array = read_only_objects(values)
         else:
             array = np.asarray(values, dtype=dtype)
-        array.setflags(write=False)
+            array.setflags(write=False)
         out.append(PlainColumn(key, array, dtype))
     return tuple(out)

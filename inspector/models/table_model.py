@@ -9,8 +9,8 @@ NumPy and pandas on the table's DataFrame (:meth:`Table.frame`; an index
 permutation), so 100 000 rows sort and filter without a proxy model walking
 every row through Python.  pandas is imported by the methods that sort or
 filter: importing this module does not import it, and the document tab builds
-the frames on a job once its views are shown, so that a sort or a filter then
-imports and builds nothing (``DocumentTab``, "frames").
+the frames on a job once it has stayed idle, so that a sort or a filter then
+imports and builds nothing (``DocumentTab.frames``, :mod:`inspector.ui.table_frames`).
 """
 
 from __future__ import annotations

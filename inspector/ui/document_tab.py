@@ -169,7 +169,7 @@ class DocumentTab(QWidget):
         self._trials_slot: QLabel | None = None
         self._trials_waiting = False  # built once a deferred check brings the trial IDs
         self._trials_wanted = False  # the Trials tab was shown: its views are to be built
-        self.frames: TableFrames | None = None  # the tables' DataFrames, built once ready
+        self.frames: TableFrames | None = None  # the tables' DataFrames, built once idle
         self.trials_error = ""
         self.plot_error = ""
         self._plot_slot: QLabel | None = None
@@ -310,7 +310,7 @@ class DocumentTab(QWidget):
         their text, some tens of milliseconds), its columns made on a job first
         (:func:`~inspector.models.table_model.column_arrays`).  A table of plain
         columns is shown without pandas; its DataFrame is built later
-        (:meth:`_build_frames`)."""
+        (:attr:`frames`: once the tab has stayed idle, or when the trial views ask)."""
         doc = self.doc
         if not doc.tables:
             return

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 import h5py
 import numpy as np
 
-from inspector.formats.table import PlainColumn, Table
+from inspector.formats.table import PlainColumn, Table, read_only_objects
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.hdf5_heap import read_attribute
 from inspector.formats.vneurotk.scalars import read_sequence
@@ -358,7 +358,8 @@ def _plain_legacy(tm: h5py.Group) -> Table:
             raise _NotPlain
         vals = np.asarray(read_whole(obj, R.TM_TOO_LARGE, location=f"{loc}/{name}"))
         if vals.dtype.kind in ("S", "O"):
-            columns.append(PlainColumn(name, _text_column(_decoded_text(vals).tolist()), "str"))
+            text = read_only_objects(_decoded_text(vals).tolist())
+            columns.append(PlainColumn(name, text, "str"))
         else:
             dtype = vals.dtype.name
             columns.append(PlainColumn(name, _plain_numbers(vals, dtype), dtype))
@@ -419,8 +420,8 @@ def _plain_column(group: h5py.Group, label: str) -> PlainColumn:
         if kind == "nullable":
             if not all(type(v) is str for v in values):
                 raise _NotPlain
-            return PlainColumn(label, _text_column(values), "str")
-        return PlainColumn(label, _text_column(values), "object")
+            return PlainColumn(label, read_only_objects(values), "str")
+        return PlainColumn(label, read_only_objects(values), "object")
     raise _NotPlain
 
 
@@ -432,10 +433,3 @@ def _plain_numbers(values: np.ndarray, dtype: str) -> np.ndarray:
     values.setflags(write=False)
     return values
 
-
-def _text_column(values: list[Any]) -> np.ndarray:
-    """Python values as a read-only 1-D ``object`` array (no value converted)."""
-    out = np.empty(len(values), dtype=object)
-    out[:] = values
-    out.setflags(write=False)
-    return out

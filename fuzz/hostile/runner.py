@@ -1,0 +1,143 @@
+"""Run hostile cases: each command in its own process, timed, its peak RSS measured."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fuzz.hostile.case import HostileCase, Scale
+
+#: Address space a command may take before the kernel refuses it (protects the
+#: machine; the case's own ``rss_limit_mb`` is what is judged).
+ADDRESS_SPACE_CAP = 16 << 30
+_POLL_S = 0.05
+_TRACEBACK = b"Traceback (most recent call last)"
+_ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """What one command did: its argument list, exit status (negative: the signal
+    that ended it), wall time, peak resident set, and why it failed (empty: passed)."""
+
+    argv: tuple[str, ...]
+    status: int
+    seconds: float
+    peak_rss_mb: float
+    timed_out: bool
+    problems: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"argv": list(self.argv), "status": self.status,
+                "seconds": round(self.seconds, 3), "peak_rss_mb": round(self.peak_rss_mb, 1),
+                "timed_out": self.timed_out, "problems": list(self.problems)}
+
+
+def _limit_address_space() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_CAP, ADDRESS_SPACE_CAP))
+    os.setsid()
+
+
+def _wait(proc: subprocess.Popen[bytes], limit_s: float) -> tuple[int, Any, bool]:
+    """Wait for ``proc`` up to ``limit_s``; kill its process group past it.
+    Returns (status, rusage, timed_out)."""
+    deadline = time.monotonic() + limit_s
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid == proc.pid:
+            return status, usage, False
+        if time.monotonic() > deadline:
+            os.killpg(proc.pid, signal.SIGKILL)
+            _, status, usage = os.wait4(proc.pid, 0)
+            return status, usage, True
+        time.sleep(_POLL_S)
+
+
+def _substitute(argv: tuple[str, ...], target: str, out: Path) -> tuple[str, ...]:
+    return tuple(a.replace("{target}", target).replace("{out}", str(out)) for a in argv)
+
+
+def run_command(case: HostileCase, argv: tuple[str, ...], workdir: Path) -> CommandResult:
+    """Run ``python -m inspector *argv`` under the case's limits and judge it."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONFAULTHANDLER": "1"}
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.monotonic()
+        proc = subprocess.Popen([sys.executable, "-m", "inspector", *argv], cwd=workdir,
+                                stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env,
+                                preexec_fn=_limit_address_space)
+        raw_status, usage, timed_out = _wait(proc, case.time_limit_s)
+        seconds = time.monotonic() - start
+        proc.returncode = 0  # reaped by wait4 above
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    status = (-os.WTERMSIG(raw_status) if os.WIFSIGNALED(raw_status)
+              else os.WEXITSTATUS(raw_status))
+    peak = usage.ru_maxrss / 1024.0
+    problems = _judge(case, argv, status, peak, timed_out, stdout, stderr)
+    return CommandResult(argv, status, seconds, peak, timed_out, tuple(problems))
+
+
+def _judge(case: HostileCase, argv: tuple[str, ...], status: int, peak_mb: float,
+           timed_out: bool, stdout: bytes, stderr: bytes) -> list[str]:
+    problems: list[str] = []
+    if timed_out:
+        problems.append(f"hang: still running after {case.time_limit_s} s")
+    elif status < 0:
+        problems.append(f"crash: ended by signal {-status}")
+    elif status not in case.exit_codes:
+        problems.append(f"exit status {status} not in {sorted(case.exit_codes)}")
+    if peak_mb > case.rss_limit_mb:
+        problems.append(f"memory: peak RSS {peak_mb:.0f} MB over {case.rss_limit_mb:.0f} MB")
+    if _TRACEBACK in stdout or _TRACEBACK in stderr:
+        problems.append("a Python traceback was printed")
+    longest = max((len(line) for line in stdout.splitlines()), default=0)
+    if longest > case.max_line_bytes:
+        problems.append(f"an output line of {longest} bytes (limit {case.max_line_bytes})")
+    for secret in case.forbidden_output:
+        if secret in stdout or secret in stderr:
+            problems.append(f"forbidden bytes {secret[:40]!r} reached the output")
+    if argv[:1] == ("verify",) and "--json" in argv and not timed_out and status >= 0:
+        problems.extend(_missing_codes(case, stdout))
+    return problems
+
+
+def _missing_codes(case: HostileCase, stdout: bytes) -> list[str]:
+    codes: set[str] = set()
+    for line in stdout.splitlines():
+        try:
+            report = json.loads(line)
+        except ValueError:
+            return [f"verify --json printed a line that is not JSON: {line[:80]!r}"]
+        codes.update(f.get("code", "") for f in report.get("findings", ())
+                     if isinstance(f, dict))
+    missing = sorted(case.expect_codes - codes)
+    return [f"expected finding codes missing: {missing}"] if missing else []
+
+
+def run_case(case: HostileCase, scale: Scale, folder: Path) -> dict[str, Any]:
+    """Build ``case`` at ``scale`` under ``folder`` and run each of its commands."""
+    (folder / "input").mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    with case.build(folder / "input", scale) as target:
+        built_s = time.monotonic() - started
+        results = [run_command(case, _substitute(argv, target, folder / f"out{i}"), folder)
+                   for i, argv in enumerate(case.commands)]
+    return {"name": case.name, "area": case.area, "build_seconds": round(built_s, 3),
+            "passed": all(not r.problems for r in results),
+            "commands": [r.to_json() for r in results]}
+
+
+def repo_root() -> Path:
+    """The repository root (the runner runs ``python -m inspector`` from the case folder,
+    so the checkout's package is the one installed in the environment)."""
+    return _ROOT

@@ -399,7 +399,9 @@ def test_a_million_announced_entries_are_refused_before_reading(tmp_path):
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert [(f.severity, f.code) for f in doc.findings] == [("error", "zip.too-many-members")]
+    assert [(f.severity, f.code) for f in doc.findings] == [
+        ("error", "zip.too-many-members"), ("warning", "structure.not-checked")]
+    assert doc.structure_ok is None
     assert f"{zipscan.MAX_ENTRIES} entries" in doc.findings[0].message
     assert doc.checksums is None and doc.tree.children == [] and not doc.checks
     assert len(json.dumps(doc.to_json())) < 4096
@@ -410,7 +412,7 @@ def test_a_directory_holding_more_entries_than_announced_stops_at_the_cap(tmp_pa
     monkeypatch.setattr(zipscan, "MAX_ENTRIES", 50)
     path = _many_entries(tmp_path / "lying.aucx", 80, announce=7)
     doc = verified(path)
-    assert [f.code for f in doc.findings] == ["zip.too-many-members"]
+    assert [f.code for f in doc.findings] == ["zip.too-many-members", "structure.not-checked"]
     assert "more than 50 entries" in doc.findings[0].message
     assert doc.tree.children == [] and doc.checksums is None
 

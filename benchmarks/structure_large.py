@@ -53,17 +53,25 @@ print(json.dumps({"verify_s": elapsed, "structure_ok": doc.structure_ok,
 """
 
 
-def build(label: str) -> Path:
-    """The cached archive for ``label``, generated with openauc if absent."""
-    from openauc.synthetic import SyntheticExperimentConfig, generate_experiment
+_BUILD = r"""
+import sys
+from openauc.synthetic import SyntheticExperimentConfig, generate_experiment
+exp = generate_experiment(SyntheticExperimentConfig(
+    scenario=sys.argv[2], n_scans=int(sys.argv[3]), n_points=int(sys.argv[4]), seed=11))
+exp.export(sys.argv[1])
+"""
 
+
+def build(label: str) -> Path:
+    """The cached archive for ``label``, generated with openauc if absent (in a
+    subprocess of its own: ``ru_maxrss`` survives ``exec``, so this process must
+    stay small for the measuring children)."""
     CACHE.mkdir(parents=True, exist_ok=True)
     path = CACHE / f"{label}.aucx"
     if not path.is_file():
         scenario, scans, points = SIZES[label]
-        exp = generate_experiment(SyntheticExperimentConfig(
-            scenario=scenario, n_scans=scans, n_points=points, seed=11))
-        exp.export(path)
+        subprocess.run([sys.executable, "-c", _BUILD, str(path), scenario, str(scans),
+                        str(points)], check=True)
     return path
 
 

@@ -149,9 +149,8 @@ def test_corpus_sources_match_openauc(openauc, file):
 
 def _inspect_json(path: Any) -> Any:
     """What ``openauc inspect --json PATH`` prints (parsed), or None when it fails."""
-    from typer.testing import CliRunner
-
     from openauc.cli import app
+    from typer.testing import CliRunner
 
     result = CliRunner().invoke(app, ["inspect", "--json", str(path)])
     return json.loads(result.stdout) if result.exit_code == 0 else None

@@ -68,9 +68,8 @@ def _streamed(monkeypatch: pytest.MonkeyPatch, block: int | None = None) -> None
 
 def test_invalid_structure_at_400_by_3000_is_reported(invalid_400, capsys):
     """The case that used to print OK: openauc validate fails it, so do we."""
-    from typer.testing import CliRunner
-
     from openauc.cli import app
+    from typer.testing import CliRunner
 
     assert CliRunner().invoke(app, ["validate", str(invalid_400)]).exit_code == 1
     assert main(["verify", "--json", str(invalid_400)]) == 1

@@ -30,7 +30,8 @@ from inspector.formats.auc_model import AucExperiment
 
 __all__ = ["ABSENT", "PRESENT", "QUANTITY_STATUSES", "SAMPLE_QUANTITIES", "SCAN_QUANTITIES",
            "Facts", "ObservationFacts", "ObservationFold", "Quantities", "RadiusStats",
-           "gather", "gather_parts", "observation_facts", "radius_rows", "quantity_present", "quantity_problem"]
+           "gather", "gather_parts", "observation_facts", "quantity_present",
+           "quantity_problem", "radius_rows"]
 
 PRESENT = "present"
 ABSENT = "absent"

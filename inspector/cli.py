@@ -210,7 +210,9 @@ def format_report(doc: Document) -> str:
     finding messages never carry it themselves.
     """
     verdict = "OK" if doc.ok else "NOT OK"
-    if not doc.structure_ok:
+    if doc.structure_ok is None:
+        verdict += " (structure: not checked)"
+    elif not doc.structure_ok:
         verdict += " (structure: errors)"
     lines = [f"{doc.path}: {doc.format}: {verdict}"]
     if doc.mismatch is not None:  # what the file is, beside the verdict on the format
@@ -307,7 +309,7 @@ def _verify_here(args: argparse.Namespace) -> int:
     for path in args.files:
         with open_document(path, hash_arrays=args.hash_arrays) as doc:
             doc.verify()
-            all_ok &= doc.ok and (args.integrity_only or doc.structure_ok)
+            all_ok &= bool(doc.ok and (args.integrity_only or doc.structure_ok))
             print(render_document(doc, args.json), flush=True)
     return 0 if all_ok else 1
 

@@ -5,12 +5,11 @@ experiments built here to reach every reference check, our findings (code,
 severity, place), readiness and summary equal what ``openauc`` reports
 (``validate_structure()``, ``validate()``, ``assess_readiness()``,
 ``summary_data().to_dict()``: the content of ``openauc validate --readiness
---json`` and ``openauc inspect --json``), with two documented exceptions
-where the reference contradicts its own documents (tests at the end):
-
-* ``optical_systems`` counts the instrument's system only when declared
-  (docs/cli/inspect.md, docs/getting-started/quickstart.md);
-* ``empty_scan`` is reported in shared mode too (docs/concepts/validation-tiers.md).
+--json`` and ``openauc inspect --json``), with one documented exception where
+the reference contradicts its own documents (test at the end): ``empty_scan``
+is reported in shared mode too (docs/concepts/validation-tiers.md).  Every
+corpus input ``openauc inspect --json`` reads gives, opened as a document,
+``summary.structure`` equal to that command's output key for key.
 """
 
 from __future__ import annotations
@@ -109,15 +108,6 @@ def reference_triples(issues: Any, ref: Any) -> list[tuple[str, str, str]]:
     return [(i.code, i.severity.value, reference_place(i, ref)) for i in issues]
 
 
-def documented_systems(ref: Any) -> list[str]:
-    """``optical_systems`` as docs/cli/inspect.md shows it: scans' systems plus
-    the instrument's when it is declared."""
-    systems = {s.optical_system.value for s in ref.scans}
-    if ref.instrument is not None and ref.instrument.optical_system.value != "unknown":
-        systems.add(ref.instrument.optical_system.value)
-    return sorted(systems)
-
-
 def assert_matches(ours: AucExperiment, ref: Any) -> set[str]:
     """Everything equal to the reference; returns the reference codes seen."""
     result = S.examine(ours)
@@ -139,7 +129,6 @@ def assert_matches(ours: AucExperiment, ref: Any) -> set[str]:
                                                                         ref)
     assert S.assess_readiness(ours) == list(result.readiness)
     expected = ref.summary_data().to_dict()
-    expected["optical_systems"] = documented_systems(ref)
     assert result.summary == expected
     assert S.structure_summary(ours) == expected
     json.dumps(result.summary, allow_nan=False)  # JSON-ready
@@ -158,13 +147,50 @@ def test_corpus_sources_match_openauc(openauc, file):
     assert_matches(load_delimited(DELIMITED / file), openauc.load(DELIMITED / file))
 
 
+def _inspect_json(path: Any) -> Any:
+    """What ``openauc inspect --json PATH`` prints (parsed), or None when it fails."""
+    from openauc.cli import app
+    from typer.testing import CliRunner
+
+    result = CliRunner().invoke(app, ["inspect", "--json", str(path)])
+    return json.loads(result.stdout) if result.exit_code == 0 else None
+
+
+ALL_INPUTS = sorted(p.name for p in AUCX.glob("*.aucx")) + sorted(
+    str(p.relative_to(FIXTURES)) for p in [*DELIMITED.iterdir(), *DELIMITED.glob("*/*")]
+    if p.is_dir() or p.parent != DELIMITED)
+
+
+def test_every_corpus_input_summary_equals_openauc_inspect_json(openauc):
+    """``summary.structure`` of every corpus input openauc reads (opened and verified
+    as a document) equals ``openauc inspect --json`` key for key."""
+    from inspector.formats import open_document
+
+    compared = []
+    for name in ALL_INPUTS:
+        path = FIXTURES / name if name.startswith("auc-delimited/") else AUCX / name
+        expected = _inspect_json(path)
+        if expected is None:
+            continue
+        with open_document(path) as doc:
+            doc.verify()
+            ours = json.loads(json.dumps(doc.summary.get("structure")))
+        assert ours is not None, name
+        assert sorted(ours) == sorted(expected), name
+        assert {k: v for k, v in ours.items() if v != expected[k]} == {}, name
+        compared.append(name)
+    # every valid archive and source of the corpus, and the uppercase-hex one openauc reads
+    assert set(compared) >= set(ARCHIVES) | {f"auc-delimited/{s}" for s in SOURCES}
+
+
 def test_corpus_facts_without_the_reference():
     """Known corpus facts (aucx/expected.json notes, auc-delimited README)."""
     mixed = S.examine(read_experiment(AUCX / "syn_mixed_optics_s4_6x60.aucx"),
                       locate=S.aucx_location)
     assert [f.code for f in mixed.structure] == ["structure.mixed_optical_systems"]
     assert mixed.structure[0].location == "experiment.json:scans[*].optical_system"
-    assert mixed.summary["optical_systems"] == ["absorbance", "fluorescence", "interference"]
+    assert mixed.summary["optical_systems"] == ["absorbance", "fluorescence", "interference",
+                                                "unknown"]  # the instrument states none
     assert mixed.summary["signal_unit_declared"] is False
     demo = S.examine(load_delimited(DELIMITED / "demo_experiment"))
     assert demo.findings == ()
@@ -395,16 +421,14 @@ def test_readiness_json_and_reuse_of_findings(built):
 
 # -- where openauc contradicts its documents ---------------------------------
 
-def test_optical_systems_follow_the_documented_inspect_output(openauc):
-    """docs/cli/inspect.md shows ``Optical systems: absorbance`` for
-    examples/data/demo_experiment (byte-identical to our fixture), and
-    docs/getting-started/quickstart.md the same for a generated run; openauc
-    0.1.0a1 adds the instrument's unstated ``unknown``.  We follow the
-    documents: the instrument's system counts only when it is declared."""
+def test_optical_systems_include_the_instruments(openauc):
+    """openauc 0.1.0a1's ``optical_systems()`` adds the instrument's system, its
+    unstated ``unknown`` included (examples/data/demo_experiment, byte-identical
+    to our fixture); ``inspect --json`` prints that, and so do we."""
     ref = openauc.load(DELIMITED / "demo_experiment")
     assert ref.summary_data().to_dict()["optical_systems"] == ["absorbance", "unknown"]
     ours = S.structure_summary(load_delimited(DELIMITED / "demo_experiment"))
-    assert ours["optical_systems"] == ["absorbance"]
+    assert ours["optical_systems"] == ["absorbance", "unknown"]
 
 
 def test_empty_scans_on_a_shared_axis_follow_the_documents(openauc):

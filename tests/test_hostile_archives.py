@@ -399,7 +399,9 @@ def test_a_million_announced_entries_are_refused_before_reading(tmp_path):
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert [(f.severity, f.code) for f in doc.findings] == [("error", "zip.too-many-members")]
+    assert [(f.severity, f.code) for f in doc.findings] == [
+        ("error", "zip.too-many-members"), ("warning", "structure.not-checked")]
+    assert doc.structure_ok is None
     assert f"{zipscan.MAX_ENTRIES} entries" in doc.findings[0].message
     assert doc.checksums is None and doc.tree.children == [] and not doc.checks
     assert len(json.dumps(doc.to_json())) < 4096
@@ -410,7 +412,7 @@ def test_a_directory_holding_more_entries_than_announced_stops_at_the_cap(tmp_pa
     monkeypatch.setattr(zipscan, "MAX_ENTRIES", 50)
     path = _many_entries(tmp_path / "lying.aucx", 80, announce=7)
     doc = verified(path)
-    assert [f.code for f in doc.findings] == ["zip.too-many-members"]
+    assert [f.code for f in doc.findings] == ["zip.too-many-members", "structure.not-checked"]
     assert "more than 50 entries" in doc.findings[0].message
     assert doc.tree.children == [] and doc.checksums is None
 
@@ -463,3 +465,32 @@ def test_structure_facts_read_a_malformed_quantity_as_no_value():
     assert q.status.tolist() == ["present", "[]", "present", "absent"]
     assert q.value[0] == 20.0 and np.isnan(q.value[1]) and q.value[2] == 22.0
     assert q.unit.tolist() == ["degC", "", '["degC"]', ""]
+
+
+def test_three_independent_problems_are_all_reported_whichever_member_is_refused(
+        tmp_path, monkeypatch):
+    """An oversized signal (refused, never inflated), a manifest scan count that the
+    other arrays contradict, and a checksum mismatch in another member: three errors,
+    each at its member, none hidden behind the refused one."""
+    m = base_members()
+    manifest = json.loads(m["manifest.json"])
+    manifest["observations"]["n_scans"] = 7  # the arrays hold 6 rows
+    m["manifest.json"] = json.dumps(manifest).encode()
+    path = build(tmp_path / "three.aucx", m)
+    with zipfile.ZipFile(path) as zf:
+        members = {n: zf.read(n) for n in zf.namelist()}
+    members["provenance.json"] = members["provenance.json"].replace(b"{", b"{ ", 1)
+    build(path, {n: d for n, d in members.items() if n != "checksums.sha256"},
+          checksums=False)
+    with zipfile.ZipFile(path, "a") as zf:
+        zf.writestr("checksums.sha256", members["checksums.sha256"])
+    signal_size = len(m["arrays/signal.npy"])
+    monkeypatch.setattr(zipscan, "MAX_MEMBER_BYTES", signal_size - 1)
+    doc = verified(path)
+    errors = {(f.code, f.location) for f in doc.findings if f.severity == "error"
+              and f.scope == "integrity"}
+    assert errors == {("zip.declared-size", "arrays/signal.npy"),
+                      ("array.scan-count", "manifest.json"),
+                      ("checksums.mismatch", "provenance.json")}
+    assert statuses(doc)["arrays/signal.npy"] == "refused"
+    assert doc.structure_ok is None

@@ -19,10 +19,11 @@ is a separate question from these):
   documents.
 
 Codes, tiers, severities and the location vocabulary are declared in
-:mod:`inspector.formats.auc_structure_rules`.  Two places follow the
+:mod:`inspector.formats.auc_structure_rules`.  One place follows the
 reference's documents where its code disagrees with them: ``empty_scan`` in
-shared mode (:mod:`inspector.formats.auc_structure_checks`) and
-``optical_systems`` in the summary (:func:`structure_summary`).
+shared mode (:mod:`inspector.formats.auc_structure_checks`).  The summary is
+the reference's own, key for key (``optical_systems`` includes the
+instrument's system, ``"unknown"`` when it states none).
 
 Nothing here reads a file or imports Qt (docs/architecture.md, "Layers").
 """
@@ -71,6 +72,7 @@ __all__ = [
     "aucx_location",
     "assess_readiness",
     "examine",
+    "examine_facts",
     "model_location",
     "publish",
     "reference_code",
@@ -281,15 +283,12 @@ def _metadata_presence(f: Facts) -> list[dict[str, Any]]:
 
 
 def _optical_systems(f: Facts) -> list[str]:
-    # The documents' examples (docs/cli/inspect.md for demo_experiment,
-    # docs/getting-started/quickstart.md) list the scans' systems only when the
-    # instrument states none; the reference adds the instrument's unstated
-    # "unknown".  We follow the documents: the instrument's system counts when
-    # it is declared.
+    # The reference's ``AUCExperiment.optical_systems()``: the scans' systems plus
+    # the instrument's whenever there is an instrument, ``"unknown"`` included
+    # (what ``openauc inspect --json`` prints).
     systems = set(f.systems.tolist())
-    declared = str((f.instrument or {}).get("optical_system") or "unknown")
-    if f.instrument is not None and declared != "unknown":
-        systems.add(declared)
+    if f.instrument is not None:
+        systems.add(str(f.instrument.get("optical_system") or "unknown"))
     return sorted(systems)
 
 
@@ -367,9 +366,8 @@ def structure_summary(exp: AucExperiment, *, findings: Sequence[Finding] | None 
         missing, unknown, not_applicable, absent), ``provenance_available``,
         ``parser_name``, ``checksum_available`` and ``validation`` counts
         (error, warning, info over every tier).  Source: openauc 0.1.0a1
-        docs/how-to/inspect-an-experiment.md; ``optical_systems`` follows
-        docs/cli/inspect.md where the reference differs (the instrument's
-        system counts only when declared).
+        docs/how-to/inspect-an-experiment.md and ``summary_data()`` (the
+        scans' optical systems plus the instrument's, as ``optical_systems()``).
     """
     facts = gather(exp)
     if findings is None:
@@ -442,9 +440,15 @@ def examine(exp: AucExperiment, *, locate: Locate = model_location,
     and :func:`structure_summary` with the same arguments, but the model is
     walked and the arrays are reduced once.
     """
-    facts = gather(exp)
+    return examine_facts(gather(exp), locate=locate, checksum_available=checksum_available)
+
+
+def examine_facts(facts: Facts, *, locate: Locate = model_location,
+                  checksum_available: bool | None = None) -> AucStructure:
+    """:func:`examine` from facts already gathered (for instance by a reader that
+    folded the arrays block by block, :func:`~.auc_structure_facts.gather_parts`)."""
     findings = _place(run_checks(facts), locate)
-    return AucStructure(tuple(findings), tuple(_readiness(exp.metadata, findings)),
+    return AucStructure(tuple(findings), tuple(_readiness(facts.metadata, findings)),
                         _summary(facts, findings, checksum_available))
 
 

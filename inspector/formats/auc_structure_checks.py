@@ -173,22 +173,13 @@ def check_no_observations(f: Facts) -> list[Issue]:
 
 
 def _reverses(f: Facts) -> np.ndarray:
-    """bool per row of ``f.rows``: its real points go both up and down."""
+    """bool per radius row: its real points go both up and down."""
     return np.asarray(f.rising & f.falling, dtype=bool)
 
 
 def _repeats(f: Facts) -> np.ndarray:
-    """bool per row of ``f.rows``: a real radial position occurs twice.
-
-    A row that never changes direction repeats a value only in a zero step;
-    only rows that change direction are sorted (padding is NaN, never equal).
-    """
-    found = f.level.copy()
-    turning = np.flatnonzero(f.rising & f.falling & ~f.level)
-    if turning.size:
-        ordered = np.sort(f.rows[turning], axis=1)
-        found[turning] = (ordered[:, 1:] == ordered[:, :-1]).any(axis=1)
-    return found
+    """bool per radius row: a real radial position occurs twice."""
+    return f.repeats
 
 
 def _radius_anomaly(f: Facts, spec: R.AucRule, test: Callable[[Facts], np.ndarray],

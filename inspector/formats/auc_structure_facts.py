@@ -5,6 +5,9 @@
 instrument, provenance) into numpy columns and reads the observation arrays
 already in memory once (points per scan, valid radius values, per-scan
 radius rows with padding moved to the end).  Nothing is read from disk.
+The array facts are per-row reductions (:class:`ObservationFacts`), so a
+reader that cannot hold the arrays folds them block by block
+(:class:`ObservationFold`) and gathers with :func:`gather_parts`.
 
 Quantities follow the reference ``to_dict()`` form (``openauc==0.1.0a1``
 ``Quantity``): ``{"value", "unit", "unit_label", "status", "provenance"}``
@@ -26,7 +29,9 @@ import numpy as np
 from inspector.formats.auc_model import AucExperiment
 
 __all__ = ["ABSENT", "PRESENT", "QUANTITY_STATUSES", "SAMPLE_QUANTITIES", "SCAN_QUANTITIES",
-           "Facts", "Quantities", "RadiusStats", "gather", "quantity_present", "quantity_problem"]
+           "Facts", "ObservationFacts", "ObservationFold", "Quantities", "RadiusStats",
+           "gather", "gather_parts", "observation_facts", "quantity_present",
+           "quantity_problem", "radius_rows"]
 
 PRESENT = "present"
 ABSENT = "absent"
@@ -150,13 +155,9 @@ class Facts:
 
     Observations: ``obs_ids`` (``scan_ids`` of the observations), ``n_obs``
     (rows of the signal array), ``mode``,
-    ``signal_unit``, ``radius_unit``, ``points`` (int64 ``(n_obs,)``: real
-    observations per row; the axis width in shared mode), ``rows`` (float64
-    ``(n_obs, width)``: per-scan radius rows with real points first and NaN
-    after; the shared axis as one row in shared mode, even without scans),
-    ``radius`` (:class:`RadiusStats` over every real radius of ``rows``),
-    ``rising``/``falling``/``level`` (bool per row of ``rows``: some step
-    between consecutive real points goes up / down / is zero).
+    ``signal_unit``, ``radius_unit`` and the array facts of
+    :class:`ObservationFacts` (``points``, ``radius``, ``rising``,
+    ``falling``, ``level``, ``repeats``; see there).
     """
 
     metadata: Mapping[str, Any]
@@ -176,11 +177,11 @@ class Facts:
     signal_unit: str
     radius_unit: str
     points: np.ndarray
-    rows: np.ndarray
     radius: RadiusStats
     rising: np.ndarray
     falling: np.ndarray
     level: np.ndarray
+    repeats: np.ndarray
 
     @property
     def n_scans(self) -> int:
@@ -225,17 +226,50 @@ class RadiusStats:
             low, high = float(finite.min()), float(finite.max())
         return cls(low, high, int(np.count_nonzero(rows <= 0)))
 
+    @classmethod
+    def combine(cls, parts: Sequence[RadiusStats]) -> RadiusStats:
+        """The stats of several row blocks taken together (equal to :meth:`of`
+        over the blocks stacked)."""
+        lows = [p.minimum for p in parts if p.minimum is not None]
+        highs = [p.maximum for p in parts if p.maximum is not None]
+        return cls(min(lows) if lows else None, max(highs) if highs else None,
+                   sum(p.nonpositive for p in parts))
 
-def _observation_arrays(exp: AucExperiment, n_obs: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(points, rows)`` from the arrays already in memory (see :class:`Facts`)."""
-    radius = np.asarray(exp.radius, dtype=np.float64)
-    if exp.mode == "shared":
-        axis = radius.reshape(1, -1)
-        return np.full(n_obs, axis.shape[1], dtype=np.int64), axis
-    mask = np.asarray(exp.mask, dtype=bool)
-    if mask.ndim != 2 or mask.shape[0] != n_obs or radius.shape != mask.shape:
-        return np.zeros(n_obs, dtype=np.int64), np.zeros((n_obs, 0))
-    rows = np.where(mask, radius, np.nan)
+
+@dataclass(frozen=True)
+class ObservationFacts:
+    """The array facts of :class:`Facts`: per-row reductions of the radius and mask.
+
+    Attributes:
+        points: int64 ``(n_obs,)``: real observations per row (the axis width
+            in shared mode).
+        radius: :class:`RadiusStats` over every real radial position.
+        rising, falling, level: bool per radius row (one row, the shared axis,
+            in shared mode; one per observation row in per-scan mode): some
+            step between consecutive real points goes up / down / is zero.
+        repeats: bool per radius row: a real radial position occurs twice.
+    """
+
+    points: np.ndarray
+    radius: RadiusStats
+    rising: np.ndarray
+    falling: np.ndarray
+    level: np.ndarray
+    repeats: np.ndarray
+
+
+def radius_rows(radius: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(points, rows)`` of a block of per-scan rows.
+
+    Args:
+        radius: ``(k, width)`` radial positions, any float dtype.
+        mask: bool ``(k, width)``, True where a real observation is.
+
+    Returns:
+        int64 ``(k,)`` real points per row, and float64 ``(k, width)`` rows
+        with the real positions first (in their order) and NaN after.
+    """
+    rows = np.where(mask, np.asarray(radius, dtype=np.float64), np.nan)
     if mask.shape[1] > 1 and bool((mask[:, 1:] > mask[:, :-1]).any()):
         # A hole before a real point: move real points first, keeping their order.
         order = np.argsort(~mask, axis=1, kind="stable")
@@ -244,53 +278,129 @@ def _observation_arrays(exp: AucExperiment, n_obs: int) -> tuple[np.ndarray, np.
 
 
 def _steps(rows: np.ndarray) -> tuple[np.ndarray, ...]:
-    """``(rising, falling, level)``: bool per row over steps between real points.
+    """``(rising, falling, level, repeats)``: bool per row over its real points.
 
     Real points are consecutive and finite, padding NaN: a step touching
-    padding is NaN and compares false, so no mask is needed.
+    padding is NaN and compares false, so no mask is needed.  A row that never
+    changes direction repeats a value only in a zero step; only rows that
+    change direction are sorted (padding is NaN, never equal).
     """
     if rows.shape[1] < 2:
         none = np.zeros(rows.shape[0], dtype=bool)
-        return none, none, none
+        return none, none, none, none
     step = np.diff(rows, axis=1)
     rising = np.asarray((step > 0).any(axis=1), dtype=bool)
     falling = np.asarray((step < 0).any(axis=1), dtype=bool)
     level = np.asarray((step == 0).any(axis=1), dtype=bool)
-    return rising, falling, level
+    repeats = level.copy()
+    turning = np.flatnonzero(rising & falling & ~level)
+    if turning.size:
+        ordered = np.sort(rows[turning], axis=1)
+        repeats[turning] = (ordered[:, 1:] == ordered[:, :-1]).any(axis=1)
+    return rising, falling, level, repeats
 
 
-def gather(exp: AucExperiment) -> Facts:
-    """Read the facts of ``exp`` once (no array is copied twice, nothing from disk).
+class ObservationFold:
+    """Fold row blocks into :class:`ObservationFacts`, never holding more than a block.
+
+    Feed the radius rows in order (:meth:`add`), then :meth:`finish`.  Every
+    fact is a per-row reduction, so the result does not depend on how the
+    rows were cut into blocks.
+    """
+
+    def __init__(self) -> None:
+        self._points: list[np.ndarray] = []
+        self._stats: list[RadiusStats] = []
+        self._flags: list[tuple[np.ndarray, ...]] = []
+
+    def add(self, rows: np.ndarray, points: np.ndarray | None = None) -> None:
+        """Take float64 rows (real points first, NaN after; :func:`radius_rows`)
+        and their real-point counts (None: counted by the caller elsewhere)."""
+        if points is not None:
+            self._points.append(points)
+        self._stats.append(RadiusStats.of(rows))
+        self._flags.append(_steps(rows))
+
+    def finish(self, points: np.ndarray | None = None) -> ObservationFacts:
+        """The facts of every row added (``points`` overrides the counted ones)."""
+        if points is None:
+            points = (np.concatenate(self._points) if self._points
+                      else np.zeros(0, dtype=np.int64))
+        flags = [np.concatenate([f[k] for f in self._flags]) if self._flags
+                 else np.zeros(0, dtype=bool) for k in range(4)]
+        return ObservationFacts(points, RadiusStats.combine(self._stats), *flags)
+
+
+def observation_facts(mode: str, radius: np.ndarray, mask: np.ndarray,
+                      n_obs: int) -> ObservationFacts:
+    """The array facts of arrays in memory (see :class:`ObservationFacts`).
+
+    Args:
+        mode: ``"shared"`` (``radius`` is the axis, ``(width,)``; the mask is
+            not read) or ``"per_scan"`` (``radius`` and bool ``mask``
+            ``(n_obs, width)``).
+        n_obs: rows of the signal array.
+
+    Arrays of other shapes give no points and no rows (the integrity checks
+    report them).
+    """
+    fold = ObservationFold()
+    if mode == "shared":
+        axis = np.asarray(radius, dtype=np.float64).reshape(1, -1)
+        fold.add(axis)
+        return fold.finish(np.full(n_obs, axis.shape[1], dtype=np.int64))
+    mask = np.asarray(mask, dtype=bool)
+    if mask.ndim != 2 or mask.shape[0] != n_obs or np.shape(radius) != mask.shape:
+        fold.add(np.zeros((n_obs, 0)))
+        return fold.finish(np.zeros(n_obs, dtype=np.int64))
+    points, rows = radius_rows(radius, mask)
+    fold.add(rows, points)
+    return fold.finish()
+
+
+def gather_parts(*, metadata: Any, instrument: Any, provenance: Any, scans: Sequence[Any],
+                 samples: Sequence[Any], scan_ids: Sequence[Any], mode: str,
+                 signal_unit: str, radius_unit: str, n_obs: int,
+                 observations: ObservationFacts) -> Facts:
+    """The facts of an experiment given by its description and its array facts.
 
     Description entries that are not objects count as empty records, so a
     malformed description never raises here; such inputs are the integrity
     checks' business.
     """
-    scans = [_as_dict(s) for s in exp.scans]
-    samples = [_as_dict(s) for s in exp.samples]
-    points, rows = _observation_arrays(exp, exp.n_scans)
-    rising, falling, level = _steps(rows)
+    records = [_as_dict(s) for s in scans]
+    sample_records = [_as_dict(s) for s in samples]
     return Facts(
-        metadata=_as_dict(exp.metadata),
-        instrument=exp.instrument if isinstance(exp.instrument, dict) else None,
-        provenance=exp.provenance if isinstance(exp.provenance, dict) else None,
-        scan_ids=tuple(str(s.get("scan_id", "")) for s in scans),
-        systems=np.array([str(s.get("optical_system") or "unknown") for s in scans], dtype=str),
-        cells=tuple(_text(s, "cell") for s in scans),
-        channels=tuple(_text(s, "channel") for s in scans),
-        scan_q={f: Quantities.of(scans, f) for f in SCAN_QUANTITIES},
-        sample_ids=tuple(str(s.get("sample_id", "")) for s in samples),
-        buffers=tuple(_text(s, "buffer_description") for s in samples),
-        sample_q={f: Quantities.of(samples, f) for f in SAMPLE_QUANTITIES},
-        obs_ids=tuple(str(s) for s in exp.scan_ids),
-        n_obs=exp.n_scans,
-        mode=str(exp.mode),
-        signal_unit=str(exp.signal_unit),
-        radius_unit=str(exp.radius_unit),
-        points=points,
-        rows=rows,
-        radius=RadiusStats.of(rows),
-        rising=rising,
-        falling=falling,
-        level=level,
+        metadata=_as_dict(metadata),
+        instrument=instrument if isinstance(instrument, dict) else None,
+        provenance=provenance if isinstance(provenance, dict) else None,
+        scan_ids=tuple(str(s.get("scan_id", "")) for s in records),
+        systems=np.array([str(s.get("optical_system") or "unknown") for s in records],
+                         dtype=str),
+        cells=tuple(_text(s, "cell") for s in records),
+        channels=tuple(_text(s, "channel") for s in records),
+        scan_q={f: Quantities.of(records, f) for f in SCAN_QUANTITIES},
+        sample_ids=tuple(str(s.get("sample_id", "")) for s in sample_records),
+        buffers=tuple(_text(s, "buffer_description") for s in sample_records),
+        sample_q={f: Quantities.of(sample_records, f) for f in SAMPLE_QUANTITIES},
+        obs_ids=tuple(str(s) for s in scan_ids),
+        n_obs=n_obs,
+        mode=str(mode),
+        signal_unit=str(signal_unit),
+        radius_unit=str(radius_unit),
+        points=observations.points,
+        radius=observations.radius,
+        rising=observations.rising,
+        falling=observations.falling,
+        level=observations.level,
+        repeats=observations.repeats,
     )
+
+
+def gather(exp: AucExperiment) -> Facts:
+    """Read the facts of ``exp`` once (nothing from disk; see :func:`gather_parts`)."""
+    return gather_parts(
+        metadata=exp.metadata, instrument=exp.instrument, provenance=exp.provenance,
+        scans=exp.scans, samples=exp.samples, scan_ids=exp.scan_ids, mode=exp.mode,
+        signal_unit=exp.signal_unit, radius_unit=exp.radius_unit, n_obs=exp.n_scans,
+        observations=observation_facts(exp.mode, exp.radius, exp.mask, exp.n_scans))

@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # annotations only: importing a document type never imports n
 
     from inspector.formats.arrays import ArrayRef
     from inspector.formats.auc_model import AucExperiment
+    from inspector.formats.auc_structure import AucStructure
     from inspector.formats.node import Node
     from inspector.formats.node_data import NodeData
     from inspector.formats.scan_envelope import ScanOverview
@@ -339,6 +340,11 @@ class CheckResult:
         withdraw_auc: True when the AUC experiment is no longer offered.
         trials: a new :class:`TrialStructure` (the one opening offered, now
             with what the check read), or None to keep the current one.
+        structure: the structural validation the check ran (an
+            ``AucStructure``; its findings and summary keys are in
+            ``findings`` and ``summary``), or None.
+        structure_unchecked: why the structure is still not checked (the
+            document's ``structure_unchecked``), or None to keep it as is.
         complete: True when the check ran to its end (not cancelled).
     """
 
@@ -351,6 +357,8 @@ class CheckResult:
     auc: AucScans | None = None
     withdraw_auc: bool = False
     trials: TrialStructure | None = None
+    structure: AucStructure | None = None
+    structure_unchecked: str | None = None
     complete: bool = True
 
 

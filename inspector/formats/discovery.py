@@ -40,7 +40,9 @@ def _recognises(reader: FormatReader, path: Path) -> bool:
     try:
         return bool(ask(path))
     except Exception:  # noqa: BLE001 - a sniffer bug must not stop a walk of a million files
-        return False
+        # nor drop the file from the report: a file is opened (and the failure
+        # reported by open_document's wrapper); a folder is walked into
+        return path.is_file()
 
 
 def is_folder_document(folder: Path) -> bool:

@@ -103,6 +103,9 @@ class Document:
             documents whose tree has stored values (HDF5 files).
         mismatch: set when the file is a readable container of another kind
             than the format the findings check (see :class:`FormatMismatch`).
+        structure_unchecked: why the structure of the AUC experiment inside
+            has not been checked (yet), or None when it was (or the document
+            holds no AUC experiment to check); :attr:`structure_ok` is then None.
         checks: deferred checks still to run (see :meth:`verify`, :meth:`apply`).
         traceback: the traceback of a reader bug (``internal.reader-failed``).
     """
@@ -128,6 +131,7 @@ class Document:
     groups: ExperimentGroups | None = None
     object_data: ObjectData | None = None
     mismatch: FormatMismatch | None = None
+    structure_unchecked: str | None = None
     checks: list[DeferredCheck] = field(default_factory=list)
     traceback: str | None = None
     _check_findings: dict[int, tuple[Finding, ...]] = field(default_factory=dict, repr=False)
@@ -157,10 +161,14 @@ class Document:
         return not self.findings.has_errors_in(Scope.INTEGRITY)
 
     @property
-    def structure_ok(self) -> bool:
+    def structure_ok(self) -> bool | None:
         """True when no error of scope ``structure`` or ``validation`` was found:
         the experiment inside is consistent (AUCX format document, "Inspection
-        and validation": a separate verdict from integrity)."""
+        and validation": a separate verdict from integrity).  None when it was
+        not checked (:attr:`structure_unchecked` says why): never a verdict
+        without the check."""
+        if self.structure_unchecked is not None:
+            return None
         return not self.findings.has_errors_in(Scope.STRUCTURE, Scope.VALIDATION)
 
     @property
@@ -206,6 +214,11 @@ class Document:
             self.auc = result.auc
         if result.trials is not None:
             self.trials = result.trials
+        if result.structure is not None:
+            self.structure = result.structure
+            self.structure_unchecked = None
+        elif result.structure_unchecked is not None:
+            self.structure_unchecked = result.structure_unchecked
         if result.complete and check in self.checks:
             self.checks.remove(check)
 

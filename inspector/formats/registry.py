@@ -115,14 +115,28 @@ def readers() -> Sequence[FormatReader]:
     return tuple(_READERS)
 
 
-def reader_for(path: Path) -> FormatReader | None:
-    """The first reader that recognises ``path`` by its content, or None."""
+def _claim(path: Path) -> tuple[FormatReader | None, BaseException | None]:
+    """The first reader that recognises ``path`` by its content, and the exception
+    of a sniffer that raised before one did (the reader it belongs to is returned
+    with it).  Every sniffer runs here, inside the one never-raise wrapper."""
     for reader in readers():
         if path.is_dir() and not reader.opens_folders:
             continue
-        if reader.sniff(path):
-            return reader
-    return None
+        try:
+            if reader.sniff(path):
+                return reader, None
+        except Exception as exc:  # noqa: BLE001 - the one never-raise wrapper
+            return reader, exc
+    return None, None
+
+
+def reader_for(path: Path) -> FormatReader | None:
+    """The first reader that recognises ``path`` by its content, or None.
+
+    Never raises: a sniffer that raises hands the file to its reader, whose
+    open is wrapped (:func:`open_document` reports the failure).
+    """
+    return _claim(path)[0]
 
 
 def sniff(path: str | os.PathLike[str]) -> str:
@@ -183,7 +197,10 @@ def _open_remote_folder(p: RemotePath, options: OpenOptions) -> Document:
 
 
 def _open_with_reader(p: Path, options: OpenOptions) -> Document:
-    return _open_by(reader_for(p), p, options)
+    reader, failure = _claim(p)
+    if reader is not None and failure is not None:
+        return reader_failed(p, reader.format_id, failure)
+    return _open_by(reader, p, options)
 
 
 def _open_by(reader: FormatReader | None, p: Path | RemotePath,
@@ -256,12 +273,22 @@ def _stat_problem(p: Path) -> Document | None:
     return None
 
 
+def _mismatch_reason(reader: FormatReader, p: Path) -> str:
+    try:
+        return reader.mismatch_reason(p)
+    except Exception as exc:  # noqa: BLE001 - the one never-raise wrapper
+        return f"the {reader.format_id} reader could not tell ({type(exc).__name__}: {exc})"
+
+
 def _unrecognised(p: Path) -> Document:
     doc = Document(p, format=FORMAT_UNKNOWN)
-    reasons = [rd.mismatch_reason(p) for rd in readers()]
+    reasons = [_mismatch_reason(rd, p) for rd in readers()]
     reason = ", ".join(r for r in reasons if r) or "no reader is registered"
     doc.report(FORMAT_UNRECOGNISED, f"unrecognised format: {reason}")
-    size = p.stat().st_size if p.is_file() else 0
+    try:
+        size = p.stat().st_size if p.is_file() else 0
+    except OSError:
+        size = 0
     doc.header.add("format", doc.kind_label)  # "Unrecognised file"
     doc.header.add("size", f"{size} bytes")
     doc.summary = {"size": size}

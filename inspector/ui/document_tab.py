@@ -327,6 +327,17 @@ class DocumentTab(QWidget):
             self.views.addTab(panel, title)
             yield
 
+    def _add_summary(self) -> None:
+        """The Summary tab of the experiment's structure, once it is checked."""
+        structure = self.doc.structure
+        if structure is None or self.summary is not None:
+            return
+        self.summary = TreePanel(structure.tree(), "Summary", self)
+        expand_within(self.summary.view, 1)
+        self.summary.view.setColumnWidth(0, 260)
+        self.summary.node_selected.connect(self._node_selected)
+        self.views.addTab(self.summary, "Summary")
+
     def _add_provenance_and_stimuli(self) -> None:
         doc = self.doc
         if doc.provenance is not None and doc.provenance.children:
@@ -335,12 +346,7 @@ class DocumentTab(QWidget):
             self.provenance.view.setColumnWidth(0, 260)
             self.provenance.node_selected.connect(self._node_selected)
             self.views.addTab(self.provenance, "Provenance")
-        if doc.structure is not None:
-            self.summary = TreePanel(doc.structure.tree(), "Summary", self)
-            expand_within(self.summary.view, 1)
-            self.summary.view.setColumnWidth(0, 260)
-            self.summary.node_selected.connect(self._node_selected)
-            self.views.addTab(self.summary, "Summary")
+        self._add_summary()
         if doc.stimuli:
             from inspector.ui.stimuli_panel import StimuliPanel
 
@@ -668,6 +674,8 @@ class DocumentTab(QWidget):
         if self.checksums is not None:
             parts.append(self.checksums.verdict)
         parts.append(self._counts_text())
+        if doc.structure_unchecked is not None:
+            parts.append("structure not checked")
         if self._notice:
             parts.append(self._notice)
         if self.selection is not None and not self.selection.is_empty():
@@ -783,6 +791,8 @@ class DocumentTab(QWidget):
             self.views.removeTab(self.views.indexOf(self.summary))
             self.summary.deleteLater()
             self.summary = None
+        if result.structure is not None:  # checked by the verification (large archives)
+            self._add_summary()
         if self.plot is not None:
             self.plot.refresh(tuple(result.withdraw_arrays))
         if result.trials is not None and self._trials_waiting:
@@ -818,7 +828,9 @@ class DocumentTab(QWidget):
         if n:
             errors = count_text(n, "other error finding" if failed else "error finding")
             notes.append(f"{errors} (see Findings)")
-        if structure:
+        if self.doc.structure_unchecked is not None:
+            notes.append("structure: not checked (see Findings)")
+        elif structure:
             notes.append(f"structure: {count_text(structure, 'error')}")
         note = " · ".join(notes)
         self.checksums.extra_note = note

@@ -144,6 +144,7 @@ def check_shapes(mode: str | None, headers: Mapping[str, NpyHeader],
     """Signal 2-D; mask, radius and the declared counts against the signal."""
     sig = headers.get("signal")
     if sig is None:
+        _counts_without_signal(mode, headers, observations, report)
         return
     if len(sig.shape) != 2:
         report(R.ARRAY_NDIM, f"the signal must be 2-D (scan, point), got {len(sig.shape)}-D",
@@ -160,17 +161,36 @@ def check_shapes(mode: str | None, headers: Mapping[str, NpyHeader],
         _check_radius(mode, rad, sig, report)
 
 
-def _check_counts(sig: NpyHeader, observations: Mapping[str, Any], report: Report) -> None:
+def _counts_without_signal(mode: str | None, headers: Mapping[str, NpyHeader],
+                           observations: Mapping[str, Any], report: Report) -> None:
+    """The manifest's counts against the arrays that can still be read when the
+    signal's header cannot (refused, unreadable): every problem of an archive is
+    reported, whichever member is refused first.  The mask has the signal's shape
+    by rule; so has a per-scan radius."""
+    mask, rad = headers.get("mask"), headers.get("radius")
+    if mask is not None and len(mask.shape) == 2:
+        _check_counts(mask, observations, report, "mask")
+    elif rad is not None and mode == "per_scan" and len(rad.shape) == 2:
+        _check_counts(rad, observations, report, "per-scan radius")
+    elif rad is not None and mode == "shared" and len(rad.shape) == 1:
+        n = count(observations.get("n_points"))
+        if n is not None and n != rad.shape[0]:
+            report(R.ARRAY_POINT_COUNT, f"the manifest declares n_points = {short(n)} but the "
+                   f"shared radius axis has {rad.shape[0]} point(s)", L.MANIFEST)
+
+
+def _check_counts(sig: NpyHeader, observations: Mapping[str, Any], report: Report,
+                  array: str = "signal") -> None:
     ids = observations.get("scan_ids")
     if isinstance(ids, list) and len(ids) != sig.shape[0]:
         report(R.ARRAY_SCAN_COUNT,
-               f"the manifest lists {len(ids)} scan id(s) but the signal array has "
+               f"the manifest lists {len(ids)} scan id(s) but the {array} array has "
                f"{sig.shape[0]} row(s)", L.MANIFEST)
     for key, axis, what, rule in (("n_scans", 0, "row(s)", R.ARRAY_SCAN_COUNT),
                                   ("n_points", 1, "column(s)", R.ARRAY_POINT_COUNT)):
         n = count(observations.get(key))
         if n is not None and n != sig.shape[axis]:
-            report(rule, f"the manifest declares {key} = {short(n)} but the signal array has "
+            report(rule, f"the manifest declares {key} = {short(n)} but the {array} array has "
                    f"{sig.shape[axis]} {what}", L.MANIFEST)
 
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.formats.auc_model import AucExperiment
-from inspector.formats.auc_structure import aucx_location, examine, publish
+from inspector.formats.auc_structure import aucx_location, examine_facts, publish
 from inspector.formats.auc_structure_facts import (
     SAMPLE_QUANTITIES,
     SCAN_QUANTITIES,
@@ -57,12 +57,13 @@ from inspector.formats.aucx.state import (
     members_summary,
 )
 from inspector.formats.aucx.stream import read_member
+from inspector.formats.aucx.structure import facts_in_memory
 from inspector.formats.aucx.trees import header_tree, member_tree, provenance_tree
 from inspector.formats.aucx.verify import ArchiveVerification
 from inspector.formats.aucx.zipscan import ZipScan, scan_zip, unsafe_name_reason
 from inspector.formats.capabilities import AucScans, ChecksumTable, MemberCheck
 from inspector.formats.document import FORMAT_AUCX, Document
-from inspector.formats.findings import Rule
+from inspector.formats.findings import Rule, Scope, Severity
 from inspector.formats.remote_path import as_source
 
 #: Largest ``manifest.json`` / ``provenance.json`` parsed, in bytes.  Real
@@ -82,8 +83,16 @@ MAX_JSON_CONTAINERS = 1_000_000
 _LIMITS = {L.MANIFEST: JSON_MEMBER_LIMIT, L.PROVENANCE: JSON_MEMBER_LIMIT,
            L.EXPERIMENT: EXPERIMENT_MEMBER_LIMIT, L.CHECKSUMS: CHECKSUM_MEMBER_LIMIT}
 #: Arrays totalling at most this many bytes are loaded into
-#: ``doc.auc.experiment`` at open; larger ones stay lazy only.
+#: ``doc.auc.experiment`` at open; larger ones stay lazy only.  The same
+#: bound decides where the structure is checked: radius and mask of at most
+#: this many bytes are read whole at open, larger ones are folded in row
+#: blocks by the deferred verification (:mod:`.structure`).
 EXPERIMENT_LOAD_LIMIT = 8 << 20
+#: Integrity errors that leave every part the structure is read from as the
+#: reference reads it (openauc loads archives whose digests are upper-case hex).
+_STRUCTURE_NEUTRAL = frozenset({R.CHECKSUMS_DIGEST_NOT_LOWERCASE.code})
+#: ``Document.structure_unchecked`` while the verification has not run yet.
+DEFERRED_NOTE = "the structure is checked while the archive is verified"
 
 #: ``Document.kind_label`` and ``Document.tree_title`` of an archive.
 KIND_LABEL = "AUCX archive"
@@ -153,11 +162,13 @@ def read_archive(path: Path, *,
     doc.summary = _summary_defaults()
     if not p.is_file():
         doc.report(R.FILE_NOT_FOUND, "no such file (or not a regular file)")
+        _not_checked(doc, "the file could not be read")
         return doc, None
     scan = scan_zip(p)
     doc.findings.extend(scan.problems)
     doc.tree = member_tree(scan)
     if scan.fatal or not scan.entries:
+        _not_checked(doc, "the archive's ZIP directory could not be read")
         return doc, None
     op = _Opening(doc, p, scan, recorded=dict.fromkeys(scan.names))
     _checksums(op)
@@ -503,15 +514,52 @@ def _auc(op: _Opening, loaded: AucExperiment | None) -> AucScans | None:
                     experiment_id=op.doc.summary["experiment_id"], experiment=loaded)
 
 
-def _structure(doc: Document) -> None:
-    """The structural validation, readiness and summary of the loaded experiment
-    (AUCX format document, "Inspection and validation"; a separate verdict
-    from integrity).  Archives whose arrays are too large to load at open get
-    none: their experiment is never held in memory."""
-    loaded = doc.auc.experiment if doc.auc is not None else None
-    if loaded is not None:
-        doc.structure = examine(loaded, locate=aucx_location)
-        publish(doc.structure, doc.findings, doc.summary)
+def _not_checked(doc: Document, why: str) -> None:
+    """Say that the structure was not checked, and why (``structure_ok`` is then None)."""
+    doc.structure_unchecked = why
+    doc.report(R.STRUCTURE_NOT_CHECKED, f"the structure and readiness of the experiment were "
+               f"not checked: {why}")
+
+
+def _unexaminable(op: _Opening, parts: ModelParts | None) -> str | None:
+    """Why the structure cannot be checked from what opening read, or None."""
+    errors = [f for f in op.doc.findings if f.scope is Scope.INTEGRITY
+              and f.severity is Severity.ERROR and f.code not in _STRUCTURE_NEUTRAL]
+    if errors:
+        return (f"the archive failed {len(errors)} integrity check(s); an experiment that "
+                "cannot be loaded is not examined")
+    if parts is None:
+        return "experiment.json or the manifest's observations could not be read"
+    if not all(k in op.doc.arrays and k in op.headers for k in ("radius", "signal", "mask")):
+        return "an array member could not be read"
+    return None
+
+
+def _structure(op: _Opening, parts: ModelParts | None) -> bool:
+    """The structural validation, readiness and summary (AUCX format document,
+    "Inspection and validation"; a separate verdict from integrity), from the
+    parsed parts and the radius and mask.  Small arrays are read whole here;
+    for larger ones True is returned: the deferred verification folds them
+    in row blocks (:func:`.structure.facts_streamed`).  Where it cannot run,
+    a ``structure.not-checked`` finding says why."""
+    doc = op.doc
+    why = _unexaminable(op, parts)
+    if why is not None or parts is None:
+        _not_checked(doc, why or "nothing to check")
+        return False
+    if sum(op.headers[k].nbytes for k in ("radius", "mask")) > EXPERIMENT_LOAD_LIMIT:
+        doc.structure_unchecked = DEFERRED_NOTE
+        return True
+    shape = op.headers["signal"].shape
+    try:
+        facts = facts_in_memory(parts, shape[0] if shape else 0, doc.arrays["radius"].read(),
+                                doc.arrays["mask"].read())
+    except (OSError, ValueError) as exc:
+        _not_checked(doc, f"the radius or mask could not be read ({exc})")
+        return False
+    doc.structure = examine_facts(facts, locate=aucx_location)
+    publish(doc.structure, doc.findings, doc.summary)
+    return False
 
 
 def _finish(op: _Opening, overview_columns: int = 0) -> OpenedArchive:
@@ -529,7 +577,7 @@ def _finish(op: _Opening, overview_columns: int = 0) -> OpenedArchive:
         doc.table_locations["scans"] = L.EXPERIMENT
     parts = _model_parts(op)
     doc.auc = _auc(op, _load_small(op, parts))
-    _structure(doc)
+    deferred = _structure(op, parts)
     plan = overview_plan(overview_columns, doc.auc, doc.arrays, op.headers, op.scan)
     if plan is not None and doc.auc is not None:
         doc.auc = replace(doc.auc, overview_pending=True)
@@ -540,6 +588,6 @@ def _finish(op: _Opening, overview_columns: int = 0) -> OpenedArchive:
         path=op.path, scan=op.scan, rows=rows, listed=frozen_map(op.listed),
         line_status=frozen_map(op.line_status), checksum_present=op.checksum_present,
         mode=op.mode, headers=frozen_map(op.headers), header_parts=header_parts,
-        model=parts, auc=doc.auc, opened_ok=doc.ok)
+        model=parts, auc=doc.auc, opened_ok=doc.ok, structure_deferred=deferred)
     doc.checks = [ArchiveVerification(opened, overview=plan)]
     return opened

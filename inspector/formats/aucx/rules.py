@@ -12,7 +12,7 @@ Sources:
 A reader module reports a broken rule with ``findings.report(RULE, message,
 location)`` or makes a :class:`~inspector.formats.findings.Finding` with
 ``RULE.finding(message, location)``; it never decides a severity itself.
-Every finding of an archive is integrity-scoped: these are the container
+Every finding here but ``structure.not-checked`` is integrity-scoped: these are the container
 questions of the seed's "Inspection and validation" (readability, safety,
 member agreement and checksums).
 
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from inspector.formats.core_rules import FILE_NOT_FOUND as FILE_NOT_FOUND
 from inspector.formats.core_rules import FILE_UNREADABLE as FILE_UNREADABLE
-from inspector.formats.findings import Rule, Severity, rule
+from inspector.formats.findings import Rule, Scope, Severity, rule
 
 E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
@@ -321,3 +321,12 @@ VERIFY_CANCELLED = rule(
 AUCX_RULES: dict[str, Rule] = {
     r.code: r for r in globals().values() if isinstance(r, Rule)
 }
+
+# -- structural validation not done ------------------------------------------
+STRUCTURE_NOT_CHECKED = rule(
+    "structure.not-checked", W,
+    "The structural validation and readiness of the experiment inside were not run (the "
+    "archive failed integrity checks, verification was cancelled, or a documented hard limit "
+    "was reached); the structure is neither valid nor invalid, it is not checked.",
+    f"{_SEED}, 'Inspection and validation'; Inspector's rule: no verdict without the check",
+    Scope.STRUCTURE)

@@ -89,6 +89,8 @@ class OpenedArchive:
         model: what the experiment model is built from, or None.
         auc: the ``AucScans`` capability as opened, or None.
         opened_ok: opening found no error.
+        structure_deferred: the structure was not checked at open (arrays too
+            large to read whole); the verification folds them in row blocks.
     """
 
     path: Path
@@ -103,6 +105,7 @@ class OpenedArchive:
     model: ModelParts | None
     auc: AucScans | None
     opened_ok: bool
+    structure_deferred: bool = False
 
 
 def members_summary(rows: tuple[MemberCheck, ...] | list[MemberCheck]) -> list[dict[str, Any]]:

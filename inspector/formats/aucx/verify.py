@@ -51,6 +51,7 @@ from typing import Any
 
 import numpy as np
 
+from inspector.formats.auc_structure import AucStructure, aucx_location, examine_facts
 from inspector.formats.aucx import layout as L
 from inspector.formats.aucx import rules as R
 from inspector.formats.aucx.contentcheck import ArrayScan, cross_check
@@ -62,6 +63,7 @@ from inspector.formats.aucx.state import (
     members_summary,
 )
 from inspector.formats.aucx.stream import MemberStream
+from inspector.formats.aucx.structure import NotChecked, facts_streamed
 from inspector.formats.aucx.trees import header_tree
 from inspector.formats.capabilities import (
     AucScans,
@@ -276,6 +278,11 @@ def _reason(exc: BaseException) -> str:
     return cause(exc)
 
 
+def _not_checked(why: str) -> Finding:
+    return R.STRUCTURE_NOT_CHECKED.finding(
+        f"the structure and readiness of the experiment were not checked: {why}")
+
+
 # -- the check -----------------------------------------------------------------
 class ArchiveVerification:
     """The deferred streamed verification of one opened archive (a ``DeferredCheck``).
@@ -328,7 +335,33 @@ class _Run:
         work = self._settle_unstreamed()
         if not self._stream(work):
             return self._cancelled()
-        return self._complete()
+        try:
+            structure, why = self._structure()
+        except _Cancelled:
+            return self._cancelled()
+        return self._complete(structure, why)
+
+    def _structure(self) -> tuple[AucStructure | None, str | None]:
+        """The structural validation deferred from open (arrays folded in row blocks,
+        :func:`.structure.facts_streamed`), or why it could not run; ``(None, None)``
+        when it was done at open (or not at all).
+
+        Raises:
+            _Cancelled: the run was cancelled between blocks.
+        """
+        model = self.opened.model
+        if not self.opened.structure_deferred or model is None:
+            return None, None
+        try:
+            facts = facts_streamed(self.opened.path, self.opened.scan, model,
+                                   self.opened.headers, self._stop_requested)
+        except NotChecked as exc:
+            return None, str(exc)
+        except OSError as exc:
+            return None, f"the archive could not be read ({_reason(exc)})"
+        if facts is None:
+            raise _Cancelled
+        return examine_facts(facts, locate=aucx_location), None
 
     def _stop_requested(self) -> bool:
         return self.cancelled is not None and bool(self.cancelled())
@@ -427,8 +460,14 @@ class _Run:
         note = R.VERIFY_CANCELLED.finding(
             f"verification was cancelled after {self.done} of {self.total} member(s); the "
             "archive is not verified")
+        why = None
+        findings: tuple[Finding, ...] = (note,)
+        if self.opened.structure_deferred:
+            why = "verification was cancelled before the structure was checked"
+            findings += (_not_checked(why),)
         return CheckResult(
-            findings=(note,), checksums=ChecksumTable(rows, verified=False),
+            findings=findings, structure_unchecked=why,
+            checksums=ChecksumTable(rows, verified=False),
             summary={"members": members_summary(rows), "checksum_verified": False},
             header=header_tree(self.opened.header_parts, self.opened.headers, "cancelled"),
             auc=self._no_overview(), complete=False)
@@ -481,10 +520,16 @@ class _Run:
         return (row.status is MemberStatus.MALFORMED_ENTRY and row.computed is not None
                 and row.computed == self.opened.listed.get(row.name))
 
-    def _complete(self) -> CheckResult:
+    def _complete(self, structure: AucStructure | None = None,
+                  why: str | None = None) -> CheckResult:
         rows = self._ordered()
         findings = [f for row in rows for f in self._row_findings(row)]
         findings += self._content_findings()
+        structural: list[Finding] = []
+        if structure is not None:
+            structural = list(structure.findings)
+        elif why is not None:
+            structural = [_not_checked(why)]
         failed = {r.name: str(r.status) for r in rows if not self._trusted(r)}
         errors = any(f.severity is Severity.ERROR for f in findings)
         integrity = ("verified" if self.opened.opened_ok and not errors
@@ -495,8 +540,12 @@ class _Run:
                                   and self.opened.checksum_present)}
         if L.EXPERIMENT in failed:
             summary["experiment_id"] = None
+        if structure is not None:
+            summary["structure"] = structure.summary
+            summary["readiness"] = [entry.to_json() for entry in structure.readiness]
         return CheckResult(
-            findings=tuple(findings), checksums=ChecksumTable(rows, verified=True),
+            findings=tuple(findings + structural), structure=structure,
+            structure_unchecked=why, checksums=ChecksumTable(rows, verified=True),
             summary=summary,
             header=header_tree(self.opened.header_parts, self.opened.headers, integrity,
                                failed),

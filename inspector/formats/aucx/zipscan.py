@@ -308,14 +308,19 @@ class _Scanner:
         (_, _disk, _cd_disk, _n_disk, n_total, cd_size, cd_offset,
          comment_len) = _EOCD.unpack_from(eocd)
         self.comment = eocd[_EOCD.size : _EOCD.size + comment_len]
-        n_total, cd_size, cd_offset, cd_end = self._zip64_end(eocd_pos, n_total, cd_size,
-                                                              cd_offset)
+        found64 = self._zip64_end(eocd_pos, n_total, cd_size, cd_offset)
+        if found64 is None:
+            return None
+        n_total, cd_size, cd_offset, cd_end = found64
         return self._place(n_total, cd_size, cd_offset, cd_end)
 
     def _zip64_end(self, eocd_pos: int, n_total: int, cd_size: int,
-                   cd_offset: int) -> tuple[int, int, int, int]:
+                   cd_offset: int) -> tuple[int, int, int, int] | None:
         """Counts from the ZIP64 end of central directory when there is one
-        (APPNOTE 4.3.14/4.3.15); ``cd_end`` is where the directory ends."""
+        (APPNOTE 4.3.14/4.3.15); ``cd_end`` is where the directory ends.
+        None (fatal, reported) when the locator points outside the file: any
+        offset up to 2**64 - 1 is representable, so it is compared with the
+        file's size before it is used."""
         if eocd_pos < _Z64_LOC.size:
             return n_total, cd_size, cd_offset, eocd_pos
         self.fh.seek(eocd_pos - _Z64_LOC.size)
@@ -323,6 +328,12 @@ class _Scanner:
         if loc[:4] != _Z64_LOC_SIG:
             return n_total, cd_size, cd_offset, eocd_pos
         _, _, z64_off, _ = _Z64_LOC.unpack(loc)
+        if z64_off > eocd_pos - _Z64_LOC.size:
+            self.stop(R.ZIP_TRUNCATED,
+                      f"the ZIP64 end-of-central-directory locator points at offset {z64_off}, "
+                      f"beyond its own position ({eocd_pos - _Z64_LOC.size}) in a file of "
+                      f"{self.file_size} bytes: truncated or corrupt archive")
+            return None
         self.fh.seek(z64_off)
         rec = self.fh.read(_Z64_EOCD.size)
         if len(rec) != _Z64_EOCD.size or rec[:4] != _Z64_EOCD_SIG:
@@ -450,6 +461,11 @@ class _Scanner:
     def _read_local(self, i: int, cd_start: int) -> None:
         """The local header of entry ``i`` (APPNOTE 4.3.7) and its data span."""
         e = self.entries[i]
+        if e.header_offset >= self.file_size:  # ZIP64 offsets reach 2**64 - 1
+            self.refuse(i, R.ZIP_BAD_LOCAL_HEADER,
+                        f"member {e.name!r}'s local header offset {e.header_offset} is beyond "
+                        f"the end of the file ({self.file_size} bytes)")
+            return
         self.fh.seek(e.header_offset)
         raw = self.fh.read(_LOCAL.size)
         if len(raw) != _LOCAL.size or raw[:4] != _LOCAL_SIG:
@@ -465,7 +481,7 @@ class _Scanner:
         self._compare_local(i, lname, lflags, lmethod, lusize, lextra)
         data_offset = e.header_offset + _LOCAL.size + nlen + xlen
         end = data_offset + e.compressed_size
-        if e.flags & 0x8:
+        if e.flags & 0x8 and end < self.file_size:
             self.fh.seek(end)
             end += 16 if self.fh.read(4) == b"PK\x07\x08" else 12
         self.entries[i] = _spanned(self.entries[i], data_offset, end)

@@ -32,6 +32,9 @@ MAGIC = "recording"
 MIN_SCHEMA, MAX_SCHEMA = 0, 1
 DATA_MODES = ("continuous", "epochs", "patterns")
 HEADER_ATTRS = (MAGIC_ATTR, VERSION_ATTR, WRITER_ATTR, "data_mode", "neuro_format")
+#: Longest ``writer_version`` text taken (a version is a few characters); a longer
+#: one is refused as unreadable, an error: the attribute is required.
+MAX_WRITER_VERSION_CHARS = 64 << 10
 
 
 @dataclass
@@ -63,18 +66,39 @@ def _raw_attr(f: h5py.File, name: str) -> Any:
         return None
 
 
-def _writer_version(f: h5py.File, hdr: Header) -> None:
-    """Set ``hdr.writer_version``; a null-dataspace value is a finding, not text."""
-    wv = _raw_attr(f, WRITER_ATTR)
+def _writer_version(f: h5py.File, hdr: Header) -> Any:
+    """Set ``hdr.writer_version`` and return the raw value read (None when none).
+
+    A null-dataspace value is a finding, not text; a value that cannot be read,
+    or holds more than :data:`MAX_WRITER_VERSION_CHARS` characters, is an error
+    (the attribute is required: a version that cannot be read is no version).
+    """
+    try:
+        wv = read_attribute(f, WRITER_ATTR)
+    except (OSError, KeyError, TypeError, ValueError, MemoryError) as exc:
+        _unreadable_writer(hdr, f"{type(exc).__name__}: {str(exc)[:200]}")
+        return None
     if isinstance(wv, h5py.Empty):
         hdr.errors.append(RuleError(
             R.HEADER_WRITER_EMPTY,
             f"root attribute '{WRITER_ATTR}' has a null dataspace ({wv.dtype}): it holds no "
             "version text", f"/@{WRITER_ATTR}"))
-        return
-    if wv is not None:
-        t = as_text(wv)
-        hdr.writer_version = t.value if t is not None else str(wv)
+        return wv
+    t = as_text(wv)
+    text = t.value if t is not None else str(wv)
+    if len(text) > MAX_WRITER_VERSION_CHARS:
+        _unreadable_writer(hdr, f"it holds {len(text)} characters, more than the "
+                                f"{MAX_WRITER_VERSION_CHARS} taken for a version")
+        return None
+    hdr.writer_version = text
+    return wv
+
+
+def _unreadable_writer(hdr: Header, why: str) -> None:
+    hdr.errors.append(RuleError(
+        R.HEADER_WRITER_UNREADABLE,
+        f"root attribute '{WRITER_ATTR}' is required but cannot be read ({why}); the "
+        "writer version is unknown", f"/@{WRITER_ATTR}"))
 
 
 def _partial(present: set[str]) -> RuleError | None:
@@ -126,11 +150,10 @@ def read_header(f: h5py.File) -> Header:
     reported but does not stop reading.
     """
     present = {name for name in HEADER_ATTRS if name in f.attrs}  # never list every name
-    raw = {name: (typed(_raw_attr(f, name)) if name in present else None)
-           for name in HEADER_ATTRS}
-    hdr = Header(raw)
-    if WRITER_ATTR in present:
-        _writer_version(f, hdr)
+    hdr = Header({})
+    writer = _writer_version(f, hdr) if WRITER_ATTR in present else None
+    hdr.raw.update({name: (typed(writer) if name == WRITER_ATTR else typed(_raw_attr(f, name)))
+                    if name in present else None for name in HEADER_ATTRS})
     if MAGIC_ATTR not in present and VERSION_ATTR not in present:
         hdr.schema_version = 0
         hdr.accepted = True

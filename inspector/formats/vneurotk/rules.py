@@ -85,6 +85,10 @@ HEADER_WRITER_EMPTY = rule(
     "header.writer-version-empty", ERROR,
     "writer_version must be text; a null-dataspace attribute holds no version.",
     seed("Format header"))
+HEADER_WRITER_UNREADABLE = rule(
+    "header.writer-version-unreadable", ERROR,
+    "writer_version is required; a value that cannot be read (or is larger than the "
+    "reader takes) records no version.", seed("Format header"))
 HEADER_MISSING_DATA_MODE = rule(
     "header.missing-data-mode", ERROR,
     "A schema-1 file must record data_mode.", seed("Format header"))

@@ -3,7 +3,8 @@
     inspector [--theme system|light|dark] [--screenshot OUT.png [--size WxH]]
               [Qt options such as -style Fusion or -platform offscreen] [FILE[::/hdf5/path] ...]
     inspector verify [--json] [--hash-arrays] [--integrity-only] [--jobs N] [--from LIST]
-                     [--timeout S] [--max-memory MB] [--progress] [--dask ADDRESS] INPUT...
+                     [--timeout S] [--max-memory MB] [--progress] [--list-skipped]
+                     [--dask ADDRESS] INPUT...
     inspector export SOURCE DEST.aucx [--exported-at ISO-8601] [--overwrite]
     inspector dump FILE::/path [--slice SLICE] [--format csv|json|npy] [--out FILE] [--all]
     inspector install-desktop [--uninstall]
@@ -131,10 +132,12 @@ def _gui_parser() -> argparse.ArgumentParser:
 def _verify_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="inspector verify", description=SUBCOMMANDS["verify"],
                 epilog="Many files: a FOLDER is walked for documents recognised by content (a "
-                       "scan folder with a manifest, a Beckman run folder is one document); a "
-                       "quoted PATTERN is globbed ('**' any depth); URLs pass unchanged. They "
+                       "scan folder with a manifest, a Beckman run folder is one document) or "
+                       "named like one (*.aucx, *.h5, *.hdf5, *.nwb, Beckman scan names: "
+                       "verified whatever they hold); a quoted PATTERN is globbed ('**' any "
+                       "depth); URLs pass unchanged. A file named twice is verified once. They "
                        "are verified in parallel, printed in input order, and a summary (files "
-                       "ok, not ok, unreadable) ends standard error.")
+                       "ok, not ok, unreadable; other files skipped) ends standard error.")
     p.add_argument("files", nargs="*", metavar="FILE",
                    help="files, folders, glob patterns or URLs")
     p.add_argument("--from", dest="from_list", metavar="LIST",
@@ -148,6 +151,9 @@ def _verify_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-memory", type=int, default=None, metavar="MB",
                    help="address-space cap per worker process (default: physical memory / "
                         "jobs; 0: none)")
+    p.add_argument("--list-skipped", action="store_true",
+                   help="name each file a folder walk skipped (no reader claims it by content "
+                        "or name) on standard error, before the summary")
     p.add_argument("--progress", action="store_true",
                    help="draw the progress line on standard error even when it is not a terminal")
     p.add_argument("--dask", metavar="ADDRESS",
@@ -276,7 +282,7 @@ def cmd_verify(argv: Sequence[str]) -> int:
     args = parser.parse_args(argv)
     if not args.files and args.from_list is None:
         parser.error("give at least one FILE (or folder, pattern, URL) or --from LIST")
-    from inspector.batch.inputs import Entry, expand, read_list
+    from inspector.batch.inputs import Entry, gather, read_list
 
     inputs = list(args.files)
     if args.from_list is not None:
@@ -285,12 +291,13 @@ def cmd_verify(argv: Sequence[str]) -> int:
         except (OSError, UnicodeDecodeError) as exc:
             print(f"inspector verify: cannot read --from {args.from_list}: {exc}", file=sys.stderr)
             return 2
-    entries = list(expand(inputs))
-    if (args.from_list is None and len(args.files) == 1 and entries == [Entry(args.files[0])]
+    gathered = gather(inputs)
+    if (args.from_list is None and len(args.files) == 1 and not gathered.skipped
+            and gathered.entries == [Entry(args.files[0])]
             and args.timeout is None and args.dask is None):
         return _verify_here(args)  # one file: verified in this process, as always
     try:
-        return _verify_many(entries, args)
+        return _verify_many(gathered, args)
     except KeyboardInterrupt:
         return 130
 
@@ -312,7 +319,7 @@ def _verify_here(args: argparse.Namespace) -> int:
     return 0 if all_ok else 1
 
 
-def _verify_many(entries: list[Any], args: argparse.Namespace) -> int:
+def _verify_many(gathered: Any, args: argparse.Namespace) -> int:
     """Many entries on worker processes (or ``--dask``): see :mod:`inspector.batch`."""
     from inspector.batch.cluster import DaskUnavailable
     from inspector.batch.local import default_jobs, default_memory_limit
@@ -329,7 +336,8 @@ def _verify_many(entries: list[Any], args: argparse.Namespace) -> int:
     config = RunConfig(jobs, timeout=timeout or None, memory_limit=memory,
                        progress=args.progress or sys.stderr.isatty(), dask=args.dask)
     try:
-        counts = verify_many(entries, options, config, sys.stdout, sys.stderr)
+        counts = verify_many(gathered.entries, options, config, sys.stdout, sys.stderr,
+                             skipped=gathered.skipped, list_skipped=args.list_skipped)
     except DaskUnavailable as exc:
         print(f"inspector verify: {exc}", file=sys.stderr)
         return 2

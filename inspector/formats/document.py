@@ -35,6 +35,7 @@ from inspector.formats.capabilities import (
     Stimulus,
     TrialStructure,
 )
+from inspector.formats.file_identity import FILE_CHANGED, FileChangedError
 from inspector.formats.findings import SEVERITIES, Finding, Findings, Rule, Scope, Severity
 from inspector.formats.node import Node
 
@@ -105,6 +106,10 @@ class Document:
             than the format the findings check (see :class:`FormatMismatch`).
         checks: deferred checks still to run (see :meth:`verify`, :meth:`apply`).
         traceback: the traceback of a reader bug (``internal.reader-failed``).
+        snapshot_check: raises :class:`~.file_identity.FileChangedError` when the
+            path no longer names the file opened (replaced, rewritten, removed),
+            for documents that read their file after opening; None otherwise
+            (see :meth:`changed_on_disk`).
     """
 
     path: Path
@@ -130,6 +135,7 @@ class Document:
     mismatch: FormatMismatch | None = None
     checks: list[DeferredCheck] = field(default_factory=list)
     traceback: str | None = None
+    snapshot_check: Callable[[], None] | None = None
     _check_findings: dict[int, tuple[Finding, ...]] = field(default_factory=dict, repr=False)
     _closers: list[Callable[[], None]] = field(default_factory=list, repr=False)
 
@@ -148,6 +154,27 @@ class Document:
         """
         codes = self.mismatch.codes if self.mismatch is not None else frozenset()
         return [f for f in self.findings if f.code not in codes]
+
+    def changed_on_disk(self) -> str | None:
+        """Why the file is no longer the one this document opened (the message of a
+        ``file.changed`` finding), or None when it still is or cannot tell.
+
+        Only asks the file system for the file's status (no read); any thread.
+        """
+        if self.snapshot_check is None:
+            return None
+        try:
+            self.snapshot_check()
+        except FileChangedError as exc:
+            return str(exc)
+        return None
+
+    def note_changed(self, message: str) -> Finding | None:
+        """Record the ``file.changed`` finding (once; owning thread); the new finding,
+        or None when it was recorded before."""
+        if any(f.code == FILE_CHANGED.code for f in self.findings):
+            return None
+        return self.report(FILE_CHANGED, message)
 
     @property
     def ok(self) -> bool:

@@ -7,6 +7,7 @@
                      [--dask ADDRESS] INPUT...
     inspector export SOURCE DEST.aucx [--exported-at ISO-8601] [--overwrite]
     inspector dump FILE::/path [--slice SLICE] [--format csv|json|npy] [--out FILE] [--all]
+    inspector dump ARCHIVE.aucx::MEMBER [...]   (an .npy member's values, a JSON member's text)
     inspector install-desktop [--uninstall]
 
 FILE may be an http://, https:// or s3://bucket/key URL (read by range
@@ -35,6 +36,7 @@ from inspector.formats.findings import Finding, printable, with_file
 from inspector.formats.workers import worker_pool
 
 if TYPE_CHECKING:
+    from inspector.formats.capabilities import MemberContent
     from inspector.formats.document import Document
     from inspector.formats.node_data import NodeData
 
@@ -43,7 +45,7 @@ SUBCOMMANDS = {
     "export": "write an AUC source (AUCX archive, CSV/TSV scan table, Beckman run folder) "
               "to a new AUCX archive",
     "dump": "print or write the values of a dataset or attribute (FILE::/path[@attr]) "
-            "as the data views show them",
+            "as the data views show them, or of an archive member (ARCHIVE::member)",
     "install-desktop": "install (or --uninstall) the desktop entry, MIME types and icons "
                        "for this user",
 }
@@ -191,7 +193,9 @@ def _dump_parser() -> argparse.ArgumentParser:
                        "dim0,dim1,... and the columns (N-D). Compound fields are columns with "
                        "dotted names, enums their labels, references the target's path.")
     p.add_argument("target", metavar="FILE::/path",
-                   help="the file and the dataset (/group/dataset) or attribute (/group@name)")
+                   help="the file and the dataset (/group/dataset) or attribute (/group@name); "
+                        "for an AUCX archive, a member (ARCHIVE.aucx::arrays/signal.npy: its "
+                        "values, once its digest verifies; ::experiment.json: its text)")
     p.add_argument("--slice", default="...", metavar="SLICE",
                    help="numpy basic indexing, e.g. '0:100, 3' or '::10, ...' (default: all); "
                         "write --slice=-10: when it starts with '-'")
@@ -367,6 +371,22 @@ def _print_finding(doc: Document, finding: Finding) -> None:
           file=sys.stderr)
 
 
+def _dump_member(doc: Document, location: str) -> MemberContent | None:
+    """The archive member to dump (read once its digest verified), or None after
+    printing the finding that says why not."""
+    from inspector.formats.node_data import NodeReadError
+
+    assert doc.member_data is not None
+    name = location
+    if name not in doc.member_data.names and name.startswith("/"):
+        name = name.lstrip("/")  # ARCHIVE::/arrays/signal.npy names the same member
+    try:
+        return doc.member_data.read(name)
+    except NodeReadError as exc:
+        _print_finding(doc, exc.finding)
+        return None
+
+
 def _dump_node(doc: Document, location: str) -> NodeData | None:
     """The node to dump, or None after printing the finding that says why not."""
     from inspector.formats.core_rules import NODE_NOT_FOUND
@@ -444,6 +464,28 @@ def _dump_write(node: NodeData, norm: tuple[Any, ...], fmt: str, out: str | None
             os.unlink(tmp)
 
 
+def _dump_text(text: str, args: argparse.Namespace) -> int:
+    """Write a text member (JSON, the checksum list) as it is: to ``--out`` (through a
+    temporary renamed into place) or standard output; ``--slice`` and ``--format npy``
+    do not apply to text."""
+    if args.slice != "..." or args.format == "npy":
+        return _dump_usage("a JSON member (or checksums.sha256) is written as its text: "
+                           "--slice and --format npy apply to .npy members and datasets")
+    if args.out is None:
+        sys.stdout.write(json_safe(text))
+        sys.stdout.flush()
+        return 0
+    tmp = f"{args.out}.part"
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.replace(tmp, args.out)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return 0
+
+
 def _dump_usage(message: str) -> int:
     _dump_parser().print_usage(sys.stderr)
     print(f"inspector dump: error: {message}", file=sys.stderr)
@@ -477,7 +519,15 @@ def cmd_dump(argv: Sequence[str]) -> int:
     except ValueError as exc:
         return _dump_usage(f"--slice: {exc}")
     with open_document(path) as doc:
-        node = _dump_node(doc, location)
+        if doc.object_data is None and doc.member_data is not None:
+            member = _dump_member(doc, location)
+            if member is None:
+                return 1
+            if member.text is not None:
+                return _dump_text(member.text, args)
+            node = member.node
+        else:
+            node = _dump_node(doc, location)
         if node is None:
             return 1
         try:

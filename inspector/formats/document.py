@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from inspector.formats.capabilities import (
     MEMBER_STATUSES,
+    ArchiveMembers,
     AucScans,
     AucxExport,
     CancelFn,
@@ -102,6 +103,8 @@ class Document:
         groups: the other experiments of the same source, when it holds several.
         object_data: the values of any dataset or attribute of ``tree``, for
             documents whose tree has stored values (HDF5 files).
+        member_data: the members of an archive, each read once its digest
+            verified (``inspector dump ARCHIVE::member``).
         mismatch: set when the file is a readable container of another kind
             than the format the findings check (see :class:`FormatMismatch`).
         checks: deferred checks still to run (see :meth:`verify`, :meth:`apply`).
@@ -132,6 +135,7 @@ class Document:
     structure: AucStructure | None = None
     groups: ExperimentGroups | None = None
     object_data: ObjectData | None = None
+    member_data: ArchiveMembers | None = None
     mismatch: FormatMismatch | None = None
     checks: list[DeferredCheck] = field(default_factory=list)
     traceback: str | None = None

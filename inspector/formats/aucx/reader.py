@@ -43,6 +43,7 @@ from inspector.formats.aucx import rules as R
 from inspector.formats.aucx.arraycheck import count, short
 from inspector.formats.aucx.checksums import ChecksumFile, parse_checksums
 from inspector.formats.aucx.jsonmember import parse_json_member
+from inspector.formats.aucx.members import archive_members
 from inspector.formats.aucx.model import build_experiment, scans_table
 from inspector.formats.aucx.npyfmt import NpyHeader
 from inspector.formats.aucx.overview import overview_plan
@@ -554,4 +555,5 @@ def _finish(op: _Opening, overview_columns: int = 0) -> OpenedArchive:
         mode=op.mode, headers=frozen_map(op.headers), header_parts=header_parts,
         model=parts, auc=doc.auc, opened_ok=doc.ok)
     doc.checks = [ArchiveVerification(opened, overview=plan)]
+    doc.member_data = archive_members(opened)
     return opened

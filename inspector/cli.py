@@ -3,9 +3,11 @@
     inspector [--theme system|light|dark] [--screenshot OUT.png [--size WxH]]
               [Qt options such as -style Fusion or -platform offscreen] [FILE[::/hdf5/path] ...]
     inspector verify [--json] [--hash-arrays] [--integrity-only] [--jobs N] [--from LIST]
-                     [--timeout S] [--max-memory MB] [--progress] [--dask ADDRESS] INPUT...
+                     [--timeout S] [--max-memory MB] [--progress] [--list-skipped]
+                     [--dask ADDRESS] INPUT...
     inspector export SOURCE DEST.aucx [--exported-at ISO-8601] [--overwrite]
     inspector dump FILE::/path [--slice SLICE] [--format csv|json|npy] [--out FILE] [--all]
+    inspector dump ARCHIVE.aucx::MEMBER [...]   (an .npy member's values, a JSON member's text)
     inspector install-desktop [--uninstall]
 
 FILE may be an http://, https:// or s3://bucket/key URL (read by range
@@ -34,6 +36,7 @@ from inspector.formats.findings import Finding, printable, with_file
 from inspector.formats.workers import worker_pool
 
 if TYPE_CHECKING:
+    from inspector.formats.capabilities import MemberContent
     from inspector.formats.document import Document
     from inspector.formats.node_data import NodeData
 
@@ -42,7 +45,7 @@ SUBCOMMANDS = {
     "export": "write an AUC source (AUCX archive, CSV/TSV scan table, Beckman run folder) "
               "to a new AUCX archive",
     "dump": "print or write the values of a dataset or attribute (FILE::/path[@attr]) "
-            "as the data views show them",
+            "as the data views show them, or of an archive member (ARCHIVE::member)",
     "install-desktop": "install (or --uninstall) the desktop entry, MIME types and icons "
                        "for this user",
 }
@@ -131,10 +134,12 @@ def _gui_parser() -> argparse.ArgumentParser:
 def _verify_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="inspector verify", description=SUBCOMMANDS["verify"],
                 epilog="Many files: a FOLDER is walked for documents recognised by content (a "
-                       "scan folder with a manifest, a Beckman run folder is one document); a "
-                       "quoted PATTERN is globbed ('**' any depth); URLs pass unchanged. They "
+                       "scan folder with a manifest, a Beckman run folder is one document) or "
+                       "named like one (*.aucx, *.h5, *.hdf5, *.nwb, Beckman scan names: "
+                       "verified whatever they hold); a quoted PATTERN is globbed ('**' any "
+                       "depth); URLs pass unchanged. A file named twice is verified once. They "
                        "are verified in parallel, printed in input order, and a summary (files "
-                       "ok, not ok, unreadable) ends standard error.")
+                       "ok, not ok, unreadable; other files skipped) ends standard error.")
     p.add_argument("files", nargs="*", metavar="FILE",
                    help="files, folders, glob patterns or URLs")
     p.add_argument("--from", dest="from_list", metavar="LIST",
@@ -148,6 +153,9 @@ def _verify_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-memory", type=int, default=None, metavar="MB",
                    help="address-space cap per worker process (default: physical memory / "
                         "jobs; 0: none)")
+    p.add_argument("--list-skipped", action="store_true",
+                   help="name each file a folder walk skipped (no reader claims it by content "
+                        "or name) on standard error, before the summary")
     p.add_argument("--progress", action="store_true",
                    help="draw the progress line on standard error even when it is not a terminal")
     p.add_argument("--dask", metavar="ADDRESS",
@@ -185,7 +193,9 @@ def _dump_parser() -> argparse.ArgumentParser:
                        "dim0,dim1,... and the columns (N-D). Compound fields are columns with "
                        "dotted names, enums their labels, references the target's path.")
     p.add_argument("target", metavar="FILE::/path",
-                   help="the file and the dataset (/group/dataset) or attribute (/group@name)")
+                   help="the file and the dataset (/group/dataset) or attribute (/group@name); "
+                        "for an AUCX archive, a member (ARCHIVE.aucx::arrays/signal.npy: its "
+                        "values, once its digest verifies; ::experiment.json: its text)")
     p.add_argument("--slice", default="...", metavar="SLICE",
                    help="numpy basic indexing, e.g. '0:100, 3' or '::10, ...' (default: all); "
                         "write --slice=-10: when it starts with '-'")
@@ -278,7 +288,7 @@ def cmd_verify(argv: Sequence[str]) -> int:
     args = parser.parse_args(argv)
     if not args.files and args.from_list is None:
         parser.error("give at least one FILE (or folder, pattern, URL) or --from LIST")
-    from inspector.batch.inputs import Entry, expand, read_list
+    from inspector.batch.inputs import Entry, gather, read_list
 
     inputs = list(args.files)
     if args.from_list is not None:
@@ -287,12 +297,13 @@ def cmd_verify(argv: Sequence[str]) -> int:
         except (OSError, UnicodeDecodeError) as exc:
             print(f"inspector verify: cannot read --from {args.from_list}: {exc}", file=sys.stderr)
             return 2
-    entries = list(expand(inputs))
-    if (args.from_list is None and len(args.files) == 1 and entries == [Entry(args.files[0])]
+    gathered = gather(inputs)
+    if (args.from_list is None and len(args.files) == 1 and not gathered.skipped
+            and gathered.entries == [Entry(args.files[0])]
             and args.timeout is None and args.dask is None):
         return _verify_here(args)  # one file: verified in this process, as always
     try:
-        return _verify_many(entries, args)
+        return _verify_many(gathered, args)
     except KeyboardInterrupt:
         return 130
 
@@ -314,7 +325,7 @@ def _verify_here(args: argparse.Namespace) -> int:
     return 0 if all_ok else 1
 
 
-def _verify_many(entries: list[Any], args: argparse.Namespace) -> int:
+def _verify_many(gathered: Any, args: argparse.Namespace) -> int:
     """Many entries on worker processes (or ``--dask``): see :mod:`inspector.batch`."""
     from inspector.batch.cluster import DaskUnavailable
     from inspector.batch.local import default_jobs, default_memory_limit
@@ -331,7 +342,8 @@ def _verify_many(entries: list[Any], args: argparse.Namespace) -> int:
     config = RunConfig(jobs, timeout=timeout or None, memory_limit=memory,
                        progress=args.progress or sys.stderr.isatty(), dask=args.dask)
     try:
-        counts = verify_many(entries, options, config, sys.stdout, sys.stderr)
+        counts = verify_many(gathered.entries, options, config, sys.stdout, sys.stderr,
+                             skipped=gathered.skipped, list_skipped=args.list_skipped)
     except DaskUnavailable as exc:
         print(f"inspector verify: {exc}", file=sys.stderr)
         return 2
@@ -359,6 +371,22 @@ def cmd_export(argv: Sequence[str]) -> int:
 def _print_finding(doc: Document, finding: Finding) -> None:
     print(json_safe(f"{finding.severity} {finding.code}: {with_file(doc.name, finding)}"),
           file=sys.stderr)
+
+
+def _dump_member(doc: Document, location: str) -> MemberContent | None:
+    """The archive member to dump (read once its digest verified), or None after
+    printing the finding that says why not."""
+    from inspector.formats.node_data import NodeReadError
+
+    assert doc.member_data is not None
+    name = location
+    if name not in doc.member_data.names and name.startswith("/"):
+        name = name.lstrip("/")  # ARCHIVE::/arrays/signal.npy names the same member
+    try:
+        return doc.member_data.read(name)
+    except NodeReadError as exc:
+        _print_finding(doc, exc.finding)
+        return None
 
 
 def _dump_node(doc: Document, location: str) -> NodeData | None:
@@ -438,6 +466,28 @@ def _dump_write(node: NodeData, norm: tuple[Any, ...], fmt: str, out: str | None
             os.unlink(tmp)
 
 
+def _dump_text(text: str, args: argparse.Namespace) -> int:
+    """Write a text member (JSON, the checksum list) as it is: to ``--out`` (through a
+    temporary renamed into place) or standard output; ``--slice`` and ``--format npy``
+    do not apply to text."""
+    if args.slice != "..." or args.format == "npy":
+        return _dump_usage("a JSON member (or checksums.sha256) is written as its text: "
+                           "--slice and --format npy apply to .npy members and datasets")
+    if args.out is None:
+        sys.stdout.write(json_safe(text))
+        sys.stdout.flush()
+        return 0
+    tmp = f"{args.out}.part"
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.replace(tmp, args.out)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return 0
+
+
 def _dump_usage(message: str) -> int:
     _dump_parser().print_usage(sys.stderr)
     print(f"inspector dump: error: {message}", file=sys.stderr)
@@ -471,7 +521,15 @@ def cmd_dump(argv: Sequence[str]) -> int:
     except ValueError as exc:
         return _dump_usage(f"--slice: {exc}")
     with open_document(path) as doc:
-        node = _dump_node(doc, location)
+        if doc.object_data is None and doc.member_data is not None:
+            member = _dump_member(doc, location)
+            if member is None:
+                return 1
+            if member.text is not None:
+                return _dump_text(member.text, args)
+            node = member.node
+        else:
+            node = _dump_node(doc, location)
         if node is None:
             return 1
         try:

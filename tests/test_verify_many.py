@@ -3,6 +3,7 @@ lists, worker processes in input order, the summary, crashes and hangs, and Dask
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import os
@@ -20,7 +21,7 @@ from inspector.batch.run import RunConfig, verify_many
 from inspector.batch.work import Outcome, Status, VerifyOptions, status_of, verify_entry
 from inspector.cli import main, render_document
 from inspector.formats import open_document
-from inspector.formats.discovery import documents_under
+from inspector.formats.discovery import documents_under, walk
 from tests.conftest import FIXTURES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,10 +35,12 @@ def _tree(root: Path) -> dict[str, Path]:
     """A folder of documents among other files; the documents by role.
 
     Recordings and archives under unhelpful names, a CSV scan folder (one
-    document: it holds a manifest), a Beckman run folder, a damaged archive
-    (a ZIP still: recognised), and files no reader recognises by content:
-    a text note, a stray CSV without a manifest, a PNG, an archive that is
-    not a ZIP, a hidden archive.
+    document: it holds a manifest), a Beckman run folder holding an archive
+    too, a damaged archive (a ZIP still: recognised), files named like
+    documents that are none (an archive that is not a ZIP, an archive
+    gzipped, an empty and a random-bytes ``.h5``), and files no reader
+    claims by content or name (:data:`SKIPPED`): a text note, a stray CSV
+    without a manifest, a PNG; and a hidden archive (never walked).
     """
     (root / "day1" / "raw").mkdir(parents=True)
     (root / "day2").mkdir()
@@ -48,18 +51,33 @@ def _tree(root: Path) -> dict[str, Path]:
         "truncated": root / "day2" / "cut.aucx",
         "scan_folder": root / "day2" / "scans",
         "beckman": root / "day2" / "run",
+        "in_run": root / "day2" / "run" / "kept.aucx",
+        "not_a_zip": root / "day2" / "not_a_zip.aucx",
+        "gzipped": root / "day2" / "packed.aucx",
+        "empty_h5": root / "day1" / "empty.h5",
+        "random_h5": root / "day1" / "raw" / "noise.H5",
     }
     shutil.copy(RECORDING, docs["recording"])
     shutil.copy(GOOD, docs["archive"])
     shutil.copy(AUCX / "bad_truncated.aucx", docs["truncated"])
     shutil.copytree(FIXTURES / "auc-delimited" / "long_csv", docs["scan_folder"])
     shutil.copytree(BECKMAN, docs["beckman"])
+    shutil.copy(GOOD, docs["in_run"])
+    shutil.copy(AUCX / "bad_not_a_zip.aucx", docs["not_a_zip"])
+    docs["gzipped"].write_bytes(gzip.compress(GOOD.read_bytes(), mtime=0))
+    docs["empty_h5"].write_bytes(b"")
+    docs["random_h5"].write_bytes(np.random.default_rng(7).bytes(4096))
     (root / "notes.txt").write_text("measured on Tuesday\n")
     (root / "day1" / "table.csv").write_text("a,b\n1,2\n")
     (root / "day1" / "picture.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
-    shutil.copy(AUCX / "bad_not_a_zip.aucx", root / "day2" / "not_a_zip.aucx")
     shutil.copy(GOOD, root / "day2" / ".hidden.aucx")
     return docs
+
+
+#: The files of :func:`_tree` that a walk skips (no reader claims them by content or name).
+SKIPPED = ("day1/picture.png", "day1/table.csv", "notes.txt")
+#: The documents of :func:`_tree` that are no document by content: named like one.
+UNREADABLE = ("not_a_zip", "gzipped", "empty_h5", "random_h5")
 
 
 def _lines(text: str) -> list[dict]:
@@ -70,30 +88,94 @@ def _summary(err: str) -> dict:
     return json.loads(err.strip().splitlines()[-1])["summary"]
 
 
+def _walk_order(docs: dict[str, Path]) -> list[Path]:
+    """The documents in walk order: depth first, entries sorted by name (a folder
+    document before what the walk still finds inside it)."""
+    return sorted(docs.values(), key=lambda p: p.parts)
+
+
 def test_folder_walk_finds_exactly_the_documents(tmp_path):
     docs = _tree(tmp_path)
     found = list(documents_under(tmp_path))
-    assert found == sorted(docs.values())  # depth first, sorted: day1/..., day2/...
-    # the scan folder and the run folder are one document each: nothing inside is listed
+    assert found == _walk_order(docs)
+    # the scan folder is one document: nothing inside is listed
     assert not any(docs["scan_folder"] in p.parents for p in found)
-    # a folder that is itself a document is not walked
+    # a folder that is itself a document is not walked for its own files
     assert list(documents_under(docs["scan_folder"])) == [docs["scan_folder"]]
+    # but an archive kept in a run folder is a document of its own
+    assert list(documents_under(docs["beckman"])) == [docs["beckman"], docs["in_run"]]
+    # every other visible file is met as skipped; files of a folder document are not
+    skipped = [f.path for f in walk(tmp_path) if not f.document]
+    assert skipped == [tmp_path / s for s in SKIPPED]
 
 
-def test_verify_folder_reports_every_document_in_order(tmp_path, capsys):
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_verify_folder_reports_every_file_in_order(tmp_path, capsys, jobs):
     docs = _tree(tmp_path)
-    assert main(["verify", "--json", "--jobs", "2", str(tmp_path)]) == 1
+    assert main(["verify", "--json", "--jobs", jobs, str(tmp_path)]) == 1
     out, err = capsys.readouterr()
     reports = _lines(out)
-    assert [r["path"] for r in reports] == [str(p) for p in sorted(docs.values())]
-    formats = {Path(r["path"]).name: r["format"] for r in reports}
-    assert formats == {"session.data": "vneurotk-recording", "export.bin": "aucx",
-                       "cut.aucx": "aucx", "scans": "auc-delimited", "run": "beckman-xl"}
-    by_name = {Path(r["path"]).name: r for r in reports}
-    assert by_name["cut.aucx"]["ok"] is False
-    assert "zip.truncated" in {f["code"] for f in by_name["cut.aucx"]["findings"]}
-    assert _summary(err) | {"seconds": 0} == {"files": 5, "ok": 4, "not_ok": 1,
-                                              "unreadable": 0, "seconds": 0}
+    assert [r["path"] for r in reports] == [str(p) for p in _walk_order(docs)]
+    by_role = {role: next(r for r in reports if r["path"] == str(p))
+               for role, p in docs.items()}
+    assert {role: r["format"] for role, r in by_role.items()} == {
+        "recording": "vneurotk-recording", "archive": "aucx", "truncated": "aucx",
+        "scan_folder": "auc-delimited", "beckman": "beckman-xl", "in_run": "aucx",
+        **{role: "unknown" for role in UNREADABLE}}
+    assert "zip.truncated" in {f["code"] for f in by_role["truncated"]["findings"]}
+    for role in UNREADABLE:  # named like a document: unreadable, never left out
+        codes = [(f["severity"], f["code"]) for f in by_role[role]["findings"]]
+        assert codes == [("error", "format.unrecognised")]
+        assert by_role[role]["ok"] is False
+    assert "named like AUCX archives" in by_role["gzipped"]["findings"][0]["message"]
+    assert "named like VneuroTK recordings" in by_role["empty_h5"]["findings"][0]["message"]
+    assert _summary(err) | {"seconds": 0} == {"files": 10, "ok": 5, "not_ok": 1,
+                                              "unreadable": 4, "skipped": 3, "seconds": 0}
+    assert len(err.splitlines()) == 1  # the summary alone: skipped files named only when asked
+    # --list-skipped names them on standard error, before the summary
+    assert main(["verify", "--json", "--jobs", jobs, "--list-skipped", str(tmp_path)]) == 1
+    out2, err2 = capsys.readouterr()
+    assert [r["path"] for r in _lines(out2)] == [r["path"] for r in reports]
+    assert _lines(err2)[:-1] == [{"skipped": str(tmp_path / s)} for s in SKIPPED]
+    assert main(["verify", "--jobs", jobs, "--list-skipped", str(tmp_path)]) == 1
+    err3 = capsys.readouterr().err.splitlines()
+    assert err3[:-1] == [f"inspector verify: skipped {tmp_path / s}" for s in SKIPPED]
+    assert re.fullmatch(r"inspector verify: 10 files: 5 ok, 1 not ok, 4 unreadable, "
+                        r"3 skipped \([0-9.]+ s\)", err3[-1])
+
+
+def test_a_folder_of_good_documents_and_unrelated_files_exits_0(tmp_path, capsys):
+    shutil.copy(GOOD, tmp_path / "a.aucx")
+    (tmp_path / "README.txt").write_text("a store\n")
+    assert main(["verify", "--json", "--jobs", "2", str(tmp_path)]) == 0
+    out, err = capsys.readouterr()
+    assert [r["path"] for r in _lines(out)] == [str(tmp_path / "a.aucx")]
+    assert _summary(err) | {"seconds": 0} == {"files": 1, "ok": 1, "not_ok": 0,
+                                              "unreadable": 0, "skipped": 1, "seconds": 0}
+
+
+def test_a_file_named_twice_is_verified_once(tmp_path, capsys):
+    docs = _tree(tmp_path)
+    link = tmp_path / "day1" / "link.aucx"
+    link.symlink_to(docs["archive"])
+    listing = tmp_path / "list.txt"
+    listing.write_text(f"{docs['truncated']}\n{tmp_path / 'day2' / '..' / 'day2' / 'cut.aucx'}\n")
+    argv = ["verify", "--json", "--jobs", "2", str(tmp_path / "day2" / "**"),
+            str(docs["archive"]), str(tmp_path / "day1"), str(link), "--from", str(listing)]
+    assert main(argv) == 1
+    out, err = capsys.readouterr()
+    paths = [r["path"] for r in _lines(out)]
+    assert len(paths) == len(set(map(os.path.realpath, paths)))
+    # the pattern first (its folder walked, its files named; the run folder's scan files
+    # are read as the run, not again alone), then the archive, then what day1 adds
+    day2 = [p for p in _walk_order(docs) if tmp_path / "day2" in p.parents]
+    day1 = [p for p in _walk_order(docs)
+            if tmp_path / "day1" in p.parents and p != docs["archive"]]
+    assert [os.path.realpath(p) for p in paths] == [
+        os.path.realpath(p) for p in (*day2, docs["archive"], *day1)]
+    # day1's stray files were met by a walk and named by no input: skipped
+    assert _summary(err)["files"] == len(paths) == len(docs) == 10
+    assert _summary(err)["skipped"] == 2
 
 
 def test_glob_patterns(tmp_path, capsys):
@@ -101,14 +183,26 @@ def test_glob_patterns(tmp_path, capsys):
     # a pattern names files as the shell would: every match, recognised or not
     assert main(["verify", "--json", str(tmp_path / "day2" / "*.aucx")]) == 1
     reports = _lines(capsys.readouterr().out)
-    assert [Path(r["path"]).name for r in reports] == ["cut.aucx", "not_a_zip.aucx"]
-    assert [r["format"] for r in reports] == ["aucx", "unknown"]
+    assert [Path(r["path"]).name for r in reports] == ["cut.aucx", "not_a_zip.aucx",
+                                                       "packed.aucx"]
+    assert [r["format"] for r in reports] == ["aucx", "unknown", "unknown"]
     # '**' matches at any depth; a matched folder is walked (or is one document)
     main(["verify", "--json", str(tmp_path / "**" / "ra*")])
-    assert [r["path"] for r in _lines(capsys.readouterr().out)] == [str(docs["recording"])]
+    assert [r["path"] for r in _lines(capsys.readouterr().out)] == [
+        str(docs["random_h5"]), str(docs["recording"])]
     main(["verify", "--json", str(tmp_path / "day*")])
     paths = [r["path"] for r in _lines(capsys.readouterr().out)]
-    assert paths == [str(p) for p in sorted(docs.values())]
+    assert paths == [str(p) for p in _walk_order(docs)]
+    # a pattern matching a folder and every file in it names each file once: the folder's
+    # documents, then the files it matches that are none (named, so verified as named)
+    assert main(["verify", "--json", "--jobs", "2", str(tmp_path / "day1" / "**")]) == 1
+    out, err = capsys.readouterr()
+    paths = [r["path"] for r in _lines(out)]
+    day1 = [p for p in _walk_order(docs) if tmp_path / "day1" in p.parents]
+    assert sorted(paths) == sorted(map(str, [*day1, tmp_path / "day1" / "picture.png",
+                                             tmp_path / "day1" / "table.csv"]))
+    assert len(paths) == len(set(paths)) == 6
+    assert (_summary(err)["files"], _summary(err)["skipped"]) == (6, 0)
 
 
 def test_a_pattern_or_folder_naming_nothing_is_reported(tmp_path, capsys):
@@ -139,10 +233,11 @@ def test_from_list_with_comments_and_stdin(tmp_path, capsys, monkeypatch):
     assert main(["verify", "--json", "--from", str(listing)]) == 1
     out, err = capsys.readouterr()
     paths = [r["path"] for r in _lines(out)]
-    day2 = [str(tmp_path / "day2" / n) for n in ("cut.aucx", "run", "scans")]
+    day2 = [str(tmp_path / "day2" / n) for n in ("cut.aucx", "not_a_zip.aucx", "packed.aucx",
+                                                 "run", "run/kept.aucx", "scans")]
     assert paths == [str(GOOD), str(RECORDING), str(tmp_path / "missing.aucx"), *day2]
-    assert _summary(err) | {"seconds": 0} == {"files": 6, "ok": 4, "not_ok": 1,
-                                              "unreadable": 1, "seconds": 0}
+    assert _summary(err) | {"seconds": 0} == {"files": 9, "ok": 5, "not_ok": 1,
+                                              "unreadable": 3, "skipped": 0, "seconds": 0}
     # '-' reads the list from standard input; FILE arguments come first
     monkeypatch.setattr("sys.stdin", io.StringIO(f"# one\n{RECORDING}\n"))
     assert main(["verify", "--json", str(GOOD), "--from", "-"]) == 0
@@ -202,7 +297,7 @@ def test_text_reports_in_order_with_summary_line(tmp_path, capsys):
     assert heads == [f"{files[0]}: aucx: OK", f"{files[1]}: aucx: NOT OK",
                      f"{files[2]}: unknown: NOT OK"]
     assert err.splitlines()[-1].startswith(
-        "inspector verify: 3 files: 1 ok, 1 not ok, 1 unreadable (")
+        "inspector verify: 3 files: 1 ok, 1 not ok, 1 unreadable, 0 skipped (")
 
 
 def test_exit_codes_and_integrity_only(tmp_path, capsys):
@@ -300,7 +395,7 @@ def test_dask_cluster_gives_the_same_lines(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert out == local
     assert _summary(err) | {"seconds": 0} == {"files": 4, "ok": 2, "not_ok": 1,
-                                              "unreadable": 1, "seconds": 0}
+                                              "unreadable": 1, "skipped": 0, "seconds": 0}
 
 
 def test_dask_without_distributed_is_a_clear_usage_error(monkeypatch, capsys):

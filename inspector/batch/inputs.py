@@ -3,17 +3,23 @@
 An input is a URL (``scheme://...``, passed through unchanged to
 :func:`inspector.formats.open_document`), a path to a file (verified as
 named, whatever it holds), a folder (every document under it, recognised
-by content: :mod:`inspector.formats.discovery`) or a glob pattern (``*``,
-``?``, ``[...]``, ``**`` for any depth) that names no existing path: the
-files it matches are verified as the shell's expansion would name them,
-the folders it matches are walked.  A list (``--from LIST``, ``-`` for
-standard input) holds one input per line; blank lines and lines starting
-with ``#`` are ignored.
+by content or claimed by name: :mod:`inspector.formats.discovery`) or a
+glob pattern (``*``, ``?``, ``[...]``, ``**`` for any depth) that names no
+existing path: the files it matches are verified as the shell's expansion
+would name them, the folders it matches are walked.  A list (``--from
+LIST``, ``-`` for standard input) holds one input per line; blank lines
+and lines starting with ``#`` are ignored.
 
 Entries keep the order of the inputs; a folder's documents and a pattern's
-matches are sorted by name.  A folder or pattern that names no document is
-one *empty* entry, reported as such, so that nothing asked for vanishes
-from the report silently.
+matches are sorted by name.  A pattern's match inside a folder that is one
+document (``'run/**'`` matches a run folder and its scan files) is read as
+part of that document, not again alone.  A file named more than once (by several
+arguments, patterns, list lines, or a folder and a pattern) is one entry,
+at its first place: paths are compared resolved (:func:`os.path.realpath`),
+URLs as written.  A folder or pattern that names no document is one
+*empty* entry, reported as such, so that nothing asked for vanishes from
+the report silently; the files a folder walk met that are not documents
+are *skipped* (:attr:`Gathered.skipped`), unless an input names them.
 """
 
 from __future__ import annotations
@@ -21,13 +27,13 @@ from __future__ import annotations
 import glob
 import os
 import re
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import TextIO
 
-from inspector.formats.discovery import documents_under
+from inspector.formats.discovery import walk
 
-__all__ = ["Entry", "expand", "is_url", "read_list"]
+__all__ = ["Entry", "Gathered", "expand", "gather", "is_url", "read_list"]
 
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _GLOB_CHARS = frozenset("*?[")
@@ -72,38 +78,106 @@ def read_list(source: str, stdin: TextIO) -> list[str]:
     return [line for line in lines if line and not line.startswith("#")]
 
 
-def expand(inputs: Iterable[str]) -> Iterator[Entry]:
-    """The entries of ``inputs``, in order (see the module documentation)."""
+@dataclass
+class Gathered:
+    """What the inputs name: the entries to verify, in order, and the files skipped.
+
+    Attributes:
+        entries: one :class:`Entry` per document, file named, URL or empty
+            folder or pattern, each at most once.
+        skipped: the files met while walking folders that are no document
+            (by content or name) and that no input names, in walk order.
+    """
+
+    entries: list[Entry] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    _seen: set[str] = field(default_factory=set, repr=False)
+    _folders: set[str] = field(default_factory=set, repr=False)
+    _passed: dict[str, str] = field(default_factory=dict, repr=False)
+
+    def add(self, entry: Entry) -> None:
+        """Append ``entry`` unless an entry for the same file is already there."""
+        key = _key(entry.name)
+        if key not in self._seen:
+            self._seen.add(key)
+            self.entries.append(entry)
+
+    def add_folder_document(self, path: str) -> None:
+        """:meth:`add` a folder that is one document (a scan folder, a run folder)."""
+        self.add(Entry(path))
+        self._folders.add(_key(path))
+
+    def in_folder_document(self, path: str) -> bool:
+        """True when ``path`` lies directly in a folder document already added."""
+        return _key(os.path.dirname(os.path.abspath(path))) in self._folders
+
+    def skip(self, path: str) -> None:
+        """Note ``path``, met by a walk, as skipped (unless an input names it)."""
+        self._passed.setdefault(_key(path), path)
+
+    def finish(self) -> Gathered:
+        """Settle :attr:`skipped`: the walked non-documents that no entry names."""
+        self.skipped = [p for k, p in self._passed.items() if k not in self._seen]
+        return self
+
+
+def _key(name: str) -> str:
+    """What identifies the file ``name``: a URL as written, a path resolved."""
+    return name if is_url(name) else os.path.realpath(name)
+
+
+def gather(inputs: Iterable[str]) -> Gathered:
+    """The entries and the skipped files of ``inputs`` (see the module documentation)."""
+    out = Gathered()
     for text in inputs:
-        yield from _expand_one(text)
+        _expand_one(text, out)
+    return out.finish()
 
 
-def _expand_one(text: str) -> Iterator[Entry]:
+def expand(inputs: Iterable[str]) -> list[Entry]:
+    """The entries of ``inputs``, in order, each file once (:func:`gather` without the
+    skipped files)."""
+    return gather(inputs).entries
+
+
+def _expand_one(text: str, out: Gathered) -> None:
     if is_url(text):
-        yield Entry(text)
+        out.add(Entry(text))
     elif os.path.isdir(text):
-        yield from _folder(text, report_empty=True)
+        _folder(text, out, report_empty=True)
     elif not os.path.lexists(text) and _GLOB_CHARS & set(text):
-        yield from _pattern(text)
+        _pattern(text, out)
     else:
-        yield Entry(text)
+        out.add(Entry(text))
 
 
-def _folder(folder: str, *, report_empty: bool) -> Iterator[Entry]:
+def _folder(folder: str, out: Gathered, *, report_empty: bool) -> bool:
+    """Add the documents under ``folder``; True when there was one."""
     found = False
-    for path in documents_under(folder):
-        found = True
-        yield Entry(os.fspath(path))
+    for item in walk(folder):
+        if item.document and item.path.is_dir():
+            found = True
+            out.add_folder_document(os.fspath(item.path))
+        elif item.document:
+            found = True
+            out.add(Entry(os.fspath(item.path)))
+        else:
+            out.skip(os.fspath(item.path))
     if not found and report_empty:
-        yield Entry(folder, empty="no file under this folder is a document by its content")
+        out.add(Entry(folder, empty="no file under this folder is a document by its content "
+                                    "or name"))
+    return found
 
 
-def _pattern(pattern: str) -> Iterator[Entry]:
+def _pattern(pattern: str, out: Gathered) -> None:
     found = False
     for match in sorted(glob.glob(pattern, recursive=True)):
-        for entry in (_folder(match, report_empty=False) if os.path.isdir(match)
-                      else iter([Entry(match)])):
+        if os.path.isdir(match):
+            found |= _folder(match, out, report_empty=False)
+        elif out.in_folder_document(match):
+            found = True  # a file of a scan or run folder the pattern matched too: read there
+        else:
             found = True
-            yield entry
+            out.add(Entry(match))
     if not found:
-        yield Entry(pattern, empty="the pattern matches no document")
+        out.add(Entry(pattern, empty="the pattern matches no document"))

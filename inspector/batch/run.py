@@ -10,9 +10,14 @@ Standard output holds only the per-file output (one JSON line per file with
 ``--json``, else each text report), byte-identical to ``inspector verify
 FILE`` for that file.  Standard error holds the progress line (one line
 rewritten in place; when it is a terminal, or with ``--progress``) and, at
-the end, the summary: ``inspector verify: N files: A ok, B not ok, C
-unreadable (T s)``, or with ``--json`` one JSON object ``{"summary":
-{"files", "ok", "not_ok", "unreadable", "seconds"}}``.
+the end, the files skipped when asked (``--list-skipped``: ``inspector
+verify: skipped PATH``, or with ``--json`` ``{"skipped": PATH}``, one a
+line) and the summary: ``inspector verify: N files: A ok, B not ok, C
+unreadable, S skipped (T s)``, or with ``--json`` one JSON object
+``{"summary": {"files", "ok", "not_ok", "unreadable", "skipped",
+"seconds"}}``.  ``files`` counts the files verified; ``skipped`` those a
+folder walk met that no reader claims by content or name (never verified,
+and no reason for exit status 1).
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from inspector.batch.work import Outcome, Status, VerifyOptions, failed_outcome
 from inspector.formats.core_rules import INPUT_NO_DOCUMENTS
 
 __all__ = ["WINDOW", "Counts", "ProgressLine", "RunConfig", "Workers", "make_workers",
-           "run_ordered", "summary_text", "verify_many"]
+           "run_ordered", "skipped_line", "summary_text", "verify_many"]
 
 #: Entries handed out at most ahead of the oldest one not yet printed.
 WINDOW = 256
@@ -53,6 +58,7 @@ class Counts:
     ok: int = 0
     not_ok: int = 0
     unreadable: int = 0
+    skipped: int = 0
     started: float = field(default_factory=time.monotonic)
 
     def add(self, status: Status) -> None:
@@ -71,7 +77,8 @@ class Counts:
 
     @property
     def all_ok(self) -> bool:
-        """True when every finished file is ok (vacuously for none)."""
+        """True when every finished file is ok (vacuously for none; skipped files
+        do not count)."""
         return self.files == self.ok
 
     def seconds(self) -> float:
@@ -79,9 +86,10 @@ class Counts:
         return time.monotonic() - self.started
 
     def to_json(self) -> dict[str, Any]:
-        """``{"files", "ok", "not_ok", "unreadable", "seconds"}``."""
+        """``{"files", "ok", "not_ok", "unreadable", "skipped", "seconds"}``."""
         return {"files": self.files, "ok": self.ok, "not_ok": self.not_ok,
-                "unreadable": self.unreadable, "seconds": round(self.seconds(), 3)}
+                "unreadable": self.unreadable, "skipped": self.skipped,
+                "seconds": round(self.seconds(), 3)}
 
 
 def summary_text(counts: Counts, as_json: bool) -> str:
@@ -90,7 +98,13 @@ def summary_text(counts: Counts, as_json: bool) -> str:
         return json.dumps({"summary": counts.to_json()})
     files = f"{counts.files} file" + ("" if counts.files == 1 else "s")
     return (f"inspector verify: {files}: {counts.ok} ok, {counts.not_ok} not ok, "
-            f"{counts.unreadable} unreadable ({counts.seconds():.1f} s)")
+            f"{counts.unreadable} unreadable, {counts.skipped} skipped "
+            f"({counts.seconds():.1f} s)")
+
+
+def skipped_line(path: str, as_json: bool) -> str:
+    """The ``--list-skipped`` line of one skipped file (standard error)."""
+    return json.dumps({"skipped": path}) if as_json else f"inspector verify: skipped {path}"
 
 
 class ProgressLine:
@@ -222,9 +236,12 @@ def make_workers(config: RunConfig, options: VerifyOptions, files: int) -> Worke
 
 
 def verify_many(entries: Sequence[Entry], options: VerifyOptions, config: RunConfig,
-                stdout: TextIO, stderr: TextIO, workers: Workers | None = None) -> Counts:
+                stdout: TextIO, stderr: TextIO, workers: Workers | None = None, *,
+                skipped: Sequence[str] = (), list_skipped: bool = False) -> Counts:
     """Verify ``entries``: outputs on ``stdout`` in order, progress and summary on ``stderr``.
 
+    ``skipped`` (files a walk met that are no document) are counted in the
+    summary and, with ``list_skipped``, named one a line before it.
     ``workers`` replaces those :func:`make_workers` would start (tests).
 
     Raises:
@@ -241,5 +258,8 @@ def verify_many(entries: Sequence[Entry], options: VerifyOptions, config: RunCon
         counts = run_ordered(entries, pool, options, emit, progress)
     finally:
         pool.close()
+    counts.skipped = len(skipped)
+    for path in skipped if list_skipped else ():
+        print(skipped_line(path, options.as_json), file=stderr)
     print(summary_text(counts, options.as_json), file=stderr, flush=True)
     return counts

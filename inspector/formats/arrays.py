@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from inspector.formats.file_identity import changed_finding
+
 if TYPE_CHECKING:
     from inspector.formats.findings import Finding, Rule
 
@@ -208,7 +210,12 @@ class ArrayRef(ABC):
     def unreadable_finding(self, exc: BaseException, while_doing: str) -> Finding | None:
         """The finding for a read of this array's data that raised ``exc`` (the ``OSError``
         of :meth:`read` or :meth:`envelope`: the file is to blame) ``while_doing`` (e.g.
-        ``"plotting"``), at :attr:`location`; None without :attr:`unreadable_rule`."""
+        ``"plotting"``), at :attr:`location`; None without :attr:`unreadable_rule`.  A
+        read refused because the file changed since it was opened is ``file.changed``
+        (:mod:`.file_identity`), whatever the format."""
+        changed = changed_finding(exc, self.location)
+        if changed is not None:
+            return changed
         if self.unreadable_rule is None:
             return None
         return self.unreadable_rule.finding(

@@ -198,6 +198,39 @@ class AucxExport:
 
 
 @dataclass(frozen=True)
+class MemberContent:
+    """One member of an archive, read after its digest verified: its text or its values.
+
+    Attributes:
+        name: the member name (``"arrays/signal.npy"``).
+        text: the text of a JSON member or of the checksum list (None for arrays).
+        node: the values of an ``.npy`` member, for ``inspector dump`` (None for text).
+    """
+
+    name: str
+    text: str | None = None
+    node: NodeData | None = None
+
+
+@dataclass(frozen=True)
+class ArchiveMembers:
+    """The members of an archive, each read only once its digest verified
+    (``inspector dump ARCHIVE::member``).
+
+    Attributes:
+        names: the members present, in directory order.
+        read: ``read(name)`` streams the member, checks its digest against the
+            checksum list, and returns its :class:`MemberContent`; raises
+            ``NodeReadError`` (:mod:`inspector.formats.node_data`) whose finding
+            says why it is refused (no such member, not listed, digest or ZIP
+            mismatch, unreadable, the file changed since it was opened).
+    """
+
+    names: tuple[str, ...]
+    read: Callable[[str], MemberContent]
+
+
+@dataclass(frozen=True)
 class ExperimentGroups:
     """The file holds several experiments, of which the document offers one.
 

@@ -54,4 +54,4 @@ VERIFY_TIMEOUT = rule(
 INPUT_NO_DOCUMENTS = rule(
     "verify.no-documents", Severity.ERROR,
     "A folder or glob pattern given to verify names no document: no file under it is "
-    "recognised by content, or nothing matches.", _MANY)
+    "recognised by content or named like one, or nothing matches.", _MANY)

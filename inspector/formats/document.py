@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from inspector.formats.capabilities import (
     MEMBER_STATUSES,
+    ArchiveMembers,
     AucScans,
     AucxExport,
     CancelFn,
@@ -35,6 +36,7 @@ from inspector.formats.capabilities import (
     Stimulus,
     TrialStructure,
 )
+from inspector.formats.file_identity import FILE_CHANGED, FileChangedError
 from inspector.formats.findings import SEVERITIES, Finding, Findings, Rule, Scope, Severity
 from inspector.formats.node import Node
 
@@ -101,6 +103,8 @@ class Document:
         groups: the other experiments of the same source, when it holds several.
         object_data: the values of any dataset or attribute of ``tree``, for
             documents whose tree has stored values (HDF5 files).
+        member_data: the members of an archive, each read once its digest
+            verified (``inspector dump ARCHIVE::member``).
         mismatch: set when the file is a readable container of another kind
             than the format the findings check (see :class:`FormatMismatch`).
         structure_unchecked: why the structure of the AUC experiment inside
@@ -108,6 +112,10 @@ class Document:
             holds no AUC experiment to check); :attr:`structure_ok` is then None.
         checks: deferred checks still to run (see :meth:`verify`, :meth:`apply`).
         traceback: the traceback of a reader bug (``internal.reader-failed``).
+        snapshot_check: raises :class:`~.file_identity.FileChangedError` when the
+            path no longer names the file opened (replaced, rewritten, removed),
+            for documents that read their file after opening; None otherwise
+            (see :meth:`changed_on_disk`).
     """
 
     path: Path
@@ -130,10 +138,12 @@ class Document:
     structure: AucStructure | None = None
     groups: ExperimentGroups | None = None
     object_data: ObjectData | None = None
+    member_data: ArchiveMembers | None = None
     mismatch: FormatMismatch | None = None
     structure_unchecked: str | None = None
     checks: list[DeferredCheck] = field(default_factory=list)
     traceback: str | None = None
+    snapshot_check: Callable[[], None] | None = None
     _check_findings: dict[int, tuple[Finding, ...]] = field(default_factory=dict, repr=False)
     _closers: list[Callable[[], None]] = field(default_factory=list, repr=False)
 
@@ -152,6 +162,27 @@ class Document:
         """
         codes = self.mismatch.codes if self.mismatch is not None else frozenset()
         return [f for f in self.findings if f.code not in codes]
+
+    def changed_on_disk(self) -> str | None:
+        """Why the file is no longer the one this document opened (the message of a
+        ``file.changed`` finding), or None when it still is or cannot tell.
+
+        Only asks the file system for the file's status (no read); any thread.
+        """
+        if self.snapshot_check is None:
+            return None
+        try:
+            self.snapshot_check()
+        except FileChangedError as exc:
+            return str(exc)
+        return None
+
+    def note_changed(self, message: str) -> Finding | None:
+        """Record the ``file.changed`` finding (once; owning thread); the new finding,
+        or None when it was recorded before."""
+        if any(f.code == FILE_CHANGED.code for f in self.findings):
+            return None
+        return self.report(FILE_CHANGED, message)
 
     @property
     def ok(self) -> bool:

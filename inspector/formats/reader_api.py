@@ -47,9 +47,13 @@ class FormatReader(Protocol):
     Optional: ``recognises_in_folder(path) -> bool``, the stricter question a
     walk of folders asks (:mod:`.discovery`) when ``sniff`` accepts more than
     content alone tells (any folder, any ``.csv``); without it the walk asks
-    ``sniff``.  Optional: ``lists_remote_folders = True`` for a reader that
-    opens a folder URL (``s3://bucket/run/``) from its listing
-    (:mod:`.remote_folder`); the registry hands it folder URLs unsniffed.
+    ``sniff``.  Optional: ``walk_patterns``, glob patterns (case ignored) of
+    the names that belong to this format alone (``("*.aucx",)``): a walk
+    reports a file so named whatever its content, so that a destroyed file
+    is found unreadable rather than left out.  Optional:
+    ``lists_remote_folders = True`` for a reader that opens a folder URL
+    (``s3://bucket/run/``) from its listing (:mod:`.remote_folder`); the
+    registry hands it folder URLs unsniffed.
     """
 
     format_id: str

@@ -20,6 +20,7 @@ Nothing here imports Qt.
 
 from __future__ import annotations
 
+import fnmatch
 import importlib
 import os
 import pkgutil
@@ -40,8 +41,8 @@ from inspector.formats.document import FORMAT_UNKNOWN, Document
 from inspector.formats.reader_api import FormatReader, OpenOptions
 from inspector.formats.remote_path import RemotePath, as_source
 
-__all__ = ["FormatReader", "OpenOptions", "open_document", "open_filters", "reader_for",
-           "reader_modules", "readers", "register", "sniff"]
+__all__ = ["FormatReader", "OpenOptions", "claims_name", "open_document", "open_filters",
+           "reader_for", "reader_modules", "readers", "register", "sniff"]
 
 _READERS: list[FormatReader] = []
 _DISCOVERED = False
@@ -246,6 +247,14 @@ _SPECIAL = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
 
 
+def claims_name(reader: FormatReader, name: str) -> bool:
+    """True when ``name`` matches ``reader.walk_patterns`` (the names of that format alone;
+    case ignored)."""
+    lowered = name.lower()
+    return any(fnmatch.fnmatchcase(lowered, pat.lower())
+               for pat in getattr(reader, "walk_patterns", ()))
+
+
 def _stat_problem(p: Path) -> Document | None:
     """A ``file.*`` document for a path that cannot be opened as a file or folder, else None.
 
@@ -284,6 +293,9 @@ def _unrecognised(p: Path) -> Document:
     doc = Document(p, format=FORMAT_UNKNOWN)
     reasons = [_mismatch_reason(rd, p) for rd in readers()]
     reason = ", ".join(r for r in reasons if r) or "no reader is registered"
+    named = [rd.display_name for rd in readers() if claims_name(rd, p.name)]
+    if named:  # a destroyed archive or recording: say what its name promises
+        reason = f"named like {' or '.join(named)}, but {reason}"
     doc.report(FORMAT_UNRECOGNISED, f"unrecognised format: {reason}")
     try:
         size = p.stat().st_size if p.is_file() else 0

@@ -46,6 +46,8 @@ def verdict_text(members: list[MemberCheck], state: str) -> tuple[str, str]:
     if state == "cancelled":
         return "pending", (f"Verification cancelled: {done} of {n} {noun} checked, "
                            "none failed so far")
+    if done < n:  # the check ended without reading them (the file changed on disk)
+        return "bad", f"Not verified: {n - done} of {n} {noun} not checked"
     if n == 0:
         return "bad", "No members to verify"
     return "ok", f"All {n} {noun} verified"

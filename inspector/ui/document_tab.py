@@ -41,6 +41,7 @@ from inspector.formats.core_rules import (
     STIMULUS_UNLOADABLE,
 )
 from inspector.formats.document import Document, Finding, Node, Stimulus
+from inspector.formats.file_identity import FILE_CHANGED
 from inspector.formats.node import LinkTarget
 from inspector.formats.remote_path import RemotePath, as_source
 from inspector.jobs import JobContext, JobRunner
@@ -66,6 +67,7 @@ if TYPE_CHECKING:  # imported when a document needs them (pandas, numpy, pyqtgra
     from inspector.ui.data.viewer import NodeViewer
     from inspector.ui.group_bar import GroupBar
     from inspector.ui.plots import PlotPanel
+    from inspector.ui.reload_bar import ReloadBar
     from inspector.ui.stimuli_panel import StimuliPanel
     from inspector.ui.table_panel import TablePanel
     from inspector.ui.trial_link import TrialLinks
@@ -111,10 +113,14 @@ class DocumentTab(QWidget):
         status_message(str): :attr:`status_text` changed.
         open_requested(str): "Open target" of a link into another file:
             ``FILE::/path`` for the window to open in a tab.
+        reload_requested(): Reload on the bar shown when the file changed on disk
+            since it was opened (a ``file.changed`` finding): the window reopens it
+            in this tab's place.
     """
 
     findings_changed = Signal()
     open_requested = Signal(str)
+    reload_requested = Signal()
     views_ready = Signal()
     ready = Signal()
     status_message = Signal(str)
@@ -144,6 +150,9 @@ class DocumentTab(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self._stack)
+        self.reload_bar: ReloadBar | None = None
+        self.findings_changed.connect(self._offer_reload)
+        self.views_ready.connect(self._offer_reload)
 
     def _init_view_state(self) -> None:
         """No views yet (a new tab, or a tab about to show another group of its source)."""
@@ -887,6 +896,40 @@ class DocumentTab(QWidget):
             self.findings_changed.emit()
         if self.verify_state != "running":
             self._finished_status()
+
+    def check_file_on_disk(self) -> None:
+        """Ask, on a job, whether the file changed on disk since it was opened; if it
+        did, the document gains ``file.changed`` and the tab offers Reload."""
+        doc = self.doc
+        if doc is None or doc.snapshot_check is None or self.reload_bar is not None \
+                or self._vstate["closed"]:
+            return
+        self.jobs.submit(lambda ctx, d=doc: d.changed_on_disk(),
+                         on_done=lambda message, d=doc: self._file_changed(d, message),
+                         key=f"file-changed:{id(self)}")
+
+    def _file_changed(self, doc: Document, message: str | None) -> None:
+        """GUI thread: record what :meth:`check_file_on_disk` found."""
+        if message is None or doc is not self.doc or self._vstate["closed"]:
+            return
+        if doc.note_changed(message) is not None:
+            self.findings_changed.emit()
+
+    def _offer_reload(self) -> None:
+        """Show the Reload bar once a finding says the file changed on disk since it was
+        opened (any format: ``file.changed``); nothing more is read from it here."""
+        if self.reload_bar is not None or self.doc is None:
+            return
+        changed = next((f for f in self.doc.findings if f.code == FILE_CHANGED.code), None)
+        if changed is None:
+            return
+        from inspector.ui.reload_bar import ReloadBar
+
+        self.reload_bar = ReloadBar(changed.message, self)
+        self.reload_bar.reload_requested.connect(self.reload_requested)
+        layout = self.layout()
+        assert isinstance(layout, QVBoxLayout)
+        layout.insertWidget(0, self.reload_bar)
 
     def _cell_selected(self, title: str, value: Any, extra: str) -> None:
         self.detail.show_value(title, value, extra)

@@ -8,11 +8,12 @@ shown and painted first and never waits for an import.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
     QInputDialog,
@@ -164,6 +165,9 @@ class MainWindow(QMainWindow):
         self.busy.setVisible(False)
         self.statusBar().addPermanentWidget(self.busy)
         self.jobs.busy_changed.connect(self.busy.setVisible)
+        app = QGuiApplication.instance()
+        if isinstance(app, QGuiApplication):
+            app.applicationStateChanged.connect(self._application_state)
         self._build_menus()
 
     # -- menus ------------------------------------------------------------
@@ -286,6 +290,7 @@ class MainWindow(QMainWindow):
         tab = DocumentTab(path, self.jobs, node=node)
         tab.findings_changed.connect(self._tab_findings_changed)
         tab.open_requested.connect(lambda address: self.open_paths([address]))
+        tab.reload_requested.connect(lambda t=tab: self.reload_tab(t))
         tab.views_ready.connect(self._tab_views_ready)
         tab.ready.connect(self._tab_ready)
         tab.status_message.connect(lambda text, t=tab: self._tab_status(t, text))
@@ -479,6 +484,16 @@ class MainWindow(QMainWindow):
         if isinstance(owner, DocumentTab) and self.tabs.indexOf(owner) >= 0:
             self.tabs.setCurrentWidget(owner)
             owner.select_location(finding.location)
+
+    def check_files_on_disk(self) -> None:
+        """Ask every open document whether its file changed on disk since it was opened
+        (when the application becomes active again): a tab whose file did offers Reload."""
+        for tab in self.document_tabs():
+            tab.check_file_on_disk()
+
+    def _application_state(self, state: Qt.ApplicationState) -> None:
+        if state == Qt.ApplicationState.ApplicationActive and not self._closed:
+            self.check_files_on_disk()
 
     def _current_changed(self, index: int) -> None:
         self.central.setCurrentWidget(self.tabs if self.tabs.count() else self.empty_label)
@@ -688,6 +703,10 @@ class MainWindow(QMainWindow):
             s.setValue("geometry", self.saveGeometry())
             s.setValue("state", self.saveState())
         self._closed = True
+        app = QGuiApplication.instance()
+        if isinstance(app, QGuiApplication):
+            with contextlib.suppress(RuntimeError, TypeError):
+                app.applicationStateChanged.disconnect(self._application_state)
         preload.cancel_preloads()  # the interpreter need not wait for the warm-up
         self.jobs.cancel_all()
         self.jobs.wait(3000)

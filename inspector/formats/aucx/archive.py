@@ -43,11 +43,14 @@ def open_archive(path: str | os.PathLike[str], *, overview_columns: int = 0) -> 
     verify.  Call ``doc.verify()`` (or run ``doc.checks``) for the streamed
     checksum pass; with ``overview_columns`` above 0 it also builds the
     experiment's full-range envelopes (``doc.auc.overview``, :mod:`.overview`).
+    Every read after opening refuses a file replaced or rewritten since
+    (``file.changed``; :class:`~inspector.formats.file_identity.FileChangedError`
+    from the array reads and the export's ``load``).
     """
     doc, state = read_archive(as_source(path), overview_columns=overview_columns)
-    if state is not None:
+    if state is not None:  # the export reads this document's snapshot, or refuses
         doc.export = AucxExport(doc.summary.get("experiment_id"),
-                                functools.partial(read_experiment, as_source(path)))
+                                functools.partial(read_experiment, state.path))
     return doc
 
 

@@ -28,6 +28,7 @@ from inspector.formats.aucx.arrayrefs import MaskedLineRef, NpyMemberRef
 from inspector.formats.aucx.npyfmt import MAX_HEADER_BYTES, NpyHeader, NpyHeaderError, parse_header
 from inspector.formats.aucx.stream import MemberStream
 from inspector.formats.aucx.zipscan import ZipEntry, ZipScan
+from inspector.formats.file_identity import FILE_CHANGED, FileChangedError
 from inspector.formats.findings import Rule
 
 #: ``report(rule, message, location)``: how findings are handed back.
@@ -80,6 +81,9 @@ def _header(path: Path, e: ZipEntry, report: Report) -> NpyHeader | None:
     stream = MemberStream(path, e, limit=MAX_HEADER_BYTES + 16, crc=False)
     try:
         head = b"".join(stream)
+    except FileChangedError as exc:  # replaced or rewritten since the scan
+        report(FILE_CHANGED, str(exc), "")
+        return None
     except OSError as exc:
         report(R.MEMBER_UNREADABLE,
                f"{member} could not be read: {exc.strerror or type(exc).__name__}", member)

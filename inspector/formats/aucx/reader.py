@@ -43,6 +43,7 @@ from inspector.formats.aucx import rules as R
 from inspector.formats.aucx.arraycheck import count, short
 from inspector.formats.aucx.checksums import ChecksumFile, parse_checksums
 from inspector.formats.aucx.jsonmember import parse_json_member
+from inspector.formats.aucx.members import archive_members
 from inspector.formats.aucx.model import build_experiment, scans_table
 from inspector.formats.aucx.npyfmt import NpyHeader
 from inspector.formats.aucx.overview import overview_plan
@@ -63,8 +64,9 @@ from inspector.formats.aucx.verify import ArchiveVerification
 from inspector.formats.aucx.zipscan import ZipScan, scan_zip, unsafe_name_reason
 from inspector.formats.capabilities import AucScans, ChecksumTable, MemberCheck
 from inspector.formats.document import FORMAT_AUCX, Document
+from inspector.formats.file_identity import FILE_CHANGED, FileChangedError, snapshot_path
 from inspector.formats.findings import Rule, Scope, Severity
-from inspector.formats.remote_path import as_source
+from inspector.formats.remote_path import RemotePath, as_source
 
 #: Largest ``manifest.json`` / ``provenance.json`` parsed, in bytes.  Real
 #: ones are about 1 KiB (10 000 scans: a 0.2 MiB manifest); larger members
@@ -146,6 +148,11 @@ def read_archive(path: Path, *,
 
     Returns the :class:`Document` (format ``"aucx"``) and what opening
     learned (None when the ZIP could not be read at all).  The document has
+    The file's identity is noted when the ZIP directory is read, and every
+    later read of this document (array reads, member streams, the deferred
+    verification, the export's load) refuses another file or a rewritten one
+    (:mod:`inspector.formats.file_identity`: ``file.changed``).
+
     ``header``, ``tree`` (members), ``provenance`` (import and export
     subtrees), ``tables["scans"]`` (located at ``experiment.json``), lazy
     ``arrays`` (``radius``, ``signal``, ``mask``), ``checksums`` (every row
@@ -164,6 +171,9 @@ def read_archive(path: Path, *,
         doc.report(R.FILE_NOT_FOUND, "no such file (or not a regular file)")
         _not_checked(doc, "the file could not be read")
         return doc, None
+    if not isinstance(p, RemotePath):  # one snapshot per document
+        p = snapshot_path(p)
+        doc.snapshot_check = p.check
     scan = scan_zip(p)
     doc.findings.extend(scan.problems)
     doc.tree = member_tree(scan)
@@ -199,7 +209,10 @@ def _read_small(op: _Opening, name: str) -> bytes | None:
     why: str | None
     try:
         data, why = read_member(op.path, e, limit)
-    except OSError as exc:  # the archive changed or vanished since the scan
+    except FileChangedError as exc:  # replaced or rewritten since the scan
+        op.report(FILE_CHANGED, str(exc))
+        return None
+    except OSError as exc:  # the archive vanished or cannot be read since the scan
         data, why = None, exc.strerror or type(exc).__name__
     if data is None:
         op.report(R.MEMBER_UNREADABLE, f"{name} could not be read: {why}", name)
@@ -590,4 +603,5 @@ def _finish(op: _Opening, overview_columns: int = 0) -> OpenedArchive:
         mode=op.mode, headers=frozen_map(op.headers), header_parts=header_parts,
         model=parts, auc=doc.auc, opened_ok=doc.ok, structure_deferred=deferred)
     doc.checks = [ArchiveVerification(opened, overview=plan)]
+    doc.member_data = archive_members(opened)
     return opened

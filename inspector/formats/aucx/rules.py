@@ -148,7 +148,8 @@ MEMBER_TOO_LARGE = rule(
     f"{SAFETY} (declared sizes are limits); {_BOUNDS}")
 MEMBER_UNREADABLE = rule(
     "member.unreadable", E,
-    "A member could not be read (corrupt data, or the file changed under the reader).",
+    "A member could not be read (corrupt data, or the file vanished or cannot be read; a "
+    "file replaced or rewritten since it was opened is file.changed).",
     f"{SAFETY} (low-level ZIP failures are reported with the failing member)")
 
 # -- checksums.sha256 -----------------------------------------------------------

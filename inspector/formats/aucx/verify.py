@@ -21,7 +21,11 @@ Row statuses (:class:`~inspector.formats.capabilities.MemberStatus`): ``ok``,
 ``mismatch``, ``missing-member``, ``unlisted``, ``malformed-entry``,
 ``duplicate-entry``, ``refused`` (failed a ZIP safety check, never
 decompressed) and ``cancelled``; a member that cannot be read at all (the
-file changed under us) is ``mismatch`` with a ``member.unreadable`` finding.
+file vanished or cannot be read) is ``mismatch`` with a ``member.unreadable``
+finding.  When the archive's path names another file than the one opened
+(replaced or rewritten: :mod:`inspector.formats.file_identity`), before or
+while streaming, the run ends with the single finding ``file.changed``: the
+archive is not verified, and the members not read before are ``cancelled``.
 The checksum file itself has no recorded digest; it is ``ok`` when it
 inflates cleanly.
 
@@ -75,6 +79,7 @@ from inspector.formats.capabilities import (
     Progress,
     ProgressFn,
 )
+from inspector.formats.file_identity import FILE_CHANGED, FileChangedError, SnapshotPath
 from inspector.formats.findings import Finding, Severity, cause
 from inspector.formats.scan_envelope import ScanOverview
 
@@ -332,9 +337,16 @@ class _Run:
     def execute(self) -> CheckResult:
         if self._stop_requested():
             return self._cancelled()
+        changed = self._changed_since_opened()
+        if changed is not None:
+            return self._changed(changed)
         work = self._settle_unstreamed()
         if not self._stream(work):
             return self._cancelled()
+        changed = next((e for e in self.unreadable.values()
+                        if isinstance(e, FileChangedError)), None)
+        if changed is not None:
+            return self._changed(changed)
         try:
             structure, why = self._structure()
         except _Cancelled:
@@ -362,6 +374,16 @@ class _Run:
         if facts is None:
             raise _Cancelled
         return examine_facts(facts, locate=aucx_location), None
+
+    def _changed_since_opened(self) -> FileChangedError | None:
+        """Why the archive's path no longer names the file opened, or None."""
+        path = self.opened.path
+        try:
+            if isinstance(path, SnapshotPath):
+                path.check()
+        except FileChangedError as exc:
+            return exc
+        return None
 
     def _stop_requested(self) -> bool:
         return self.cancelled is not None and bool(self.cancelled())
@@ -471,6 +493,26 @@ class _Run:
             summary={"members": members_summary(rows), "checksum_verified": False},
             header=header_tree(self.opened.header_parts, self.opened.headers, "cancelled"),
             auc=self._no_overview(), complete=False)
+
+    def _changed(self, exc: FileChangedError) -> CheckResult:
+        """The file was replaced or rewritten since it was opened: the archive is not
+        verified (``file.changed``); members not read before the change stay unchecked."""
+        rows = tuple(replace(r, status=MemberStatus.CANCELLED)
+                     if r.status is MemberStatus.PENDING or r.name in self.unreadable else r
+                     for r in self._ordered())
+        findings: tuple[Finding, ...] = (FILE_CHANGED.finding(
+            f"{exc}; the archive is not verified"),)
+        why = None
+        if self.opened.structure_deferred:
+            why = "the file changed on disk before the structure was checked"
+            findings += (_not_checked(why),)
+        return CheckResult(
+            findings=findings, structure_unchecked=why,
+            checksums=ChecksumTable(rows, verified=False),
+            summary={"members": members_summary(rows), "checksum_verified": False},
+            header=header_tree(self.opened.header_parts, self.opened.headers,
+                               "not verified: the file changed on disk"),
+            auc=self._no_overview())
 
     def _no_overview(self) -> AucScans | None:
         """The AUC capability as opened without an overview pending (a plot then reads

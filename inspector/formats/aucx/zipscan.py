@@ -36,6 +36,7 @@ from types import MappingProxyType
 from typing import BinaryIO
 
 from inspector.formats.aucx import rules as R
+from inspector.formats.file_identity import FILE_CHANGED, FileChangedError
 from inspector.formats.findings import Finding, Rule
 from inspector.formats.remote_path import as_source
 
@@ -602,6 +603,8 @@ def scan_zip(path: Path) -> ZipScan:
             scanner = _Scanner(p, fh)
             scanner.run()
             return scanner.result()
+    except FileChangedError as exc:  # a snapshot's path now names another file
+        return ZipScan(p, fatal=True, problems=(FILE_CHANGED.finding(str(exc)),))
     except OSError as exc:
         return ZipScan(p, fatal=True, problems=(R.FILE_UNREADABLE.finding(
             f"the file cannot be read: {exc.strerror or type(exc).__name__}"),))

@@ -51,7 +51,9 @@ class RecordingReader:
 
     format_id = str(FormatId.RECORDING)
     display_name = "VneuroTK recordings"
-    file_patterns = ("*.h5", "*.hdf5")
+    file_patterns = ("*.h5", "*.hdf5", "*.nwb")
+    #: Names a folder walk reports whatever the file holds (:mod:`inspector.formats.discovery`).
+    walk_patterns = file_patterns
     priority = 10
     opens_folders = False
 

@@ -31,6 +31,7 @@ import numpy as np
 
 from inspector.formats.arrays import ArrayRef
 from inspector.formats.capabilities import AttributePage, ObjectData
+from inspector.formats.file_identity import FILE_CHANGED, FileChangedError
 from inspector.formats.findings import cause
 from inspector.formats.node_data import (
     LinkInfo,
@@ -55,7 +56,7 @@ from inspector.formats.vneurotk.hdf5_types import (
     link_info,
     type_info,
 )
-from inspector.formats.vneurotk.source import FileChangedError, H5Source
+from inspector.formats.vneurotk.source import H5Source
 from inspector.formats.vneurotk.tree import attribute_page
 
 #: Largest attribute read (bytes as stored): HDF5 reads an attribute whole.
@@ -285,8 +286,7 @@ class H5Objects:
                 found = self._lookup(location, escaped=True)
             return found
         except FileChangedError as exc:
-            raise NodeReadError(R.DATA_UNREADABLE.finding(f"{location}: {exc}",
-                                                          location)) from exc
+            raise NodeReadError(FILE_CHANGED.finding(f"{location}: {exc}", location)) from exc
         except (OSError, RuntimeError, ValueError, TypeError) as exc:
             raise NodeReadError(R.FILE_CORRUPT.finding(
                 f"{location}: HDF5 cannot open it: {cause(exc)}",
@@ -357,7 +357,7 @@ class H5Objects:
                     f"{where}: no object there any more", where))
             total, nodes = attribute_page(found[0], where, start, count)
         except FileChangedError as exc:
-            raise NodeReadError(R.DATA_UNREADABLE.finding(f"{where}: {exc}", where)) from exc
+            raise NodeReadError(FILE_CHANGED.finding(f"{where}: {exc}", where)) from exc
         except _H5_ERRORS as exc:
             raise NodeReadError(R.TREE_ATTRIBUTES_UNREADABLE.finding(
                 f"{where}: attributes cannot be listed: {cause(exc)}", where)) from exc

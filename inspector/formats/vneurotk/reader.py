@@ -192,6 +192,7 @@ def open_recording(path: Path, *, hash_arrays: bool = False) -> Document:
         return doc
     doc.header.add("format", "VneuroTK recording (HDF5)")
     doc.on_close(src.close)
+    doc.snapshot_check = src.check
     doc.object_data = object_data(src)
     if src.lock_warning:
         doc.report(R.FILE_LOCK_BYPASSED, src.lock_warning)

@@ -5,7 +5,8 @@ remembers the file's identity (device, inode, size, modification time) and
 checks it before every lazy read: a file atomically replaced while a
 document is open (seed, "Atomic writes": lazy readers "fail explicitly if the
 pathname is later atomically replaced") raises :class:`FileChangedError`
-instead of mixing two snapshots.
+instead of mixing two snapshots (the identity and the error are shared by
+every format: :mod:`inspector.formats.file_identity`).
 
 Locking: HDF5 takes a shared lock when reading.  If another process holds an
 exclusive lock (a writer), the file is reopened without locking and the
@@ -33,6 +34,7 @@ from typing import IO, Any
 import h5py
 import numpy as np
 
+from inspector.formats.file_identity import check_identity, identity_of
 from inspector.formats.findings import Finding, Rule, cause
 from inspector.formats.remote_path import RemotePath
 from inspector.formats.vneurotk import elink_guard, hdf5_heap
@@ -85,10 +87,6 @@ def step_finding(exc: BaseException) -> Finding:
     return R.READ_FAILED.finding(f"a value cannot be decoded: {cause(exc)}")
 
 
-class FileChangedError(OSError):
-    """The file behind an open document was replaced, removed or modified."""
-
-
 class OpenError(Exception):
     """The file cannot be opened as HDF5 (the rule and message of the finding)."""
 
@@ -96,10 +94,6 @@ class OpenError(Exception):
         super().__init__(message)
         self.rule = rule
         self.message = message
-
-
-def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 _LOCK_PHRASES = ("unable to lock file", "lock file", "file locking", "locking disabled")
@@ -179,7 +173,7 @@ class H5Source:
             st = os.stat(self.path)
         except OSError as exc:
             raise OpenError(R.FILE_UNREADABLE, f"cannot stat the file: {exc}") from exc
-        self.identity = _identity(st)
+        self.identity = identity_of(st)
         _register_exit_hook()
         self.file = self._open()
         hdf5_heap.register(self.file, self.path)
@@ -188,7 +182,7 @@ class H5Source:
         try:
             fd = self.file.id.get_vfd_handle()
             fd = fd[0] if isinstance(fd, tuple) else fd
-            opened = _identity(os.fstat(int(fd)))
+            opened = identity_of(os.fstat(int(fd)))
             if self.identity is None or opened[:2] != self.identity[:2]:
                 self.identity = opened
         except (AttributeError, OSError, TypeError, ValueError):
@@ -252,22 +246,11 @@ class H5Source:
 
     # -- guard -------------------------------------------------------------
     def check(self) -> None:
-        """Raise :class:`FileChangedError` if the path no longer names the opened file."""
+        """Raise :class:`FileChangedError` if the path no longer names the opened file
+        (:func:`~inspector.formats.file_identity.check_identity`)."""
         if isinstance(self.path, RemotePath):
             return
-        try:
-            now = _identity(os.stat(self.path))
-        except FileNotFoundError as exc:
-            raise FileChangedError(
-                "the file was removed after it was opened; reopen it to see its "
-                "current contents (VneuroTK format document, 'Atomic writes')"
-            ) from exc
-        if now != self.identity:
-            raise FileChangedError(
-                "the file changed on disk (replaced or modified) after it was opened; "
-                "reopen it instead of mixing file snapshots (VneuroTK format document, "
-                "'Atomic writes')"
-            )
+        check_identity(self.path, self.identity)
 
     def read(self, dataset: h5py.Dataset, selection: Any = Ellipsis) -> np.ndarray:
         """Read ``dataset[selection]`` after checking the file identity.

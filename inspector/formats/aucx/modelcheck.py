@@ -21,13 +21,14 @@ first:
 
 A problem is ``(rule, message, location)``; the location is the member and
 the JSON path (``experiment.json:scans[2].channel``), the message names the
-model, the rule broken and the value found.  pydantic is imported only when
+JSON path, the model, the rule broken and the value found.  pydantic is imported only when
 a member is checked (:mod:`.schema`).  Nothing here imports Qt.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from inspector.formats.aucx import layout as L
@@ -72,20 +73,20 @@ def model_problems(name: str, value: Any, member: str, path: str) -> list[Proble
     try:
         model.model_validate(value)
     except ValidationError as exc:
-        return [_problem(model.__name__, error, f"{member}:{path}")
+        return [_problem(model.__name__, error, member, path)
                 for error in exc.errors(include_url=False)]
     return []
 
 
-def _problem(model: str, error: Any, base: str) -> Problem:
-    where = json_path(base, tuple(error.get("loc", ())))
+def _problem(model: str, error: Any, member: str, path: str) -> Problem:
+    inner = json_path(path, tuple(error.get("loc", ())))
     if error.get("type") == "missing":
         found = "the key is missing"
     else:
         found = f"found {shown(error.get('input'))}"
     msg = str(error.get("msg", "invalid"))
-    return (R.JSON_MODEL_INVALID,
-            f"{where} breaks openauc's {model}: {msg}; {found}", where)
+    return (R.JSON_MODEL_INVALID, f"{inner} breaks openauc's {model}: {msg}; {found}",
+            f"{member}:{inner}")
 
 
 def _kind(value: Any) -> str:
@@ -107,11 +108,11 @@ def _records(payload: dict[str, Any], key: str, model: str) -> list[Problem]:
             return []  # nothing to iterate: openauc reads no record
         what = "keys" if isinstance(value, dict) else "characters"
         return [(R.EXPERIMENT_INVALID,
-                 f"{where} must be a list of {model} records: openauc iterates it and gets "
+                 f"{key} must be a list of {model} records: openauc iterates it and gets "
                  f"the {what} of {_kind(value)}, which are not records; found "
                  f"{shown(value)}", where)]
     return [(R.EXPERIMENT_INVALID,
-             f"{where} must be a list of {model} records: openauc cannot iterate "
+             f"{key} must be a list of {model} records: openauc cannot iterate "
              f"{_kind(value)}; found {shown(value)}", where)]
 
 
@@ -121,7 +122,7 @@ def experiment_problems(payload: dict[str, Any]) -> list[Problem]:
     if "metadata" not in payload:
         where = f"{L.EXPERIMENT}:metadata"
         problems.append((R.JSON_MODEL_INVALID,
-                         f"{where} is required (openauc's ExperimentMetadata); the key is "
+                         "metadata is required (openauc's ExperimentMetadata); the key is "
                          "missing", where))
     else:
         problems += model_problems("metadata", payload["metadata"], L.EXPERIMENT, "metadata")
@@ -217,3 +218,15 @@ def observations_problems(block: dict[str, Any]) -> list[tuple[str, str]]:
         if key in block and openauc_int(block[key]) is None:
             out.append((key, f"is not an integer int() can read; found {shown(block[key])}"))
     return out
+
+
+def finite(value: Any) -> Any:
+    """``value`` with every non-finite float (read from a ``NaN``/``Infinity`` token)
+    replaced by that token as text, so the ``verify --json`` facts stay strict JSON."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return json.dumps(value)
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [finite(v) for v in value]
+    return value

@@ -41,6 +41,7 @@ from inspector.formats.aucx.jsonmember import parse_json_member
 from inspector.formats.aucx.model import build_experiment, scans_table
 from inspector.formats.aucx.modelcheck import (
     experiment_problems,
+    finite,
     observations_problems,
     openauc_int,
     openauc_scan_ids,
@@ -414,7 +415,7 @@ def _facts(op: _Opening, record: dict[str, Any] | None) -> None:
     obs = op.observations
     md = _metadata(op)
     ids = _scan_ids(obs)
-    op.doc.summary.update({
+    op.doc.summary.update(finite({
         "aucx_format_version": m.get("aucx_format_version"),
         "radius_axis_mode": obs.get("mode") if obs.get("mode") in L.MODES else op.mode,
         "n_scans": openauc_int(obs.get("n_scans", 0)) or 0,
@@ -425,7 +426,7 @@ def _facts(op: _Opening, record: dict[str, Any] | None) -> None:
         "experiment_id": (str(md.get("experiment_id")) if md is not None
                           and md.get("experiment_id") is not None else None),
         "export": record,
-    })
+    }))
 
 
 def _model_parts(op: _Opening) -> ModelParts | None:

@@ -180,3 +180,21 @@ def test_an_accepted_lax_source_exports_to_an_archive_openauc_loads(tmp_path):
     with zipfile.ZipFile(dest) as zf:
         written = json.loads(zf.read("experiment.json"))
     assert written["samples"] == [] and written["scans"][0]["index"] == "0"
+
+
+@pytest.mark.parametrize(("member", "code"), [
+    ("manifest.json", "manifest.not-object"), ("experiment.json", "json.not-object"),
+    ("provenance.json", "json.not-object")])
+def test_a_member_that_is_json_null_is_not_an_object(tmp_path, member, code):
+    members = read_members(BASE)
+    i = next(k for k, (name, _) in enumerate(members) if name == member)
+    members[i] = (member, b"null\n")
+    path = tmp_path / "null.aucx"
+    write_archive(path, members)
+    assert not openauc_ok(path)
+    doc = open_archive(path)
+    doc.verify()
+    found = [f for f in doc.findings if f.code == code]
+    assert [(f.location, f.message) for f in found] == [
+        (member, f"{member} must contain a JSON object, got null")]
+    doc.close()

@@ -283,7 +283,7 @@ def _manifest(op: _Opening) -> None:
         return
     if not isinstance(manifest, dict):
         op.report(R.MANIFEST_NOT_OBJECT, f"{L.MANIFEST} must contain a JSON object, got "
-                  f"{type(manifest).__name__}", L.MANIFEST)
+                  f"{'null' if manifest is None else type(manifest).__name__}", L.MANIFEST)
         return
     op.manifest = manifest
     _version(op, manifest.get("aucx_format_version"))

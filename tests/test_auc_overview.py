@@ -58,6 +58,8 @@ def assert_same(got, want):
             assert (p.start, p.collapsed) == (q.start, q.collapsed)
             np.testing.assert_array_equal(p.x, q.x)
             np.testing.assert_array_equal(p.y, q.y)
+#: A scan's elapsed time as openauc's ScanMetadata requires one.
+ELAPSED = {"value": 0.0, "unit": "s", "status": "present"}
 
 
 def assert_oracle(env, radius, signal, mask):
@@ -157,7 +159,8 @@ def _base(scans, points, per_scan):
     ids = [f"s{i}" for i in range(scans)]
     return AucExperiment(
         metadata={"experiment_id": "overview-test", "name": "t"}, instrument=None, samples=[],
-        scans=[{"scan_id": s, "index": i} for i, s in enumerate(ids)], provenance=None,
+        scans=[{"scan_id": s, "index": i, "elapsed_time": ELAPSED}
+               for i, s in enumerate(ids)], provenance=None,
         mode="per_scan" if per_scan else "shared", radius_unit="cm", signal_unit="AU",
         scan_ids=ids, radius=np.tile(radius, (scans, 1)) if per_scan else radius,
         signal=np.zeros((scans, points)), mask=np.ones((scans, points), bool))

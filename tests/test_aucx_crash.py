@@ -27,6 +27,8 @@ from inspector.formats.aucx.atomicfile import TEMP_PREFIX, TEMP_SUFFIX, remove_s
 
 WHEN = "2026-01-01T00:00:00Z"
 WORKTREE = Path(inspector.__file__).resolve().parents[1]
+#: A scan's elapsed time as openauc's ScanMetadata requires one.
+ELAPSED = {"value": 0.0, "unit": "s", "status": "present"}
 
 
 def _experiment(n_scans: int = 10, n_points: int = 20_000) -> AucExperiment:
@@ -34,7 +36,8 @@ def _experiment(n_scans: int = 10, n_points: int = 20_000) -> AucExperiment:
     signal = rng.normal(0.5, 0.01, (n_scans, n_points))  # noise: deflate works for it
     return AucExperiment(
         metadata={"experiment_id": "crash"}, instrument=None, samples=[],
-        scans=[{"scan_id": f"s{i}", "index": i} for i in range(n_scans)], provenance=None,
+        scans=[{"scan_id": f"s{i}", "index": i, "elapsed_time": ELAPSED}
+               for i in range(n_scans)], provenance=None,
         mode="shared", radius_unit="cm", signal_unit="AU",
         scan_ids=[f"s{i}" for i in range(n_scans)], radius=np.linspace(6, 7, n_points),
         signal=signal, mask=np.ones(signal.shape, bool))

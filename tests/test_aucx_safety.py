@@ -25,6 +25,8 @@ from tests.conftest import FIXTURES
 BASE = FIXTURES / "aucx" / "src_readiness_rich.aucx"
 _CDIR = struct.Struct("<4s4B4HL2L5H2L")
 _LOCAL = struct.Struct("<4s2B4HL2L2H")
+#: A scan's elapsed time as openauc's ScanMetadata requires one.
+ELAPSED = {"value": 0.0, "unit": "s", "status": "present"}
 
 
 def base_members() -> dict[str, bytes]:
@@ -241,7 +243,8 @@ def big_archive(tmp_path) -> pathlib.Path:
     signal[:, -1] = 1.0
     exp = AucExperiment(
         metadata={"experiment_id": "big"}, instrument=None, samples=[],
-        scans=[{"scan_id": f"s{i}", "index": i} for i in range(n_scans)], provenance=None,
+        scans=[{"scan_id": f"s{i}", "index": i, "elapsed_time": ELAPSED}
+               for i in range(n_scans)], provenance=None,
         mode="shared", radius_unit="cm", signal_unit="AU",
         scan_ids=[f"s{i}" for i in range(n_scans)], radius=np.linspace(6, 7, n_points),
         signal=signal, mask=np.ones(signal.shape, bool))

@@ -125,3 +125,29 @@ def test_export_refuses_to_overwrite_the_open_document(qtbot, tmp_path):
     win.act_export.trigger()
     assert len(d.errors) == 1 and "never" in d.errors[0]
     assert d.replace_asked == [] and src.read_bytes() == before
+
+
+def test_export_of_an_archive_openauc_would_reject_is_refused_naming_why(qtbot, tmp_path):
+    """Issue 34 point 3: a value openauc's models refuse (a scan's cell as a number)."""
+    import json
+
+    from fuzz.aucx_model_edits import read_members, write_archive
+
+    members = read_members(FIXTURES / "aucx/syn_equilibrium_s1_6x200.aucx")
+    i = next(k for k, (name, _) in enumerate(members) if name == "experiment.json")
+    experiment = json.loads(members[i][1])
+    experiment["scans"][2]["cell"] = 1
+    members[i] = ("experiment.json", json.dumps(experiment).encode())
+    src = tmp_path / "cell.aucx"
+    write_archive(src, members)
+    win = _open(qtbot, src)
+    assert not win.act_export.isEnabled()
+    assert "has errors" in win.act_export.toolTip()
+    dest = tmp_path / "new.aucx"
+    d = Dialogs(win, str(dest))
+    with qtbot.waitSignal(win.export_finished, timeout=20000) as sig:
+        win.start_export(src, dest, False)
+    ok, text = sig.args
+    assert not ok and d.errors == [text]
+    assert "experiment.json:scans[2].cell" in text and "ScanMetadata" in text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cell.aucx"]

@@ -71,6 +71,15 @@ def verified(path: Path):
     return doc
 
 
+def openauc_accepts(path: Path) -> bool:
+    """The reference's verdict (``validate_aucx`` and ``load``; any exception refuses)."""
+    openauc = pytest.importorskip("openauc")
+    try:
+        return openauc.validate_aucx(path).is_valid and openauc.load(path) is not None
+    except Exception:  # noqa: BLE001 - any exception is a refusal
+        return False
+
+
 def codes(doc) -> set[tuple[str, str]]:
     return {(f.code, f.location) for f in doc.findings if f.severity == "error"}
 
@@ -139,26 +148,42 @@ def test_overlap_check_finds_spans_inside_an_earlier_long_span():
 
 
 # -- P5: NaN / Infinity ------------------------------------------------------
-@pytest.mark.parametrize("member, edit, token", [
-    ("manifest.json", lambda j: j["observations"].__setitem__("radius_unit", float("nan")), "NaN"),
-    ("manifest.json", lambda j: j.__setitem__("aucx_format_version", float("nan")), "NaN"),
+# Python's json module (so openauc's loader) reads these tokens as non-finite floats:
+# a warning says so, and the place that needs something else is an error of its own rule.
+@pytest.mark.parametrize("member, edit, token, error", [
+    ("manifest.json", lambda j: j["observations"].__setitem__("radius_unit", float("nan")), "NaN",
+     ("manifest.observations-invalid", "manifest.json:observations.radius_unit")),
+    ("manifest.json", lambda j: j.__setitem__("aucx_format_version", float("nan")), "NaN",
+     ("manifest.version-missing", "manifest.json")),
     ("manifest.json", lambda j: j["observations"].__setitem__("n_points", float("-inf")),
-     "-Infinity"),
-    ("provenance.json", lambda j: j["export"].__setitem__("member_count", float("nan")), "NaN"),
-    ("experiment.json", lambda j: j["scans"][0].__setitem__("index", float("inf")), "Infinity"),
+     "-Infinity", ("manifest.observations-invalid", "manifest.json:observations.n_points")),
+    ("provenance.json", lambda j: j["export"].__setitem__("member_count", float("nan")), "NaN",
+     ("json.model-invalid", "provenance.json:export.member_count")),
+    ("experiment.json", lambda j: j["scans"][0].__setitem__("index", float("inf")), "Infinity",
+     ("json.model-invalid", "experiment.json:scans[0].index")),
 ])
-def test_nan_and_infinity_literals_are_findings(tmp_path, member, edit, token):
+def test_nan_and_infinity_literals_are_findings(tmp_path, member, edit, token, error):
     m = base_members()
     payload = json.loads(m[member])
     edit(payload)
     m[member] = json.dumps(payload).encode()  # Python writes NaN / Infinity literals
     assert token.encode() in m[member]
     doc = verified(build(tmp_path / "nan.aucx", m))
-    code = "manifest.not-json" if member == "manifest.json" else "json.invalid"
-    msgs = [f.message for f in doc.findings if f.code == code and f.location == member]
+    msgs = [f.message for f in doc.findings
+            if f.code == "json.non-finite-number" and f.location == member]
     assert len(msgs) == 1
-    assert f"{member} is not valid JSON: {token} is not a JSON value" in msgs[0]
+    assert msgs[0].startswith(f"{member}: {token} is not a JSON number")
+    assert codes(doc) == {error}
     assert_rest_checked(doc)
+
+
+def test_nan_where_openauc_reads_nothing_is_only_a_warning(tmp_path):
+    path = with_manifest(tmp_path / "free.aucx",
+                         lambda j: j["created_by"].__setitem__("version", float("nan")))
+    doc = verified(path)
+    assert doc.ok
+    assert [f.code for f in doc.findings if f.scope == "integrity"] == ["json.non-finite-number"]
+    assert openauc_accepts(path)
 
 
 def test_overflowing_number_is_a_finding(tmp_path):
@@ -166,8 +191,11 @@ def test_overflowing_number_is_a_finding(tmp_path):
     m["manifest.json"] = m["manifest.json"].replace(b'"radius_unit": "cm"',
                                                     b'"radius_unit": 1e999')
     doc = verified(build(tmp_path / "inf.aucx", m))
-    assert ("manifest.not-json", "manifest.json") in codes(doc)
-    assert doc.summary["radius_unit"] is None
+    assert codes(doc) == {("manifest.observations-invalid",
+                           "manifest.json:observations.radius_unit")}
+    assert "1e999 is not a JSON number" in next(
+        f.message for f in doc.findings if f.code == "json.non-finite-number")
+    assert doc.summary["radius_unit"] == "Infinity"
 
 
 # -- P6: lone surrogates ------------------------------------------------------
@@ -263,31 +291,43 @@ def test_json_tree_shows_at_most_max_children():
 
 
 # -- n_scans / n_points --------------------------------------------------------
+# openauc reads both with int() and checks them against nothing: a count that int()
+# reads but the signal contradicts is a warning, one int() cannot read an error.
 def test_huge_n_scans_is_reported(tmp_path):
     path = with_manifest(tmp_path / "n.aucx",
                          lambda j: j["observations"].__setitem__("n_scans", 10**30))
     doc = verified(path)
-    msgs = [f.message for f in doc.findings if f.code == "array.scan-count"]
+    msgs = [f.message for f in doc.findings if f.code == "array.declared-count"]
     assert len(msgs) == 1
     assert f"n_scans = {10**30} but the signal array has 6 row(s)" in msgs[0]
+    assert doc.ok == openauc_accepts(path) is True
 
 
 def test_n_points_must_match_signal_columns(tmp_path):
     path = with_manifest(tmp_path / "p.aucx",
                          lambda j: j["observations"].__setitem__("n_points", 199))
     doc = verified(path)
-    assert ("array.point-count", "manifest.json") in codes(doc)
+    assert [(f.code, f.severity, f.location) for f in doc.findings if f.scope == "integrity"] == [
+        ("array.declared-count", "warning", "manifest.json:observations.n_points")]
     assert doc.summary["n_points"] == 199
 
 
-@pytest.mark.parametrize("value", [-1, 6.0, True, "6", None, [6]])
-def test_n_scans_must_be_a_non_negative_integer(tmp_path, value):
+@pytest.mark.parametrize(("value", "ok", "n"), [
+    (-1, True, -1), (6.0, True, 6), (6.9, True, 6), (True, True, 1), ("6", True, 6),
+    (" 6 ", True, 6), (None, False, 0), ([6], False, 0), ("6.0", False, 0), ("six", False, 0),
+])
+def test_n_scans_is_read_as_int_reads_it(tmp_path, value, ok, n):
     path = with_manifest(tmp_path / "t.aucx",
                          lambda j: j["observations"].__setitem__("n_scans", value))
     doc = verified(path)
+    assert doc.ok == ok == openauc_accepts(path)
     msgs = [f.message for f in doc.findings if f.code == "manifest.observations-invalid"]
-    assert len(msgs) == 1 and "n_scans must be a non-negative integer" in msgs[0]
-    assert doc.summary["n_scans"] == 0
+    assert len(msgs) == (0 if ok else 1)
+    if not ok:
+        assert "observations.n_scans is not an integer int() can read" in msgs[0]
+    assert doc.summary["n_scans"] == n
+    declared = [f for f in doc.findings if f.code == "array.declared-count"]
+    assert len(declared) == (1 if ok and n != 6 else 0)
 
 
 def test_unmodified_base_is_clean(tmp_path):
@@ -429,29 +469,31 @@ def test_entries_up_to_the_cap_are_read_and_the_summary_is_capped(tmp_path, monk
 
 
 # -- quantities of another kind than the reference's ------------------------
-@pytest.mark.parametrize(("field", "value", "said"), [
-    ("temperature", {"value": 20.0, "unit": "degC", "status": []},
-     "status [] is not one of missing, not_applicable, present, unknown"),
-    ("rotor_speed", {"value": 42000, "unit": "rpm", "status": "measured"},
-     'status "measured" is not one of'),
-    ("wavelength", {"value": 280, "unit": {"nm": 1}, "status": "present"},
-     'unit {"nm": 1} is not text'),
+@pytest.mark.parametrize(("field", "value", "where", "said"), [
+    ("temperature", {"value": 20.0, "unit": "degC", "status": []}, "temperature.status",
+     "Input should be 'present', 'missing', 'unknown' or 'not_applicable'; found []"),
+    ("rotor_speed", {"value": 42000, "unit": "rpm", "status": "measured"}, "rotor_speed.status",
+     "Input should be 'present', 'missing', 'unknown' or 'not_applicable'; found \"measured\""),
+    ("wavelength", {"value": 280, "unit": {"nm": 1}, "status": "present"}, "wavelength.unit",
+     "Input should be 'cm', 's', 'rpm',"),
 ])
 def test_a_malformed_scan_quantity_is_a_finding_and_the_rest_is_checked(tmp_path, field,
-                                                                       value, said):
+                                                                       value, where, said):
     """Fuzzing seed 123 (#8415): a list as a temperature's status made the structure facts
     raise (numpy cannot make text of a list beside strings)."""
     m = base_members()
     experiment = json.loads(m["experiment.json"])
     experiment["scans"][2][field] = value
     m["experiment.json"] = json.dumps(experiment).encode()
-    doc = verified(build(tmp_path / "q.aucx", m))
-    where = f"experiment.json:scans[2].{field}"
-    assert codes(doc) == {("experiment.quantity-invalid", where)}
-    [finding] = [f for f in doc.findings if f.code == "experiment.quantity-invalid"]
-    assert finding.message.startswith(f"{where}: {said}")
+    path = build(tmp_path / "q.aucx", m)
+    doc = verified(path)
+    assert codes(doc) == {("json.model-invalid", f"experiment.json:scans[2].{where}")}
+    [finding] = [f for f in doc.findings if f.code == "json.model-invalid"]
+    assert finding.message.startswith(f"scans[2].{where} breaks openauc's ScanMetadata: ")
+    assert said in finding.message
     assert_rest_checked(doc)
     assert doc.structure is None  # (an archive with errors is not examined, as before)
+    assert not openauc_accepts(path)
 
 
 def test_structure_facts_read_a_malformed_quantity_as_no_value():
@@ -469,12 +511,14 @@ def test_structure_facts_read_a_malformed_quantity_as_no_value():
 
 def test_three_independent_problems_are_all_reported_whichever_member_is_refused(
         tmp_path, monkeypatch):
-    """An oversized signal (refused, never inflated), a manifest scan count that the
+    """An oversized signal (refused, never inflated), a manifest scan-ID list that the
     other arrays contradict, and a checksum mismatch in another member: three errors,
-    each at its member, none hidden behind the refused one."""
+    each at its member, none hidden behind the refused one (and the declared n_scans,
+    which openauc never compares, a warning)."""
     m = base_members()
     manifest = json.loads(m["manifest.json"])
-    manifest["observations"]["n_scans"] = 7  # the arrays hold 6 rows
+    manifest["observations"]["scan_ids"].append("extra")  # the arrays hold 6 rows
+    manifest["observations"]["n_scans"] = 7
     m["manifest.json"] = json.dumps(manifest).encode()
     path = build(tmp_path / "three.aucx", m)
     with zipfile.ZipFile(path) as zf:
@@ -492,5 +536,7 @@ def test_three_independent_problems_are_all_reported_whichever_member_is_refused
     assert errors == {("zip.declared-size", "arrays/signal.npy"),
                       ("array.scan-count", "manifest.json"),
                       ("checksums.mismatch", "provenance.json")}
+    warnings = {(f.code, f.location) for f in doc.findings if f.severity == "warning"}
+    assert ("array.declared-count", "manifest.json:observations.n_scans") in warnings
     assert statuses(doc)["arrays/signal.npy"] == "refused"
     assert doc.structure_ok is None

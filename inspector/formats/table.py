@@ -222,7 +222,7 @@ def table_of_rows(rows: list[dict[str, Any]], columns: list[str] | None = None) 
     mixed types).
     """
     plain = _plain_columns(rows, columns)
-    if plain is not None:
+    if plain:  # (no column at all: the DataFrame, which can have none)
         return Table.of_columns(plain, range(len(rows)))
     import pandas as pd
 

@@ -25,6 +25,7 @@ import numpy as np
 from inspector.formats.aucx import layout as L
 from inspector.formats.aucx import rules as R
 from inspector.formats.aucx.arrayrefs import MaskedLineRef, NpyMemberRef
+from inspector.formats.aucx.modelcheck import openauc_int, openauc_scan_ids
 from inspector.formats.aucx.npyfmt import MAX_HEADER_BYTES, NpyHeader, NpyHeaderError, parse_header
 from inspector.formats.aucx.stream import MemberStream
 from inspector.formats.aucx.zipscan import ZipEntry, ZipScan
@@ -39,13 +40,6 @@ def short(value: Any) -> str:
     """A bounded repr of a manifest value for a finding message."""
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
-
-
-def count(value: Any) -> int | None:
-    """``value`` when it is a non-negative integer (not a bool), else None."""
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
-    return None
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
@@ -177,25 +171,29 @@ def _counts_without_signal(mode: str | None, headers: Mapping[str, NpyHeader],
     elif rad is not None and mode == "per_scan" and len(rad.shape) == 2:
         _check_counts(rad, observations, report, "per-scan radius")
     elif rad is not None and mode == "shared" and len(rad.shape) == 1:
-        n = count(observations.get("n_points"))
+        n = openauc_int(observations.get("n_points"))
         if n is not None and n != rad.shape[0]:
-            report(R.ARRAY_POINT_COUNT, f"the manifest declares n_points = {short(n)} but the "
-                   f"shared radius axis has {rad.shape[0]} point(s)", L.MANIFEST)
+            report(R.ARRAY_DECLARED_COUNT, f"the manifest declares n_points = {short(n)} but "
+                   f"the shared radius axis has {rad.shape[0]} point(s)",
+                   f"{L.MANIFEST}:observations.n_points")
 
 
 def _check_counts(sig: NpyHeader, observations: Mapping[str, Any], report: Report,
                   array: str = "signal") -> None:
-    ids = observations.get("scan_ids")
-    if isinstance(ids, list) and len(ids) != sig.shape[0]:
+    """Scan ids (as openauc makes them) against the ``array``'s rows: an error; the
+    declared ``n_scans``/``n_points`` against its rows/columns: a warning (openauc
+    reads them only with ``int()``)."""
+    ids = openauc_scan_ids(observations.get("scan_ids"))
+    if ids is not None and len(ids) != sig.shape[0]:
         report(R.ARRAY_SCAN_COUNT,
                f"the manifest lists {len(ids)} scan id(s) but the {array} array has "
                f"{sig.shape[0]} row(s)", L.MANIFEST)
-    for key, axis, what, rule in (("n_scans", 0, "row(s)", R.ARRAY_SCAN_COUNT),
-                                  ("n_points", 1, "column(s)", R.ARRAY_POINT_COUNT)):
-        n = count(observations.get(key))
+    for key, axis, what in (("n_scans", 0, "row(s)"), ("n_points", 1, "column(s)")):
+        n = openauc_int(observations.get(key))
         if n is not None and n != sig.shape[axis]:
-            report(rule, f"the manifest declares {key} = {short(n)} but the {array} array has "
-                   f"{sig.shape[axis]} {what}", L.MANIFEST)
+            report(R.ARRAY_DECLARED_COUNT, f"the manifest declares {key} = {short(n)} but the "
+                   f"{array} array has {sig.shape[axis]} {what}",
+                   f"{L.MANIFEST}:observations.{key}")
 
 
 def _check_radius(mode: str, rad: NpyHeader, sig: NpyHeader, report: Report) -> None:

@@ -5,7 +5,8 @@ JSON encoded as UTF-8 (AUCX on-disk notes §1).  Python's :func:`json.loads`
 is more lenient and less robust than that, so :func:`parse_json_member`:
 
 * rejects ``NaN``, ``Infinity`` and ``-Infinity`` (not JSON values, RFC 8259
-  §6) and numbers that overflow to an infinite float (``1e999``);
+  §6) and numbers that overflow to an infinite float (``1e999``), unless
+  asked to read them as Python (and openauc) does;
 * turns every parse failure into a message instead of an exception:
   malformed JSON, bytes that are not UTF-8, integers longer than Python's
   digit limit (``ValueError``), nesting deep enough to exhaust the
@@ -18,7 +19,8 @@ is more lenient and less robust than that, so :func:`parse_json_member`:
   is not interoperable and cannot be written back out as UTF-8).
 
 So a value it returns contains only dicts, lists, strings that are valid
-Unicode, finite floats, ints, bools and None.
+Unicode, floats (finite unless the caller asked for Python's reading of
+``NaN`` and ``Infinity``), ints, bools and None.
 """
 
 from __future__ import annotations
@@ -84,20 +86,48 @@ def _check_tree(value: Any) -> str | None:
     return None
 
 
-def parse_json_member(raw: bytes) -> tuple[Any, str | None]:
+def _lenient(notes: list[str]) -> tuple[Any, Any]:
+    """``parse_constant`` / ``parse_float`` that read NaN, Infinity and overflowing
+    numbers as Python's :mod:`json` does, noting the first one in ``notes``."""
+    def note(text: str) -> None:
+        if not notes:
+            shown = text if len(text) <= 40 else text[:40] + "..."
+            notes.append(f"{shown} is not a JSON number (RFC 8259 §6); it is read as "
+                         f"{float(text)!r}, as Python's json module and openauc read it")
+
+    def constant(token: str) -> float:
+        note(token)
+        return float(token)
+
+    def number(text: str) -> float:
+        value = float(text)
+        if not math.isfinite(value):
+            note(text)
+        return value
+    return constant, number
+
+
+def parse_json_member(raw: bytes, notes: list[str] | None = None) -> tuple[Any, str | None]:
     """``(value, None)`` for acceptable JSON, ``(None, reason)`` otherwise.
 
     ``raw`` is the member's bytes (UTF-8, no byte order mark).  Never raises
     for bad input; ``reason`` is one sentence fit for "<member> is not valid
     JSON: <reason>".  Rules: RFC 8259 (§6 numbers, §8.1 UTF-8, §8.2 Unicode
     strings) and AUCX on-disk notes §1 (members are UTF-8 JSON).
+
+    With ``notes`` (a list), ``NaN``, ``Infinity``, ``-Infinity`` and numbers
+    overflowing a double are read as the non-finite floats Python's
+    :func:`json.loads` (and so openauc 0.1.0a1's loader) makes of them, and one
+    sentence saying so is appended to ``notes``; without it they are refused.
     """
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         return None, f"it is not UTF-8 text ({exc})"
+    constant, number = ((_no_constant, _finite_float) if notes is None
+                        else _lenient(notes))
     try:
-        value = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
+        value = json.loads(text, parse_constant=constant, parse_float=number)
     except _Rejected as exc:
         return None, str(exc)
     except json.JSONDecodeError as exc:

@@ -32,19 +32,23 @@ from typing import Any
 
 from inspector.formats.auc_model import AucExperiment
 from inspector.formats.auc_structure import aucx_location, examine_facts, publish
-from inspector.formats.auc_structure_facts import (
-    SAMPLE_QUANTITIES,
-    SCAN_QUANTITIES,
-    quantity_problem,
-)
 from inspector.formats.aucx import arraycheck
 from inspector.formats.aucx import layout as L
 from inspector.formats.aucx import rules as R
-from inspector.formats.aucx.arraycheck import count, short
+from inspector.formats.aucx.arraycheck import short
 from inspector.formats.aucx.checksums import ChecksumFile, parse_checksums
 from inspector.formats.aucx.jsonmember import parse_json_member
 from inspector.formats.aucx.members import archive_members
 from inspector.formats.aucx.model import build_experiment, scans_table
+from inspector.formats.aucx.modelcheck import (
+    experiment_problems,
+    finite,
+    observations_problems,
+    openauc_int,
+    openauc_scan_ids,
+    provenance_problems,
+    shown,
+)
 from inspector.formats.aucx.npyfmt import NpyHeader
 from inspector.formats.aucx.overview import overview_plan
 from inspector.formats.aucx.state import (
@@ -219,19 +223,25 @@ def _read_small(op: _Opening, name: str) -> bytes | None:
     return data
 
 
-def _parse_json(op: _Opening, member: str, raw: bytes, rule: Rule) -> Any:
-    """Parse a JSON member strictly (:func:`.jsonmember.parse_json_member`);
-    None with a finding of ``rule`` at the member when it is unacceptable."""
+def _parse_json(op: _Opening, member: str, raw: bytes, rule: Rule) -> tuple[bool, Any]:
+    """Parse a JSON member (:func:`.jsonmember.parse_json_member`, NaN and Infinity
+    read as openauc reads them, with a ``json.non-finite-number`` warning):
+    ``(True, value)``, or ``(False, None)`` with a finding of ``rule`` at the
+    member when it is unacceptable."""
     containers = raw.count(b"[") + raw.count(b"{")
     why: str | None
+    notes: list[str] = []
     if containers > MAX_JSON_CONTAINERS:
         value, why = None, (f"it holds {containers} arrays/objects, more than the "
                             f"{MAX_JSON_CONTAINERS} parsed (AUCX metadata has a few per scan)")
     else:
-        value, why = parse_json_member(raw)
+        value, why = parse_json_member(raw, notes)
     if why is not None:
         op.report(rule, f"{member} is not valid JSON: {why}", member)
-    return value
+        return False, None
+    for note in notes:
+        op.report(R.JSON_NON_FINITE, f"{member}: {note}", member)
+    return True, value
 
 
 # -- checksums.sha256 --------------------------------------------------------
@@ -291,13 +301,13 @@ def _manifest(op: _Opening) -> None:
     raw = _read_small(op, L.MANIFEST)
     if raw is None:
         return
-    manifest = _parse_json(op, L.MANIFEST, raw, R.MANIFEST_NOT_JSON)
+    parsed, manifest = _parse_json(op, L.MANIFEST, raw, R.MANIFEST_NOT_JSON)
     del raw
-    if manifest is None:
+    if not parsed:
         return
     if not isinstance(manifest, dict):
         op.report(R.MANIFEST_NOT_OBJECT, f"{L.MANIFEST} must contain a JSON object, got "
-                  f"{type(manifest).__name__}", L.MANIFEST)
+                  f"{'null' if manifest is None else type(manifest).__name__}", L.MANIFEST)
         return
     op.manifest = manifest
     _version(op, manifest.get("aucx_format_version"))
@@ -349,96 +359,48 @@ def _parts(op: _Opening, parts: Any) -> None:
 
 
 def _observations(op: _Opening, block: Any) -> None:
+    """The ``observations`` object as openauc's loader reads it
+    (:func:`.modelcheck.observations_problems`): one finding per bad entry."""
+    where = f"{L.MANIFEST}:observations"
     if not isinstance(block, dict):
+        found = shown(block) if "observations" in (op.manifest or {}) else "no such key"
         op.report(R.MANIFEST_OBSERVATIONS_INVALID,
-                  "the manifest has no 'observations' object", L.MANIFEST)
+                  f"the manifest has no 'observations' object; found {found}", where)
         return
-    problems = []
-    mode = block.get("mode")
-    if mode not in L.MODES:
-        problems.append(f"mode {short(mode)} is not 'shared' or 'per_scan'")
-    else:
-        op.mode = mode
-    for key in ("radius_unit", "signal_unit"):
-        if block.get(key) not in L.UNITS:
-            problems.append(f"{key} {short(block.get(key))} is not one of the fixed unit "
-                            "strings")
-    ids = block.get("scan_ids")
-    if not isinstance(ids, list) or not all(isinstance(x, str) and x.strip() for x in ids):
-        problems.append("scan_ids must be a list of non-empty strings")
-    elif len(set(ids)) != len(ids):
-        problems.append("scan_ids repeat an identifier")
-    for key in ("n_scans", "n_points"):
-        if key in block and count(block[key]) is None:
-            problems.append(f"{key} must be a non-negative integer, got {short(block[key])}")
-    if problems:
+    if isinstance(block.get("mode"), str) and block["mode"] in L.MODES:
+        op.mode = block["mode"]
+    for key, why in observations_problems(block):
         op.report(R.MANIFEST_OBSERVATIONS_INVALID,
-                  "the manifest's 'observations' block is invalid: " + "; ".join(problems),
-                  L.MANIFEST)
+                  f"the manifest's observations.{key} {why}", f"{where}.{key}")
 
 
 # -- experiment.json, provenance.json -------------------------------------------
 def _payload_json(op: _Opening) -> None:
+    """``experiment.json`` and ``provenance.json``: JSON objects whose values
+    openauc's models accept (:mod:`.modelcheck`), every violation a finding at
+    its JSON path."""
     for member in (L.EXPERIMENT, L.PROVENANCE):
         raw = _read_small(op, member) if not op.duplicate(member) else None
         if raw is None:
             continue
-        payload = _parse_json(op, member, raw, R.JSON_INVALID)
+        parsed, payload = _parse_json(op, member, raw, R.JSON_INVALID)
         del raw
-        if payload is None:
+        if not parsed:
             continue
         if not isinstance(payload, dict):
             op.report(R.JSON_NOT_OBJECT, f"{member} must contain a JSON object, got "
-                      f"{type(payload).__name__}", member)
-        elif member == L.EXPERIMENT:
-            _experiment_json(op, payload)
+                      f"{'null' if payload is None else type(payload).__name__}", member)
+            continue
+        if member == L.EXPERIMENT:
+            op.experiment = payload
+            problems = experiment_problems(payload)
         else:
-            _provenance_json(op, payload)
-
-
-def _experiment_json(op: _Opening, payload: dict[str, Any]) -> None:
-    md = payload.get("metadata")
-    if not isinstance(md, dict) or not isinstance(md.get("experiment_id"), str) \
-            or not md.get("experiment_id", "").strip():
-        op.report(R.EXPERIMENT_METADATA_INVALID,
-                  f"{L.EXPERIMENT} needs a 'metadata' object with a non-empty experiment_id",
-                  L.EXPERIMENT)
-    if not isinstance(payload.get("scans", []), list) or not isinstance(
-            payload.get("samples", []), list):
-        op.report(R.EXPERIMENT_INVALID, f"{L.EXPERIMENT} 'scans' and 'samples' must be lists",
-                  L.EXPERIMENT)
-    else:
-        _check_quantities(op, payload)
-    op.experiment = payload
-
-
-def _check_quantities(op: _Opening, payload: dict[str, Any]) -> None:
-    """One finding per scan or sample quantity whose status or unit is of another kind
-    than the reference's ``Quantity`` (the facts read it as no value)."""
-    for kind, fields in (("scans", SCAN_QUANTITIES), ("samples", SAMPLE_QUANTITIES)):
-        for i, record in enumerate(payload.get(kind, [])):
-            if not isinstance(record, dict):
-                continue
-            for name in fields:
-                problem = quantity_problem(record.get(name))
-                if problem is not None:
-                    where = f"{L.EXPERIMENT}:{kind}[{i}].{name}"
-                    op.report(R.EXPERIMENT_QUANTITY_INVALID, f"{where}: {problem}", where)
-
-
-def _provenance_json(op: _Opening, payload: dict[str, Any]) -> None:
-    export = payload.get("export")
-    if isinstance(export, dict):
-        op.export = export
-    else:
-        op.report(R.PROVENANCE_NO_EXPORT, f"{L.PROVENANCE} has no 'export' object",
-                  L.PROVENANCE)
-    imported = payload.get("import")
-    if imported is not None and not isinstance(imported, dict):
-        op.report(R.PROVENANCE_IMPORT_INVALID,
-                  f"{L.PROVENANCE} 'import' must be an object or null", L.PROVENANCE)
-    else:
-        op.imported = imported
+            export, imported = payload.get("export"), payload.get("import")
+            op.export = export if isinstance(export, dict) else None
+            op.imported = imported if isinstance(imported, dict) else None
+            problems = provenance_problems(payload)
+        for rule, message, location in problems:
+            op.report(rule, message, location)
 
 
 # -- arrays ------------------------------------------------------------------
@@ -466,9 +428,9 @@ def _metadata(op: _Opening) -> dict[str, Any] | None:
     return md if isinstance(md, dict) else None
 
 
-def _scan_ids(obs: dict[str, Any]) -> list[Any]:
-    ids = obs.get("scan_ids")
-    return ids if isinstance(ids, list) else []
+def _scan_ids(obs: dict[str, Any]) -> list[str]:
+    """The scan ids as openauc makes them of the manifest's (``[]`` when unreadable)."""
+    return openauc_scan_ids(obs.get("scan_ids", [])) or []
 
 
 def _facts(op: _Opening, record: dict[str, Any] | None) -> None:
@@ -477,24 +439,25 @@ def _facts(op: _Opening, record: dict[str, Any] | None) -> None:
     obs = op.observations
     md = _metadata(op)
     ids = _scan_ids(obs)
-    op.doc.summary.update({
+    op.doc.summary.update(finite({
         "aucx_format_version": m.get("aucx_format_version"),
         "radius_axis_mode": obs.get("mode") if obs.get("mode") in L.MODES else op.mode,
-        "n_scans": count(obs.get("n_scans")) or 0,
-        "n_points": count(obs.get("n_points")) or 0,
-        "scan_ids": [str(x) for x in ids],
+        "n_scans": openauc_int(obs.get("n_scans", 0)) or 0,
+        "n_points": openauc_int(obs.get("n_points", 0)) or 0,
+        "scan_ids": ids,
         "radius_unit": obs.get("radius_unit"),
         "signal_unit": obs.get("signal_unit"),
         "experiment_id": (str(md.get("experiment_id")) if md is not None
                           and md.get("experiment_id") is not None else None),
         "export": record,
-    })
+    }))
 
 
 def _model_parts(op: _Opening) -> ModelParts | None:
     if op.experiment is None or op.mode is None:
         return None
-    return ModelParts(op.experiment, op.imported, {**op.observations, "mode": op.mode})
+    return ModelParts(op.experiment, op.imported,
+                      {**op.observations, "mode": op.mode, "scan_ids": _scan_ids(op.observations)})
 
 
 def _load_small(op: _Opening, parts: ModelParts | None) -> AucExperiment | None:
@@ -521,7 +484,7 @@ def _auc(op: _Opening, loaded: AucExperiment | None) -> AucScans | None:
         return None
     obs = op.observations
     ids = _scan_ids(obs)
-    return AucScans(scan_ids=tuple(str(x) for x in ids),
+    return AucScans(scan_ids=tuple(ids),
                     radius_unit=str(obs.get("radius_unit") or ""),
                     signal_unit=str(obs.get("signal_unit") or ""),
                     experiment_id=op.doc.summary["experiment_id"], experiment=loaded)

@@ -39,6 +39,9 @@ CHECKSUMS = f"{_SEED}, 'Checksums'"
 STRUCTURE = f"{_SEED}, 'Structure'"
 RADIUS_MODES = f"{_SEED}, 'Both radius modes'"
 PROVENANCE = f"{_SEED}, 'Provenance'"
+_OPENAUC_MODELS = ("openauc 0.1.0a1 metadata models (openauc/models/metadata.py, instrument.py, "
+                   "sample.py, scan.py, provenance.py; AUCXExport in formats/aucx.py)")
+_OPENAUC_LOADER = "openauc 0.1.0a1 AUCX loader (openauc/formats/aucx.py)"
 
 # -- the file itself ----------------------------------------------------------
 # The file rules of every format (FILE_NOT_FOUND, FILE_UNREADABLE) come from
@@ -225,8 +228,10 @@ MANIFEST_MEMBER_NOT_IN_PARTS = rule(
     "checksums.sha256.", STRUCTURE)
 MANIFEST_OBSERVATIONS_INVALID = rule(
     "manifest.observations-invalid", E,
-    "The manifest's 'observations' block is missing or has a bad mode, unit, scan id list "
-    "or count.", f"{_NOTES} §1")
+    "The manifest's 'observations' block is missing or not an object, or lacks or has a bad "
+    "mode or unit, scan ids openauc cannot read (not iterable, or empty or repeated once "
+    "made text) or an n_scans/n_points that int() cannot read.",
+    f"{_NOTES} §1; {_OPENAUC_LOADER} (_observations_from, inspect_aucx)")
 MANIFEST_MODE_INFERRED = rule(
     "manifest.mode-inferred", INFO,
     "The radius axis mode was taken from the radius array's dimensionality because the "
@@ -239,28 +244,34 @@ JSON_INVALID = rule(
 JSON_NOT_OBJECT = rule(
     "json.not-object", E,
     "experiment.json or provenance.json does not hold a JSON object.", f"{_NOTES} §1")
-EXPERIMENT_METADATA_INVALID = rule(
-    "experiment.metadata-invalid", E,
-    "experiment.json has no 'metadata' object with a non-empty experiment_id.",
-    f"{_NOTES} §1 (experiment.json)")
+JSON_NON_FINITE = rule(
+    "json.non-finite-number", W,
+    "A JSON member writes NaN, Infinity or a number beyond the double range: not RFC 8259 "
+    "JSON, but read as a non-finite float by Python's json module and so by openauc; a "
+    "place that needs a finite number reports it under its own rule.",
+    f"RFC 8259 §6; {_OPENAUC_LOADER} (json.loads)")
+JSON_MODEL_INVALID = rule(
+    "json.model-invalid", E,
+    "A value of experiment.json (metadata, instrument, samples, scans) or provenance.json "
+    "(import, export) breaks the openauc metadata model it is loaded into: a required key "
+    "missing, an unknown key, a value of the wrong type (after pydantic's lax coercions), "
+    "an enumeration value or date openauc does not know, or a quantity rule (a present "
+    "value is finite, others carry none; units of the right kind; no negative speed, time "
+    "or wavelength); openauc cannot load such an archive.",
+    f"{_OPENAUC_MODELS}; {_OPENAUC_LOADER}")
 EXPERIMENT_INVALID = rule(
     "experiment.invalid", E,
-    "experiment.json's 'scans' or 'samples' is not a list.", f"{_NOTES} §1 (experiment.json)")
-EXPERIMENT_QUANTITY_INVALID = rule(
-    "experiment.quantity-invalid", E,
-    "A scan or sample quantity in experiment.json has a status that is not a reference "
-    "status (present, missing, unknown, not_applicable) or a unit that is not text.",
-    f"{_SEED}, 'Both radius modes' (quantities round-trip with their units and "
-    "present/missing/unknown/not-applicable statuses)")
+    "experiment.json's 'scans' or 'samples' is neither absent nor a list of records: "
+    "openauc iterates it, so null, a number or a boolean cannot be read and non-empty text "
+    "or an object yields characters or keys that are not records.",
+    f"{_OPENAUC_LOADER} (_experiment_from)")
 EXPERIMENT_NOT_LOADED = rule(
     "experiment.not-loaded", W,
     "The parts read at open could not be assembled into an experiment model.",
     f"{_NOTES} §4 step 7")
 PROVENANCE_NO_EXPORT = rule(
-    "provenance.no-export", E, "provenance.json has no 'export' object.", PROVENANCE)
-PROVENANCE_IMPORT_INVALID = rule(
-    "provenance.import-invalid", E,
-    "provenance.json's 'import' is neither an object nor null.", PROVENANCE)
+    "provenance.no-export", E, "provenance.json has no 'export' object.",
+    f"{PROVENANCE}; {_OPENAUC_LOADER} (_export_record)")
 
 # -- arrays ---------------------------------------------------------------------
 ARRAY_UNREADABLE = rule(
@@ -293,12 +304,12 @@ ARRAY_SHAPE = rule(
     "The shapes of radius, signal and mask do not fit together.", RADIUS_MODES)
 ARRAY_SCAN_COUNT = rule(
     "array.scan-count", E,
-    "The number of scan ids or the declared n_scans disagrees with the signal's rows.",
-    SAFETY)
-ARRAY_POINT_COUNT = rule(
-    "array.point-count", E,
-    "The declared n_points disagrees with the signal's columns.",
-    f"{SAFETY} (declared shapes must match the stored arrays)")
+    "The number of scan ids disagrees with the signal's rows.", SAFETY)
+ARRAY_DECLARED_COUNT = rule(
+    "array.declared-count", W,
+    "The manifest's n_scans or n_points disagrees with the signal's rows or columns; "
+    "openauc reads both only as integers and describes the arrays by their shapes.",
+    f"{_NOTES} §1; {_OPENAUC_LOADER} (inspect_aucx)")
 ARRAY_SHARED_MASK_NOT_ALL_TRUE = rule(
     "array.shared-mask-not-all-true", E,
     "A shared-axis archive's mask has a False entry; in shared mode every value is real.",

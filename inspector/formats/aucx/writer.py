@@ -241,16 +241,34 @@ def _members(exp: AucExperiment, when: datetime | None,
     if problems:
         raise ArchiveWriteError("cannot write AUCX 1.0: " + "; ".join(problems))
     arrays = {L.RADIUS: radius, L.SIGNAL: signal, L.MASK: mask}
+    experiment = experiment_record(exp)
+    provenance = {"import": import_record(exp.provenance), "export": _export_record(when, creator)}
+    _check_models(experiment, provenance)
     try:
         json_members = {
             L.MANIFEST: dumps(_manifest(exp, arrays, when, creator)),
-            L.EXPERIMENT: dumps(experiment_record(exp)),
-            L.PROVENANCE: dumps({"import": import_record(exp.provenance),
-                                 "export": _export_record(when, creator)}),
+            L.EXPERIMENT: dumps(experiment),
+            L.PROVENANCE: dumps(provenance),
         }
     except (TypeError, ValueError) as exc:
         raise ArchiveWriteError(f"cannot encode the experiment as JSON: {exc}") from exc
     return json_members, arrays
+
+
+def _check_models(experiment: dict[str, Any], provenance: dict[str, Any]) -> None:
+    """Refuse metadata openauc 0.1.0a1 could not load (:mod:`.modelcheck`).
+
+    Raises:
+        ArchiveWriteError: naming the first few violations.
+    """
+    from inspector.formats.aucx.modelcheck import experiment_problems, provenance_problems
+
+    problems = experiment_problems(experiment) + provenance_problems(provenance)
+    if problems:
+        listed = "; ".join(message for _, message, _ in problems[:5])
+        more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
+        raise ArchiveWriteError(f"cannot write AUCX 1.0: the metadata breaks openauc's "
+                                f"models: {listed}{more}")
 
 
 def _write_zip(fh: IO[bytes], json_members: dict[str, bytes],

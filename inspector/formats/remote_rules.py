@@ -51,7 +51,8 @@ UNREACHABLE = rule(
 TOO_LARGE = rule(
     "remote.too-large", Severity.ERROR,
     "A file that is read whole (a CSV/TSV scan table or its manifest) is larger than the cap "
-    "for whole reads over the network.", _CONTRACT)
+    "for whole reads over the network, or a folder's directory index page is larger than "
+    "the cap for index pages (8 MiB).", _CONTRACT)
 CANCELLED = rule(
     "remote.cancelled", Severity.ERROR,
     "Reading was cancelled before the object was read.", _CONTRACT)

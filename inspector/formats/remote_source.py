@@ -18,6 +18,10 @@ The optional disk cache (:class:`DiskCache`, in the user's cache folder)
 keeps blocks across runs, keyed by URL and validator, size-capped, least
 recently used out first.
 
+Each request has an overall deadline (``request_deadline``) and the requests of
+one resource share another (``document_deadline``, the sum of their durations):
+past it every later read fails with ``remote.document-deadline``.
+
 Faults are :class:`~.remote_transport.RemoteError` (an ``OSError``) carrying
 a rule of :mod:`.remote_rules`; readers treat them as unreadable bytes, and
 :attr:`RemoteResource.faults` keeps the first of each kind so that the

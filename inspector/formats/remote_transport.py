@@ -2,7 +2,9 @@
 :mod:`.remote_rules`.
 
 :meth:`Transport.fetch` asks for bytes ``[start, end)`` and returns an
-:class:`Answer`; every request has a timeout (connect and between bytes).
+:class:`Answer`; every request has a timeout (connect and between bytes) and an
+overall deadline, reads at most the bytes asked for (never decompressed) and
+checks the declared size and range (:mod:`.remote_bounds`).
 Every answer's validator (ETag, Last-Modified, size) is compared with the
 first one: a mismatch is ``remote.changed`` (RFC 9110 §8.8); S3 requests
 also send ``If-Match``.  HTTP follows at most ``max_redirects`` redirects.

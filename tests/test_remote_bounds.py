@@ -210,3 +210,33 @@ def test_the_limits_come_from_the_environment(monkeypatch):
     monkeypatch.setenv("INSPECTOR_REMOTE_DOCUMENT_DEADLINE_S", "soon")
     options = RemoteOptions.from_environment()
     assert (options.request_deadline, options.document_deadline) == (120.0, 3600.0)
+
+
+def test_s3_answers_read_whole_by_botocore_are_capped():
+    """A listing page (or error document) without end: read up to the cap, then refused."""
+    awsrequest = pytest.importorskip("botocore.awsrequest")
+    from inspector.formats.remote_bounds import S3_ANSWER_CAP, BoundedS3Session
+
+    raw = _Endless()
+
+    class Inner:
+        def send(self, request):
+            assert request.stream_output  # asked streamed, so that botocore reads nothing
+            return awsrequest.AWSResponse("http://127.0.0.1:9/lab", 200, {}, raw)
+
+    class Request:
+        stream_output = False
+
+    session = BoundedS3Session(Inner(), 60.0, "s3://lab/run/")
+    with pytest.raises(RemoteError) as err:
+        session.send(Request())
+    assert err.value.rule is R.TOO_LARGE and raw.read_bytes == S3_ANSWER_CAP + 1
+
+
+def test_an_s3_listing_through_the_bounded_session_is_the_listing(tmp_path):
+    from s3_server import moto_s3
+
+    objects = {f"run/scan{i}.RA1": b"x" * i for i in range(3)}
+    with moto_s3(objects) as endpoint:
+        listing = list_folder(RemotePath("s3://lab/run/", RemoteOptions(s3_endpoint=endpoint)))
+    assert [p.name for p in listing.files] == ["scan0.RA1", "scan1.RA1", "scan2.RA1"]

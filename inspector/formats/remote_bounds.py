@@ -208,3 +208,74 @@ def check_declared(size: int, limit: int, url: str, said: str) -> None:
         raise RemoteError(R.DECLARED_TOO_LARGE, f"{url} declares {size} bytes ({said}), more "
                           f"than the {limit} bytes of the largest object opened over the "
                           "network; it is not read")
+
+
+#: Bytes of a non-streamed S3 answer (a ``ListObjectsV2`` page of 1 000 keys is about
+#: 300 KB; an error document a few hundred bytes) read at most.
+S3_ANSWER_CAP = 8 << 20
+
+
+class BoundedS3Session:
+    """Stands for botocore's HTTP session of one client: the answers botocore would read
+    whole (every operation but ``GetObject``'s body, and every error document) are read
+    here within :data:`S3_ANSWER_CAP` bytes and the request deadline.
+
+    botocore reads such bodies with no limit (``AWSResponse.content``); this session
+    asks the wrapped one for a streamed answer and fills the answer's content itself.
+
+    Args:
+        inner: botocore's ``URLLib3Session`` of the client.
+        seconds: the request deadline.
+        url: the object or folder URL, for messages.
+    """
+
+    def __init__(self, inner: Any, seconds: float, url: str) -> None:
+        self._inner = inner
+        self._seconds = seconds
+        self._url = url
+
+    def send(self, request: Any) -> Any:
+        """Send ``request``; the answer, its content read here unless streamed.
+
+        Raises:
+            RemoteError: ``remote.too-large`` (an answer beyond the cap) or
+                ``remote.request-deadline``; botocore's own errors as they are.
+        """
+        streamed = bool(request.stream_output)
+        request.stream_output = True
+        response = self._inner.send(request)
+        if streamed and response.status_code < 300:
+            return response
+        what = f"an answer of the store for {self._url}"
+        raw = response.raw
+        complete = False
+        with Deadline(self._seconds, what) as deadline:
+            deadline.attach(getattr(raw, "connection", None))
+            try:
+                content = read_body(chunks(raw), S3_ANSWER_CAP, deadline, what)
+                complete = True
+            except RemoteError as exc:
+                if exc.rule is R.ANSWER_TOO_LONG:
+                    raise RemoteError(R.TOO_LARGE, f"{what} is larger than the "
+                                      f"{S3_ANSWER_CAP} bytes read of one answer") from None
+                raise
+            except Exception:
+                if deadline.expired:
+                    raise deadline.error() from None
+                raise
+            finally:
+                _finish(raw, complete)
+        response._content = content  # what AWSResponse.content would have read, bounded
+        return response
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def _finish(raw: Any, complete: bool) -> None:
+    """Close ``raw`` unless its body was read to the end (its connection must not serve
+    another request), then give its connection back to the pool."""
+    if not complete and hasattr(raw, "close"):
+        raw.close()
+    if hasattr(raw, "release_conn"):
+        raw.release_conn()

@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 from inspector.formats import remote_rules as R
 from inspector.formats.remote_bounds import (
+    BoundedS3Session,
     Deadline,
     check_declared,
     chunks,
@@ -342,8 +343,12 @@ class S3Transport:
             config = Config(connect_timeout=t, read_timeout=t,
                             retries={"max_attempts": 1, "mode": "standard"},
                             s3={"addressing_style": "path"} if endpoint else None)
-            self._client = boto3.session.Session().client("s3", endpoint_url=endpoint,
-                                                          config=config)
+            client = boto3.session.Session().client("s3", endpoint_url=endpoint, config=config)
+            endpoint_obj = getattr(client, "_endpoint", None)
+            if endpoint_obj is not None and hasattr(endpoint_obj, "http_session"):
+                endpoint_obj.http_session = BoundedS3Session(
+                    endpoint_obj.http_session, self._options.request_deadline, self.url)
+            self._client = client
         return self._client
 
     def fetch(self, start: int, end: int, expect: Validator | None,

@@ -57,6 +57,7 @@ class Deadline:
         self._done = threading.Event()
         self._expired = threading.Event()
         self._start = time.monotonic()
+        self._outer: Deadline | None = None
         self._thread = threading.Thread(target=self._watch, daemon=True,
                                         name="inspector-remote-deadline")
 
@@ -96,13 +97,14 @@ class Deadline:
 
     def __enter__(self) -> Deadline:
         self._start = time.monotonic()
+        self._outer = getattr(_CURRENT, "deadline", None)
         _CURRENT.deadline = self
         self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._done.set()
-        _CURRENT.deadline = None
+        _CURRENT.deadline = self._outer
 
 
 def _shut(conn: Any) -> None:
@@ -181,7 +183,7 @@ def read_body(read: Callable[[int], bytes], limit: int, deadline: Deadline,
         buf += piece
         if len(buf) > limit:
             raise RemoteError(R.ANSWER_TOO_LONG, f"the answer for {what} goes on past the "
-                              f"{limit} bytes asked for; reading stopped there")
+                              f"{limit} bytes it should hold; reading stopped there")
 
 
 def refuse_coding(headers: Any, what: str) -> None:

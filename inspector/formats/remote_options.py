@@ -1,4 +1,5 @@
-"""How remote objects are read: timeouts, block sizes, caches, the S3 endpoint.
+"""How remote objects are read: timeouts, deadlines, limits, block sizes, caches, the S3
+endpoint.
 
 See :mod:`.remote_source` and docs/architecture.md, "Remote sources".  Nothing
 here imports Qt.
@@ -36,6 +37,13 @@ class RemoteOptions:
 
     Attributes:
         timeout: seconds each request may wait to connect and between bytes.
+        request_deadline: seconds one request may take in all, from sending it to its
+            last byte (``remote.request-deadline`` beyond).
+        document_deadline: seconds the requests of one document (one URL) may take in
+            all, summed (``remote.document-deadline`` beyond; every later read fails).
+        max_object: largest object size in bytes a server may declare (Content-Range
+            total, Content-Length, S3 size) for the object to be read
+            (``remote.declared-too-large`` beyond).
         max_redirects: redirects followed before ``remote.redirect-loop``.
         min_block: block size in bytes (the first read of a region).
         max_block: largest read-ahead in bytes of a sequential reader.
@@ -48,6 +56,9 @@ class RemoteOptions:
     """
 
     timeout: float = 30.0
+    request_deadline: float = 120.0
+    document_deadline: float = 3600.0
+    max_object: int = 1 << 40
     max_redirects: int = 10
     min_block: int = 100 * KIB
     max_block: int = 4 * MIB
@@ -59,12 +70,29 @@ class RemoteOptions:
 
     @staticmethod
     def from_environment(s3_endpoint: str | None = None) -> RemoteOptions:
-        """Defaults, with the disk cache on when ``INSPECTOR_REMOTE_CACHE_MB`` is a size > 0
-        (in MiB), in :func:`default_cache_folder`."""
-        try:
-            mib = int(os.environ.get("INSPECTOR_REMOTE_CACHE_MB", "0"))
-        except ValueError:
-            mib = 0
+        """Defaults, changed by the environment: the disk cache is on when
+        ``INSPECTOR_REMOTE_CACHE_MB`` is a size > 0 (in MiB), in
+        :func:`default_cache_folder`; ``INSPECTOR_REMOTE_REQUEST_DEADLINE_S`` and
+        ``INSPECTOR_REMOTE_DOCUMENT_DEADLINE_S`` (seconds > 0) set the deadlines and
+        ``INSPECTOR_REMOTE_MAX_OBJECT_GIB`` (GiB > 0) the largest object.  A value that
+        is not a positive number is ignored."""
+        mib = _number("INSPECTOR_REMOTE_CACHE_MB", 0.0)
         folder = default_cache_folder() if mib > 0 else None
-        return RemoteOptions(disk_cache=folder, disk_cap=max(mib, 1) * MIB,
-                             s3_endpoint=s3_endpoint or _S3_ENDPOINT[0])
+        d = RemoteOptions()
+        gib = _number("INSPECTOR_REMOTE_MAX_OBJECT_GIB", d.max_object / (1 << 30))
+        return RemoteOptions(
+            disk_cache=folder, disk_cap=max(int(mib), 1) * MIB,
+            request_deadline=_number("INSPECTOR_REMOTE_REQUEST_DEADLINE_S", d.request_deadline),
+            document_deadline=_number("INSPECTOR_REMOTE_DOCUMENT_DEADLINE_S",
+                                      d.document_deadline),
+            max_object=int(gib * (1 << 30)),
+            s3_endpoint=s3_endpoint or _S3_ENDPOINT[0])
+
+
+def _number(name: str, default: float) -> float:
+    """The positive number in the environment variable ``name``, else ``default``."""
+    try:
+        value = float(os.environ.get(name, ""))
+    except ValueError:
+        return default
+    return value if value > 0 and value != float("inf") else default

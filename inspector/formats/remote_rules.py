@@ -51,7 +51,47 @@ UNREACHABLE = rule(
 TOO_LARGE = rule(
     "remote.too-large", Severity.ERROR,
     "A file that is read whole (a CSV/TSV scan table or its manifest) is larger than the cap "
-    "for whole reads over the network.", _CONTRACT)
+    "for whole reads over the network, or a folder's directory index page is larger than "
+    "the cap for index pages (8 MiB).", _CONTRACT)
 CANCELLED = rule(
     "remote.cancelled", Severity.ERROR,
     "Reading was cancelled before the object was read.", _CONTRACT)
+ANSWER_TOO_LONG = rule(
+    "remote.answer-too-long", Severity.ERROR,
+    "An answer's body goes on past the bytes that were asked for (a body without end, a "
+    "chunked body that does not stop, or a Content-Length beyond the range asked): reading "
+    "stops at the range's length.",
+    "RFC 9110 (HTTP Semantics) §14.4 'Content-Range' and §15.3.7 '206 Partial Content' (a "
+    "206 body is the range it names); Inspector's remote-source contract "
+    "(docs/architecture.md, 'Remote sources': a byte budget per answer)")
+ENCODED_ANSWER = rule(
+    "remote.encoded-answer", Severity.ERROR,
+    "A range answer has a Content-Encoding (gzip, br...) although Inspector asks for "
+    "'Accept-Encoding: identity': its body is not the bytes of the range, and it is not "
+    "decompressed.",
+    "RFC 9110 (HTTP Semantics) §12.5.3 'Accept-Encoding' (identity) and §14 'Range "
+    "Requests' (ranges are of the selected representation); Inspector's remote-source "
+    "contract (docs/architecture.md, 'Remote sources')")
+DECLARED_TOO_LARGE = rule(
+    "remote.declared-too-large", Severity.ERROR,
+    "The server declares an object (Content-Range total, Content-Length or S3 object size) "
+    "larger than the largest object Inspector opens over the network (RemoteOptions."
+    "max_object, 1 TiB by default): nothing past the first answer is read.",
+    _CONTRACT)
+RANGE_MISMATCH = rule(
+    "remote.range-mismatch", Severity.ERROR,
+    "A 206 answer names (Content-Range) or announces (Content-Length) other bytes than the "
+    "range asked for.",
+    "RFC 9110 (HTTP Semantics) §14.4 'Content-Range' and §15.3.7 '206 Partial Content'")
+REQUEST_DEADLINE = rule(
+    "remote.request-deadline", Severity.ERROR,
+    "One request took longer than its overall deadline (RemoteOptions.request_deadline, "
+    "120 s by default; INSPECTOR_REMOTE_REQUEST_DEADLINE_S), however steadily its bytes "
+    "came: the read is abandoned.",
+    _CONTRACT)
+DOCUMENT_DEADLINE = rule(
+    "remote.document-deadline", Severity.ERROR,
+    "The requests of one document took longer in all than its deadline "
+    "(RemoteOptions.document_deadline, 3600 s by default; "
+    "INSPECTOR_REMOTE_DOCUMENT_DEADLINE_S): every later read of it fails; reopen it.",
+    _CONTRACT)

@@ -18,6 +18,10 @@ The optional disk cache (:class:`DiskCache`, in the user's cache folder)
 keeps blocks across runs, keyed by URL and validator, size-capped, least
 recently used out first.
 
+Each request has an overall deadline (``request_deadline``) and the requests of
+one resource share another (``document_deadline``, the sum of their durations):
+past it every later read fails with ``remote.document-deadline``.
+
 Faults are :class:`~.remote_transport.RemoteError` (an ``OSError``) carrying
 a rule of :mod:`.remote_rules`; readers treat them as unreadable bytes, and
 :attr:`RemoteResource.faults` keeps the first of each kind so that the
@@ -32,6 +36,7 @@ import hashlib
 import io
 import os
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,10 +68,12 @@ class ProbeInfo:
 
 @dataclass
 class Counters:
-    """Requests made and bytes received for one resource (read by benchmarks and progress)."""
+    """Requests made, bytes received and seconds spent in requests for one resource (read
+    by benchmarks and progress; ``seconds`` by the document deadline)."""
 
     requests: int = 0
     bytes: int = 0
+    seconds: float = 0.0
 
 
 class DiskCache:
@@ -219,7 +226,7 @@ class RemoteResource:
             if self._info is not None:
                 return self._info
             try:
-                answer = self._transport.fetch(0, self.block, None)
+                answer = self._timed_fetch(0, self.block, None)
             except RemoteError as exc:
                 raise self._fault(exc) from None
             self._count(answer)
@@ -230,6 +237,32 @@ class RemoteResource:
             if answer.data:
                 self._store(0, answer.data)
             return info
+
+    def _timed_fetch(self, start: int, end: int, expect: Validator | None) -> Answer:
+        """One request, within what is left of the document's deadline (the sum of the
+        durations of its requests, ``options.document_deadline``) and the request deadline.
+
+        Raises:
+            RemoteError: the fetch's fault, or ``remote.document-deadline``.
+        """
+        with self._lock:
+            left = self.options.document_deadline - self.counters.seconds
+        spent = R.DOCUMENT_DEADLINE
+        past = RemoteError(spent, f"the requests for {self.url} took more than the "
+                           f"{self.options.document_deadline:g} s allowed for one document; "
+                           "nothing more is read (reopen it to try again)")
+        if left <= 0:
+            raise past
+        began = time.monotonic()
+        try:
+            return self._transport.fetch(start, end, expect, left)
+        except RemoteError as exc:
+            if exc.rule is R.REQUEST_DEADLINE and left < self.options.request_deadline:
+                raise past from None
+            raise
+        finally:
+            with self._lock:
+                self.counters.seconds += time.monotonic() - began
 
     def _count(self, answer: Answer) -> None:
         with self._lock:
@@ -270,7 +303,7 @@ class RemoteResource:
         if start >= end:
             return b""
         try:
-            answer = self._transport.fetch(start, end, info.validator)
+            answer = self._timed_fetch(start, end, info.validator)
         except RemoteError as exc:
             raise self._fault(exc) from None
         self._count(answer)

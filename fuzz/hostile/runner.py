@@ -47,14 +47,20 @@ def _limit_address_space() -> None:
     os.setsid()
 
 
-def _wait(proc: subprocess.Popen[bytes], limit_s: float) -> tuple[int, Any, bool]:
-    """Wait for ``proc`` up to ``limit_s``; kill its process group past it.
-    Returns (status, rusage, timed_out)."""
-    deadline = time.monotonic() + limit_s
+def _wait(proc: subprocess.Popen[bytes], limit_s: float,
+          interrupt_s: float | None = None) -> tuple[int, Any, bool]:
+    """Wait for ``proc`` up to ``limit_s``; kill its process group past it; send it
+    SIGINT (as Ctrl-C does) after ``interrupt_s``.  Returns (status, rusage, timed_out)."""
+    start = time.monotonic()
+    deadline = start + limit_s
+    interrupt_at = None if interrupt_s is None else start + interrupt_s
     while True:
         pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
         if pid == proc.pid:
             return status, usage, False
+        if interrupt_at is not None and time.monotonic() > interrupt_at:
+            os.kill(proc.pid, signal.SIGINT)
+            interrupt_at = None
         if time.monotonic() > deadline:
             os.killpg(proc.pid, signal.SIGKILL)
             _, status, usage = os.wait4(proc.pid, 0)
@@ -74,7 +80,7 @@ def run_command(case: HostileCase, argv: tuple[str, ...], workdir: Path) -> Comm
         proc = subprocess.Popen([sys.executable, "-m", "inspector", *argv], cwd=workdir,
                                 stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env,
                                 preexec_fn=_limit_address_space)
-        raw_status, usage, timed_out = _wait(proc, case.time_limit_s)
+        raw_status, usage, timed_out = _wait(proc, case.time_limit_s, case.interrupt_after_s)
         seconds = time.monotonic() - start
         proc.returncode = 0  # reaped by wait4 above
         out.seek(0)

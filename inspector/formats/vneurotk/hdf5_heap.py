@@ -55,6 +55,11 @@ MAX_CACHED_HEADERS = 256
 SMALL_DATA_BYTES = 256
 #: Distinct candidate collection addresses checked per attribute.
 MAX_CANDIDATES = 4096
+#: Bytes of one variable-length value (a string or a sequence) read: a larger one is
+#: not read (``hdf5.value-too-large``); ``inspector dump --all`` writes it.
+MAX_VALUE_BYTES = 1 << 20
+#: Bytes of variable-length data read at once (an attribute, or a page of a dataset).
+MAX_READ_BYTES = 64 << 20
 
 _DATATYPE_MSG = 0x0003
 _LAYOUT_MSG = 0x0008

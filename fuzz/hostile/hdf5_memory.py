@@ -12,12 +12,15 @@ shape of each attack at a size just above the product's own per-value limit
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-from fuzz.hostile.case import HostileCase, Scale, static_target
+from fuzz.hostile.case import Builder, HostileCase, Scale, static_target
 from fuzz.hostile.runner import repo_root
 
 _SEED = Path("tests/fixtures/vneurotk/v1/epochs_dense_f64_strids.h5")
@@ -29,6 +32,20 @@ def _value_bytes(scale: Scale) -> int:
     from inspector.formats.vneurotk.hdf5_heap import MAX_VALUE_BYTES
 
     return MAX_VALUE_BYTES + 4096 if scale == "small" else _GB
+
+
+def _isolated(make: Callable[[Path, Scale], Path]) -> Builder:
+    """A :data:`Builder` running ``make`` (a function of this module) in a child process:
+    what HDF5 allocates to write a full-scale input stays out of the runner, whose
+    resident set every command it forks would otherwise start its peak from."""
+    def run(folder: Path, scale: Scale) -> Path:
+        code = ("import sys; from pathlib import Path; from fuzz.hostile import hdf5_memory as m; "
+                f"print(m.{make.__name__}(Path(sys.argv[1]), sys.argv[2]))")
+        done = subprocess.run([sys.executable, "-c", code, str(folder), scale], cwd=repo_root(),
+                              capture_output=True, text=True, check=True)
+        return Path(done.stdout.strip().splitlines()[-1])
+
+    return static_target(run)
 
 
 def _copy_seed(folder: Path, name: str) -> Path:
@@ -144,7 +161,7 @@ CASES = (
     HostileCase(
         name="hdf5-vlen-writer-version",
         area="hdf5-memory",
-        build=static_target(_vlen_writer_version),
+        build=_isolated(_vlen_writer_version),
         commands=(_VERIFY, _VERIFY_HASH, ("dump", "{target}::/@writer_version"),
                   ("dump", "{target}::/@writer_version", "--all", "--out", "{out}.csv"),
                   _WINDOW),
@@ -155,7 +172,7 @@ CASES = (
     HostileCase(
         name="hdf5-vlen-stimulus-id",
         area="hdf5-memory",
-        build=static_target(_vlen_stimulus_id),
+        build=_isolated(_vlen_stimulus_id),
         commands=(_VERIFY, _VERIFY_HASH, ("dump", "{target}::/vision_info/stim_ids/values"),
                   _WINDOW),
         expect_codes=frozenset({"data.value-too-large"}),
@@ -165,7 +182,7 @@ CASES = (
     HostileCase(
         name="hdf5-gzip-bomb-chunk",
         area="hdf5-memory",
-        build=static_target(_gzip_bomb),
+        build=_isolated(_gzip_bomb),
         commands=(_VERIFY, _VERIFY_HASH, ("dump", "{target}::/neuro"),
                   ("dump", "{target}::/neuro", "--out", "{out}.csv"), _WINDOW),
         expect_codes=frozenset({"data.chunk-overflow"}),
@@ -175,7 +192,7 @@ CASES = (
     HostileCase(
         name="hdf5-vds-many-sources",
         area="hdf5-memory",
-        build=static_target(_vds_sources),
+        build=_isolated(_vds_sources),
         commands=(_VERIFY, ("dump", "{target}::/many"), _WINDOW),
         time_limit_s=120.0,
         description="a virtual dataset of 100 000 sources",
@@ -183,7 +200,7 @@ CASES = (
     HostileCase(
         name="hdf5-vlen-strings-dump",
         area="hdf5-memory",
-        build=static_target(_vlen_strings),
+        build=_isolated(_vlen_strings),
         commands=(_VERIFY, ("dump", "{target}::/strings"),
                   ("dump", "{target}::/strings", "--out", "{out}.csv"),
                   ("dump", "{target}::/strings", "--format", "json", "--out", "{out}.json")),
@@ -193,7 +210,7 @@ CASES = (
     HostileCase(
         name="hdf5-declared-huge-dump",
         area="hdf5-memory",
-        build=static_target(_declared_huge),
+        build=_isolated(_declared_huge),
         commands=(("dump", "{target}::/x"), ("dump", "{target}::/x", "--slice", "0:10")),
         exit_codes=frozenset({0, 2}),
         time_limit_s=20.0,
@@ -202,7 +219,7 @@ CASES = (
     HostileCase(
         name="hdf5-declared-huge-dump-all",
         area="hdf5-memory",
-        build=static_target(_declared_huge),
+        build=_isolated(_declared_huge),
         commands=(("dump", "{target}::/x", "--all", "--out", "{out}.csv"),
                   ("dump", "{target}::/x", "--all")),
         exit_codes=frozenset({130}),

@@ -59,7 +59,7 @@ MAX_CANDIDATES = 4096
 #: not read (``hdf5.value-too-large``); ``inspector dump --all`` writes it.
 MAX_VALUE_BYTES = 1 << 20
 #: Bytes of variable-length data read at once (an attribute, or a page of a dataset).
-MAX_READ_BYTES = 64 << 20
+MAX_READ_BYTES = 16 << 20
 
 _DATATYPE_MSG = 0x0003
 _LAYOUT_MSG = 0x0008

@@ -431,7 +431,7 @@ DATA_UNSUPPORTED_TYPE = rule(
 DATA_VALUE_TOO_LARGE = rule(
     "data.value-too-large", WARNING,
     "A variable-length value (a string or sequence) declares more bytes than one value "
-    "read at open or shown (1 MiB), or the values of one read more than 64 MiB in all: "
+    "read at open or shown (1 MiB), or the values of one read more than 16 MiB in all: "
     "sized from their stored descriptors, they are not read; `inspector dump FILE::/path "
     "--all --out FILE` writes a dataset's values in pages.",
     f"{HDF5_SPEC}, III.E 'Global Heap'; {notes('§6')}")

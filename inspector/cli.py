@@ -18,7 +18,8 @@ Exit status of ``verify``: 0 when every file is ok, 1 when any is not (or is
 unreadable), 2 for usage errors (an unreadable ``--from`` list, ``--dask``
 without ``distributed``).  ``dump``: 0 when written, 1 when the node
 cannot be read (the finding on stderr), 2 for usage errors (including a
-selection of more than 10^6 values without ``--all``).
+selection of more than 10^6 values without ``--all``).  Any command stopped
+with Ctrl-C exits with 130 (``dump --out`` leaves no partial file).
 """
 
 from __future__ import annotations
@@ -578,8 +579,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     argv = _take_s3_endpoint(argv)
-    with worker_pool():
-        return _dispatch(argv)
+    try:
+        with worker_pool():
+            return _dispatch(argv)
+    except KeyboardInterrupt:  # Ctrl-C: stop at once, no traceback (a partial --out is removed)
+        print("inspector: interrupted", file=sys.stderr)
+        return INTERRUPTED
+
+
+#: Exit status after Ctrl-C (128 + SIGINT, as shells report it).
+INTERRUPTED = 130
 
 
 def _take_s3_endpoint(argv: list[str]) -> list[str]:

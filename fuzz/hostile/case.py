@@ -28,7 +28,9 @@ class HostileCase:
     its stdout lines are each under ``max_line_bytes``, no byte string of
     ``forbidden_output`` appears in its stdout or stderr, its exit status is in
     ``exit_codes``, and, for a ``verify --json`` command, every code of
-    ``expect_codes`` is among its findings' codes.
+    ``expect_codes`` is among its findings' codes.  With ``interrupt_after_s``, each
+    command gets SIGINT (Ctrl-C) that many seconds after it starts, and
+    ``time_limit_s`` still bounds the whole run.
     """
 
     name: str
@@ -42,6 +44,7 @@ class HostileCase:
     rss_limit_mb: float = 500.0
     max_line_bytes: int = 2_000_000
     description: str = ""
+    interrupt_after_s: float | None = None
     only_scales: frozenset[str] = field(default_factory=lambda: frozenset({"small", "full"}))
 
 

@@ -59,16 +59,23 @@ def _hwm_kb(pid: int) -> int:
     return 0
 
 
-def _wait(proc: subprocess.Popen[bytes], limit_s: float) -> tuple[int, int, bool]:
-    """Wait for ``proc`` up to ``limit_s``; kill its process group past it.
-    Returns (status, the highest VmHWM seen while polling in kB, timed_out)."""
-    deadline = time.monotonic() + limit_s
+def _wait(proc: subprocess.Popen[bytes], limit_s: float,
+          interrupt_s: float | None = None) -> tuple[int, int, bool]:
+    """Wait for ``proc`` up to ``limit_s``; kill its process group past it; send it
+    SIGINT (as Ctrl-C does) after ``interrupt_s``.  Returns (status, the highest VmHWM
+    seen while polling in kB, timed_out)."""
+    start = time.monotonic()
+    deadline = start + limit_s
+    interrupt_at = None if interrupt_s is None else start + interrupt_s
     peak = 0
     while True:
         peak = max(peak, _hwm_kb(proc.pid))
         pid, status = os.waitpid(proc.pid, os.WNOHANG)
         if pid == proc.pid:
             return status, peak, False
+        if interrupt_at is not None and time.monotonic() > interrupt_at:
+            os.kill(proc.pid, signal.SIGINT)
+            interrupt_at = None
         if time.monotonic() > deadline:
             os.killpg(proc.pid, signal.SIGKILL)
             _, status = os.waitpid(proc.pid, 0)
@@ -94,7 +101,8 @@ def run_command(case: HostileCase, argv: tuple[str, ...], workdir: Path) -> Comm
             [sys.executable, "-m", "fuzz.hostile.measure", str(hwm_file), *argv],
             cwd=workdir, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env,
             preexec_fn=_limit_address_space)
-        raw_status, polled_kb, timed_out = _wait(proc, case.time_limit_s)
+        raw_status, polled_kb, timed_out = _wait(proc, case.time_limit_s,
+                                                  case.interrupt_after_s)
         seconds = time.monotonic() - start
         proc.returncode = 0  # reaped by waitpid above
         out.seek(0)

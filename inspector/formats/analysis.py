@@ -645,6 +645,30 @@ class _Piece:
         return self.run()
 
 
+_LIBDEFLATE_INSUFFICIENT_SPACE = 3  # libdeflate.h: the output would not fit
+
+
+class ChunkOverflow(OSError):
+    """A compressed chunk whose stream inflates past the chunk's declared size.
+
+    Inflation stopped at ``declared`` bytes (the chunk's shape times the element
+    size, HDF5 File Format Specification 3.0, "Data Storage - Chunked");
+    :meth:`at` names the dataset and the chunk's offset.
+    """
+
+    def __init__(self, declared: int, dataset: str = "",
+                 offset: tuple[int, ...] | None = None) -> None:
+        self.declared, self.dataset, self.offset = declared, dataset, offset
+        where = f"the chunk at {list(offset)} of {dataset}" if offset is not None and dataset \
+            else "a compressed chunk"
+        super().__init__(f"{where} inflates past its declared size of {declared:,} bytes; "
+                         "inflation stopped there")
+
+    def at(self, dataset: str, offset: tuple[int, ...]) -> ChunkOverflow:
+        """The same overflow, naming the dataset and the chunk's offset."""
+        return ChunkOverflow(self.declared, dataset, tuple(int(o) for o in offset))
+
+
 class _Libdeflate:
     """libdeflate's zlib decoder through ctypes, when the system has it.
 
@@ -681,6 +705,8 @@ class _Libdeflate:
         got = ctypes.c_size_t(0)
         rc = self.lib.libdeflate_zlib_decompress(self._decompressor(), data, len(data),
                                                  out.ctypes.data, size, ctypes.byref(got))
+        if rc == _LIBDEFLATE_INSUFFICIENT_SPACE:
+            raise ChunkOverflow(size)
         if rc != 0 or got.value != size:
             raise OSError(f"corrupt compressed chunk (libdeflate result {rc}, {got.value} of "
                           f"{size} bytes)")
@@ -718,13 +744,30 @@ def _inflate(data: bytes, size: int) -> bytes | np.ndarray:
     """
     if LIBDEFLATE is not None:
         return LIBDEFLATE.inflate(data, size)
+    return zlib_inflate(data, size)
+
+
+def zlib_inflate(data: bytes, size: int) -> bytes:
+    """Inflate one zlib stream of ``size`` decoded bytes with :mod:`zlib`, making at
+    most ``size`` bytes (``decompressobj().decompress(data, max_length)``).
+
+    Raises:
+        ChunkOverflow: the stream holds more than ``size`` bytes.
+        OSError: corrupt data, or fewer than ``size`` bytes.
+    """
+    d = zlib.decompressobj()
     try:
-        raw = zlib.decompress(data, bufsize=max(size, 1 << 14))
+        raw = d.decompress(data, size)
+        if not d.eof and len(raw) == size and d.decompress(d.unconsumed_tail, 1):
+            raise ChunkOverflow(size)
     except zlib.error as exc:
         raise OSError(f"corrupt compressed chunk: {exc}") from exc
     if len(raw) != size:
         raise OSError(f"decoded chunk holds {len(raw)} bytes, expected {size}")
     return raw
+
+
+inflate_chunk = _inflate
 
 
 class _Layout(Protocol):
@@ -788,6 +831,8 @@ def _decode_piece(ref: Any, layout: _Layout, offset: tuple[int, ...],
     try:
         mask, data = ref.read_raw_chunk(offset)
         arr = _decoded_selection(data, mask, layout, local, pick)
+    except ChunkOverflow as exc:  # never handed to HDF5, which would inflate it all
+        raise exc.at(str(getattr(ref, "location", "")), offset) from None
     except (OSError, NotImplementedError):
         arr = None
     if arr is None:

@@ -287,12 +287,15 @@ class Document:
 
     # -- JSON -----------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
-        """The ``verify --json`` object for this document."""
-        return {
+        """The ``verify --json`` object for this document (texts shortened, see
+        :func:`~inspector.formats.report_bounds.bounded`)."""
+        from inspector.formats.report_bounds import bounded
+
+        return bounded({
             "path": os.fspath(self.path),
             "format": str(self.format),
             "ok": self.ok,
             "structure_ok": self.structure_ok,
             "findings": [f.to_json() for f in self.findings],
             "summary": self.summary,
-        }
+        })

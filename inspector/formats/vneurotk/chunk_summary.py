@@ -37,6 +37,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from inspector.formats.analysis import ChunkOverflow
 from inspector.formats.arrays import (
     RAW_SAMPLES_PER_BIN,
     CancelledFn,
@@ -345,6 +346,8 @@ class ChunkSummary:
             try:
                 mask, data = self.ref.read_raw_chunk(offset)
                 return decode_chunk(data, mask, self.layout)[tuple(slice(0, v) for v in valid)]
+            except ChunkOverflow as exc:  # never handed to HDF5, which would inflate it all
+                raise exc.at(str(getattr(self.ref, "location", "")), offset) from None
             except OSError:
                 pass  # odd chunk: let HDF5 decode it
         return np.asarray(self.ref.read(sl))

@@ -21,12 +21,13 @@ Nothing here imports Qt.
 from __future__ import annotations
 
 import os
-import zlib
 from dataclasses import dataclass
 from typing import Any
 
 import h5py
 import numpy as np
+
+from inspector.formats.analysis import zlib_inflate
 
 _FILTER_NAMES = {h5py.h5z.FILTER_DEFLATE: "gzip", h5py.h5z.FILTER_SHUFFLE: "shuffle",
                  h5py.h5z.FILTER_FLETCHER32: "fletcher32"}
@@ -260,6 +261,7 @@ def decode_chunk(data: bytes, filter_mask: int, layout: ChunkLayout) -> np.ndarr
     ``filter_mask`` means filter ``i`` was not applied to this chunk.
 
     Raises:
+        ChunkOverflow: the deflate stream holds more than the chunk's size.
         OSError: corrupt data (zlib error, wrong decoded size) or a filter
             that cannot be undone here.
     """
@@ -270,13 +272,8 @@ def decode_chunk(data: bytes, filter_mask: int, layout: ChunkLayout) -> np.ndarr
         if filter_mask & (1 << i):
             continue
         f = layout.filters[i]
-        if f == "gzip":
-            try:
-                # the known output size avoids repeated buffer growth
-                buf = zlib.decompress(bytes(buf) if isinstance(buf, np.ndarray) else buf,
-                                      bufsize=max(expected, 1 << 14))
-            except zlib.error as exc:
-                raise OSError(f"corrupt compressed chunk: {exc}") from exc
+        if f == "gzip":  # at most ``expected`` bytes are made (ChunkOverflow past it)
+            buf = zlib_inflate(bytes(buf) if isinstance(buf, np.ndarray) else buf, expected)
         elif f == "shuffle":
             buf = unshuffle(buf, dtype.itemsize)
         elif f == "fletcher32":

@@ -29,6 +29,7 @@ from typing import Any
 import h5py
 import numpy as np
 
+from inspector.formats.analysis import ChunkOverflow
 from inspector.formats.arrays import ArrayRef
 from inspector.formats.capabilities import AttributePage, ObjectData
 from inspector.formats.file_identity import FILE_CHANGED, FileChangedError
@@ -48,7 +49,15 @@ from inspector.formats.node_data import (
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.arrays import H5DatasetRef
 from inspector.formats.vneurotk.hdf5_decode import ReferenceNames, decode_columns
-from inspector.formats.vneurotk.hdf5_heap import check_attribute, corrupt_groups, path_problem
+from inspector.formats.vneurotk.hdf5_heap import MAX_READ_BYTES as MAX_HEAP_READ
+from inspector.formats.vneurotk.hdf5_heap import (
+    MAX_VALUE_BYTES,
+    ValueTooLarge,
+    check_attribute,
+    corrupt_groups,
+    dataset_sizes,
+    path_problem,
+)
 from inspector.formats.vneurotk.hdf5_strided import existing_chunks, fast_layout, parallel_read
 from inspector.formats.vneurotk.hdf5_types import (
     attribute_storage,
@@ -160,7 +169,21 @@ class H5DatasetNode(_H5Node):
         self._fast = fast_layout(ds, source.identity) if self.dtype is not None else None
         self._existing: set[tuple[int, ...]] | None = None
         self._existing_known = False
+        self._largest: int | None = None
         self._lock = threading.Lock()
+
+    @property
+    def read_cap(self) -> int:
+        """Most elements one read decodes; for variable-length values also no more than
+        :data:`~.hdf5_heap.MAX_READ_BYTES` by their declared sizes (the largest value's)."""
+        cap = super().read_cap
+        if not self.type.variable_length:
+            return cap
+        if self._largest is None:
+            sizes = dataset_sizes(self._ds)
+            self._largest = int(sizes.max()) if sizes is not None and sizes.size \
+                else MAX_VALUE_BYTES
+        return max(1, min(cap, MAX_HEAP_READ // max(1, self._largest)))
 
     def _raw(self, box: tuple[slice, ...]) -> np.ndarray:
         """The stored values of a hyperslab: chunks decoded in parallel when that pays,
@@ -184,6 +207,11 @@ class H5DatasetNode(_H5Node):
         box, flips, shape = _box(norm)
         try:
             raw = self._raw(box)
+        except ValueTooLarge as exc:
+            raise self._fail(R.DATA_VALUE_TOO_LARGE, f"{self.location}: {exc}; `inspector "
+                             "dump --all --out FILE` writes the others page by page") from exc
+        except ChunkOverflow as exc:
+            raise self._fail(R.DATA_CHUNK_OVERFLOW, str(exc)) from exc
         except (OSError, RuntimeError) as exc:
             raise self._fail(R.DATA_UNREADABLE, f"{self.location}: {exc}") from exc
         except (TypeError, ValueError) as exc:
@@ -248,6 +276,8 @@ class H5AttributeNode(_H5Node):
         norm = self._prepare(selection)
         try:
             whole = self._read_whole()
+        except ValueTooLarge as exc:
+            raise self._fail(R.DATA_VALUE_TOO_LARGE, f"{self.location}: {exc}") from exc
         except (OSError, RuntimeError, KeyError) as exc:
             raise self._fail(R.DATA_UNREADABLE, f"{self.location}: {exc}") from exc
         except (TypeError, ValueError) as exc:
@@ -369,3 +399,4 @@ def object_data(source: H5Source) -> ObjectData:
     attributes, and the pages of attributes beyond those the tree lists)."""
     objects = H5Objects(source)
     return ObjectData(objects.node, objects.attributes)
+

@@ -55,6 +55,11 @@ MAX_CACHED_HEADERS = 256
 SMALL_DATA_BYTES = 256
 #: Distinct candidate collection addresses checked per attribute.
 MAX_CANDIDATES = 4096
+#: Bytes of one variable-length value (a string or a sequence) read: a larger one is
+#: not read (``hdf5.value-too-large``); ``inspector dump --all`` writes it.
+MAX_VALUE_BYTES = 1 << 20
+#: Bytes of variable-length data read at once (an attribute, or a page of a dataset).
+MAX_READ_BYTES = 16 << 20
 
 _DATATYPE_MSG = 0x0003
 _LAYOUT_MSG = 0x0008
@@ -73,6 +78,22 @@ class CorruptGlobalHeap(OSError):
     ``str()`` names the collection's byte offset and the rule broken (HDF5
     File Format Specification 3.0, III.E "Global Heap").
     """
+
+
+class ValueTooLarge(OSError):
+    """Variable-length values declaring more bytes than are read at once.
+
+    Raised before HDF5 reads anything: the sizes come from the values' descriptors
+    (each records its element count; HDF5 allocates that much before copying from
+    the global heap, HDF5 File Format Specification 3.0, III.E "Global Heap").
+    ``str()`` says what is too large; ``largest`` is the largest value's size and
+    ``total`` the bytes of every value of the read, both in bytes.
+    """
+
+    def __init__(self, message: str, largest: int, total: int) -> None:
+        super().__init__(message)
+        self.largest = largest
+        self.total = total
 
 
 class CorruptDatatype(OSError):
@@ -111,6 +132,7 @@ class HeapGuard:
     _attributes: dict[int, dict[bytes, tuple[bytes | None, bytes]]] = field(
         default_factory=dict)
     _groups: dict[int, str | None] = field(default_factory=dict)
+    _sizes: dict[int, np.ndarray | None] = field(default_factory=dict)
     _corrupt: bool = False  # a group checked so far has a heap HDF5 would loop on
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -146,6 +168,9 @@ class HeapGuard:
             problem = self._data_problem(data, element)
         if problem is not None:
             raise CorruptGlobalHeap(problem)
+        sizes = _value_sizes(data, element, self.layout.sizeof_addr) if element else None
+        if sizes is not None:
+            size_check(sizes, "the attribute")
 
     def check_datatype(self, obj: Any, raw_name: bytes) -> None:
         """Refuse an attribute whose stored datatype HDF5 would crash on (see
@@ -235,8 +260,9 @@ class HeapGuard:
             return None
         return _free_list_problem(self._read(data, size), free, length, where)
 
-    def check_dataset(self, ds: Any) -> None:
-        """Refuse a variable-length dataset whose values point into a corrupt collection.
+    def check_dataset(self, ds: Any, selection: Any = Ellipsis) -> None:
+        """Refuse a variable-length dataset whose values point into a corrupt collection,
+        or whose ``selection`` declares too many bytes (:func:`size_check`).
 
         Its stored descriptors are read raw (contiguous, compact, or chunked
         without filters or with deflate only; at most :data:`MAX_DATASET_BYTES`).
@@ -246,7 +272,32 @@ class HeapGuard:
         Raises:
             CorruptDatatype: its datatype would crash HDF5.
             CorruptGlobalHeap: see :meth:`check_attribute`.
+            ValueTooLarge: see :func:`size_check`.
         """
+        self._check_dataset(ds)
+        sizes = self.dataset_sizes(ds)
+        if sizes is not None:
+            size_check(_selected(sizes, selection), "the selection")
+
+    def dataset_sizes(self, ds: Any) -> np.ndarray | None:
+        """The bytes of each value of a plain variable-length dataset (int64, the
+        dataset's shape), from its stored descriptors; None when they cannot all be
+        read raw (see :func:`_descriptor_sizes`).  Cached per dataset."""
+        element = element_bytes(ds.dtype)
+        addr = object_address(ds)
+        if element is None or addr is None:
+            return None
+        with self._lock:
+            if addr not in self._sizes:
+                if len(self._sizes) >= MAX_CACHED_HEADERS:
+                    self._sizes.clear()
+                try:
+                    self._sizes[addr] = _descriptor_sizes(self, ds, addr, element)
+                except (OSError, RuntimeError, ValueError, TypeError, zlib.error):
+                    self._sizes[addr] = None
+            return self._sizes[addr]
+
+    def _check_dataset(self, ds: Any) -> None:
         with self._lock:
             addr = object_address(ds)
             if addr is None:
@@ -445,12 +496,121 @@ def _chunk_bytes(dsid: Any, dcpl: Any) -> bytes | None:
         if info.byte_offset is None or info.size > MAX_DATASET_BYTES:
             continue
         mask, raw = dsid.read_direct_chunk(info.chunk_offset)
-        data = zlib.decompress(raw) if filters and not mask & 1 else raw
+        data = _inflate_at_most(raw, MAX_DATASET_BYTES) if filters and not mask & 1 else raw
         parts.append(data[:MAX_DATASET_BYTES - total])
         total += len(parts[-1])
         if total >= MAX_DATASET_BYTES:
             break
     return b"".join(parts)
+
+
+def _inflate_at_most(raw: bytes, limit: int) -> bytes:
+    """The first ``limit`` bytes a zlib stream inflates to (never more are made)."""
+    return zlib.decompressobj().decompress(raw, limit)
+
+
+# -- sizes of variable-length values ---------------------------------------------------------
+def _value_sizes(data: bytes, element: int, sizeof_addr: int) -> np.ndarray | None:
+    """The bytes of each value whose descriptor (length, collection address, index)
+    is in ``data``: length x ``element`` (int64); None for other address sizes."""
+    if sizeof_addr != 8 or len(data) % 16:
+        return None
+    desc = np.frombuffer(data, dtype=[("n", "<u4"), ("addr", "<u8"), ("index", "<u4")])
+    return desc["n"].astype(np.int64) * element
+
+
+def _selected(sizes: np.ndarray, selection: Any) -> np.ndarray:
+    try:
+        return np.asarray(sizes[selection])
+    except (IndexError, TypeError, ValueError):
+        return sizes  # the read itself refuses the selection
+
+
+def size_check(sizes: np.ndarray, what: str) -> None:
+    """Refuse variable-length values too large to read at once.
+
+    Args:
+        sizes: the bytes of each value to be read (from their descriptors).
+        what: names them in the message ("the attribute", "the selection").
+
+    Raises:
+        ValueTooLarge: a value over :data:`MAX_VALUE_BYTES`, or more than
+            :data:`MAX_READ_BYTES` in all.
+    """
+    if sizes.size == 0:
+        return
+    flat = sizes.reshape(-1)
+    largest, total = int(flat.max()), int(flat.sum())
+    if largest > MAX_VALUE_BYTES:
+        where = "" if flat.size == 1 else f" (element {int(flat.argmax())} of the read)"
+        raise ValueTooLarge(
+            f"{what} holds a variable-length value of {largest:,} bytes{where}, above the "
+            f"limit of {MAX_VALUE_BYTES:,} bytes per value: it is not read", largest, total)
+    if total > MAX_READ_BYTES:
+        raise ValueTooLarge(
+            f"{what} holds {flat.size:,} variable-length values of {total:,} bytes in all, "
+            f"above the {MAX_READ_BYTES:,} bytes read at once: read it in parts",
+            largest, total)
+
+
+#: Descriptors of one dataset read to size its values (16 bytes each).
+MAX_SIZED_BYTES = 64 << 20
+
+
+def _descriptor_sizes(guard: HeapGuard, ds: Any, addr: int, element: int) -> np.ndarray | None:
+    """The bytes of every value of ``ds`` (its shape), read from its raw descriptors:
+    contiguous and compact layouts, and chunked ones without filters or with deflate
+    only; None otherwise, or when they are not all stored (or over the bounds)."""
+    shape = tuple(int(n) for n in ds.shape or ())
+    count = int(np.prod(shape, dtype=np.int64))
+    if guard.layout.sizeof_addr != 8 or count * 16 > MAX_SIZED_BYTES:
+        return None
+    dcpl = ds.id.get_create_plist()
+    layout = dcpl.get_layout()
+    if layout == h5py.h5d.CHUNKED:
+        return _chunked_sizes(ds, dcpl, shape, element)
+    if layout == h5py.h5d.CONTIGUOUS:
+        offset = ds.id.get_offset()
+        raw = b"" if offset is None else guard._read(int(offset), count * 16)
+    elif layout == h5py.h5d.COMPACT:
+        raw = _dataset_bytes(guard, ds, addr) or b""
+    else:
+        return None
+    sizes = _value_sizes(raw, element, 8)
+    if sizes is None or sizes.size != count:
+        return np.zeros(shape, np.int64) if offset_unset(ds, layout) else None
+    return sizes.reshape(shape)
+
+
+def offset_unset(ds: Any, layout: int) -> bool:
+    """True for a contiguous dataset with no storage allocated (it reads as empty)."""
+    return layout == h5py.h5d.CONTIGUOUS and ds.id.get_offset() is None
+
+
+def _chunked_sizes(ds: Any, dcpl: Any, shape: tuple[int, ...], element: int
+                   ) -> np.ndarray | None:
+    filters = [dcpl.get_filter(i)[0] for i in range(dcpl.get_nfilters())]
+    if any(f != h5py.h5z.FILTER_DEFLATE for f in filters):
+        return None
+    chunk = tuple(int(c) for c in dcpl.get_chunk())
+    need = int(np.prod(chunk, dtype=np.int64)) * 16
+    out = np.zeros(shape, np.int64)
+    dsid = ds.id
+    if int(dsid.get_num_chunks()) > MAX_DATASET_CHUNKS:
+        return None
+    for i in range(int(dsid.get_num_chunks())):
+        info = dsid.get_chunk_info(i)
+        if info.byte_offset is None:
+            continue
+        mask, raw = dsid.read_direct_chunk(info.chunk_offset)
+        data = _inflate_at_most(raw, need) if filters and not mask & 1 else raw[:need]
+        sizes = _value_sizes(data, element, 8)
+        if sizes is None or sizes.size != need // 16:
+            return None
+        start = tuple(int(o) for o in info.chunk_offset)
+        box = tuple(slice(o, min(o + c, n)) for o, c, n in zip(start, chunk, shape, strict=True))
+        out[box] = sizes.reshape(chunk)[tuple(slice(0, b.stop - b.start) for b in box)]
+    return out
 
 
 # -- object headers ---------------------------------------------------------------------
@@ -840,15 +1000,17 @@ def read_attribute(obj: Any, name: bytes | str, default: Any = _MISSING) -> Any:
     return obj.attrs[name]
 
 
-def check_dataset(ds: Any) -> None:
-    """Refuse to read a variable-length dataset whose global heap would make HDF5 loop.
+def check_dataset(ds: Any, selection: Any = Ellipsis) -> None:
+    """Refuse to read a variable-length dataset whose global heap would make HDF5 loop,
+    or ``ds[selection]`` when its values declare too many bytes.
 
     Only datasets whose datatype holds variable-length data or references are
     examined (once per dataset); files not opened through :func:`register`
     are not checked.
 
     Raises:
-        CorruptDatatype, CorruptGlobalHeap: see :meth:`HeapGuard.check_dataset`.
+        CorruptDatatype, CorruptGlobalHeap, ValueTooLarge: see
+            :meth:`HeapGuard.check_dataset`.
     """
     try:
         if not ds.dtype.hasobject:
@@ -859,4 +1021,11 @@ def check_dataset(ds: Any) -> None:
     with _GUARDS_LOCK:
         guard = _GUARDS.get(key)
     if guard is not None:
-        guard.check_dataset(ds)
+        guard.check_dataset(ds, selection)
+
+
+def dataset_sizes(ds: Any) -> np.ndarray | None:
+    """The bytes of each value of a plain variable-length dataset (see
+    :meth:`HeapGuard.dataset_sizes`); None when unknown or not guarded."""
+    guard = _guard_of(ds)
+    return guard.dataset_sizes(ds) if guard is not None else None

@@ -29,7 +29,7 @@ from typing import Any
 import h5py
 import numpy as np
 
-from inspector.formats.analysis import LIBDEFLATE
+from inspector.formats.analysis import LIBDEFLATE, ChunkOverflow
 from inspector.formats.vneurotk.chunks import (
     ChunkLayout,
     allocated_chunks,
@@ -101,7 +101,10 @@ class _Reader:
                 raise
             self.out[dest] = self._by_hdf5(parts)  # not known to exist: HDF5 decides
             return
-        chunk = _decode(data, mask, self.layout)
+        try:
+            chunk = _decode(data, mask, self.layout)
+        except ChunkOverflow as exc:
+            raise exc.at(str(self.ds.name), offset) from None
         self.out[dest] = chunk[np.ix_(*[p[2] for p in parts])]
 
     def _by_hdf5(self, parts: tuple[_Part, ...]) -> np.ndarray:

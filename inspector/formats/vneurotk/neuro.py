@@ -19,10 +19,12 @@ from typing import Any
 import h5py
 import numpy as np
 
+from inspector.formats.analysis import ChunkOverflow
 from inspector.formats.arrays import ArrayRef
 from inspector.formats.findings import Rule
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.arrays import CooNeuroRef, H5DatasetRef
+from inspector.formats.vneurotk.chunk_guard import stored_overflow
 from inspector.formats.vneurotk.hdf5_heap import read_attribute
 from inspector.formats.vneurotk.source import H5Source, RuleError
 from inspector.formats.vneurotk.tree import attribute_values
@@ -150,6 +152,9 @@ def read_dense(src: H5Source, f: h5py.File, sample_axis: int, report: Report) ->
                f"dense '/neuro' has {'boolean' if kind == 'b' else 'complex'} dtype {ds.dtype}; "
                "neural samples are expected to be real numbers (int, uint or float); shown as "
                "stored", "/neuro")
+    overflow = stored_overflow(ds)
+    if overflow is not None:
+        report(R.DATA_CHUNK_OVERFLOW, f"dense '/neuro': {overflow}", "/neuro")
     return H5DatasetRef(src, ds, "neuro", location="/neuro", storage="dense",
                         sample_axis=sample_axis, unreadable_rule=R.NEURO_UNREADABLE)
 
@@ -256,6 +261,10 @@ def hash_neuro(ref: H5DatasetRef | CooNeuroRef, report: Report) -> dict[str, Any
         for block in ref.read_raw_blocks():
             h.update(np.ascontiguousarray(block).tobytes())
             total += float(np.asarray(block, dtype=np.float64).sum())
+    except ChunkOverflow as exc:
+        report(R.DATA_CHUNK_OVERFLOW, f"the neural array cannot be read whole: {exc}",
+               exc.dataset or ref.location)
+        return None
     except (OSError, ValueError, TypeError) as exc:
         report(R.NEURO_UNREADABLE, f"the neural array cannot be read whole: {exc}", ref.location)
         return None

@@ -432,6 +432,19 @@ DATA_UNSUPPORTED_TYPE = rule(
     "data.unsupported-type", ERROR,
     "The stored element type has no numpy equivalent, so its values cannot be decoded.",
     f"{HDF5_SPEC}, 'Datatype Message'")
+DATA_VALUE_TOO_LARGE = rule(
+    "data.value-too-large", WARNING,
+    "A variable-length value (a string or sequence) declares more bytes than one value "
+    "read at open or shown (1 MiB), or the values of one read more than 16 MiB in all: "
+    "sized from their stored descriptors, they are not read; `inspector dump FILE::/path "
+    "--all --out FILE` writes a dataset's values in pages.",
+    f"{HDF5_SPEC}, III.E 'Global Heap'; {notes('§6')}")
+DATA_CHUNK_OVERFLOW = rule(
+    "data.chunk-overflow", ERROR,
+    "A compressed chunk inflates to more bytes than the chunk's declared size (its shape "
+    "times the element size): a damaged or hostile chunk.  Inflation stops at the declared "
+    "size, and the dataset's values are not shown.",
+    f"{HDF5_SPEC}, 'Data Storage - Chunked' and 'Filter Pipeline Message' (deflate)")
 
 #: Rules about the HDF5 file itself, which any HDF5 file can break (its superblock, objects,
 #: links, text and stored values).  The others say whether the file follows the recording
@@ -443,5 +456,5 @@ HDF5_FILE_RULES: tuple[Rule, ...] = (
     TREE_ATTRIBUTES_CAPPED, TREE_UNSUPPORTED_TYPE, TREE_GROUP_UNREADABLE, TREE_LINK_UNREADABLE,
     TREE_OBJECT_UNREADABLE, TREE_MEMBERS_CAPPED, LINK_DANGLING, LINK_EXTERNAL, LINK_EXTERNAL_URL,
     VDS_UNREADABLE, VDS_INTERNAL, VDS_MISSING_SOURCE, VDS_EXTERNAL, DATA_UNREADABLE,
-    DATA_UNSUPPORTED_TYPE,
+    DATA_UNSUPPORTED_TYPE, DATA_VALUE_TOO_LARGE, DATA_CHUNK_OVERFLOW,
 )

@@ -18,8 +18,8 @@ import h5py
 import numpy as np
 
 from inspector.formats.vneurotk import rules as R
-from inspector.formats.vneurotk.hdf5_heap import check_dataset, read_attribute
-from inspector.formats.vneurotk.source import RuleError
+from inspector.formats.vneurotk.hdf5_heap import ValueTooLarge, check_dataset, read_attribute
+from inspector.formats.vneurotk.source import RuleError, too_large
 from inspector.formats.vneurotk.values import as_text
 
 SCALAR_ENCODING = "vneurotk_scalar_v1"
@@ -140,7 +140,10 @@ def read_sequence(group: h5py.Group, location: str, *, allow_nonfinite: bool = F
         raise RuleError(R.SCALAR_TOO_LARGE,
                         f"typed scalar sequence {location} declares {n} values, more than the "
                         f"{limit} read at open", location)
-    check_dataset(values_ds)
+    try:
+        check_dataset(values_ds)
+    except ValueTooLarge as exc:
+        raise too_large(exc, f"{location}/values") from exc
     types = np.asarray(types_ds[()]).reshape(-1)
     values = np.asarray(values_ds[()], dtype=object).reshape(-1)
     return [

@@ -34,10 +34,11 @@ from typing import IO, Any
 import h5py
 import numpy as np
 
+from inspector.formats.analysis import ChunkOverflow
 from inspector.formats.file_identity import check_identity, identity_of
 from inspector.formats.findings import Finding, Rule, cause
 from inspector.formats.remote_path import RemotePath
-from inspector.formats.vneurotk import elink_guard, hdf5_heap
+from inspector.formats.vneurotk import chunk_guard, elink_guard, hdf5_heap
 from inspector.formats.vneurotk import rules as R
 
 
@@ -269,9 +270,10 @@ class H5Source:
                           "never opened (a named pipe, socket or device, or a file beside a "
                           "URL)")
         try:
-            hdf5_heap.check_dataset(dataset)
+            hdf5_heap.check_dataset(dataset, selection)
+            chunk_guard.check_selection(dataset, selection)
             return dataset[selection]
-        except hdf5_heap.CorruptGlobalHeap:
+        except (hdf5_heap.CorruptGlobalHeap, hdf5_heap.ValueTooLarge, ChunkOverflow):
             raise
         except (OSError, RuntimeError, KeyError) as exc:
             raise OSError(f"cannot read {dataset.name}: {exc}") from exc
@@ -345,7 +347,18 @@ def read_whole(dataset: h5py.Dataset, rule: Rule, *, source: H5Source | None = N
         raise RuleError(rule, f"{dataset.name} declares {n} elements (shape "
                         f"{tuple(dataset.shape)}), more than the {limit} read at open",
                         location or dataset.name)
-    if source is not None:
-        return source.read(dataset, ())
-    hdf5_heap.check_dataset(dataset)
+    try:
+        if source is not None:
+            return source.read(dataset, ())
+        hdf5_heap.check_dataset(dataset)
+        chunk_guard.check_selection(dataset, ())
+    except hdf5_heap.ValueTooLarge as exc:
+        raise too_large(exc, location or dataset.name) from exc
     return dataset[()]
+
+
+def too_large(exc: hdf5_heap.ValueTooLarge, location: str) -> RuleError:
+    """``data.value-too-large`` at ``location`` for values refused by their declared sizes."""
+    return RuleError(R.DATA_VALUE_TOO_LARGE,
+                     f"{location}: {exc}; `inspector dump FILE::{location} --all --out FILE` "
+                     "writes the values", location)

@@ -44,6 +44,7 @@ from inspector.formats.vneurotk.elink_guard import special_target
 from inspector.formats.vneurotk.hdf5_heap import (
     CorruptDatatype,
     CorruptGlobalHeap,
+    ValueTooLarge,
     check_attribute,
     member_problem,
     object_identity,
@@ -288,6 +289,11 @@ def _attribute(obj: Any, attrs: Any, raw: bytes, loc0: str, node: Node,
         report(R.TREE_GLOBAL_HEAP_CORRUPT, f"{loc}: {exc}; the value is not read", loc)
         node.add(name, None, kind="attribute", location=loc, detail="unreadable (corrupt heap)")
         return
+    except ValueTooLarge as exc:
+        report(R.DATA_VALUE_TOO_LARGE, f"{loc}: {exc}", loc)
+        node.add(name, None, kind="attribute", location=loc,
+                 detail=f"not read: a value of {exc.largest:,} bytes")
+        return
     except (OSError, RuntimeError, TypeError, ValueError, KeyError) as exc:
         report(R.TREE_ATTRIBUTE_UNREADABLE, f"{loc}: attribute cannot be read: {exc}", loc)
         node.add(name, None, kind="attribute", location=loc, detail="unreadable")
@@ -341,7 +347,7 @@ def attribute_values(obj: Any) -> dict[str, Any]:
             if size <= MAX_VALUE_BYTES:
                 check_attribute(obj, raw)
                 out[raw.decode("utf-8", "backslashreplace")] = obj.attrs[raw]
-        except (CorruptGlobalHeap, CorruptDatatype, TypeError, ValueError):
+        except (CorruptGlobalHeap, CorruptDatatype, ValueTooLarge, TypeError, ValueError):
             continue  # a datatype numpy (or HDF5) cannot hold: the tree reports it
     return out
 

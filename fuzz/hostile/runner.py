@@ -47,18 +47,32 @@ def _limit_address_space() -> None:
     os.setsid()
 
 
-def _wait(proc: subprocess.Popen[bytes], limit_s: float) -> tuple[int, Any, bool]:
+def _hwm_kb(pid: int) -> int:
+    """``VmHWM`` of a running process, kB (0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def _wait(proc: subprocess.Popen[bytes], limit_s: float) -> tuple[int, int, bool]:
     """Wait for ``proc`` up to ``limit_s``; kill its process group past it.
-    Returns (status, rusage, timed_out)."""
+    Returns (status, the highest VmHWM seen while polling in kB, timed_out)."""
     deadline = time.monotonic() + limit_s
+    peak = 0
     while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        peak = max(peak, _hwm_kb(proc.pid))
+        pid, status = os.waitpid(proc.pid, os.WNOHANG)
         if pid == proc.pid:
-            return status, usage, False
+            return status, peak, False
         if time.monotonic() > deadline:
             os.killpg(proc.pid, signal.SIGKILL)
-            _, status, usage = os.wait4(proc.pid, 0)
-            return status, usage, True
+            _, status = os.waitpid(proc.pid, 0)
+            return status, peak, True
         time.sleep(_POLL_S)
 
 
@@ -67,22 +81,29 @@ def _substitute(argv: tuple[str, ...], target: str, out: Path) -> tuple[str, ...
 
 
 def run_command(case: HostileCase, argv: tuple[str, ...], workdir: Path) -> CommandResult:
-    """Run ``python -m inspector *argv`` under the case's limits and judge it."""
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONFAULTHANDLER": "1"}
+    """Run ``inspector *argv`` (through :mod:`fuzz.hostile.measure`, which reports the
+    command's own peak RSS) under the case's limits and judge it."""
+    path = os.pathsep.join(filter(None, (str(_ROOT), os.environ.get("PYTHONPATH"))))
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONFAULTHANDLER": "1",
+           "PYTHONPATH": path}
+    hwm_file = workdir / ".peak-kb"
+    hwm_file.unlink(missing_ok=True)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.monotonic()
-        proc = subprocess.Popen([sys.executable, "-m", "inspector", *argv], cwd=workdir,
-                                stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env,
-                                preexec_fn=_limit_address_space)
-        raw_status, usage, timed_out = _wait(proc, case.time_limit_s)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "fuzz.hostile.measure", str(hwm_file), *argv],
+            cwd=workdir, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env,
+            preexec_fn=_limit_address_space)
+        raw_status, polled_kb, timed_out = _wait(proc, case.time_limit_s)
         seconds = time.monotonic() - start
-        proc.returncode = 0  # reaped by wait4 above
+        proc.returncode = 0  # reaped by waitpid above
         out.seek(0)
         err.seek(0)
         stdout, stderr = out.read(), err.read()
     status = (-os.WTERMSIG(raw_status) if os.WIFSIGNALED(raw_status)
               else os.WEXITSTATUS(raw_status))
-    peak = usage.ru_maxrss / 1024.0
+    written = hwm_file.read_text() if hwm_file.exists() else ""
+    peak = max(polled_kb, int(written) if written.isdigit() else 0) / 1024.0
     problems = _judge(case, argv, status, peak, timed_out, stdout, stderr)
     return CommandResult(argv, status, seconds, peak, timed_out, tuple(problems))
 

@@ -61,3 +61,45 @@ def escapes(entry: Path, folder: Path) -> bool:
     """True when the folder entry ``entry`` is a symbolic link resolving outside
     ``folder`` (links followed all the way); a plain entry never escapes."""
     return entry.is_symlink() and not inside(entry, folder)
+
+
+# -- folders the user allowed ------------------------------------------------------------
+#: The environment variable holding the allowed folders (``os.pathsep``-separated):
+#: ``--allow-external DIR`` sets it, so worker processes of ``verify`` inherit it.
+ALLOW_ENV = "INSPECTOR_ALLOW_EXTERNAL"
+_HINT = "allow it with --allow-external "
+
+
+def allow_folder(folder: str | os.PathLike[str]) -> str:
+    """Let documents read data they name from regular files inside ``folder`` (resolved)
+    from now on, in this process and the processes it starts; returns the resolved
+    folder.  Named pipes, sockets and devices stay refused."""
+    resolved = real(folder)
+    if resolved not in allowed_folders():
+        current = os.environ.get(ALLOW_ENV, "")
+        os.environ[ALLOW_ENV] = os.pathsep.join(filter(None, (current, resolved)))
+    return resolved
+
+
+def forget_allowed() -> None:
+    """Withdraw every :func:`allow_folder` (and the environment's)."""
+    os.environ.pop(ALLOW_ENV, None)
+
+
+def allowed_folders() -> tuple[str, ...]:
+    """The allowed folders (:func:`allow_folder` and ``INSPECTOR_ALLOW_EXTERNAL``), resolved."""
+    raw = os.environ.get(ALLOW_ENV, "")
+    return tuple(dict.fromkeys(real(p) for p in raw.split(os.pathsep) if p))
+
+
+def allow_hint(folder: str) -> str:
+    """The end of a finding's message naming the folder that would allow the read."""
+    return f"({_HINT}{folder})"
+
+
+def allowable_folder(message: str) -> str | None:
+    """The folder an :func:`allow_hint` at the end of ``message`` names, or None."""
+    head, hint, folder = message.rpartition(_HINT)
+    if not hint or not head.endswith("(") or not folder.endswith(")"):
+        return None
+    return folder[:-1] or None

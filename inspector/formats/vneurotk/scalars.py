@@ -17,6 +17,7 @@ from typing import Any
 import h5py
 import numpy as np
 
+from inspector.formats.vneurotk import external_guard
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.hdf5_heap import check_dataset, read_attribute
 from inspector.formats.vneurotk.source import RuleError
@@ -140,6 +141,8 @@ def read_sequence(group: h5py.Group, location: str, *, allow_nonfinite: bool = F
         raise RuleError(R.SCALAR_TOO_LARGE,
                         f"typed scalar sequence {location} declares {n} values, more than the "
                         f"{limit} read at open", location)
+    external_guard.check(types_ds)
+    external_guard.check(values_ds)
     check_dataset(values_ds)
     types = np.asarray(types_ds[()]).reshape(-1)
     values = np.asarray(values_ds[()], dtype=object).reshape(-1)

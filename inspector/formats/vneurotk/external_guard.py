@@ -385,7 +385,7 @@ class _Examination:
 
     def _virtual(self, ds: h5py.Dataset, dcpl: Any, stack: list[tuple[Any, str]]) -> None:
         here = object_identity(ds) or (ds.file.filename, ds.name)
-        location = ds.name or "dataset"
+        location = f"{os.path.basename(ds.file.filename)}:{ds.name or 'dataset'}"
         try:
             count = dcpl.get_virtual_count()
         except (OSError, RuntimeError, ValueError):

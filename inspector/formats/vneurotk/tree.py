@@ -681,7 +681,8 @@ def _check_external(ds: h5py.Dataset, loc: str, node: Node, report: Report) -> s
     if note:
         node.detail += f"; {note}"
     if not verdict.readable:
-        node.detail += "; values not read (see the findings)"
+        named = ", ".join(dict.fromkeys(r.resolved or r.target for r in verdict.refusals[:3]))
+        node.detail += f"; values not read (from {named}; see the findings)"
     elif verdict.files and not ds.is_virtual:
         report(R.EXTERNAL_STORAGE, f"{loc}: its values are read from "
                f"{', '.join(verdict.files[:3])}, outside this file (external storage)", loc)

@@ -312,3 +312,24 @@ def test_guard_cache_follows_the_allowed_folders(tmp_path, secret):
         allow_folder(secret.parent)
         assert external_guard.examine(f["x"]).readable
     shutil.rmtree(secret.parent)
+
+
+def test_many_plain_sources_are_read_and_a_deep_nest_is_not(tmp_path):
+    layout = h5py.VirtualLayout(shape=(300,), dtype="f8")
+    for i in range(300):  # 300 source files, more than MAX_VIRTUAL_VISITS virtual levels
+        with h5py.File(tmp_path / f"s{i}.h5", "w") as s:
+            s["d"] = np.array([float(i)])
+        layout[i] = h5py.VirtualSource(f"s{i}.h5", "d", shape=(1,))
+    with h5py.File(tmp_path / "many.h5", "w") as f:
+        f.create_virtual_dataset("v", layout, fillvalue=-1)
+    with open_document(tmp_path / "many.h5") as doc:
+        assert doc.object_data.node("/v").read().columns[0].values.tolist() == \
+            [float(i) for i in range(300)]
+    depth = external_guard.MAX_VIRTUAL_DEPTH + 2
+    with h5py.File(tmp_path / "deep.h5", "w") as f:
+        f["d0"] = np.arange(4.0)
+        for i in range(1, depth):
+            _virtual(f, f"d{i}", ".", f"/d{i - 1}")
+    with open_document(tmp_path / "deep.h5") as doc:
+        assert "vds.recursive" in codes_at(doc, f"/d{depth - 1}")
+        assert doc.object_data.node("/d3").read().columns[0].values.tolist() == [0, 1, 2, 3]

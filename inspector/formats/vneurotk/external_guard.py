@@ -64,6 +64,9 @@ from inspector.formats.vneurotk.hdf5_heap import object_identity
 MAX_VIRTUAL_MAPPINGS = 1 << 18
 #: Virtual datasets visited while following one dataset's sources (all levels).
 MAX_VIRTUAL_VISITS = 256
+#: Source datasets (distinct file and dataset names, all levels) checked for one dataset;
+#: a dataset mapping more is not read (they cannot all be checked in bounded time).
+MAX_SOURCES_CHECKED = 16384
 #: Levels of virtual datasets mapping virtual datasets followed.
 MAX_VIRTUAL_DEPTH = 16
 #: External-storage files of one dataset checked (HDF5 allows any number).
@@ -340,10 +343,26 @@ class _Examination:
     files: dict[str, None] = field(default_factory=dict)
     refusals: list[Refusal] = field(default_factory=list)
     visits: int = 0
+    checked: int = 0
+    handles: dict[str, h5py.File] = field(default_factory=dict)
+    where: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
 
     def dataset(self, ds: h5py.Dataset) -> Verdict:
-        self._visit(ds, [])
+        try:
+            self._visit(ds, [])
+        finally:
+            for handle in self.handles.values():
+                handle.close()
         return Verdict(tuple(self.files), tuple(dict.fromkeys(self.refusals)))
+
+    def _open(self, path: str) -> h5py.File | None:
+        """The source file at ``path``, opened read-only once per examination."""
+        if path not in self.handles:
+            try:
+                self.handles[path] = h5py.File(path, "r")
+            except (OSError, RuntimeError, ValueError):
+                return None  # HDF5 fills the mapped region with fill values: nothing to guard
+        return self.handles[path]
 
     def _visit(self, ds: h5py.Dataset, stack: list[tuple[Any, str]]) -> None:
         """Judge ``ds``; ``stack`` holds the virtual datasets on the way to it."""
@@ -355,8 +374,16 @@ class _Examination:
             virtual = dcpl.get_layout() == h5py.h5d.VIRTUAL
         except (OSError, RuntimeError, ValueError):
             virtual = False
-        if virtual:
-            self._virtual(ds, dcpl, stack)
+        if not virtual:
+            return
+        self.visits += 1
+        if len(stack) >= MAX_VIRTUAL_DEPTH or self.visits > MAX_VIRTUAL_VISITS:
+            self.refusals.append(Refusal(
+                R.VDS_RECURSIVE, ds.name or "dataset", "",
+                f"more than {MAX_VIRTUAL_DEPTH} levels or {MAX_VIRTUAL_VISITS} virtual "
+                "datasets deep (not followed further)"))
+            return
+        self._virtual(ds, dcpl, stack)
 
     def _storage(self, ds: h5py.Dataset, dcpl: Any) -> None:
         try:
@@ -397,6 +424,13 @@ class _Examination:
                 "read"))
             return
         sources = _virtual_sources(dcpl, count)
+        self.checked += len(sources)
+        if self.checked > MAX_SOURCES_CHECKED:
+            self.refusals.append(Refusal(
+                R.VDS_UNREADABLE, f"{len(sources)} source datasets", "",
+                f"more than the {MAX_SOURCES_CHECKED} source datasets checked before a virtual "
+                "dataset is read"))
+            return
         for file_name, dset in sources:
             self._source(ds, file_name, dset, [*stack, (here, location)])
             if len(self.refusals) > 64:
@@ -412,7 +446,10 @@ class _Examination:
             self.refusals.append(Refusal(R.VDS_EXTERNAL, file_name, "",
                                          "a file beside a URL (never read over the network)"))
             return
-        path, kind = opened_file(ds.file.filename, file_name, "HDF5_VDS_PREFIX")
+        key = (ds.file.filename, file_name)
+        if key not in self.where:
+            self.where[key] = opened_file(ds.file.filename, file_name, "HDF5_VDS_PREFIX")
+        path, kind = self.where[key]
         refusal = _file_refusal(self.scope, file_name, path, kind, R.VDS_MISSING_SOURCE)
         if refusal is not None:
             self.refusals.append(refusal)
@@ -421,11 +458,9 @@ class _Examination:
             self._follow(ds.file, dset, f"{dset} of the same file", stack)
             return
         self.files[real(path)] = None
-        try:
-            with h5py.File(path, "r") as other:
-                self._follow(other, dset, f"{file_name}:{dset}", stack)
-        except (OSError, RuntimeError, ValueError):
-            return  # HDF5 fills the mapped region with fill values; nothing to guard
+        other = self._open(path)
+        if other is not None:
+            self._follow(other, dset, f"{file_name}:{dset}", stack)
 
     def _follow(self, f: h5py.File, dset: str, named: str,
                 stack: list[tuple[Any, str]]) -> None:
@@ -437,19 +472,12 @@ class _Examination:
         if not isinstance(obj, h5py.Dataset):
             return
         identity = object_identity(obj) or (f.filename, obj.name)
-        chain = " -> ".join(loc for _, loc in stack)
         if any(identity == seen for seen, _ in stack):
+            chain = " -> ".join(loc for _, loc in stack)
             self.refusals.append(Refusal(
                 R.VDS_RECURSIVE, named, "",
                 f"which leads back to a dataset already on the way ({chain} -> {named}); "
                 "HDF5 would recurse until the process crashes"))
-            return
-        self.visits += 1
-        if len(stack) >= MAX_VIRTUAL_DEPTH or self.visits > MAX_VIRTUAL_VISITS:
-            self.refusals.append(Refusal(
-                R.VDS_RECURSIVE, named, "",
-                f"more than {MAX_VIRTUAL_DEPTH} levels or {MAX_VIRTUAL_VISITS} virtual "
-                "datasets deep (not followed further)"))
             return
         self._visit(obj, stack)
 

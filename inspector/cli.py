@@ -4,15 +4,20 @@
               [Qt options such as -style Fusion or -platform offscreen] [FILE[::/hdf5/path] ...]
     inspector verify [--json] [--hash-arrays] [--integrity-only] [--jobs N] [--from LIST]
                      [--timeout S] [--max-memory MB] [--progress] [--list-skipped]
-                     [--dask ADDRESS] INPUT...
+                     [--dask ADDRESS] [--allow-external DIR] INPUT...
     inspector export SOURCE DEST.aucx [--exported-at ISO-8601] [--overwrite]
     inspector dump FILE::/path [--slice SLICE] [--format csv|json|npy] [--out FILE] [--all]
+                   [--allow-external DIR]
     inspector dump ARCHIVE.aucx::MEMBER [...]   (an .npy member's values, a JSON member's text)
     inspector install-desktop [--uninstall]
 
 FILE may be an http://, https:// or s3://bucket/key URL (read by range
 requests); ``--s3-endpoint URL`` before or after the subcommand names an
 S3-compatible store (default: ``AWS_ENDPOINT_URL``, else AWS).
+
+Data an HDF5 file names in other files (external storage, virtual-dataset sources,
+external links) are read only from regular files inside the document's own folder;
+``--allow-external DIR`` (the window, ``verify``, ``dump``) allows another folder.
 
 Exit status of ``verify``: 0 when every file is ok, 1 when any is not (or is
 unreadable), 2 for usage errors (an unreadable ``--from`` list, ``--dask``
@@ -103,6 +108,25 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+_ALLOW_HELP = ("also read data an HDF5 file names in other files (external storage, virtual "
+               "sources, external links) from regular files inside DIR; by default only "
+               "files inside the document's own folder are read (repeatable; never named "
+               "pipes, sockets or devices)")
+
+
+def _add_allow_external(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--allow-external", action="append", default=[], metavar="DIR",
+                   help=_ALLOW_HELP)
+
+
+def _allow_external(folders: Sequence[str]) -> None:
+    """Allow each of ``folders`` (``--allow-external``) for this process and its workers."""
+    from inspector.formats.folder_bounds import allow_folder
+
+    for folder in folders:
+        allow_folder(folder)
+
+
 def _gui_parser() -> argparse.ArgumentParser:
     epilog = "subcommands:\n" + "\n".join(f"  {k:<16} {v}" for k, v in SUBCOMMANDS.items())
     epilog += "\n\nRun 'inspector SUBCOMMAND --help' for the options of each."
@@ -129,6 +153,7 @@ def _gui_parser() -> argparse.ArgumentParser:
                    help="window size for --screenshot (default: 1280x800)")
     p.add_argument("--theme", choices=("system", "light", "dark"), type=str.lower,
                    help="colour theme for this run (View > Theme chooses and remembers one)")
+    _add_allow_external(p)
     return p
 
 
@@ -168,6 +193,7 @@ def _verify_parser() -> argparse.ArgumentParser:
     p.add_argument("--integrity-only", action="store_true",
                    help="exit 1 only for integrity errors, not for errors in the structure of "
                         "the AUC experiment inside (structure_ok)")
+    _add_allow_external(p)
     return p
 
 
@@ -205,6 +231,7 @@ def _dump_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="FILE", help="write to FILE instead of standard output")
     p.add_argument("--all", action="store_true",
                    help=f"allow more than {DUMP_MAX_VALUES:,} values (read in pages)")
+    _add_allow_external(p)
     return p
 
 
@@ -287,6 +314,7 @@ def cmd_verify(argv: Sequence[str]) -> int:
     """
     parser = _verify_parser()
     args = parser.parse_args(argv)
+    _allow_external(args.allow_external)
     if not args.files and args.from_list is None:
         parser.error("give at least one FILE (or folder, pattern, URL) or --from LIST")
     from inspector.batch.inputs import Entry, gather, read_list
@@ -489,6 +517,16 @@ def _dump_text(text: str, args: argparse.Namespace) -> int:
     return 0
 
 
+def _say_other_files(node: NodeData) -> None:
+    """One line on stderr when the values dumped are read from files other than the
+    document (external storage, virtual sources)."""
+    files = getattr(node.storage, "other_files", ()) if hasattr(node, "storage") else ()
+    if files:
+        print(json_safe(f"inspector dump: note: the values of {node.location} are read from "
+                        f"{'another file' if len(files) == 1 else 'other files'}: "
+                        + ", ".join(files)), file=sys.stderr)
+
+
 def _dump_usage(message: str) -> int:
     _dump_parser().print_usage(sys.stderr)
     print(f"inspector dump: error: {message}", file=sys.stderr)
@@ -498,6 +536,7 @@ def _dump_usage(message: str) -> int:
 def cmd_dump(argv: Sequence[str]) -> int:
     """``inspector dump FILE::/path``: 0 written, 1 the node cannot be read, 2 usage errors."""
     args = _dump_parser().parse_args(argv)
+    _allow_external(args.allow_external)
     from inspector.formats import open_document
     from inspector.formats.node_data import (
         NodeReadError,
@@ -533,6 +572,7 @@ def cmd_dump(argv: Sequence[str]) -> int:
             node = _dump_node(doc, location)
         if node is None:
             return 1
+        _say_other_files(node)
         try:
             norm = normalize(selection, node.shape) if node.shape is not None else ()
         except (IndexError, TypeError) as exc:
@@ -576,9 +616,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Every subcommand (and the window) runs inside the shared worker pool
     (:func:`inspector.formats.workers.worker_pool`), shut down on return.
+    ``HDF5_EXTFILE_PREFIX`` defaults to ``${ORIGIN}`` (HDF5 library, H5Pset_efile_prefix):
+    a relative external-storage file name is looked up beside the document, not in the
+    working directory.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     argv = _take_s3_endpoint(argv)
+    # Relative external-storage names resolve from the document's folder, as virtual
+    # sources and external links do (HDF5 reads this once, when h5py loads it).
+    os.environ.setdefault("HDF5_EXTFILE_PREFIX", "${ORIGIN}")
     try:
         with worker_pool():
             return _dispatch(argv)
@@ -634,6 +680,7 @@ def _dispatch(argv: list[str]) -> int:
         return cmd_install_desktop(argv[1:])
     ours, qt_options = split_qt_options(argv)
     args = _gui_parser().parse_args(ours)
+    _allow_external(args.allow_external)
     size = None
     if args.screenshot:
         try:

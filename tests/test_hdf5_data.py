@@ -400,7 +400,7 @@ def test_unreadable_values_are_a_finding(tmp_path):
         assert node.storage.external == (("missing.bin", 0, 40),)
         with pytest.raises(NodeReadError) as err:
             node.read()
-        assert err.value.finding.code == "data.unreadable"
+        assert err.value.finding.code == "external.missing"  # never asked of HDF5
         assert err.value.finding.location == "/raw"
         assert path.name not in err.value.finding.message
 

@@ -303,14 +303,14 @@ def test_missing_node_group_and_unreadable_values_exit_1_with_a_finding(tmp_path
     assert main(["dump", f"{ext}::/raw"]) == 1
     captured = capsys.readouterr()
     err = captured.err
-    assert "error data.unreadable" in err and err.count("ext.h5") == 1
+    assert "error external.missing" in err and err.count("ext.h5") == 1
     assert captured.out == ""  # not even the CSV header of values never read
     matrix = tmp_path / "matrix.h5"  # the one-row-per-row layout: the same
     with h5py.File(matrix, "w") as f:
         f.create_dataset("raw", (2, 2), dtype="<i4", external=[("gone.bin", 0, 16)])
     assert main(["dump", f"{matrix}::/raw"]) == 1
     captured = capsys.readouterr()
-    assert "error data.unreadable" in captured.err and captured.out == ""
+    assert "error external.missing" in captured.err and captured.out == ""
     assert main(["dump", f"{tmp_path / 'absent.h5'}::/x"]) == 1
     assert "file.not-found" in capsys.readouterr().err
 

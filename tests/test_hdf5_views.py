@@ -263,13 +263,13 @@ def test_unreadable_values_become_a_finding(qtbot, files):
     panel = _panel(tab)
     _click(tab, "/raw")
     table = _wait_view(qtbot, panel, TableView, "/raw")
-    qtbot.waitUntil(lambda: any(f.code == "data.unreadable" for f in tab.doc.findings),
+    qtbot.waitUntil(lambda: any(f.code == "external.missing" for f in tab.doc.findings),
                     timeout=20000)
     assert table.model.index(0, 0).data() == "…"  # never shown as values
     panel.choose_view(CURVE)
     qtbot.waitUntil(lambda: "Cannot read" in (panel.view.placeholder_text() or ""),
                     timeout=20000)
-    assert sum(f.code == "data.unreadable" for f in tab.doc.findings) == 1
+    assert sum(f.code == "external.missing" for f in tab.doc.findings) == 1
 
 
 def test_view_choice_from_shape_and_type(files):

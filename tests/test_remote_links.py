@@ -80,7 +80,7 @@ def test_external_links_resolve_beside_the_url_and_are_not_followed(served, deco
         assert ("vds.external", "/vds") in found and ("vds.missing-source", "/vds") not in found
         with pytest.raises(NodeReadError) as failed:
             doc.object_data.node("/vds").read()
-        assert "never opened" in failed.value.finding.message
+        assert "never read over the network" in failed.value.finding.message
         message = next(f.message for f in doc.findings if f.code == "link.external-url")
         assert "main.h5" not in message and srv.url("lab/src.h5") in message
 

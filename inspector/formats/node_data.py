@@ -226,6 +226,10 @@ class StorageInfo:
         virtual_sources: ``"file:dataset"`` of each virtual source (capped).
         link: how the name links to the object.
         notes: further facts (allocation and fill times, sources left out).
+        other_files: the files other than the document's own that the values are
+            read from (external storage, virtual sources), resolved paths.
+        refused: why the values are never read (a file out of bounds, a named pipe,
+            a recursive mapping), ``""`` when they may be.
     """
 
     layout: str
@@ -238,6 +242,8 @@ class StorageInfo:
     virtual_sources: tuple[str, ...] = ()
     link: LinkInfo = field(default_factory=lambda: LinkInfo("hard"))
     notes: tuple[str, ...] = ()
+    other_files: tuple[str, ...] = ()
+    refused: str = ""
 
 
 # -- columns and values ----------------------------------------------------------------
@@ -809,6 +815,9 @@ def _storage_lines(s: StorageInfo) -> list[str]:
                                                 for m in s.max_shape) + ")")
     lines.extend(f"external file: {n} (offset {o}, {z:,} bytes)" for n, o, z in s.external)
     lines.extend(f"virtual source: {v}" for v in s.virtual_sources[:MAX_DESCRIBED])
+    lines.extend(f"values read from another file: {f}" for f in s.other_files[:MAX_DESCRIBED])
+    if s.refused:
+        lines.append(f"values NOT READ: {s.refused}")
     link = s.link
     lines.append(f"link: {link.kind}" + (f" → {link.target}" if link.target else ""))
     lines.extend(s.notes)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import QItemSelection, QModelIndex, QSortFilterProxyModel, Qt, QTimer, Signal
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -33,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from inspector.formats.folder_bounds import allowable_folder
 from inspector.models.findings_model import (
     FILE_COLUMN,
     FindingsModel,
@@ -95,10 +97,14 @@ class FindingsDock(QDockWidget):
         finding_activated(object finding, object owner): a row was clicked
             or activated; ``owner`` is the widget showing the finding's document.
         scope_changed(bool all_files): the toggle changed.
+        allow_external(str folder, object owner): the user allowed the folder a finding
+            names (``external.outside``: "Allow reading from FOLDER and reload"), for
+            the document shown by ``owner``.
     """
 
     finding_activated = Signal(object, object)
     scope_changed = Signal(bool)
+    allow_external = Signal(str, object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Findings", parent)
@@ -153,6 +159,11 @@ class FindingsDock(QDockWidget):
         view.setColumnWidth(FILE_COLUMN, 170)
         view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8)
         install_copy_actions(view, value_column=2)
+        self.act_allow = QAction("Allow reading external data from this folder and reload",
+                                 view)
+        self.act_allow.setEnabled(False)
+        self.act_allow.triggered.connect(self._allow_selected)
+        view.addAction(self.act_allow)
         view.clicked.connect(self._activate)
         view.activated.connect(self._activate)
         view.selectionModel().selectionChanged.connect(self._selection_changed)
@@ -166,8 +177,13 @@ class FindingsDock(QDockWidget):
         rows = self.view.selectionModel().selectedRows()
         if not rows:
             self.detail.clear()
+            self.act_allow.setEnabled(False)
             return
         label, f, owner = self.model.finding(self.proxy.mapToSource(rows[0]).row())
+        folder = allowable_folder(f.message)
+        self.act_allow.setEnabled(folder is not None)
+        self.act_allow.setText(f"Allow reading external data from {folder} and reload"
+                               if folder else "Allow reading external data (no folder named)")
         text = finding_detail_text(f, label if self.showing_all else "")
         doc = getattr(owner, "doc", None)
         mismatch = getattr(doc, "mismatch", None)
@@ -176,6 +192,16 @@ class FindingsDock(QDockWidget):
                      f"({mismatch.reason}): the finding says why it is not one, as inspector "
                      "verify reports it; it is not a fault of the file.")
         self.detail.setPlainText(text)
+
+    def _allow_selected(self) -> None:
+        """Emit :attr:`allow_external` for the selected finding's folder (if it names one)."""
+        rows = self.view.selectionModel().selectedRows()
+        if not rows:
+            return
+        _label, f, owner = self.model.finding(self.proxy.mapToSource(rows[0]).row())
+        folder = allowable_folder(f.message)
+        if folder is not None:
+            self.allow_external.emit(folder, owner)
 
     @property
     def showing_all(self) -> bool:

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from inspector import APP_NAME, __version__
 from inspector.formats.findings import Severity
+from inspector.formats.folder_bounds import allow_folder
 from inspector.formats.remote_path import RemotePath, as_source, is_url, split_location
 from inspector.jobs import JobContext, JobRunner
 from inspector.ui import preload
@@ -145,6 +146,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.central)
         self.findings = FindingsDock(self)
         self.findings.finding_activated.connect(self._finding_activated)
+        self.findings.allow_external.connect(self.allow_external)
         self.findings.scope_changed.connect(lambda _all: self.refresh_findings())
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.findings)
         #: Save the window's size and dock layout on close (False for a --screenshot run,
@@ -479,6 +481,16 @@ class MainWindow(QMainWindow):
         tabs = self.document_tabs() if all_files else [current] if current is not None else []
         rows = [(tab.path.name, f, tab) for tab in tabs for f in tab.findings()]
         self.findings.set_rows(rows, all_files=all_files)
+
+    def allow_external(self, folder: str, owner: object = None) -> None:
+        """Let documents read external data (external storage, virtual sources, external
+        links) from regular files inside ``folder`` from now on, as ``--allow-external``
+        does, and reload ``owner`` (a tab; default the current one) to read them."""
+        allow_folder(folder)
+        tab = owner if isinstance(owner, DocumentTab) and self.tabs.indexOf(owner) >= 0 \
+            else self.current_tab()
+        if tab is not None:
+            self.reload_tab(tab)
 
     def _finding_activated(self, finding, owner) -> None:
         if isinstance(owner, DocumentTab) and self.tabs.indexOf(owner) >= 0:

@@ -13,16 +13,20 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from inspector.formats.folder_bounds import escapes
 from inspector.formats.remote_path import RemotePath
 
 
 @dataclass(frozen=True)
 class Entry:
-    """One entry of a folder: its name, its path, and whether it is a regular file."""
+    """One entry of a folder: its name, its path, whether it is a regular file (links
+    followed), and whether it is a symbolic link leading out of the folder
+    (:func:`~inspector.formats.folder_bounds.escapes`; such an entry is never read)."""
 
     name: str
     path: Path
     is_file: bool
+    outside: bool = False
 
 
 @dataclass(frozen=True)
@@ -48,4 +52,13 @@ def folder_entries(folder: Path) -> Entries:
         return Entries(tuple(Entry(p.name, p, True) for p in listing.files), listing.truncated)
     with os.scandir(folder) as it:
         found = sorted(it, key=lambda e: e.name)
-    return Entries(tuple(Entry(e.name, Path(e.path), e.is_file()) for e in found))
+    return Entries(tuple(_local_entry(e, folder) for e in found))
+
+
+def _local_entry(entry: os.DirEntry[str], folder: Path) -> Entry:
+    """An entry of a local folder; a link out of the folder is marked, never followed
+    further (its target is not even asked whether it is a file)."""
+    path = Path(entry.path)
+    if entry.is_symlink() and escapes(path, folder):
+        return Entry(entry.name, path, False, outside=True)
+    return Entry(entry.name, path, entry.is_file())

@@ -48,6 +48,10 @@ NAME_NOT_SCAN = _rule(
     "The file opened is not named like a scan file, so its type and cell are unknown.",
     US_FILES)
 UNREADABLE = _rule("unreadable", E, "A scan file cannot be read.", US_READER)
+LINK_OUTSIDE = _rule(
+    "link-outside", W,
+    "A scan file of a run folder is a symbolic link leading out of the folder; it is not "
+    "read, and nothing of its content is quoted.", LIMITS)
 FILE_TOO_LARGE = _rule(
     "file-too-large", E,
     "A scan file is larger than Inspector reads (a scan is a few thousand lines at most).",

@@ -130,7 +130,11 @@ def _folder_candidates(run: Run) -> list[tuple[Path, ScanName]]:
     found: list[tuple[Path, ScanName]] = []
     for entry in entries.items:
         name = parse_name(entry.name)
-        if name is not None and entry.is_file:
+        if name is not None and entry.outside:
+            run.findings.report(R.LINK_OUTSIDE, "a symbolic link to a file outside the run "
+                                "folder; not read (copy the file into the folder to read it)",
+                                entry.name)
+        elif name is not None and entry.is_file:
             found.append((entry.path, name))
         else:
             run.others.append(entry.name)

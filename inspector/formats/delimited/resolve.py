@@ -26,6 +26,7 @@ from inspector.formats.delimited.rules import (
 )
 from inspector.formats.delimited.stages import Stages
 from inspector.formats.delimited.values import shown
+from inspector.formats.folder_bounds import inside
 
 MANIFEST_NAMES = ("manifest.json", "manifest.yaml", "manifest.yml")
 
@@ -109,7 +110,7 @@ def resolve_data_file(layout: Layout, manifest: Manifest, col: Stages) -> Path |
         col.report(SOURCE_DATA_FILE_MISSING,
                    f"the declared data_file {named} cannot be resolved ({shown(reason)})", loc)
         return None
-    if declared.parent != base and base not in declared.parents:
+    if not inside(declared, base):
         col.report(MANIFEST_DATA_FILE_OUTSIDE,
                    f"data_file {named} resolves outside the experiment folder", loc)
         return None

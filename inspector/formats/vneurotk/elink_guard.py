@@ -8,9 +8,11 @@ external-link callback (``H5Pset_elink_cb``) before it opens the target; h5py
 does not expose it, so :func:`install` sets it through ``ctypes`` on a link
 access property list and makes that list the one h5py's high-level objects use
 (``h5py._hl.base.dlapl``, ``None`` = the library default otherwise).  The
-callback refuses only targets that exist and are not regular files; HDF5 then
-reports the link as unresolvable, which the reader already turns into
-``link.dangling``.
+callback refuses targets that exist and are not regular files, and regular files
+outside the linking document's folder tree (unless allowed:
+:func:`.external_guard.link_refusal`); HDF5 then reports the link as unresolvable,
+which the reader already turns into ``link.dangling`` (the tree reports a target out
+of bounds as ``external.outside`` before it asks HDF5).
 
 A file read from a URL (through h5py's file-object driver) has no folder on
 this machine: HDF5 would look for the target of its external links relative
@@ -33,6 +35,8 @@ from typing import Any
 
 import h5py
 import h5py._hl.base as h5py_base
+
+from inspector.formats.vneurotk import external_guard
 
 #: ``herr_t (*H5L_elink_traverse_t)(const char *parent_file_name, const char *parent_group_name,
 #: const char *child_file_name, const char *child_object_name, unsigned *acc_flags,
@@ -80,9 +84,11 @@ def _traverse(parent_file: bytes | None, _group: bytes | None, child_file: bytes
     try:
         parent = os.fsdecode(parent_file or b"")
         child = os.fsdecode(child_file or b"")
-        return -1 if parent in _refused or special_target(parent, child) else 0
+        if parent in _refused or special_target(parent, child):
+            return -1
+        return -1 if external_guard.link_refusal(parent, child) is not None else 0
     except Exception:  # noqa: BLE001 - an exception must never cross into C
-        return 0
+        return -1
 
 
 def _hdf5_library() -> ctypes.CDLL | None:
@@ -127,24 +133,3 @@ def install() -> bool:
         _state.update(lapl=lapl, callback=callback)  # kept alive while h5py uses them
         h5py_base.dlapl = lapl
         return True
-
-
-def special_virtual_source(dataset: h5py.Dataset) -> str | None:
-    """The first source file of virtual ``dataset`` that is never opened (as stored in the
-    mapping), or None: a named pipe, socket or device, or any other file when the dataset's
-    file is read from a URL (:func:`refuse_from`; HDF5 would look for it on this machine).
-
-    HDF5 opens a virtual dataset's source files when the dataset is read, with no callback
-    to refuse one; readers ask this first.
-    """
-    try:
-        if not dataset.is_virtual:
-            return None
-        names = dict.fromkeys(s.file_name for s in dataset.virtual_sources())
-    except (OSError, RuntimeError, ValueError):
-        return None
-    remote = dataset.file.filename in _refused
-    for name in names:
-        if name != "." and (remote or special_target(dataset.file.filename, name)):
-            return name
-    return None

@@ -17,7 +17,8 @@ stored whole in its object header, so it is read whole once (at most
 ``data.unreadable`` or ``data.unsupported-type`` (:mod:`.rules`).
 
 External links and virtual datasets are followed read-only, as the tree
-follows them (recording notes §6).
+follows them (recording notes §6); values from a file out of the document's bounds
+are never read (:mod:`.external_guard`: the refusal is the finding).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from inspector.formats.node_data import (
 )
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.arrays import H5DatasetRef
+from inspector.formats.vneurotk.external_guard import ExternalRefused
 from inspector.formats.vneurotk.hdf5_decode import ReferenceNames, decode_columns
 from inspector.formats.vneurotk.hdf5_heap import MAX_READ_BYTES as MAX_HEAP_READ
 from inspector.formats.vneurotk.hdf5_heap import (
@@ -207,6 +209,8 @@ class H5DatasetNode(_H5Node):
         box, flips, shape = _box(norm)
         try:
             raw = self._raw(box)
+        except ExternalRefused as exc:  # never read: the refusal is the finding
+            raise self._fail(exc.refusal.rule, exc.refusal.message(self.location)) from exc
         except ValueTooLarge as exc:
             raise self._fail(R.DATA_VALUE_TOO_LARGE, f"{self.location}: {exc}; `inspector "
                              "dump --all --out FILE` writes the others page by page") from exc

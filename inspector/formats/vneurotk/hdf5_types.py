@@ -36,6 +36,7 @@ from inspector.formats.node_data import (
     TypeInfo,
     cell_text,
 )
+from inspector.formats.vneurotk import external_guard
 
 #: Nesting levels of compound, array and vlen types described.
 MAX_DEPTH = 16
@@ -327,9 +328,11 @@ def dataset_storage(ds: h5py.Dataset, link: LinkInfo) -> StorageInfo:
         stored = int(ds.id.get_storage_size())
     except (OSError, RuntimeError, ValueError):
         stored = None
+    verdict = external_guard.examine(ds)
+    refused = verdict.refusals[0].message(ds.name or "dataset") if verdict.refusals else ""
     return StorageInfo(layout, chunks, _filters(dcpl), fill, stored,
                        max_shape if max_shape != tuple(ds.shape) else None, external, sources,
-                       link, notes)
+                       link, notes, verdict.files, refused)
 
 
 def attribute_storage(aid: Any, link: LinkInfo) -> StorageInfo:

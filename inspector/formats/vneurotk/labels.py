@@ -27,6 +27,7 @@ from typing import Any
 import h5py
 import numpy as np
 
+from inspector.formats.vneurotk import external_guard
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.arrays import normalize_selection
 from inspector.formats.vneurotk.hdf5_heap import read_attribute
@@ -259,6 +260,7 @@ class Labels:
         assert ds is not None
         buf = np.empty(min(LABEL_BLOCK, max(self.count, 1)), dtype=ds.dtype)
         is_float = ds.dtype.kind == "f"
+        external_guard.check(ds)  # values from a file out of bounds are never read
         for i, a in enumerate(_blocks(self.count, on_block)):
             b = min(self.count, a + LABEL_BLOCK)
             self._source.check()

@@ -265,7 +265,10 @@ def _guard(ctx: _Ctx, fn: Callable[[], T]) -> T | None:
     try:
         return fn()
     except STEP_ERRORS as exc:
-        ctx.doc.findings.add(step_finding(exc))
+        finding = step_finding(exc)
+        if not any(f.code == finding.code and f.location == finding.location
+                   for f in ctx.doc.findings):  # a refusal the tree reported already
+            ctx.doc.findings.add(finding)
     return None
 
 

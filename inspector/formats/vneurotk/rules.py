@@ -421,6 +421,42 @@ VDS_MISSING_SOURCE = rule(
 VDS_EXTERNAL = rule(
     "vds.external", WARNING,
     "A virtual dataset reading another file is followed read-only.", notes("§6"))
+H5P_EXTERNAL = ("HDF5 library reference, H5Pset_external (raw data in external files, "
+                "opened by name when the dataset is read)")
+H5P_VIRTUAL = ("HDF5 library reference, H5Pset_virtual and 'Virtual Dataset (VDS)' (source "
+               "files looked up as H5Pset_virtual_prefix describes)")
+CONTRACT = "Inspector's safety contract (docs/architecture.md, 'Contracts': external data)"
+VDS_RECURSIVE = rule(
+    "vds.recursive", ERROR,
+    "A virtual dataset must not reach itself through its sources (directly or through other "
+    "virtual datasets): HDF5 would recurse until the process crashes. Its values are not "
+    "read.", f"{H5P_VIRTUAL}; {CONTRACT}")
+EXTERNAL_STORAGE = rule(
+    "external.storage", INFO,
+    "A dataset's raw data are stored in other files (external storage) inside the "
+    "document's folder; its values are read from there.", H5P_EXTERNAL)
+EXTERNAL_OUTSIDE = rule(
+    "external.outside", WARNING,
+    "A dataset's values come from a file outside the document's folder (external storage, a "
+    "virtual-dataset source or an external link); they are not read until that folder is "
+    "allowed (--allow-external DIR, or the window's action on this finding).",
+    f"{H5P_EXTERNAL}; {CONTRACT}")
+EXTERNAL_SPECIAL = rule(
+    "external.special-file", ERROR,
+    "A dataset's values would come from a named pipe, socket, device or folder (reading one "
+    "blocks or never ends); never read.", f"{H5P_EXTERNAL}; {CONTRACT}")
+EXTERNAL_MISSING = rule(
+    "external.missing", ERROR,
+    "An external-storage file of a dataset does not exist; its values cannot be read.",
+    H5P_EXTERNAL)
+EXTERNAL_SELF = rule(
+    "external.self", ERROR,
+    "A dataset's external storage names the document itself (its values would be the "
+    "file's own bytes); not read.", f"{H5P_EXTERNAL}; {CONTRACT}")
+EXTERNAL_REMOTE = rule(
+    "external.remote", WARNING,
+    "A file read from a URL has a dataset with external storage; HDF5 would read those "
+    "files from this machine, so its values are never read.", f"{H5P_EXTERNAL}; {CONTRACT}")
 
 # -- stored values of any dataset or attribute (NodeData) --------------------------------
 DATA_UNREADABLE = rule(
@@ -455,6 +491,8 @@ HDF5_FILE_RULES: tuple[Rule, ...] = (
     TEXT_INVALID_UTF8, TREE_ATTRIBUTES_UNREADABLE, TREE_ATTRIBUTE_UNREADABLE,
     TREE_ATTRIBUTES_CAPPED, TREE_UNSUPPORTED_TYPE, TREE_GROUP_UNREADABLE, TREE_LINK_UNREADABLE,
     TREE_OBJECT_UNREADABLE, TREE_MEMBERS_CAPPED, LINK_DANGLING, LINK_EXTERNAL, LINK_EXTERNAL_URL,
-    VDS_UNREADABLE, VDS_INTERNAL, VDS_MISSING_SOURCE, VDS_EXTERNAL, DATA_UNREADABLE,
-    DATA_UNSUPPORTED_TYPE, DATA_VALUE_TOO_LARGE, DATA_CHUNK_OVERFLOW,
+    VDS_UNREADABLE, VDS_INTERNAL, VDS_MISSING_SOURCE, VDS_EXTERNAL, VDS_RECURSIVE,
+    EXTERNAL_STORAGE, EXTERNAL_OUTSIDE, EXTERNAL_SPECIAL, EXTERNAL_MISSING, EXTERNAL_SELF,
+    EXTERNAL_REMOTE, DATA_UNREADABLE, DATA_UNSUPPORTED_TYPE, DATA_VALUE_TOO_LARGE,
+    DATA_CHUNK_OVERFLOW,
 )

@@ -17,6 +17,7 @@ from typing import Any
 import h5py
 import numpy as np
 
+from inspector.formats.vneurotk import external_guard
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.hdf5_heap import ValueTooLarge, check_dataset, read_attribute
 from inspector.formats.vneurotk.source import RuleError, too_large
@@ -140,6 +141,8 @@ def read_sequence(group: h5py.Group, location: str, *, allow_nonfinite: bool = F
         raise RuleError(R.SCALAR_TOO_LARGE,
                         f"typed scalar sequence {location} declares {n} values, more than the "
                         f"{limit} read at open", location)
+    external_guard.check(types_ds)
+    external_guard.check(values_ds)
     try:
         check_dataset(values_ds)
     except ValueTooLarge as exc:

@@ -38,7 +38,7 @@ from inspector.formats.analysis import ChunkOverflow
 from inspector.formats.file_identity import check_identity, identity_of
 from inspector.formats.findings import Finding, Rule, cause
 from inspector.formats.remote_path import RemotePath
-from inspector.formats.vneurotk import chunk_guard, elink_guard, hdf5_heap
+from inspector.formats.vneurotk import chunk_guard, elink_guard, external_guard, hdf5_heap
 from inspector.formats.vneurotk import rules as R
 
 
@@ -77,11 +77,14 @@ def step_finding(exc: BaseException) -> Finding:
     A broken rule is its own finding; HDF5 reports damaged structures as
     ``OSError``/``RuntimeError``/``KeyError`` (``file.corrupt``) and
     undecodable values as ``TypeError``/``ValueError`` (``read.failed``,
-    e.g. a datatype numpy has no equivalent for).  ``exc`` is one of
-    :data:`STEP_ERRORS`.
+    e.g. a datatype numpy has no equivalent for); values never read from another
+    file (:class:`~.external_guard.ExternalRefused`) are the refusal's own rule.
+    ``exc`` is one of :data:`STEP_ERRORS`.
     """
     if isinstance(exc, RuleError):
         return exc.finding()
+    if isinstance(exc, external_guard.ExternalRefused):
+        return exc.refusal.rule.finding(str(exc), exc.location)
     if isinstance(exc, (OSError, RuntimeError, KeyError)):
         return R.FILE_CORRUPT.finding(
             f"HDF5 could not read part of the file (damaged file?): {cause(exc)}")
@@ -177,6 +180,7 @@ class H5Source:
         self.identity = identity_of(st)
         _register_exit_hook()
         self.file = self._open()
+        external_guard.register(self.file, self.path)
         hdf5_heap.register(self.file, self.path)
         self._refuse_corrupt_root()
         # The identity of what was actually opened (guards a replace during open).
@@ -215,6 +219,7 @@ class H5Source:
         # Its external links name files beside the URL, never on this disk.
         self._refused = self.file.filename
         elink_guard.refuse_from(self._refused)
+        external_guard.register(self.file, path)
         hdf5_heap.register(self.file, path)
         self._refuse_corrupt_root()
         validator = path.resource.probe().validator
@@ -258,17 +263,15 @@ class H5Source:
 
         Raises:
             FileChangedError: the file was replaced.
+            ExternalRefused: the values come from a file that is never read here
+                (:mod:`.external_guard`).
             OSError: HDF5 could not read the data (corrupt chunk, missing
                 external file, closed file).
         """
         self.check()
         if not self.file.id.valid:
             raise OSError("the document was closed")
-        special = elink_guard.special_virtual_source(dataset)
-        if special is not None:
-            raise OSError(f"cannot read {dataset.name}: its virtual source file {special} is "
-                          "never opened (a named pipe, socket or device, or a file beside a "
-                          "URL)")
+        external_guard.check(dataset)
         try:
             hdf5_heap.check_dataset(dataset, selection)
             chunk_guard.check_selection(dataset, selection)
@@ -282,6 +285,7 @@ class H5Source:
         """Close the HDF5 handle (idempotent)."""
         try:
             if self.file.id.valid:
+                external_guard.unregister(self.file)
                 hdf5_heap.unregister(self.file)
                 self.file.close()
             if self._fileobj is not None:
@@ -340,7 +344,7 @@ def read_whole(dataset: h5py.Dataset, rule: Rule, *, source: H5Source | None = N
 
     Raises:
         RuleError: ``rule`` when the dataset declares more than ``limit`` elements.
-        OSError: see :meth:`H5Source.read`.
+        ExternalRefused, OSError: see :meth:`H5Source.read`.
     """
     n = element_count(dataset.shape)
     if n > limit:
@@ -350,6 +354,7 @@ def read_whole(dataset: h5py.Dataset, rule: Rule, *, source: H5Source | None = N
     try:
         if source is not None:
             return source.read(dataset, ())
+        external_guard.check(dataset)
         hdf5_heap.check_dataset(dataset)
         chunk_guard.check_selection(dataset, ())
     except hdf5_heap.ValueTooLarge as exc:

@@ -37,8 +37,10 @@ from inspector.formats.capabilities import (
 )
 from inspector.formats.document import Node
 from inspector.formats.findings import Rule
+from inspector.formats.folder_bounds import real
 from inspector.formats.node import LinkTarget
 from inspector.formats.remote_path import RemotePath
+from inspector.formats.vneurotk import external_guard
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.elink_guard import special_target
 from inspector.formats.vneurotk.hdf5_heap import (
@@ -494,6 +496,8 @@ def _follow_link(group: h5py.Group, raw: bytes, name: str, loc: str, node: Node,
     if walk.remote is not None and via is not None and via.detail.startswith("external"):
         _remote_external(via, target, loc, walk)
         return None
+    if via is not None and _outside_link(group, via, loc, walk):
+        return None
     problem = _open_problem(group, raw, via)
     if problem is not None:  # opening it would have HDF5 allocate without end
         walk.report(R.TREE_GROUP_UNREADABLE, f"{loc}: members cannot be listed: {problem}", loc)
@@ -522,6 +526,23 @@ def _follow_link(group: h5py.Group, raw: bytes, name: str, loc: str, node: Node,
         if via.target is not None:
             via.target = replace(via.target, resolved=os.path.abspath(resolved))
     return obj, via
+
+
+def _outside_link(group: h5py.Group, via: Node, loc: str, walk: _Walk) -> bool:
+    """True (after ``external.outside``) when the external link ``via`` leads to a file
+    outside the document's folder tree that no ``--allow-external`` allows: it is not
+    followed (:func:`.external_guard.link_refusal`)."""
+    link = via.target
+    if link is None or link.kind != "external" or not link.file:
+        return False
+    parent = h5py.h5f.get_name(group.id).decode("utf-8", "backslashreplace")
+    refusal = external_guard.link_refusal(parent, link.file)
+    if refusal is None or refusal.rule is not R.EXTERNAL_OUTSIDE:
+        return False
+    walk.report(refusal.rule, refusal.message(loc), loc)
+    via.detail += " (outside the document's folder: not followed)"
+    via.target = replace(link, dangling=True)
+    return True
 
 
 def _open_problem(group: h5py.Group, raw: bytes, via: Node | None) -> str | None:
@@ -583,7 +604,8 @@ def _member(group: h5py.Group, raw: bytes, name: str, loc: str, node: Node,
             child = via
             child.detail += f"; target {detail}"
         attribute_nodes(obj, child, walk.report)
-        _check_virtual(obj, loc, child, walk.report, walk.remote)
+        refused = _check_external(obj, loc, child, walk.report)
+        _check_virtual(obj, loc, child, walk.report, walk.remote, refused)
         return None
     (via if via is not None else node).add(name, None, kind="object", location=loc,
                                            detail=type(obj).__name__)
@@ -653,10 +675,37 @@ def _virtual_sources(ds: h5py.Dataset, sources: list[Any], node: Node,
                  detail="virtual dataset sources not listed")
 
 
+def _check_external(ds: h5py.Dataset, loc: str, node: Node, report: Report) -> set[str]:
+    """Report what reading ``ds`` would open in other files (:mod:`.external_guard`):
+    each refusal (the values are then never read), external storage read from the
+    document's folder; the dataset's detail says where its values come from.
+    Returns the file names (as stored) that are refused."""
+    verdict = external_guard.examine(ds)
+    for refusal in verdict.refusals:
+        report(refusal.rule, refusal.message(loc), loc)
+    note = verdict.note()
+    if note:
+        node.detail += f"; {note}"
+    if not verdict.readable:
+        named = ", ".join(dict.fromkeys(r.resolved or r.target for r in verdict.refusals[:3]))
+        node.detail += f"; values not read (from {named}; see the findings)"
+    elif verdict.files and not ds.is_virtual:
+        report(R.EXTERNAL_STORAGE, f"{loc}: its values are read from "
+               f"{', '.join(verdict.files[:3])}, outside this file (external storage)", loc)
+    return {r.target for r in verdict.refusals}
+
+
+def _same_file(ds: h5py.Dataset, name: str) -> bool:
+    """True when the virtual source file ``name`` of ``ds`` is the file of ``ds`` itself."""
+    path, _kind = external_guard.opened_file(ds.file.filename, name, "HDF5_VDS_PREFIX")
+    return bool(path) and real(path) == real(ds.file.filename)
+
+
 def _check_virtual(ds: h5py.Dataset, loc: str, node: Node, report: Report,
-                   remote: RemotePath | None = None) -> None:
-    """List the sources of a virtual dataset and report each source file (recording
-    notes §6); those of a file read from a URL are never opened (nor looked for here)."""
+                   remote: RemotePath | None = None, refused: set[str] | None = None) -> None:
+    """List the sources of a virtual dataset and report each source file that is read
+    (recording notes §6); ``refused`` are those :func:`_check_external` reported as
+    never read (those of a file read from a URL among them)."""
     try:
         if not ds.is_virtual:
             return
@@ -670,23 +719,7 @@ def _check_virtual(ds: h5py.Dataset, loc: str, node: Node, report: Report,
         if name == ".":
             report(R.VDS_INTERNAL,
                    f"{loc} is a virtual dataset mapping other datasets of this file", loc)
-            continue
-        if remote is not None:
-            report(R.VDS_EXTERNAL,
-                   f"{loc} is a virtual dataset reading from {name}; its data live outside "
-                   "this file and are not read over the network", loc)
-            continue
-        target = Path(name)
-        resolved = target if target.is_absolute() else Path(ds.file.filename).parent / target
-        if special_target(ds.file.filename, name):
-            report(R.VDS_MISSING_SOURCE,
-                   f"{loc} is a virtual dataset whose source file {name} is a named pipe, "
-                   "socket or device; it is never opened", loc)
-        elif not resolved.exists():
-            report(R.VDS_MISSING_SOURCE,
-                   f"{loc} is a virtual dataset whose source file {name} does not exist; "
-                   "HDF5 would silently return fill values", loc)
-        else:
+        elif name not in (refused or set()) and remote is None and not _same_file(ds, name):
             report(R.VDS_EXTERNAL,
                    f"{loc} is a virtual dataset reading from {name}; followed read-only, its "
                    "data live outside this file", loc)

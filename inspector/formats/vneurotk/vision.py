@@ -27,6 +27,7 @@ import h5py
 import numpy as np
 
 from inspector.formats.findings import cause
+from inspector.formats.vneurotk import external_guard
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.hdf5_heap import check_dataset, read_attribute
 from inspector.formats.vneurotk.scalars import is_scalar_sequence, read_sequence
@@ -458,6 +459,7 @@ def resolve_path(entry: StimulusEntry, folder: Path) -> Path:
     if element_count(entry.dataset.shape) > 1 << 16:
         raise OSError(f"{entry.location} declares {element_count(entry.dataset.shape)} "
                       "elements: too large to be a path")
+    external_guard.check(entry.dataset)
     check_dataset(entry.dataset)
     raw = entry.dataset[()]
     t = as_text(raw)

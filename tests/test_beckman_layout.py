@@ -285,6 +285,13 @@ BROKEN = [
     ("unknown_letter", ["d", header(letter="X"), *data(2)], "beckman.header-value",
      "00001.RA1:2"),
     ("cell_mismatch", ["d", header(cell=2), *data(2)], "beckman.cell-mismatch", "00001.RA1:2"),
+    # past Python's int-string limit (4 300 digits): a finding, never a conversion
+    ("5000_digit_cell", ["d", "R " + "0" * 4999 + "1 20.0 50000 0000120 3.2899E09 280 1",
+                         *data(2)], "beckman.header-value", "00001.RA1:2"),
+    ("5000_digit_count", ["d", header(count="9" * 5000), *data(2)], "beckman.header-value",
+     "00001.RA1:2"),
+    ("19_digit_count", ["d", header(count="1" * 19), *data(2)], "beckman.header-value",
+     "00001.RA1:2"),
 ]
 
 

@@ -68,7 +68,9 @@ def _substitute(argv: tuple[str, ...], target: str, out: Path) -> tuple[str, ...
 
 def run_command(case: HostileCase, argv: tuple[str, ...], workdir: Path) -> CommandResult:
     """Run ``python -m inspector *argv`` under the case's limits and judge it."""
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONFAULTHANDLER": "1"}
+    path = os.pathsep.join(p for p in (str(_ROOT), os.environ.get("PYTHONPATH")) if p)
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONFAULTHANDLER": "1",
+           "PYTHONPATH": path}  # this checkout's inspector, whatever the venv installed
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.monotonic()
         proc = subprocess.Popen([sys.executable, "-m", "inspector", *argv], cwd=workdir,
@@ -138,6 +140,6 @@ def run_case(case: HostileCase, scale: Scale, folder: Path) -> dict[str, Any]:
 
 
 def repo_root() -> Path:
-    """The repository root (the runner runs ``python -m inspector`` from the case folder,
-    so the checkout's package is the one installed in the environment)."""
+    """The repository root (the runner runs ``python -m inspector`` from the case folder
+    with this root first on ``PYTHONPATH``, so this checkout's package is the one run)."""
     return _ROOT

@@ -514,10 +514,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``inspector`` script and ``python -m inspector``.
 
     Every subcommand (and the window) runs inside the shared worker pool
-    (:func:`inspector.formats.workers.worker_pool`), shut down on return.
+    (:func:`inspector.formats.workers.worker_pool`), shut down on return.  First,
+    the temporaries a killed export left are removed
+    (:func:`inspector.formats.partials.clean_left_over`).
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     argv = _take_s3_endpoint(argv)
+    from inspector.formats.partials import clean_left_over
+
+    clean_left_over()  # what a killed export left (inspector/formats/partials.py)
     with worker_pool():
         return _dispatch(argv)
 

@@ -23,8 +23,12 @@ must reach 0.5 and beat the runner-up (if that also reaches 0.5) by 0.15.
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from inspector.formats.delimited.manifest import Manifest
 from inspector.formats.delimited.rules import (
@@ -114,7 +118,8 @@ class ParsedLayout:
     Attributes:
         format_id: ``"generic-long"`` or ``"generic-wide"``.
         scan_ids: in first-appearance (long) or mapping (wide) order.
-        radii, signals: float lists per scan, row order kept.
+        radii, signals: float sequences per scan (lists, or typed ``array("d")``),
+            row order kept.
         inputs: per-scan metadata supplied by the table or the mapping.
         signal_units: distinct ``signal_unit`` cell values -> where each first
             appears, in words (``"line 2"``).
@@ -124,8 +129,8 @@ class ParsedLayout:
 
     format_id: str
     scan_ids: list[str]
-    radii: list[list[float]]
-    signals: list[list[float]]
+    radii: list[Sequence[float]]
+    signals: list[Sequence[float]]
     inputs: list[ScanInputs]
     signal_units: dict[str, str]
     radius_column: str
@@ -210,13 +215,14 @@ def _field_count_ok(row: tuple[str, ...], line: int, table: Table, col: Stages) 
 
 @dataclass
 class _LongScans:
-    """The scans of a long table as its rows are read, in first-appearance order."""
+    """The scans of a long table as its rows are read, in first-appearance order
+    (values in typed arrays: 24 bytes an observation, its line number included)."""
 
     order: list[str] = field(default_factory=list)
-    radii: dict[str, list[float]] = field(default_factory=dict)
-    signals: dict[str, list[float]] = field(default_factory=dict)
+    radii: dict[str, array] = field(default_factory=dict)
+    signals: dict[str, array] = field(default_factory=dict)
+    lines: dict[str, array] = field(default_factory=dict)
     first_line: dict[str, int] = field(default_factory=dict)
-    seen: dict[tuple[str, float], int] = field(default_factory=dict)
     raw_cols: dict[str, dict[str, tuple[str, int]]] = field(default_factory=dict)
     units: dict[str, str] = field(default_factory=dict)
 
@@ -224,12 +230,33 @@ class _LongScans:
         """Append one observation to its scan (creating the scan at its first row)."""
         if scan_id not in self.radii:
             self.order.append(scan_id)
-            self.radii[scan_id] = []
-            self.signals[scan_id] = []
+            self.radii[scan_id] = array("d")
+            self.signals[scan_id] = array("d")
+            self.lines[scan_id] = array("q")
             self.raw_cols[scan_id] = {}
             self.first_line[scan_id] = line
         self.radii[scan_id].append(radius)
         self.signals[scan_id].append(signal)
+        self.lines[scan_id].append(line)
+
+    def duplicates(self) -> list[tuple[int, str, float, int]]:
+        """``(line, scan id, radius, first line)`` of every observation repeating an
+        earlier radius of its scan, in line order."""
+        found: list[tuple[int, str, float, int]] = []
+        for scan_id in self.order:
+            r = np.frombuffer(self.radii[scan_id], dtype=np.float64)
+            if r.size < 2:
+                continue
+            order = np.argsort(r, kind="stable")
+            rs = r[order]
+            same = np.flatnonzero(rs[1:] == rs[:-1]) + 1
+            if not same.size:
+                continue
+            ls = np.frombuffer(self.lines[scan_id], dtype=np.int64)[order]
+            starts = np.where(np.r_[True, rs[1:] != rs[:-1]], np.arange(rs.size), 0)
+            first = ls[np.maximum.accumulate(starts)]
+            found.extend((int(ls[i]), scan_id, float(rs[i]), int(first[i])) for i in same)
+        return sorted(found)
 
 
 def _long_observation(row: tuple[str, ...], line: int, idx: dict[str, int], table: Table,
@@ -243,13 +270,6 @@ def _long_observation(row: tuple[str, ...], line: int, idx: dict[str, int], tabl
     signal = _cell_float(row[idx["signal"]], "signal", line, table, col)
     if radius is None or signal is None:
         return None
-    pair = (scan_id, radius)
-    if pair in scans.seen:
-        col.report(TABLE_DUPLICATE_OBSERVATION,
-                   f"line {line}: duplicate observation for scan {shown(scan_id)} at radius "
-                   f"{radius} (first at line {scans.seen[pair]})", table.loc(line))
-        return None
-    scans.seen[pair] = line
     scans.add(scan_id, radius, signal, line)
     return scan_id
 
@@ -300,6 +320,10 @@ def parse_long(manifest: Manifest, table: Table, col: Stages) -> ParsedLayout | 
         scan_id = _long_observation(row, line, idx, table, scans, col)
         if scan_id is not None:
             _long_optional(row, line, scan_id, optional, table, scans, col)
+    for line, scan_id, radius, first in scans.duplicates():
+        col.report(TABLE_DUPLICATE_OBSERVATION,
+                   f"line {line}: duplicate observation for scan {shown(scan_id)} at radius "
+                   f"{radius} (first at line {first})", table.loc(line))
     if not scans.order and not col.has_errors:
         col.report(TABLE_NO_SCANS, "no scans found in the data file (no data rows)",
                    table.loc(table.header_line))
@@ -420,5 +444,5 @@ def parse_wide(manifest: Manifest, table: Table, col: Stages) -> ParsedLayout | 
     if col.has_errors:
         return None
     return ParsedLayout(WIDE, [sc["scan_id"] for sc, _, _ in mapped],
-                        [list(radius) for _ in mapped], signals, _wide_inputs(manifest, mapped),
-                        {}, radius_name, always_shared=True)
+                        [list(radius) for _ in mapped], list(signals),
+                        _wide_inputs(manifest, mapped), {}, radius_name, always_shared=True)

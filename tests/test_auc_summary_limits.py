@@ -62,3 +62,16 @@ def test_a_table_at_the_limits_keeps_the_reference_keys(tmp_path):
     exp = doc.auc.experiment
     assert s["model"] == exp.to_dict()
     assert len(s["model"]["observations"]["signal"]) == 2000
+
+
+def test_a_long_table_past_the_scan_limit_is_refused_at_the_row_starting_one_more(
+        tmp_path, monkeypatch):
+    from inspector.formats.delimited import layouts
+
+    monkeypatch.setattr(layouts, "MAX_SCANS", 3)
+    doc = _table(tmp_path / "t", 5, 2)  # rows: header line 1, scan k at lines 2k+2, 2k+3
+    errors = [(f.code, f.location) for f in doc.findings if f.severity == "error"]
+    assert errors == [("table.too-many-scans", "scans.csv:8")]
+    assert doc.auc is None and not doc.ok
+    exactly = _table(tmp_path / "u", 3, 2)
+    assert exactly.ok and exactly.summary["n_scans"] == 3

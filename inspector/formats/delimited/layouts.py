@@ -8,7 +8,8 @@ row per radial observation; required columns ``scan``, ``radius_cm``,
 ``source_scan_id``.  Rows keep their order; a duplicate ``(scan, radius)`` is a
 conflict; a non-numeric or non-finite ``radius_cm``/``signal`` is an error; an
 optional column with two different (non-blank) values within one scan is a
-conflict.
+conflict.  A long table names at most :data:`MAX_SCANS` scans (Inspector's limit):
+the row that starts one more is ``table.too-many-scans`` and reading stops there.
 
 ``generic-wide`` ("Wide format"): one radius column and one signal column per
 scan, mapped by the manifest's ``columns`` block; scans share the radius axis,
@@ -48,6 +49,7 @@ from inspector.formats.delimited.rules import (
     TABLE_NO_SCANS,
     TABLE_NON_FINITE,
     TABLE_NOT_A_NUMBER,
+    TABLE_TOO_MANY_SCANS,
     TABLE_UNKNOWN_OPTICAL_SYSTEM,
 )
 from inspector.formats.delimited.stages import Stages
@@ -81,6 +83,9 @@ LONG_NUMERIC = ("elapsed_seconds", "wavelength_nm", "rotor_speed_rpm", "temperat
 #: Per-scan fields a wide mapping entry may supply.
 WIDE_SCAN_FIELDS = ("elapsed_seconds", "wavelength_nm", "optical_system", "rotor_speed_rpm",
                     "temperature_c", "cell", "channel", "source_scan_id")
+#: Scans a long table may name (Inspector's limit, docs/architecture.md "Contracts"):
+#: each scan costs a few kilobytes of metadata in the model; a run has hundreds.
+MAX_SCANS = 100_000
 MINIMUM_CONFIDENCE = 0.5
 TIE_MARGIN = 0.15
 
@@ -317,6 +322,11 @@ def parse_long(manifest: Manifest, table: Table, col: Stages) -> ParsedLayout | 
     for line, row in table.rows:
         if not _field_count_ok(row, line, table, col):
             continue
+        if len(scans.order) >= MAX_SCANS and row[idx["scan"]].strip() not in scans.radii:
+            col.report(TABLE_TOO_MANY_SCANS, f"line {line} starts scan {MAX_SCANS + 1:,}; a "
+                       f"table has at most {MAX_SCANS:,} scans (the rest is not read)",
+                       table.loc(line))
+            return None
         scan_id = _long_observation(row, line, idx, table, scans, col)
         if scan_id is not None:
             _long_optional(row, line, scan_id, optional, table, scans, col)

@@ -52,7 +52,7 @@ from inspector.formats.delimited.rules import (
     TABLE_TOO_MANY_SCANS,
     TABLE_UNKNOWN_OPTICAL_SYSTEM,
 )
-from inspector.formats.delimited.stages import Stages
+from inspector.formats.delimited.stages import MAX_ERRORS_PER_STAGE, Stages
 from inspector.formats.delimited.table import Table
 from inspector.formats.delimited.values import (
     format_datetime,
@@ -244,10 +244,11 @@ class _LongScans:
         self.signals[scan_id].append(signal)
         self.lines[scan_id].append(line)
 
-    def duplicates(self) -> list[tuple[int, str, float, int]]:
-        """``(line, scan id, radius, first line)`` of every observation repeating an
-        earlier radius of its scan, in line order."""
+    def duplicates(self, listed: int) -> tuple[list[tuple[int, str, float, int]], int]:
+        """``(line, scan id, radius, first line)`` of the first ``listed`` observations (in
+        line order) repeating an earlier radius of their scan, and how many there are."""
         found: list[tuple[int, str, float, int]] = []
+        total = 0
         for scan_id in self.order:
             r = np.frombuffer(self.radii[scan_id], dtype=np.float64)
             if r.size < 2:
@@ -260,8 +261,11 @@ class _LongScans:
             ls = np.frombuffer(self.lines[scan_id], dtype=np.int64)[order]
             starts = np.where(np.r_[True, rs[1:] != rs[:-1]], np.arange(rs.size), 0)
             first = ls[np.maximum.accumulate(starts)]
+            total += int(same.size)
+            same = same[np.argsort(ls[same], kind="stable")[:listed]]
             found.extend((int(ls[i]), scan_id, float(rs[i]), int(first[i])) for i in same)
-        return sorted(found)
+            found = sorted(found)[:listed]
+        return found, total
 
 
 def _long_observation(row: tuple[str, ...], line: int, idx: dict[str, int], table: Table,
@@ -330,10 +334,12 @@ def parse_long(manifest: Manifest, table: Table, col: Stages) -> ParsedLayout | 
         scan_id = _long_observation(row, line, idx, table, scans, col)
         if scan_id is not None:
             _long_optional(row, line, scan_id, optional, table, scans, col)
-    for line, scan_id, radius, first in scans.duplicates():
+    listed, total = scans.duplicates(MAX_ERRORS_PER_STAGE + 1)
+    for line, scan_id, radius, first in listed:
         col.report(TABLE_DUPLICATE_OBSERVATION,
                    f"line {line}: duplicate observation for scan {shown(scan_id)} at radius "
                    f"{radius} (first at line {first})", table.loc(line))
+    col.count_more(TABLE_DUPLICATE_OBSERVATION, total - len(listed))
     if not scans.order and not col.has_errors:
         col.report(TABLE_NO_SCANS, "no scans found in the data file (no data rows)",
                    table.loc(table.header_line))

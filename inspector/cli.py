@@ -615,13 +615,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``inspector`` script and ``python -m inspector``.
 
     Every subcommand (and the window) runs inside the shared worker pool
-    (:func:`inspector.formats.workers.worker_pool`), shut down on return.
+    (:func:`inspector.formats.workers.worker_pool`), shut down on return.  First,
+    the temporaries a killed export left are removed
+    (:func:`inspector.formats.partials.clean_left_over`).
     ``HDF5_EXTFILE_PREFIX`` defaults to ``${ORIGIN}`` (HDF5 library, H5Pset_efile_prefix):
     a relative external-storage file name is looked up beside the document, not in the
     working directory.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     argv = _take_s3_endpoint(argv)
+    from inspector.formats.partials import clean_left_over
+
+    clean_left_over()  # what a killed export left (inspector/formats/partials.py)
     # Relative external-storage names resolve from the document's folder, as virtual
     # sources and external links do (HDF5 reads this once, when h5py loads it).
     os.environ.setdefault("HDF5_EXTFILE_PREFIX", "${ORIGIN}")

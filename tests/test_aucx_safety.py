@@ -338,3 +338,23 @@ def test_other_valid_zip_layouts_verify(tmp_path, variant):
     doc = open_archive(tmp_path / "v.aucx")
     doc.verify()
     assert doc.ok and doc.verified, [f.to_json() for f in doc.findings]
+
+
+@pytest.mark.parametrize("offset", [(1 << 64) - 2, 1 << 63, 10**12])
+def test_zip64_extra_field_with_a_huge_local_header_offset(tmp_path, offset):
+    """A ZIP64 extra field (APPNOTE 4.5.3) may give any 64-bit offset: one past the
+    central directory is refused at its member, never sought."""
+    buf = bytearray(raw_zip(with_checksums(base_members())))
+    eocd = buf.rfind(b"PK\x05\x06")
+    cd_size, cd_off = struct.unpack_from("<2L", buf, eocd + 12)
+    f = list(_CDIR.unpack_from(buf, cd_off))
+    name = bytes(buf[cd_off + 46 : cd_off + 46 + f[12]]).decode()
+    extra = struct.pack("<HHQ", 0x0001, 8, offset)
+    f[13], f[18] = len(extra), 0xFFFFFFFF
+    _CDIR.pack_into(buf, cd_off, *f)
+    buf[cd_off + 46 + f[12] : cd_off + 46 + f[12]] = extra
+    struct.pack_into("<L", buf, eocd + len(extra) + 12, cd_size + len(extra))
+    doc = opened(tmp_path, bytes(buf))
+    assert ("zip.data-out-of-bounds", name) in errors(doc)
+    assert next(m for m in doc.members if m.name == name).status == "refused"
+    assert not any(f.code.startswith("internal.") for f in doc.findings)

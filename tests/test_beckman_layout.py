@@ -20,7 +20,7 @@ from inspector.cli import format_report
 from inspector.formats.beckman import BeckmanError, load_run, open_run
 from inspector.formats.beckman import rules as R
 from inspector.formats.beckman.names import parse_name
-from inspector.formats.beckman.scanfile import ScanFile, _fast_data, _slow_data
+from inspector.formats.beckman.scanfile import ScanFile, _fast_data, _slow_data, read_scan
 from inspector.formats.findings import RULES, Findings
 from inspector.formats.registry import open_document, sniff
 
@@ -285,6 +285,13 @@ BROKEN = [
     ("unknown_letter", ["d", header(letter="X"), *data(2)], "beckman.header-value",
      "00001.RA1:2"),
     ("cell_mismatch", ["d", header(cell=2), *data(2)], "beckman.cell-mismatch", "00001.RA1:2"),
+    # past Python's int-string limit (4 300 digits): a finding, never a conversion
+    ("5000_digit_cell", ["d", "R " + "0" * 4999 + "1 20.0 50000 0000120 3.2899E09 280 1",
+                         *data(2)], "beckman.header-value", "00001.RA1:2"),
+    ("5000_digit_count", ["d", header(count="9" * 5000), *data(2)], "beckman.header-value",
+     "00001.RA1:2"),
+    ("19_digit_count", ["d", header(count="1" * 19), *data(2)], "beckman.header-value",
+     "00001.RA1:2"),
 ]
 
 
@@ -398,11 +405,37 @@ def test_fast_and_line_by_line_parsing_agree(tmp_path):
     col_findings = Findings()
     from inspector.formats.beckman.scanfile import _Col
 
-    _slow_data(body.splitlines(), slow, _Col(col_findings, slow))
+    _slow_data(body, slow, _Col(col_findings, slow))
     assert not list(col_findings)
     for attr in ("x", "value", "third", "lines"):
         assert np.array_equal(getattr(fast, attr), getattr(slow, attr))
     assert fast.third_points == slow.third_points == 50
+
+
+def test_malformed_lines_past_the_detailed_limit_are_counted_in_one_finding(tmp_path):
+    """The first MAX_DETAILED_LINES malformed lines are findings at their lines; the
+    rest one count at the first of them; good lines between them are all kept."""
+    from inspector.formats.beckman.scanfile import MAX_DETAILED_LINES
+
+    good = data(3)
+    lines = ["d", header()]
+    for k in range(MAX_DETAILED_LINES + 57):
+        lines += [good[k % 3], "5.9 x 0.1 junk" if k % 2 else "5.9 nan"]
+    folder, doc = _one(tmp_path, lines)
+    errors = [f for f in doc.findings if f.severity == "error"]
+    assert len(errors) == MAX_DETAILED_LINES + 1
+    first_counted = 3 + 2 * MAX_DETAILED_LINES + 1  # (good, bad) pairs from line 3
+    assert [f.location for f in errors[:-1]] == [
+        f"00001.RA1:{n}" for n in range(4, first_counted, 2)]
+    assert errors[-1].location == f"00001.RA1:{first_counted}"
+    assert errors[-1].code == "beckman.malformed-line"
+    assert errors[-1].message.startswith("57 further data line(s)")
+    assert {f.code for f in errors} == {"beckman.malformed-line", "beckman.non-finite"}
+    scan = read_scan(folder / "00001.RA1", parse_name("00001.RA1"), Findings())
+    assert scan.points == MAX_DETAILED_LINES + 57
+    assert scan.lines.tolist() == list(range(3, 3 + 2 * (MAX_DETAILED_LINES + 57), 2))
+    assert scan.x.tolist() == [float(good[k % 3].split()[0])
+                               for k in range(MAX_DETAILED_LINES + 57)]
 
 
 def test_every_rule_is_declared_with_severity_summary_and_source():

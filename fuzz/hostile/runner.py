@@ -167,6 +167,6 @@ def run_case(case: HostileCase, scale: Scale, folder: Path) -> dict[str, Any]:
 
 
 def repo_root() -> Path:
-    """The repository root (the runner runs ``python -m inspector`` from the case folder,
-    so the checkout's package is the one installed in the environment)."""
+    """The repository root (the runner runs ``python -m inspector`` from the case folder
+    with this root first on ``PYTHONPATH``, so this checkout's package is the one run)."""
     return _ROOT

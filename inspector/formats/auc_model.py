@@ -133,3 +133,39 @@ class AucExperiment:
 def experiment_to_dict(exp: AucExperiment) -> dict[str, Any]:
     """``exp.to_dict()``: the reference ``to_dict()`` form of ``exp``."""
     return exp.to_dict()
+
+
+#: Scans up to which a ``verify --json`` summary lists ``scan_ids`` (and source files)
+#: one by one; above it they are summarised with counts (the first and last few kept).
+SUMMARY_MAX_LISTED = 10_000
+#: Observed values (scans x points) up to which the summary holds the whole ``model``
+#: (the reference ``to_dict()`` form); above it the model is summarised with counts.
+SUMMARY_MAX_VALUES = 200_000
+#: Items kept at each end of a summarised list.
+SUMMARY_ENDS = 5
+
+
+def summary_list(items: list[Any], limit: int = SUMMARY_MAX_LISTED) -> Any:
+    """``items`` as a ``verify --json`` summary value: the list itself up to ``limit``
+    items, else ``{"summarised": true, "count", "first", "last"}`` (the first and last
+    :data:`SUMMARY_ENDS` items), so that a report line stays short."""
+    if len(items) <= limit:
+        return list(items)
+    return {"summarised": True, "count": len(items), "first": list(items[:SUMMARY_ENDS]),
+            "last": list(items[-SUMMARY_ENDS:])}
+
+
+def summary_model(exp: AucExperiment) -> dict[str, Any]:
+    """The ``model`` of a ``verify --json`` summary: ``exp.to_dict()`` (the reference
+    form) for up to :data:`SUMMARY_MAX_LISTED` scans and :data:`SUMMARY_MAX_VALUES`
+    observed values; above either, ``{"summarised": true, "metadata", "instrument",
+    "samples", "n_scans", "n_points", "n_values", "observations": {"mode", "signal_unit",
+    "radius_unit"}}`` (``inspector dump`` and export give the full data)."""
+    values = exp.n_scans * exp.n_points
+    if exp.n_scans <= SUMMARY_MAX_LISTED and values <= SUMMARY_MAX_VALUES:
+        return exp.to_dict()
+    return {"summarised": True, "metadata": copy.deepcopy(exp.metadata),
+            "instrument": copy.deepcopy(exp.instrument), "samples": copy.deepcopy(exp.samples),
+            "n_scans": exp.n_scans, "n_points": exp.n_points, "n_values": values,
+            "observations": {"mode": exp.mode, "signal_unit": exp.signal_unit,
+                             "radius_unit": exp.radius_unit}}

@@ -18,6 +18,12 @@ killed at any moment (SIGKILL, power loss after the fsync):
   through for that path), so libc's ``linkat(AT_FDCWD, "/proc/self/fd/N",
   AT_FDCWD, dest, AT_SYMLINK_FOLLOW)`` is called through :mod:`ctypes`.
 
+* Between that link and the rename the archive has a name: a kill right then would
+  leave it beside the intact destination.  So every temporary name (the sibling, and
+  the named temporary below) is recorded in a journal before it appears and
+  forgotten once it is gone (:mod:`inspector.formats.partials`); the next start of
+  ``inspector`` removes what a killed writer left.  Names carry the writer's pid.
+
 * Where ``O_TMPFILE`` is unavailable (another OS, or a filesystem refusing it
   with ``EOPNOTSUPP``/``EISDIR``/``EINVAL``) the temporary is a named sibling
   with the prefix :data:`TEMP_PREFIX`, placed with ``os.link`` (no
@@ -36,7 +42,8 @@ import ctypes
 import errno
 import os
 import stat
-import tempfile
+import sys
+import time
 from pathlib import Path
 from types import TracebackType
 from typing import IO
@@ -46,10 +53,11 @@ try:
 except ImportError:  # not on Windows: temporaries are not locked there
     fcntl = None  # type: ignore[assignment]
 
-#: Name prefix of named temporaries (fallback path, and the sibling an
-#: overwrite links before its rename); :func:`remove_stale` removes them.
-TEMP_PREFIX = ".inspector-partial-"
-TEMP_SUFFIX = ".tmp"
+from inspector.formats.partials import TEMP_PREFIX, TEMP_SUFFIX, forget, record, remove_unlocked
+
+#: Environment variable naming a step (``written``, ``linked``, ``replaced``) at which
+#: the writer stops for a minute after printing the step to stderr: tests kill it there.
+PAUSE_ENV = "INSPECTOR_TEST_PAUSE_AT"
 #: ``open(O_TMPFILE)`` errors meaning "not supported here": use a named temporary.
 _NO_TMPFILE = (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOTSUP)
 #: ``link`` errors meaning "no hard links on this filesystem".
@@ -96,20 +104,16 @@ def remove_stale(folder: Path) -> list[str]:
     except OSError:
         return removed
     for name in names:
-        path = folder / name
-        try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        except OSError:
-            continue
-        try:
-            if stat.S_ISREG(os.fstat(fd).st_mode) and (fcntl is None or _lock(fd)):
-                os.unlink(path)
-                removed.append(name)
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
+        if remove_unlocked(folder / name):
+            removed.append(name)
     return removed
+
+
+def _pause(step: str) -> None:
+    """The test hook of :data:`PAUSE_ENV`: at ``step``, say so on stderr and wait."""
+    if os.environ.get(PAUSE_ENV) == step:
+        print(f"paused at {step}", file=sys.stderr, flush=True)
+        time.sleep(60)
 
 
 def _linkat(source: str, dest: Path) -> None:
@@ -159,6 +163,7 @@ class AtomicFile:
         self._try_tmpfile = tmpfile
         self.fd = -1
         self.name: Path | None = None
+        self.entry: Path | None = None  # the journal entry of a named temporary
         self.file: IO[bytes]
         self.placed = False
 
@@ -176,9 +181,14 @@ class AtomicFile:
         remove_stale(self.folder)
         self.fd = self._unnamed() if self._try_tmpfile else -1
         if self.fd < 0:
-            fd, name = tempfile.mkstemp(dir=self.folder, prefix=TEMP_PREFIX,
-                                        suffix=TEMP_SUFFIX)
-            self.fd, self.name = fd, Path(name)
+            name = self._sibling_name()
+            self.entry = record(name)
+            try:
+                self.fd = os.open(name, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+            except OSError:
+                forget(self.entry)
+                raise
+            self.name = name
         _lock(self.fd)
         self.file = os.fdopen(self.fd, "w+b", closefd=False)
         return self
@@ -205,6 +215,7 @@ class AtomicFile:
                     os.unlink(self.name)
                 except OSError:
                     pass
+            forget(self.entry)
 
     def finish(self, mode: int) -> None:
         """Flush, set the permission bits ``mode`` and ``fsync`` the content."""
@@ -223,11 +234,13 @@ class AtomicFile:
                 (nothing is changed).
             OSError: linking or renaming failed (``dest`` is unchanged).
         """
+        _pause("written")
         if self.unnamed:
             self._place_unnamed(dest, overwrite)
         else:
             self._place_named(dest, overwrite)
         self.placed = True
+        _pause("replaced")
         _fsync_folder(dest.parent)
 
     def _place_unnamed(self, dest: Path, overwrite: bool) -> None:
@@ -235,15 +248,20 @@ class AtomicFile:
             _linkat(str(self.read_path), dest)  # EEXIST: FileExistsError
             return
         sibling = self._sibling_name()
-        _linkat(str(self.read_path), sibling)
+        entry = record(sibling)
         try:
-            os.replace(sibling, dest)
-        except OSError:
-            os.unlink(sibling)
-            raise
+            _linkat(str(self.read_path), sibling)
+            _pause("linked")
+            try:
+                os.replace(sibling, dest)
+            except OSError:
+                os.unlink(sibling)
+                raise
+        finally:
+            forget(entry)
 
     def _sibling_name(self) -> Path:
-        return self.folder / f"{TEMP_PREFIX}{os.urandom(8).hex()}{TEMP_SUFFIX}"
+        return self.folder / f"{TEMP_PREFIX}{os.getpid()}-{os.urandom(8).hex()}{TEMP_SUFFIX}"
 
     def _place_named(self, dest: Path, overwrite: bool) -> None:
         assert self.name is not None

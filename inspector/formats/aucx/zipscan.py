@@ -467,6 +467,12 @@ class _Scanner:
                         f"member {e.name!r}'s local header offset {e.header_offset} is beyond "
                         f"the end of the file ({self.file_size} bytes)")
             return
+        if e.header_offset + _LOCAL.size > cd_start:
+            self.refuse(i, R.ZIP_DATA_OUT_OF_BOUNDS,
+                        f"member {e.name!r}'s local header offset {e.header_offset} lies in "
+                        f"or past the central directory at {cd_start}: a local header "
+                        "precedes the central directory")
+            return
         self.fh.seek(e.header_offset)
         raw = self.fh.read(_LOCAL.size)
         if len(raw) != _LOCAL.size or raw[:4] != _LOCAL_SIG:
@@ -482,7 +488,7 @@ class _Scanner:
         self._compare_local(i, lname, lflags, lmethod, lusize, lextra)
         data_offset = e.header_offset + _LOCAL.size + nlen + xlen
         end = data_offset + e.compressed_size
-        if e.flags & 0x8 and end < self.file_size:
+        if e.flags & 0x8 and end <= cd_start:
             self.fh.seek(end)
             end += 16 if self.fh.read(4) == b"PK\x07\x08" else 12
         self.entries[i] = _spanned(self.entries[i], data_offset, end)

@@ -20,6 +20,9 @@ from dataclasses import dataclass
 NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 #: An integer field (cell, count).
 INTEGER = re.compile(r"[+-]?\d+")
+#: Digits an integer field (cell, count) may have: no instrument writes more, and
+#: Python refuses to convert more than 4 300 (``sys.get_int_max_str_digits``).
+MAX_INTEGER_DIGITS = 18
 #: Field separators of line 2 and of data lines: spaces and tabs.
 SEPARATORS = re.compile(r"[ \t]+")
 #: The fields line 2 needs.
@@ -80,6 +83,10 @@ def _number(field: str, what: str, integer: bool) -> float | int | HeaderProblem
     if pattern.fullmatch(field) is None:
         kind = "an integer" if integer else "a decimal number"
         return HeaderProblem("value", f"line 2 {what} {field[:40]!r} is not {kind}")
+    digits = len(field.lstrip("+-"))
+    if integer and digits > MAX_INTEGER_DIGITS:
+        return HeaderProblem("value", f"line 2 {what} {field[:20]!r}... has {digits:,} digits; "
+                             f"an integer field has at most {MAX_INTEGER_DIGITS}")
     value = int(field) if integer else float(field)
     if not integer and not math.isfinite(value):
         return HeaderProblem("value", f"line 2 {what} {field[:40]!r} is not finite")
@@ -92,7 +99,8 @@ def parse_header(text: str) -> Header | HeaderProblem:
     Returns:
         The :class:`Header`, or the first :class:`HeaderProblem`: fewer than
         eight fields; a type letter that is not one letter of ``RIPWFV``; a
-        field that is not a number of its kind or not finite; a negative rotor
+        field that is not a number of its kind or not finite; an integer field
+        (cell, count) of more than :data:`MAX_INTEGER_DIGITS` digits; a negative rotor
         speed, elapsed time, omega^2t or wavelength.
     """
     fields = split_fields(text)

@@ -80,7 +80,8 @@ HEADER_EXTRA_FIELDS = _rule(
 HEADER_VALUE = _rule(
     "header-value", E,
     "A line-2 field is not a number of its kind (cell and count integers, the others "
-    "decimal numbers) or is not finite; UltraScan would read it as 0.", US_READER)
+    "decimal numbers), is not finite, or is an integer of more than 18 digits (Inspector's "
+    "limit: no instrument writes more); UltraScan would read it as 0.", US_READER)
 HEADER_NEGATIVE = _rule(
     "header-negative", E,
     "Rotor speed, elapsed time, omega^2t and wavelength (or radius) are never negative.",

@@ -16,6 +16,8 @@ import hashlib
 import io
 import math
 import re
+from array import array
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -133,7 +135,7 @@ def read_scan(path: Path, name: ScanName, findings: Findings) -> ScanFile:
         col.report(R.NO_DATA, "no data line follows the header line", 2)
         return scan
     if not _fast_data(body, scan):
-        _slow_data(body.splitlines(), scan, col)
+        _slow_data(body, scan, col)
     _check_radii(scan, col)
     return scan
 
@@ -259,41 +261,123 @@ def _values(fields: list[bytes], line: int, col: _Col) -> list[float] | None:
     return out
 
 
-def _slow_data(body: list[bytes], scan: ScanFile, col: _Col) -> None:
-    """Parse the data lines one by one, reporting every malformed line."""
-    rows: list[tuple[float, float, float]] = []
-    numbers: list[int] = []
+#: Malformed data lines of one file looked into one by one (each a finding); the rest
+#: are counted in one finding, so a malformed line costs no more than a good one.
+MAX_DETAILED_LINES = 50
+_NUM = rb"([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"
+#: A good data line: two or three numbers (:data:`~.header.NUMBER`) between spaces/tabs.
+_GOOD_LINE = re.compile(rb"[ \t]*" + _NUM + rb"[ \t]+" + _NUM + rb"(?:[ \t]+" + _NUM
+                        + rb")?[ \t]*")
+#: Bytes of the data block split into lines at a time (bounds the list of lines).
+_BLOCK = 1 << 20
+
+
+@dataclass
+class _Rows:
+    """The data lines read so far (typed arrays: 32 bytes a point) and the bad ones."""
+
+    x: array = field(default_factory=lambda: array("d"))
+    value: array = field(default_factory=lambda: array("d"))
+    third: array = field(default_factory=lambda: array("d"))
+    numbers: array = field(default_factory=lambda: array("q"))
+    missing_third: int = 0
+    first_missing_third: int = 0
     blank_at: int | None = None
-    after_blank_reported = False
-    missing_third: list[int] = []
-    for line, raw in enumerate(body, start=3):
-        if not raw.strip(b" \t"):
-            blank_at = blank_at or line
-            continue
-        if blank_at is not None and not after_blank_reported:
-            col.report(R.DATA_AFTER_BLANK, f"a data line follows the blank line {blank_at}; "
-                       "UltraScan would stop reading the scan there", line)
-            after_blank_reported = True
-        fields = [f.encode("latin-1") for f in split_fields(raw.decode("latin-1"))]
-        if len(fields) not in (2, 3):
-            col.report(R.MALFORMED_LINE, f"{len(fields)} field(s); a data line is radius, value "
-                       f"and an optional third column: {_shown(raw)}", line)
-            continue
-        values = _values(fields, line, col)
-        if values is None:
-            continue
+    after_blank_reported: bool = False
+    detailed: int = 0  # malformed lines reported one by one
+    unlisted: int = 0  # malformed lines past MAX_DETAILED_LINES, counted
+    first_unlisted: int = 0
+
+    def add(self, line: int, values: list[float]) -> None:
         if len(values) == 2:
-            missing_third.append(line)
+            if not self.missing_third:
+                self.first_missing_third = line
+            self.missing_third += 1
             values.append(math.nan)
-        rows.append((values[0], values[1], values[2]))
-        numbers.append(line)
-    a = np.asarray(rows, dtype=np.float64).reshape(-1, 3)
-    scan.x, scan.value, scan.third = a[:, 0].copy(), a[:, 1].copy(), a[:, 2].copy()
-    scan.lines = np.asarray(numbers, dtype=np.int64)
-    scan.third_points = len(rows) - len(missing_third)
-    if scan.third_points and missing_third:
-        col.report(R.THIRD_COLUMN_MISSING, f"{len(missing_third)} of {len(rows)} data line(s) "
-                   "have no third column (recorded as missing)", missing_third[0])
+        self.x.append(values[0])
+        self.value.append(values[1])
+        self.third.append(values[2])
+        self.numbers.append(line)
+
+
+def _block_lines(body: bytes) -> Iterator[list[bytes]]:
+    """``body.splitlines()`` in lists of about :data:`_BLOCK` bytes (a CRLF never split)."""
+    at = 0
+    while at < len(body):
+        cut = body.find(b"\n", min(at + _BLOCK, len(body)))
+        if cut < 0:
+            cut = len(body)
+        yield body[at:cut].splitlines()
+        at = cut + 1
+
+
+def _good(raw: bytes) -> list[float] | None:
+    """The two or three finite numbers of a well-formed data line, else None."""
+    m = _GOOD_LINE.fullmatch(raw)
+    if m is None:
+        return None
+    values = [float(v) for v in m.groups() if v is not None]
+    return values if all(math.isfinite(v) for v in values) else None
+
+
+def _bad_line(raw: bytes, line: int, rows: _Rows, col: _Col) -> None:
+    """A line that is not two or three finite numbers: a finding (the first
+    :data:`MAX_DETAILED_LINES`), else counted."""
+    if rows.detailed >= MAX_DETAILED_LINES:
+        if not rows.unlisted:
+            rows.first_unlisted = line
+        rows.unlisted += 1
+        return
+    rows.detailed += 1
+    fields = [f.encode("latin-1") for f in split_fields(raw.decode("latin-1"))]
+    if len(fields) not in (2, 3):
+        col.report(R.MALFORMED_LINE, f"{len(fields)} field(s); a data line is radius, value "
+                   f"and an optional third column: {_shown(raw)}", line)
+        return
+    values = _values(fields, line, col)
+    if values is not None:  # (cannot happen: _good accepts every such line)
+        rows.add(line, values)
+
+
+def _slow_data(body: bytes, scan: ScanFile, col: _Col) -> None:
+    """Parse the data lines one by one, reporting malformed lines (the first
+    :data:`MAX_DETAILED_LINES` one by one, the rest in one count)."""
+    rows = _Rows()
+    line = 2
+    for block in _block_lines(body):
+        for raw in block:
+            line += 1
+            if not raw.strip(b" \t"):
+                rows.blank_at = rows.blank_at or line
+                continue
+            if rows.blank_at is not None and not rows.after_blank_reported:
+                col.report(R.DATA_AFTER_BLANK, f"a data line follows the blank line "
+                           f"{rows.blank_at}; UltraScan would stop reading the scan there", line)
+                rows.after_blank_reported = True
+            values = _good(raw)
+            if values is None:
+                _bad_line(raw, line, rows, col)
+            else:
+                rows.add(line, values)
+    _keep_rows(rows, scan, col)
+
+
+def _keep_rows(rows: _Rows, scan: ScanFile, col: _Col) -> None:
+    """The arrays of ``scan`` from ``rows``; the counted lines and missing third columns."""
+    if rows.unlisted:
+        col.report(R.MALFORMED_LINE, f"{rows.unlisted:,} further data line(s) from this one on "
+                   "are not two or three finite numbers (after the first "
+                   f"{MAX_DETAILED_LINES} malformed lines, they are counted, not listed)",
+                   rows.first_unlisted)
+    scan.x = np.frombuffer(rows.x, dtype=np.float64).copy()
+    scan.value = np.frombuffer(rows.value, dtype=np.float64).copy()
+    scan.third = np.frombuffer(rows.third, dtype=np.float64).copy()
+    scan.lines = np.frombuffer(rows.numbers, dtype=np.int64).copy()
+    n = len(rows.numbers)
+    scan.third_points = n - rows.missing_third
+    if scan.third_points and rows.missing_third:
+        col.report(R.THIRD_COLUMN_MISSING, f"{rows.missing_third} of {n} data line(s) "
+                   "have no third column (recorded as missing)", rows.first_missing_third)
 
 
 def _shown(raw: bytes) -> str:

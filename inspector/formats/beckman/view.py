@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from inspector.formats.arrays import NumpyArrayRef
-from inspector.formats.auc_model import AucExperiment
+from inspector.formats.auc_model import AucExperiment, summary_list
 from inspector.formats.beckman.header import FIELD_NAMES
 from inspector.formats.beckman.model import build_experiment, experiment_id, mask_of, padded
 from inspector.formats.beckman.names import SCAN_TYPES
@@ -201,16 +201,18 @@ def _summary(run: Run, exp: AucExperiment | None) -> dict[str, Any]:
     """The ``verify --json`` facts: parser, files, groups, the offered group's experiment."""
     summary: dict[str, Any] = {
         "parser": "beckman-xl",
-        "source_files": [{"role": "scan_file", "filename": f.name.name, "algorithm": "sha256",
-                          "value": f.sha256, "byte_size": f.size} for f in run.files],
-        "groups": [{"group": g.key, "type": g.type, "cell": g.cell, "channel": g.channel,
-                    "position": g.position, "scans": len(g.files)} for g in run.groups],
+        "source_files": summary_list([{"role": "scan_file", "filename": f.name.name,
+                                       "algorithm": "sha256", "value": f.sha256,
+                                       "byte_size": f.size} for f in run.files]),
+        "groups": summary_list([{"group": g.key, "type": g.type, "cell": g.cell,
+                                 "channel": g.channel, "position": g.position,
+                                 "scans": len(g.files)} for g in run.groups]),
         "group": run.selected.key if run.selected else None,
     }
     if exp is not None:
         summary.update({"experiment_id": exp.experiment_id, "radius_axis_mode": exp.mode,
                         "n_scans": exp.n_scans, "n_points": exp.n_points,
-                        "scan_ids": list(exp.scan_ids), "radius_unit": exp.radius_unit,
+                        "scan_ids": summary_list(exp.scan_ids), "radius_unit": exp.radius_unit,
                         "signal_unit": exp.signal_unit})
     return summary
 

@@ -8,7 +8,8 @@ row per radial observation; required columns ``scan``, ``radius_cm``,
 ``source_scan_id``.  Rows keep their order; a duplicate ``(scan, radius)`` is a
 conflict; a non-numeric or non-finite ``radius_cm``/``signal`` is an error; an
 optional column with two different (non-blank) values within one scan is a
-conflict.
+conflict.  A long table names at most :data:`MAX_SCANS` scans (Inspector's limit):
+the row that starts one more is ``table.too-many-scans`` and reading stops there.
 
 ``generic-wide`` ("Wide format"): one radius column and one signal column per
 scan, mapped by the manifest's ``columns`` block; scans share the radius axis,
@@ -23,8 +24,12 @@ must reach 0.5 and beat the runner-up (if that also reaches 0.5) by 0.15.
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from inspector.formats.delimited.manifest import Manifest
 from inspector.formats.delimited.rules import (
@@ -44,9 +49,10 @@ from inspector.formats.delimited.rules import (
     TABLE_NO_SCANS,
     TABLE_NON_FINITE,
     TABLE_NOT_A_NUMBER,
+    TABLE_TOO_MANY_SCANS,
     TABLE_UNKNOWN_OPTICAL_SYSTEM,
 )
-from inspector.formats.delimited.stages import Stages
+from inspector.formats.delimited.stages import MAX_ERRORS_PER_STAGE, Stages
 from inspector.formats.delimited.table import Table
 from inspector.formats.delimited.values import (
     format_datetime,
@@ -77,6 +83,9 @@ LONG_NUMERIC = ("elapsed_seconds", "wavelength_nm", "rotor_speed_rpm", "temperat
 #: Per-scan fields a wide mapping entry may supply.
 WIDE_SCAN_FIELDS = ("elapsed_seconds", "wavelength_nm", "optical_system", "rotor_speed_rpm",
                     "temperature_c", "cell", "channel", "source_scan_id")
+#: Scans a long table may name (Inspector's limit, docs/architecture.md "Contracts"):
+#: each scan costs a few kilobytes of metadata in the model; a run has hundreds.
+MAX_SCANS = 100_000
 MINIMUM_CONFIDENCE = 0.5
 TIE_MARGIN = 0.15
 
@@ -114,7 +123,8 @@ class ParsedLayout:
     Attributes:
         format_id: ``"generic-long"`` or ``"generic-wide"``.
         scan_ids: in first-appearance (long) or mapping (wide) order.
-        radii, signals: float lists per scan, row order kept.
+        radii, signals: float sequences per scan (lists, or typed ``array("d")``),
+            row order kept.
         inputs: per-scan metadata supplied by the table or the mapping.
         signal_units: distinct ``signal_unit`` cell values -> where each first
             appears, in words (``"line 2"``).
@@ -124,8 +134,8 @@ class ParsedLayout:
 
     format_id: str
     scan_ids: list[str]
-    radii: list[list[float]]
-    signals: list[list[float]]
+    radii: list[Sequence[float]]
+    signals: list[Sequence[float]]
     inputs: list[ScanInputs]
     signal_units: dict[str, str]
     radius_column: str
@@ -210,13 +220,14 @@ def _field_count_ok(row: tuple[str, ...], line: int, table: Table, col: Stages) 
 
 @dataclass
 class _LongScans:
-    """The scans of a long table as its rows are read, in first-appearance order."""
+    """The scans of a long table as its rows are read, in first-appearance order
+    (values in typed arrays: 24 bytes an observation, its line number included)."""
 
     order: list[str] = field(default_factory=list)
-    radii: dict[str, list[float]] = field(default_factory=dict)
-    signals: dict[str, list[float]] = field(default_factory=dict)
+    radii: dict[str, array] = field(default_factory=dict)
+    signals: dict[str, array] = field(default_factory=dict)
+    lines: dict[str, array] = field(default_factory=dict)
     first_line: dict[str, int] = field(default_factory=dict)
-    seen: dict[tuple[str, float], int] = field(default_factory=dict)
     raw_cols: dict[str, dict[str, tuple[str, int]]] = field(default_factory=dict)
     units: dict[str, str] = field(default_factory=dict)
 
@@ -224,12 +235,37 @@ class _LongScans:
         """Append one observation to its scan (creating the scan at its first row)."""
         if scan_id not in self.radii:
             self.order.append(scan_id)
-            self.radii[scan_id] = []
-            self.signals[scan_id] = []
+            self.radii[scan_id] = array("d")
+            self.signals[scan_id] = array("d")
+            self.lines[scan_id] = array("q")
             self.raw_cols[scan_id] = {}
             self.first_line[scan_id] = line
         self.radii[scan_id].append(radius)
         self.signals[scan_id].append(signal)
+        self.lines[scan_id].append(line)
+
+    def duplicates(self, listed: int) -> tuple[list[tuple[int, str, float, int]], int]:
+        """``(line, scan id, radius, first line)`` of the first ``listed`` observations (in
+        line order) repeating an earlier radius of their scan, and how many there are."""
+        found: list[tuple[int, str, float, int]] = []
+        total = 0
+        for scan_id in self.order:
+            r = np.frombuffer(self.radii[scan_id], dtype=np.float64)
+            if r.size < 2:
+                continue
+            order = np.argsort(r, kind="stable")
+            rs = r[order]
+            same = np.flatnonzero(rs[1:] == rs[:-1]) + 1
+            if not same.size:
+                continue
+            ls = np.frombuffer(self.lines[scan_id], dtype=np.int64)[order]
+            starts = np.where(np.r_[True, rs[1:] != rs[:-1]], np.arange(rs.size), 0)
+            first = ls[np.maximum.accumulate(starts)]
+            total += int(same.size)
+            same = same[np.argsort(ls[same], kind="stable")[:listed]]
+            found.extend((int(ls[i]), scan_id, float(rs[i]), int(first[i])) for i in same)
+            found = sorted(found)[:listed]
+        return found, total
 
 
 def _long_observation(row: tuple[str, ...], line: int, idx: dict[str, int], table: Table,
@@ -243,13 +279,6 @@ def _long_observation(row: tuple[str, ...], line: int, idx: dict[str, int], tabl
     signal = _cell_float(row[idx["signal"]], "signal", line, table, col)
     if radius is None or signal is None:
         return None
-    pair = (scan_id, radius)
-    if pair in scans.seen:
-        col.report(TABLE_DUPLICATE_OBSERVATION,
-                   f"line {line}: duplicate observation for scan {shown(scan_id)} at radius "
-                   f"{radius} (first at line {scans.seen[pair]})", table.loc(line))
-        return None
-    scans.seen[pair] = line
     scans.add(scan_id, radius, signal, line)
     return scan_id
 
@@ -297,9 +326,20 @@ def parse_long(manifest: Manifest, table: Table, col: Stages) -> ParsedLayout | 
     for line, row in table.rows:
         if not _field_count_ok(row, line, table, col):
             continue
+        if len(scans.order) >= MAX_SCANS and row[idx["scan"]].strip() not in scans.radii:
+            col.report(TABLE_TOO_MANY_SCANS, f"line {line} starts scan {MAX_SCANS + 1:,}; a "
+                       f"table has at most {MAX_SCANS:,} scans (the rest is not read)",
+                       table.loc(line))
+            return None
         scan_id = _long_observation(row, line, idx, table, scans, col)
         if scan_id is not None:
             _long_optional(row, line, scan_id, optional, table, scans, col)
+    listed, total = scans.duplicates(MAX_ERRORS_PER_STAGE + 1)
+    for line, scan_id, radius, first in listed:
+        col.report(TABLE_DUPLICATE_OBSERVATION,
+                   f"line {line}: duplicate observation for scan {shown(scan_id)} at radius "
+                   f"{radius} (first at line {first})", table.loc(line))
+    col.count_more(TABLE_DUPLICATE_OBSERVATION, total - len(listed))
     if not scans.order and not col.has_errors:
         col.report(TABLE_NO_SCANS, "no scans found in the data file (no data rows)",
                    table.loc(table.header_line))
@@ -420,5 +460,5 @@ def parse_wide(manifest: Manifest, table: Table, col: Stages) -> ParsedLayout | 
     if col.has_errors:
         return None
     return ParsedLayout(WIDE, [sc["scan_id"] for sc, _, _ in mapped],
-                        [list(radius) for _ in mapped], signals, _wide_inputs(manifest, mapped),
-                        {}, radius_name, always_shared=True)
+                        [list(radius) for _ in mapped], list(signals),
+                        _wide_inputs(manifest, mapped), {}, radius_name, always_shared=True)

@@ -19,6 +19,7 @@ own, NaN-padded, with the authoritative mask.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -236,11 +237,12 @@ def _observations(parsed: ParsedLayout, table_name: str, manifest: Manifest,
     return _per_scan_axes(parsed)
 
 
-def _shared_axis(parsed: ParsedLayout, radius_values: list[float]) -> Observations:
+def _shared_axis(parsed: ParsedLayout, radius_values: Sequence[float]) -> Observations:
     """Shared mode: one radius ``(points,)``; signal ``(scans, points)``; mask all True."""
     radius = np.asarray(radius_values, dtype=np.float64).reshape(-1)
-    signal = np.asarray(parsed.signals, dtype=np.float64).reshape(len(parsed.scan_ids),
-                                                                  radius.shape[0])
+    signal = np.empty((len(parsed.scan_ids), radius.shape[0]), dtype=np.float64)
+    for i, row in enumerate(parsed.signals):
+        signal[i] = row
     return "shared", radius, signal, np.ones(signal.shape, dtype=bool)
 
 

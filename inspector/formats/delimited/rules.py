@@ -188,6 +188,11 @@ TABLE_TOO_MANY_COLUMNS = _rule(
     "table.too-many-columns", E,
     "The header has more fields than Inspector reads; the table is refused before it is "
     "split.", LIMITS, SourceParseError)
+TABLE_TOO_MANY_SCANS = _rule(
+    "table.too-many-scans", E,
+    "A long table names more scans than Inspector reads (100 000); reading stops at the "
+    "first row of the scan past the limit, so memory stays bounded.", LIMITS,
+    SourceParseError)
 TABLE_LINE_TOO_LONG = _rule(
     "table.line-too-long", E,
     "A line of the data file is longer than Inspector reads; it is counted as it is read, "

@@ -48,6 +48,16 @@ class Stages:
                 return
         self.findings.report(rule, message, location)
 
+    def count_more(self, rule: Rule, n: int) -> None:
+        """Count ``n`` further errors of ``rule`` not listed one by one (found in bulk;
+        they join the stage's ``source.more-errors`` count)."""
+        if n <= 0:
+            return
+        if self.first_error is None:
+            self.first_error = rule
+        self._stage_errors += n
+        self._suppressed += n
+
     @property
     def has_errors(self) -> bool:
         """True once any error was reported."""

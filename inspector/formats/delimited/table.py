@@ -19,6 +19,7 @@ object per character.  (Finding the delimiter counts fields too.)
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,6 +45,32 @@ DELIMITER_NAMES = {",": "comma", "\t": "tab"}
 MAX_COLUMNS = 100_000
 
 
+class Rows:
+    """The data rows of a table, split from their lines each time they are iterated
+    (never held split: a row is a tuple of strings, several times its line's size).
+
+    Iterating yields ``(1-based line number, fields verbatim)``; ``len`` is the number
+    of data lines.
+    """
+
+    def __init__(self, lines: list[tuple[int, str]], delimiter: str) -> None:
+        self._lines, self._delimiter = lines, delimiter
+
+    def __len__(self) -> int:
+        return len(self._lines) - 1
+
+    def __iter__(self) -> Iterator[tuple[int, tuple[str, ...]]]:
+        d = self._delimiter
+        for k in range(1, len(self._lines)):
+            n, line = self._lines[k]
+            yield n, tuple(line.split(d))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Rows):
+            other = list(other)
+        return isinstance(other, list) and list(self) == other
+
+
 @dataclass
 class Table:
     """A delimited table held as raw strings.
@@ -54,7 +81,8 @@ class Table:
         delimiter: ``","`` or ``"\\t"``.
         header: header fields, stripped of surrounding blanks.
         header_line: 1-based line number of the header.
-        rows: ``(line number, fields)`` per non-blank data line, fields verbatim.
+        rows: ``(line number, fields)`` per non-blank data line, fields verbatim
+            (:class:`Rows`, split as iterated).
     """
 
     name: str
@@ -62,7 +90,7 @@ class Table:
     delimiter: str
     header: tuple[str, ...]
     header_line: int
-    rows: list[tuple[int, tuple[str, ...]]]
+    rows: Rows
 
     def index(self, column: str) -> int:
         """Index of the first header field equal to ``column``, -1 if absent."""
@@ -216,5 +244,4 @@ def build_table(lines: list[tuple[int, str]], path: Path, delimiter: str) -> Tab
     """Split ``lines`` into a :class:`Table` (header stripped, data fields verbatim)."""
     header_line, header_text = lines[0]
     header = tuple(f.strip() for f in header_text.split(delimiter))
-    rows = [(n, tuple(line.split(delimiter))) for n, line in lines[1:]]
-    return Table(path.name, path, delimiter, header, header_line, rows)
+    return Table(path.name, path, delimiter, header, header_line, Rows(lines, delimiter))

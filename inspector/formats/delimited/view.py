@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from inspector.formats.arrays import NumpyArrayRef
-from inspector.formats.auc_model import AucExperiment
+from inspector.formats.auc_model import AucExperiment, summary_list, summary_model
 from inspector.formats.auc_structure import DelimitedLocator, examine, publish
 from inspector.formats.capabilities import AucScans, AucxExport
 from inspector.formats.delimited.layouts import LONG
@@ -237,10 +237,10 @@ def _summary(res: ImportResult) -> dict[str, Any]:
             "radius_axis_mode": exp.mode,
             "n_scans": exp.n_scans,
             "n_points": exp.n_points,
-            "scan_ids": list(exp.scan_ids),
+            "scan_ids": summary_list(exp.scan_ids),
             "radius_unit": exp.radius_unit,
             "signal_unit": exp.signal_unit,
-            "model": exp.to_dict(),
+            "model": summary_model(exp),
         })
     return summary
 
@@ -281,3 +281,7 @@ def _structure(doc: Document, res: ImportResult, exp: AucExperiment) -> None:
                               res.data_file.name if res.data_file is not None else "", rows)
     doc.structure = examine(exp, locate=locate)
     publish(doc.structure, doc.findings, doc.summary)
+    structure = doc.summary.get("structure")
+    if isinstance(structure, dict) and isinstance(structure.get("points_per_scan"), list):
+        doc.summary["structure"] = {**structure, "points_per_scan": summary_list(
+            structure["points_per_scan"])}  # one count per scan: summarised past the limit

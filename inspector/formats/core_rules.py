@@ -6,7 +6,7 @@ path vanishes while it is opened); they import them from here.
 
 from __future__ import annotations
 
-from inspector.formats.findings import Severity, rule
+from inspector.formats.findings import Scope, Severity, rule
 
 _SOURCE = "Inspector's reader contract (docs/architecture.md, 'Seams')"
 READER_FAILED = rule(
@@ -55,3 +55,11 @@ INPUT_NO_DOCUMENTS = rule(
     "verify.no-documents", Severity.ERROR,
     "A folder or glob pattern given to verify names no document: no file under it is "
     "recognised by content or named like one, or nothing matches.", _MANY)
+STRUCTURE_NOT_CHECKED = rule(
+    "structure.not-checked", Severity.WARNING,
+    "The structural validation and readiness of the AUC experiment inside were not run (the "
+    "archive failed integrity checks, the source could not be imported, verification was "
+    "cancelled, or a documented hard limit was reached); the structure is neither valid nor "
+    "invalid, it is not checked.",
+    "AUCX 1.0 format document, 'Inspection and validation'; Inspector's rule: no verdict "
+    "without the check", Scope.STRUCTURE)

@@ -36,6 +36,7 @@ from inspector.formats.core_rules import (
     FILE_UNREADABLE,
     FORMAT_UNRECOGNISED,
     READER_FAILED,
+    STRUCTURE_NOT_CHECKED,
 )
 from inspector.formats.document import FORMAT_UNKNOWN, Document
 from inspector.formats.reader_api import FormatReader, OpenOptions
@@ -223,9 +224,18 @@ def _examine_structure(doc: Document) -> None:
 
     A reader that knows better places (file and line) computes the structure
     itself; for any other AUC document with a loaded experiment it is computed
-    here, located in the experiment's model (``scans[3].rotor_speed``).
+    here, located in the experiment's model (``scans[3].rotor_speed``).  An AUC
+    source (one that offers export) whose experiment could not be imported is
+    not checked (``structure.not-checked``; :attr:`Document.structure_ok` None).
     """
-    if doc.structure is not None or doc.auc is None or doc.auc.experiment is None:
+    if doc.structure is not None or doc.structure_unchecked is not None:
+        return
+    if doc.auc is None or doc.auc.experiment is None:
+        if doc.export is not None:  # an AUC source whose experiment could not be imported
+            why = "the AUC experiment could not be imported (see the errors above)"
+            doc.structure_unchecked = why
+            doc.report(STRUCTURE_NOT_CHECKED, "the structure and readiness of the experiment "
+                       f"were not checked: {why}")
         return
     from inspector.formats.auc_structure import examine, publish
 

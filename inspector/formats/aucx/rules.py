@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from inspector.formats.core_rules import FILE_NOT_FOUND as FILE_NOT_FOUND
 from inspector.formats.core_rules import FILE_UNREADABLE as FILE_UNREADABLE
-from inspector.formats.findings import Rule, Scope, Severity, rule
+from inspector.formats.core_rules import STRUCTURE_NOT_CHECKED as STRUCTURE_NOT_CHECKED
+from inspector.formats.findings import Rule, Severity, rule
 
 E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
@@ -335,10 +336,3 @@ AUCX_RULES: dict[str, Rule] = {
 }
 
 # -- structural validation not done ------------------------------------------
-STRUCTURE_NOT_CHECKED = rule(
-    "structure.not-checked", W,
-    "The structural validation and readiness of the experiment inside were not run (the "
-    "archive failed integrity checks, verification was cancelled, or a documented hard limit "
-    "was reached); the structure is neither valid nor invalid, it is not checked.",
-    f"{_SEED}, 'Inspection and validation'; Inspector's rule: no verdict without the check",
-    Scope.STRUCTURE)

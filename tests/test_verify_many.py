@@ -428,3 +428,26 @@ def test_progress_line_only_when_asked_or_on_a_terminal(capsys):
                          for s in shown)
     assert states[-1].strip() == ""  # the line is erased before the summary
     assert json.loads(summary)["summary"]["ok"] == 2
+
+
+def test_worker_processes_ignore_a_folder_named_inspector_in_the_working_directory(tmp_path):
+    """The workers' fork server starts with ``-c``, which puts the working directory first
+    on its ``sys.path``; a folder there named ``inspector`` (a clone of the repository) shadowed
+    the package and every worker died (BrokenProcessPool, no report)."""
+    import subprocess
+    import sys
+
+    (tmp_path / "inspector").mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONSAFEPATH"}
+    files = [str(AUCX / "src_long_csv.aucx"), str(AUCX / "bad_truncated.aucx")]
+    # -P: the command itself is immune (as the installed `inspector` script is); its workers
+    # are the ones under test.
+    run = subprocess.run(
+        [sys.executable, "-P", "-c", "import sys; from inspector.cli import main; "
+         "sys.exit(main(sys.argv[1:]))", "verify", "--json", "--jobs", "2", *files],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    lines = [json.loads(line) for line in run.stdout.splitlines()]
+    assert "Traceback" not in run.stderr, run.stderr[-2000:]
+    assert run.returncode == 1
+    assert sorted((Path(r["path"]).name, r["ok"]) for r in lines) == [
+        ("bad_truncated.aucx", False), ("src_long_csv.aucx", True)]

@@ -64,12 +64,36 @@ def default_memory_limit(jobs: int) -> int:
 
 
 def mp_context() -> BaseContext:
-    """``forkserver`` (preloading every reader: :mod:`.warm`) where available, else ``spawn``."""
+    """``forkserver`` (preloading every reader: :mod:`.warm`) where available, else ``spawn``.
+
+    The fork server starts with ``PYTHONSAFEPATH`` set: it is started with ``-c``,
+    which would otherwise put the current directory first on ``sys.path``, and a folder
+    there named ``inspector`` (a clone of this repository, say) would shadow the
+    installed package (Python 3.11's fork server imports its preload modules before it
+    applies the parent's ``sys.path``; ``spawn`` applies it first).
+    """
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(["inspector.batch.warm"])
+        _start_forkserver_safely()
         return ctx
     return multiprocessing.get_context("spawn")
+
+
+def _start_forkserver_safely() -> None:
+    """Start the fork server now, with ``PYTHONSAFEPATH=1`` in its environment only
+    (the variable is set for the start and restored at once)."""
+    from multiprocessing import forkserver
+
+    before = os.environ.get("PYTHONSAFEPATH")
+    os.environ["PYTHONSAFEPATH"] = "1"
+    try:
+        forkserver.ensure_running()
+    finally:
+        if before is None:
+            del os.environ["PYTHONSAFEPATH"]
+        else:
+            os.environ["PYTHONSAFEPATH"] = before
 
 
 @dataclass

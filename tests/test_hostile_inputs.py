@@ -160,13 +160,17 @@ def test_manifest_content_tree_is_bounded(tmp_path):
     assert len(notes) == 1 and "more value(s) not shown" in notes[0].value
 
 
+#: What every rejected AUC source adds: its structure was not checked (no verdict without it).
+NOT_CHECKED = ("structure.not-checked", "")
+
+
 def test_nul_in_data_file_is_a_manifest_field_error(tmp_path):
     text = json.dumps({"schema_version": "1.0", "data_file": "scans\u0000.csv",
                        "experiment": {"experiment_id": "x"}})
     doc = open_document(_source(tmp_path, "manifest.json", text))
     _no_reader_failure(doc)
     assert [(f.code, f.location) for f in doc.findings] == [
-        ("manifest.invalid-field", "manifest.json:data_file")]
+        ("manifest.invalid-field", "manifest.json:data_file"), NOT_CHECKED]
     assert "NUL" in doc.findings[0].message
 
 
@@ -176,7 +180,7 @@ def test_unresolvable_data_file_is_a_finding(tmp_path):
     doc = open_document(_source(tmp_path, "manifest.json", text))
     _no_reader_failure(doc)
     assert [(f.code, f.location) for f in doc.findings] == [
-        ("source.data-file-missing", "manifest.json:data_file")]
+        ("source.data-file-missing", "manifest.json:data_file"), NOT_CHECKED]
     assert len(doc.findings[0].message) < 300
 
 
@@ -188,7 +192,8 @@ def test_overlong_scan_id_cell_is_refused_at_its_line(tmp_path):
     (d / "scans.csv").write_text(f"scan,radius_cm,signal\ns1,5.9,0.1\n{big},5.9,0.1\n")
     doc = open_document(d)
     _no_reader_failure(doc)
-    assert [(f.code, f.location) for f in doc.findings] == [("table.cell-too-long", "scans.csv:3")]
+    assert [(f.code, f.location) for f in doc.findings] == [("table.cell-too-long", "scans.csv:3"),
+                                                            NOT_CHECKED]
     assert f"{MAX_CELL_CHARS + 1:,} characters" in doc.findings[0].message
     line = json_line(doc.to_json())
     assert big not in line and len(line) < 2000
@@ -203,13 +208,14 @@ def test_overlong_column_name_and_too_many_columns(tmp_path):
     d = _source(tmp_path, "manifest.yaml", MANIFEST_YAML + "experiment: {experiment_id: x}\n")
     (d / "scans.csv").write_text("scan,radius_cm,signal," + "c" * (MAX_CELL_CHARS + 1) + "\n")
     doc = open_document(d)
-    assert [(f.code, f.location) for f in doc.findings] == [("table.cell-too-long", "scans.csv:1")]
+    assert [(f.code, f.location) for f in doc.findings] == [("table.cell-too-long", "scans.csv:1"),
+                                                            NOT_CHECKED]
     assert "column name" in doc.findings[0].message
     header = ",".join(["c"] * (MAX_COLUMNS + 1))
     (d / "scans.csv").write_text(f"{header}\n{header}\n")
     doc = open_document(d)
     assert [(f.code, f.location) for f in doc.findings] == [
-        ("table.too-many-columns", "scans.csv:1")]
+        ("table.too-many-columns", "scans.csv:1"), NOT_CHECKED]
 
 
 def test_overlong_identifier_in_the_manifest_is_a_field_error(tmp_path):

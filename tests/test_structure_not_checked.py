@@ -47,3 +47,50 @@ def test_a_beckman_run_with_a_malformed_scan_is_not_checked(tmp_path, capsys):
     codes = [f["code"] for f in report["findings"]]
     assert status == 1 and report["structure_ok"] is None
     assert "beckman.malformed-line" in codes and "structure.not-checked" in codes
+
+
+def _rewrite(src, dst, member: str, edit) -> None:
+    """Copy the archive ``src`` to ``dst`` with ``member``'s bytes edited (the checksum
+    list left as it was, so the edit is a mismatch the verification finds)."""
+    import zipfile
+
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            zout.writestr(info, edit(data) if info.filename == member else data)
+
+
+def test_a_structure_judged_at_open_is_withdrawn_when_the_archive_fails_verification(tmp_path):
+    """A small archive is examined at open; when its verification then finds a member that
+    does not verify, the structure judged on it is taken back (not checked, no Summary)."""
+    path = tmp_path / "flipped.aucx"
+    _rewrite(FIXTURES / "aucx" / "src_long_csv.aucx", path, "arrays/signal.npy",
+             lambda b: b[:-8] + bytes(8))
+    with open_document(path) as doc:
+        assert doc.structure is not None and doc.structure_ok is True  # judged at open
+        doc.verify()
+        codes = [f.code for f in doc.findings]
+        assert "checksums.mismatch" in codes
+        assert doc.structure is None and doc.structure_ok is None
+        assert codes.count("structure.not-checked") == 1
+        assert not any(f.scope in ("structure", "validation") and f.code != "structure.not-checked"
+                       for f in doc.findings)
+        assert "structure" not in doc.summary and "readiness" not in doc.summary
+
+
+def test_a_verified_archive_keeps_the_structure_judged_at_open(tmp_path):
+    with open_document(FIXTURES / "aucx" / "src_long_csv.aucx") as doc:
+        before = doc.summary["structure"]
+        doc.verify()
+        assert doc.ok and doc.structure_ok is True and doc.summary["structure"] == before
+
+
+def test_a_file_read_as_no_format_has_no_structural_verdict(tmp_path, capsys):
+    truncated = tmp_path / "cut.h5"
+    recording = next((FIXTURES / "vneurotk").rglob("*.h5"))
+    truncated.write_bytes(recording.read_bytes()[:3000])
+    (tmp_path / "empty.aucx").write_bytes(b"")
+    for path in (tmp_path / "missing.aucx", tmp_path / "empty.aucx", truncated):
+        status, report = _report(capsys, path)
+        assert (status, report["format"], report["ok"], report["structure_ok"]) == (
+            1, "unknown", False, None), path

@@ -196,9 +196,10 @@ class Document:
         """True when no error of scope ``structure`` or ``validation`` was found:
         the experiment inside is consistent (AUCX format document, "Inspection
         and validation": a separate verdict from integrity).  None when it was
-        not checked (:attr:`structure_unchecked` says why): never a verdict
-        without the check."""
-        if self.structure_unchecked is not None:
+        not checked (:attr:`structure_unchecked` says why), and for a file that was
+        not read as any format (not found, unrecognised, unreadable; its findings say
+        why): never a verdict without the check."""
+        if self.structure_unchecked is not None or self.format == FORMAT_UNKNOWN:
             return None
         return not self.findings.has_errors_in(Scope.STRUCTURE, Scope.VALIDATION)
 
@@ -249,9 +250,20 @@ class Document:
             self.structure = result.structure
             self.structure_unchecked = None
         elif result.structure_unchecked is not None:
+            self._withdraw_structure()
             self.structure_unchecked = result.structure_unchecked
         if result.complete and check in self.checks:
             self.checks.remove(check)
+
+    def _withdraw_structure(self) -> None:
+        """Take back a structural verdict given at open (a later check found that the
+        members it was judged on do not verify): its findings and summary go."""
+        if self.structure is None:
+            return
+        self.findings.withdraw(self.structure.findings)
+        self.summary.pop("structure", None)
+        self.summary.pop("readiness", None)
+        self.structure = None
 
     def verify(self, progress: ProgressFn | None = None, cancelled: CancelFn | None = None) -> None:
         """Run every pending deferred check here and apply its result (headless path).

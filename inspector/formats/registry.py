@@ -249,6 +249,7 @@ def reader_failed(path: Path, format_id: str, exc: BaseException) -> Document:
     doc.report(READER_FAILED,
                f"the {format_id} reader failed unexpectedly: {type(exc).__name__}: {exc}")
     doc.traceback = "".join(traceback.format_exception(exc))
+    doc.structure_unchecked = "the reader failed (internal.reader-failed)"
     return doc
 
 

@@ -567,13 +567,16 @@ class _Run:
         rows = self._ordered()
         findings = [f for row in rows for f in self._row_findings(row)]
         findings += self._content_findings()
+        failed = {r.name: str(r.status) for r in rows if not self._trusted(r)}
+        errors = any(f.severity is Severity.ERROR for f in findings)
+        if errors and self.opened.opened_ok:  # judged (at open or now) on unverified bytes
+            structure, why = None, ("the archive failed verification (see the errors above); "
+                                    "no structure is judged on members that do not verify")
         structural: list[Finding] = []
         if structure is not None:
             structural = list(structure.findings)
         elif why is not None:
             structural = [_not_checked(why)]
-        failed = {r.name: str(r.status) for r in rows if not self._trusted(r)}
-        errors = any(f.severity is Severity.ERROR for f in findings)
         integrity = ("verified" if self.opened.opened_ok and not errors
                      else "failed verification")
         summary: dict[str, Any] = {

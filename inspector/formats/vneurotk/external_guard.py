@@ -58,6 +58,7 @@ from inspector.formats.folder_bounds import (
 from inspector.formats.remote_path import RemotePath
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.hdf5_heap import object_identity
+from inspector.formats.vneurotk.vds_guard import MAX_MAPPINGS, path_refusal
 
 #: Virtual-dataset mappings read from one dataset's creation properties; a dataset
 #: with more is not read (its sources cannot all be checked).
@@ -465,8 +466,16 @@ class _Examination:
     def _follow(self, f: h5py.File, dset: str, named: str,
                 stack: list[tuple[Any, str]]) -> None:
         """Judge the dataset ``dset`` of the open file ``f``, a source on ``stack``."""
+        path = posixpath.normpath("/" + dset)
+        refused = path_refusal(f, os.fsencode(path), named)
+        if refused is not None:  # opening it would have HDF5 decode all its mappings
+            self.refusals.append(Refusal(
+                R.VDS_TOO_MANY_MAPPINGS, named, "",
+                f"a virtual dataset of {refused.count:,} mappings (more than {MAX_MAPPINGS:,}: "
+                "not opened)"))
+            return
         try:
-            obj = f.get(posixpath.normpath("/" + dset))
+            obj = f.get(path)
         except (OSError, RuntimeError, ValueError, KeyError):
             return
         if not isinstance(obj, h5py.Dataset):

@@ -67,6 +67,7 @@ from inspector.formats.vneurotk.hdf5_types import (
     link_info,
     type_info,
 )
+from inspector.formats.vneurotk.read_watch import ReadStopped
 from inspector.formats.vneurotk.source import H5Source
 from inspector.formats.vneurotk.tree import attribute_page
 from inspector.formats.vneurotk.vds_guard import TooManyMappings, member_refusal
@@ -212,6 +213,8 @@ class H5DatasetNode(_H5Node):
             raw = self._raw(box)
         except ExternalRefused as exc:  # never read: the refusal is the finding
             raise self._fail(exc.refusal.rule, exc.refusal.message(self.location)) from exc
+        except ReadStopped as exc:  # blocked on a file swapped for a pipe: stopped
+            raise self._fail(R.DATA_READ_TIMEOUT, str(exc)) from exc
         except ValueTooLarge as exc:
             raise self._fail(R.DATA_VALUE_TOO_LARGE, f"{self.location}: {exc}; `inspector "
                              "dump --all --out FILE` writes the others page by page") from exc

@@ -482,6 +482,12 @@ DATA_VALUE_TOO_LARGE = rule(
     "sized from their stored descriptors, they are not read; `inspector dump FILE::/path "
     "--all --out FILE` writes a dataset's values in pages.",
     f"{HDF5_SPEC}, III.E 'Global Heap'; {notes('§6')}")
+DATA_READ_TIMEOUT = rule(
+    "data.read-timeout", ERROR,
+    "Reading values from another file (external storage or a virtual dataset's source) did "
+    "not end within the time limit because that file became a named pipe after it was "
+    "checked: the read was stopped and its values are not shown.",
+    f"{H5P_EXTERNAL}; {CONTRACT}")
 DATA_CHUNK_OVERFLOW = rule(
     "data.chunk-overflow", ERROR,
     "A compressed chunk inflates to more bytes than the chunk's declared size (its shape "
@@ -501,5 +507,5 @@ HDF5_FILE_RULES: tuple[Rule, ...] = (
     VDS_UNREADABLE, VDS_INTERNAL, VDS_MISSING_SOURCE, VDS_EXTERNAL, VDS_RECURSIVE,
     VDS_TOO_MANY_MAPPINGS, EXTERNAL_STORAGE, EXTERNAL_OUTSIDE, EXTERNAL_SPECIAL,
     EXTERNAL_MISSING, EXTERNAL_SELF, EXTERNAL_REMOTE, DATA_UNREADABLE, DATA_UNSUPPORTED_TYPE,
-    DATA_VALUE_TOO_LARGE, DATA_CHUNK_OVERFLOW,
+    DATA_VALUE_TOO_LARGE, DATA_CHUNK_OVERFLOW, DATA_READ_TIMEOUT,
 )

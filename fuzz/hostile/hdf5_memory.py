@@ -110,10 +110,12 @@ def _gzip_bomb(folder: Path, scale: Scale) -> Path:
 
 def _vds_sources(folder: Path, scale: Scale) -> Path:
     """``/many`` a virtual dataset of one element from each of N sources (datasets
-    of this same file): 100 000 (full) or 2 000 (small)."""
+    of this same file): 100 000 (full), or one more than the product opens (small)."""
     import h5py
 
-    n = 100_000 if scale == "full" else 2_000
+    from inspector.formats.vneurotk.vds_guard import MAX_MAPPINGS
+
+    n = 100_000 if scale == "full" else MAX_MAPPINGS + 1
     path = _copy_seed(folder, "vds-sources.h5")
     with h5py.File(path, "r+") as f:
         f.create_dataset("src", data=np.arange(n, dtype="<i4"))
@@ -194,6 +196,7 @@ CASES = (
         area="hdf5-memory",
         build=_isolated(_vds_sources),
         commands=(_VERIFY, ("dump", "{target}::/many"), _WINDOW),
+        expect_codes=frozenset({"vds.too-many-mappings"}),
         time_limit_s=120.0,
         description="a virtual dataset of 100 000 sources",
     ),

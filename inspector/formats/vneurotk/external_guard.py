@@ -40,6 +40,8 @@ from __future__ import annotations
 import os
 import posixpath
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +60,8 @@ from inspector.formats.folder_bounds import (
 from inspector.formats.remote_path import RemotePath
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.hdf5_heap import object_identity
+from inspector.formats.vneurotk.read_watch import watch
+from inspector.formats.vneurotk.vds_guard import MAX_MAPPINGS, path_refusal
 
 #: Virtual-dataset mappings read from one dataset's creation properties; a dataset
 #: with more is not read (its sources cannot all be checked).
@@ -198,15 +202,41 @@ def scope_of(filename: str) -> Scope:
         return scope
 
 
-def check(ds: h5py.Dataset) -> None:
-    """Raise unless every file the values of ``ds`` come from may be read.
+def check(ds: h5py.Dataset) -> Verdict:
+    """Raise unless every file the values of ``ds`` come from may be read; return the
+    :class:`Verdict`.  The kinds of those files are judged again now (the verdict is
+    cached): one swapped for a pipe, device or socket since is refused.
 
     Raises:
-        ExternalRefused: the first :class:`Refusal` of :func:`examine`.
+        ExternalRefused: the first :class:`Refusal` of :func:`examine`, or
+            ``external.special-file`` for a file no longer a regular one.
     """
     verdict = examine(ds)
     if verdict.refusals:
         raise ExternalRefused(verdict.refusals[0], ds.name or "dataset")
+    for path in verdict.files:
+        kind = file_kind(path)
+        if kind not in (REGULAR, MISSING):
+            raise ExternalRefused(Refusal(
+                R.EXTERNAL_SPECIAL, path, real(path),
+                "now a named pipe, socket, device or folder (never read)"), ds.name or "dataset")
+    return verdict
+
+
+@contextmanager
+def watched(ds: h5py.Dataset) -> Iterator[None]:
+    """:func:`check` ``ds``, then run the body (its read) under the watchdog of
+    :mod:`.read_watch` when its values come from other files: a file swapped for a
+    named pipe after the check cannot block the read past
+    :data:`.read_watch.READ_TIMEOUT_S`.
+
+    Raises:
+        ExternalRefused: see :func:`check`.
+        ReadStopped: the read was stopped (``data.read-timeout``).
+    """
+    verdict = check(ds)
+    with watch(verdict.files, ds.name or "dataset"):
+        yield
 
 
 def examine(ds: h5py.Dataset) -> Verdict:
@@ -465,8 +495,16 @@ class _Examination:
     def _follow(self, f: h5py.File, dset: str, named: str,
                 stack: list[tuple[Any, str]]) -> None:
         """Judge the dataset ``dset`` of the open file ``f``, a source on ``stack``."""
+        path = posixpath.normpath("/" + dset)
+        refused = path_refusal(f, os.fsencode(path), named)
+        if refused is not None:  # opening it would have HDF5 decode all its mappings
+            self.refusals.append(Refusal(
+                R.VDS_TOO_MANY_MAPPINGS, named, "",
+                f"a virtual dataset of {refused.count:,} mappings (more than {MAX_MAPPINGS:,}: "
+                "not opened)"))
+            return
         try:
-            obj = f.get(posixpath.normpath("/" + dset))
+            obj = f.get(path)
         except (OSError, RuntimeError, ValueError, KeyError):
             return
         if not isinstance(obj, h5py.Dataset):

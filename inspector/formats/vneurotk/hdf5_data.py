@@ -67,8 +67,10 @@ from inspector.formats.vneurotk.hdf5_types import (
     link_info,
     type_info,
 )
+from inspector.formats.vneurotk.read_watch import ReadStopped
 from inspector.formats.vneurotk.source import H5Source
 from inspector.formats.vneurotk.tree import attribute_page
+from inspector.formats.vneurotk.vds_guard import TooManyMappings, member_refusal
 
 #: Largest attribute read (bytes as stored): HDF5 reads an attribute whole.
 MAX_ATTRIBUTE_BYTES = 64 << 20
@@ -211,6 +213,8 @@ class H5DatasetNode(_H5Node):
             raw = self._raw(box)
         except ExternalRefused as exc:  # never read: the refusal is the finding
             raise self._fail(exc.refusal.rule, exc.refusal.message(self.location)) from exc
+        except ReadStopped as exc:  # blocked on a file swapped for a pipe: stopped
+            raise self._fail(R.DATA_READ_TIMEOUT, str(exc)) from exc
         except ValueTooLarge as exc:
             raise self._fail(R.DATA_VALUE_TOO_LARGE, f"{self.location}: {exc}; `inspector "
                              "dump --all --out FILE` writes the others page by page") from exc
@@ -321,6 +325,8 @@ class H5Objects:
             return found
         except FileChangedError as exc:
             raise NodeReadError(FILE_CHANGED.finding(f"{location}: {exc}", location)) from exc
+        except TooManyMappings as exc:
+            raise NodeReadError(R.VDS_TOO_MANY_MAPPINGS.finding(str(exc), location)) from exc
         except (OSError, RuntimeError, ValueError, TypeError) as exc:
             raise NodeReadError(R.FILE_CORRUPT.finding(
                 f"{location}: HDF5 cannot open it: {cause(exc)}",
@@ -342,6 +348,9 @@ class H5Objects:
             parent = f[parent_key or b"/"]
             if not isinstance(parent, h5py.Group) or not parent.id.links.exists(name):
                 return None
+            refused = member_refusal(parent, name, text)
+            if refused is not None:  # HDF5 would decode all its mappings to open it
+                raise refused
             obj = parent[name]
         except KeyError:  # a missing group on the way, or a dangling link
             return None

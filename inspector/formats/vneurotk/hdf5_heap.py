@@ -855,6 +855,12 @@ def _guard_of(obj: Any) -> HeapGuard | None:
         return _GUARDS.get(key)
 
 
+def guard_of(obj: Any) -> HeapGuard | None:
+    """The :class:`HeapGuard` of the file holding the h5py object ``obj``, or None when
+    that file was not opened through :func:`register`."""
+    return _guard_of(obj)
+
+
 def member_problem(group: Any, raw_name: bytes) -> str | None:
     """What stops the member ``raw_name`` of ``group`` (a hard link) being opened
     safely, read from its object header before HDF5 opens it (see

@@ -31,6 +31,7 @@ from inspector.formats.vneurotk import external_guard
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.arrays import normalize_selection
 from inspector.formats.vneurotk.hdf5_heap import read_attribute
+from inspector.formats.vneurotk.read_watch import ReadStopped
 from inspector.formats.vneurotk.scalars import (
     CODE_FLOAT,
     MISSING_CODES,
@@ -260,13 +261,15 @@ class Labels:
         assert ds is not None
         buf = np.empty(min(LABEL_BLOCK, max(self.count, 1)), dtype=ds.dtype)
         is_float = ds.dtype.kind == "f"
-        external_guard.check(ds)  # values from a file out of bounds are never read
         for i, a in enumerate(_blocks(self.count, on_block)):
             b = min(self.count, a + LABEL_BLOCK)
             self._source.check()
             v = buf[: b - a]
             try:
-                ds.read_direct(v, np.s_[a:b], np.s_[0 : b - a])
+                with external_guard.watched(ds):  # out of bounds: never read; pipes: stopped
+                    ds.read_direct(v, np.s_[a:b], np.s_[0 : b - a])
+            except (external_guard.ExternalRefused, ReadStopped):
+                raise
             except (OSError, RuntimeError, TypeError) as exc:
                 raise OSError(f"cannot read {ds.name}: {exc}") from exc
             if len(out.first) < 5:

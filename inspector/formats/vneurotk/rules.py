@@ -431,6 +431,13 @@ VDS_RECURSIVE = rule(
     "A virtual dataset must not reach itself through its sources (directly or through other "
     "virtual datasets): HDF5 would recurse until the process crashes. Its values are not "
     "read.", f"{H5P_VIRTUAL}; {CONTRACT}")
+VDS_TOO_MANY_MAPPINGS = rule(
+    "vds.too-many-mappings", ERROR,
+    "A virtual dataset of more than 16 384 mappings is not opened: HDF5 decodes every "
+    "mapping into memory (twice) when it opens one, so its count is read from the file's "
+    "bytes first and the dataset and its values are not shown.",
+    f"{HDF5_SPEC}, IV.A.2.i 'Data Layout Message' (version 4, virtual storage) and III.E "
+    f"'Global Heap'; {CONTRACT}")
 EXTERNAL_STORAGE = rule(
     "external.storage", INFO,
     "A dataset's raw data are stored in other files (external storage) inside the "
@@ -475,6 +482,12 @@ DATA_VALUE_TOO_LARGE = rule(
     "sized from their stored descriptors, they are not read; `inspector dump FILE::/path "
     "--all --out FILE` writes a dataset's values in pages.",
     f"{HDF5_SPEC}, III.E 'Global Heap'; {notes('§6')}")
+DATA_READ_TIMEOUT = rule(
+    "data.read-timeout", ERROR,
+    "Reading values from another file (external storage or a virtual dataset's source) did "
+    "not end within the time limit because that file became a named pipe after it was "
+    "checked: the read was stopped and its values are not shown.",
+    f"{H5P_EXTERNAL}; {CONTRACT}")
 DATA_CHUNK_OVERFLOW = rule(
     "data.chunk-overflow", ERROR,
     "A compressed chunk inflates to more bytes than the chunk's declared size (its shape "
@@ -492,7 +505,7 @@ HDF5_FILE_RULES: tuple[Rule, ...] = (
     TREE_ATTRIBUTES_CAPPED, TREE_UNSUPPORTED_TYPE, TREE_GROUP_UNREADABLE, TREE_LINK_UNREADABLE,
     TREE_OBJECT_UNREADABLE, TREE_MEMBERS_CAPPED, LINK_DANGLING, LINK_EXTERNAL, LINK_EXTERNAL_URL,
     VDS_UNREADABLE, VDS_INTERNAL, VDS_MISSING_SOURCE, VDS_EXTERNAL, VDS_RECURSIVE,
-    EXTERNAL_STORAGE, EXTERNAL_OUTSIDE, EXTERNAL_SPECIAL, EXTERNAL_MISSING, EXTERNAL_SELF,
-    EXTERNAL_REMOTE, DATA_UNREADABLE, DATA_UNSUPPORTED_TYPE, DATA_VALUE_TOO_LARGE,
-    DATA_CHUNK_OVERFLOW,
+    VDS_TOO_MANY_MAPPINGS, EXTERNAL_STORAGE, EXTERNAL_OUTSIDE, EXTERNAL_SPECIAL,
+    EXTERNAL_MISSING, EXTERNAL_SELF, EXTERNAL_REMOTE, DATA_UNREADABLE, DATA_UNSUPPORTED_TYPE,
+    DATA_VALUE_TOO_LARGE, DATA_CHUNK_OVERFLOW, DATA_READ_TIMEOUT,
 )

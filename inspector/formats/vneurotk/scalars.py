@@ -141,14 +141,14 @@ def read_sequence(group: h5py.Group, location: str, *, allow_nonfinite: bool = F
         raise RuleError(R.SCALAR_TOO_LARGE,
                         f"typed scalar sequence {location} declares {n} values, more than the "
                         f"{limit} read at open", location)
-    external_guard.check(types_ds)
-    external_guard.check(values_ds)
     try:
         check_dataset(values_ds)
     except ValueTooLarge as exc:
         raise too_large(exc, f"{location}/values") from exc
-    types = np.asarray(types_ds[()]).reshape(-1)
-    values = np.asarray(values_ds[()], dtype=object).reshape(-1)
+    with external_guard.watched(types_ds):
+        types = np.asarray(types_ds[()]).reshape(-1)
+    with external_guard.watched(values_ds):
+        values = np.asarray(values_ds[()], dtype=object).reshape(-1)
     return [
         decode_one(int(c), v, allow_nonfinite=allow_nonfinite, location=location)
         for c, v in zip(types, values, strict=True)

@@ -40,6 +40,7 @@ from inspector.formats.findings import Finding, Rule, cause
 from inspector.formats.remote_path import RemotePath
 from inspector.formats.vneurotk import chunk_guard, elink_guard, external_guard, hdf5_heap
 from inspector.formats.vneurotk import rules as R
+from inspector.formats.vneurotk.read_watch import ReadStopped
 
 
 class RuleError(Exception):
@@ -85,6 +86,8 @@ def step_finding(exc: BaseException) -> Finding:
         return exc.finding()
     if isinstance(exc, external_guard.ExternalRefused):
         return exc.refusal.rule.finding(str(exc), exc.location)
+    if isinstance(exc, ReadStopped):
+        return R.DATA_READ_TIMEOUT.finding(str(exc), exc.location)
     if isinstance(exc, (OSError, RuntimeError, KeyError)):
         return R.FILE_CORRUPT.finding(
             f"HDF5 could not read part of the file (damaged file?): {cause(exc)}")
@@ -265,18 +268,21 @@ class H5Source:
             FileChangedError: the file was replaced.
             ExternalRefused: the values come from a file that is never read here
                 (:mod:`.external_guard`).
+            ReadStopped: the read blocked on a file swapped for a named pipe after
+                it was checked and was stopped (:mod:`.read_watch`).
             OSError: HDF5 could not read the data (corrupt chunk, missing
                 external file, closed file).
         """
         self.check()
         if not self.file.id.valid:
             raise OSError("the document was closed")
-        external_guard.check(dataset)
         try:
-            hdf5_heap.check_dataset(dataset, selection)
-            chunk_guard.check_selection(dataset, selection)
-            return dataset[selection]
-        except (hdf5_heap.CorruptGlobalHeap, hdf5_heap.ValueTooLarge, ChunkOverflow):
+            with external_guard.watched(dataset):
+                hdf5_heap.check_dataset(dataset, selection)
+                chunk_guard.check_selection(dataset, selection)
+                return dataset[selection]
+        except (external_guard.ExternalRefused, ReadStopped, hdf5_heap.CorruptGlobalHeap,
+                hdf5_heap.ValueTooLarge, ChunkOverflow):
             raise
         except (OSError, RuntimeError, KeyError) as exc:
             raise OSError(f"cannot read {dataset.name}: {exc}") from exc
@@ -354,12 +360,12 @@ def read_whole(dataset: h5py.Dataset, rule: Rule, *, source: H5Source | None = N
     try:
         if source is not None:
             return source.read(dataset, ())
-        external_guard.check(dataset)
-        hdf5_heap.check_dataset(dataset)
-        chunk_guard.check_selection(dataset, ())
+        with external_guard.watched(dataset):
+            hdf5_heap.check_dataset(dataset)
+            chunk_guard.check_selection(dataset, ())
+            return dataset[()]
     except hdf5_heap.ValueTooLarge as exc:
         raise too_large(exc, location or dataset.name) from exc
-    return dataset[()]
 
 
 def too_large(exc: hdf5_heap.ValueTooLarge, location: str) -> RuleError:

@@ -40,7 +40,7 @@ from inspector.formats.findings import Rule
 from inspector.formats.folder_bounds import real
 from inspector.formats.node import LinkTarget
 from inspector.formats.remote_path import RemotePath
-from inspector.formats.vneurotk import external_guard
+from inspector.formats.vneurotk import external_guard, vds_guard
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.elink_guard import special_target
 from inspector.formats.vneurotk.hdf5_heap import (
@@ -498,13 +498,7 @@ def _follow_link(group: h5py.Group, raw: bytes, name: str, loc: str, node: Node,
         return None
     if via is not None and _outside_link(group, via, loc, walk):
         return None
-    problem = _open_problem(group, raw, via)
-    if problem is not None:  # opening it would have HDF5 allocate without end
-        walk.report(R.TREE_GROUP_UNREADABLE, f"{loc}: members cannot be listed: {problem}", loc)
-        if via is None:
-            node.add(name, None, kind="group", location=loc, detail="members cannot be listed")
-        else:
-            via.detail += "; its target's members cannot be listed"
+    if _refused_before_open(group, raw, name, loc, node, via, walk):
         return None
     try:
         obj = group[raw]
@@ -542,6 +536,33 @@ def _outside_link(group: h5py.Group, via: Node, loc: str, walk: _Walk) -> bool:
     walk.report(refusal.rule, refusal.message(loc), loc)
     via.detail += " (outside the document's folder: not followed)"
     via.target = replace(link, dangling=True)
+    return True
+
+
+def _refused_before_open(group: h5py.Group, raw: bytes, name: str, loc: str, node: Node,
+                         via: Node | None, walk: _Walk) -> bool:
+    """True (after the finding) when member ``raw`` must not be opened: a group on the
+    way whose local heap HDF5 would loop on, or a virtual dataset of more mappings than
+    are opened (:mod:`.vds_guard`: HDF5 would decode them all)."""
+    problem = _open_problem(group, raw, via)
+    if problem is not None:  # opening it would have HDF5 allocate without end
+        walk.report(R.TREE_GROUP_UNREADABLE, f"{loc}: members cannot be listed: {problem}", loc)
+        if via is None:
+            node.add(name, None, kind="group", location=loc, detail="members cannot be listed")
+        else:
+            via.detail += "; its target's members cannot be listed"
+        return True
+    if via is not None and (via.target is None or via.target.kind != "soft"):
+        return False  # an external link: another file, checked when it opens as a document
+    refused = vds_guard.member_refusal(group, raw, loc)
+    if refused is None:
+        return False
+    walk.report(R.VDS_TOO_MANY_MAPPINGS, str(refused), loc)
+    what = f"virtual dataset of {refused.count:,} mappings (not opened)"
+    if via is None:
+        node.add(name, None, kind="dataset", location=loc, detail=what)
+    else:
+        via.detail += f"; its target is a {what}"
     return True
 
 

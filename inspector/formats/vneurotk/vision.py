@@ -459,9 +459,9 @@ def resolve_path(entry: StimulusEntry, folder: Path) -> Path:
     if element_count(entry.dataset.shape) > 1 << 16:
         raise OSError(f"{entry.location} declares {element_count(entry.dataset.shape)} "
                       "elements: too large to be a path")
-    external_guard.check(entry.dataset)
     check_dataset(entry.dataset)
-    raw = entry.dataset[()]
+    with external_guard.watched(entry.dataset):
+        raw = entry.dataset[()]
     t = as_text(raw)
     text = t.value if t is not None else str(raw)
     p = Path(text)

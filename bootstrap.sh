@@ -7,6 +7,7 @@
 #    modules' byte code;
 # 3. runs `inspector` with the arguments given (the bundled samples without any).
 set -euo pipefail
+CALLER_DIR=$PWD  # relative FILE and --screenshot paths are the caller's
 cd "$(dirname "$0")"
 
 QT_PACKAGES=(libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0
@@ -59,4 +60,6 @@ python -m pip install --quiet --disable-pip-version-check -e .
 # 0.1 s, in steps that hold the interpreter lock): compile them once here.
 python -m compileall -q inspector >/dev/null
 echo "bootstrap: starting inspector $*" >&2
-exec inspector "$@"
+INSPECTOR_BIN="$PWD/.venv/bin/inspector"
+cd "$CALLER_DIR"
+exec "$INSPECTOR_BIN" "$@"

@@ -17,6 +17,7 @@ from inspector.formats.delimited.lines import Block
 MAX_FAST_CELL = 64
 #: Digits of a plain decimal read exactly here (below 2**53; 10**k exact for k <= 22).
 _MAX_DIGITS = 15
+_POW10 = 10 ** np.arange(_MAX_DIGITS + 1, dtype=np.int64)
 
 
 def field_bounds(block: Block, delimiter: str,
@@ -76,10 +77,9 @@ def _plain_decimals(m: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.
     ndig = digit.sum(axis=1)
     ok = ((digit | point | sign | ~inside).all(axis=1) & (point.sum(axis=1) <= 1)
           & (ndig >= 1) & (ndig <= _MAX_DIGITS))
-    mantissa = np.zeros(m.shape[0], dtype=np.int64)
-    for j in range(m.shape[1]):
-        mantissa = np.where(digit[:, j], mantissa * 10 + (m[:, j].astype(np.int64) - 0x30),
-                            mantissa)
+    later = ndig[:, None] - np.cumsum(digit, axis=1)  # digits after each position
+    weight = np.where(digit, _POW10[np.clip(later, 0, _MAX_DIGITS)], 0)
+    mantissa = (weight * (m.astype(np.int64) - 0x30)).sum(axis=1)
     at = np.where(point.any(axis=1), point.argmax(axis=1), m.shape[1])
     fraction = (digit & (pos > at[:, None])).sum(axis=1)
     values = mantissa / 10.0 ** fraction
@@ -103,8 +103,10 @@ def numbers(block: Block, starts: np.ndarray, ends: np.ndarray) -> np.ndarray | 
     return values if np.isfinite(values).all() else None
 
 
-def blank(block: Block, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """``bool (lines,)``: fields holding only spaces and tabs (or nothing)."""
-    arr = np.frombuffer(block.data, dtype=np.uint8)
-    solid = np.concatenate(([0], np.cumsum((arr != 0x20) & (arr != 0x09))))
-    return solid[ends] - solid[starts] == 0
+def blank(block: Block, starts: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
+    """``bool (lines,)``: fields holding only spaces and tabs (or nothing); None when a
+    field is longer than :data:`MAX_FAST_CELL`."""
+    m = cells(block, starts, ends)
+    if m is None:
+        return None
+    return ((m == 0x20) | (m == 0x09) | (m == 0)).all(axis=1)

@@ -78,8 +78,12 @@ class Block:
 
     def count(self, byte: int) -> np.ndarray:
         """``int64 (lines,)``: how often ``byte`` (ASCII) occurs in each line."""
-        hits = np.concatenate(([0], np.cumsum(np.frombuffer(self.data, np.uint8) == byte)))
-        return hits[self.ends] - hits[self.starts]
+        if not len(self):
+            return np.zeros(0, dtype=np.int64)
+        at = np.flatnonzero(np.frombuffer(self.data, np.uint8) == byte)
+        line = np.searchsorted(self.starts, at, side="right") - 1
+        inside = (line >= 0) & (at < self.ends[np.maximum(line, 0)])
+        return np.bincount(line[inside], minlength=len(self)).astype(np.int64)
 
     def after(self, number: int) -> Block:
         """The block without its lines numbered ``number`` or less."""
@@ -147,7 +151,7 @@ def make_block(data: bytes, at: int, number: int) -> tuple[Block, int]:
     cls = _CLASS[arr]
     if not (cls == 5).any():
         starts, ends, lines = _simple_lines(arr, cls)
-        ordinary = np.concatenate(([0], np.cumsum(cls == 0)))
+        ordinary = np.concatenate(([0], np.cumsum(cls == 0, dtype=np.int32)))
         keep = ordinary[ends] - ordinary[starts] > 0
         numbers = np.arange(number + 1, number + 1 + lines, dtype=np.int64)[keep]
         return Block(data, at, starts[keep], ends[keep], numbers, True), lines

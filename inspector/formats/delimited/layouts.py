@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from inspector.formats.delimited import fastrows
+from inspector.formats.delimited.lines import Block
 from inspector.formats.delimited.manifest import Manifest
 from inspector.formats.delimited.rules import (
     LAYOUT_AMBIGUOUS,
@@ -244,28 +246,51 @@ class _LongScans:
         self.signals[scan_id].append(signal)
         self.lines[scan_id].append(line)
 
+    def extend(self, scan_id: str, radii: np.ndarray, signals: np.ndarray,
+               lines: np.ndarray) -> None:
+        """Append observations (``float64``, ``float64``, ``int64``, row order) to a scan."""
+        if scan_id not in self.radii:
+            self.add(scan_id, float(radii[0]), float(signals[0]), int(lines[0]))
+            radii, signals, lines = radii[1:], signals[1:], lines[1:]
+        self.radii[scan_id].frombytes(np.ascontiguousarray(radii, np.float64).tobytes())
+        self.signals[scan_id].frombytes(np.ascontiguousarray(signals, np.float64).tobytes())
+        self.lines[scan_id].frombytes(np.ascontiguousarray(lines, np.int64).tobytes())
+
     def duplicates(self, listed: int) -> tuple[list[tuple[int, str, float, int]], int]:
         """``(line, scan id, radius, first line)`` of the first ``listed`` observations (in
-        line order) repeating an earlier radius of their scan, and how many there are."""
+        line order) repeating an earlier radius of their scan, and how many there are
+        (found by sorting each scan's radii: about 17 bytes an observation at most)."""
         found: list[tuple[int, str, float, int]] = []
         total = 0
         for scan_id in self.order:
             r = np.frombuffer(self.radii[scan_id], dtype=np.float64)
-            if r.size < 2:
+            repeats = _repeats(r)
+            if repeats is None:
                 continue
-            order = np.argsort(r, kind="stable")
-            rs = r[order]
-            same = np.flatnonzero(rs[1:] == rs[:-1]) + 1
-            if not same.size:
-                continue
-            ls = np.frombuffer(self.lines[scan_id], dtype=np.int64)[order]
-            starts = np.where(np.r_[True, rs[1:] != rs[:-1]], np.arange(rs.size), 0)
-            first = ls[np.maximum.accumulate(starts)]
-            total += int(same.size)
-            same = same[np.argsort(ls[same], kind="stable")[:listed]]
-            found.extend((int(ls[i]), scan_id, float(rs[i]), int(first[i])) for i in same)
+            lines = np.frombuffer(self.lines[scan_id], dtype=np.int64)
+            total += int(np.count_nonzero(repeats))
+            for i in np.flatnonzero(repeats)[:listed]:  # rows are in line order
+                first = int(np.argmax(r == r[i]))
+                found.append((int(lines[i]), scan_id, float(r[i]), int(lines[first])))
             found = sorted(found)[:listed]
         return found, total
+
+
+def _repeats(r: np.ndarray) -> np.ndarray | None:
+    """``bool (n,)``: which values of ``r`` repeat an earlier one; None when none does."""
+    if r.size < 2:
+        return None
+    ordered = np.sort(r)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return None
+    del ordered
+    order = np.argsort(r, kind="stable")
+    ordered = r[order]
+    same = ordered[1:] == ordered[:-1]
+    del ordered
+    repeats = np.zeros(r.size, dtype=bool)
+    repeats[order[1:]] = same
+    return repeats
 
 
 def _long_observation(row: tuple[str, ...], line: int, idx: dict[str, int], table: Table,
@@ -306,6 +331,123 @@ def _long_optional(row: tuple[str, ...], line: int, scan_id: str,
             scans.raw_cols[scan_id][column] = (value, line)
 
 
+def _slow_long_block(block: Block, table: Table, idx: dict[str, int],
+                     optional: list[tuple[str, int]], scans: _LongScans, col: Stages) -> bool:
+    """Read a block line by line (every finding in line order); False when a row starts
+    one scan more than :data:`MAX_SCANS` (reported; the rest is not read)."""
+    for k in range(len(block)):
+        line, row = int(block.numbers[k]), tuple(block.text(k).split(table.delimiter))
+        if not _field_count_ok(row, line, table, col):
+            continue
+        if len(scans.order) >= MAX_SCANS and row[idx["scan"]].strip() not in scans.radii:
+            col.report(TABLE_TOO_MANY_SCANS, f"line {line} starts scan {MAX_SCANS + 1:,}; a "
+                       f"table has at most {MAX_SCANS:,} scans (the rest is not read)",
+                       table.loc(line))
+            return False
+        scan_id = _long_observation(row, line, idx, table, scans, col)
+        if scan_id is not None:
+            _long_optional(row, line, scan_id, optional, table, scans, col)
+    return True
+
+
+@dataclass
+class _FastBlock:
+    """A block's scans as :func:`_fast_long_block` groups them: ``ids`` in first-appearance
+    order, ``rows`` the block's row indices of each, in line order."""
+
+    block: Block
+    starts: np.ndarray
+    ends: np.ndarray
+    ids: list[str]
+    rows: list[np.ndarray]
+    scan_of: np.ndarray  # int64 (lines,): index in ``ids`` of each row's scan
+
+
+def _fast_scans(block: Block, table: Table, i_scan: int) -> _FastBlock | None:
+    """The scans of a block whose scan cells are trimmed and short; None otherwise."""
+    bounds = fastrows.field_bounds(block, table.delimiter, len(table.header))
+    if bounds is None:
+        return None
+    starts, ends = bounds
+    if not fastrows.trimmed(block, starts[:, i_scan], ends[:, i_scan]):
+        return None
+    m = fastrows.cells(block, starts[:, i_scan], ends[:, i_scan])
+    if m is None:
+        return None
+    unique, first, inverse = np.unique(fastrows.as_bytes(m), return_index=True,
+                                       return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    scan_of = rank[inverse.reshape(-1)]
+    by_scan = np.argsort(scan_of, kind="stable")
+    cuts = np.cumsum(np.bincount(scan_of, minlength=order.size))[:-1]
+    ids = [unique[k].decode("ascii") for k in order]
+    return _FastBlock(block, starts, ends, ids, np.split(by_scan, cuts), scan_of)
+
+
+def _fast_optional(fb: _FastBlock, column: str, i: int,
+                   scans: _LongScans) -> list[tuple[str, int, int]] | None:
+    """``(value, line, scan index)`` of the first non-blank value of ``column`` per scan of
+    the block (``signal_unit``: per distinct value); None when a value is untrimmed, long
+    or differs from its scan's first."""
+    b = fb.block
+    s, e = fb.starts[:, i], fb.ends[:, i]
+    empty = fastrows.blank(b, s, e)
+    if empty is None:
+        return None
+    keep = ~empty
+    s, e = s[keep], e[keep]
+    m = fastrows.cells(b, s, e) if fastrows.trimmed(b, s, e) else None
+    if m is None:
+        return None
+    values, rows = fastrows.as_bytes(m), np.flatnonzero(keep)
+    key = values if column == "signal_unit" else fb.scan_of[rows]
+    _, first = np.unique(key, return_index=True)
+    first.sort()
+    found = [(values[k].decode("ascii"), int(b.numbers[rows[k]]), int(fb.scan_of[rows[k]]))
+             for k in first]
+    if column == "signal_unit":
+        return found
+    firsts = np.empty(len(fb.ids), dtype=values.dtype)
+    firsts[fb.scan_of[rows[first]]] = values[first]
+    if (values != firsts[fb.scan_of[rows]]).any():
+        return None
+    for value, _, k in found:
+        old = scans.raw_cols.get(fb.ids[k], {}).get(column)
+        if old is not None and old[0] != value:
+            return None
+    return found
+
+
+def _fast_long_block(block: Block, table: Table, idx: dict[str, int],
+                     optional: list[tuple[str, int]], scans: _LongScans) -> bool:
+    """Read a simple block by numpy when it holds no finding (see :mod:`.fastrows`);
+    False (nothing read) otherwise."""
+    fb = _fast_scans(block, table, idx["scan"])
+    if fb is None:
+        return False
+    new = sum(1 for sid in fb.ids if sid not in scans.radii)
+    if len(scans.order) + new > MAX_SCANS:
+        return False
+    radius = fastrows.numbers(block, fb.starts[:, idx["radius_cm"]], fb.ends[:, idx["radius_cm"]])
+    signal = fastrows.numbers(block, fb.starts[:, idx["signal"]], fb.ends[:, idx["signal"]])
+    if radius is None or signal is None:
+        return False
+    extra = [(c, _fast_optional(fb, c, i, scans)) for c, i in optional]
+    if any(found is None for _, found in extra):
+        return False
+    for sid, rows in zip(fb.ids, fb.rows, strict=True):
+        scans.extend(sid, radius[rows], signal[rows], block.numbers[rows])
+    for column, found in extra:
+        for value, line, k in found or ():
+            if column == "signal_unit":
+                scans.units.setdefault(value, f"line {line}")
+            else:
+                scans.raw_cols[fb.ids[k]].setdefault(column, (value, line))
+    return True
+
+
 def _missing_long_columns(table: Table, col: Stages) -> bool:
     """True (and an error per column) when a required long-format column is absent."""
     missing = [c for c in LONG_REQUIRED if c not in table.header]
@@ -323,17 +465,11 @@ def parse_long(manifest: Manifest, table: Table, col: Stages) -> ParsedLayout | 
     idx = {name: table.index(name) for name in table.header}
     optional = [(c, idx[c]) for c in LONG_OPTIONAL if c in idx]
     scans = _LongScans()
-    for line, row in table.rows:
-        if not _field_count_ok(row, line, table, col):
+    for block in table.rows.blocks():
+        if block.simple and _fast_long_block(block, table, idx, optional, scans):
             continue
-        if len(scans.order) >= MAX_SCANS and row[idx["scan"]].strip() not in scans.radii:
-            col.report(TABLE_TOO_MANY_SCANS, f"line {line} starts scan {MAX_SCANS + 1:,}; a "
-                       f"table has at most {MAX_SCANS:,} scans (the rest is not read)",
-                       table.loc(line))
+        if not _slow_long_block(block, table, idx, optional, scans, col):
             return None
-        scan_id = _long_observation(row, line, idx, table, scans, col)
-        if scan_id is not None:
-            _long_optional(row, line, scan_id, optional, table, scans, col)
     listed, total = scans.duplicates(MAX_ERRORS_PER_STAGE + 1)
     for line, scan_id, radius, first in listed:
         col.report(TABLE_DUPLICATE_OBSERVATION,

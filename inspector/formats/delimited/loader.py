@@ -32,6 +32,7 @@ from inspector.formats.delimited.rules import SOURCE_NOT_FOUND, SOURCE_UNREADABL
 from inspector.formats.delimited.stages import Abort, Stages
 from inspector.formats.delimited.table import (
     Table,
+    TableText,
     build_table,
     check_limits,
     detect_delimiter,
@@ -144,8 +145,8 @@ def _manifest_stage(result: ImportResult, target: Path) -> Manifest:
     return manifest
 
 
-def _data_file_stage(result: ImportResult, manifest: Manifest) -> list[tuple[int, str]]:
-    """Resolve, digest and read the data file: its non-blank numbered lines."""
+def _data_file_stage(result: ImportResult, manifest: Manifest) -> TableText:
+    """Resolve, digest and read the data file once: its header and line statistics."""
     col = result.stages
     assert result.layout is not None
     data_file = resolve_data_file(result.layout, manifest, col)
@@ -161,7 +162,7 @@ def _data_file_stage(result: ImportResult, manifest: Manifest) -> list[tuple[int
 
 
 def _table_stage(result: ImportResult, manifest: Manifest,
-                 lines: list[tuple[int, str]]) -> Table:
+                 lines: TableText) -> Table:
     """Find the delimiter and split the lines into a :class:`Table`."""
     col = result.stages
     assert result.data_file is not None

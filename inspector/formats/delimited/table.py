@@ -20,10 +20,12 @@ object per character.  (Finding the delimiter counts fields too.)
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from inspector.formats.delimited.lines import MAX_LINE_BYTES, scan_lines
+import numpy as np
+
+from inspector.formats.delimited.lines import MAX_LINE_BYTES, Block, LineReader
 from inspector.formats.delimited.rules import (
     TABLE_AMBIGUOUS_DELIMITER,
     TABLE_CELL_TOO_LONG,
@@ -46,24 +48,37 @@ MAX_COLUMNS = 100_000
 
 
 class Rows:
-    """The data rows of a table, split from their lines each time they are iterated
-    (never held split: a row is a tuple of strings, several times its line's size).
+    """The data rows of a table, read again from the file each time they are iterated
+    (never held: the file's lines are read in blocks, :mod:`.lines`).
 
-    Iterating yields ``(1-based line number, fields verbatim)``; ``len`` is the number
-    of data lines.
+    Iterating yields ``(1-based line number, fields verbatim)``; :meth:`blocks` gives
+    the data lines as :class:`~.lines.Block` s; ``len`` is the number of data lines.
     """
 
-    def __init__(self, lines: list[tuple[int, str]], delimiter: str) -> None:
-        self._lines, self._delimiter = lines, delimiter
+    def __init__(self, path: Path, delimiter: str, header_line: int, count: int) -> None:
+        self.path, self._delimiter = path, delimiter
+        self._header_line, self._count = header_line, count
 
     def __len__(self) -> int:
-        return len(self._lines) - 1
+        return self._count
+
+    def blocks(self) -> Iterator[Block]:
+        """The data lines in blocks, in file order.
+
+        Raises:
+            OSError: the file cannot be read (it was read once already).
+        """
+        reader = LineReader()
+        with self.path.open("rb") as fh:
+            for block in reader.blocks(fh):
+                if int(block.numbers[-1]) > self._header_line:
+                    yield block.after(self._header_line)
 
     def __iter__(self) -> Iterator[tuple[int, tuple[str, ...]]]:
         d = self._delimiter
-        for k in range(1, len(self._lines)):
-            n, line = self._lines[k]
-            yield n, tuple(line.split(d))
+        for block in self.blocks():
+            for k in range(len(block)):
+                yield int(block.numbers[k]), tuple(block.text(k).split(d))
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Rows):
@@ -109,32 +124,84 @@ class Table:
         return f"{self.name}:{where}"
 
 
-def read_lines(path: Path, col: Stages) -> list[tuple[int, str]] | None:
-    """Non-blank lines of ``path`` as ``(1-based line number, text)``; None on error.
+@dataclass
+class TableText:
+    """What one pass over the data file learnt, before the delimiter is known.
 
-    Read in chunks (:func:`~.lines.scan_lines`): a line longer than
+    Attributes:
+        path: the data file.
+        header_line, header: number and text of the first non-blank line.
+        data_lines: non-blank lines after it.
+        fields: field count of the header under each delimiter.
+        broken: per delimiter, the first line breaking consistency (the header when it
+            has fewer than 2 fields), or None.
+        wide: ``(line number, {delimiter: (field index, length)})`` of each line whose
+            longest field is over :data:`~.values.MAX_CELL_CHARS` under some delimiter.
+    """
+
+    path: Path
+    header_line: int = 0
+    header: str = ""
+    data_lines: int = 0
+    fields: dict[str, int] = field(default_factory=dict)
+    broken: dict[str, int | None] = field(default_factory=dict)
+    wide: list[tuple[int, dict[str, tuple[int, int]]]] = field(default_factory=list)
+
+    def take(self, block: Block) -> None:
+        """Account for the next block of the file."""
+        if not self.fields:
+            self.header_line, self.header = int(block.numbers[0]), block.text(0)
+            self._wide(block, np.array([0]))
+            for d in DELIMITERS:
+                self.fields[d] = field_count(self.header, d)
+                self.broken[d] = self.header_line if self.fields[d] < 2 else None
+            block = block.after(self.header_line)
+        self.data_lines += len(block)
+        for d in DELIMITERS:
+            if self.broken[d] is None:
+                bad = np.flatnonzero(block.count(ord(d)) + 1 != self.fields[d])
+                self.broken[d] = int(block.numbers[bad[0]]) if bad.size else None
+        self._wide(block, np.flatnonzero(block.ends - block.starts > MAX_CELL_CHARS))
+
+    def _wide(self, block: Block, candidates: np.ndarray) -> None:
+        for k in candidates:
+            line = block.text(int(k))
+            if len(line) <= MAX_CELL_CHARS:
+                continue
+            longest = {d: _longest_field(line, d) for d in DELIMITERS}
+            if any(length > MAX_CELL_CHARS for _, length in longest.values()):
+                self.wide.append((int(block.numbers[k]), longest))
+
+
+def read_lines(path: Path, col: Stages) -> TableText | None:
+    """One pass over ``path``: its header and what the later stages need; None on error.
+
+    Read in blocks (:class:`~.lines.LineReader`): a line longer than
     :data:`~.lines.MAX_LINE_BYTES` is never held; it is a ``table.line-too-long``
     error at ``name:LINE`` and is left out.
     """
     name = path.name
+    text = TableText(path)
+    reader = LineReader()
     try:
         with path.open("rb") as fh:
-            scan = scan_lines(fh)
+            for block in reader.blocks(fh):
+                text.take(block)
     except OSError as exc:
         col.report(TABLE_UNREADABLE, f"the data file cannot be read ({exc.strerror or exc})",
                    name)
         return None
-    for long in scan.long:
+    for long in reader.long:
         col.report(TABLE_LINE_TOO_LONG, f"line {long.number} has {long.size:,} bytes; a line "
                    f"has at most {MAX_LINE_BYTES:,} (it is not read)", f"{name}:{long.number}")
-    if scan.bad_utf8 is not None:
-        col.report(TABLE_NOT_UTF8, f"not UTF-8 text (byte {scan.bad_utf8})", name)
+    if reader.bad_utf8 is not None:
+        col.report(TABLE_NOT_UTF8, f"not UTF-8 text (byte {reader.bad_utf8})", name)
         return None
-    if not scan.lines:
-        if not scan.long:
+    if not text.fields:
+        if not reader.long:
             col.report(TABLE_EMPTY, "the data file is empty", name)
         return None
-    return scan.lines
+    return text
 
 
 def field_count(line: str, delimiter: str) -> int:
@@ -142,21 +209,14 @@ def field_count(line: str, delimiter: str) -> int:
     return line.count(delimiter) + 1
 
 
-def first_inconsistent(lines: list[tuple[int, str]], delimiter: str) -> int | None:
+def first_inconsistent(text: TableText, delimiter: str) -> int | None:
     """Line number breaking consistency under ``delimiter`` (the header if < 2 fields);
     None if consistent."""
-    header_line, header = lines[0]
-    count = field_count(header, delimiter)
-    if count < 2:
-        return header_line
-    for number, line in lines[1:]:
-        if field_count(line, delimiter) != count:
-            return number
-    return None
+    return text.broken[delimiter]
 
 
-def _declared(lines: list[tuple[int, str]], path: Path, declared: str,
-              broken: dict[str, int | None], col: Stages) -> str | None:
+def _declared(path: Path, declared: str, broken: dict[str, int | None],
+              col: Stages) -> str | None:
     """The declared delimiter when it is consistent; None and an error otherwise."""
     if broken.get(declared, -1) is None:
         return declared
@@ -169,10 +229,9 @@ def _declared(lines: list[tuple[int, str]], path: Path, declared: str,
     return None
 
 
-def _none_consistent(lines: list[tuple[int, str]], path: Path, broken: dict[str, int | None],
+def _none_consistent(header_line: int, path: Path, broken: dict[str, int | None],
                      col: Stages) -> None:
     """Report that neither delimiter gives a consistent table, at the most telling line."""
-    header_line = lines[0][0]
     detail = "; ".join(
         f"{DELIMITER_NAMES[d]}: line {broken[d]} "
         + ("has fewer than 2 fields" if broken[d] == header_line else
@@ -185,15 +244,15 @@ def _none_consistent(lines: list[tuple[int, str]], path: Path, broken: dict[str,
                f"{path.name}:{first}")
 
 
-def detect_delimiter(lines: list[tuple[int, str]], path: Path, declared: str | None,
+def detect_delimiter(text: TableText, path: Path, declared: str | None,
                      col: Stages) -> str | None:
     """The delimiter of the table (see module rules); None and an error otherwise."""
-    broken = {d: first_inconsistent(lines, d) for d in DELIMITERS}
+    broken = {d: first_inconsistent(text, d) for d in DELIMITERS}
     viable = [d for d in DELIMITERS if broken[d] is None]
     if declared is not None:
-        return _declared(lines, path, declared, broken, col)
+        return _declared(path, declared, broken, col)
     if not viable:
-        _none_consistent(lines, path, broken, col)
+        _none_consistent(text.header_line, path, broken, col)
         return None
     if len(viable) == 1:
         return viable[0]
@@ -208,40 +267,36 @@ def detect_delimiter(lines: list[tuple[int, str]], path: Path, declared: str | N
 
 def _longest_field(line: str, delimiter: str) -> tuple[int, int]:
     """``(index, length)`` of the longest field of ``line`` (a line of at most
-    :data:`MAX_COLUMNS` fields, so splitting it costs about its own size)."""
+    :data:`~.lines.MAX_LINE_BYTES` bytes, so splitting it costs about its own size)."""
     lengths = [len(f) for f in line.split(delimiter)]
     longest = max(lengths)
     return lengths.index(longest), longest
 
 
-def check_limits(lines: list[tuple[int, str]], path: Path, delimiter: str,
-                 col: Stages) -> None:
+def check_limits(text: TableText, path: Path, delimiter: str, col: Stages) -> None:
     """Report a header wider than :data:`MAX_COLUMNS` (counted, not split) or a cell
     longer than :data:`MAX_CELL_CHARS` (at ``name:line``).
 
     Lines are consistent here (:func:`detect_delimiter`), so every line has the
-    header's field count; only lines longer than a cell can be are looked into.
+    header's field count; the long fields were found in the pass over the file.
     """
-    header_line, header = lines[0]
-    count = field_count(header, delimiter)
+    count = text.fields[delimiter]
     if count > MAX_COLUMNS:
-        col.report(TABLE_TOO_MANY_COLUMNS, f"line {header_line} (the header) has {count:,} "
-                   f"fields; a table has at most {MAX_COLUMNS:,} columns",
-                   f"{path.name}:{header_line}")
+        col.report(TABLE_TOO_MANY_COLUMNS, f"line {text.header_line} (the header) has "
+                   f"{count:,} fields; a table has at most {MAX_COLUMNS:,} columns",
+                   f"{path.name}:{text.header_line}")
         return
-    for number, line in lines:
-        if len(line) <= MAX_CELL_CHARS:
-            continue
-        index, length = _longest_field(line, delimiter)
+    for number, longest in text.wide:
+        index, length = longest[delimiter]
         if length > MAX_CELL_CHARS:
-            what = "column name" if number == header_line else "cell"
+            what = "column name" if number == text.header_line else "cell"
             col.report(TABLE_CELL_TOO_LONG, f"line {number}, field {index + 1}: a {what} of "
                        f"{length:,} characters; a cell has at most {MAX_CELL_CHARS:,}",
                        f"{path.name}:{number}")
 
 
-def build_table(lines: list[tuple[int, str]], path: Path, delimiter: str) -> Table:
-    """Split ``lines`` into a :class:`Table` (header stripped, data fields verbatim)."""
-    header_line, header_text = lines[0]
-    header = tuple(f.strip() for f in header_text.split(delimiter))
-    return Table(path.name, path, delimiter, header, header_line, Rows(lines, delimiter))
+def build_table(text: TableText, path: Path, delimiter: str) -> Table:
+    """The :class:`Table` of ``text`` (header stripped; data rows read as iterated)."""
+    header = tuple(f.strip() for f in text.header.split(delimiter))
+    return Table(path.name, path, delimiter, header, text.header_line,
+                 Rows(path, delimiter, text.header_line, text.data_lines))

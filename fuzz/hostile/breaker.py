@@ -25,6 +25,46 @@ def _scalar_enums(folder: Path, scale: Scale) -> Path:
     return path
 
 
+
+
+_AUCX_SEED = Path("tests/fixtures/aucx/src_long_csv.aucx")
+
+
+def npy_header(descr: str, shape: tuple[int, ...]) -> bytes:
+    """A version 1.0 ``.npy`` header (magic, length, dictionary padded to 64 bytes)."""
+    text = f"{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape!r}, }}"
+    pad = 64 - (10 + len(text) + 1) % 64
+    body = (text + " " * pad + "\n").encode("latin1")
+    return b"\x93NUMPY\x01\x00" + len(body).to_bytes(2, "little") + body
+
+
+def aucx_huge_signal(folder: Path, scale: Scale) -> Path:
+    """The seed archive with ``arrays/signal.npy`` a header only, declaring
+    ``(2**63,)`` float64, the manifest agreeing and the checksums recomputed."""
+    import hashlib
+    import json
+    import zipfile
+
+    from fuzz.hostile.runner import repo_root
+
+    members: dict[str, bytes] = {}
+    with zipfile.ZipFile(repo_root() / _AUCX_SEED) as z:
+        for name in z.namelist():
+            members[name] = z.read(name)
+    members["arrays/signal.npy"] = npy_header("<f8", (2**63,))
+    manifest = json.loads(members["manifest.json"])
+    manifest["observations"]["arrays"]["signal"]["shape"] = [2**63]
+    members["manifest.json"] = json.dumps(manifest, indent=2).encode()
+    members["checksums.sha256"] = "".join(
+        f"{hashlib.sha256(data).hexdigest()}  {name}\n"
+        for name, data in sorted(members.items()) if name != "checksums.sha256").encode()
+    path = folder / "huge-signal.aucx"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return path
+
+
 CASES = (
     HostileCase(
         name="scalar-enum", area="hdf5", build=static_target(_scalar_enums),
@@ -33,4 +73,13 @@ CASES = (
                   ("dump", "{target}::/scalar_enum_out")),
         exit_codes=frozenset({0, 1}),
         description="enum values of no dimension (attributes and datasets), in and out of range"),
+    HostileCase(
+        name="aucx-npy-dimension-2-63", area="aucx", build=static_target(aucx_huge_signal),
+        commands=(("verify", "--json", "{target}"),
+                  ("dump", "{target}::arrays/signal.npy"),
+                  ("dump", "{target}::arrays/signal.npy", "--slice=-3:"),
+                  ("dump", "{target}::arrays/signal.npy", "--all", "--out", "{out}")),
+        expect_codes=frozenset({"array.size-mismatch"}),
+        exit_codes=frozenset({1, 2}),
+        description="arrays/signal.npy a header declaring (2**63,) float64, checksums valid"),
 )

@@ -23,6 +23,7 @@ are never read (:mod:`.external_guard`: the refusal is the finding).
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 from typing import Any
@@ -46,6 +47,7 @@ from inspector.formats.node_data import (
     forward,
     normalize,
     selected_shape,
+    span,
 )
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.arrays import H5DatasetRef
@@ -105,7 +107,7 @@ def _box(norm: tuple[int | range, ...]) -> tuple[tuple[slice, ...], list[int], t
             box.append(slice(s, s + 1))
             continue
         r, flipped = forward(s)
-        box.append(slice(r.start, r.stop, r.step) if len(r) else slice(0, 0))
+        box.append(slice(r.start, r.stop, r.step) if span(r) else slice(0, 0))
         if flipped:
             flips.append(out_axis)
         out_axis += 1
@@ -145,7 +147,7 @@ class _H5Node(NodeData):
                              f"for {self.type.text}")
         assert self.shape is not None
         norm = normalize(selection, self.shape)
-        check_read_size(int(np.prod(selected_shape(norm), dtype=np.int64)), self.type)
+        check_read_size(math.prod(selected_shape(norm)), self.type)
         return norm
 
     def _values(self, raw: np.ndarray, norm: tuple[int | range, ...]) -> Values:

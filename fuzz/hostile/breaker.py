@@ -65,6 +65,23 @@ def aucx_huge_signal(folder: Path, scale: Scale) -> Path:
     return path
 
 
+def _unwritten_wide_string(folder: Path, scale: Scale) -> Path:
+    """A scalar fixed-length string never written (late allocation): 2 GB declared
+    (full) or one byte over the per-value limit (small), in a file of a few KB."""
+    import h5py
+
+    from inspector.formats.vneurotk.hdf5_heap import MAX_VALUE_BYTES
+
+    path = folder / "str2g.h5"
+    with h5py.File(path, "w") as f:
+        t = h5py.h5t.C_S1.copy()
+        t.set_size(MAX_VALUE_BYTES + 1 if scale == "small" else 2 * 10**9)
+        dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+        dcpl.set_alloc_time(h5py.h5d.ALLOC_TIME_LATE)
+        h5py.h5d.create(f.id, b"s", t, h5py.h5s.create(h5py.h5s.SCALAR), dcpl=dcpl)
+    return path
+
+
 CASES = (
     HostileCase(
         name="scalar-enum", area="hdf5", build=static_target(_scalar_enums),
@@ -82,4 +99,11 @@ CASES = (
         expect_codes=frozenset({"array.size-mismatch"}),
         exit_codes=frozenset({1, 2}),
         description="arrays/signal.npy a header declaring (2**63,) float64, checksums valid"),
+    HostileCase(
+        name="fixed-string-2gb-unwritten", area="hdf5",
+        build=static_target(_unwritten_wide_string),
+        commands=(("verify", "--json", "{target}"), ("dump", "{target}::/s"),
+                  ("dump", "{target}::/s", "--all", "--out", "{out}")),
+        rss_limit_mb=300.0,
+        description="a scalar fixed-length string of 2 GB declared and never written"),
 )

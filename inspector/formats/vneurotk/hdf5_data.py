@@ -125,6 +125,17 @@ def _numpy_index(norm: tuple[int | range, ...]) -> tuple[int | slice, ...]:
     return tuple(out)
 
 
+def _element_too_large(node: NodeData) -> str:
+    """Why values of a fixed size over the per-value limit are not read (HDF5 allocates
+    a whole element, and numpy and the decoding copy it, before anything is shown)."""
+    where = node.location
+    how = (f"`h5dump -d '{where}' FILE` or h5py" if node.kind == "dataset"
+           else f"`h5dump -a '{where}' FILE` or h5py")
+    return (f"{where}: one value is {node.type.size:,} bytes ({node.type.text}), more "
+            f"than the limit of {MAX_VALUE_BYTES:,} bytes per value read or shown: no value "
+            f"is read; read them with {how}")
+
+
 class _H5Node(NodeData):
     """What datasets and attributes share: the description and the decoding."""
 
@@ -147,7 +158,10 @@ class _H5Node(NodeData):
                              f"for {self.type.text}")
         assert self.shape is not None
         norm = normalize(selection, self.shape)
-        check_read_size(math.prod(selected_shape(norm)), self.type)
+        count = math.prod(selected_shape(norm))
+        if count and not self.type.variable_length and self.type.size > MAX_VALUE_BYTES:
+            raise self._fail(R.DATA_VALUE_TOO_LARGE, _element_too_large(self))
+        check_read_size(count, self.type)
         return norm
 
     def _values(self, raw: np.ndarray, norm: tuple[int | range, ...]) -> Values:

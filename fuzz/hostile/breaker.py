@@ -82,6 +82,23 @@ def _unwritten_wide_string(folder: Path, scale: Scale) -> Path:
     return path
 
 
+def _self_links(folder: Path, scale: Scale) -> Path:
+    """A folder holding a VneuroTK recording and two links to itself (``a -> .``,
+    ``b -> .``); the target is the pattern ``FOLDER/g/**`` (absolute, as written)."""
+    import os
+    import shutil
+
+    from fuzz.hostile.runner import repo_root
+
+    g = folder / "g"
+    g.mkdir()
+    shutil.copyfile(repo_root() / "tests/fixtures/vneurotk/v1/epochs_dense_f64_strids.h5",
+                    g / "ok.h5")
+    os.symlink(".", g / "a")
+    os.symlink(".", g / "b")
+    return g / "**"
+
+
 CASES = (
     HostileCase(
         name="scalar-enum", area="hdf5", build=static_target(_scalar_enums),
@@ -106,4 +123,9 @@ CASES = (
                   ("dump", "{target}::/s", "--all", "--out", "{out}")),
         rss_limit_mb=300.0,
         description="a scalar fixed-length string of 2 GB declared and never written"),
+    HostileCase(
+        name="pattern-over-self-links", area="batch", build=static_target(_self_links),
+        commands=(("verify", "--json", "{target}"),),
+        time_limit_s=30.0,
+        description="verify 'g/**' on a folder with two links to itself (a -> ., b -> .)"),
 )

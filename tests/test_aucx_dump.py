@@ -125,3 +125,52 @@ def test_a_member_that_does_not_verify_is_refused(tmp_path, capsys, archive, mem
     captured = capsys.readouterr()
     assert captured.out == "" and not out.exists()
     assert f" {code}: {archive}: " in captured.err and f"[{member}]" in captured.err
+
+
+def _npy_header(descr: str, shape: tuple[int, ...]) -> bytes:
+    text = f"{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape!r}, }}"
+    body = text + " " * (64 - (10 + len(text) + 1) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + len(body).to_bytes(2, "little") + body.encode("latin1")
+
+
+def _with_signal(tmp_path: Path, data: bytes, shape: list[int]) -> Path:
+    """The long-CSV corpus archive with ``arrays/signal.npy`` replaced, the manifest
+    declaring ``shape`` and the checksums recomputed (the archive verifies its digests)."""
+    import hashlib
+
+    with zipfile.ZipFile(AUCX / "src_long_csv.aucx") as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    members["arrays/signal.npy"] = data
+    manifest = json.loads(members["manifest.json"])
+    manifest["observations"]["arrays"]["signal"]["shape"] = shape
+    members["manifest.json"] = json.dumps(manifest).encode()
+    members["checksums.sha256"] = "".join(
+        f"{hashlib.sha256(b).hexdigest()}  {n}\n" for n, b in sorted(members.items())
+        if n != "checksums.sha256").encode()
+    path = tmp_path / "signal.aucx"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for n, b in members.items():
+            z.writestr(n, b)
+    return path
+
+
+@pytest.mark.parametrize("shape", [2**63, 2**64 - 1, 10])
+@pytest.mark.parametrize("extra", [[], ["--slice=-3:"], ["--all", "--format", "json"]])
+def test_an_npy_header_announcing_more_than_the_member_holds_is_refused(tmp_path, capsys,
+                                                                         shape, extra):
+    path = _with_signal(tmp_path, _npy_header("<f8", (shape,)) + b"\0" * 16, [shape])
+    assert main(["dump", f"{path}::arrays/signal.npy", *extra]) == 1
+    err = capsys.readouterr().err
+    assert "array.size-mismatch" in err and f"{shape * 8:,} data bytes" in err
+    assert "holds 16" in err and "Traceback" not in err
+
+
+def test_selections_of_axes_of_2_63_elements_and_more_are_sized_exactly():
+    from inspector.formats.node_data import normalize, pages, parse_selection, selected_shape
+
+    n = 2**64 - 1
+    assert selected_shape(normalize(Ellipsis, (n,))) == (n,)
+    assert selected_shape(normalize(parse_selection("::-2"), (n,))) == (2**63,)
+    assert selected_shape(normalize(parse_selection("-3:, 1"), (n, 2))) == (3,)
+    first = next(pages(normalize(Ellipsis, (n, 4)), 1000))
+    assert first == (range(0, 250), range(0, 4))

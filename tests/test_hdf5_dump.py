@@ -357,3 +357,20 @@ def test_dump_prints_to_stdout_and_never_names_the_file_in_findings(h5file, caps
     assert doc["values"] == ["RED", "GREEN", "BLUE", "3"]
     assert main(["dump", f"{h5file}::/compound@colour"]) == 0
     assert capsys.readouterr().out.split() == ["value", "BLUE", "RED"]
+
+
+def test_scalar_enums_dump_their_label_or_their_number(tmp_path, capsys):
+    path = tmp_path / "enum_scalar.h5"
+    e = h5py.enum_dtype({"A": 0, "B": 1}, basetype="i1")
+    with h5py.File(path, "w") as f:
+        f.attrs.create("in_range", np.int8(1), dtype=e)
+        f.attrs.create("out_of_range", np.int8(7), dtype=e)
+        f.create_dataset("scalar_enum", data=np.int8(1), dtype=e)
+        f.create_dataset("grid", data=np.array([[0, 7], [1, 1]], "i1"), dtype=e)
+    expected = {"/@in_range": "B", "/@out_of_range": "7", "/scalar_enum": "B"}
+    for location, label in expected.items():
+        assert main(["dump", f"{path}::{location}", "--format", "json"]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        assert doc["shape"] == [] and doc["values"] == label, location
+    assert main(["dump", f"{path}::/grid", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["values"] == [["A", "7"], ["B", "B"]]

@@ -139,3 +139,50 @@ def test_a_vlen_dataset_is_read_in_pages_sized_by_its_largest_value(tmp_path):
     with open_document(path) as doc:
         node = doc.object_data.node("/s")
         assert node.read_cap == hdf5_heap.MAX_READ_BYTES // 100_000
+
+
+WIDE = hdf5_heap.MAX_VALUE_BYTES + 1
+
+
+def _wide_elements(path: Path) -> None:
+    """Fixed-size elements one byte over the per-value limit: a never-written string
+    scalar (late allocation), opaque, array-typed and compound datasets, an attribute;
+    beside them a string just under the limit, which is read."""
+    with h5py.File(path, "w", libver="latest") as f:
+        t = h5py.h5t.C_S1.copy()
+        t.set_size(WIDE)
+        dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+        dcpl.set_alloc_time(h5py.h5d.ALLOC_TIME_LATE)
+        h5py.h5d.create(f.id, b"s", t, h5py.h5s.create(h5py.h5s.SCALAR), dcpl=dcpl)
+        f.create_dataset("opaque", shape=(2,), dtype=np.dtype(f"V{WIDE}"))
+        f.create_dataset("arr", shape=(3,), dtype=np.dtype(("u1", (WIDE,))))
+        f.create_dataset("cmp", shape=(2,), dtype=np.dtype([("a", "i4"), ("b", f"S{WIDE}")]))
+        f.attrs.create("wide", np.bytes_(b"x" * WIDE))
+        f.create_dataset("fits", data=np.bytes_(b"y" * (WIDE - 1)))
+
+
+def test_fixed_size_elements_over_the_limit_are_refused_unread(tmp_path, capsys):
+    from inspector.cli import main
+    from inspector.formats import open_document
+    from inspector.formats.node_data import NodeReadError
+
+    path = tmp_path / "wide.h5"
+    _wide_elements(path)
+    with open_document(str(path)) as doc:
+        assert doc.object_data is not None
+        for location in ("/s", "/opaque", "/arr", "/cmp", "/@wide"):
+            node = doc.object_data.node(location)
+            assert node is not None and node.type.size >= WIDE
+            with pytest.raises(NodeReadError) as err:
+                node.read(())
+            assert err.value.finding.code == "data.value-too-large"
+            assert f"{node.type.size:,} bytes" in err.value.finding.message
+        s = doc.object_data.node("/s")
+        assert s is not None and s.storage.fill_value == f"(not read: {WIDE:,} bytes)"
+        fits = doc.object_data.node("/fits")
+        assert fits is not None
+        assert fits.read(()).columns[0].values[()] == "y" * (WIDE - 1)
+    assert main(["dump", f"{path}::/s"]) == 1
+    err = capsys.readouterr().err
+    assert "data.value-too-large" in err and f"{WIDE:,} bytes" in err and "h5dump -d" in err
+    assert main(["verify", "--json", str(path)]) in (0, 1)

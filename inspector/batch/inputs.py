@@ -24,13 +24,13 @@ are *skipped* (:attr:`Gathered.skipped`), unless an input names them.
 
 from __future__ import annotations
 
-import glob
 import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from inspector.batch.pattern import expand_pattern
 from inspector.formats.discovery import walk
 
 __all__ = ["Entry", "Gathered", "expand", "gather", "is_url", "read_list"]
@@ -171,7 +171,7 @@ def _folder(folder: str, out: Gathered, *, report_empty: bool) -> bool:
 
 def _pattern(pattern: str, out: Gathered) -> None:
     found = False
-    for match in sorted(glob.glob(pattern, recursive=True)):
+    for match in expand_pattern(pattern):
         if os.path.isdir(match):
             found |= _folder(match, out, report_empty=False)
         elif out.in_folder_document(match):

@@ -13,6 +13,7 @@ Nothing here imports Qt, h5py or zipfile.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -29,6 +30,7 @@ from inspector.formats.node_data import (
     forward,
     normalize,
     selected_shape,
+    span,
 )
 
 __all__ = ["ArrayNode", "numpy_type"]
@@ -92,7 +94,7 @@ class ArrayNode(NodeData):
         """
         norm = normalize(selection, self._shape)
         shape = selected_shape(norm)
-        check_read_size(int(np.prod(shape, dtype=np.int64)), self.type)
+        check_read_size(math.prod(shape), self.type)
         box: list[int | slice] = []
         flips: list[int] = []
         for s in norm:
@@ -102,7 +104,7 @@ class ArrayNode(NodeData):
             r, flipped = forward(s)
             if flipped:
                 flips.append(sum(isinstance(b, slice) for b in box))
-            box.append(slice(r.start, r.stop, r.step) if len(r) else slice(0, 0))
+            box.append(slice(r.start, r.stop, r.step) if span(r) else slice(0, 0))
         values = np.asarray(self._ref.read(tuple(box)))
         for axis in flips:
             values = np.flip(values, axis=axis)

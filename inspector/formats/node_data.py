@@ -537,9 +537,18 @@ def normalize(selection: Any, shape: tuple[int, ...]) -> tuple[int | range, ...]
     return tuple(out)
 
 
+def span(r: range) -> int:
+    """The number of elements of ``r``, exact for any size (``len`` of a range
+    raises OverflowError at ``2**63`` elements, which an HDF5 dimension or a ``.npy``
+    header can declare)."""
+    if r.step > 0:
+        return max(0, (r.stop - r.start + r.step - 1) // r.step)
+    return max(0, (r.start - r.stop - r.step - 1) // -r.step)
+
+
 def selected_shape(norm: Sequence[int | range]) -> tuple[int, ...]:
-    """The shape a normalised selection yields (ranges keep their axis)."""
-    return tuple(len(s) for s in norm if isinstance(s, range))
+    """The shape a normalised selection yields (ranges keep their axis; any size)."""
+    return tuple(span(s) for s in norm if isinstance(s, range))
 
 
 def selection_text(norm: Sequence[int | range]) -> str:
@@ -558,7 +567,7 @@ def selection_text(norm: Sequence[int | range]) -> str:
 def forward(r: range) -> tuple[range, bool]:
     """``(the same elements in increasing order, True if reversed)``: HDF5 selects
     forward only."""
-    if r.step > 0 or len(r) == 0:
+    if r.step > 0 or span(r) == 0:
         return (r if r.step > 0 else range(0, 0)), False
     return r[::-1], True
 
@@ -597,7 +606,7 @@ def pages(norm: Sequence[int | range], cap: int) -> Iterator[tuple[int | range, 
     assert isinstance(r, range)
     if rest <= cap:
         run = max(1, cap // max(rest, 1))
-        for a in range(0, len(r), run):
+        for a in range(0, span(r), run):
             yield norm[:first] + (r[a:a + run],) + norm[first + 1:]
         return
     for k in r:
@@ -712,7 +721,7 @@ class ImagePlan:
 
 def _touched(extent: range, step: int, chunk: int) -> int:
     """Chunks along one axis that samples every ``step`` (from the middle) hit."""
-    n = len(extent)
+    n = span(extent)
     if step >= chunk:
         return max(1, -(-n // step))
     first, last = extent.start // chunk, (extent.stop - 1) // chunk
@@ -720,7 +729,7 @@ def _touched(extent: range, step: int, chunk: int) -> int:
 
 
 def _samples(extent: range, step: int) -> range:
-    start = extent.start + min(step // 2, max(len(extent) - 1, 0))
+    start = extent.start + min(step // 2, max(span(extent) - 1, 0))
     return range(start, extent.stop, step)
 
 
@@ -743,10 +752,10 @@ def image_plan(rows: range, cols: range, pixels: tuple[int, int], chunks: Sequen
         otherwise steps widened to whole multiples of the chunk size, so that
         only one chunk in several is decoded (``coarse=True``).
     """
-    step = [max(1, -(-len(rows) // max(1, pixels[0]))),
-            max(1, -(-len(cols) // max(1, pixels[1])))]
+    step = [max(1, -(-span(rows) // max(1, pixels[0]))),
+            max(1, -(-span(cols) // max(1, pixels[1])))]
     if not chunks:
-        touched = len(_samples(rows, step[0])) * len(_samples(cols, step[1])) * itemsize
+        touched = span(_samples(rows, step[0])) * span(_samples(cols, step[1])) * itemsize
         return ImagePlan(_samples(rows, step[0]), _samples(cols, step[1]), touched, False)
     c = [max(1, int(chunks[axes[0]])), max(1, int(chunks[axes[1]]))]
     chunk_bytes = math.prod(int(x) for x in chunks) * itemsize
@@ -758,7 +767,7 @@ def image_plan(rows: range, cols: range, pixels: tuple[int, int], chunks: Sequen
     coarse = False
     while cost() > budget:
         t = [_touched(extents[i], step[i], c[i]) for i in (0, 1)]
-        growable = [i for i in (0, 1) if step[i] < len(extents[i])]
+        growable = [i for i in (0, 1) if step[i] < span(extents[i])]
         if not growable:
             break
         i = max(growable, key=lambda a: t[a])

@@ -49,6 +49,7 @@ from inspector.formats.node_data import (
     plain_value,
     selected_shape,
     selection_text,
+    span,
 )
 
 #: Most values (selected elements) ``inspector dump`` writes without ``--all``.
@@ -117,7 +118,7 @@ def _texts(col: Column) -> list[str]:
 def _source_indices(sel: Selection) -> Iterator[tuple[int, ...]]:
     """The source index (ranges only) of every element of ``sel``, in C order."""
     ranges = [s for s in sel if isinstance(s, range)]
-    for idx in np.ndindex(*[len(r) for r in ranges]):
+    for idx in np.ndindex(*[span(r) for r in ranges]):
         yield tuple(r[i] for r, i in zip(ranges, idx, strict=True))
 
 
@@ -230,7 +231,7 @@ def _json_block(node: NodeData, norm: Selection, write: Callable[[str], Any], ca
     write("[")
     if rest <= cap:
         run, wrote = max(1, cap // max(rest, 1)), False
-        for a in range(0, len(r), run):
+        for a in range(0, span(r), run):
             sel = norm[:first] + (r[a:a + run],) + norm[first + 1:]
             items = values_json(_read(node, sel, stats))
             if items:

@@ -55,7 +55,8 @@ def member_content(opened: OpenedArchive, name: str) -> MemberContent:
     Raises:
         NodeReadError: the member is absent, unsafe, of no kind shown (neither
             ``.npy`` nor JSON), not listed or listed twice, its digest or ZIP
-            checks fail, it cannot be read, or the file changed since it was
+            checks fail, an ``.npy`` member's data is not the size its header
+            announces, it cannot be read, or the file changed since it was
             opened; the finding says which.
     """
     entry = opened.scan.first(name)
@@ -135,6 +136,11 @@ def _npy_node(opened: OpenedArchive, entry: ZipEntry) -> ArrayNode:
     stream = MemberStream(opened.path, entry, limit=MAX_HEADER_BYTES + 16, crc=False)
     try:
         header = parse_header(b"".join(stream))
+        if header.data_offset + header.nbytes != entry.file_size:
+            raise _refuse(R.ARRAY_SIZE_MISMATCH,
+                          f"{entry.name}'s header announces {header.nbytes:,} data bytes but "
+                          f"the member holds {entry.file_size - header.data_offset:,}: its "
+                          "values are not shown", entry.name)
         ref = NpyMemberRef(entry.name.rsplit("/", 1)[-1].removesuffix(".npy"), opened.path,
                            entry, header)
         return ArrayNode(ref, entry.name, StorageInfo(layout=ref.storage))

@@ -72,6 +72,8 @@ def _fill_value(dataset: h5py.Dataset, dcpl: Any) -> float | None:
     if dcpl.fill_value_defined() not in (h5py.h5d.FILL_VALUE_DEFAULT,
                                          h5py.h5d.FILL_VALUE_USER_DEFINED):
         return None
+    if dataset.id.get_type().get_size() > 16:  # not a number: never read a wide element
+        return None
     value = np.asarray(dataset.fillvalue)
     if value.shape != () or value.dtype.kind not in "biuf":
         return None

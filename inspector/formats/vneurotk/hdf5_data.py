@@ -23,6 +23,7 @@ are never read (:mod:`.external_guard`: the refusal is the finding).
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 from typing import Any
@@ -46,6 +47,7 @@ from inspector.formats.node_data import (
     forward,
     normalize,
     selected_shape,
+    span,
 )
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.arrays import H5DatasetRef
@@ -105,7 +107,7 @@ def _box(norm: tuple[int | range, ...]) -> tuple[tuple[slice, ...], list[int], t
             box.append(slice(s, s + 1))
             continue
         r, flipped = forward(s)
-        box.append(slice(r.start, r.stop, r.step) if len(r) else slice(0, 0))
+        box.append(slice(r.start, r.stop, r.step) if span(r) else slice(0, 0))
         if flipped:
             flips.append(out_axis)
         out_axis += 1
@@ -121,6 +123,17 @@ def _numpy_index(norm: tuple[int | range, ...]) -> tuple[int | slice, ...]:
         else:
             out.append(slice(s.start, s.stop if s.stop >= 0 else None, s.step))
     return tuple(out)
+
+
+def _element_too_large(node: NodeData) -> str:
+    """Why values of a fixed size over the per-value limit are not read (HDF5 allocates
+    a whole element, and numpy and the decoding copy it, before anything is shown)."""
+    where = node.location
+    how = (f"`h5dump -d '{where}' FILE` or h5py" if node.kind == "dataset"
+           else f"`h5dump -a '{where}' FILE` or h5py")
+    return (f"{where}: one value is {node.type.size:,} bytes ({node.type.text}), more "
+            f"than the limit of {MAX_VALUE_BYTES:,} bytes per value read or shown: no value "
+            f"is read; read them with {how}")
 
 
 class _H5Node(NodeData):
@@ -145,7 +158,10 @@ class _H5Node(NodeData):
                              f"for {self.type.text}")
         assert self.shape is not None
         norm = normalize(selection, self.shape)
-        check_read_size(int(np.prod(selected_shape(norm), dtype=np.int64)), self.type)
+        count = math.prod(selected_shape(norm))
+        if count and not self.type.variable_length and self.type.size > MAX_VALUE_BYTES:
+            raise self._fail(R.DATA_VALUE_TOO_LARGE, _element_too_large(self))
+        check_read_size(count, self.type)
         return norm
 
     def _values(self, raw: np.ndarray, norm: tuple[int | range, ...]) -> Values:

@@ -133,9 +133,9 @@ def _enum_column(a: np.ndarray, t: TypeInfo) -> np.ndarray:
     codes = np.asarray(a).astype(np.int64)
     if codes.size == 0:
         return np.empty(codes.shape, dtype=object)
-    uniq, inv = np.unique(codes, return_inverse=True)
+    uniq, inv = np.unique(codes.reshape(-1), return_inverse=True)
     names = np.array([labels.get(int(u), str(int(u))) for u in uniq], dtype=object)
-    return names[inv].reshape(codes.shape)
+    return np.asarray(names[inv.reshape(-1)], dtype=object).reshape(codes.shape)
 
 
 def _hex_column(a: np.ndarray) -> np.ndarray:

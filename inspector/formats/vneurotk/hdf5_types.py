@@ -279,12 +279,19 @@ def _filters(dcpl: Any) -> tuple[FilterInfo, ...]:
     return tuple(out)
 
 
+#: Largest fill value read to describe a dataset (bytes: one element of its type).
+MAX_FILL_BYTES = 1 << 20
+
+
 def _fill(ds: h5py.Dataset, dcpl: Any) -> tuple[str, tuple[str, ...]]:
     """``(fill value text, notes on fill and allocation times)``."""
     notes = (f"fill time: {_FILL_TIME.get(dcpl.get_fill_time(), '?')}",
              f"allocation time: {_ALLOC_TIME.get(dcpl.get_alloc_time(), '?')}")
     if dcpl.fill_value_defined() == h5py.h5d.FILL_VALUE_UNDEFINED:
         return "", notes
+    size = int(ds.id.get_type().get_size())
+    if size > MAX_FILL_BYTES:  # HDF5 would allocate (and numpy copy) a whole element
+        return f"(not read: {size:,} bytes)", notes
     try:
         value = np.asarray(ds.fillvalue)
     except (OSError, RuntimeError, TypeError, ValueError):

@@ -480,7 +480,9 @@ DATA_VALUE_TOO_LARGE = rule(
     "A variable-length value (a string or sequence) declares more bytes than one value "
     "read at open or shown (1 MiB), or the values of one read more than 16 MiB in all: "
     "sized from their stored descriptors, they are not read; `inspector dump FILE::/path "
-    "--all --out FILE` writes a dataset's values in pages.",
+    "--all --out FILE` writes a dataset's values in pages.  A fixed-size element (string, "
+    "opaque, compound, array type) over 1 MiB is sized from its type and never read "
+    "(h5dump or h5py read it).",
     f"{HDF5_SPEC}, III.E 'Global Heap'; {notes('§6')}")
 DATA_READ_TIMEOUT = rule(
     "data.read-timeout", ERROR,

@@ -249,7 +249,8 @@ def format_report(doc: Document) -> str:
     """
     verdict = "OK" if doc.ok else "NOT OK"
     if doc.structure_ok is None:
-        verdict += " (structure: not checked)"
+        if doc.format != "unknown":  # (a file read as no format: its findings say why)
+            verdict += " (structure: not checked)"
     elif not doc.structure_ok:
         verdict += " (structure: errors)"
     lines = [f"{doc.path}: {doc.format}: {verdict}"]

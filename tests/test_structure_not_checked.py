@@ -86,11 +86,10 @@ def test_a_verified_archive_keeps_the_structure_judged_at_open(tmp_path):
 
 
 def test_a_file_read_as_no_format_has_no_structural_verdict(tmp_path, capsys):
-    truncated = tmp_path / "cut.h5"
-    recording = next((FIXTURES / "vneurotk").rglob("*.h5"))
-    truncated.write_bytes(recording.read_bytes()[:3000])
+    noise = tmp_path / "noise.h5"
+    noise.write_bytes(bytes(range(256)) * 16)
     (tmp_path / "empty.aucx").write_bytes(b"")
-    for path in (tmp_path / "missing.aucx", tmp_path / "empty.aucx", truncated):
+    for path in (tmp_path / "missing.aucx", tmp_path / "empty.aucx", noise):
         status, report = _report(capsys, path)
         assert (status, report["format"], report["ok"], report["structure_ok"]) == (
             1, "unknown", False, None), path

@@ -96,9 +96,12 @@ def test_applied_result_withdraws_what_failed(tmp_path):
     result = check.run()
     assert result.withdraw_tables == ("scans",) and not result.withdraw_auc
     doc.apply(check, result)
-    # findings: exactly the mismatch, at the member, without the file name
+    # findings: exactly the mismatch, at the member, without the file name, and the
+    # structure judged at open taken back (not judged on a member that does not verify)
     assert [(f.severity, f.code, f.location) for f in doc.findings] == [
-        ("error", "checksums.mismatch", "experiment.json")]
+        ("error", "checksums.mismatch", "experiment.json"),
+        ("warning", "structure.not-checked", "")]
+    assert doc.structure_ok is None
     assert path.name not in doc.findings[0].message
     digest = hashlib.sha256(zipfile.ZipFile(path).read("experiment.json")).hexdigest()
     assert f"computed {digest}" in doc.findings[0].message
@@ -143,5 +146,5 @@ def test_failed_manifest_withdraws_the_auc_capability(tmp_path):
     assert doc.auc is not None and doc.export is not None
     doc.verify()
     assert {(f.code, f.location) for f in doc.findings} == {
-        ("checksums.mismatch", "manifest.json")}
+        ("checksums.mismatch", "manifest.json"), ("structure.not-checked", "")}
     assert doc.auc is None and doc.export is None

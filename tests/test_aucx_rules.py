@@ -25,6 +25,7 @@ NOT_ERRORS = {
     "array.declared-dtype": "warning", "verify.cancelled": "warning",
     "experiment.not-loaded": "warning", "manifest.mode-inferred": "info",
     "json.non-finite-number": "warning", "array.declared-count": "warning",
+    "structure.not-checked": "warning",
 }
 SOURCES = ("AUCX 1.0 format document, '", "AUCX on-disk notes (spec/aucx-archive.md) §",
            "PKWARE APPNOTE 6.3.10 §", "RFC 8259", "NumPy .npy format", "Inspector's reader "

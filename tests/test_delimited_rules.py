@@ -528,6 +528,10 @@ def test_messages_never_name_the_files_and_every_code_has_a_rule(tmp_path, table
         assert f"ZZdir: {f.message}" in report
 
 
+#: What a rejected source adds: its structure was not checked.
+NOT_CHECKED = "structure.not-checked"
+
+
 def test_not_utf8_and_bad_manifests_never_name_the_files(tmp_path):
     src = make(tmp_path / "ZZdir", man=ZZ_MANIFEST, data_name="ZZdata.csv")
     (src / "ZZdata.csv").write_bytes(b"scan,radius_cm,signal\n\xff\n")
@@ -536,17 +540,20 @@ def test_not_utf8_and_bad_manifests_never_name_the_files(tmp_path):
             old.unlink()
         (src / manifest_name).write_text(text)
         doc = open_document(src)
-        assert [f.code for f in doc.findings] in (["manifest.invalid-json"], ["manifest.not-yaml"])
+        assert [f.code for f in doc.findings] in (["manifest.invalid-json", NOT_CHECKED],
+                                                  ["manifest.not-yaml", NOT_CHECKED])
         assert all("ZZ" not in f.message and "manifest" not in f.message for f in doc.findings)
     for old in src.glob("manifest.*"):
         old.unlink()
     (src / "manifest.json").write_text(json.dumps(ZZ_MANIFEST))
     doc = open_document(src)
-    assert [(f.code, f.location) for f in doc.findings] == [("table.not-utf8", "ZZdata.csv")]
+    assert [(f.code, f.location) for f in doc.findings] == [("table.not-utf8", "ZZdata.csv"),
+                                                            (NOT_CHECKED, "")]
     assert "ZZ" not in doc.findings[0].message
     (src / "manifest.json").unlink()
     doc = open_document(src)
-    assert [(f.code, f.location) for f in doc.findings] == [("source.no-manifest", "ZZdir")]
+    assert [(f.code, f.location) for f in doc.findings] == [("source.no-manifest", "ZZdir"),
+                                                            (NOT_CHECKED, "")]
     assert "ZZ" not in doc.findings[0].message
 
 

@@ -80,10 +80,14 @@ class Block:
         """``int64 (lines,)``: how often ``byte`` (ASCII) occurs in each line."""
         if not len(self):
             return np.zeros(0, dtype=np.int64)
+        if len(self) <= _FEW_LINES:  # a few (long) lines: counted in place, no arrays
+            needle = bytes((byte,))
+            return np.array([self.data.count(needle, int(a), int(b))
+                             for a, b in zip(self.starts, self.ends, strict=True)],
+                            dtype=np.int64)
         at = np.flatnonzero(np.frombuffer(self.data, np.uint8) == byte)
-        line = np.searchsorted(self.starts, at, side="right") - 1
-        inside = (line >= 0) & (at < self.ends[np.maximum(line, 0)])
-        return np.bincount(line[inside], minlength=len(self)).astype(np.int64)
+        return (np.searchsorted(at, self.ends) - np.searchsorted(at, self.starts)).astype(
+            np.int64)
 
     def after(self, number: int) -> Block:
         """The block without its lines numbered ``number`` or less."""
@@ -140,6 +144,27 @@ class _BadText(Exception):
         self.offset = offset
 
 
+#: At most this many lines in a block are counted line by line (:meth:`Block.count`).
+_FEW_LINES = 4096
+
+
+def _any_between(mask: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """``bool (lines,)``: whether ``mask`` (``bool (bytes,)``) holds a True between each
+    line's start and end (one byte of memory per byte, where a running count took four)."""
+    if not starts.size:
+        return np.zeros(0, dtype=np.bool_)
+    if starts[-1] >= mask.size:  # (not from a block: its lines start inside it)
+        return np.array([mask[a:b].any() for a, b in zip(starts, ends, strict=True)],
+                        dtype=np.bool_)
+    bounds = np.empty(2 * starts.size, dtype=np.int64)
+    bounds[0::2], bounds[1::2] = starts, ends
+    if bounds[-1] >= mask.size:  # the last range runs to the end, as reduceat's last does
+        bounds = bounds[:-1]
+    found = np.logical_or.reduceat(mask, bounds)[0::2]
+    found[starts == ends] = False  # reduceat gives one byte for an empty range
+    return found
+
+
 def make_block(data: bytes, at: int, number: int) -> tuple[Block, int]:
     """The block of ``data`` (whole lines at file offset ``at``; the line before it is
     numbered ``number``) and how many lines it holds, blank ones included.
@@ -151,8 +176,7 @@ def make_block(data: bytes, at: int, number: int) -> tuple[Block, int]:
     cls = _CLASS[arr]
     if not (cls == 5).any():
         starts, ends, lines = _simple_lines(arr, cls)
-        ordinary = np.concatenate(([0], np.cumsum(cls == 0, dtype=np.int32)))
-        keep = ordinary[ends] - ordinary[starts] > 0
+        keep = _any_between(cls == 0, starts, ends)
         numbers = np.arange(number + 1, number + 1 + lines, dtype=np.int64)[keep]
         return Block(data, at, starts[keep], ends[keep], numbers, True), lines
     try:

@@ -266,11 +266,17 @@ def detect_delimiter(text: TableText, path: Path, declared: str | None,
 
 
 def _longest_field(line: str, delimiter: str) -> tuple[int, int]:
-    """``(index, length)`` of the longest field of ``line`` (a line of at most
-    :data:`~.lines.MAX_LINE_BYTES` bytes, so splitting it costs about its own size)."""
-    lengths = [len(f) for f in line.split(delimiter)]
-    longest = max(lengths)
-    return lengths.index(longest), longest
+    """``(index, length)`` of the longest field of ``line`` (the first of equals), found
+    without splitting it: a line of a million short fields would be a million strings."""
+    best_index, best_length, index, start = 0, -1, 0, 0
+    while True:
+        end = line.find(delimiter, start)
+        length = (len(line) if end < 0 else end) - start
+        if length > best_length:
+            best_index, best_length = index, length
+        if end < 0:
+            return best_index, best_length
+        index, start = index + 1, end + 1
 
 
 def check_limits(text: TableText, path: Path, delimiter: str, col: Stages) -> None:

@@ -168,6 +168,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.busy)
         self.jobs.busy_changed.connect(self.busy.setVisible)
         app = QGuiApplication.instance()
+        self._watching_state = isinstance(app, QGuiApplication)
         if isinstance(app, QGuiApplication):
             app.applicationStateChanged.connect(self._application_state)
         self._build_menus()
@@ -716,7 +717,8 @@ class MainWindow(QMainWindow):
             s.setValue("state", self.saveState())
         self._closed = True
         app = QGuiApplication.instance()
-        if isinstance(app, QGuiApplication):
+        if self._watching_state and isinstance(app, QGuiApplication):  # once (close may repeat)
+            self._watching_state = False
             with contextlib.suppress(RuntimeError, TypeError):
                 app.applicationStateChanged.disconnect(self._application_state)
         preload.cancel_preloads()  # the interpreter need not wait for the warm-up

@@ -482,17 +482,8 @@ class _Run:
         note = R.VERIFY_CANCELLED.finding(
             f"verification was cancelled after {self.done} of {self.total} member(s); the "
             "archive is not verified")
-        why = None
-        findings: tuple[Finding, ...] = (note,)
-        if self.opened.structure_deferred:
-            why = "verification was cancelled before the structure was checked"
-            findings += (_not_checked(why),)
-        return CheckResult(
-            findings=findings, structure_unchecked=why,
-            checksums=ChecksumTable(rows, verified=False),
-            summary={"members": members_summary(rows), "checksum_verified": False},
-            header=header_tree(self.opened.header_parts, self.opened.headers, "cancelled"),
-            auc=self._no_overview(), complete=False)
+        return self._unverified(rows, note, "verification was cancelled", "cancelled",
+                                complete=False)
 
     def _changed(self, exc: FileChangedError) -> CheckResult:
         """The file was replaced or rewritten since it was opened: the archive is not
@@ -500,19 +491,25 @@ class _Run:
         rows = tuple(replace(r, status=MemberStatus.CANCELLED)
                      if r.status is MemberStatus.PENDING or r.name in self.unreadable else r
                      for r in self._ordered())
-        findings: tuple[Finding, ...] = (FILE_CHANGED.finding(
-            f"{exc}; the archive is not verified"),)
+        note = FILE_CHANGED.finding(f"{exc}; the archive is not verified")
+        return self._unverified(rows, note, "the file changed on disk",
+                                "not verified: the file changed on disk")
+
+    def _unverified(self, rows: tuple[MemberCheck, ...], note: Finding, cause: str,
+                    status: str, complete: bool = True) -> CheckResult:
+        """The result of a run that ended before every member verified (``note`` says
+        why); a structure deferred to this run is then not checked either."""
+        findings: tuple[Finding, ...] = (note,)
         why = None
         if self.opened.structure_deferred:
-            why = "the file changed on disk before the structure was checked"
+            why = f"{cause} before the structure was checked"
             findings += (_not_checked(why),)
         return CheckResult(
             findings=findings, structure_unchecked=why,
             checksums=ChecksumTable(rows, verified=False),
             summary={"members": members_summary(rows), "checksum_verified": False},
-            header=header_tree(self.opened.header_parts, self.opened.headers,
-                               "not verified: the file changed on disk"),
-            auc=self._no_overview())
+            header=header_tree(self.opened.header_parts, self.opened.headers, status),
+            auc=self._no_overview(), complete=complete)
 
     def _no_overview(self) -> AucScans | None:
         """The AUC capability as opened without an overview pending (a plot then reads

@@ -43,6 +43,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import h5py
@@ -58,6 +59,7 @@ from inspector.formats.folder_bounds import (
     real,
 )
 from inspector.formats.remote_path import RemotePath
+from inspector.formats.signatures import has_hdf5_signature
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.hdf5_heap import object_identity
 from inspector.formats.vneurotk.read_watch import watch
@@ -75,7 +77,6 @@ MAX_SOURCES_CHECKED = 16384
 MAX_VIRTUAL_DEPTH = 16
 #: External-storage files of one dataset checked (HDF5 allows any number).
 MAX_STORAGE_FILES = 4096
-_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 
 
 class ExternalRefused(OSError):
@@ -302,23 +303,6 @@ def hdf5_candidates(parent: str, name: str, env: str) -> list[str]:
     return [os.path.abspath(p) for p in dict.fromkeys(out)]
 
 
-def is_hdf5(path: str) -> bool:
-    """True when the regular file ``path`` has an HDF5 superblock signature where HDF5
-    looks for one (byte 0, 512, 1024, 2048...)."""
-    try:
-        with open(path, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
-            offset = 0
-            while offset + 8 <= size:
-                fh.seek(offset)
-                if fh.read(8) == _SIGNATURE:
-                    return True
-                offset = 512 if offset == 0 else offset * 2
-    except OSError:
-        return False
-    return False
-
-
 def opened_file(parent: str, name: str, env: str) -> tuple[str, str]:
     """``(path, kind)`` of the file HDF5 would open for ``name`` (see
     :func:`hdf5_candidates`): the first candidate that is not a regular HDF5 file
@@ -332,7 +316,7 @@ def opened_file(parent: str, name: str, env: str) -> tuple[str, str]:
             continue
         if kind != REGULAR:
             return path, kind
-        if is_hdf5(path):
+        if has_hdf5_signature(Path(path)):
             return path, kind
         fallback = fallback if fallback[0] else (path, kind)
     return fallback

@@ -38,6 +38,12 @@ from inspector.formats.delimited.table import (
     detect_delimiter,
     read_lines,
 )
+from inspector.formats.file_identity import (
+    FILE_CHANGED,
+    FileChangedError,
+    SnapshotPath,
+    snapshot_path,
+)
 from inspector.formats.findings import Findings
 
 
@@ -93,7 +99,10 @@ def run_import(path: str | Path, *, imported_at: datetime | None = None) -> Impo
     """Import the delimited source at ``path`` (folder, manifest or data file).
 
     ``imported_at`` fixes the provenance time (default: now, UTC).  Never
-    raises for bad input.
+    raises for bad input.  The data file is read in several passes (digest,
+    line statistics, rows), all of one snapshot (:mod:`~inspector.formats.
+    file_identity`): a file replaced or rewritten between or during them is
+    ``file.changed`` and nothing is imported, rather than two versions mixed.
     """
     target = Path(path)
     result = ImportResult(target)
@@ -101,6 +110,10 @@ def run_import(path: str | Path, *, imported_at: datetime | None = None) -> Impo
         _stages(result, target, imported_at)
     except Abort:
         result.experiment = None
+    except FileChangedError as exc:
+        result.experiment = None
+        where = result.data_file.name if result.data_file is not None else target.name
+        result.stages.report(FILE_CHANGED, f"the data file: {exc}; it is not imported", where)
     return result
 
 
@@ -118,6 +131,7 @@ def _stages(result: ImportResult, target: Path, imported_at: datetime | None) ->
     assert format_id is not None
     result.format_id = format_id
     parsed = (parse_long if format_id == LONG else parse_wide)(manifest, table, col)
+    _same_snapshot(result)
     col.checkpoint()
     assert parsed is not None
     result.parsed = parsed
@@ -127,6 +141,13 @@ def _stages(result: ImportResult, target: Path, imported_at: datetime | None) ->
     exp.provenance = import_provenance(result.files, format_id, assumptions(parsed, exp),
                                        imported_at=imported_at)
     result.experiment = exp
+
+
+def _same_snapshot(result: ImportResult) -> None:
+    """Raise :class:`FileChangedError` when the data file is no longer the file its first
+    pass read (each later pass's open is checked too: :class:`SnapshotPath`)."""
+    if isinstance(result.data_file, SnapshotPath):
+        result.data_file.check()
 
 
 def _manifest_stage(result: ImportResult, target: Path) -> Manifest:
@@ -152,6 +173,7 @@ def _data_file_stage(result: ImportResult, manifest: Manifest) -> TableText:
     data_file = resolve_data_file(result.layout, manifest, col)
     col.checkpoint()
     assert data_file is not None
+    data_file = snapshot_path(data_file)
     result.data_file = data_file
     _digest(result, "data_file", data_file)
     col.checkpoint()

@@ -51,10 +51,12 @@ class SourceFile:
 
 
 def digest_file(role: str, path: Path) -> SourceFile:
-    """Stream ``path`` through SHA-256 (1 MiB chunks). Raises OSError if unreadable."""
+    """Stream ``path`` through SHA-256 (1 MiB chunks). Raises OSError if unreadable
+    (:class:`~inspector.formats.file_identity.FileChangedError` when ``path`` is a
+    snapshot path naming another file than when first opened)."""
     h = hashlib.sha256()
     size = 0
-    with open(path, "rb") as fh:
+    with path.open("rb") as fh:
         while chunk := fh.read(CHUNK):
             h.update(chunk)
             size += len(chunk)

@@ -39,6 +39,7 @@ from inspector.formats.delimited.rules import (
 )
 from inspector.formats.delimited.stages import Stages
 from inspector.formats.delimited.values import MAX_CELL_CHARS, MAX_SHOWN, shown
+from inspector.formats.file_identity import FileChangedError
 
 DELIMITERS = (",", "\t")
 SUFFIX_DELIMITER = {".csv": ",", ".tsv": "\t"}
@@ -176,6 +177,8 @@ class TableText:
 def read_lines(path: Path, col: Stages) -> TableText | None:
     """One pass over ``path``: its header and what the later stages need; None on error.
 
+    Raises :class:`~inspector.formats.file_identity.FileChangedError` when ``path`` is
+    a snapshot path naming another file than its first open.
     Read in blocks (:class:`~.lines.LineReader`): a line longer than
     :data:`~.lines.MAX_LINE_BYTES` is never held; it is a ``table.line-too-long``
     error at ``name:LINE`` and is left out.
@@ -187,6 +190,8 @@ def read_lines(path: Path, col: Stages) -> TableText | None:
         with path.open("rb") as fh:
             for block in reader.blocks(fh):
                 text.take(block)
+    except FileChangedError:
+        raise
     except OSError as exc:
         col.report(TABLE_UNREADABLE, f"the data file cannot be read ({exc.strerror or exc})",
                    name)

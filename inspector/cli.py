@@ -561,7 +561,7 @@ def cmd_dump(argv: Sequence[str]) -> int:
         selection = parse_selection(args.slice)
     except ValueError as exc:
         return _dump_usage(f"--slice: {exc}")
-    with open_document(path) as doc:
+    with open_document(path, only=location) as doc:
         if doc.object_data is None and doc.member_data is not None:
             member = _dump_member(doc, location)
             if member is None:

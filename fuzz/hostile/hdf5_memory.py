@@ -155,6 +155,22 @@ def _declared_huge(folder: Path, scale: Scale) -> Path:
     return path
 
 
+def _many_groups(folder: Path, scale: Scale) -> Path:
+    """100 000 root groups (2 000 small), the last ``/g099999``, which holds ``values``
+    (10 float64) and an attribute ``note``."""
+    import h5py
+
+    n = 100_000 if scale == "full" else 2_000
+    path = folder / "many-groups.h5"
+    with h5py.File(path, "w") as f:
+        for i in range(n - 1):
+            f.create_group(f"g{i:06d}")
+        last = f.create_group("g099999")
+        last.create_dataset("values", data=np.arange(10.0))
+        last.attrs["note"] = "last"
+    return path
+
+
 _VERIFY = ("verify", "--json", "{target}")
 _VERIFY_HASH = ("verify", "--json", "--hash-arrays", "{target}")
 _WINDOW = ("--screenshot", "{out}.png", "{target}")
@@ -209,6 +225,17 @@ CASES = (
                   ("dump", "{target}::/strings", "--format", "json", "--out", "{out}.json")),
         time_limit_s=300.0,
         description="100 000 variable-length strings of 10 000 bytes, dumped",
+    ),
+    HostileCase(
+        name="hdf5-many-groups-dump-one",
+        area="hdf5-memory",
+        build=_isolated(_many_groups),
+        commands=(("dump", "{target}::/g099999/values"), ("dump", "{target}::/g099999@note"),
+                  ("dump", "{target}::/g099999/values", "--out", "{out}.csv")),
+        exit_codes=frozenset({0}),
+        time_limit_s=30.0,
+        description="dump of one member of a file of 100 000 root groups opens that member "
+                    "alone (2 000 groups at small scale)",
     ),
     HostileCase(
         name="hdf5-declared-huge-dump",

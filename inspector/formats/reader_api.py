@@ -25,10 +25,14 @@ class OpenOptions:
             AUC experiment's arrays also builds their full-range envelopes at
             that many columns (``AucScans.overview``, for a plot); 0 (the
             command line) skips that work.
+        only: the one object whose values the caller reads (``inspector dump``'s
+            ``"/path"`` or ``"/path@name"``): a reader may open just what leads to
+            it (no whole tree, no deferred checks); None opens the whole document.
     """
 
     hash_arrays: bool = False
     auc_overview_columns: int = 0
+    only: str | None = None
 
 
 @runtime_checkable

@@ -153,7 +153,7 @@ def open_filters() -> list[tuple[str, tuple[str, ...]]]:
 
 
 def open_document(path: str | os.PathLike[str], *, hash_arrays: bool = False,
-                  auc_overview_columns: int = 0) -> Document:
+                  auc_overview_columns: int = 0, only: str | None = None) -> Document:
     """Open ``path`` read-only and return its :class:`Document`.
 
     ``path`` may be an ``http(s)://`` or ``s3://`` URL (a string or a
@@ -163,13 +163,15 @@ def open_document(path: str | os.PathLike[str], *, hash_arrays: bool = False,
 
     The format is recognised from content by the registered readers.
     Opening reads headers and small metadata only; arrays stay lazy.
-    ``hash_arrays`` and ``auc_overview_columns``: see :class:`OpenOptions`.
+    ``hash_arrays``, ``auc_overview_columns`` and ``only`` (open for the values of one
+    object, as ``inspector dump`` does): see :class:`OpenOptions`.
 
     Never raises for bad input: a path that cannot be read, a file no reader
     recognises, or a reader bug becomes an error finding.
     """
     p = as_source(path)
-    options = OpenOptions(hash_arrays=hash_arrays, auc_overview_columns=auc_overview_columns)
+    options = OpenOptions(hash_arrays=hash_arrays, auc_overview_columns=auc_overview_columns,
+                          only=only)
     if isinstance(p, RemotePath):
         return _open_remote(p, options)
     missing = _stat_problem(p)

@@ -65,7 +65,7 @@ class RecordingReader:
         """See :func:`open_recording`; never raises for bad input."""
         from inspector.formats.vneurotk.reader import open_recording
 
-        return open_recording(path, hash_arrays=options.hash_arrays)
+        return open_recording(path, hash_arrays=options.hash_arrays, only=options.only)
 
     def mismatch_reason(self, path: Path) -> str:
         """Why a file is not read as a recording."""

@@ -73,7 +73,7 @@ from inspector.formats.vneurotk.summary import (
     plain_header_tree,
     trial_meta_facts,
 )
-from inspector.formats.vneurotk.tree import attribute_values, build_tree
+from inspector.formats.vneurotk.tree import attribute_values, build_path_tree, build_tree
 from inspector.formats.vneurotk.trial_meta import read_trial_meta
 from inspector.formats.vneurotk.trials import Parts, TrialArrays, validate_state
 from inspector.formats.vneurotk.values import plain, typed
@@ -158,7 +158,8 @@ class _Read:
     store: VisionStore = field(default_factory=VisionStore)
 
 
-def open_recording(path: Path, *, hash_arrays: bool = False) -> Document:
+def open_recording(path: Path, *, hash_arrays: bool = False,
+                   only: str | None = None) -> Document:
     """Open ``path`` read-only as a VneuroTK recording (schema 0 or 1).
 
     Args:
@@ -166,6 +167,9 @@ def open_recording(path: Path, *, hash_arrays: bool = False) -> Document:
         hash_arrays: also compute the facts that read whole arrays: the
             SHA-256 of the neural array's C-order bytes and its float64 sum,
             visual-representation array hashes, decoded image shape/dtype/hash.
+        only: open for the values of this one object (``"/a/b"``, ``"/a@attr"``:
+            ``inspector dump``): the tree holds the objects on its way alone
+            (:func:`~.tree.build_path_tree`), and nothing else is read or checked.
 
     Returns:
         A Document of format ``"vneurotk-recording"`` whose ``summary`` has
@@ -196,6 +200,10 @@ def open_recording(path: Path, *, hash_arrays: bool = False) -> Document:
     doc.object_data = object_data(src)
     if src.lock_warning:
         doc.report(R.FILE_LOCK_BYPASSED, src.lock_warning)
+    if only is not None:
+        doc.tree = _guard(_Ctx(doc, src, False),
+                          lambda: build_path_tree(src.file, doc.path, doc.report, only))
+        return doc
     ctx = _Ctx(doc, src, hash_arrays)
     _read(ctx)
     _add_checks(ctx)

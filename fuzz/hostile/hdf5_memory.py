@@ -155,6 +155,20 @@ def _declared_huge(folder: Path, scale: Scale) -> Path:
     return path
 
 
+def _big_attribute(folder: Path, scale: Scale) -> Path:
+    """``/extra@big`` a float64 attribute of 32 MiB (full) or one value over the
+    per-value limit (small), declared by its type and shape."""
+    import h5py
+
+    from inspector.formats.vneurotk.hdf5_heap import MAX_VALUE_BYTES
+
+    n = (32 << 20) // 8 if scale == "full" else MAX_VALUE_BYTES // 8 + 1
+    path = _copy_seed(folder, "big-attribute.h5")
+    with h5py.File(path, "r+", libver="latest") as f:
+        f.create_group("extra").attrs.create("big", np.arange(n, dtype="<f8"))
+    return path
+
+
 def _many_groups(folder: Path, scale: Scale) -> Path:
     """100 000 root groups (2 000 small), the last ``/g099999``, which holds ``values``
     (10 float64) and an attribute ``note``."""
@@ -225,6 +239,15 @@ CASES = (
                   ("dump", "{target}::/strings", "--format", "json", "--out", "{out}.json")),
         time_limit_s=300.0,
         description="100 000 variable-length strings of 10 000 bytes, dumped",
+    ),
+    HostileCase(
+        name="hdf5-attribute-32mib",
+        area="hdf5-memory",
+        build=_isolated(_big_attribute),
+        commands=(_VERIFY, ("dump", "{target}::/extra@big", "--slice", "0:3"), _WINDOW),
+        expect_codes=frozenset({"data.value-too-large"}),
+        time_limit_s=120.0,
+        description="a float64 attribute of 32 MiB: sized from its type and shape, not read",
     ),
     HostileCase(
         name="hdf5-many-groups-dump-one",

@@ -71,11 +71,13 @@ from inspector.formats.vneurotk.hdf5_types import (
 )
 from inspector.formats.vneurotk.read_watch import ReadStopped
 from inspector.formats.vneurotk.source import H5Source
-from inspector.formats.vneurotk.tree import attribute_page
+from inspector.formats.vneurotk.tree import attribute_page, too_large_message
 from inspector.formats.vneurotk.vds_guard import TooManyMappings, member_refusal
 
-#: Largest attribute read (bytes as stored): HDF5 reads an attribute whole.
-MAX_ATTRIBUTE_BYTES = 64 << 20
+#: Largest attribute read (bytes as declared by its type and shape): HDF5 reads an
+#: attribute whole, so this is the per-value limit (variable-length values are sized
+#: from their heap descriptors, :func:`~.hdf5_heap.check_attribute`).
+MAX_ATTRIBUTE_BYTES = MAX_VALUE_BYTES
 
 _ESCAPE = re.compile(r"\\x([0-9a-fA-F]{2})")
 _H5_ERRORS = (OSError, RuntimeError, KeyError, ValueError)
@@ -278,8 +280,8 @@ class H5AttributeNode(_H5Node):
             assert self.dtype is not None and self.shape is not None
             stored = self.size * max(1, self.type.size)
             if stored > MAX_ATTRIBUTE_BYTES:
-                raise SelectionTooLarge(f"{self.location} holds {stored} bytes; attributes are "
-                                        f"read whole and at most {MAX_ATTRIBUTE_BYTES} here")
+                raise self._fail(R.DATA_VALUE_TOO_LARGE,
+                                 too_large_message(self.location, stored))
             self._source.check()
             check_attribute(self._obj, self._raw_name)
             aid = h5py.h5a.open(self._obj.id, self._raw_name)

@@ -482,7 +482,8 @@ DATA_VALUE_TOO_LARGE = rule(
     "sized from their stored descriptors, they are not read; `inspector dump FILE::/path "
     "--all --out FILE` writes a dataset's values in pages.  A fixed-size element (string, "
     "opaque, compound, array type) over 1 MiB is sized from its type and never read "
-    "(h5dump or h5py read it).",
+    "(h5dump or h5py read it); so is an attribute declaring over 1 MiB in all (HDF5 reads "
+    "an attribute whole: `h5dump -a` or h5py read it).",
     f"{HDF5_SPEC}, III.E 'Global Heap'; {notes('§6')}")
 DATA_READ_TIMEOUT = rule(
     "data.read-timeout", ERROR,

@@ -259,7 +259,8 @@ def _value_detail(value: Any) -> str:
 
 
 def _too_large(aid: Any) -> str | None:
-    """Why an attribute is not read (its size), or None when it may be read."""
+    """Why an attribute is not read (its size, declared by its type and shape), or None
+    when it may be read."""
     n = element_count(aid.shape)
     try:
         itemsize = max(1, int(aid.dtype.itemsize))
@@ -269,6 +270,14 @@ def _too_large(aid: Any) -> str | None:
         return f"{_shape_text(aid.shape)}: {n} elements, not read (larger than " \
                f"{MAX_ATTRIBUTE_BYTES} bytes)"
     return None
+
+
+def too_large_message(loc: str, size: int) -> str:
+    """The ``data.value-too-large`` message of an attribute of ``size`` bytes as declared
+    (HDF5 reads an attribute whole): not read, and how to read it."""
+    return (f"{loc}: the attribute declares {size:,} bytes, more than the limit of "
+            f"{MAX_ATTRIBUTE_BYTES:,} bytes per value read or shown (HDF5 reads an attribute "
+            f"whole): it is not read; read it with `h5dump -a '{loc}' FILE` or h5py")
 
 
 def _attribute(obj: Any, attrs: Any, raw: bytes, loc0: str, node: Node,
@@ -283,6 +292,8 @@ def _attribute(obj: Any, attrs: Any, raw: bytes, loc0: str, node: Node,
             return
         big = _too_large(aid)
         if big is not None:
+            size = element_count(aid.shape) * max(1, int(aid.dtype.itemsize))
+            report(R.DATA_VALUE_TOO_LARGE, too_large_message(loc, size), loc)
             node.add(name, None, kind="attribute", location=loc, detail=big)
             return
         check_attribute(obj, raw)
@@ -325,7 +336,9 @@ def attribute_nodes(obj: Any, node: Node, report: Report) -> None:
         node.add(name, None, kind=MORE_ATTRIBUTES, location=loc0, detail=detail)
 
 
-#: Largest attribute value read by :func:`attribute_values` (bytes).
+#: Largest attribute value read by :func:`attribute_values` (bytes): the facts of a
+#: metadata group a verdict rests on are read whole up to this (the views show at most
+#: :data:`MAX_ATTRIBUTE_BYTES` of an attribute).
 MAX_VALUE_BYTES = 64 << 20
 
 

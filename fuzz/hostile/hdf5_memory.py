@@ -127,6 +127,31 @@ def _vds_sources(folder: Path, scale: Scale) -> Path:
     return path
 
 
+def _vds_other_file(folder: Path, scale: Scale) -> Path:
+    """``other.h5:/many`` a virtual dataset of 100 000 mappings (full; one more than the
+    product opens, small), reached from ``doc.h5`` through the external link ``/linked``
+    and as the source of the virtual dataset ``/through``."""
+    import h5py
+
+    from inspector.formats.vneurotk.vds_guard import MAX_MAPPINGS
+
+    n = 100_000 if scale == "full" else MAX_MAPPINGS + 1
+    with h5py.File(folder / "other.h5", "w") as f:
+        f.create_dataset("src", data=np.arange(n, dtype="<i4"))
+        layout = h5py.VirtualLayout(shape=(n,), dtype="<i4")
+        source = h5py.VirtualSource(".", "src", shape=(n,))
+        for i in range(n):
+            layout[i] = source[i]
+        f.create_virtual_dataset("many", layout)
+    path = _copy_seed(folder, "doc.h5")
+    with h5py.File(path, "r+") as f:
+        f["linked"] = h5py.ExternalLink("other.h5", "/many")
+        layout = h5py.VirtualLayout(shape=(4,), dtype="<i4")
+        layout[:] = h5py.VirtualSource("other.h5", "many", shape=(n,))[0:4]
+        f.create_virtual_dataset("through", layout)
+    return path
+
+
 def _vlen_strings(folder: Path, scale: Scale) -> Path:
     """``/strings`` 100 000 variable-length strings of 10 000 bytes (1 GB, full), or
     2 000 of 1 000 bytes (small)."""
@@ -229,6 +254,17 @@ CASES = (
         expect_codes=frozenset({"vds.too-many-mappings"}),
         time_limit_s=120.0,
         description="a virtual dataset of 100 000 sources",
+    ),
+    HostileCase(
+        name="hdf5-vds-many-sources-other-file",
+        area="hdf5-memory",
+        build=_isolated(_vds_other_file),
+        commands=(_VERIFY, ("dump", "{target}::/linked"), ("dump", "{target}::/through"),
+                  _WINDOW),
+        expect_codes=frozenset({"vds.too-many-mappings"}),
+        time_limit_s=120.0,
+        description="a virtual dataset of 100 000 mappings in another file, reached through "
+                    "an external link and as a virtual dataset's source",
     ),
     HostileCase(
         name="hdf5-vlen-strings-dump",

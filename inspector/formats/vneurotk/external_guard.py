@@ -60,10 +60,11 @@ from inspector.formats.folder_bounds import (
 )
 from inspector.formats.remote_path import RemotePath
 from inspector.formats.signatures import has_hdf5_signature
+from inspector.formats.vneurotk import hdf5_heap
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.hdf5_heap import object_identity
 from inspector.formats.vneurotk.read_watch import watch
-from inspector.formats.vneurotk.vds_guard import MAX_MAPPINGS, path_refusal
+from inspector.formats.vneurotk.vds_guard import MAX_MAPPINGS, TooManyMappings, path_refusal
 
 #: Virtual-dataset mappings read from one dataset's creation properties; a dataset
 #: with more is not read (its sources cannot all be checked).
@@ -332,6 +333,44 @@ def link_refusal(parent: str, name: str) -> Refusal | None:
     return _file_refusal(scope, name, path, kind, missing=None)
 
 
+def linked_mappings(group: h5py.Group, raw_name: bytes,
+                    location: str) -> TooManyMappings | None:
+    """The refusal of the external link ``raw_name`` of ``group`` when its target is a
+    virtual dataset of more mappings than are opened (:mod:`.vds_guard`), counted from
+    the target file's layout message before HDF5 opens it (HDF5 decodes every mapping
+    when it opens one); None otherwise (not an external link, or a target not followed:
+    :func:`link_refusal` and the link checks say why)."""
+    try:
+        if group.id.links.get_info(raw_name).type != h5py.h5l.TYPE_EXTERNAL:
+            return None
+        filename, target = group.id.links.get_val(raw_name)
+        parent = group.file.filename
+    except (AttributeError, KeyError, OSError, RuntimeError, TypeError, ValueError):
+        return None
+    name = os.fsdecode(filename)
+    if scope_of(parent).remote or link_refusal(parent, name) is not None:
+        return None
+    path, kind = opened_file(parent, name, "HDF5_EXT_PREFIX")
+    if kind != REGULAR:
+        return None
+    return _counted_in(path, target, location)
+
+
+def _counted_in(path: str, target: bytes, location: str) -> TooManyMappings | None:
+    """:func:`~.vds_guard.path_refusal` of ``target`` in the file at ``path``, opened
+    read-only and guarded (:func:`~.hdf5_heap.register`) for the count alone."""
+    try:
+        other = h5py.File(path, "r")
+    except (OSError, RuntimeError, ValueError):
+        return None
+    try:
+        hdf5_heap.register(other, path)
+        return path_refusal(other, target, location)
+    finally:
+        hdf5_heap.unregister(other)
+        other.close()
+
+
 def _file_refusal(scope: Scope, name: str, path: str, kind: str,
                   missing: Rule | None) -> Refusal | None:
     """The refusal of a local file ``name`` resolved to ``path`` of ``kind``, or None."""
@@ -366,6 +405,7 @@ class _Examination:
             self._visit(ds, [])
         finally:
             for handle in self.handles.values():
+                hdf5_heap.unregister(handle)
                 handle.close()
         return Verdict(tuple(self.files), tuple(dict.fromkeys(self.refusals)))
 
@@ -376,6 +416,8 @@ class _Examination:
                 self.handles[path] = h5py.File(path, "r")
             except (OSError, RuntimeError, ValueError):
                 return None  # HDF5 fills the mapped region with fill values: nothing to guard
+            hdf5_heap.register(self.handles[path], path)  # its virtual datasets' mappings
+            # are counted before they are opened
         return self.handles[path]
 
     def _visit(self, ds: h5py.Dataset, stack: list[tuple[Any, str]]) -> None:

@@ -51,7 +51,7 @@ from inspector.formats.node_data import (
 )
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.arrays import H5DatasetRef
-from inspector.formats.vneurotk.external_guard import ExternalRefused
+from inspector.formats.vneurotk.external_guard import ExternalRefused, linked_mappings
 from inspector.formats.vneurotk.hdf5_decode import ReferenceNames, decode_columns
 from inspector.formats.vneurotk.hdf5_heap import MAX_READ_BYTES as MAX_HEAP_READ
 from inspector.formats.vneurotk.hdf5_heap import (
@@ -366,7 +366,7 @@ class H5Objects:
             parent = f[parent_key or b"/"]
             if not isinstance(parent, h5py.Group) or not parent.id.links.exists(name):
                 return None
-            refused = member_refusal(parent, name, text)
+            refused = member_refusal(parent, name, text) or linked_mappings(parent, name, text)
             if refused is not None:  # HDF5 would decode all its mappings to open it
                 raise refused
             obj = parent[name]

@@ -52,6 +52,7 @@ from inspector.formats.vneurotk.hdf5_heap import (
     object_identity,
     soft_link_problem,
 )
+from inspector.formats.vneurotk.read_watch import watch
 from inspector.formats.vneurotk.source import element_count
 from inspector.formats.vneurotk.values import as_text, display_checked
 
@@ -545,7 +546,8 @@ def _follow_link(group: h5py.Group, raw: bytes, name: str, loc: str, node: Node,
     if _refused_before_open(group, raw, name, loc, node, via, walk):
         return None
     try:
-        obj = group[raw]
+        with watch(_opened_by(via), loc):  # a target swapped for a pipe is released
+            obj = group[raw]
     except (KeyError, OSError, RuntimeError, ValueError) as exc:
         if via is None:
             walk.report(R.TREE_OBJECT_UNREADABLE, f"{loc}: object cannot be opened: {exc}", loc)
@@ -564,6 +566,14 @@ def _follow_link(group: h5py.Group, raw: bytes, name: str, loc: str, node: Node,
         if via.target is not None:
             via.target = replace(via.target, resolved=os.path.abspath(resolved))
     return obj, via
+
+
+def _opened_by(via: Node | None) -> list[str]:
+    """The file an external link ``via`` opens (where HDF5 looks first), for the
+    watchdog (:mod:`.read_watch`); none for a hard or soft link."""
+    link = via.target if via is not None else None
+    return [link.resolved] if link is not None and link.kind == "external" and link.resolved \
+        else []
 
 
 def _outside_link(group: h5py.Group, via: Node, loc: str, walk: _Walk) -> bool:
@@ -597,8 +607,9 @@ def _refused_before_open(group: h5py.Group, raw: bytes, name: str, loc: str, nod
             via.detail += "; its target's members cannot be listed"
         return True
     if via is not None and (via.target is None or via.target.kind != "soft"):
-        return False  # an external link: another file, checked when it opens as a document
-    refused = vds_guard.member_refusal(group, raw, loc)
+        refused = external_guard.linked_mappings(group, raw, loc)  # in another file
+    else:
+        refused = vds_guard.member_refusal(group, raw, loc)
     if refused is None:
         return False
     walk.report(R.VDS_TOO_MANY_MAPPINGS, str(refused), loc)

@@ -15,39 +15,59 @@ from inspector.formats.delimited.lines import Block
 
 #: Longest cell (bytes) read here; longer ones are read line by line.
 MAX_FAST_CELL = 64
-#: Digits of a plain decimal read exactly here (below 2**53; 10**k exact for k <= 22).
+#: Digits of a plain decimal read by numpy's conversion here (longer ones by ``float()``).
 _MAX_DIGITS = 15
-_POW10 = 10 ** np.arange(_MAX_DIGITS + 1, dtype=np.int64)
 
 
 def field_bounds(block: Block, delimiter: str,
                  columns: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(starts, ends)``, each ``int64 (lines, columns)``: offsets in ``block.data`` of
-    every field; None when a line has another field count."""
+    """``(starts, ends)``, each ``int64 (lines,)``x``columns``: offsets in ``block.data``
+    of every field; None when a line has another field count."""
     arr = np.frombuffer(block.data, dtype=np.uint8)
     at = np.flatnonzero(arr == ord(delimiter))
     n = len(block)
-    line = np.searchsorted(block.starts, at, side="right") - 1
-    inside = (line >= 0) & (at < block.ends[np.maximum(line, 0)])
-    at, line = at[inside], line[inside]
-    if at.size != n * (columns - 1) or (np.bincount(line, minlength=n) != columns - 1).any():
-        return None
-    cuts = at.reshape(n, columns - 1).astype(np.int64)
+    cuts = _cuts_in_order(block, at, n, columns)
+    if cuts is None:
+        line = np.searchsorted(block.starts, at, side="right") - 1
+        inside = (line >= 0) & (at < block.ends[np.maximum(line, 0)])
+        at, line = at[inside], line[inside]
+        if at.size != n * (columns - 1) or (np.bincount(line, minlength=n) != columns - 1).any():
+            return None
+        cuts = at.reshape(n, columns - 1).astype(np.int64)
     return (np.column_stack((block.starts, cuts + 1)), np.column_stack((cuts, block.ends)))
+
+
+def _cuts_in_order(block: Block, at: np.ndarray, n: int, columns: int) -> np.ndarray | None:
+    """``int64 (lines, columns - 1)``: the delimiters of each line when every delimiter of
+    the block is inside a line and each line holds ``columns - 1`` of them (the common
+    case, checked in one pass: the k-th group of ``columns - 1`` sorted offsets lies in
+    line k, and the total leaves none over); None otherwise (ask line by line)."""
+    if columns < 2 or at.size != n * (columns - 1):
+        return None
+    cuts = at.reshape(n, columns - 1)
+    if not ((cuts[:, 0] >= block.starts) & (cuts[:, -1] < block.ends)).all():
+        return None
+    return cuts.astype(np.int64)
 
 
 def cells(block: Block, starts: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
     """``uint8 (lines, width)``: the bytes of one field per line, NUL-padded; None when a
-    field is longer than :data:`MAX_FAST_CELL`."""
+    field is longer than :data:`MAX_FAST_CELL`.  Gathered a column of bytes at a time
+    (a handful of ``(lines,)`` arrays, not ``(lines, width)`` int64 offsets)."""
     arr = np.frombuffer(block.data, dtype=np.uint8)
     lengths = ends - starts
     width = int(lengths.max()) if lengths.size else 0
     if width > MAX_FAST_CELL:
         return None
     width = max(width, 1)
-    pos = np.arange(width)
-    idx = np.minimum(starts[:, None] + pos, max(arr.size - 1, 0))
-    return np.where(pos < lengths[:, None], arr[idx], 0).astype(np.uint8)
+    columns = np.zeros((width, starts.size), dtype=np.uint8)
+    if arr.size:
+        last = arr.size - 1
+        for j in range(width):
+            got = arr[np.minimum(starts + j, last)]
+            got[lengths <= j] = 0
+            columns[j] = got
+    return np.ascontiguousarray(columns.T)
 
 
 def as_bytes(matrix: np.ndarray) -> np.ndarray:
@@ -66,24 +86,30 @@ def trimmed(block: Block, starts: np.ndarray, ends: np.ndarray) -> bool:
     return not ((edges == 0x20) | (edges == 0x09)).any()
 
 
-def _plain_decimals(m: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(ok, values)``: which cells are plain decimals (sign, at most 15 digits, one
-    point) and their value, exact as ``float()`` gives it (m / 10**k, both exact)."""
-    pos = np.arange(m.shape[1])
-    inside = pos < lengths[:, None]
-    digit = (m >= 0x30) & (m <= 0x39) & inside
-    point = (m == 0x2E) & inside
-    sign = ((m == 0x2D) | (m == 0x2B)) & (pos == 0)
-    ndig = digit.sum(axis=1)
-    ok = ((digit | point | sign | ~inside).all(axis=1) & (point.sum(axis=1) <= 1)
-          & (ndig >= 1) & (ndig <= _MAX_DIGITS))
-    later = ndig[:, None] - np.cumsum(digit, axis=1)  # digits after each position
-    weight = np.where(digit, _POW10[np.clip(later, 0, _MAX_DIGITS)], 0)
-    mantissa = (weight * (m.astype(np.int64) - 0x30)).sum(axis=1)
-    at = np.where(point.any(axis=1), point.argmax(axis=1), m.shape[1])
-    fraction = (digit & (pos > at[:, None])).sum(axis=1)
-    values = mantissa / 10.0 ** fraction
-    return ok, np.where(m[:, 0] == 0x2D, -values, values)
+#: Byte classes of a plain decimal: 1 digit, 2 point, 3 sign, 4 NUL (padding), 0 other.
+_NUMBER_CLASS = np.zeros(256, dtype=np.uint8)
+_NUMBER_CLASS[0x30:0x3A] = 1
+_NUMBER_CLASS[0x2E] = 2
+_NUMBER_CLASS[[0x2B, 0x2D]] = 3
+_NUMBER_CLASS[0] = 4
+
+
+def _plain_decimals(m: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """``bool (lines,)``: which cells are plain decimals (a sign first, at most 15 digits,
+    one point), whose value numpy's conversion of the text gives exactly as ``float()``
+    does (both round correctly; the forms they differ on are left to ``float()``).
+    Counted a column of bytes at a time."""
+    cls = _NUMBER_CLASS[m]
+    bad = np.zeros(m.shape[0], dtype=np.bool_)
+    points = np.zeros(m.shape[0], dtype=np.int32)
+    digits = np.zeros(m.shape[0], dtype=np.int32)
+    for j in range(m.shape[1]):
+        c = cls[:, j]
+        wrong = (c == 0) | (c == 4) | (c == 3) if j else (c == 0) | (c == 4)
+        bad |= wrong & (lengths > j)
+        points += c == 2
+        digits += c == 1
+    return ~bad & (points <= 1) & (digits >= 1) & (digits <= _MAX_DIGITS)
 
 
 def numbers(block: Block, starts: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
@@ -92,9 +118,14 @@ def numbers(block: Block, starts: np.ndarray, ends: np.ndarray) -> np.ndarray | 
     m = cells(block, starts, ends)
     if m is None:
         return None
-    ok, values = _plain_decimals(m, ends - starts)
-    if not ok.all():
-        other, inverse = np.unique(as_bytes(m[~ok]), return_inverse=True)
+    text = as_bytes(m)
+    ok = _plain_decimals(m, ends - starts)
+    if ok.all():
+        values = text.astype(np.float64)
+    else:
+        values = np.zeros(ok.size, dtype=np.float64)
+        values[ok] = text[ok].astype(np.float64)
+        other, inverse = np.unique(text[~ok], return_inverse=True)
         try:
             parsed = np.array([float(v) for v in other.tolist()], dtype=np.float64)
         except ValueError:

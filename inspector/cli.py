@@ -528,6 +528,37 @@ def _say_other_files(node: NodeData) -> None:
                         + ", ".join(files)), file=sys.stderr)
 
 
+def _dump_streamed(doc: Document, node: NodeData, args: argparse.Namespace) -> int | None:
+    """Write a single text value too large to read whole page by page to ``--out``
+    (through a temporary renamed into place; Ctrl-C leaves none); None when ``node``
+    has no such value (the ordinary writers apply)."""
+    from inspector.formats.node_data import NodeReadError
+    from inspector.formats.node_dump import write_text_csv, write_text_json
+
+    try:
+        first = node.text_pages()
+    except NodeReadError as exc:
+        _print_finding(doc, exc.finding)
+        return 1
+    if first is None:
+        return None
+    first.close()
+    pages = node.text_pages
+    writer = write_text_json if args.format == "json" else write_text_csv
+    tmp = f"{args.out}.part"
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            writer(node, lambda: pages() or iter(()), fh)
+        os.replace(tmp, args.out)
+    except NodeReadError as exc:
+        _print_finding(doc, exc.finding)
+        return 1
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return 0
+
+
 def _dump_usage(message: str) -> int:
     _dump_parser().print_usage(sys.stderr)
     print(f"inspector dump: error: {message}", file=sys.stderr)
@@ -579,6 +610,10 @@ def cmd_dump(argv: Sequence[str]) -> int:
         except (IndexError, TypeError) as exc:
             return _dump_usage(f"--slice {args.slice!r} for shape {node.shape}: {exc}")
         count = math.prod(selected_shape(norm)) if node.shape is not None else 0
+        if args.all and args.out is not None and not norm and args.format != "npy":
+            streamed = _dump_streamed(doc, node, args)
+            if streamed is not None:
+                return streamed
         if count > DUMP_MAX_VALUES and not args.all:
             return _dump_usage(f"{location} {args.slice!r} selects {count:,} values, more than "
                                f"{DUMP_MAX_VALUES:,}: narrow it with --slice or pass --all")

@@ -227,6 +227,17 @@ CASES = (
         description="a variable-length writer_version attribute of 1 GB",
     ),
     HostileCase(
+        name="hdf5-vlen-writer-version-dump-interrupted",
+        area="hdf5-memory",
+        build=_isolated(_vlen_writer_version),
+        commands=(("dump", "{target}::/@writer_version", "--all", "--out", "{out}.csv"),),
+        exit_codes=frozenset({0, 130}),
+        interrupt_after_s=3.0,
+        time_limit_s=60.0,
+        description="dump --all --out of the 1 GB writer_version streamed from its heap "
+                    "object, Ctrl-C after 3 s (130; the small one ends first)",
+    ),
+    HostileCase(
         name="hdf5-vlen-stimulus-id",
         area="hdf5-memory",
         build=_isolated(_vlen_stimulus_id),

@@ -394,6 +394,17 @@ class NodeData(ABC):
                 says why).
         """
 
+    def text_pages(self) -> Iterator[bytes] | None:
+        """The stored bytes (UTF-8) of a single text value too large to :meth:`read`,
+        page by page in bounded memory (``inspector dump --all --out`` writes it), or
+        None when the node has no such value (read it with :meth:`read`).  Nothing is
+        read before the first page is asked for.
+
+        Raises:
+            NodeReadError: the value cannot be located safely (the finding says why).
+        """
+        return None
+
     def array_ref(self) -> ArrayRef | None:
         """A lazy :class:`~inspector.formats.arrays.ArrayRef` over the values when
         they are plain real numbers (so envelopes can be drawn lazily), else None.

@@ -27,6 +27,7 @@ command line refuses without ``--all``.  Nothing here imports Qt or h5py.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import itertools
 import json
@@ -343,4 +344,82 @@ def write_npy(node: NodeData, norm: Selection, out: IO[bytes]) -> DumpStats:
     out.write(_npy_page(first, dtype, widths).tobytes())
     for sel in blocks[1:]:
         out.write(_npy_page(_read(node, sel, stats), dtype, widths).tobytes())
+    return stats
+
+
+# -- one text value too large to read whole ------------------------------------------------
+_CSV_SPECIAL = (b",", b'"', b"\r", b"\n")
+
+
+def _until_nul(pages: Iterator[bytes]) -> Iterator[bytes]:
+    """The pages up to the first NUL byte (a C string ends there, as HDF5 reads it)."""
+    for page in pages:
+        cut = page.find(b"\x00")
+        if cut >= 0:
+            yield page[:cut]
+            return
+        yield page
+
+
+def _decoded(pages: Iterator[bytes], stats: DumpStats) -> Iterator[str]:
+    """The text of the pages as the views decode it (invalid UTF-8 as ``\\xNN``),
+    page by page; ``stats.escaped`` counts the value once when any byte was escaped."""
+    strict = codecs.getincrementaldecoder("utf-8")()
+    lenient = codecs.getincrementaldecoder("utf-8")("backslashreplace")
+    escaped = False
+    for page in _until_nul(pages):
+        text = lenient.decode(page)
+        if not escaped:
+            try:
+                strict.decode(page)
+            except UnicodeDecodeError:
+                escaped = True
+        yield text
+    tail = lenient.decode(b"", final=True)
+    if not escaped:
+        try:
+            strict.decode(b"", final=True)
+        except UnicodeDecodeError:
+            escaped = True
+    stats.values, stats.escaped = 1, int(escaped)
+    if tail:
+        yield tail
+
+
+def write_text_csv(node: NodeData, pages: Callable[[], Iterator[bytes]],
+                   out: IO[str]) -> DumpStats:
+    """Write the single text value of ``node`` whose bytes ``pages()`` gives (twice: once
+    to learn whether CSV must quote it) as :func:`write_csv` writes a scalar: the header,
+    then the value, quoted (``"`` doubled) when it holds a comma, a quote or a line break.
+    Memory: one page.
+
+    Raises:
+        NodeReadError: the bytes cannot be read (from ``pages``).
+    """
+    quote = any(any(c in page for c in _CSV_SPECIAL) for page in _until_nul(pages()))
+    stats = DumpStats()
+    csv.writer(out, lineterminator="\n").writerow([c.label for c in node.columns])
+    out.write('"' if quote else "")
+    for text in _decoded(pages(), stats):
+        out.write(text.replace('"', '""') if quote else text)
+    out.write('"\n' if quote else "\n")
+    return stats
+
+
+def write_text_json(node: NodeData, pages: Callable[[], Iterator[bytes]],
+                    out: IO[str]) -> DumpStats:
+    """Write the single text value of ``node`` as :func:`write_json` writes a scalar,
+    the string's JSON text written page by page.
+
+    Raises:
+        NodeReadError: the bytes cannot be read (from ``pages``).
+    """
+    stats = DumpStats()
+    head = {"location": node.location, "selection": selection_text(()), "shape": [],
+            "columns": [c.label for c in node.columns],
+            "kinds": [str(c.kind) for c in node.columns]}
+    out.write(_dumps(head)[:-1] + ', "values": "')
+    for text in _decoded(pages(), stats):
+        out.write(_dumps(text)[1:-1])
+    out.write(f'", "escaped": {stats.escaped}}}\n')
     return stats

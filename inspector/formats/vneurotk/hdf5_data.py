@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import re
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import h5py
@@ -69,6 +70,7 @@ from inspector.formats.vneurotk.hdf5_types import (
     link_info,
     type_info,
 )
+from inspector.formats.vneurotk.heap_stream import heap_text
 from inspector.formats.vneurotk.read_watch import ReadStopped
 from inspector.formats.vneurotk.source import H5Source
 from inspector.formats.vneurotk.tree import attribute_page, too_large_message
@@ -295,6 +297,24 @@ class H5AttributeNode(_H5Node):
             self._whole = arr
             return arr
 
+    def text_pages(self) -> Iterator[bytes] | None:
+        """The bytes of a scalar variable-length string over the per-value limit, read
+        page by page from its global heap object (:mod:`.heap_stream`), else None."""
+        try:
+            self._source.check()
+            found = heap_text(self._obj, self._raw_name)
+        except FileChangedError as exc:
+            raise self._fail(FILE_CHANGED, f"{self.location}: {exc}") from exc
+        except (OSError, RuntimeError, KeyError, ValueError) as exc:
+            raise self._fail(R.DATA_UNREADABLE, f"{self.location}: {exc}") from exc
+        return None if found is None else self._guarded(found.pages())
+
+    def _guarded(self, pages: Iterator[bytes]) -> Iterator[bytes]:
+        try:
+            yield from pages
+        except OSError as exc:
+            raise self._fail(R.DATA_UNREADABLE, f"{self.location}: {exc}") from exc
+
     def read(self, selection: Any = Ellipsis) -> Values:
         """``attribute[selection]`` decoded (see :meth:`NodeData.read`)."""
         if self.shape is None:
@@ -303,7 +323,9 @@ class H5AttributeNode(_H5Node):
         try:
             whole = self._read_whole()
         except ValueTooLarge as exc:
-            raise self._fail(R.DATA_VALUE_TOO_LARGE, f"{self.location}: {exc}") from exc
+            hint = (f"; `inspector dump FILE::{self.location} --all --out FILE` writes it"
+                    if self.shape == () and self.type.variable_length else "")
+            raise self._fail(R.DATA_VALUE_TOO_LARGE, f"{self.location}: {exc}{hint}") from exc
         except (OSError, RuntimeError, KeyError) as exc:
             raise self._fail(R.DATA_UNREADABLE, f"{self.location}: {exc}") from exc
         except (TypeError, ValueError) as exc:

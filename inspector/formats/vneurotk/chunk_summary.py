@@ -5,8 +5,8 @@ the minimum and maximum over finite values of every *block* of ``block``
 samples along the sample axis, for every position of the other axes (every
 channel).  Blocks never straddle chunks: ``block`` divides the chunk length.
 
-Chunks are read raw and decoded with zlib and numpy
-(:mod:`inspector.formats.vneurotk.chunks`) on the shared worker pool
+Chunks are read raw and decoded by the one decoder (:mod:`inspector.formats.inflate`,
+through :mod:`inspector.formats.vneurotk.chunks`) on the shared worker pool
 (:func:`inspector.formats.workers.pool`, opened by the entry points);
 chunks whose filters cannot be undone here are read through HDF5.
 Unallocated chunks (a sparse dataset) hold the fill value and are never

@@ -267,3 +267,29 @@ def test_archive_verification_is_the_same_on_the_fallback(monkeypatch):
     fallback = {f.name: _verdict(f) for f in files}
     assert fallback == wheels
     assert sum(1 for v in wheels.values() if any(m[2] for m in v[2])) > 10
+
+
+@pytest.mark.parametrize("dtype", ["<f4", ">f8", "<i2", "u1"])
+@pytest.mark.parametrize("name", ["shuffle+gzip", "gzip", "shuffle+gzip+fletcher32"])
+def test_stored_block_minmax_is_numpys(tmp_path, backend, monkeypatch, dtype, name):
+    """Slab by slab (a tiny slab forces several) it gives numpy's block min/max of the
+    chunk HDF5 decodes; a block holding NaN is left to the caller (None)."""
+    from inspector.formats import chunk_minmax
+
+    monkeypatch.setattr(chunk_minmax, "SLAB_BYTES", 64)
+    kw, filters = PIPELINES[name]
+    data = (np.random.default_rng(17).standard_normal((96, 5)) * 90).astype(dtype)
+    path = tmp_path / "f.h5"
+    _write(path, data, (48, 5), **kw)
+    for mask, raw, oracle, chunks in _chunks(path):
+        got = chunk_minmax.stored_block_minmax(raw, mask, filters, np.dtype(dtype), chunks, 8)
+        assert got is not None
+        blocks = oracle.reshape(6, 8, 5)
+        np.testing.assert_array_equal(got[0], blocks.min(axis=1))
+        np.testing.assert_array_equal(got[1], blocks.max(axis=1))
+    if np.dtype(dtype).kind == "f":
+        data[50, 2] = np.nan
+        _write(path, data, (48, 5), **kw)
+        mask, raw, _oracle, chunks = list(_chunks(path))[1]
+        assert chunk_minmax.stored_block_minmax(raw, mask, filters, np.dtype(dtype), chunks,
+                                                8) is None

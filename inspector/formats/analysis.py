@@ -66,7 +66,7 @@ float64 temporaries of one slab of channels of one block (a few times
 
 Threads: an array that offers its stored chunks (``chunk_layout()`` and
 ``read_raw_chunk(offset)``, as the recording's ``H5DatasetRef`` does) with
-only shuffle and deflate filters (:data:`DECODABLE`) is decoded chunk by chunk
+only shuffle, deflate and Fletcher-32 filters (:data:`DECODABLE`) is decoded chunk by chunk
 on the shared pool (:func:`inspector.formats.workers.pool`, opened by the
 entry points): the stored bytes are fetched (a recording reads them with
 ``os.pread`` outside h5py's lock, ``vneurotk.chunks.ChunkFile``, so reads run

@@ -30,6 +30,17 @@ The inputs are built once in a cache folder (``--cache``, default
 :func:`inspector.formats.aucx.write_aucx`.  ``--recording-mb`` and
 ``--archive-mb`` choose smaller inputs while developing.
 
+For ``open_recording_1gb`` the same recording is also opened without a
+window, each in a fresh interpreter with a cold summary, through the format
+layer alone (``open_document``, then the exact whole-range envelope of the
+channels the window plots first): ``format_layer_ms`` with the
+interpreter's default thread switch interval, ``format_layer_gui_switch_ms``
+with the one the app sets for every thread
+(``inspector.app.GUI_SWITCH_INTERVAL_S``), and ``window_vs_format_layer``,
+the window's ``wall_ms`` over the latter; ``cpu_ms`` and
+``format_layer*_cpu_ms`` are the CPU time of the whole process (all threads)
+over the same spans.
+
 Prints one JSON object: per scenario ``max_gap_ms``, ``p99_gap_ms``,
 ``gaps_over_50ms``, ``ticks`` and ``wall_ms`` (from the start of the
 scenario to its end), plus ``steps_ms`` for ``pan_zoom`` (time from each
@@ -318,6 +329,41 @@ def _pan_zoom_script(app: Any, win: Any) -> list[float]:
     return out
 
 
+def format_layer(path: Path, gui_switch: bool) -> dict[str, Any]:
+    """Open the recording and compute the exact whole-range envelope of the channels a
+    neural plot shows first, without a window (this fresh process)."""
+    from inspector.formats import open_document
+    from inspector.formats.workers import worker_pool
+
+    if gui_switch:
+        from inspector.app import GUI_SWITCH_INTERVAL_S
+
+        sys.setswitchinterval(GUI_SWITCH_INTERVAL_S)
+    from inspector.ui.plots.neural import DEFAULT_CHANNELS
+
+    with worker_pool():
+        t0, c0 = time.perf_counter(), _cpu_s()
+        doc = open_document(path)
+        ref = doc.arrays["neuro"]
+        n = int(ref.shape[0])
+        for ch in range(min(DEFAULT_CHANNELS, int(ref.shape[1]))):
+            env = ref.envelope((None, ch), 0, n, 2000)
+            assert env.exact
+        ms, cpu_ms = (time.perf_counter() - t0) * 1000, (_cpu_s() - c0) * 1000
+        doc.close()
+    from inspector.formats.inflate import DECODER
+
+    return {"ms": round(ms, 1), "cpu_ms": round(cpu_ms, 1),
+            "switch_interval_s": sys.getswitchinterval(), "decoder": DECODER}
+
+
+def _cpu_s() -> float:
+    """CPU seconds of this process, all threads (on a shared machine wall time also
+    counts waiting for a core)."""
+    t = os.times()
+    return t.user + t.system
+
+
 def child(scenario: str, path: Path, trace: bool) -> dict[str, Any]:
     """Run one scenario in this (fresh) process; returns its measurements."""
     from inspector.app import make_application
@@ -342,7 +388,7 @@ def child(scenario: str, path: Path, trace: bool) -> dict[str, Any]:
             _spin(app, lambda: _settled(win) and _exact(win), TIMEOUT_S)
             _spin(app, lambda: False, 0.3)
         probe.reset()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), _cpu_s()
         if scenario == "pan_zoom":
             steps = _pan_zoom_script(app, win)
             out["steps_ms"] = [round(s, 1) for s in steps]
@@ -352,12 +398,44 @@ def child(scenario: str, path: Path, trace: bool) -> dict[str, Any]:
             ok = _spin(app, lambda: _settled(win) and _exact(win), TIMEOUT_S)
             out["timed_out"] = not ok
         out["wall_ms"] = round((time.perf_counter() - t0) * 1000, 1)
+        out["cpu_ms"] = round((_cpu_s() - c0) * 1000, 1)
         res = probe.result()
         if trace:
             probe.report_stalls()
         win.close()
         app.processEvents()
-    return {**res, **out}
+    from inspector.formats.inflate import DECODER
+
+    return {**res, **out, "decoder": DECODER}
+
+
+def _run_child(scenario: str, path: Path, cache: Path | None, trace: bool) -> dict[str, Any]:
+    """One scenario in a fresh interpreter (a cold summary cache unless ``cache``)."""
+    with tempfile.TemporaryDirectory(prefix="inspector-gui-latency-") as cold:
+        env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
+                   XDG_CACHE_HOME=str(cache or cold), PYTHONPATH=str(ROOT))
+        proc = subprocess.run(
+            [sys.executable, __file__, "--child", scenario, "--path", str(path)]
+            + (["--trace"] if trace else []),
+            capture_output=True, text=True, env=env, cwd=ROOT, check=False)
+    if trace or proc.returncode:
+        sys.stderr.write(proc.stderr)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    return json.loads(lines[-1]) if lines else {"error": proc.returncode}
+
+
+def _compare_format_layer(result: dict[str, Any], path: Path) -> None:
+    """Add the format layer's figures for the same recording to ``result``."""
+    plain = _run_child("format_layer", path, None, False)
+    gui = _run_child("format_layer_gui_switch", path, None, False)
+    plain.pop("decoder", None)
+    gui.pop("decoder", None)
+    result["format_layer_ms"] = plain.get("ms")
+    result["format_layer_gui_switch_ms"] = gui.get("ms")
+    result["format_layer_cpu_ms"] = plain.get("cpu_ms")
+    result["format_layer_gui_switch_cpu_ms"] = gui.get("cpu_ms")
+    if gui.get("ms"):
+        result["window_vs_format_layer"] = round(result["wall_ms"] / gui["ms"], 2)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -371,11 +449,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--path", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.child in ("format_layer", "format_layer_gui_switch"):
+        print(json.dumps(format_layer(args.path, args.child.endswith("switch"))), flush=True)
+        return 0
     if args.child:
         print(json.dumps(child(args.child, args.path, args.trace)), flush=True)
         return 0
     args.cache.mkdir(parents=True, exist_ok=True)
     compile_inspector()  # the byte code bootstrap.sh leaves: no module compiles in a child
+    load = os.getloadavg()[0]
     out: dict[str, Any] = {}
     warm = args.cache / "summary-cache"
     for scenario in args.scenarios.split(","):
@@ -385,19 +467,14 @@ def main(argv: list[str] | None = None) -> int:
             path = many_members_path(args.cache)
         else:
             path = recording_path(args.cache, args.recording_mb)
-        with tempfile.TemporaryDirectory(prefix="inspector-gui-latency-") as cold:
-            cache_home = str(warm if scenario == "pan_zoom" else cold)
-            env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CACHE_HOME=cache_home,
-                       PYTHONPATH=str(ROOT))
-            proc = subprocess.run(
-                [sys.executable, __file__, "--child", scenario, "--path", str(path)]
-                + (["--trace"] if args.trace else []),
-                capture_output=True, text=True, env=env, cwd=ROOT, check=False)
-        if args.trace or proc.returncode:
-            sys.stderr.write(proc.stderr)
-        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
-        out[scenario] = json.loads(lines[-1]) if lines else {"error": proc.returncode}
+        out[scenario] = _run_child(scenario, path, warm if scenario == "pan_zoom" else None,
+                                   args.trace)
         out[scenario]["input_mb"] = round(path.stat().st_size / 1e6, 1)
+        if scenario == "open_recording_1gb" and "wall_ms" in out[scenario]:
+            _compare_format_layer(out[scenario], path)
+    decoders = {r.pop("decoder", None) for r in out.values()} - {None}
+    out.update({"decoder": " / ".join(sorted(decoders)), "load_1min_before": round(load, 2),
+                "load_1min_after": round(os.getloadavg()[0], 2)})
     print(json.dumps(out))
     return 0
 

@@ -21,7 +21,11 @@ object:
   :class:`~inspector.ui.plots.neural.NeuralView` (offscreen, 1200 x 600, four
   channels) to its exact curves drawn and painted; ``pan_zoom_steps_ms``
   lists every step.
-- ``peak_rss_mb``: peak resident memory of the measuring process.
+- ``peak_rss_mb``: peak resident memory of the measuring process;
+- ``exact_vs_naive``: ``naive_full_ms / exact_full_ms`` (medians), with every
+  run's figures in ``exact_full_runs_ms`` and ``naive_full_runs_ms``;
+- ``decoder``: the inflater in use (:data:`inspector.formats.inflate.DECODER`),
+  ``cpus`` and the 1-minute load average before and after measuring.
 
 Medians of ``--repeat`` runs (default 3).  Usage::
 
@@ -144,16 +148,19 @@ def main(argv: list[str] | None = None) -> int:
             [sys.executable, __file__, "--write-only", "--path", str(args.path)], check=True
         )
 
+    load_before = os.getloadavg()[0]
     cache_home = tempfile.mkdtemp(prefix="inspector-bench-cache-")
     os.environ["XDG_CACHE_HOME"] = cache_home
     from inspector.formats.arrays import bin_edges, envelope_with_preview, minmax_bins
     from inspector.formats.workers import worker_pool
 
     with worker_pool():
-        return measure(args, cache_home, bin_edges, envelope_with_preview, minmax_bins)
+        return measure(args, cache_home, bin_edges, envelope_with_preview, minmax_bins,
+                       load_before)
 
 
-def measure(args, cache_home, bin_edges, envelope_with_preview, minmax_bins) -> int:
+def measure(args, cache_home, bin_edges, envelope_with_preview, minmax_bins,
+            load_before: float) -> int:
     """The measurements (inside the worker pool the app's entry points open)."""
     ref, how, keep = open_ref(args.path)
     print(f"code path: {how}; chunks {ref.chunk_layout()}", file=sys.stderr)
@@ -225,11 +232,28 @@ def measure(args, cache_home, bin_edges, envelope_with_preview, minmax_bins) -> 
         "pan_zoom_ms": round(statistics.median(steps), 1),
         "pan_zoom_steps_ms": [round(v, 1) for v in steps],
         "peak_rss_mb": round(peak, 1),
+        "exact_vs_naive": round(statistics.median(res["naive"])
+                                / statistics.median(res["exact"]), 2),
+        "exact_full_runs_ms": [round(v, 1) for v in res["exact"]],
+        "naive_full_runs_ms": [round(v, 1) for v in res["naive"]],
+        "decoder": _decoder(),
+        "cpus": len(os.sched_getaffinity(0)),
+        "load_1min_before": round(load_before, 2),
+        "load_1min_after": round(os.getloadavg()[0], 2),
     }
     print(json.dumps(out))
     shutil.rmtree(cache_home, ignore_errors=True)
     del keep
     return 0
+
+
+def _decoder() -> str:
+    """The inflater the measured code uses."""
+    try:
+        from inspector.formats.inflate import DECODER
+    except ImportError:  # a tree from before the one decoder
+        return "unknown (no inspector.formats.inflate)"
+    return DECODER
 
 
 def pan_zoom(ref) -> list[float]:

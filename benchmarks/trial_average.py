@@ -31,8 +31,9 @@ after the ``trial_average`` runs, before the naive runs),
 ``max_abs_diff`` (largest difference between the two results, a sanity
 check), the CPU time of every measured run (``*_cpu_ms``, all threads: on
 a shared machine wall time also counts waiting for a core), ``size``,
-``cpus``, the 1-minute load average before measuring and whether the
-libdeflate inflater was used.
+``cpus``, the 1-minute load average before and after measuring, the
+decoder in use (``decoder``, :data:`inspector.formats.inflate.DECODER`) and
+``epochs_vs_naive`` / ``continuous_vs_naive`` (naive time over ours, same run).
 
 Usage: ``python benchmarks/trial_average.py [--size 100MB|1GB] [--runs N]``
 """
@@ -248,10 +249,11 @@ def measure(paths: dict[str, Path], runs: int) -> dict[str, float]:
     return out
 
 
-def _libdeflate() -> bool:
-    from inspector.formats import analysis
+def _decoder() -> str:
+    """The inflater the measured code uses (:data:`inspector.formats.inflate.DECODER`)."""
+    from inspector.formats.inflate import DECODER
 
-    return analysis.LIBDEFLATE is not None
+    return DECODER
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -273,7 +275,12 @@ def main(argv: list[str] | None = None) -> int:
     load = os.getloadavg()[0]
     result = measure(paths, args.runs)
     result.update({"size": args.size, "cpus": len(os.sched_getaffinity(0)),
-                   "load_1min_before": round(load, 2), "libdeflate": _libdeflate()})
+                   "load_1min_before": round(load, 2), "decoder": _decoder(),
+                   "load_1min_after": round(os.getloadavg()[0], 2)})
+    for mode in ("epochs", "continuous"):
+        if result.get(f"{mode}_ms"):
+            result[f"{mode}_vs_naive"] = round(result[f"naive_{mode}_ms"]
+                                               / result[f"{mode}_ms"], 2)
     print(json.dumps(result))
     return 0
 

@@ -11,7 +11,8 @@ import h5py
 import numpy as np
 import pytest
 
-from inspector.formats.analysis import ChunkOverflow, zlib_inflate
+from inspector.formats.analysis import ChunkOverflow
+from inspector.formats.inflate import zlib_inflate
 from inspector.formats.report_bounds import MAX_REPORT_TEXT, bounded
 from inspector.formats.vneurotk import chunk_guard, hdf5_heap
 from inspector.formats.vneurotk.chunks import ChunkLayout, decode_chunk

@@ -66,16 +66,16 @@ float64 temporaries of one slab of channels of one block (a few times
 
 Threads: an array that offers its stored chunks (``chunk_layout()`` and
 ``read_raw_chunk(offset)``, as the recording's ``H5DatasetRef`` does) with
-only shuffle and deflate filters (:data:`DECODABLE`) is decoded chunk by chunk
+only shuffle, deflate and Fletcher-32 filters (:data:`DECODABLE`) is decoded chunk by chunk
 on the shared pool (:func:`inspector.formats.workers.pool`, opened by the
 entry points): the stored bytes are fetched (a recording reads them with
 ``os.pread`` outside h5py's lock, ``vneurotk.chunks.ChunkFile``, so reads run
-in parallel too), inflated by libdeflate when the system has it
-(:data:`LIBDEFLATE`, about twice as fast as zlib) or by :mod:`zlib`, both
-without the GIL, and only the chosen channels are unshuffled. A piece the pool
+in parallel too), inflated (and their Fletcher-32 checked) by the one decoder,
+:mod:`inspector.formats.inflate`, without the GIL, and only the chosen
+channels are unshuffled. A piece the pool
 has not started when it is needed is decoded by the waiting thread itself, so
-a saturated pool cannot deadlock. Other storage (contiguous, COO, Fletcher-32
-or other filters) is read with ``ArrayRef.read`` on the calling thread, as
+a saturated pool cannot deadlock. Other storage (contiguous, COO, other
+filters) is read with ``ArrayRef.read`` on the calling thread, as
 HDF5 serialises its own decompression. Run it off the GUI thread; it mutates
 nothing shared.
 
@@ -89,10 +89,7 @@ Nothing here imports Qt.
 
 from __future__ import annotations
 
-import ctypes
 import math
-import threading
-import zlib
 from collections import deque
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import Future
@@ -104,6 +101,7 @@ import numpy as np
 
 from inspector.formats.arrays import ArrayRef
 from inspector.formats.capabilities import CancelFn, Progress, ProgressFn, TrialStructure
+from inspector.formats.inflate import ChunkOverflow, undo_filters
 from inspector.formats.pandas_values import is_na, is_nat, is_timestamp
 from inspector.formats.workers import pool
 
@@ -645,131 +643,6 @@ class _Piece:
         return self.run()
 
 
-_LIBDEFLATE_INSUFFICIENT_SPACE = 3  # libdeflate.h: the output would not fit
-
-
-class ChunkOverflow(OSError):
-    """A compressed chunk whose stream inflates past the chunk's declared size.
-
-    Inflation stopped at ``declared`` bytes (the chunk's shape times the element
-    size, HDF5 File Format Specification 3.0, "Data Storage - Chunked");
-    :meth:`at` names the dataset and the chunk's offset.
-    """
-
-    def __init__(self, declared: int, dataset: str = "",
-                 offset: tuple[int, ...] | None = None) -> None:
-        self.declared, self.dataset, self.offset = declared, dataset, offset
-        where = f"the chunk at {list(offset)} of {dataset}" if offset is not None and dataset \
-            else "a compressed chunk"
-        super().__init__(f"{where} inflates past its declared size of {declared:,} bytes; "
-                         "inflation stopped there")
-
-    def at(self, dataset: str, offset: tuple[int, ...]) -> ChunkOverflow:
-        """The same overflow, naming the dataset and the chunk's offset."""
-        return ChunkOverflow(self.declared, dataset, tuple(int(o) for o in offset))
-
-
-class _Libdeflate:
-    """libdeflate's zlib decoder through ctypes, when the system has it.
-
-    libdeflate (``libdeflate.so.0``, https://github.com/ebiggers/libdeflate)
-    inflates about twice as fast as zlib and, called through ctypes, releases
-    the GIL.  It decodes the same zlib streams to the same bytes; without it
-    :mod:`zlib` is used.  A decompressor is not thread-safe: one per thread.
-    """
-
-    def __init__(self, lib: ctypes.CDLL) -> None:
-        self.lib = lib
-        lib.libdeflate_alloc_decompressor.restype = ctypes.c_void_p
-        lib.libdeflate_alloc_decompressor.argtypes = []
-        lib.libdeflate_free_decompressor.restype = None
-        lib.libdeflate_free_decompressor.argtypes = [ctypes.c_void_p]
-        lib.libdeflate_zlib_decompress.restype = ctypes.c_int
-        lib.libdeflate_zlib_decompress.argtypes = [
-            ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t,
-            ctypes.POINTER(ctypes.c_size_t)]
-        self.local = threading.local()
-
-    def _decompressor(self) -> int:
-        handle = getattr(self.local, "handle", None)
-        if handle is None:
-            ptr = self.lib.libdeflate_alloc_decompressor()
-            if not ptr:
-                raise MemoryError("libdeflate could not allocate a decompressor")
-            handle = self.local.handle = _Handle(self.lib, ptr)
-        return handle.ptr
-
-    def inflate(self, data: bytes, size: int) -> np.ndarray:
-        """The ``size`` bytes of one zlib stream; OSError when it is not exactly that."""
-        out = np.empty(size, dtype=np.uint8)
-        got = ctypes.c_size_t(0)
-        rc = self.lib.libdeflate_zlib_decompress(self._decompressor(), data, len(data),
-                                                 out.ctypes.data, size, ctypes.byref(got))
-        if rc == _LIBDEFLATE_INSUFFICIENT_SPACE:
-            raise ChunkOverflow(size)
-        if rc != 0 or got.value != size:
-            raise OSError(f"corrupt compressed chunk (libdeflate result {rc}, {got.value} of "
-                          f"{size} bytes)")
-        return out
-
-
-class _Handle:
-    """One libdeflate decompressor, freed with the thread that owns it."""
-
-    def __init__(self, lib: ctypes.CDLL, ptr: int) -> None:
-        self.lib, self.ptr = lib, ptr
-
-    def __del__(self) -> None:
-        self.lib.libdeflate_free_decompressor(self.ptr)
-
-
-def _load_libdeflate() -> _Libdeflate | None:
-    for name in ("libdeflate.so.0", "libdeflate.so"):
-        try:
-            return _Libdeflate(ctypes.CDLL(name))
-        except (OSError, AttributeError):
-            continue
-    return None
-
-
-#: The libdeflate decoder, or None (then :mod:`zlib` inflates).
-LIBDEFLATE: _Libdeflate | None = _load_libdeflate()
-
-
-def _inflate(data: bytes, size: int) -> bytes | np.ndarray:
-    """Inflate one zlib stream (an HDF5 deflate chunk) of ``size`` decoded bytes.
-
-    Raises:
-        OSError: corrupt data or a decoded size other than ``size``.
-    """
-    if LIBDEFLATE is not None:
-        return LIBDEFLATE.inflate(data, size)
-    return zlib_inflate(data, size)
-
-
-def zlib_inflate(data: bytes, size: int) -> bytes:
-    """Inflate one zlib stream of ``size`` decoded bytes with :mod:`zlib`, making at
-    most ``size`` bytes (``decompressobj().decompress(data, max_length)``).
-
-    Raises:
-        ChunkOverflow: the stream holds more than ``size`` bytes.
-        OSError: corrupt data, or fewer than ``size`` bytes.
-    """
-    d = zlib.decompressobj()
-    try:
-        raw = d.decompress(data, size)
-        if not d.eof and len(raw) == size and d.decompress(d.unconsumed_tail, 1):
-            raise ChunkOverflow(size)
-    except zlib.error as exc:
-        raise OSError(f"corrupt compressed chunk: {exc}") from exc
-    if len(raw) != size:
-        raise OSError(f"decoded chunk holds {len(raw)} bytes, expected {size}")
-    return raw
-
-
-inflate_chunk = _inflate
-
-
 class _Layout(Protocol):
     """The chunk layout an array offers (``H5DatasetRef.chunk_layout()``)."""
 
@@ -783,37 +656,33 @@ class _Layout(Protocol):
     def filters(self) -> tuple[str, ...]: ...
 
 
-#: Filters undone here (HDF5 shuffle and deflate, in write order).  Arrays with
-#: any other filter, Fletcher-32 included (HDF5 verifies its checksum), are
-#: read through ``ArrayRef.read``.
-DECODABLE = ("shuffle", "gzip")
+#: Filters undone here (HDF5 shuffle, deflate and Fletcher-32, whose checksum is
+#: checked as HDF5 checks it).  Arrays with any other filter are read through
+#: ``ArrayRef.read``.
+DECODABLE = ("shuffle", "gzip", "fletcher32")
 
 
 def _decoded_selection(data: bytes, mask: int, layout: _Layout, local: tuple[slice, ...],
                        pick: np.ndarray | slice) -> np.ndarray | None:
     """``chunk[local][..., pick]`` of one stored chunk, or None when its
-    pipeline (``layout.filters`` less the ones ``mask`` skipped) is not
-    ``[shuffle] [gzip]`` in that order.
+    pipeline (``layout.filters`` less the ones ``mask`` skipped) holds a filter
+    other than :data:`DECODABLE`.
 
-    Deflate is undone by :func:`_inflate`, and shuffled chunks (byte ``j`` of every element
-    stored as plane ``j``, HDF5 ``H5Zshuffle.c``) are unshuffled for the
-    selected elements only, not the whole chunk.
+    Filters are undone by :func:`inspector.formats.inflate.undo_filters`, all
+    but the shuffle (byte ``j`` of every element stored as plane ``j``, HDF5
+    ``H5Zshuffle.c``), which is undone here for the selected elements only.
 
     Raises:
-        OSError: corrupt compressed data or a wrong decoded size.
+        ChunkOverflow: the deflate stream holds more than the chunk's size.
+        OSError: corrupt compressed data, a failed checksum or a wrong decoded size.
     """
-    applied = [f for i, f in enumerate(layout.filters) if not mask & (1 << i)]
+    if any(f not in DECODABLE for i, f in enumerate(layout.filters) if not mask & (1 << i)):
+        return None
     dtype = np.dtype(layout.dtype)
     expected = int(np.prod(layout.chunks, dtype=np.int64)) * dtype.itemsize
-    buf: bytes | np.ndarray = data
-    if applied[-1:] == ["gzip"]:
-        buf, applied = _inflate(data, expected), applied[:-1]
-    if applied not in ([], ["shuffle"]):
-        return None
-    if len(buf) != expected:
-        raise OSError(f"decoded chunk holds {len(buf)} bytes, expected {expected}")
-    raw = np.frombuffer(buf, dtype=np.uint8)
-    if applied and dtype.itemsize > 1:
+    raw, shuffled = undo_filters(data, mask, layout.filters, dtype.itemsize, expected,
+                                 keep_shuffled=True)
+    if shuffled and dtype.itemsize > 1:
         planes = raw.reshape(dtype.itemsize, *layout.chunks)
         index: tuple[Any, ...] = (slice(None), *local[:-1], pick)
         return np.ascontiguousarray(np.moveaxis(planes[index], 0, -1)).view(dtype)[..., 0]

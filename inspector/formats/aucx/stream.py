@@ -3,8 +3,10 @@
 Used by verification (SHA-256 while inflating), by the small-member readers
 (JSON, checksums) and by the lazy ``.npy`` array references.  Memory stays
 bounded: compressed data is read ``READ_BLOCK`` bytes at a time and inflated
-with an output cap of ``OUT_BLOCK`` bytes per step (``zlib.decompressobj``
-with ``max_length``), so a deflate bomb never allocates more than one block.
+with an output cap of ``OUT_BLOCK`` bytes per step by the one decoder's
+streaming decompressor (:func:`inspector.formats.inflate.stream_decompressor`,
+``decompress`` with ``max_length``), so a deflate bomb never allocates more
+than one block.
 
 A member producing more bytes than its central directory declares is stopped
 at the declared size (AUCX 1.0 format document, "Safety": declared sizes are
@@ -15,18 +17,19 @@ limits).
 ascending order inflate every byte once, and a bounded set of checkpoints
 (copies of the inflate state at regular offsets), so a range before the
 current position is inflated from the nearest checkpoint, not from the
-member's start.
+member's start (a zlib state, as only zlib's can be copied:
+:func:`inspector.formats.inflate.copyable_decompressor`).
 """
 
 from __future__ import annotations
 
 import bisect
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
+from inspector.formats import inflate
 from inspector.formats.aucx import rules as R
 from inspector.formats.aucx.zipscan import DEFLATED, STORED, ZipEntry
 from inspector.formats.findings import Finding, Rule
@@ -87,7 +90,7 @@ class MemberStream:
     def _count(self, block: bytes) -> None:
         self.result.size += len(block)
         if self.do_crc:
-            self.result.crc = zlib.crc32(block, self.result.crc)
+            self.result.crc = inflate.crc32(block, self.result.crc)
 
     def __iter__(self) -> Iterator[bytes]:
         e = self.entry
@@ -131,7 +134,7 @@ class MemberStream:
     # -- deflated ----------------------------------------------------------
     def _deflated(self, fh: BinaryIO) -> Iterator[bytes]:
         e, res = self.entry, self.result
-        d = zlib.decompressobj(-15)
+        d = inflate.stream_decompressor()
         full = self.limit is None or self.limit >= e.file_size
         remaining = e.compressed_size
         pending = b""
@@ -143,7 +146,7 @@ class MemberStream:
                 if remaining > 0:
                     pending = fh.read(min(self.read_block, remaining))
                     remaining -= len(pending)
-                drained = not pending  # input used up: zlib may still hold output
+                drained = not pending  # input used up: the inflater may still hold output
             out = self._inflate(d, pending)
             if out is None:
                 return
@@ -161,11 +164,11 @@ class MemberStream:
         if full:
             self._check_end(d)
 
-    def _inflate(self, d: zlib._Decompress, data: bytes) -> bytes | None:
+    def _inflate(self, d: Any, data: bytes) -> bytes | None:
         """The next output block (at most one past the cap), or None when corrupt."""
         try:
             return d.decompress(data, min(self.out_block, self._cap - self.result.size + 1))
-        except zlib.error as exc:
+        except inflate.STREAM_ERRORS as exc:
             self._fail(R.ZIP_CORRUPT_DATA, f"the member's deflate data is corrupt: {exc}")
             return None
 
@@ -180,7 +183,7 @@ class MemberStream:
                        "headers declare; reading stopped at the declared size")
         return out[:room]
 
-    def _check_end(self, d: zlib._Decompress) -> None:
+    def _check_end(self, d: Any) -> None:
         if self.result.problem is not None:
             return
         if not d.eof:
@@ -234,7 +237,7 @@ class Checkpoint:
 
     out: int
     consumed: int
-    state: zlib._Decompress
+    state: Any
     crc: int
 
 
@@ -293,7 +296,7 @@ class InflateCursor:
         return self._out
 
     def _start_over(self) -> None:
-        self._d = zlib.decompressobj(-15)
+        self._d = inflate.copyable_decompressor()
         self._out = 0
         self._crc = 0
         self._fed = 0  # compressed bytes read from the file
@@ -361,10 +364,10 @@ class InflateCursor:
                 self._pending = fh.read(min(self.read_block,
                                             self.entry.compressed_size - self._fed))
                 self._fed += len(self._pending)
-            drained = not self._pending  # zlib may still hold output
+            drained = not self._pending  # the inflater may still hold output
         try:
             out = self._d.decompress(self._pending, n)
-        except zlib.error as exc:
+        except inflate.STREAM_ERRORS as exc:
             raise OSError(f"{self.entry.name}: the member's deflate data is corrupt: "
                           f"{exc}") from exc
         self._pending = b"" if self._d.eof else self._d.unconsumed_tail
@@ -378,7 +381,7 @@ class InflateCursor:
         before = self._out
         self._out += len(out)
         self.inflated += len(out)
-        self._crc = zlib.crc32(out, self._crc)
+        self._crc = inflate.crc32(out, self._crc)
         mark = self._out // self.spacing
         if mark > before // self.spacing and mark not in self._marks:
             self._marks.add(mark)

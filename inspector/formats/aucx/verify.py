@@ -2,8 +2,8 @@
 
 :class:`ArchiveVerification` ``.run(progress, cancelled)`` streams every
 present, safe member through SHA-256 (and CRC-32) while inflating, in
-fixed-size blocks, on up to :data:`WORKERS` threads (``zlib`` and
-``hashlib`` release the GIL).  Array members also feed an
+fixed-size blocks, on up to :data:`WORKERS` threads (the inflater of
+:mod:`inspector.formats.inflate` and ``hashlib`` release the GIL).  Array members also feed an
 :class:`~.contentcheck.ArrayScan` so the mask and finiteness rules are
 checked without holding any array.  With an :class:`~.overview.OverviewPlan`
 (the app asks for one at open) the array members are streamed together by

@@ -20,12 +20,12 @@ numpy's; :mod:`.hdf5_heap` reads their descriptors itself, bounded).
 from __future__ import annotations
 
 import threading
-import zlib
 from typing import Any
 
 import h5py
 import numpy as np
 
+from inspector.formats import inflate
 from inspector.formats.analysis import ChunkOverflow
 
 #: Bytes inflated per step while counting (the memory one check holds).
@@ -100,23 +100,13 @@ def _stored_chunks(dsid: Any, key: tuple[Any, ...]) -> list[tuple[tuple[int, ...
 
 def count_inflated(raw: bytes, declared: int) -> int:
     """Bytes the zlib stream ``raw`` inflates to, counted in blocks of
-    :data:`COUNT_BLOCK` and never past ``declared + 1``.
+    :data:`COUNT_BLOCK` and never past ``declared + 1``
+    (:func:`inspector.formats.inflate.count_inflated`).
 
     Raises:
         OSError: the stream is corrupt.
     """
-    d = zlib.decompressobj()
-    total, data = 0, raw
-    try:
-        while total <= declared:
-            out = d.decompress(data, min(COUNT_BLOCK, declared + 1 - total))
-            total += len(out)
-            data = d.unconsumed_tail
-            if d.eof or (not out and not data):
-                break
-    except zlib.error as exc:
-        raise OSError(f"corrupt compressed chunk: {exc}") from exc
-    return total
+    return inflate.count_inflated(raw, declared, COUNT_BLOCK)
 
 
 def _check_chunk(dataset: Any, offset: tuple[int, ...], filters: tuple[int, ...],

@@ -5,8 +5,8 @@ the minimum and maximum over finite values of every *block* of ``block``
 samples along the sample axis, for every position of the other axes (every
 channel).  Blocks never straddle chunks: ``block`` divides the chunk length.
 
-Chunks are read raw and decoded with zlib and numpy
-(:mod:`inspector.formats.vneurotk.chunks`) on the shared worker pool
+Chunks are read raw and decoded by the one decoder (:mod:`inspector.formats.inflate`,
+through :mod:`inspector.formats.vneurotk.chunks`) on the shared worker pool
 (:func:`inspector.formats.workers.pool`, opened by the entry points);
 chunks whose filters cannot be undone here are read through HDF5.
 Unallocated chunks (a sparse dataset) hold the fill value and are never
@@ -48,6 +48,7 @@ from inspector.formats.arrays import (
     envelope_of,
     minmax_bins,
 )
+from inspector.formats.chunk_minmax import stored_block_minmax
 from inspector.formats.vneurotk.chunks import ChunkLayout, decode_chunk
 from inspector.formats.workers import default_workers, pool
 
@@ -248,7 +249,7 @@ class ChunkSummary:
         self._unallocated_fill = layout.fill if allocated is not None else None
         self._allocated = allocated
         self._lock = threading.Lock()
-        self._inflight: dict[Coord, Future[np.ndarray]] = {}
+        self._inflight: dict[Coord, Future[np.ndarray | None]] = {}
         self._decoded: OrderedDict[Coord, np.ndarray] = OrderedDict()
         self._decoded_bytes = 0
         self._saved = False
@@ -366,8 +367,39 @@ class ChunkSummary:
             self.done[coord] = True
         return arr
 
-    def _task(self, coord: Coord, keep: bool) -> np.ndarray:
+    def _summarise(self, coord: Coord) -> bool:
+        """Fill the summary of a whole, stored chunk ``coord`` (sample axis first) from
+        its stored bytes without decoding it whole
+        (:func:`~inspector.formats.chunk_minmax.stored_block_minmax`); False when
+        that path does not apply (the caller decodes the chunk)."""
+        sl = self._chunk_slices(coord)
+        offset = tuple(s.start for s in sl)
+        if not self.fast or self.axis != 0 or self._is_unallocated(offset) or \
+                any(s.stop - s.start != c for s, c in zip(sl, self.chunks, strict=True)):
+            return False
         try:
+            mask, data = self.ref.read_raw_chunk(offset)
+            lohi = stored_block_minmax(data, mask, self.layout.filters, self.layout.dtype,
+                                       self.chunks, self.block)
+        except ChunkOverflow as exc:  # never handed to HDF5, which would inflate it all
+            raise exc.at(str(getattr(self.ref, "location", "")), offset) from None
+        except OSError:
+            return False  # odd chunk: decoded the usual way (HDF5 has the last word)
+        if lohi is None:
+            return False  # NaN or infinity: reduced over finite values by _decode
+        b0 = coord[0] * self.blocks_per_chunk
+        dst = (slice(b0, b0 + lohi[0].shape[0]), *sl[1:])
+        self.lo[dst] = lohi[0]
+        self.hi[dst] = lohi[1]
+        self.done[coord] = True
+        return True
+
+    def _task(self, coord: Coord, keep: bool) -> np.ndarray | None:
+        """Summarise chunk ``coord``; its samples when ``keep`` (else None when the
+        summary was filled without decoding the chunk whole)."""
+        try:
+            if not keep and (self.done[coord] or self._summarise(coord)):
+                return None
             arr = self._decode(coord)
             if keep and arr.nbytes <= DECODED_CACHE_BYTES // 4:
                 with self._lock:
@@ -387,7 +419,7 @@ class ChunkSummary:
             self._decoded.clear()
             self._decoded_bytes = 0
 
-    def _start(self, coord: Coord, need_data: bool) -> tuple[Future[np.ndarray] | None,
+    def _start(self, coord: Coord, need_data: bool) -> tuple[Future[np.ndarray | None] | None,
                                                               np.ndarray | None, bool]:
         """``(future, cached array, skip)`` for one chunk of :meth:`visit`."""
         with self._lock:
@@ -420,7 +452,7 @@ class ChunkSummary:
             OSError: a chunk could not be read or decoded.
             RuntimeError: no worker pool is open (see :mod:`inspector.formats.workers`).
         """
-        pending: dict[Future[np.ndarray], Coord] = {}
+        pending: dict[Future[np.ndarray | None], Coord] = {}
         it = iter(coords)
         window = 2 * default_workers()
         exhausted = False
@@ -439,7 +471,7 @@ class ChunkSummary:
                 return
             self._collect(pending, need_data, on_chunk, cancelled, on_tick)
 
-    def _collect(self, pending: dict[Future[np.ndarray], Coord], need_data: bool,
+    def _collect(self, pending: dict[Future[np.ndarray | None], Coord], need_data: bool,
                  on_chunk: Callable[[Coord, np.ndarray], None] | None,
                  cancelled: CancelledFn | None, on_tick: Callable[[], None] | None) -> None:
         finished, _ = wait(list(pending), timeout=0.05, return_when=FIRST_COMPLETED)
@@ -449,7 +481,8 @@ class ChunkSummary:
             coord = pending.pop(fut)
             arr = fut.result()  # re-raises OSError from the worker
             if need_data and on_chunk is not None:
-                on_chunk(coord, arr)
+                # a summary-only task this visit joined holds no samples: decode here
+                on_chunk(coord, arr if arr is not None else self._decode(coord))
             if on_tick is not None:
                 on_tick()
         if on_tick is not None and not finished:

@@ -6,9 +6,10 @@ reference writer stores it: gzip level 4 + shuffle, VneuroTK format document,
 :func:`read_raw_chunk` fetches a chunk's stored bytes with HDF5's
 ``read_direct_chunk`` (one call under h5py's lock; :class:`ChunkFile` reads
 them with ``os.pread`` outside it, in parallel) and
-:func:`decode_chunk` undoes deflate, shuffle and Fletcher-32 with :mod:`zlib`
-and numpy, which release the GIL, so several chunks decode at once on the
-worker pool (:mod:`inspector.formats.workers`).
+:func:`decode_chunk` undoes deflate, shuffle and Fletcher-32 with the one
+decoder (:mod:`inspector.formats.inflate`) and numpy, which release the GIL,
+so several chunks decode at once on the worker pool
+(:mod:`inspector.formats.workers`).
 
 :func:`allocated_chunks` lists the chunks that exist in the file (HDF5
 File Format Specification, "Data Storage - Chunked"): the others are
@@ -27,7 +28,7 @@ from typing import Any
 import h5py
 import numpy as np
 
-from inspector.formats.analysis import zlib_inflate
+from inspector.formats.inflate import undo_filters
 
 _FILTER_NAMES = {h5py.h5z.FILTER_DEFLATE: "gzip", h5py.h5z.FILTER_SHUFFLE: "shuffle",
                  h5py.h5z.FILTER_FLETCHER32: "fletcher32"}
@@ -59,7 +60,7 @@ class ChunkLayout:
 
     @property
     def decodable(self) -> bool:
-        """True when every filter can be undone without HDF5 (zlib + unshuffle)."""
+        """True when every filter can be undone without HDF5 (:func:`undo_filters`)."""
         return all(f in ("shuffle", "gzip", "fletcher32") for f in self.filters) and (
             np.dtype(self.dtype).kind in "biuf"
         )
@@ -236,26 +237,6 @@ class ChunkFile:
         self.close()
 
 
-def unshuffle(buf: bytes | np.ndarray, itemsize: int) -> np.ndarray:
-    """Undo the HDF5 shuffle filter: uint8 array of the original byte order.
-
-    The shuffle filter stores byte 0 of every element, then byte 1, ...;
-    trailing bytes that do not fill an element are left in place (HDF5
-    ``H5Zshuffle.c``).
-    """
-    b = np.frombuffer(buf, dtype=np.uint8)
-    if itemsize <= 1:
-        return b
-    n = b.size // itemsize
-    out = np.empty(b.size, dtype=np.uint8)
-    dst = out[: n * itemsize].reshape(n, itemsize)
-    src = b[: n * itemsize].reshape(itemsize, n)
-    for j in range(itemsize):  # one strided column at a time: ~5x faster than .T copy
-        dst[:, j] = src[j]
-    out[n * itemsize:] = b[n * itemsize:]
-    return out
-
-
 def decode_chunk(data: bytes, filter_mask: int, layout: ChunkLayout) -> np.ndarray:
     """Decode one stored chunk into an array of shape ``layout.chunks``.
 
@@ -264,25 +245,10 @@ def decode_chunk(data: bytes, filter_mask: int, layout: ChunkLayout) -> np.ndarr
 
     Raises:
         ChunkOverflow: the deflate stream holds more than the chunk's size.
-        OSError: corrupt data (zlib error, wrong decoded size) or a filter
-            that cannot be undone here.
+        OSError: corrupt data (deflate error, failed Fletcher-32 check, wrong
+            decoded size) or a filter that cannot be undone here.
     """
     dtype = np.dtype(layout.dtype)
     expected = int(np.prod(layout.chunks, dtype=np.int64)) * dtype.itemsize
-    buf: bytes | np.ndarray = data
-    for i in range(len(layout.filters) - 1, -1, -1):
-        if filter_mask & (1 << i):
-            continue
-        f = layout.filters[i]
-        if f == "gzip":  # at most ``expected`` bytes are made (ChunkOverflow past it)
-            buf = zlib_inflate(bytes(buf) if isinstance(buf, np.ndarray) else buf, expected)
-        elif f == "shuffle":
-            buf = unshuffle(buf, dtype.itemsize)
-        elif f == "fletcher32":
-            buf = bytes(buf)[:-4]
-        else:
-            raise OSError(f"filter {f!r} cannot be decoded here")
-    arr = np.frombuffer(buf, dtype=np.uint8)
-    if arr.size != expected:
-        raise OSError(f"decoded chunk holds {arr.size} bytes, expected {expected}")
+    arr, _ = undo_filters(data, filter_mask, layout.filters, dtype.itemsize, expected)
     return arr.view(dtype).reshape(layout.chunks)

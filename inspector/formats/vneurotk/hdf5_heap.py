@@ -39,6 +39,8 @@ from typing import Any
 import h5py
 import numpy as np
 
+from inspector.formats.inflate import inflate_prefix
+
 #: Bytes of a global heap collection this guard walks; larger ones are left to HDF5.
 MAX_COLLECTION_BYTES = 64 << 20
 #: Object-header chunks followed per object (continuation messages).
@@ -505,8 +507,12 @@ def _chunk_bytes(dsid: Any, dcpl: Any) -> bytes | None:
 
 
 def _inflate_at_most(raw: bytes, limit: int) -> bytes:
-    """The first ``limit`` bytes a zlib stream inflates to (never more are made)."""
-    return zlib.decompressobj().decompress(raw, limit)
+    """The first ``limit`` bytes a zlib stream inflates to (never more are made).
+
+    Raises:
+        OSError: the stream is corrupt.
+    """
+    return inflate_prefix(raw, limit)
 
 
 # -- sizes of variable-length values ---------------------------------------------------------

@@ -1,20 +1,19 @@
-"""Hyperslab reads of deflate/shuffle-compressed chunked datasets, chunks decoded in parallel.
+"""Hyperslab reads of deflate/shuffle/Fletcher-32 chunked datasets, chunks decoded in parallel.
 
 HDF5 decodes the chunks of one read one after the other, under h5py's lock.
 For a selection that touches many chunks (an image sampled every 20th row
 and column, a page of a table spanning chunks) :func:`parallel_read` fetches
 each touched chunk's stored bytes (``read_direct_chunk``, HDF5 File Format
 Specification, "Data Storage - Chunked") and inflates, unshuffles and
-samples it on the shared worker pool (:mod:`inspector.formats.workers`):
-libdeflate when the system has it (:data:`inspector.formats.analysis.LIBDEFLATE`)
-or :mod:`zlib`, both without the GIL.  Only the selected elements of each
-chunk are kept; chunks outside the selection are never read, unallocated
-chunks read as the fill value.  A chunk the pool has not started when the
-reader waits for it is decoded by the reader itself (no deadlock on a busy
-pool).
+samples it on the shared worker pool (:mod:`inspector.formats.workers`) with
+the one decoder (:mod:`inspector.formats.inflate`), without the GIL.  Only the
+selected elements of each chunk are kept; chunks outside the selection are
+never read, unallocated chunks read as the fill value.  A chunk the pool has
+not started when the reader waits for it is decoded by the reader itself (no
+deadlock on a busy pool).
 
-Only plain numbers stored with deflate and shuffle (in that write order, or
-either alone) take this path; anything else is left to HDF5 (None).
+Only plain numbers stored with deflate, shuffle and Fletcher-32 (any of them,
+none included) take this path; anything else is left to HDF5 (None).
 """
 
 from __future__ import annotations
@@ -29,14 +28,13 @@ from typing import Any
 import h5py
 import numpy as np
 
-from inspector.formats.analysis import LIBDEFLATE, ChunkOverflow
+from inspector.formats.inflate import ChunkOverflow
 from inspector.formats.vneurotk.chunks import (
     ChunkLayout,
     allocated_chunks,
     chunk_layout,
     decode_chunk,
     read_raw_chunk,
-    unshuffle,
 )
 from inspector.formats.workers import pool
 
@@ -44,8 +42,8 @@ from inspector.formats.workers import pool
 MIN_CHUNKS = 4
 #: About this many tasks per read (each decodes several chunks: less overhead).
 TASKS = 64
-#: Filter pipelines (write order) decoded here without HDF5.
-FAST_PIPELINES = (("gzip",), ("shuffle", "gzip"))
+#: Filters decoded here without HDF5 (:func:`inspector.formats.inflate.undo_filters`).
+FAST_FILTERS = ("shuffle", "gzip", "fletcher32")
 
 #: ``(chunk start, output positions, positions within the chunk)`` along one axis.
 _Part = tuple[int, np.ndarray, np.ndarray]
@@ -63,18 +61,6 @@ def _parts(r: range, chunk: int) -> list[_Part]:
         start = int(which[idx[0]]) * chunk
         out.append((start, idx, pos[idx] - start))
     return out
-
-
-def _decode(data: bytes, mask: int, layout: ChunkLayout) -> np.ndarray:
-    """One stored chunk as an array of ``layout.chunks`` (libdeflate when present)."""
-    dtype = np.dtype(layout.dtype)
-    size = math.prod(layout.chunks) * dtype.itemsize
-    if LIBDEFLATE is None or mask or layout.filters not in FAST_PIPELINES:
-        return decode_chunk(data, mask, layout)
-    raw: Any = LIBDEFLATE.inflate(data, size)
-    if layout.filters[0] == "shuffle":
-        raw = unshuffle(raw, dtype.itemsize)
-    return np.frombuffer(raw, dtype=np.uint8).view(dtype).reshape(layout.chunks)
 
 
 class _Reader:
@@ -102,7 +88,7 @@ class _Reader:
             self.out[dest] = self._by_hdf5(parts)  # not known to exist: HDF5 decides
             return
         try:
-            chunk = _decode(data, mask, self.layout)
+            chunk = decode_chunk(data, mask, self.layout)
         except ChunkOverflow as exc:
             raise exc.at(str(self.ds.name), offset) from None
         self.out[dest] = chunk[np.ix_(*[p[2] for p in parts])]
@@ -143,7 +129,7 @@ def fast_layout(ds: h5py.Dataset, identity: tuple[Any, ...] | None = None) -> Ch
         layout = chunk_layout(ds, identity)
     except (OSError, RuntimeError, ValueError, AttributeError, TypeError):
         return None
-    if layout is None or layout.filters not in FAST_PIPELINES + ((),) or \
+    if layout is None or not all(f in FAST_FILTERS for f in layout.filters) or \
             np.dtype(layout.dtype).kind not in "biuf":
         return None
     return layout

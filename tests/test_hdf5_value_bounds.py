@@ -12,10 +12,11 @@ import numpy as np
 import pytest
 
 from inspector.formats.analysis import ChunkOverflow, zlib_inflate
+from inspector.formats.hdf5 import chunk_guard
+from inspector.formats.hdf5 import heap as hdf5_heap
+from inspector.formats.hdf5.chunks import ChunkLayout, decode_chunk
+from inspector.formats.hdf5.source import H5Source
 from inspector.formats.report_bounds import MAX_REPORT_TEXT, bounded
-from inspector.formats.vneurotk import chunk_guard, hdf5_heap
-from inspector.formats.vneurotk.chunks import ChunkLayout, decode_chunk
-from inspector.formats.vneurotk.source import H5Source
 
 
 def _bomb(path: Path, inflated: int) -> None:

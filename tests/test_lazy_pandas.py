@@ -145,7 +145,7 @@ def test_typed_codes_6_and_7_are_pandas_na_and_nat(tmp_path):
         g["values"] = np.array(["7", "", "", ""], dtype=h5py.string_dtype())
     code = ("import sys, h5py\n"
             "from inspector.formats.vneurotk.scalars import read_sequence\n"
-            "from inspector.formats.vneurotk.values import is_missing, typed\n"
+            "from inspector.formats.hdf5.values import is_missing, typed\n"
             "assert 'pandas' not in sys.modules\n"
             "with h5py.File(sys.argv[1]) as f:\n"
             "    values = read_sequence(f['ids'], '/ids')\n"

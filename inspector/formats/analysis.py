@@ -69,7 +69,7 @@ Threads: an array that offers its stored chunks (``chunk_layout()`` and
 only shuffle and deflate filters (:data:`DECODABLE`) is decoded chunk by chunk
 on the shared pool (:func:`inspector.formats.workers.pool`, opened by the
 entry points): the stored bytes are fetched (a recording reads them with
-``os.pread`` outside h5py's lock, ``vneurotk.chunks.ChunkFile``, so reads run
+``os.pread`` outside h5py's lock, ``hdf5.chunks.ChunkFile``, so reads run
 in parallel too), inflated by libdeflate when the system has it
 (:data:`LIBDEFLATE`, about twice as fast as zlib) or by :mod:`zlib`, both
 without the GIL, and only the chosen channels are unshuffled. A piece the pool

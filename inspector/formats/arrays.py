@@ -6,7 +6,7 @@ array) and :meth:`ArrayRef.envelope` (min/max per bin of one line of samples,
 as a plot at a given pixel width needs it).  Everything here is
 format-neutral: storage that can answer envelopes faster than by reading
 samples (the chunk summaries of a compressed HDF5 dataset,
-:mod:`inspector.formats.vneurotk.chunk_summary`) overrides
+:mod:`inspector.formats.hdf5.chunk_summary`) overrides
 :meth:`ArrayRef.accelerated_envelope`.  Nothing here imports Qt or h5py.
 """
 

@@ -35,12 +35,22 @@ import numpy as np
 from inspector.formats.capabilities import FormatMismatch, TrialStructure
 from inspector.formats.document import FORMAT_RECORDING, Document, Stimulus
 from inspector.formats.findings import Finding, Rule
+from inspector.formats.hdf5.arrays import CooNeuroRef, H5DatasetRef
+from inspector.formats.hdf5.data import object_data
+from inspector.formats.hdf5.heap import corrupt_groups
+from inspector.formats.hdf5.source import (
+    STEP_ERRORS,
+    H5Source,
+    OpenError,
+    RuleError,
+    read_whole,
+    step_finding,
+)
+from inspector.formats.hdf5.tree import attribute_values, build_tree
+from inspector.formats.hdf5.values import plain, typed
 from inspector.formats.remote_path import as_source
 from inspector.formats.vneurotk import rules as R
-from inspector.formats.vneurotk.arrays import CooNeuroRef, H5DatasetRef
 from inspector.formats.vneurotk.checks import RecordingCheck, Step, coo_bounds_step, image_step
-from inspector.formats.vneurotk.hdf5_data import object_data
-from inspector.formats.vneurotk.hdf5_heap import corrupt_groups
 from inspector.formats.vneurotk.header import (
     MAGIC,
     MAGIC_ATTR,
@@ -58,14 +68,6 @@ from inspector.formats.vneurotk.label_check import (
 from inspector.formats.vneurotk.labels import Labels
 from inspector.formats.vneurotk.neuro import hash_neuro, read_neuro, read_neuro_info
 from inspector.formats.vneurotk.scalars import read_sequence
-from inspector.formats.vneurotk.source import (
-    STEP_ERRORS,
-    H5Source,
-    OpenError,
-    RuleError,
-    read_whole,
-    step_finding,
-)
 from inspector.formats.vneurotk.summary import (
     HeaderParts,
     build_header_tree,
@@ -73,10 +75,8 @@ from inspector.formats.vneurotk.summary import (
     plain_header_tree,
     trial_meta_facts,
 )
-from inspector.formats.vneurotk.tree import attribute_values, build_tree
 from inspector.formats.vneurotk.trial_meta import read_trial_meta
 from inspector.formats.vneurotk.trials import Parts, TrialArrays, validate_state
-from inspector.formats.vneurotk.values import plain, typed
 from inspector.formats.vneurotk.vision import (
     StimulusEntry,
     VisionRecord,
@@ -261,7 +261,7 @@ def _as_plain_hdf5(doc: Document, reason: str) -> None:
 
 def _guard(ctx: _Ctx, fn: Callable[[], T]) -> T | None:
     """Run one step; a broken rule, or HDF5 failing on a damaged part, is a finding
-    (:func:`~inspector.formats.vneurotk.source.step_finding`)."""
+    (:func:`~inspector.formats.hdf5.source.step_finding`)."""
     try:
         return fn()
     except STEP_ERRORS as exc:

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from inspector.formats.arrays import ArrayRef
 from inspector.formats.document import Document, Node
+from inspector.formats.hdf5.values import plain, typed
 from inspector.formats.vneurotk.labels import Labels
 from inspector.formats.vneurotk.trials import TrialArrays
-from inspector.formats.vneurotk.values import plain, typed
 from inspector.formats.vneurotk.vision import VisionRecord
 
 if TYPE_CHECKING:

@@ -37,10 +37,11 @@ import numpy as np
 from inspector.formats.analysis import ChunkOverflow
 from inspector.formats.file_identity import check_identity, identity_of
 from inspector.formats.findings import Finding, Rule, cause
+from inspector.formats.hdf5 import chunk_guard, elink_guard, external_guard
+from inspector.formats.hdf5 import heap as hdf5_heap
+from inspector.formats.hdf5.read_watch import ReadStopped
 from inspector.formats.remote_path import RemotePath
-from inspector.formats.vneurotk import chunk_guard, elink_guard, external_guard, hdf5_heap
 from inspector.formats.vneurotk import rules as R
-from inspector.formats.vneurotk.read_watch import ReadStopped
 
 
 class RuleError(Exception):
@@ -199,7 +200,7 @@ class H5Source:
     def _refuse_corrupt_root(self) -> None:
         """Every lookup of a name in the file starts at the root group: when its names'
         heap would make HDF5 allocate without end, nothing is read
-        (:func:`~inspector.formats.vneurotk.hdf5_heap.group_problem`)."""
+        (:func:`~inspector.formats.hdf5.heap.group_problem`)."""
         problem = hdf5_heap.group_problem(self.file)
         if problem is not None:
             self.close()

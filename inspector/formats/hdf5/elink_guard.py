@@ -36,7 +36,7 @@ from typing import Any
 import h5py
 import h5py._hl.base as h5py_base
 
-from inspector.formats.vneurotk import external_guard
+from inspector.formats.hdf5 import external_guard
 
 #: ``herr_t (*H5L_elink_traverse_t)(const char *parent_file_name, const char *parent_group_name,
 #: const char *child_file_name, const char *child_object_name, unsigned *acc_flags,

@@ -30,7 +30,7 @@ file the way HDF5 will (:func:`storage_path`, :func:`hdf5_candidates`):
 :func:`examine` gives the whole verdict (what is refused and why, and which other
 files the values come from, for the tree, the detail pane and ``dump``); its result
 is cached per dataset and recomputed when the allowed folders change.  The bounds of
-a document are registered by :class:`~inspector.formats.vneurotk.source.H5Source`
+a document are registered by :class:`~inspector.formats.hdf5.source.H5Source`
 (:func:`register`); a file opened otherwise is bounded by its own folder.
 Nothing here imports Qt.
 """
@@ -58,12 +58,12 @@ from inspector.formats.folder_bounds import (
     inside_any,
     real,
 )
+from inspector.formats.hdf5.heap import object_identity
+from inspector.formats.hdf5.read_watch import watch
+from inspector.formats.hdf5.vds_guard import MAX_MAPPINGS, path_refusal
 from inspector.formats.remote_path import RemotePath
 from inspector.formats.signatures import has_hdf5_signature
 from inspector.formats.vneurotk import rules as R
-from inspector.formats.vneurotk.hdf5_heap import object_identity
-from inspector.formats.vneurotk.read_watch import watch
-from inspector.formats.vneurotk.vds_guard import MAX_MAPPINGS, path_refusal
 
 #: Virtual-dataset mappings read from one dataset's creation properties; a dataset
 #: with more is not read (its sources cannot all be checked).

@@ -38,12 +38,9 @@ from inspector.formats.capabilities import (
 from inspector.formats.document import Node
 from inspector.formats.findings import Rule
 from inspector.formats.folder_bounds import real
-from inspector.formats.node import LinkTarget
-from inspector.formats.remote_path import RemotePath
-from inspector.formats.vneurotk import external_guard, vds_guard
-from inspector.formats.vneurotk import rules as R
-from inspector.formats.vneurotk.elink_guard import special_target
-from inspector.formats.vneurotk.hdf5_heap import (
+from inspector.formats.hdf5 import external_guard, vds_guard
+from inspector.formats.hdf5.elink_guard import special_target
+from inspector.formats.hdf5.heap import (
     CorruptDatatype,
     CorruptGlobalHeap,
     ValueTooLarge,
@@ -52,8 +49,11 @@ from inspector.formats.vneurotk.hdf5_heap import (
     object_identity,
     soft_link_problem,
 )
-from inspector.formats.vneurotk.source import element_count
-from inspector.formats.vneurotk.values import as_text, display_checked
+from inspector.formats.hdf5.source import element_count
+from inspector.formats.hdf5.values import as_text, display_checked
+from inspector.formats.node import LinkTarget
+from inspector.formats.remote_path import RemotePath
+from inspector.formats.vneurotk import rules as R
 
 #: ``report(rule, message, location)`` (the signature of ``Document.report``).
 Report = Callable[[Rule, str, str], Any]
@@ -394,7 +394,7 @@ def build_tree(f: h5py.File, path: Path, report: Report) -> Node:
 def _identity(obj: Any, loc: str) -> tuple[Any, ...]:
     """A key naming the object itself (not the path), to stop hard-link cycles and
     external links back into the same file: its file number and object header address
-    (:func:`~inspector.formats.vneurotk.hdf5_heap.object_identity`, which reads the
+    (:func:`~inspector.formats.hdf5.heap.object_identity`, which reads the
     object header only).  When even that cannot be read, the file's name and the path
     HDF5 opened the object by: a link back to a path already walked is still seen."""
     identity = object_identity(obj)

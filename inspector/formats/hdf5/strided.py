@@ -30,7 +30,7 @@ import h5py
 import numpy as np
 
 from inspector.formats.analysis import LIBDEFLATE, ChunkOverflow
-from inspector.formats.vneurotk.chunks import (
+from inspector.formats.hdf5.chunks import (
     ChunkLayout,
     allocated_chunks,
     chunk_layout,

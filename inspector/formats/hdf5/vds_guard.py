@@ -29,7 +29,7 @@ from typing import Any
 
 import h5py
 
-from inspector.formats.vneurotk.hdf5_heap import HeapGuard, guard_of
+from inspector.formats.hdf5.heap import HeapGuard, guard_of
 
 #: Mappings of one virtual dataset above which it is not opened (the number of source
 #: datasets :mod:`.external_guard` checks for one dataset).

@@ -7,7 +7,7 @@ returns a :class:`~inspector.formats.node_data.NodeData` for the dataset
 ``"/path"`` or the attribute ``"/path@name"`` (the locations of the object
 tree, :mod:`.tree`), built from metadata only.
 
-Reads go through :class:`~inspector.formats.vneurotk.source.H5Source`, so a
+Reads go through :class:`~inspector.formats.hdf5.source.H5Source`, so a
 file replaced on disk is refused rather than mixed (VneuroTK format
 document, "Atomic writes").  A dataset read selects exactly the requested
 hyperslab (HDF5 touches only the chunks it intersects); an attribute is
@@ -36,6 +36,29 @@ from inspector.formats.arrays import ArrayRef
 from inspector.formats.capabilities import AttributePage, ObjectData
 from inspector.formats.file_identity import FILE_CHANGED, FileChangedError
 from inspector.formats.findings import cause
+from inspector.formats.hdf5.arrays import H5DatasetRef
+from inspector.formats.hdf5.decode import ReferenceNames, decode_columns
+from inspector.formats.hdf5.dtypes import (
+    attribute_storage,
+    dataset_storage,
+    link_info,
+    type_info,
+)
+from inspector.formats.hdf5.external_guard import ExternalRefused
+from inspector.formats.hdf5.heap import MAX_READ_BYTES as MAX_HEAP_READ
+from inspector.formats.hdf5.heap import (
+    MAX_VALUE_BYTES,
+    ValueTooLarge,
+    check_attribute,
+    corrupt_groups,
+    dataset_sizes,
+    path_problem,
+)
+from inspector.formats.hdf5.read_watch import ReadStopped
+from inspector.formats.hdf5.source import H5Source
+from inspector.formats.hdf5.strided import existing_chunks, fast_layout, parallel_read
+from inspector.formats.hdf5.tree import attribute_page
+from inspector.formats.hdf5.vds_guard import TooManyMappings, member_refusal
 from inspector.formats.node_data import (
     LinkInfo,
     NodeData,
@@ -50,29 +73,6 @@ from inspector.formats.node_data import (
     span,
 )
 from inspector.formats.vneurotk import rules as R
-from inspector.formats.vneurotk.arrays import H5DatasetRef
-from inspector.formats.vneurotk.external_guard import ExternalRefused
-from inspector.formats.vneurotk.hdf5_decode import ReferenceNames, decode_columns
-from inspector.formats.vneurotk.hdf5_heap import MAX_READ_BYTES as MAX_HEAP_READ
-from inspector.formats.vneurotk.hdf5_heap import (
-    MAX_VALUE_BYTES,
-    ValueTooLarge,
-    check_attribute,
-    corrupt_groups,
-    dataset_sizes,
-    path_problem,
-)
-from inspector.formats.vneurotk.hdf5_strided import existing_chunks, fast_layout, parallel_read
-from inspector.formats.vneurotk.hdf5_types import (
-    attribute_storage,
-    dataset_storage,
-    link_info,
-    type_info,
-)
-from inspector.formats.vneurotk.read_watch import ReadStopped
-from inspector.formats.vneurotk.source import H5Source
-from inspector.formats.vneurotk.tree import attribute_page
-from inspector.formats.vneurotk.vds_guard import TooManyMappings, member_refusal
 
 #: Largest attribute read (bytes as stored): HDF5 reads an attribute whole.
 MAX_ATTRIBUTE_BYTES = 64 << 20
@@ -399,7 +399,7 @@ class H5Objects:
 
     def attributes(self, location: str, start: int, count: int) -> AttributePage:
         """Attributes ``start .. start + count`` (storage order) of the object at
-        ``location`` (:func:`~inspector.formats.vneurotk.tree.attribute_page`).
+        ``location`` (:func:`~inspector.formats.hdf5.tree.attribute_page`).
 
         Raises:
             NodeReadError: the file changed since it was opened, there is no

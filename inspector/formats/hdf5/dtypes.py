@@ -25,6 +25,7 @@ from typing import Any
 import h5py
 import numpy as np
 
+from inspector.formats.hdf5 import external_guard
 from inspector.formats.node_data import (
     MAX_COLUMNS,
     ColumnKind,
@@ -36,7 +37,6 @@ from inspector.formats.node_data import (
     TypeInfo,
     cell_text,
 )
-from inspector.formats.vneurotk import external_guard
 
 #: Nesting levels of compound, array and vlen types described.
 MAX_DEPTH = 16

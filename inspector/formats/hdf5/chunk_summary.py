@@ -6,7 +6,7 @@ samples along the sample axis, for every position of the other axes (every
 channel).  Blocks never straddle chunks: ``block`` divides the chunk length.
 
 Chunks are read raw and decoded with zlib and numpy
-(:mod:`inspector.formats.vneurotk.chunks`) on the shared worker pool
+(:mod:`inspector.formats.hdf5.chunks`) on the shared worker pool
 (:func:`inspector.formats.workers.pool`, opened by the entry points);
 chunks whose filters cannot be undone here are read through HDF5.
 Unallocated chunks (a sparse dataset) hold the fill value and are never
@@ -48,7 +48,7 @@ from inspector.formats.arrays import (
     envelope_of,
     minmax_bins,
 )
-from inspector.formats.vneurotk.chunks import ChunkLayout, decode_chunk
+from inspector.formats.hdf5.chunks import ChunkLayout, decode_chunk
 from inspector.formats.workers import default_workers, pool
 
 #: Arrays smaller than this are enveloped by plain reads (no summary).

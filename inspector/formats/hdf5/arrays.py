@@ -16,7 +16,7 @@
   densified whole unless the selection asks for all of it.
 
 Every read first checks that the file was not replaced
-(:meth:`~inspector.formats.vneurotk.source.H5Source.check`).
+(:meth:`~inspector.formats.hdf5.source.H5Source.check`).
 """
 
 from __future__ import annotations
@@ -36,20 +36,20 @@ from inspector.formats.arrays import (
     PreviewFn,
 )
 from inspector.formats.findings import Rule
-from inspector.formats.vneurotk import rules as R
-from inspector.formats.vneurotk.chunk_summary import (
+from inspector.formats.hdf5.chunk_summary import (
     ChunkSummary,
     chunked_envelope,
     worth_summarising,
 )
-from inspector.formats.vneurotk.chunks import (
+from inspector.formats.hdf5.chunks import (
     ChunkFile,
     ChunkLayout,
     allocated_chunks,
     chunk_layout,
     read_raw_chunk,
 )
-from inspector.formats.vneurotk.source import H5Source
+from inspector.formats.hdf5.source import H5Source
+from inspector.formats.vneurotk import rules as R
 
 #: Elements of ``neuro_row`` read per block when indexing COO rows.
 COO_BLOCK = 1 << 20
@@ -219,7 +219,7 @@ class H5DatasetRef(ArrayRef):
                              bins: int, preview: PreviewFn | None,
                              cancelled: CancelledFn | None) -> Envelope | None:
         """The envelope through the chunk summary when there is one (see
-        :func:`~inspector.formats.vneurotk.chunk_summary.chunked_envelope`)."""
+        :func:`~inspector.formats.hdf5.chunk_summary.chunked_envelope`)."""
         summary = self.chunk_summary()
         if summary is None:
             return None

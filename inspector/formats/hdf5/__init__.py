@@ -1,0 +1,1 @@
+"""inspector.formats.hdf5."""

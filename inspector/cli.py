@@ -44,7 +44,7 @@ from inspector.formats.workers import worker_pool
 if TYPE_CHECKING:
     from inspector.formats.capabilities import MemberContent
     from inspector.formats.document import Document
-    from inspector.formats.node_data import NodeData
+    from inspector.formats.nodes.data import NodeData
 
 SUBCOMMANDS = {
     "verify": "check files headless and print a report (or JSON lines with --json)",
@@ -213,7 +213,7 @@ def _export_parser() -> argparse.ArgumentParser:
 
 
 def _dump_parser() -> argparse.ArgumentParser:
-    from inspector.formats.node_dump import DUMP_MAX_VALUES
+    from inspector.formats.nodes.dump import DUMP_MAX_VALUES
 
     p = _Parser(prog="inspector dump", description=SUBCOMMANDS["dump"],
                 epilog="CSV: a header line, then one row per element (1-D), the matrix (2-D), or "
@@ -383,7 +383,7 @@ def _verify_many(gathered: Any, args: argparse.Namespace) -> int:
 def cmd_export(argv: Sequence[str]) -> int:
     """``inspector export SOURCE DEST``: 0 when written, 1 when refused, 2 for usage errors."""
     args = _export_parser().parse_args(argv)
-    from inspector.formats.export import ExportError, export_to_aucx, open_group
+    from inspector.formats.auc.export import ExportError, export_to_aucx, open_group
     from inspector.formats.workers import worker_pool
 
     try:
@@ -406,7 +406,7 @@ def _print_finding(doc: Document, finding: Finding) -> None:
 def _dump_member(doc: Document, location: str) -> MemberContent | None:
     """The archive member to dump (read once its digest verified), or None after
     printing the finding that says why not."""
-    from inspector.formats.node_data import NodeReadError
+    from inspector.formats.nodes.data import NodeReadError
 
     assert doc.member_data is not None
     name = location
@@ -422,7 +422,7 @@ def _dump_member(doc: Document, location: str) -> MemberContent | None:
 def _dump_node(doc: Document, location: str) -> NodeData | None:
     """The node to dump, or None after printing the finding that says why not."""
     from inspector.formats.core_rules import NODE_NOT_FOUND
-    from inspector.formats.node_data import NodeReadError
+    from inspector.formats.nodes.data import NodeReadError
 
     if doc.object_data is None:
         opening = [f for f in doc.findings if f.severity == "error" and not f.location]
@@ -454,7 +454,7 @@ def _dump_node(doc: Document, location: str) -> NodeData | None:
 def _attribute_hint(doc: Document, location: str) -> str:
     """``"; its parent has an attribute of that name: /g@name"`` when ``/g/name`` is no node
     but ``/g@name`` is one (attributes are addressed with ``@``), else ``""``."""
-    from inspector.formats.node_data import NodeReadError
+    from inspector.formats.nodes.data import NodeReadError
 
     parent, _, leaf = location.rstrip("/").rpartition("/")
     if not leaf or "@" in location or doc.object_data is None:
@@ -473,7 +473,7 @@ def _dump_write(node: NodeData, norm: tuple[Any, ...], fmt: str, out: str | None
     Raises:
         NodeReadError, DumpRefused: as the writers raise them (``out`` is left untouched).
     """
-    from inspector.formats.node_dump import write_csv, write_json, write_npy
+    from inspector.formats.nodes.dump import write_csv, write_json, write_npy
 
     writer = {"csv": write_csv, "json": write_json, "npy": write_npy}[fmt]
     if out is None:
@@ -539,17 +539,17 @@ def cmd_dump(argv: Sequence[str]) -> int:
     args = _dump_parser().parse_args(argv)
     _allow_external(args.allow_external)
     from inspector.formats import open_document
-    from inspector.formats.node_data import (
+    from inspector.formats.nodes.data import (
         NodeReadError,
         normalize,
         parse_selection,
         selected_shape,
     )
-    from inspector.formats.node_dump import DUMP_MAX_VALUES, DumpRefused
+    from inspector.formats.nodes.dump import DUMP_MAX_VALUES, DumpRefused
 
     if "::" not in args.target:
         return _dump_usage("give the node as FILE::/path (a dataset) or FILE::/path@name")
-    from inspector.formats.remote_path import split_location
+    from inspector.formats.remote.path import split_location
 
     path, node = split_location(args.target)
     location = node or ""
@@ -656,7 +656,7 @@ def _take_s3_endpoint(argv: list[str]) -> list[str]:
         if arg == "--s3-endpoint" and i + 1 < len(argv) or arg.startswith("--s3-endpoint="):
             value = arg.split("=", 1)[1] if "=" in arg else argv[i + 1]
             i += 1 if "=" in arg else 2
-            from inspector.formats.remote_options import set_s3_endpoint
+            from inspector.formats.remote.options import set_s3_endpoint
 
             set_s3_endpoint(value)
             continue

@@ -20,7 +20,7 @@ import pytest
 
 from inspector.formats import open_document
 from inspector.formats.hdf5 import heap as hdf5_heap
-from inspector.formats.node_data import NodeReadError
+from inspector.formats.nodes.data import NodeReadError
 from tests.heap_guard import every_object, registered
 from tests.window_child import run_python
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from inspector.formats import open_document
-from inspector.formats.node_data import (
+from inspector.formats.nodes.data import (
     MAX_READ_VALUES,
     ColumnKind,
     NodeReadError,

@@ -1,7 +1,7 @@
 """``inspector dump FILE::/path``: CSV, JSON and .npy of every HDF5 type, against h5py.
 
 The oracle reads each dataset or attribute with h5py and converts it the way the
-views are documented to show it (inspector/formats/node_dump.py): compound fields
+views are documented to show it (inspector/formats/nodes/dump.py): compound fields
 as dotted columns, enum labels, strings decoded with ``\\xNN`` escapes, references
 as target paths, opaque bytes as hex.  One known h5py 3.16 defect is not copied:
 it returns the numbers of a big-endian variable-length sequence byte-swapped, so
@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from inspector.cli import main
-from inspector.formats.node_dump import DUMP_MAX_VALUES
+from inspector.formats.nodes.dump import DUMP_MAX_VALUES
 from tests.test_hdf5_data import NUMBERS, write_every_type
 
 #: location -> the kind of each column, in order (label -> kind).

@@ -19,7 +19,7 @@ from inspector.cli import main
 from inspector.formats import open_document
 from inspector.formats.hdf5 import heap as hdf5_heap
 from inspector.formats.hdf5 import vds_guard
-from inspector.formats.node_data import NodeReadError
+from inspector.formats.nodes.data import NodeReadError
 
 
 def _mapped(path: Path, count: int, libver: str | None = None) -> Path:

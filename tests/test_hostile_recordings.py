@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from inspector.formats import open_document
-from inspector.formats.arrays import MAX_VIEW_SAMPLES, NumpyArrayRef
+from inspector.formats.analysis.arrays import MAX_VIEW_SAMPLES, NumpyArrayRef
 
 V1 = Path(__file__).parent / "fixtures" / "vneurotk" / "v1"
 

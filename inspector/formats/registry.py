@@ -40,7 +40,7 @@ from inspector.formats.core_rules import (
 )
 from inspector.formats.document import FORMAT_UNKNOWN, Document
 from inspector.formats.reader_api import FormatReader, OpenOptions
-from inspector.formats.remote_path import RemotePath, as_source
+from inspector.formats.remote.path import RemotePath, as_source
 
 __all__ = ["FormatReader", "OpenOptions", "claims_name", "open_document", "open_filters",
            "reader_for", "reader_modules", "readers", "register", "sniff"]
@@ -179,7 +179,7 @@ def open_document(path: str | os.PathLike[str], *, hash_arrays: bool = False,
 
 
 def _open_remote(p: RemotePath, options: OpenOptions) -> Document:
-    from inspector.formats.remote_open import add_faults, unreachable
+    from inspector.formats.remote.opening import add_faults, unreachable
 
     if p.is_dir():
         return _open_remote_folder(p, options)
@@ -237,7 +237,7 @@ def _examine_structure(doc: Document) -> None:
             doc.report(STRUCTURE_NOT_CHECKED, "the structure and readiness of the experiment "
                        f"were not checked: {why}")
         return
-    from inspector.formats.auc_structure import examine, publish
+    from inspector.formats.auc.structure import examine, publish
 
     doc.structure = examine(doc.auc.experiment)
     publish(doc.structure, doc.findings, doc.summary)

@@ -30,7 +30,7 @@ from typing import BinaryIO
 from inspector.formats.aucx import rules as R
 from inspector.formats.aucx.zipscan import DEFLATED, STORED, ZipEntry
 from inspector.formats.findings import Finding, Rule
-from inspector.formats.remote_path import as_source
+from inspector.formats.remote.path import as_source
 
 READ_BLOCK = 1 << 20
 OUT_BLOCK = 1 << 20

@@ -28,7 +28,7 @@ from typing import Any
 import h5py
 import numpy as np
 
-from inspector.formats.arrays import (
+from inspector.formats.analysis.arrays import (
     MAX_VIEW_SAMPLES,
     ArrayRef,
     CancelledFn,

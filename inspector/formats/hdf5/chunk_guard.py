@@ -9,7 +9,7 @@ which do not change the size), :func:`check_selection` inflates each stored chun
 the selection touches once itself, in blocks, counting the bytes and discarding
 them, and stops at the chunk's declared size (shape x element size, HDF5 File
 Format Specification 3.0, "Data Storage - Chunked"): a stream with more is a
-:class:`~inspector.formats.analysis.ChunkOverflow` naming the dataset and chunk
+:class:`~inspector.formats.analysis.trial_average.ChunkOverflow` naming the dataset and chunk
 offset, and HDF5 is never asked.  Chunks found sound are remembered per open file.
 
 Pipelines with other filters (szip, LZF, Blosc...) are left to HDF5, and so are
@@ -26,7 +26,7 @@ from typing import Any
 import h5py
 import numpy as np
 
-from inspector.formats.analysis import ChunkOverflow
+from inspector.formats.analysis.trial_average import ChunkOverflow
 
 #: Bytes inflated per step while counting (the memory one check holds).
 COUNT_BLOCK = 1 << 20

@@ -37,8 +37,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from inspector.formats.analysis import ChunkOverflow
-from inspector.formats.arrays import (
+from inspector.formats.analysis.arrays import (
     RAW_SAMPLES_PER_BIN,
     CancelledFn,
     Envelope,
@@ -48,6 +47,7 @@ from inspector.formats.arrays import (
     envelope_of,
     minmax_bins,
 )
+from inspector.formats.analysis.trial_average import ChunkOverflow
 from inspector.formats.hdf5.chunks import ChunkLayout, decode_chunk
 from inspector.formats.workers import default_workers, pool
 

@@ -27,7 +27,7 @@ from typing import Any
 import h5py
 import numpy as np
 
-from inspector.formats.analysis import zlib_inflate
+from inspector.formats.analysis.trial_average import zlib_inflate
 
 _FILTER_NAMES = {h5py.h5z.FILTER_DEFLATE: "gzip", h5py.h5z.FILTER_SHUFFLE: "shuffle",
                  h5py.h5z.FILTER_FLETCHER32: "fletcher32"}

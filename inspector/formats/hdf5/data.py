@@ -3,7 +3,7 @@
 :func:`object_data` gives every document opened by the VneuroTK reader
 (recordings and plain HDF5 files alike) an
 :class:`~inspector.formats.capabilities.ObjectData`: ``node(location)``
-returns a :class:`~inspector.formats.node_data.NodeData` for the dataset
+returns a :class:`~inspector.formats.nodes.data.NodeData` for the dataset
 ``"/path"`` or the attribute ``"/path@name"`` (the locations of the object
 tree, :mod:`.tree`), built from metadata only.
 
@@ -13,7 +13,7 @@ document, "Atomic writes").  A dataset read selects exactly the requested
 hyperslab (HDF5 touches only the chunks it intersects); an attribute is
 stored whole in its object header, so it is read whole once (at most
 :data:`MAX_ATTRIBUTE_BYTES`) and kept.  Failures are
-:class:`~inspector.formats.node_data.NodeReadError` carrying a finding of
+:class:`~inspector.formats.nodes.data.NodeReadError` carrying a finding of
 ``data.unreadable`` or ``data.unsupported-type`` (:mod:`.rules`).
 
 External links and virtual datasets are followed read-only, as the tree
@@ -31,8 +31,8 @@ from typing import Any
 import h5py
 import numpy as np
 
-from inspector.formats.analysis import ChunkOverflow
-from inspector.formats.arrays import ArrayRef
+from inspector.formats.analysis.arrays import ArrayRef
+from inspector.formats.analysis.trial_average import ChunkOverflow
 from inspector.formats.capabilities import AttributePage, ObjectData
 from inspector.formats.file_identity import FILE_CHANGED, FileChangedError
 from inspector.formats.findings import cause
@@ -59,7 +59,7 @@ from inspector.formats.hdf5.source import H5Source
 from inspector.formats.hdf5.strided import existing_chunks, fast_layout, parallel_read
 from inspector.formats.hdf5.tree import attribute_page
 from inspector.formats.hdf5.vds_guard import TooManyMappings, member_refusal
-from inspector.formats.node_data import (
+from inspector.formats.nodes.data import (
     LinkInfo,
     NodeData,
     NodeReadError,

@@ -30,7 +30,7 @@ from typing import Any
 import h5py
 import numpy as np
 
-from inspector.formats.node_data import Column, ColumnKind, ColumnSpec, TypeInfo
+from inspector.formats.nodes.data import Column, ColumnKind, ColumnSpec, TypeInfo
 
 _SEL_NONE, _SEL_ALL = h5py.h5s.SEL_NONE, h5py.h5s.SEL_ALL
 

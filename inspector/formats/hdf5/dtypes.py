@@ -1,7 +1,7 @@
 """Describe HDF5 datatypes, layouts and links without reading values.
 
 :func:`type_info` turns an HDF5 datatype (``h5py.h5t.TypeID``) into a
-:class:`~inspector.formats.node_data.TypeInfo`: class, size, byte order,
+:class:`~inspector.formats.nodes.data.TypeInfo`: class, size, byte order,
 sign, precision, float layout, string storage (fixed or variable length,
 charset, padding), compound members with their offsets, enum mapping, array
 dimensions, variable-length and complex base types, reference kind, opaque
@@ -14,7 +14,7 @@ Message", "External Data Files Message", "Links").
 
 Everything here reads metadata only; nested types are followed at most
 :data:`MAX_DEPTH` levels deep and at most
-:data:`~inspector.formats.node_data.MAX_COLUMNS` members are described.
+:data:`~inspector.formats.nodes.data.MAX_COLUMNS` members are described.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import h5py
 import numpy as np
 
 from inspector.formats.hdf5 import external_guard
-from inspector.formats.node_data import (
+from inspector.formats.nodes.data import (
     MAX_COLUMNS,
     ColumnKind,
     FieldInfo,

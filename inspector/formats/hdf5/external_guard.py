@@ -61,7 +61,7 @@ from inspector.formats.folder_bounds import (
 from inspector.formats.hdf5.heap import object_identity
 from inspector.formats.hdf5.read_watch import watch
 from inspector.formats.hdf5.vds_guard import MAX_MAPPINGS, path_refusal
-from inspector.formats.remote_path import RemotePath
+from inspector.formats.remote.path import RemotePath
 from inspector.formats.signatures import has_hdf5_signature
 from inspector.formats.vneurotk import rules as R
 

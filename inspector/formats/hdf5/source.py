@@ -34,13 +34,13 @@ from typing import IO, Any
 import h5py
 import numpy as np
 
-from inspector.formats.analysis import ChunkOverflow
+from inspector.formats.analysis.trial_average import ChunkOverflow
 from inspector.formats.file_identity import check_identity, identity_of
 from inspector.formats.findings import Finding, Rule, cause
 from inspector.formats.hdf5 import chunk_guard, elink_guard, external_guard
 from inspector.formats.hdf5 import heap as hdf5_heap
 from inspector.formats.hdf5.read_watch import ReadStopped
-from inspector.formats.remote_path import RemotePath
+from inspector.formats.remote.path import RemotePath
 from inspector.formats.vneurotk import rules as R
 
 

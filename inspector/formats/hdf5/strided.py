@@ -6,7 +6,7 @@ and column, a page of a table spanning chunks) :func:`parallel_read` fetches
 each touched chunk's stored bytes (``read_direct_chunk``, HDF5 File Format
 Specification, "Data Storage - Chunked") and inflates, unshuffles and
 samples it on the shared worker pool (:mod:`inspector.formats.workers`):
-libdeflate when the system has it (:data:`inspector.formats.analysis.LIBDEFLATE`)
+libdeflate when the system has it (:data:`inspector.formats.analysis.trial_average.LIBDEFLATE`)
 or :mod:`zlib`, both without the GIL.  Only the selected elements of each
 chunk are kept; chunks outside the selection are never read, unallocated
 chunks read as the fill value.  A chunk the pool has not started when the
@@ -29,7 +29,7 @@ from typing import Any
 import h5py
 import numpy as np
 
-from inspector.formats.analysis import LIBDEFLATE, ChunkOverflow
+from inspector.formats.analysis.trial_average import LIBDEFLATE, ChunkOverflow
 from inspector.formats.hdf5.chunks import (
     ChunkLayout,
     allocated_chunks,

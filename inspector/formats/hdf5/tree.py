@@ -51,8 +51,8 @@ from inspector.formats.hdf5.heap import (
 )
 from inspector.formats.hdf5.source import element_count
 from inspector.formats.hdf5.values import as_text, display_checked
-from inspector.formats.node import LinkTarget
-from inspector.formats.remote_path import RemotePath
+from inspector.formats.nodes.node import LinkTarget
+from inspector.formats.remote.path import RemotePath
 from inspector.formats.vneurotk import rules as R
 
 #: ``report(rule, message, location)`` (the signature of ``Document.report``).

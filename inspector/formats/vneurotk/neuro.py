@@ -19,8 +19,8 @@ from typing import Any
 import h5py
 import numpy as np
 
-from inspector.formats.analysis import ChunkOverflow
-from inspector.formats.arrays import ArrayRef
+from inspector.formats.analysis.arrays import ArrayRef
+from inspector.formats.analysis.trial_average import ChunkOverflow
 from inspector.formats.findings import Rule
 from inspector.formats.hdf5.arrays import CooNeuroRef, H5DatasetRef
 from inspector.formats.hdf5.chunk_guard import stored_overflow

@@ -48,7 +48,7 @@ from inspector.formats.hdf5.source import (
 )
 from inspector.formats.hdf5.tree import attribute_values, build_tree
 from inspector.formats.hdf5.values import plain, typed
-from inspector.formats.remote_path import as_source
+from inspector.formats.remote.path import as_source
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.checks import RecordingCheck, Step, coo_bounds_step, image_step
 from inspector.formats.vneurotk.header import (

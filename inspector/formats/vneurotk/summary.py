@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from inspector.formats.arrays import ArrayRef
+from inspector.formats.analysis.arrays import ArrayRef
 from inspector.formats.document import Document, Node
 from inspector.formats.hdf5.values import plain, typed
 from inspector.formats.vneurotk.labels import Labels

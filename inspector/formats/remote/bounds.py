@@ -25,8 +25,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from inspector.formats import remote_rules as R
-from inspector.formats.remote_errors import RemoteError
+from inspector.formats.remote import rules as R
+from inspector.formats.remote.errors import RemoteError
 
 #: Bytes asked of the socket per read of a body.
 READ_CHUNK = 256 << 10

@@ -40,7 +40,7 @@ import numpy as np
 from inspector.formats.findings import Finding
 
 if TYPE_CHECKING:
-    from inspector.formats.arrays import ArrayRef
+    from inspector.formats.analysis.arrays import ArrayRef
 
 #: Most elements decoded by one :meth:`NodeData.read` of a fixed-size type.
 MAX_READ_VALUES = 1 << 22
@@ -395,7 +395,7 @@ class NodeData(ABC):
         """
 
     def array_ref(self) -> ArrayRef | None:
-        """A lazy :class:`~inspector.formats.arrays.ArrayRef` over the values when
+        """A lazy :class:`~inspector.formats.analysis.arrays.ArrayRef` over the values when
         they are plain real numbers (so envelopes can be drawn lazily), else None.
         Building it reads nothing."""
         return None

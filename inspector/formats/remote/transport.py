@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from urllib.parse import urlsplit
 
-from inspector.formats import remote_rules as R
-from inspector.formats.remote_bounds import (
+from inspector.formats.remote import rules as R
+from inspector.formats.remote.bounds import (
     BoundedS3Session,
     Deadline,
     check_declared,
@@ -32,10 +32,10 @@ from inspector.formats.remote_bounds import (
     refuse_coding,
     watched_pool,
 )
-from inspector.formats.remote_errors import RemoteError
+from inspector.formats.remote.errors import RemoteError
 
 if TYPE_CHECKING:
-    from inspector.formats.remote_options import RemoteOptions
+    from inspector.formats.remote.options import RemoteOptions
 
 _T = TypeVar("_T")
 _CONTENT_RANGE = re.compile(r"bytes\s+(\d+)-(\d+)/(\d+|\*)")

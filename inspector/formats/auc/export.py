@@ -3,7 +3,7 @@
 The source is any file or folder whose document offers export
 (``Document.export``, an :class:`~inspector.formats.capabilities.AucxExport`),
 an already opened :class:`~inspector.formats.document.Document`, or an
-already loaded :class:`~inspector.formats.auc_model.AucExperiment`.  This
+already loaded :class:`~inspector.formats.auc.model.AucExperiment`.  This
 module never asks which format a source is: it opens a path with
 :func:`inspector.formats.registry.open_document` and asks the document's
 export capability for the experiment (docs/architecture.md, "Seams").
@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
 
-from inspector.formats.auc_model import AucExperiment
+from inspector.formats.auc.model import AucExperiment
 from inspector.formats.document import Document
 from inspector.formats.findings import Finding, Severity, cause
 from inspector.formats.registry import open_document

@@ -49,7 +49,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from inspector.formats.arrays import ArrayRef, EnvelopeCancelled
+from inspector.formats.analysis.arrays import ArrayRef, EnvelopeCancelled
 
 #: Most points of one array read (and reduced) at once.
 BLOCK_POINTS = 1 << 18

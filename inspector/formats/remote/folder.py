@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from urllib.parse import unquote, urljoin, urlsplit
 
-from inspector.formats.remote_options import RemoteOptions
-from inspector.formats.remote_path import RemotePath
-from inspector.formats.remote_transport import HttpTransport, S3Transport
+from inspector.formats.remote.options import RemoteOptions
+from inspector.formats.remote.path import RemotePath
+from inspector.formats.remote.transport import HttpTransport, S3Transport
 
 #: Names listed from one folder at most (a listing of more says it was cut).
 MAX_ENTRIES = 20_000

@@ -1,7 +1,7 @@
 """The facts the structural checks and the summary read, gathered in one pass.
 
 :func:`gather` walks the description dicts of an
-:class:`~inspector.formats.auc_model.AucExperiment` once (scans, samples,
+:class:`~inspector.formats.auc.model.AucExperiment` once (scans, samples,
 instrument, provenance) into numpy columns and reads the observation arrays
 already in memory once (points per scan, valid radius values, per-scan
 radius rows with padding moved to the end).  Nothing is read from disk.
@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from inspector.formats.auc_model import AucExperiment
+from inspector.formats.auc.model import AucExperiment
 
 __all__ = ["ABSENT", "PRESENT", "QUANTITY_STATUSES", "SAMPLE_QUANTITIES", "SCAN_QUANTITIES",
            "Facts", "ObservationFacts", "ObservationFold", "Quantities", "RadiusStats",

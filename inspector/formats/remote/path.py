@@ -6,7 +6,7 @@ it has the parts of a path that readers of remote files use (``name``,
 and is written as its URL (``str``, ``os.fspath``), so ``verify --json``
 reports the URL as the document's path.  ``open("rb")`` gives a seekable,
 read-only file object reading by range requests through one shared block
-cache (:mod:`inspector.formats.remote_source`); nothing is fetched before
+cache (:mod:`inspector.formats.remote.source`); nothing is fetched before
 the first ``stat`` or ``open``.
 
 :func:`split_location` splits ``FILE::/hdf5/path`` for local paths and URLs
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, cast
 from urllib.parse import quote, unquote, urlsplit
 
 if TYPE_CHECKING:
-    from inspector.formats.remote_source import RemoteResource
+    from inspector.formats.remote.source import RemoteResource
 
     # Readers are typed with ``Path``; a RemotePath offers the part of its
     # interface they use (see the class docstring), so it is typed as one.
@@ -202,7 +202,7 @@ class RemotePath(_PathLike):
         """The shared network resource (block cache, validator, request log)."""
         with self._lock:
             if self._resource is None:
-                from inspector.formats.remote_source import RemoteResource
+                from inspector.formats.remote.source import RemoteResource
 
                 self._resource = RemoteResource(self.url, self.options)
             return self._resource

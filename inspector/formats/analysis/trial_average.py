@@ -102,7 +102,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from inspector.formats.arrays import ArrayRef
+from inspector.formats.analysis.arrays import ArrayRef
 from inspector.formats.capabilities import CancelFn, Progress, ProgressFn, TrialStructure
 from inspector.formats.pandas_values import is_na, is_nat, is_timestamp
 from inspector.formats.workers import pool

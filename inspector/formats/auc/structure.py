@@ -2,7 +2,7 @@
 
 The questions ``openauc validate`` and ``openauc inspect`` answer for the
 reference library ``openauc==0.1.0a1``, answered here from our own
-:class:`~inspector.formats.auc_model.AucExperiment` (seed
+:class:`~inspector.formats.auc.model.AucExperiment` (seed
 ``002_59993c7ffff01d56.txt``, "Inspection and validation": archive integrity
 is a separate question from these):
 
@@ -19,9 +19,9 @@ is a separate question from these):
   documents.
 
 Codes, tiers, severities and the location vocabulary are declared in
-:mod:`inspector.formats.auc_structure_rules`.  One place follows the
+:mod:`inspector.formats.auc.structure_rules`.  One place follows the
 reference's documents where its code disagrees with them: ``empty_scan`` in
-shared mode (:mod:`inspector.formats.auc_structure_checks`).  The summary is
+shared mode (:mod:`inspector.formats.auc.structure_checks`).  The summary is
 the reference's own, key for key (``optical_systems`` includes the
 instrument's system, ``"unknown"`` when it states none).
 
@@ -37,9 +37,9 @@ from typing import Any
 
 import numpy as np
 
-from inspector.formats.auc_model import AucExperiment
-from inspector.formats.auc_structure_checks import Issue, run_checks
-from inspector.formats.auc_structure_facts import (
+from inspector.formats.auc.model import AucExperiment
+from inspector.formats.auc.structure_checks import Issue, run_checks
+from inspector.formats.auc.structure_facts import (
     ABSENT,
     PRESENT,
     SAMPLE_QUANTITIES,
@@ -48,7 +48,7 @@ from inspector.formats.auc_structure_facts import (
     Quantities,
     gather,
 )
-from inspector.formats.auc_structure_rules import (
+from inspector.formats.auc.structure_rules import (
     AUC_RULES,
     DelimitedLocator,
     Locate,
@@ -59,7 +59,7 @@ from inspector.formats.auc_structure_rules import (
     rule_for,
 )
 from inspector.formats.findings import Finding, Findings, Scope, Severity
-from inspector.formats.node import Node
+from inspector.formats.nodes.node import Node
 
 __all__ = [
     "AUC_RULES",
@@ -100,7 +100,7 @@ def validation_findings(exp: AucExperiment, *, locate: Locate = model_location) 
         One finding per condition (a condition affecting several scans is
         one finding naming them), codes ``structure.*`` or ``validation.*``
         with the reference severities; see
-        :data:`~inspector.formats.auc_structure_rules.AUC_RULES`.
+        :data:`~inspector.formats.auc.structure_rules.AUC_RULES`.
 
     Never raises for a malformed description: entries that are not objects
     count as empty records.

@@ -42,10 +42,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inspector.formats import remote_rules as R
 from inspector.formats.findings import Finding
-from inspector.formats.remote_options import RemoteOptions, default_cache_folder
-from inspector.formats.remote_transport import (
+from inspector.formats.remote import rules as R
+from inspector.formats.remote.options import RemoteOptions, default_cache_folder
+from inspector.formats.remote.transport import (
     Answer,
     RemoteError,
     Transport,

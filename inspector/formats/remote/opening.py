@@ -17,8 +17,8 @@ from inspector.formats.capabilities import CancelFn, CheckResult, DeferredCheck,
 from inspector.formats.core_rules import FORMAT_UNRECOGNISED
 from inspector.formats.document import FORMAT_UNKNOWN, Document
 from inspector.formats.findings import Findings
-from inspector.formats.remote_path import RemotePath
-from inspector.formats.remote_transport import RemoteError
+from inspector.formats.remote.path import RemotePath
+from inspector.formats.remote.transport import RemoteError
 
 
 def unreachable(path: RemotePath) -> Document | None:

@@ -22,7 +22,7 @@ Tiers and blocks
 
 Locations
     A finding is placed with a *model path* into the reference ``to_dict()``
-    form of the experiment (see :mod:`inspector.formats.auc_model`):
+    form of the experiment (see :mod:`inspector.formats.auc.model`):
 
     ==============================  =============================================
     ``metadata.<field>``            an experiment metadata field

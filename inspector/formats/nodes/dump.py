@@ -1,9 +1,9 @@
-"""Write the values of a :class:`~inspector.formats.node_data.NodeData` as CSV, JSON or .npy.
+"""Write the values of a :class:`~inspector.formats.nodes.data.NodeData` as CSV, JSON or .npy.
 
 This is ``inspector dump``: it writes exactly what the data views show —
 compound fields as columns (dotted names), enums as labels, strings decoded
 (invalid UTF-8 as ``\\xNN``), references as target paths, numbers in their
-shortest round-trip text (:func:`~inspector.formats.node_data.cell_text`).
+shortest round-trip text (:func:`~inspector.formats.nodes.data.cell_text`).
 
 Layouts:
 
@@ -38,7 +38,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from inspector.formats.node_data import (
+from inspector.formats.nodes.data import (
     NUMERIC_KINDS,
     Column,
     ColumnKind,
@@ -136,7 +136,7 @@ def write_csv(node: NodeData, norm: Selection, out: IO[str]) -> DumpStats:
     """Write ``node[norm]`` as CSV (see the module docstring for the layouts).
 
     The header is written once the first page is read: a node whose values cannot be
-    read (:class:`~inspector.formats.node_data.NodeReadError`) writes nothing at all.
+    read (:class:`~inspector.formats.nodes.data.NodeReadError`) writes nothing at all.
     """
     stats = DumpStats()
     layout = _csv_layout(node, norm)

@@ -5,7 +5,7 @@ One function per reference check (``openauc==0.1.0a1``, documents
 ``docs/how-to/interpret-validation-findings.md`` of ``ronfinn/openauc-io``), run
 in the reference's fixed order (:data:`CHECKS`).  A condition affecting many
 scans or samples is one issue naming all of them; a check returns
-:class:`Issue` records that :mod:`inspector.formats.auc_structure` turns into
+:class:`Issue` records that :mod:`inspector.formats.auc.structure` turns into
 findings at the right location.
 
 One deliberate difference, where the reference contradicts its documents:
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from inspector.formats import auc_structure_rules as R
-from inspector.formats.auc_structure_facts import SCAN_QUANTITIES, Facts
+from inspector.formats.auc import structure_rules as R
+from inspector.formats.auc.structure_facts import SCAN_QUANTITIES, Facts
 
 __all__ = ["CHECKS", "Issue", "run_checks"]
 
@@ -59,7 +59,7 @@ class Issue:
 
     @property
     def path(self) -> str:
-        """The model path of the issue (see :mod:`inspector.formats.auc_structure_rules`)."""
+        """The model path of the issue (see :mod:`inspector.formats.auc.structure_rules`)."""
         return self.spec.path(self.subjects, self.field)
 
 

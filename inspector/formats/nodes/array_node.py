@@ -1,9 +1,9 @@
-"""A :class:`~inspector.formats.node_data.NodeData` over a lazy numeric array.
+"""A :class:`~inspector.formats.nodes.data.NodeData` over a lazy numeric array.
 
 ``inspector dump`` writes a :class:`NodeData` (:mod:`.node_dump`: CSV, JSON,
 .npy, paged).  An HDF5 dataset is one; an array stored elsewhere (an ``.npy``
 member of an archive) is read through its
-:class:`~inspector.formats.arrays.ArrayRef`, whose ``read(selection)`` takes
+:class:`~inspector.formats.analysis.arrays.ArrayRef`, whose ``read(selection)`` takes
 numpy basic indexing and returns native-byte-order values.  :class:`ArrayNode`
 adapts the one to the other for plain numeric element types (booleans,
 integers, floats, complex numbers: one column, the element itself); reads
@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from inspector.formats.arrays import ArrayRef
-from inspector.formats.node_data import (
+from inspector.formats.analysis.arrays import ArrayRef
+from inspector.formats.nodes.data import (
     Column,
     NodeData,
     StorageInfo,

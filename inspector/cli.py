@@ -30,6 +30,8 @@ with Ctrl-C exits with 130 (``dump --out`` leaves no partial file).
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import json
 import math
 import os
@@ -45,13 +47,15 @@ if TYPE_CHECKING:
     from inspector.formats.capabilities import MemberContent
     from inspector.formats.document import Document
     from inspector.formats.nodes.data import NodeData
+    from inspector.formats.nodes.node import Node
 
 SUBCOMMANDS = {
     "verify": "check files headless and print a report (or JSON lines with --json)",
     "export": "write an AUC source (AUCX archive, CSV/TSV scan table, Beckman run folder) "
               "to a new AUCX archive",
     "dump": "print or write the values of a dataset or attribute (FILE::/path[@attr]) "
-            "as the data views show them, or of an archive member (ARCHIVE::member)",
+            "as the data views show them, the members and attributes of a group "
+            "(FILE::/group), or an archive member (ARCHIVE::member)",
     "install-desktop": "install (or --uninstall) the desktop entry, MIME types and icons "
                        "for this user",
 }
@@ -161,11 +165,12 @@ def _verify_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="inspector verify", description=SUBCOMMANDS["verify"],
                 epilog="Many files: a FOLDER is walked for documents recognised by content (a "
                        "scan folder with a manifest, a Beckman run folder is one document) or "
-                       "named like one (*.aucx, *.h5, *.hdf5, *.nwb, Beckman scan names: "
-                       "verified whatever they hold); a quoted PATTERN is globbed ('**' any "
-                       "depth); URLs pass unchanged. A file named twice is verified once. They "
-                       "are verified in parallel, printed in input order, and a summary (files "
-                       "ok, not ok, unreadable; other files skipped) ends standard error.")
+                       "named like one (*.aucx, *.h5, *.hdf5, *.he5, *.nwb, *.nxs, *.h5ad, Beckman "
+                       "scan names: verified whatever they hold); a quoted PATTERN is globbed "
+                       "('**' any depth); URLs pass unchanged. A file named twice is verified "
+                       "once. They are verified in parallel, printed in input order, and a summary "
+                       "(files ok, not ok, unreadable; other files skipped) ends standard "
+                       "error.")
     p.add_argument("files", nargs="*", metavar="FILE",
                    help="files, folders, glob patterns or URLs")
     p.add_argument("--from", dest="from_list", metavar="LIST",
@@ -518,6 +523,45 @@ def _dump_text(text: str, args: argparse.Namespace) -> int:
     return 0
 
 
+def _group_at(doc: Document, location: str) -> Node | None:
+    """The tree node of the group at ``location`` (``"/"`` the root), or None."""
+    if doc.tree is None or doc.object_data is None:
+        return None
+    where = "/" + location.strip("/")
+    found = doc.tree if where == "/" else doc.tree.find(where)
+    return found if found is not None and found.kind == "group" else None
+
+
+def _listed_value(value: Any) -> Any:
+    """A tree node's value as JSON can hold it (other values as their text)."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+def _dump_group(group: Node, args: argparse.Namespace) -> int:
+    """Write a group as the tree lists it: its members (name, kind, location, detail) and
+    its attributes (with their values), as CSV rows or one JSON object."""
+    if args.slice != "..." or args.format == "npy":
+        return _dump_usage(f"{group.location or '/'} is a group: it is written as the list of "
+                           "its members and attributes (--format csv or json); --slice and "
+                           "--format npy apply to datasets and attributes")
+    rows = [{"name": c.name, "kind": c.kind, "location": c.location, "detail": c.detail,
+             "value": _listed_value(c.value) if c.kind == "attribute" else None}
+            for c in group.children]
+    if args.format == "json":
+        text = json.dumps({"location": group.location or "/", "kind": "group",
+                           "members": rows}, indent=1, ensure_ascii=False) + "\n"
+    else:
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else
+                                ["name", "kind", "location", "detail", "value"])
+        writer.writeheader()
+        writer.writerows(rows)
+        text = out.getvalue()
+    return _dump_text(text, argparse.Namespace(slice="...", format=args.format, out=args.out))
+
+
 def _say_other_files(node: NodeData) -> None:
     """One line on stderr when the values dumped are read from files other than the
     document (external storage, virtual sources)."""
@@ -570,6 +614,9 @@ def cmd_dump(argv: Sequence[str]) -> int:
                 return _dump_text(member.text, args)
             node = member.node
         else:
+            group = _group_at(doc, location)
+            if group is not None:
+                return _dump_group(group, args)
             node = _dump_node(doc, location)
         if node is None:
             return 1

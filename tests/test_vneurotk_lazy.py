@@ -11,7 +11,7 @@ from PIL import Image
 from test_vneurotk_helpers import write_recording, write_typed
 
 from inspector.formats.analysis.arrays import envelope_of
-from inspector.formats.hdf5 import arrays as vta
+from inspector.formats.vneurotk import coo as vta
 from inspector.formats.vneurotk import open_recording
 
 

@@ -62,6 +62,7 @@ class FormatId(StrEnum):
     AUCX = "aucx"
     DELIMITED = "auc-delimited"
     BECKMAN = "beckman-xl"
+    HDF5 = "hdf5"
     UNKNOWN = "unknown"
 
 

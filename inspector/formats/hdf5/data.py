@@ -36,6 +36,7 @@ from inspector.formats.analysis.trial_average import ChunkOverflow
 from inspector.formats.capabilities import AttributePage, ObjectData
 from inspector.formats.file_identity import FILE_CHANGED, FileChangedError
 from inspector.formats.findings import cause
+from inspector.formats.hdf5 import rules as R
 from inspector.formats.hdf5.arrays import H5DatasetRef
 from inspector.formats.hdf5.decode import ReferenceNames, decode_columns
 from inspector.formats.hdf5.dtypes import (
@@ -45,6 +46,7 @@ from inspector.formats.hdf5.dtypes import (
     type_info,
 )
 from inspector.formats.hdf5.external_guard import ExternalRefused
+from inspector.formats.hdf5.filters import missing_text
 from inspector.formats.hdf5.heap import MAX_READ_BYTES as MAX_HEAP_READ
 from inspector.formats.hdf5.heap import (
     MAX_VALUE_BYTES,
@@ -72,7 +74,6 @@ from inspector.formats.nodes.data import (
     selected_shape,
     span,
 )
-from inspector.formats.vneurotk import rules as R
 
 #: Largest attribute read (bytes as stored): HDF5 reads an attribute whole.
 MAX_ATTRIBUTE_BYTES = 64 << 20
@@ -237,7 +238,8 @@ class H5DatasetNode(_H5Node):
         except ChunkOverflow as exc:
             raise self._fail(R.DATA_CHUNK_OVERFLOW, str(exc)) from exc
         except (OSError, RuntimeError) as exc:
-            raise self._fail(R.DATA_UNREADABLE, f"{self.location}: {exc}") from exc
+            why = missing_text(self._ds)
+            raise self._fail(R.DATA_UNREADABLE, f"{self.location}: {why or exc}") from exc
         except (TypeError, ValueError) as exc:
             raise self._fail(R.DATA_UNSUPPORTED_TYPE,
                              f"{self.location}: the values cannot be decoded: {exc}") from exc

@@ -58,12 +58,12 @@ from inspector.formats.folder_bounds import (
     inside_any,
     real,
 )
+from inspector.formats.hdf5 import rules as R
 from inspector.formats.hdf5.heap import object_identity
 from inspector.formats.hdf5.read_watch import watch
 from inspector.formats.hdf5.vds_guard import MAX_MAPPINGS, path_refusal
 from inspector.formats.remote.path import RemotePath
 from inspector.formats.signatures import has_hdf5_signature
-from inspector.formats.vneurotk import rules as R
 
 #: Virtual-dataset mappings read from one dataset's creation properties; a dataset
 #: with more is not read (its sources cannot all be checked).

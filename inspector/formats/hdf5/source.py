@@ -39,9 +39,9 @@ from inspector.formats.file_identity import check_identity, identity_of
 from inspector.formats.findings import Finding, Rule, cause
 from inspector.formats.hdf5 import chunk_guard, elink_guard, external_guard
 from inspector.formats.hdf5 import heap as hdf5_heap
+from inspector.formats.hdf5 import rules as R
 from inspector.formats.hdf5.read_watch import ReadStopped
 from inspector.formats.remote.path import RemotePath
-from inspector.formats.vneurotk import rules as R
 
 
 class RuleError(Exception):

@@ -39,7 +39,9 @@ from inspector.formats.document import Node
 from inspector.formats.findings import Rule
 from inspector.formats.folder_bounds import real
 from inspector.formats.hdf5 import external_guard, vds_guard
+from inspector.formats.hdf5 import rules as R
 from inspector.formats.hdf5.elink_guard import special_target
+from inspector.formats.hdf5.filters import missing_text
 from inspector.formats.hdf5.heap import (
     CorruptDatatype,
     CorruptGlobalHeap,
@@ -53,7 +55,6 @@ from inspector.formats.hdf5.source import element_count
 from inspector.formats.hdf5.values import as_text, display_checked
 from inspector.formats.nodes.node import LinkTarget
 from inspector.formats.remote.path import RemotePath
-from inspector.formats.vneurotk import rules as R
 
 #: ``report(rule, message, location)`` (the signature of ``Document.report``).
 Report = Callable[[Rule, str, str], Any]
@@ -366,21 +367,29 @@ class _Walk:
     left_out: int = 0
     remote: RemotePath | None = None
     """The URL of a file read from one: its external links resolve beside it, unfollowed."""
+    unresolved_external: Rule = R.LINK_DANGLING
+    """The rule of an external link whose file or object cannot be found."""
 
 
-def build_tree(f: h5py.File, path: Path, report: Report) -> Node:
+def build_tree(f: h5py.File, path: Path, report: Report, *,
+               unresolved_external: Rule = R.LINK_DANGLING) -> Node:
     """Walk ``f`` iteratively and return its object tree (root node location ``"/"``).
 
     Args:
         f: the open file.
         path: the file's path (its name labels the root node).
         report: receives findings (links, virtual datasets, invalid text, caps).
+        unresolved_external: the rule of an external link whose file or object
+            cannot be found: ``link.dangling`` (an error: a recording's links are
+            its content) or ``link.external-unresolved`` (a warning: a plain HDF5
+            file whose other files are not beside it is still read).
     """
     root = Node(path.name, kind="group", location="/", detail="HDF5 file")
     attribute_nodes(f, root, report)
     remote = path if isinstance(path, RemotePath) else None
     _check_object_info(f, "/", report)
-    walk = _Walk(report, {_identity(f, "/")}, [(f, root)], remote=remote)
+    walk = _Walk(report, {_identity(f, "/")}, [(f, root)], remote=remote,
+                 unresolved_external=unresolved_external)
     while walk.stack:
         group, node = walk.stack.pop()
         _members(group, node, walk)
@@ -506,8 +515,8 @@ def _follow_link(group: h5py.Group, raw: bytes, name: str, loc: str, node: Node,
         if via is None:
             walk.report(R.TREE_OBJECT_UNREADABLE, f"{loc}: object cannot be opened: {exc}", loc)
         else:
-            walk.report(R.LINK_DANGLING, f"{loc}: {via.detail} is dangling (cannot be "
-                        f"resolved): {_why_dangling(via, exc)}", loc)
+            walk.report(_dangling_rule(via, exc, walk), f"{loc}: {via.detail} is dangling "
+                        f"(cannot be resolved): {_why_dangling(via, exc)}", loc)
             via.detail += " (dangling: nothing there)"
             if via.target is not None:
                 via.target = replace(via.target, dangling=True)
@@ -594,6 +603,16 @@ def _remote_external(via: Node, target: str, loc: str, walk: _Walk) -> None:
                 "network: its target opens as a document of its own", loc)
 
 
+def _dangling_rule(via: Node, exc: BaseException, walk: _Walk) -> Rule:
+    """``link.dangling``, or the walk's rule for an external link that is merely not found
+    (not one refused: a named pipe, a cycle of links)."""
+    link = via.target
+    if (link is None or link.kind != "external" or "too many links" in str(exc)
+            or special_target("", link.resolved or link.file or "")):
+        return R.LINK_DANGLING
+    return walk.unresolved_external
+
+
 def _why_dangling(via: Node, exc: BaseException) -> str:
     """Why a link leads nowhere, in words where HDF5's are cryptic."""
     link = via.target
@@ -619,6 +638,10 @@ def _member(group: h5py.Group, raw: bytes, name: str, loc: str, node: Node,
         if "unsupported HDF5 type" in detail:
             walk.report(R.TREE_UNSUPPORTED_TYPE,
                         f"{loc}: {dtype_text(obj)}; its values cannot be read", loc)
+        missing = missing_text(obj)
+        if missing is not None:
+            walk.report(R.DATA_FILTER_UNAVAILABLE, f"{loc}: {missing}; its values cannot be "
+                        "read", loc)
         if via is None:
             child = node.add(name, None, kind="dataset", location=loc, detail=detail)
         else:

@@ -26,9 +26,9 @@ import numpy as np
 
 from inspector.formats.capabilities import CancelFn, CheckResult, Progress, ProgressFn
 from inspector.formats.findings import Finding
-from inspector.formats.hdf5.arrays import COO_BLOCK, CooNeuroRef
 from inspector.formats.hdf5.source import H5Source
 from inspector.formats.vneurotk import rules as R
+from inspector.formats.vneurotk.coo import COO_BLOCK, CooNeuroRef
 from inspector.formats.vneurotk.vision import StimulusEntry, decode_image
 
 #: One step of a check: yields findings; polls ``cancelled`` between blocks.

@@ -35,7 +35,7 @@ import numpy as np
 from inspector.formats.capabilities import FormatMismatch, TrialStructure
 from inspector.formats.document import FORMAT_RECORDING, Document, Stimulus
 from inspector.formats.findings import Finding, Rule
-from inspector.formats.hdf5.arrays import CooNeuroRef, H5DatasetRef
+from inspector.formats.hdf5.arrays import H5DatasetRef
 from inspector.formats.hdf5.data import object_data
 from inspector.formats.hdf5.heap import corrupt_groups
 from inspector.formats.hdf5.source import (
@@ -51,6 +51,7 @@ from inspector.formats.hdf5.values import plain, typed
 from inspector.formats.remote.path import as_source
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.checks import RecordingCheck, Step, coo_bounds_step, image_step
+from inspector.formats.vneurotk.coo import CooNeuroRef
 from inspector.formats.vneurotk.header import (
     MAGIC,
     MAGIC_ATTR,
@@ -58,6 +59,7 @@ from inspector.formats.vneurotk.header import (
     read_data_mode,
     read_header,
 )
+from inspector.formats.vneurotk.identify import HEADER_ATTRS, NOT_A_RECORDING, recording_mark
 from inspector.formats.vneurotk.label_check import (
     Alignment,
     LabelCheck,
@@ -106,8 +108,6 @@ KIND_UNOPENED = {
     R.FILE_LOCKED.code: "Locked HDF5 file",
 }
 KIND_UNREADABLE_HDF5 = "Unreadable HDF5 file"
-#: Root attributes that only a VneuroTK recording carries (notes §1, §2).
-RECORDING_ATTRS = ("vneurotk_format", "vneurotk_schema_version", "data_mode", "neuro_format")
 
 T = TypeVar("T")
 
@@ -219,17 +219,16 @@ def _add_checks(ctx: _Ctx) -> None:
 def _not_a_recording(f: h5py.File) -> str | None:
     """Why an HDF5 file is not a recording at all, or None when it may be one.
 
-    A file with none of the root attributes a recording carries and no
-    neural data (notes §1, §2) is not a recording: it is read as a plain
-    HDF5 file.  Where HDF5 cannot tell (a damaged file), it may be one.
+    The rules of :mod:`.identify` (the reader's sniff): a file the registry would
+    open as a plain HDF5 file, opened here directly, is presented as one.  Where
+    HDF5 cannot tell (a damaged file), it may be one.
     """
     try:
-        if any(k in f.attrs for k in RECORDING_ATTRS) or any(
-                n in f for n in ("neuro", "neuro_row")):
+        if recording_mark(f) is not None:
             return None
-    except (OSError, RuntimeError, KeyError, ValueError):
+    except (OSError, RuntimeError, KeyError, ValueError, TypeError):
         return None
-    return "no VneuroTK header attribute and no neural data (/neuro, /neuro_row)"
+    return NOT_A_RECORDING.removeprefix("not a VneuroTK recording: ")
 
 
 def _other_format(doc: Document) -> str | None:
@@ -255,7 +254,9 @@ def _as_plain_hdf5(doc: Document, reason: str) -> None:
     doc.kind_label = KIND_PLAIN_HDF5
     doc.mismatch = FormatMismatch("HDF5 file", KIND_RECORDING, reason, codes)
     doc.header = plain_header_tree(doc.tree, KIND_PLAIN_HDF5, reason,
-                                   "a recording has one of " + ", ".join(RECORDING_ATTRS))
+                                   "a recording has one of the root attributes "
+                                   + ", ".join(HEADER_ATTRS) + ", or a historical recording's "
+                                   "neural data")
     doc.provenance = None
 
 

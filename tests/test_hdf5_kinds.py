@@ -298,6 +298,8 @@ def test_a_dataset_needing_an_uninstalled_filter_is_a_warning_naming_it(tmp_path
         assert "blosc (HDF5 filter 32001)" in warn[0].message
         np.testing.assert_array_equal(doc.object_data.node("/y").read().columns[0].values,
                                       np.arange(3))
+        with pytest.raises(OSError, match=r"blosc \(HDF5 filter 32001\)"):  # a plot's read
+            doc.object_data.node("/x").array_ref().read()
     capsys.readouterr()
     assert main(["dump", f"{path}::/x"]) == 1
     err = capsys.readouterr().err

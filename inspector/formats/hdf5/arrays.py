@@ -40,6 +40,7 @@ from inspector.formats.hdf5.chunks import (
     chunk_layout,
     read_raw_chunk,
 )
+from inspector.formats.hdf5.filters import missing_text
 from inspector.formats.hdf5.source import H5Source
 
 #: Most chunks a sampled (whole-range, too wide to read) envelope of one line touches.
@@ -137,8 +138,13 @@ class H5DatasetRef(ArrayRef):
                     flips.append(sum(1 for x in sel[:axis] if not isinstance(x, int)))
             else:
                 fixed.append(s)
-        out = self._source.read(self._ds, tuple(fixed))
-        out = np.asarray(out)
+        try:
+            out = np.asarray(self._source.read(self._ds, tuple(fixed)))
+        except OSError as exc:  # a filter that is not installed: say which
+            why = missing_text(self._ds)
+            if why is None:
+                raise
+            raise OSError(f"{self.location}: {why}") from exc
         for ax in flips:
             out = np.flip(out, axis=ax)
         return _native(out)

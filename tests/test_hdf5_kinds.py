@@ -365,3 +365,21 @@ def test_the_window_shows_an_nwb_file_as_an_hdf5_file(qtbot, kinds):
     qtbot.waitUntil(lambda: panel.node is not None
                     and panel.node.location == "/acquisition/ElectricalSeries/data"
                     and isinstance(panel.view, (CurveView, ImageView)), timeout=20000)
+
+
+# -- files written by other programs -----------------------------------------------------
+@pytest.mark.parametrize(("name", "userblock"), [("testhdf5_7.4_GLNX86.mat", 512),
+                                                 ("vlen_string_dset.h5", 0)])
+def test_files_written_by_other_programs_are_hdf5_files(name, userblock):
+    path = FIXTURES / "hdf5" / name
+    with open_document(path) as doc, h5py.File(path, "r") as f:
+        assert (doc.format, doc.ok) == ("hdf5", True)
+        assert [f.code for f in doc.findings] == ["format.container-only"]
+        assert doc.summary.get("userblock_bytes", 0) == f.userblock_size == userblock
+        (name_, ds), = f.items()
+        values = doc.object_data.node(f"/{name_}").read().columns[0].values
+        assert values.shape == ds.shape
+        if ds.dtype.kind == "f":
+            np.testing.assert_array_equal(values, ds[()])
+        else:
+            assert list(values.ravel()) == [v.decode() for v in ds[()].ravel()]

@@ -290,13 +290,20 @@ def test_sequences_are_refused_as_npy_and_nothing_is_written(tmp_path, h5file, c
     assert not out.exists() and not (tmp_path / "seq.npy.part").exists()
 
 
-def test_missing_node_group_and_unreadable_values_exit_1_with_a_finding(tmp_path, h5file,
-                                                                     capsys):
+def test_missing_node_and_unreadable_values_exit_1_with_a_finding(tmp_path, h5file, capsys):
     assert main(["dump", f"{h5file}::/nope"]) == 1
     err = capsys.readouterr().err
     assert "warning node.not-found" in err and "/nope" in err
-    assert main(["dump", f"{h5file}::/compound"]) == 1
-    assert "group" in capsys.readouterr().err
+    # a group is written as the list of its members (and refused as .npy: no array)
+    assert main(["dump", f"{h5file}::/compound"]) == 0
+    with h5py.File(h5file, "r") as f:
+        rows = capsys.readouterr().out.splitlines()
+        assert rows[0] == "name,kind,location,detail,value"
+        g = f["compound"]
+        assert sorted(r.split(",")[0] for r in rows[1:]) == sorted([*g, *g.attrs])
+    assert main(["dump", f"{h5file}::/compound", "--format", "npy", "--out",
+                 str(tmp_path / "g.npy")]) == 2
+    assert "is a group" in capsys.readouterr().err and not (tmp_path / "g.npy").exists()
     ext = tmp_path / "ext.h5"
     with h5py.File(ext, "w") as f:
         f.create_dataset("raw", (4,), dtype="<i4", external=[("gone.bin", 0, 16)])

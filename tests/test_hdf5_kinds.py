@@ -383,3 +383,21 @@ def test_files_written_by_other_programs_are_hdf5_files(name, userblock):
             np.testing.assert_array_equal(values, ds[()])
         else:
             assert list(values.ravel()) == [v.decode() for v in ds[()].ravel()]
+
+
+def test_a_file_open_twice_keeps_its_guards_until_both_close(tmp_path):
+    """HDF5 opens a file already open in the process as the same file: closing one
+    document of it (or the recording reader's look at its root) must not end the other's
+    guards (here: variable-length values read in pages sized from their descriptors)."""
+    from inspector.formats.hdf5 import heap
+
+    path = tmp_path / "v.h5"
+    with h5py.File(path, "w") as f:
+        f.create_dataset("s", data=["a" * 100_000] * 20, dtype=h5py.string_dtype())
+    sized = heap.MAX_READ_BYTES // 100_000
+    with open_document(path) as first:
+        with open_document(path) as second:
+            assert second.object_data.node("/s").read_cap == sized
+        assert first.object_data.node("/s").read_cap == sized
+        assert RECORDING_READER.sniff(path) is False
+        assert first.object_data.node("/s").read_cap == sized

@@ -167,23 +167,31 @@ class Scope:
 
 _lock = threading.RLock()
 _scopes: dict[str, Scope] = {}
+#: Open documents of each registered file (a file open twice is registered until both close).
+_users: dict[str, int] = {}
 
 
 def register(f: h5py.File, document: Any) -> None:
     """Bound the external reads of the open file ``f``, the document at ``document``
-    (a local path, or a remote path: then nothing outside ``f`` is read)."""
+    (a local path, or a remote path: then nothing outside ``f`` is read).  A file
+    registered already (another document of it is open) gains one more user."""
     remote = isinstance(document, RemotePath)
     path = "" if remote else real(document)
     scope = Scope(remote, os.path.dirname(path), path)
     with _lock:
+        _users[f.filename] = _users.get(f.filename, 0) + 1
         _scopes[f.filename] = scope
         if path:
             _scopes[path] = scope
 
 
 def unregister(f: h5py.File) -> None:
-    """Forget :func:`register` for ``f`` (its document was closed)."""
+    """Forget :func:`register` for ``f`` when its last document was closed."""
     with _lock:
+        users = _users.pop(f.filename, 1) - 1
+        if users > 0:
+            _users[f.filename] = users
+            return
         scope = _scopes.pop(f.filename, None)
         if scope is not None and scope.document:
             _scopes.pop(scope.document, None)

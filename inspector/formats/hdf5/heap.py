@@ -803,12 +803,16 @@ def object_address(obj: Any) -> int | None:
 
 # -- per file -------------------------------------------------------------------------------
 _GUARDS: dict[Any, HeapGuard] = {}
+#: How many open handles share each guarded file: HDF5 opens a file already open in this
+#: process as the same file (one file number), so a second document of it, or a sniffer's
+#: look at its root, must not end the guard of the first when it closes.
+_USERS: dict[Any, int] = {}
 _GUARDS_LOCK = threading.Lock()
 
 
 def register(f: h5py.File, path: Any) -> None:
     """Start guarding the open file ``f`` (read from ``path``: a local ``Path`` or a
-    ``RemotePath``)."""
+    ``RemotePath``); a file already guarded keeps its guard, with one more user."""
     try:
         sizeof_addr, sizeof_size = f.id.get_create_plist().get_sizes()
         layout = _Layout(int(f.userblock_size), int(sizeof_addr), int(sizeof_size))
@@ -816,16 +820,25 @@ def register(f: h5py.File, path: Any) -> None:
     except (AttributeError, OSError, RuntimeError, ValueError):
         return
     with _GUARDS_LOCK:
+        if key in _GUARDS:
+            _USERS[key] = _USERS.get(key, 1) + 1
+            return
         _GUARDS[key] = HeapGuard(path if not isinstance(path, str) else Path(path), layout)
+        _USERS[key] = 1
 
 
 def unregister(f: h5py.File) -> None:
-    """Stop guarding ``f`` and close the guard's descriptor (call before closing ``f``)."""
+    """One user of ``f`` less; the last one stops guarding it and closes the guard's
+    descriptor (call before closing ``f``)."""
     try:
         key = f.id.fileno
     except (AttributeError, OSError, RuntimeError, ValueError):
         return
     with _GUARDS_LOCK:
+        users = _USERS.pop(key, 1) - 1
+        if users > 0:
+            _USERS[key] = users
+            return
         guard = _GUARDS.pop(key, None)
     if guard is not None:
         guard.close()

@@ -81,16 +81,17 @@ def recording_mark(f: h5py.File) -> str | None:
     return None
 
 
-def _mark(path: Path) -> tuple[bool, str | None]:
-    """``(opened, mark)``: whether HDF5 could read the root's names, and the mark found."""
+def _mark(path: Path) -> str | None:
+    """The mark :func:`recording_mark` finds in the file ``path``, or None (also when HDF5
+    cannot open the file or read its root's names)."""
     try:
         src = H5Source(path)
     except (OpenError, OSError, RuntimeError, ValueError):
-        return False, None
+        return None
     try:
-        return True, recording_mark(src.file)
+        return recording_mark(src.file)
     except (OSError, RuntimeError, ValueError, KeyError, TypeError):
-        return False, None
+        return None
     finally:
         src.close()
 
@@ -102,15 +103,11 @@ def is_recording(path: Path) -> bool:
     locked, damaged): nothing in it says it is a recording, and the generic
     HDF5 reader reports why it cannot be read.  Never raises.
     """
-    return _mark(path)[1] is not None
+    return _mark(path) is not None
 
 
 def why_not(path: Path) -> str:
-    """Why the HDF5 file ``path`` is not read as a recording (one phrase, for a note).
-
-    Never raises."""
-    opened, _ = _mark(path)
-    if not opened:
-        return ("not known to be a VneuroTK recording: HDF5 cannot read the root group "
-                "that would say so")
+    """Why the HDF5 file ``path``, which :func:`is_recording` declined, is not read as a
+    recording (one phrase, for a note).  Never raises; does not open the file again (the
+    document the note belongs to has it open)."""
     return NOT_A_RECORDING

@@ -1,6 +1,6 @@
 """The values of any dataset or attribute of an HDF5 file: the ``ObjectData`` capability.
 
-:func:`object_data` gives every document opened by the VneuroTK reader
+:func:`object_data` gives every document opened by an HDF5-based reader
 (recordings and plain HDF5 files alike) an
 :class:`~inspector.formats.capabilities.ObjectData`: ``node(location)``
 returns a :class:`~inspector.formats.nodes.data.NodeData` for the dataset

@@ -1,6 +1,6 @@
 """Read-only access to one HDF5 file, guarded against replacement.
 
-:class:`H5Source` opens a recording read-only (``h5py.File(path, "r")``),
+:class:`H5Source` opens an HDF5 file read-only (``h5py.File(path, "r")``),
 remembers the file's identity (device, inode, size, modification time) and
 checks it before every lazy read: a file atomically replaced while a
 document is open (seed, "Atomic writes": lazy readers "fail explicitly if the

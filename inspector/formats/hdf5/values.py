@@ -1,4 +1,4 @@
-"""Value decoding for VneuroTK recordings: HDF5 text, typed JSON values.
+"""Value decoding for HDF5 files (recordings and any other): HDF5 text, typed JSON values.
 
 Two JSON encodings are used by the ``verify --json`` summary (corpus
 ``expected.json``, README "Typed values"):

@@ -108,7 +108,7 @@ def build(folder: Path, scans: int, points: int, per_scan: bool, fast: bool = Fa
     ``fast``: deflate at level 0 (the archive is only an intermediate that
     :func:`restore_stored` rewrites with stored members).
     """
-    from inspector.formats.auc_model import AucExperiment
+    from inspector.formats.auc.model import AucExperiment
     from inspector.formats.aucx import write_aucx, zipwrite
 
     if fast:
@@ -161,7 +161,7 @@ def _open(path: Path, out: dict[str, Any], overview: bool = True) -> Any:
     """Open and verify as the desktop app does: the verification also builds the
     experiment's full-range envelopes (``overview``; False: as the command line)."""
     from inspector.formats import open_document
-    from inspector.formats.scan_envelope import OVERVIEW_COLUMNS
+    from inspector.formats.analysis.scan_envelope import OVERVIEW_COLUMNS
 
     t = time.perf_counter()
     doc = open_document(path, auc_overview_columns=OVERVIEW_COLUMNS if overview else 0)

@@ -101,7 +101,7 @@ def archive_path(cache: Path, mb: int) -> Path:
     """The cached shared-axis AUCX archive with ``mb`` MB of float64 signal (``write_aucx``)."""
     import numpy as np
 
-    from inspector.formats.auc_model import AucExperiment
+    from inspector.formats.auc.model import AucExperiment
     from inspector.formats.aucx import write_aucx
 
     path = cache / f"archive_{mb}MB.aucx"

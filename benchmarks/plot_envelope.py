@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()[0]
     cache_home = tempfile.mkdtemp(prefix="inspector-bench-cache-")
     os.environ["XDG_CACHE_HOME"] = cache_home
-    from inspector.formats.arrays import bin_edges, envelope_with_preview, minmax_bins
+    from inspector.formats.analysis.arrays import bin_edges, envelope_with_preview, minmax_bins
     from inspector.formats.workers import worker_pool
 
     with worker_pool():

@@ -11,7 +11,7 @@ chunks) and the archive of ``benchmarks/verify_archive.py`` (``--archive
 the URL, the reader's ``ArrayRef``, ``doc.verify()``); only the range
 reader behind ``RemotePath.open`` changes:
 
-* ``inspector``: ours (:mod:`inspector.formats.remote_source`: 100 KiB
+* ``inspector``: ours (:mod:`inspector.formats.remote.source`: 100 KiB
   blocks, read-ahead doubling to 4 MiB, one cache shared by every handle);
 * ``remfile``: ``remfile.File(url)`` (its defaults: 100 KiB chunks growing
   by 1.7x up to 100 MiB), one per URL shared by every handle;
@@ -61,9 +61,9 @@ import trial_average  # noqa: E402  (the builders of the other benchmarks)
 import verify_archive  # noqa: E402
 from range_server import RangeServer  # noqa: E402
 
-from inspector.formats.arrays import EnvelopeCancelled  # noqa: E402
+from inspector.formats.analysis.arrays import EnvelopeCancelled  # noqa: E402
 from inspector.formats.registry import open_document  # noqa: E402
-from inspector.formats.remote_path import RemotePath  # noqa: E402
+from inspector.formats.remote.path import RemotePath  # noqa: E402
 from inspector.formats.workers import worker_pool  # noqa: E402
 
 OURS = RemotePath.open
@@ -234,7 +234,7 @@ def s3_costs(recording: Path, archive: Path) -> dict[str, Any]:
     import boto3
     from moto.server import ThreadedMotoServer
 
-    from inspector.formats.remote_options import set_s3_endpoint
+    from inspector.formats.remote.options import set_s3_endpoint
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()

@@ -35,7 +35,7 @@ import h5py
 import numpy as np
 
 from inspector.formats import open_document
-from inspector.formats.arrays import EnvelopeCancelled
+from inspector.formats.analysis.arrays import EnvelopeCancelled
 from inspector.formats.workers import worker_pool
 
 SOURCE = Path(__file__).resolve().parents[1] / "tests/fixtures/vneurotk/v1/" \

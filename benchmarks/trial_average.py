@@ -20,7 +20,7 @@ shuffle), with 50 stimulus IDs over the trials:
   inflating it is the floor).
 
 Then, on the opened documents (opening excluded), it times
-``inspector.formats.analysis.trial_average(doc, "stimulus", channels=[5])``
+``inspector.formats.analysis.trial_average.trial_average(doc, "stimulus", channels=[5])``
 (per-condition mean, sem and n against time) and the naive way: read the
 channel whole with h5py (``neuro[:, :, 5]`` / ``neuro[:, 5]``), cut the
 epochs with numpy, then ``pandas`` ``groupby`` ``mean``, ``sem`` and
@@ -205,7 +205,7 @@ def _ms(fn) -> tuple[float, float, object]:
 
 
 def measure(paths: dict[str, Path], runs: int) -> dict[str, float]:
-    from inspector.formats.analysis import trial_average
+    from inspector.formats.analysis.trial_average import trial_average
     from inspector.formats.registry import open_document
     from inspector.formats.workers import worker_pool
 

@@ -53,7 +53,7 @@ def build(label: str) -> Path:
     """The cached archive for ``label``; written with :func:`write_aucx` if absent."""
     import numpy as np
 
-    from inspector.formats.auc_model import AucExperiment
+    from inspector.formats.auc.model import AucExperiment
     from inspector.formats.aucx import write_aucx
 
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -86,8 +86,8 @@ def _child(job: str, path: str) -> dict:
     import time
 
     if job in ("ours", "ours_overview"):
+        from inspector.formats.analysis.scan_envelope import OVERVIEW_COLUMNS
         from inspector.formats.aucx import open_archive
-        from inspector.formats.scan_envelope import OVERVIEW_COLUMNS
 
         columns = OVERVIEW_COLUMNS if job == "ours_overview" else 0
         t0 = time.perf_counter()

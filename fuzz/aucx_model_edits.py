@@ -224,7 +224,7 @@ def sources() -> list[Path]:
 def export_holds(path: Path, accepted: bool, folder: Path) -> str | None:
     """None when export behaves: an accepted source exports to an archive openauc
     loads; a rejected one is refused with nothing written.  Else what went wrong."""
-    from inspector.formats.export import ExportError, export_to_aucx
+    from inspector.formats.auc.export import ExportError, export_to_aucx
 
     dest = folder / "exported.aucx"
     before = set(folder.iterdir())

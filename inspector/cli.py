@@ -30,6 +30,8 @@ with Ctrl-C exits with 130 (``dump --out`` leaves no partial file).
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import json
 import math
 import os
@@ -44,14 +46,16 @@ from inspector.formats.workers import worker_pool
 if TYPE_CHECKING:
     from inspector.formats.capabilities import MemberContent
     from inspector.formats.document import Document
-    from inspector.formats.node_data import NodeData
+    from inspector.formats.nodes.data import NodeData
+    from inspector.formats.nodes.node import Node
 
 SUBCOMMANDS = {
     "verify": "check files headless and print a report (or JSON lines with --json)",
     "export": "write an AUC source (AUCX archive, CSV/TSV scan table, Beckman run folder) "
               "to a new AUCX archive",
     "dump": "print or write the values of a dataset or attribute (FILE::/path[@attr]) "
-            "as the data views show them, or of an archive member (ARCHIVE::member)",
+            "as the data views show them, the members and attributes of a group "
+            "(FILE::/group), or an archive member (ARCHIVE::member)",
     "install-desktop": "install (or --uninstall) the desktop entry, MIME types and icons "
                        "for this user",
 }
@@ -161,11 +165,12 @@ def _verify_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="inspector verify", description=SUBCOMMANDS["verify"],
                 epilog="Many files: a FOLDER is walked for documents recognised by content (a "
                        "scan folder with a manifest, a Beckman run folder is one document) or "
-                       "named like one (*.aucx, *.h5, *.hdf5, *.nwb, Beckman scan names: "
-                       "verified whatever they hold); a quoted PATTERN is globbed ('**' any "
-                       "depth); URLs pass unchanged. A file named twice is verified once. They "
-                       "are verified in parallel, printed in input order, and a summary (files "
-                       "ok, not ok, unreadable; other files skipped) ends standard error.")
+                       "named like one (*.aucx, *.h5, *.hdf5, *.he5, *.nwb, *.nxs, *.h5ad, Beckman "
+                       "scan names: verified whatever they hold); a quoted PATTERN is globbed "
+                       "('**' any depth); URLs pass unchanged. A file named twice is verified "
+                       "once. They are verified in parallel, printed in input order, and a summary "
+                       "(files ok, not ok, unreadable; other files skipped) ends standard "
+                       "error.")
     p.add_argument("files", nargs="*", metavar="FILE",
                    help="files, folders, glob patterns or URLs")
     p.add_argument("--from", dest="from_list", metavar="LIST",
@@ -213,7 +218,7 @@ def _export_parser() -> argparse.ArgumentParser:
 
 
 def _dump_parser() -> argparse.ArgumentParser:
-    from inspector.formats.node_dump import DUMP_MAX_VALUES
+    from inspector.formats.nodes.dump import DUMP_MAX_VALUES
 
     p = _Parser(prog="inspector dump", description=SUBCOMMANDS["dump"],
                 epilog="CSV: a header line, then one row per element (1-D), the matrix (2-D), or "
@@ -383,7 +388,7 @@ def _verify_many(gathered: Any, args: argparse.Namespace) -> int:
 def cmd_export(argv: Sequence[str]) -> int:
     """``inspector export SOURCE DEST``: 0 when written, 1 when refused, 2 for usage errors."""
     args = _export_parser().parse_args(argv)
-    from inspector.formats.export import ExportError, export_to_aucx, open_group
+    from inspector.formats.auc.export import ExportError, export_to_aucx, open_group
     from inspector.formats.workers import worker_pool
 
     try:
@@ -406,7 +411,7 @@ def _print_finding(doc: Document, finding: Finding) -> None:
 def _dump_member(doc: Document, location: str) -> MemberContent | None:
     """The archive member to dump (read once its digest verified), or None after
     printing the finding that says why not."""
-    from inspector.formats.node_data import NodeReadError
+    from inspector.formats.nodes.data import NodeReadError
 
     assert doc.member_data is not None
     name = location
@@ -422,7 +427,7 @@ def _dump_member(doc: Document, location: str) -> MemberContent | None:
 def _dump_node(doc: Document, location: str) -> NodeData | None:
     """The node to dump, or None after printing the finding that says why not."""
     from inspector.formats.core_rules import NODE_NOT_FOUND
-    from inspector.formats.node_data import NodeReadError
+    from inspector.formats.nodes.data import NodeReadError
 
     if doc.object_data is None:
         opening = [f for f in doc.findings if f.severity == "error" and not f.location]
@@ -454,7 +459,7 @@ def _dump_node(doc: Document, location: str) -> NodeData | None:
 def _attribute_hint(doc: Document, location: str) -> str:
     """``"; its parent has an attribute of that name: /g@name"`` when ``/g/name`` is no node
     but ``/g@name`` is one (attributes are addressed with ``@``), else ``""``."""
-    from inspector.formats.node_data import NodeReadError
+    from inspector.formats.nodes.data import NodeReadError
 
     parent, _, leaf = location.rstrip("/").rpartition("/")
     if not leaf or "@" in location or doc.object_data is None:
@@ -473,7 +478,7 @@ def _dump_write(node: NodeData, norm: tuple[Any, ...], fmt: str, out: str | None
     Raises:
         NodeReadError, DumpRefused: as the writers raise them (``out`` is left untouched).
     """
-    from inspector.formats.node_dump import write_csv, write_json, write_npy
+    from inspector.formats.nodes.dump import write_csv, write_json, write_npy
 
     writer = {"csv": write_csv, "json": write_json, "npy": write_npy}[fmt]
     if out is None:
@@ -518,6 +523,45 @@ def _dump_text(text: str, args: argparse.Namespace) -> int:
     return 0
 
 
+def _group_at(doc: Document, location: str) -> Node | None:
+    """The tree node of the group at ``location`` (``"/"`` the root), or None."""
+    if doc.tree is None or doc.object_data is None:
+        return None
+    where = "/" + location.strip("/")
+    found = doc.tree if where == "/" else doc.tree.find(where)
+    return found if found is not None and found.kind == "group" else None
+
+
+def _listed_value(value: Any) -> Any:
+    """A tree node's value as JSON can hold it (other values as their text)."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+def _dump_group(group: Node, args: argparse.Namespace) -> int:
+    """Write a group as the tree lists it: its members (name, kind, location, detail) and
+    its attributes (with their values), as CSV rows or one JSON object."""
+    if args.slice != "..." or args.format == "npy":
+        return _dump_usage(f"{group.location or '/'} is a group: it is written as the list of "
+                           "its members and attributes (--format csv or json); --slice and "
+                           "--format npy apply to datasets and attributes")
+    rows = [{"name": c.name, "kind": c.kind, "location": c.location, "detail": c.detail,
+             "value": _listed_value(c.value) if c.kind == "attribute" else None}
+            for c in group.children]
+    if args.format == "json":
+        text = json.dumps({"location": group.location or "/", "kind": "group",
+                           "members": rows}, indent=1, ensure_ascii=False) + "\n"
+    else:
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else
+                                ["name", "kind", "location", "detail", "value"])
+        writer.writeheader()
+        writer.writerows(rows)
+        text = out.getvalue()
+    return _dump_text(text, argparse.Namespace(slice="...", format=args.format, out=args.out))
+
+
 def _say_other_files(node: NodeData) -> None:
     """One line on stderr when the values dumped are read from files other than the
     document (external storage, virtual sources)."""
@@ -532,8 +576,8 @@ def _dump_streamed(doc: Document, node: NodeData, args: argparse.Namespace) -> i
     """Write a single text value too large to read whole page by page to ``--out``
     (through a temporary renamed into place; Ctrl-C leaves none); None when ``node``
     has no such value (the ordinary writers apply)."""
-    from inspector.formats.node_data import NodeReadError
-    from inspector.formats.node_dump import write_text_csv, write_text_json
+    from inspector.formats.nodes.data import NodeReadError
+    from inspector.formats.nodes.dump import write_text_csv, write_text_json
 
     try:
         first = node.text_pages()
@@ -570,17 +614,17 @@ def cmd_dump(argv: Sequence[str]) -> int:
     args = _dump_parser().parse_args(argv)
     _allow_external(args.allow_external)
     from inspector.formats import open_document
-    from inspector.formats.node_data import (
+    from inspector.formats.nodes.data import (
         NodeReadError,
         normalize,
         parse_selection,
         selected_shape,
     )
-    from inspector.formats.node_dump import DUMP_MAX_VALUES, DumpRefused
+    from inspector.formats.nodes.dump import DUMP_MAX_VALUES, DumpRefused
 
     if "::" not in args.target:
         return _dump_usage("give the node as FILE::/path (a dataset) or FILE::/path@name")
-    from inspector.formats.remote_path import split_location
+    from inspector.formats.remote.path import split_location
 
     path, node = split_location(args.target)
     location = node or ""
@@ -601,6 +645,9 @@ def cmd_dump(argv: Sequence[str]) -> int:
                 return _dump_text(member.text, args)
             node = member.node
         else:
+            group = _group_at(doc, location)
+            if group is not None:
+                return _dump_group(group, args)
             node = _dump_node(doc, location)
         if node is None:
             return 1
@@ -691,7 +738,7 @@ def _take_s3_endpoint(argv: list[str]) -> list[str]:
         if arg == "--s3-endpoint" and i + 1 < len(argv) or arg.startswith("--s3-endpoint="):
             value = arg.split("=", 1)[1] if "=" in arg else argv[i + 1]
             i += 1 if "=" in arg else 2
-            from inspector.formats.remote_options import set_s3_endpoint
+            from inspector.formats.remote.options import set_s3_endpoint
 
             set_s3_endpoint(value)
             continue

@@ -1,4 +1,4 @@
-"""Test helpers around the HDF5 heap guard (inspector.formats.vneurotk.hdf5_heap)."""
+"""Test helpers around the HDF5 heap guard (inspector.formats.hdf5.heap)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import h5py
 
-from inspector.formats.vneurotk import hdf5_heap
+from inspector.formats.hdf5 import heap as hdf5_heap
 
 
 @contextmanager

@@ -1,9 +1,9 @@
 """The full-range AUC envelopes built while an archive is verified, against the lazy pass.
 
-:class:`~inspector.formats.scan_envelope.EnvelopeBuilder` (pieces handed in
+:class:`~inspector.formats.analysis.scan_envelope.EnvelopeBuilder` (pieces handed in
 by a streaming reader) and the envelopes the AUCX verification builds from
 the bytes it hashes (``AucScans.overview``) must equal
-:func:`~inspector.formats.scan_envelope.scan_envelopes` over the same data,
+:func:`~inspector.formats.analysis.scan_envelope.scan_envelopes` over the same data,
 bit for bit (which itself is checked against a brute-force numpy oracle in
 ``test_auc_plot_lazy.py``; here numpy's ``fmin.at`` is the oracle too): shared
 and per-scan radius, masked points, NaN and infinite values, descending and
@@ -25,14 +25,9 @@ import pytest
 from test_auc_plot_lazy import brute  # the oracle: one point at a time (ufunc.at)
 
 from inspector.formats import open_document
-from inspector.formats import scan_envelope as se
-from inspector.formats.arrays import NumpyArrayRef
-from inspector.formats.auc_model import AucExperiment
-from inspector.formats.aucx import overview as ov
-from inspector.formats.aucx import reader as aucx_reader
-from inspector.formats.aucx import write_aucx
-from inspector.formats.capabilities import AucScans
-from inspector.formats.scan_envelope import (
+from inspector.formats.analysis import scan_envelope as se
+from inspector.formats.analysis.arrays import NumpyArrayRef
+from inspector.formats.analysis.scan_envelope import (
     OVERVIEW_COLUMNS,
     EnvelopeBuilder,
     framed_range,
@@ -42,6 +37,11 @@ from inspector.formats.scan_envelope import (
     scan_pieces,
     scan_shape,
 )
+from inspector.formats.auc.model import AucExperiment
+from inspector.formats.aucx import overview as ov
+from inspector.formats.aucx import reader as aucx_reader
+from inspector.formats.aucx import write_aucx
+from inspector.formats.capabilities import AucScans
 
 
 # -- oracle and comparison ------------------------------------------------------------

@@ -1,6 +1,6 @@
 """AUC scans plotted lazily: per-column envelopes (numpy as the oracle) and the view.
 
-The envelopes of :mod:`inspector.formats.scan_envelope` are compared with a
+The envelopes of :mod:`inspector.formats.analysis.scan_envelope` are compared with a
 brute-force per-column min/max (``np.fmin.at``) on random data with odd
 sizes, NaN and infinite values, masked points, per-scan radii of different
 lengths, descending and unsorted radii, every block size and both reduction
@@ -16,11 +16,11 @@ import threading
 import numpy as np
 import pytest
 
-from inspector.formats import scan_envelope as se
-from inspector.formats.arrays import EnvelopeCancelled, NumpyArrayRef
-from inspector.formats.auc_model import AucExperiment
+from inspector.formats.analysis import scan_envelope as se
+from inspector.formats.analysis.arrays import EnvelopeCancelled, NumpyArrayRef
+from inspector.formats.analysis.scan_envelope import scan_envelopes, scan_extent, scan_shape
+from inspector.formats.auc.model import AucExperiment
 from inspector.formats.capabilities import AucScans
-from inspector.formats.scan_envelope import scan_envelopes, scan_extent, scan_shape
 from inspector.formats.workers import pool
 
 

@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from inspector.formats import auc_structure as S
-from inspector.formats.auc_model import AucExperiment
-from inspector.formats.auc_structure_rules import AUC_RULES, DelimitedLocator
+from inspector.formats.auc import structure as S
+from inspector.formats.auc.model import AucExperiment
+from inspector.formats.auc.structure_rules import AUC_RULES, DelimitedLocator
 from inspector.formats.aucx import read_experiment, write_aucx
 from inspector.formats.delimited import load_delimited
 from inspector.formats.findings import RULES, Scope

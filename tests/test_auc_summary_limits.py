@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from inspector.cli import render_document
-from inspector.formats.auc_model import (
+from inspector.formats.auc.model import (
     SUMMARY_ENDS,
     SUMMARY_MAX_LISTED,
     SUMMARY_MAX_VALUES,

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import inspector
-from inspector.formats.auc_model import AucExperiment
+from inspector.formats.auc.model import AucExperiment
 from inspector.formats.aucx import ArchiveWriteError, open_archive, read_experiment, write_aucx
 from inspector.formats.aucx import writer as writer_mod
 from inspector.formats.aucx.atomicfile import TEMP_PREFIX, TEMP_SUFFIX, remove_stale

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from inspector.cli import main
-from inspector.formats import node_dump
+from inspector.formats.nodes import dump as node_dump
 from tests.conftest import FIXTURES
 
 AUCX = FIXTURES / "aucx"
@@ -166,7 +166,7 @@ def test_an_npy_header_announcing_more_than_the_member_holds_is_refused(tmp_path
 
 
 def test_selections_of_axes_of_2_63_elements_and_more_are_sized_exactly():
-    from inspector.formats.node_data import normalize, pages, parse_selection, selected_shape
+    from inspector.formats.nodes.data import normalize, pages, parse_selection, selected_shape
 
     n = 2**64 - 1
     assert selected_shape(normalize(Ellipsis, (n,))) == (n,)

@@ -27,8 +27,8 @@ from pathlib import Path
 import pytest
 
 from fuzz.aucx_model_edits import inspector_ok, openauc_ok, read_members, run, write_archive
+from inspector.formats.auc.export import ExportError, export_to_aucx
 from inspector.formats.aucx import open_archive
-from inspector.formats.export import ExportError, export_to_aucx
 from tests.conftest import FIXTURES
 
 pytest.importorskip("openauc")

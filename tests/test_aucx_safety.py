@@ -16,7 +16,7 @@ import zlib
 import numpy as np
 import pytest
 
-from inspector.formats.auc_model import AucExperiment
+from inspector.formats.auc.model import AucExperiment
 from inspector.formats.aucx import open_archive, read_experiment, write_aucx
 from inspector.formats.aucx.stream import MemberStream
 from inspector.formats.aucx.zipscan import scan_zip

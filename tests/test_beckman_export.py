@@ -19,8 +19,8 @@ import pytest
 
 import inspector
 from inspector.cli import main as cli_main
+from inspector.formats.auc.export import ExportError, export_to_aucx, open_group
 from inspector.formats.beckman import load_run, open_run
-from inspector.formats.export import ExportError, export_to_aucx, open_group
 from inspector.formats.registry import open_document
 from tests.test_beckman_layout import data, header, mixed_run, tokens, write
 

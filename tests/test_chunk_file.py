@@ -1,4 +1,4 @@
-"""Stored chunks read with pread outside h5py's lock (vneurotk.chunks.ChunkFile).
+"""Stored chunks read with pread outside h5py's lock (hdf5.chunks.ChunkFile).
 
 The bytes must be exactly those of HDF5's ``read_direct_chunk``; the reader
 must hold no file lock once the document is closed, and must fail cleanly on
@@ -14,8 +14,8 @@ import h5py
 import numpy as np
 import pytest
 
+from inspector.formats.hdf5.chunks import ChunkFile, read_raw_chunk
 from inspector.formats.registry import open_document
-from inspector.formats.vneurotk.chunks import ChunkFile, read_raw_chunk
 from tests.conftest import FIXTURES
 
 SMALL_CHUNKS = FIXTURES / "vneurotk" / "v1" / "continuous_small_chunks.h5"

@@ -9,9 +9,9 @@ import h5py
 import pytest
 
 from inspector.cli import main
-from inspector.formats import node_dump
-from inspector.formats.vneurotk import heap_stream
-from inspector.formats.vneurotk.hdf5_heap import MAX_VALUE_BYTES
+from inspector.formats.hdf5 import heap_stream
+from inspector.formats.hdf5.heap import MAX_VALUE_BYTES
+from inspector.formats.nodes import dump as node_dump
 
 TEXTS = {
     "plain": b"0123456789" * 300,

@@ -9,18 +9,18 @@ import numpy as np
 import pytest
 
 from inspector.formats import inflate
-from inspector.formats.arrays import (
+from inspector.formats.analysis.arrays import (
     ArrayRef,
     Envelope,
     EnvelopeCancelled,
     NumpyArrayRef,
     envelope_with_preview,
 )
-from inspector.formats.vneurotk import chunk_summary as cs
-from inspector.formats.vneurotk import chunks
-from inspector.formats.vneurotk.arrays import H5DatasetRef
-from inspector.formats.vneurotk.chunks import ChunkLayout
-from inspector.formats.vneurotk.source import H5Source
+from inspector.formats.hdf5 import chunk_summary as cs
+from inspector.formats.hdf5 import chunks
+from inspector.formats.hdf5.arrays import H5DatasetRef
+from inspector.formats.hdf5.chunks import ChunkLayout
+from inspector.formats.hdf5.source import H5Source
 
 
 def h5_ref(path, name, sources):
@@ -159,7 +159,7 @@ def test_masked_values_as_nan():
 
 
 def test_preview_and_cancel_on_base_path(monkeypatch):
-    import inspector.formats.arrays as arrays_mod
+    import inspector.formats.analysis.arrays as arrays_mod
 
     a = np.random.default_rng(0).standard_normal((3_000_000, 1))
     ref = NumpyArrayRef("x", a)
@@ -401,7 +401,7 @@ def _billions_of_chunks(tmp_path):
 def test_a_sampled_envelope_reads_a_bounded_number_of_chunks(tmp_path, monkeypatch):
     """The whole-range view of billions of one-sample chunks reads at most
     MAX_SAMPLED_CHUNKS of them (HDF5 looks each up), not 16 million samples."""
-    from inspector.formats.vneurotk.arrays import MAX_SAMPLED_CHUNKS
+    from inspector.formats.hdf5.arrays import MAX_SAMPLED_CHUNKS
 
     sources: list[H5Source] = []
     ref = h5_ref(_billions_of_chunks(tmp_path), "neuro", sources)
@@ -423,8 +423,8 @@ def test_a_line_of_one_sample_chunks_is_sampled_below_the_sample_limit(tmp_path,
     """1 048 576 one-sample chunks along the line are fewer samples than MAX_VIEW_SAMPLES,
     but read exactly they were a million HDF5 chunk lookups: the plot said "reading..."
     for minutes (window fuzzing, seed 41 case 74).  They are sampled, as a wider range is."""
-    from inspector.formats.arrays import MAX_VIEW_SAMPLES
-    from inspector.formats.vneurotk.arrays import MAX_SAMPLED_CHUNKS
+    from inspector.formats.analysis.arrays import MAX_VIEW_SAMPLES
+    from inspector.formats.hdf5.arrays import MAX_SAMPLED_CHUNKS
 
     path = tmp_path / "one_sample_chunks.h5"
     n = 1 << 20
@@ -450,7 +450,7 @@ def test_a_line_of_one_sample_chunks_is_sampled_below_the_sample_limit(tmp_path,
 
 
 def test_contiguous_and_long_chunked_lines_keep_the_sample_limit(tmp_path):
-    from inspector.formats.arrays import MAX_VIEW_SAMPLES
+    from inspector.formats.analysis.arrays import MAX_VIEW_SAMPLES
 
     path = tmp_path / "plain.h5"
     with h5py.File(path, "w") as f:
@@ -486,8 +486,8 @@ def test_the_fuzzed_recording_of_billions_of_chunks_gives_its_trials_and_its_plo
     from pathlib import Path
 
     from inspector.formats import open_document
-    from inspector.formats.analysis import trial_matrix, trial_order
-    from inspector.formats.vneurotk.arrays import MAX_SAMPLED_CHUNKS
+    from inspector.formats.analysis.trial_average import trial_matrix, trial_order
+    from inspector.formats.hdf5.arrays import MAX_SAMPLED_CHUNKS
     from inspector.formats.workers import worker_pool
 
     path = Path(__file__).parent / "fixtures" / "fuzz" / "billions_of_unallocated_chunks.h5"

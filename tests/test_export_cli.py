@@ -12,11 +12,11 @@ import pytest
 
 from inspector.cli import main
 from inspector.formats import open_document
+from inspector.formats.auc.export import ExportError, export_to_aucx, load_source
 from inspector.formats.aucx import read_experiment
 from inspector.formats.capabilities import AucxExport
 from inspector.formats.delimited import load_delimited
 from inspector.formats.document import Document
-from inspector.formats.export import ExportError, export_to_aucx, load_source
 from inspector.formats.findings import Finding
 
 FIX = Path(__file__).parent / "fixtures"

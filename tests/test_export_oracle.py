@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 import inspector
+from inspector.formats.auc.export import ExportError, export_to_aucx
 from inspector.formats.delimited import load_delimited, run_import
-from inspector.formats.export import ExportError, export_to_aucx
 
 openauc = pytest.importorskip("openauc")
 OpenAUCError = pytest.importorskip("openauc.exceptions").OpenAUCError

@@ -23,8 +23,8 @@ import pytest
 from inspector.cli import main
 from inspector.formats import open_document
 from inspector.formats.folder_bounds import REGULAR
-from inspector.formats.node_data import NodeReadError
-from inspector.formats.vneurotk import external_guard, read_watch
+from inspector.formats.hdf5 import external_guard, read_watch
+from inspector.formats.nodes.data import NodeReadError
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
 

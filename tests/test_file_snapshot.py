@@ -175,7 +175,7 @@ def test_a_recording_reports_file_changed_the_same_way(tmp_path):
             ref.read(0)
         assert ref.unreadable_finding(raised.value, "plotting").code == "file.changed"
         assert doc.changed_on_disk() is not None
-        from inspector.formats.node_data import NodeReadError
+        from inspector.formats.nodes.data import NodeReadError
 
         with pytest.raises(NodeReadError) as node_error:
             doc.object_data.node("/neuro")

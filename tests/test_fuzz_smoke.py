@@ -343,8 +343,8 @@ def test_the_app_target_builds_the_overview_and_reports_what_the_cli_does(monkey
     (archives whose arrays stay lazy), and its line is the command line's."""
     import fuzz.targets as targets
     from inspector.formats import open_document
+    from inspector.formats.analysis.scan_envelope import OVERVIEW_COLUMNS
     from inspector.formats.aucx import reader as aucx_reader
-    from inspector.formats.scan_envelope import OVERVIEW_COLUMNS
 
     monkeypatch.setattr(aucx_reader, "EXPERIMENT_LOAD_LIMIT", 0)  # every archive stays lazy
     seeds = sorted((ROOT / "tests" / "fixtures" / "aucx").glob("syn_*.aucx"))

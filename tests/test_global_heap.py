@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 
 from inspector.formats import open_document
-from inspector.formats.node_data import NodeReadError
-from inspector.formats.vneurotk import hdf5_heap
+from inspector.formats.hdf5 import heap as hdf5_heap
+from inspector.formats.nodes.data import NodeReadError
 from tests.heap_guard import every_object, registered
 from tests.window_child import run_python
 
@@ -157,8 +157,8 @@ def test_a_dataset_pointing_into_a_corrupt_collection_is_refused(tmp_path, layou
             f.create_dataset("labels", data=names, dtype=dt, **kw)
     code = ("import sys\n"
             "from pathlib import Path\n"
-            "from inspector.formats.vneurotk.source import H5Source\n"
-            "from inspector.formats.vneurotk.hdf5_heap import CorruptGlobalHeap\n"
+            "from inspector.formats.hdf5.source import H5Source\n"
+            "from inspector.formats.hdf5.heap import CorruptGlobalHeap\n"
             "src = H5Source(Path(sys.argv[1]))\n"
             "ds = src.file['labels']\n"
             "if sys.argv[2] == 'pristine':\n"
@@ -225,8 +225,8 @@ def test_a_descriptor_pointing_outside_the_file_is_refused_before_hdf5_allocates
     p.write_bytes(bytes(data))
     code = ("import sys\n"
             "from pathlib import Path\n"
-            "from inspector.formats.vneurotk.source import H5Source\n"
-            "from inspector.formats.vneurotk.hdf5_heap import CorruptGlobalHeap\n"
+            "from inspector.formats.hdf5.source import H5Source\n"
+            "from inspector.formats.hdf5.heap import CorruptGlobalHeap\n"
             "src = H5Source(Path(sys.argv[1]))\n"
             "try:\n"
             "    src.read(src.file['labels'])\n"

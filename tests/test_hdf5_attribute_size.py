@@ -10,8 +10,8 @@ import numpy as np
 
 from inspector.cli import main
 from inspector.formats import open_document
-from inspector.formats.node_data import NodeReadError
-from inspector.formats.vneurotk.hdf5_heap import MAX_VALUE_BYTES
+from inspector.formats.hdf5.heap import MAX_VALUE_BYTES
+from inspector.formats.nodes.data import NodeReadError
 
 BIG = MAX_VALUE_BYTES // 8 + 1  # float64 values: one byte-group over the limit
 SMALL = MAX_VALUE_BYTES // 8  # exactly the limit

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from inspector.formats import open_document
-from inspector.formats.node_data import (
+from inspector.formats.nodes.data import (
     MAX_READ_VALUES,
     ColumnKind,
     NodeReadError,
@@ -472,7 +472,7 @@ def test_image_plan_skips_chunks_beyond_its_budget():
 @pytest.mark.parametrize("dtype", ["<f4", ">i2", "<u8"])
 @pytest.mark.parametrize("shuffle", [True, False])
 def test_parallel_chunk_reads_equal_hdf5(tmp_path, dtype, shuffle):
-    from inspector.formats.vneurotk.hdf5_strided import (
+    from inspector.formats.hdf5.strided import (
         existing_chunks,
         fast_layout,
         parallel_read,
@@ -502,7 +502,7 @@ def test_parallel_chunk_reads_equal_hdf5(tmp_path, dtype, shuffle):
 
 
 def test_node_reads_take_the_parallel_path_and_match_h5py(tmp_path, monkeypatch):
-    from inspector.formats.vneurotk import hdf5_strided
+    from inspector.formats.hdf5 import strided as hdf5_strided
 
     path = tmp_path / "img.h5"
     with h5py.File(path, "w") as f:
@@ -510,7 +510,7 @@ def test_node_reads_take_the_parallel_path_and_match_h5py(tmp_path, monkeypatch)
                          .astype(">f8"), chunks=(32, 32), compression="gzip", shuffle=True)
     calls = []
     real = hdf5_strided.parallel_read
-    monkeypatch.setattr("inspector.formats.vneurotk.hdf5_data.parallel_read",
+    monkeypatch.setattr("inspector.formats.hdf5.data.parallel_read",
                         lambda *a: calls.append(a[2]) or real(*a))
     with open_document(path) as doc, h5py.File(path) as f:
         node = doc.object_data.node("/img")

@@ -1,7 +1,7 @@
 """``inspector dump FILE::/path``: CSV, JSON and .npy of every HDF5 type, against h5py.
 
 The oracle reads each dataset or attribute with h5py and converts it the way the
-views are documented to show it (inspector/formats/node_dump.py): compound fields
+views are documented to show it (inspector/formats/nodes/dump.py): compound fields
 as dotted columns, enum labels, strings decoded with ``\\xNN`` escapes, references
 as target paths, opaque bytes as hex.  One known h5py 3.16 defect is not copied:
 it returns the numbers of a big-endian variable-length sequence byte-swapped, so
@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from inspector.cli import main
-from inspector.formats.node_dump import DUMP_MAX_VALUES
+from inspector.formats.nodes.dump import DUMP_MAX_VALUES
 from tests.test_hdf5_data import NUMBERS, write_every_type
 
 #: location -> the kind of each column, in order (label -> kind).
@@ -290,13 +290,20 @@ def test_sequences_are_refused_as_npy_and_nothing_is_written(tmp_path, h5file, c
     assert not out.exists() and not (tmp_path / "seq.npy.part").exists()
 
 
-def test_missing_node_group_and_unreadable_values_exit_1_with_a_finding(tmp_path, h5file,
-                                                                     capsys):
+def test_missing_node_and_unreadable_values_exit_1_with_a_finding(tmp_path, h5file, capsys):
     assert main(["dump", f"{h5file}::/nope"]) == 1
     err = capsys.readouterr().err
     assert "warning node.not-found" in err and "/nope" in err
-    assert main(["dump", f"{h5file}::/compound"]) == 1
-    assert "group" in capsys.readouterr().err
+    # a group is written as the list of its members (and refused as .npy: no array)
+    assert main(["dump", f"{h5file}::/compound"]) == 0
+    with h5py.File(h5file, "r") as f:
+        rows = capsys.readouterr().out.splitlines()
+        assert rows[0] == "name,kind,location,detail,value"
+        g = f["compound"]
+        assert sorted(r.split(",")[0] for r in rows[1:]) == sorted([*g, *g.attrs])
+    assert main(["dump", f"{h5file}::/compound", "--format", "npy", "--out",
+                 str(tmp_path / "g.npy")]) == 2
+    assert "is a group" in capsys.readouterr().err and not (tmp_path / "g.npy").exists()
     ext = tmp_path / "ext.h5"
     with h5py.File(ext, "w") as f:
         f.create_dataset("raw", (4,), dtype="<i4", external=[("gone.bin", 0, 16)])

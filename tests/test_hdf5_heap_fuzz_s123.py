@@ -34,7 +34,7 @@ import h5py
 import numpy as np
 import pytest
 
-from inspector.formats.vneurotk import hdf5_heap
+from inspector.formats.hdf5 import heap as hdf5_heap
 from tests.heap_guard import every_object, registered
 from tests.window_child import run_python
 

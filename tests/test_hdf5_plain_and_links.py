@@ -1,10 +1,12 @@
 """A plain HDF5 file opens as what it is; links lead to their targets; File > Open
 takes ``FILE::/path``; a recording's plotted arrays switch to their values.
 
-``inspector verify`` keeps answering "is this a valid recording?" for a plain
-HDF5 file (the corpus verdict: ``neuro.missing``, exit 1), while the window
-shows an HDF5 document with every generic view and no error icon or failure
-page.  Link targets are compared with h5py's own view of the links.
+A plain HDF5 file is opened by the generic HDF5 reader (``format: "hdf5"``,
+ok, a note saying why it is not a VneuroTK recording), and the window shows
+an HDF5 document with every generic view and no error icon or failure page.
+Asked directly, the recording reader keeps the corpus verdict
+(``neuro.missing``).  Link targets are compared with h5py's own view of the
+links.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from PySide6.QtWidgets import QDialog
 from inspector.cli import format_report, main
 from inspector.formats import open_document
 from inspector.formats.findings import Severity
+from inspector.formats.vneurotk import open_recording
 from inspector.formats.vneurotk.reader import KIND_PLAIN_HDF5, KIND_RECORDING
 from inspector.models.open_failure import open_failure
 from inspector.ui.data.image import ImageView
@@ -81,60 +84,76 @@ def files(tmp_path_factory):
 
 
 # -- the document -------------------------------------------------------------------------
-def test_plain_hdf5_is_an_hdf5_document_and_verify_keeps_its_verdict(files, capsys):
+def test_plain_hdf5_is_an_hdf5_file_with_a_note(files, capsys):
     with open_document(files["plain"]) as doc:
-        assert doc.kind_label == KIND_PLAIN_HDF5 == "HDF5 file (not a VneuroTK recording)"
-        m = doc.mismatch
-        assert m is not None and m.container == "HDF5 file" and m.format == KIND_RECORDING
-        assert "neuro.missing" in m.codes and "/neuro" in m.reason
-        # verify's verdict stays: the reason is still an error finding, the file not ok
-        assert not doc.ok
-        assert [f.code for f in doc.findings if f.severity is Severity.ERROR] == ["neuro.missing"]
-        # about the file itself nothing is wrong
-        assert doc.file_findings() == []
-        assert open_failure(doc) is None
+        assert doc.format == "hdf5" and doc.kind_label == "HDF5 file" and doc.ok
+        assert doc.mismatch is None and open_failure(doc) is None
+        assert [(f.code, f.severity) for f in doc.findings] == [
+            ("format.container-only", Severity.INFO)]
+        note = doc.findings.as_list()[0]
+        assert "not a VneuroTK recording" in note.message and "vneurotk_format" in note.message
         header = {n.name: n.value for n in doc.header.children}
-        assert header["format"] == KIND_PLAIN_HDF5 and header["not a recording"] == m.reason
+        assert header["format"] == "HDF5 file"
         with h5py.File(files["plain"]) as f:
             groups, datasets = [], []
             f.visititems(lambda _n, o: (groups if isinstance(o, h5py.Group) else datasets)
                          .append(o))
             assert header["groups"] == len(groups) and header["datasets"] == len(datasets)
             assert header["root attributes"] == len(f.attrs)
-        assert doc.provenance is None and doc.trials is None
+            assert doc.summary == {"groups": len(groups), "datasets": len(datasets),
+                                   "links": 0, "root_attributes": len(f.attrs)}
+        assert doc.provenance is None and doc.trials is None and doc.arrays == {}
         assert doc.object_data is not None
+        assert "hdf5: OK" in format_report(doc)
+    assert main(["verify", "--json", str(files["plain"])]) == 0
+    got = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert got["ok"] is True and got["format"] == "hdf5"
+    assert [f["code"] for f in got["findings"]] == ["format.container-only"]
+
+
+def test_the_recording_reader_asked_directly_keeps_the_corpus_verdict(files):
+    with open_recording(files["plain"]) as doc:
+        assert doc.kind_label == KIND_PLAIN_HDF5 == "HDF5 file (not a VneuroTK recording)"
+        m = doc.mismatch
+        assert m is not None and m.container == "HDF5 file" and m.format == KIND_RECORDING
+        assert "neuro.missing" in m.codes and "/neuro" in m.reason
+        assert not doc.ok
+        assert [f.code for f in doc.findings if f.severity is Severity.ERROR] == ["neuro.missing"]
+        assert doc.file_findings() == []
+        header = {n.name: n.value for n in doc.header.children}
+        assert header["format"] == KIND_PLAIN_HDF5 and header["not a recording"] == m.reason
         text = format_report(doc)
         assert "neuro.missing" in text and "NOT OK" in text
         assert f"  {KIND_PLAIN_HDF5}: {m.reason}" in text.splitlines()
-    assert main(["verify", "--json", str(files["plain"])]) == 1
-    got = json.loads(capsys.readouterr().out.splitlines()[0])
-    assert got["ok"] is False and got["format"] == "vneurotk-recording"
-    assert [f["code"] for f in got["findings"] if f["severity"] == "error"] == ["neuro.missing"]
 
 
 def test_corpus_plain_files_and_real_recordings(files):
     for name in ("edited/plain_unrelated.h5", "edited/external_link_target.h5"):
         with open_document(CORPUS / name) as doc:
+            assert doc.format == "hdf5" and doc.ok and doc.mismatch is None, name
+        with open_recording(CORPUS / name) as doc:  # the corpus verdict, asked directly
             assert doc.mismatch is not None and not doc.ok, name
-            assert doc.file_findings() == [] or all(
-                f.severity is not Severity.ERROR for f in doc.file_findings()), name
     # a recording with its header but no /neuro is a broken recording, not a plain file
     with open_document(CORPUS / "edited/dense_missing_neuro.h5") as doc:
-        assert doc.mismatch is None and doc.kind_label == KIND_RECORDING
+        assert doc.format == "vneurotk-recording" and doc.kind_label == KIND_RECORDING
+        assert doc.mismatch is None and not doc.ok
         assert any(f.code == "neuro.missing" for f in doc.file_findings())
     with open_document(RECORDING) as doc:
         assert doc.mismatch is None and doc.ok and doc.file_findings() == doc.findings.as_list()
     # an HDF5 file with no object at all opens too (nothing to show, nothing failed)
     with open_document(files["empty"]) as doc:
-        assert doc.mismatch is not None and open_failure(doc) is None
+        assert doc.format == "hdf5" and doc.ok and open_failure(doc) is None
 
 
 def test_a_damaged_plain_file_keeps_its_own_errors(files):
-    with open_document(files["main"]) as doc:  # dangling links are errors about the file
-        assert doc.mismatch is not None
-        codes = [f.code for f in doc.file_findings() if f.severity is Severity.ERROR]
-        assert codes == ["link.dangling", "link.dangling"]
-        assert "link.dangling" not in doc.mismatch.codes
+    with open_document(files["main"]) as doc:
+        assert doc.format == "hdf5" and not doc.ok
+        errors = [(f.code, f.location) for f in doc.findings if f.severity is Severity.ERROR]
+        assert errors == [("link.dangling", "/dang")]  # a soft link to nothing: broken
+        # an external link whose file is not beside it: a warning, the rest is read
+        unresolved = [f for f in doc.findings if f.code == "link.external-unresolved"]
+        assert [(f.location, f.severity) for f in unresolved] == [("/extdang", Severity.WARNING)]
+        assert "missing.h5" in unresolved[0].message
 
 
 def _link_nodes(doc):
@@ -161,7 +180,8 @@ def test_link_targets_are_what_h5py_says(files):
                 assert t.dangling == (loc == "/extdang")
                 assert t.address() == f"{t.resolved}::{link.path}"
         assert "dangling" in links["/dang"].detail
-        dangling = [f for f in doc.findings if f.code == "link.dangling"]
+        dangling = [f for f in doc.findings
+                    if f.code in ("link.dangling", "link.external-unresolved")]
         assert {d.location for d in dangling} == {"/dang", "/extdang"}
         vds = doc.tree.find("/vds")
         sources = [c for c in vds.children if c.kind == "link"]
@@ -198,10 +218,9 @@ def test_the_window_presents_a_plain_file_as_an_hdf5_document(qtbot, files):
     tab = win.current_tab()
     i = win.tabs.indexOf(tab)
     assert tab.failure is None and win.tabs.tabIcon(i).isNull()
-    assert KIND_PLAIN_HDF5 in win.tabs.tabToolTip(i)
-    assert tab.doc.mismatch.reason in win.tabs.tabToolTip(i)
-    assert tab.status_text.startswith(KIND_PLAIN_HDF5)
-    assert "no findings; as a VneuroTK recording: 1 error, 1 note" in tab.status_text
+    assert tab.doc.format == "hdf5" and "HDF5 file" in win.tabs.tabToolTip(i)
+    assert tab.status_text.startswith("HDF5 file")
+    assert "error" not in tab.status_text and "1 note" in tab.status_text
     assert tab.provenance is None
     # every generic view: a compound table, an image, text
     assert tab.header_panel.select_location("/log/rows", prefer_raw=True)
@@ -221,8 +240,9 @@ def test_the_window_presents_a_plain_file_as_an_hdf5_document(qtbot, files):
 def test_a_plain_file_with_dangling_links_is_marked_for_them(qtbot, files):
     win = _window(qtbot, files["main"])
     tab = win.current_tab()
-    assert not win.tabs.tabIcon(win.tabs.indexOf(tab)).isNull()  # two real errors
-    assert "2 errors" in tab.status_text
+    # the soft link to nothing is an error; the external link whose file is missing a warning
+    assert not win.tabs.tabIcon(win.tabs.indexOf(tab)).isNull()
+    assert "1 error" in tab.status_text
 
 
 def test_open_target_of_an_external_link_opens_its_file_at_the_node(qtbot, files):
@@ -347,7 +367,7 @@ def test_a_recording_plot_switches_to_the_values_of_its_array(qtbot):
 def test_no_text_of_any_type_holds_a_lone_surrogate(tmp_path):
     """Every value, type description and tree text of every HDF5 type encodes as UTF-8,
     so none can reach Qt as a lone surrogate (invalid UTF-8 is escaped and flagged)."""
-    from inspector.formats.node_data import cell_text, describe
+    from inspector.formats.nodes.data import cell_text, describe
     from tests.test_hdf5_data import write_every_type
 
     path = write_every_type(tmp_path / "every.h5")
@@ -429,12 +449,12 @@ def test_dumping_a_dangling_link_exits_1_with_its_finding(files, capsys):
         assert capsys.readouterr().out.split() == ["value"] + [str(v) for v in f["data"][()]]
 
 
-def test_the_findings_dock_says_what_a_not_a_recording_finding_is_about(qtbot, files):
+def test_the_findings_dock_says_why_a_plain_file_is_no_recording(qtbot, files):
     win = _window(qtbot, files["plain"])
     dock = win.findings
     codes = [dock.model.finding(r)[1].code for r in range(dock.model.rowCount())]
-    assert "neuro.missing" in codes  # the dock lists what verify reports
-    row = dock.proxy.mapFromSource(dock.model.index(codes.index("neuro.missing"), 0))
+    assert codes == ["format.container-only"]  # the dock lists what verify reports
+    row = dock.proxy.mapFromSource(dock.model.index(0, 0))
     dock.view.selectRow(row.row())
     text = dock.detail.toPlainText()
-    assert "not a VneuroTK recording" in text and "not a fault of the file" in text
+    assert "not a VneuroTK recording" in text and "vneurotk_format" in text

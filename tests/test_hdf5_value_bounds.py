@@ -11,12 +11,13 @@ import h5py
 import numpy as np
 import pytest
 
-from inspector.formats.analysis import ChunkOverflow
+from inspector.formats.analysis.trial_average import ChunkOverflow
+from inspector.formats.hdf5 import chunk_guard
+from inspector.formats.hdf5 import heap as hdf5_heap
+from inspector.formats.hdf5.chunks import ChunkLayout, decode_chunk
+from inspector.formats.hdf5.source import H5Source
 from inspector.formats.inflate import zlib_inflate
 from inspector.formats.report_bounds import MAX_REPORT_TEXT, bounded
-from inspector.formats.vneurotk import chunk_guard, hdf5_heap
-from inspector.formats.vneurotk.chunks import ChunkLayout, decode_chunk
-from inspector.formats.vneurotk.source import H5Source
 
 
 def _bomb(path: Path, inflated: int) -> None:
@@ -69,7 +70,7 @@ def test_a_bomb_chunk_is_refused_before_hdf5_reads_it(tmp_path):
 
 def test_the_dump_node_reports_the_overflowing_chunk(tmp_path):
     from inspector.formats import open_document
-    from inspector.formats.node_data import NodeReadError
+    from inspector.formats.nodes.data import NodeReadError
 
     path = tmp_path / "bomb.h5"
     _bomb(path, 64 << 20)
@@ -165,7 +166,7 @@ def _wide_elements(path: Path) -> None:
 def test_fixed_size_elements_over_the_limit_are_refused_unread(tmp_path, capsys):
     from inspector.cli import main
     from inspector.formats import open_document
-    from inspector.formats.node_data import NodeReadError
+    from inspector.formats.nodes.data import NodeReadError
 
     path = tmp_path / "wide.h5"
     _wide_elements(path)

@@ -17,8 +17,9 @@ import pytest
 
 from inspector.cli import main
 from inspector.formats import open_document
-from inspector.formats.node_data import NodeReadError
-from inspector.formats.vneurotk import hdf5_heap, vds_guard
+from inspector.formats.hdf5 import heap as hdf5_heap
+from inspector.formats.hdf5 import vds_guard
+from inspector.formats.nodes.data import NodeReadError
 
 
 def _mapped(path: Path, count: int, libver: str | None = None) -> Path:

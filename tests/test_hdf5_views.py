@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from inspector.formats import open_document
-from inspector.formats.node_data import ColumnKind
+from inspector.formats.nodes.data import ColumnKind
 from inspector.jobs import JobRunner
 from inspector.ui.data import DataPanel
 from inspector.ui.data.choose import CURVE, IMAGE, TABLE, TEXT, views_for

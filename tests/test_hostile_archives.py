@@ -497,7 +497,7 @@ def test_a_malformed_scan_quantity_is_a_finding_and_the_rest_is_checked(tmp_path
 
 
 def test_structure_facts_read_a_malformed_quantity_as_no_value():
-    from inspector.formats.auc_structure_facts import Quantities
+    from inspector.formats.auc.structure_facts import Quantities
 
     records = [{"temperature": {"value": 20.0, "unit": "degC", "status": "present"}},
                {"temperature": {"value": 21.0, "unit": "degC", "status": []}},

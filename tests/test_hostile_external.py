@@ -26,8 +26,8 @@ import pytest
 from inspector.cli import main
 from inspector.formats import open_document
 from inspector.formats.folder_bounds import allow_hint, allowable_folder, forget_allowed
-from inspector.formats.node_data import NodeReadError
-from inspector.formats.vneurotk import external_guard
+from inspector.formats.hdf5 import external_guard
+from inspector.formats.nodes.data import NodeReadError
 from tests.range_server import RangeServer
 
 MARKER = b"EXTERNAL-TEST-SECRET-31d5"

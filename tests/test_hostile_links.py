@@ -18,7 +18,7 @@ import h5py
 import numpy as np
 import pytest
 
-from inspector.formats.vneurotk.elink_guard import special_target
+from inspector.formats.hdf5.elink_guard import special_target
 from tests.conftest import FIXTURES
 from tests.test_hostile_window import inspect_in_child
 

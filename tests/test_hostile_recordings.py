@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from inspector.formats import open_document
-from inspector.formats.arrays import MAX_VIEW_SAMPLES, NumpyArrayRef
+from inspector.formats.analysis.arrays import MAX_VIEW_SAMPLES, NumpyArrayRef
 
 V1 = Path(__file__).parent / "fixtures" / "vneurotk" / "v1"
 
@@ -255,7 +255,7 @@ def _all_text_encodable(doc) -> None:
 
 
 def test_many_attributes_are_capped(tmp_path):
-    from inspector.formats.vneurotk.tree import MAX_ATTRIBUTES
+    from inspector.formats.hdf5.tree import MAX_ATTRIBUTES
 
     p = _rec(tmp_path, libver="latest")  # dense attribute storage: 100 000 attributes fit
     with h5py.File(p, "r+", libver="latest") as f:
@@ -460,8 +460,8 @@ def test_deep_group_chain_opens(tmp_path):
 
 
 def test_categories_nested_without_end_are_bounded(tmp_path):
+    from inspector.formats.hdf5.source import RuleError
     from inspector.formats.vneurotk import trial_meta
-    from inspector.formats.vneurotk.source import RuleError
 
     with h5py.File(tmp_path / "nest.h5", "w") as f:
         g = f.create_group("s")

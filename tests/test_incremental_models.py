@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex
 
-from inspector.formats.node import Node
+from inspector.formats.nodes.node import Node
 from inspector.models import node_tree_model as ntm
 from inspector.models.node_filter_model import NodeFilterProxy
 from inspector.models.node_tree_model import NodeTreeModel

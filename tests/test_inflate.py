@@ -225,8 +225,8 @@ def test_the_copyable_decompressor_resumes_from_a_copy():
 
 def test_summary_and_strided_reads_agree_with_h5py_on_the_fallback(tmp_path, backend,
                                                                     _worker_pool):
-    from inspector.formats.vneurotk import hdf5_strided
-    from inspector.formats.vneurotk.chunks import chunk_layout, decode_chunk
+    from inspector.formats.hdf5 import strided as hdf5_strided
+    from inspector.formats.hdf5.chunks import chunk_layout, decode_chunk
 
     data = (np.random.default_rng(13).standard_normal((3000, 6)) * 40).astype("<f4")
     path = tmp_path / "f.h5"

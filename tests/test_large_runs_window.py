@@ -13,7 +13,7 @@ from PySide6.QtCore import QModelIndex
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QTableView, QTreeView
 
-from inspector.formats.node import Node
+from inspector.formats.nodes.node import Node
 from inspector.ui import columns
 from inspector.ui.main_window import MainWindow
 from inspector.ui.tree_expansion import ROWS_PER_TURN, expanding

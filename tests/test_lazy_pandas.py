@@ -64,7 +64,7 @@ def test_open_and_verify_without_tables_never_import_pandas(schema0_without_meta
     got = _open_in_child(*(VNEUROTK / n for n in WITHOUT_TABLES), schema0_without_meta)
     assert got["pandas"] is False
     kinds = [d["kind"] for d in got["docs"]]
-    assert kinds == ["HDF5 file (not a VneuroTK recording)"] + ["VneuroTK recording"] * 3
+    assert kinds == ["HDF5 file"] + ["VneuroTK recording"] * 3  # plain_unrelated: no recording
     assert [d["tables"] for d in got["docs"]] == [[]] * 4
     assert [d["ok"] for d in got["docs"][1:3]] == [True, True]  # corpus verdicts: valid
     assert "schema.historical" in got["docs"][3]["findings"]
@@ -78,11 +78,12 @@ def test_cli_verify_json_of_a_plain_file_never_imports_pandas():
             "    rc = main(['verify', '--json', sys.argv[1]])\n"
             "print(json.dumps({'rc': rc, 'line': buf.getvalue(), "
             "'pandas': 'pandas' in sys.modules}))\n")
-    for name in ("edited/plain_unrelated.h5", "v1/continuous_small_chunks.h5"):
+    for name, fmt in (("edited/plain_unrelated.h5", "hdf5"),
+                      ("v1/continuous_small_chunks.h5", "vneurotk-recording")):
         got = json.loads(run_python(code, str(VNEUROTK / name)).strip().splitlines()[-1])
         assert got["pandas"] is False, name
         line = json.loads(got["line"])
-        assert line["format"] == "vneurotk-recording"
+        assert line["format"] == fmt
         assert got["rc"] == (0 if line["ok"] and line["structure_ok"] else 1)
 
 
@@ -145,7 +146,7 @@ def test_typed_codes_6_and_7_are_pandas_na_and_nat(tmp_path):
         g["values"] = np.array(["7", "", "", ""], dtype=h5py.string_dtype())
     code = ("import sys, h5py\n"
             "from inspector.formats.vneurotk.scalars import read_sequence\n"
-            "from inspector.formats.vneurotk.values import is_missing, typed\n"
+            "from inspector.formats.hdf5.values import is_missing, typed\n"
             "assert 'pandas' not in sys.modules\n"
             "with h5py.File(sys.argv[1]) as f:\n"
             "    values = read_sequence(f['ids'], '/ids')\n"

@@ -184,7 +184,7 @@ def jobs(qtbot):
 
 
 def auc_view(qtbot, jobs, scans=6, points=3000):
-    from inspector.formats.arrays import NumpyArrayRef
+    from inspector.formats.analysis.arrays import NumpyArrayRef
     from inspector.formats.capabilities import AucScans
     from inspector.ui.plots.auc import AucView
 

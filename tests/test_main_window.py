@@ -122,8 +122,8 @@ def test_reload_replaces_tab_in_place(qtbot, tmp_path):
     assert [t.path.name for t in win.document_tabs()] == ["a.txt", "b.txt", "c.txt"]
     new = win.current_tab()
     assert new is not old and win.tabs.currentIndex() == 1
-    assert old.doc.format != "vneurotk-recording"
-    assert new.doc.format == "vneurotk-recording"  # read again from disk
+    assert old.doc.format != "hdf5"
+    assert new.doc.format == "hdf5" and not new.doc.ok  # read again from disk
 
 
 def test_geometry_is_remembered(qtbot):

@@ -9,7 +9,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QColor, QWheelEvent
 from PySide6.QtWidgets import QApplication
 
-from inspector.formats.arrays import NumpyArrayRef
+from inspector.formats.analysis.arrays import NumpyArrayRef
 from inspector.jobs import JobRunner
 from inspector.ui.plots import NeuralView
 from inspector.ui.plots.neural import MAX_LEGEND_LINES, MIN_LINE_PX

@@ -13,7 +13,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication, QTreeView
 
 from inspector.formats.document import Node
-from inspector.formats.node import LinkTarget
+from inspector.formats.nodes.node import LinkTarget
 from inspector.formats.registry import open_document
 from inspector.models import node_rows
 from inspector.models.node_filter_model import ItemFilterProxy, NodeFilterProxy, filter_proxy_for

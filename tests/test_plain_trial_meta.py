@@ -19,9 +19,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from inspector.formats.hdf5.source import RuleError
 from inspector.formats.table import PlainColumn, Table
 from inspector.formats.vneurotk import rules as R
-from inspector.formats.vneurotk.source import RuleError
 from inspector.formats.vneurotk.trial_meta import (
     _legacy,
     _pandas_v1,

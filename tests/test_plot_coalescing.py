@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from inspector.formats.arrays import EnvelopeCancelled, NumpyArrayRef
+from inspector.formats.analysis.arrays import EnvelopeCancelled, NumpyArrayRef
 from inspector.formats.document import Document
 from inspector.jobs import JobRunner
 from inspector.ui.plots import NeuralView, PlotPanel

@@ -65,8 +65,8 @@ def test_the_neural_array_names_its_rule_when_its_values_cannot_be_read(damaged:
 
 
 def test_other_datasets_break_the_generic_rule() -> None:
-    from inspector.formats.vneurotk.arrays import H5DatasetRef
-    from inspector.formats.vneurotk.source import H5Source
+    from inspector.formats.hdf5.arrays import H5DatasetRef
+    from inspector.formats.hdf5.source import H5Source
 
     src = H5Source(RECORDING)
     try:

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from inspector.formats.arrays import NumpyArrayRef
+from inspector.formats.analysis.arrays import NumpyArrayRef
 from inspector.formats.document import Document
 from inspector.jobs import JobRunner
 from inspector.ui.plots import AucView, NeuralView, PatternView, PlotPanel
@@ -92,7 +92,7 @@ def test_per_scan_archive_never_draws_masked_points(qtbot, jobs):
 
 
 def test_scan_curves_break_at_masked_gaps():
-    from inspector.formats.scan_envelope import scan_envelopes
+    from inspector.formats.analysis.scan_envelope import scan_envelopes
 
     radius = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
     signal = np.array([[1.0, 2.0, 3.0, 4.0, 5.0]])

@@ -17,10 +17,10 @@ from range_server import RangeServer
 from s3_server import moto_s3
 
 from inspector import cli
-from inspector.formats import remote_rules as R
 from inspector.formats.registry import open_document
-from inspector.formats.remote_path import RemotePath, split_location
-from inspector.formats.remote_source import RemoteOptions, RemoteResource
+from inspector.formats.remote import rules as R
+from inspector.formats.remote.path import RemotePath, split_location
+from inspector.formats.remote.source import RemoteOptions, RemoteResource
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RECORDINGS = sorted((FIXTURES / "vneurotk").rglob("*.h5"))
@@ -259,7 +259,7 @@ def test_s3_url_is_the_local_report(s3_endpoint, rel, capsys, monkeypatch):
     local.pop("path")
     assert remote == local
     # AWS_ENDPOINT_URL does the same
-    from inspector.formats.remote_options import set_s3_endpoint
+    from inspector.formats.remote.options import set_s3_endpoint
 
     set_s3_endpoint(None)
     monkeypatch.setenv("AWS_ENDPOINT_URL", s3_endpoint)

@@ -21,8 +21,8 @@ from test_beckman_layout import data, header, write
 
 from inspector.formats.beckman import run as beckman_run
 from inspector.formats.registry import open_document
-from inspector.formats.remote_folder import index_names
-from inspector.formats.remote_path import RemotePath
+from inspector.formats.remote.folder import index_names
+from inspector.formats.remote.path import RemotePath
 
 NAMES = ["00001.RA1", "00002.RA1", "00003.RA1", "00004.RA2", "00005.RA2"]
 

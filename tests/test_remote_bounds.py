@@ -20,14 +20,14 @@ if str(ROOT) not in sys.path:  # the harness is a top-level folder, not an insta
     sys.path.insert(0, str(ROOT))
 
 from fuzz.hostile.remote import MisbehavingServer, recording  # noqa: E402
-from inspector.formats import remote_rules as R  # noqa: E402
-from inspector.formats import remote_transport  # noqa: E402
 from inspector.formats.registry import open_document  # noqa: E402
-from inspector.formats.remote_errors import RemoteError  # noqa: E402
-from inspector.formats.remote_folder import MAX_INDEX_BYTES, list_folder  # noqa: E402
-from inspector.formats.remote_options import RemoteOptions  # noqa: E402
-from inspector.formats.remote_path import RemotePath  # noqa: E402
-from inspector.formats.remote_source import RemoteResource  # noqa: E402
+from inspector.formats.remote import rules as R  # noqa: E402
+from inspector.formats.remote import transport as remote_transport  # noqa: E402
+from inspector.formats.remote.errors import RemoteError  # noqa: E402
+from inspector.formats.remote.folder import MAX_INDEX_BYTES, list_folder  # noqa: E402
+from inspector.formats.remote.options import RemoteOptions  # noqa: E402
+from inspector.formats.remote.path import RemotePath  # noqa: E402
+from inspector.formats.remote.source import RemoteResource  # noqa: E402
 
 #: Small blocks (a read asks for at most 32 KiB); a per-read timeout no loaded machine
 #: reaches, so that only the bound under test can end a read.
@@ -80,8 +80,8 @@ def test_the_well_behaved_answers_read_exactly_what_was_asked(server, content, b
     with res.open() as fh:
         assert fh.read() == content
     assert sum(bodies) == len(content) and res.faults == []
-    assert codes(RemotePath(server.url("good.h5"), OPTIONS)) == ["schema.historical",
-                                                                 "neuro.missing"]
+    # (a small HDF5 file, no recording: read whole as an HDF5 file, with the note)
+    assert codes(RemotePath(server.url("good.h5"), OPTIONS)) == ["format.container-only"]
 
 
 @pytest.mark.parametrize("kind", ["endless", "chunked"])
@@ -215,7 +215,7 @@ def test_the_limits_come_from_the_environment(monkeypatch):
 def test_s3_answers_read_whole_by_botocore_are_capped():
     """A listing page (or error document) without end: read up to the cap, then refused."""
     awsrequest = pytest.importorskip("botocore.awsrequest")
-    from inspector.formats.remote_bounds import S3_ANSWER_CAP, BoundedS3Session
+    from inspector.formats.remote.bounds import S3_ANSWER_CAP, BoundedS3Session
 
     raw = _Endless()
 

@@ -10,8 +10,8 @@ from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QInputDialog
 from range_server import RangeServer
 
-from inspector.formats.remote_path import RemotePath
-from inspector.formats.remote_source import RemoteOptions
+from inspector.formats.remote.path import RemotePath
+from inspector.formats.remote.source import RemoteOptions
 from inspector.ui.main_window import MainWindow
 from tests.conftest import FIXTURES
 

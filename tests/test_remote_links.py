@@ -16,10 +16,10 @@ import pytest
 from range_server import RangeServer
 from test_hdf5_plain_and_links import write_links
 
-from inspector.formats.node_data import NodeReadError
+from inspector.formats.hdf5 import elink_guard
+from inspector.formats.nodes.data import NodeReadError
 from inspector.formats.registry import open_document
-from inspector.formats.remote_path import RemotePath, split_location
-from inspector.formats.vneurotk import elink_guard
+from inspector.formats.remote.path import RemotePath, split_location
 from inspector.ui.main_window import MainWindow
 
 

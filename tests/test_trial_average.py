@@ -1,4 +1,4 @@
-"""Trial averages (inspector.formats.analysis) against a naive numpy/pandas oracle.
+"""Trial averages (inspector.formats.analysis.trial_average) against a naive numpy/pandas oracle.
 
 Recordings are written with h5py into tmp_path (schema 1, VneuroTK on-disk
 notes §2, §3, §5), opened with the real reader, and every number of
@@ -19,8 +19,8 @@ import pandas as pd
 import pytest
 from test_vneurotk_helpers import write_typed
 
-from inspector.formats import analysis
-from inspector.formats.analysis import (
+from inspector.formats.analysis import trial_average as analysis
+from inspector.formats.analysis.trial_average import (
     MISSING,
     Cancelled,
     Condition,

@@ -1,6 +1,6 @@
 """The trial views (inspector.ui.trials) on the corpus recordings, offscreen.
 
-Every number drawn is compared with what inspector.formats.analysis returns
+Every number drawn is compared with what inspector.formats.analysis.trial_average returns
 for the same arguments (itself checked against a numpy/pandas oracle in
 test_trial_average and test_trial_views_analysis).  The event loop is driven
 with qtbot.waitUntil; nothing depends on timing.
@@ -18,8 +18,8 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from test_trial_average import opened, write
 
-from inspector.formats import analysis
-from inspector.formats.analysis import (
+from inspector.formats.analysis import trial_average as analysis
+from inspector.formats.analysis.trial_average import (
     STIMULUS,
     condition_of_trials,
     trial_average,

@@ -1,4 +1,4 @@
-"""The Qt-free helpers of the trial views (inspector.formats.analysis) against numpy.
+"""The Qt-free helpers of the trial views (inspector.formats.analysis.trial_average) against numpy.
 
 Averages of a subset of trials are compared with the naive oracle of
 test_trial_average (materialise, cut sample by sample, pandas groupby);
@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 from test_trial_average import compare, key_of, naive, opened, write
 
-from inspector.formats import analysis
-from inspector.formats.analysis import (
+from inspector.formats.analysis import trial_average as analysis
+from inspector.formats.analysis.trial_average import (
     MISSING,
     Cancelled,
     Condition,

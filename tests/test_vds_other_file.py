@@ -13,7 +13,7 @@ import pytest
 
 from inspector.cli import main
 from inspector.formats import open_document
-from inspector.formats.vneurotk.vds_guard import MAX_MAPPINGS
+from inspector.formats.hdf5.vds_guard import MAX_MAPPINGS
 
 
 def _files(folder, n: int):

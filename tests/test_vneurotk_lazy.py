@@ -10,8 +10,8 @@ import pytest
 from PIL import Image
 from test_vneurotk_helpers import write_recording, write_typed
 
-from inspector.formats.arrays import envelope_of
-from inspector.formats.vneurotk import arrays as vta
+from inspector.formats.analysis.arrays import envelope_of
+from inspector.formats.vneurotk import coo as vta
 from inspector.formats.vneurotk import open_recording
 
 

@@ -70,7 +70,7 @@ def _unwritten_wide_string(folder: Path, scale: Scale) -> Path:
     (full) or one byte over the per-value limit (small), in a file of a few KB."""
     import h5py
 
-    from inspector.formats.vneurotk.hdf5_heap import MAX_VALUE_BYTES
+    from inspector.formats.hdf5.heap import MAX_VALUE_BYTES
 
     path = folder / "str2g.h5"
     with h5py.File(path, "w") as f:

@@ -6,7 +6,7 @@ part blown up: a variable-length ``writer_version`` or stimulus ID of 1 GB, a
 bytes), a virtual dataset of 100 000 sources, a dataset of 100 000 variable-length
 strings of 10 000 bytes, a dataset declared ``(2**60,)``.  The small scale keeps the
 shape of each attack at a size just above the product's own per-value limit
-(:data:`inspector.formats.vneurotk.hdf5_heap.MAX_VALUE_BYTES`), never a lowered limit.
+(:data:`inspector.formats.hdf5.heap.MAX_VALUE_BYTES`), never a lowered limit.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ _GB = 1 << 30
 
 def _value_bytes(scale: Scale) -> int:
     """A value just above the per-value limit (small) or of 1 GB (full)."""
-    from inspector.formats.vneurotk.hdf5_heap import MAX_VALUE_BYTES
+    from inspector.formats.hdf5.heap import MAX_VALUE_BYTES
 
     return MAX_VALUE_BYTES + 4096 if scale == "small" else _GB
 
@@ -113,7 +113,7 @@ def _vds_sources(folder: Path, scale: Scale) -> Path:
     of this same file): 100 000 (full), or one more than the product opens (small)."""
     import h5py
 
-    from inspector.formats.vneurotk.vds_guard import MAX_MAPPINGS
+    from inspector.formats.hdf5.vds_guard import MAX_MAPPINGS
 
     n = 100_000 if scale == "full" else MAX_MAPPINGS + 1
     path = _copy_seed(folder, "vds-sources.h5")
@@ -133,7 +133,7 @@ def _vds_other_file(folder: Path, scale: Scale) -> Path:
     and as the source of the virtual dataset ``/through``."""
     import h5py
 
-    from inspector.formats.vneurotk.vds_guard import MAX_MAPPINGS
+    from inspector.formats.hdf5.vds_guard import MAX_MAPPINGS
 
     n = 100_000 if scale == "full" else MAX_MAPPINGS + 1
     with h5py.File(folder / "other.h5", "w") as f:
@@ -185,7 +185,7 @@ def _big_attribute(folder: Path, scale: Scale) -> Path:
     per-value limit (small), declared by its type and shape."""
     import h5py
 
-    from inspector.formats.vneurotk.hdf5_heap import MAX_VALUE_BYTES
+    from inspector.formats.hdf5.heap import MAX_VALUE_BYTES
 
     n = (32 << 20) // 8 if scale == "full" else MAX_VALUE_BYTES // 8 + 1
     path = _copy_seed(folder, "big-attribute.h5")

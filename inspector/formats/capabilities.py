@@ -8,7 +8,7 @@ has, never by its format name (docs/architecture.md, "Seams"):
 * :class:`ChecksumTable`: an archive's member digests and their statuses.
 * :class:`AucxExport`: the document can be exported to an AUCX archive.
 * :class:`ObjectData`: the values of any dataset or attribute of the object
-  tree, decoded lazily (:class:`~inspector.formats.node_data.NodeData`).
+  tree, decoded lazily (:class:`~inspector.formats.nodes.data.NodeData`).
 * :class:`FormatMismatch`: the file is a readable container of another kind
   than the format its findings check (a plain HDF5 file opened by the
   recording reader).
@@ -34,12 +34,12 @@ from inspector.formats.findings import Finding
 if TYPE_CHECKING:  # annotations only: importing a document type never imports numpy
     import numpy as np
 
-    from inspector.formats.arrays import ArrayRef
-    from inspector.formats.auc_model import AucExperiment
-    from inspector.formats.auc_structure import AucStructure
-    from inspector.formats.node import Node
-    from inspector.formats.node_data import NodeData
-    from inspector.formats.scan_envelope import ScanOverview
+    from inspector.formats.analysis.arrays import ArrayRef
+    from inspector.formats.analysis.scan_envelope import ScanOverview
+    from inspector.formats.auc.model import AucExperiment
+    from inspector.formats.auc.structure import AucStructure
+    from inspector.formats.nodes.data import NodeData
+    from inspector.formats.nodes.node import Node
 
 
 class MemberStatus(StrEnum):
@@ -190,7 +190,7 @@ class AucxExport:
     Attributes:
         experiment_id: used for the suggested file name (None when unknown).
         load: returns the experiment to write; raises ``ExportError``
-            (:mod:`inspector.formats.export`) when the source is rejected.
+            (:mod:`inspector.formats.auc.export`) when the source is rejected.
     """
 
     experiment_id: str | None
@@ -221,7 +221,7 @@ class ArchiveMembers:
         names: the members present, in directory order.
         read: ``read(name)`` streams the member, checks its digest against the
             checksum list, and returns its :class:`MemberContent`; raises
-            ``NodeReadError`` (:mod:`inspector.formats.node_data`) whose finding
+            ``NodeReadError`` (:mod:`inspector.formats.nodes.data`) whose finding
             says why it is refused (no such member, not listed, digest or ZIP
             mismatch, unreadable, the file changed since it was opened).
     """
@@ -253,11 +253,11 @@ class ObjectData:
 
     Attributes:
         lookup: ``lookup(location)`` returns the
-            :class:`~inspector.formats.node_data.NodeData` of the dataset
+            :class:`~inspector.formats.nodes.data.NodeData` of the dataset
             ``"/path"`` or the attribute ``"/path@name"`` (the locations of
             ``Document.tree``), or None when there is none there (a group, a
             dangling link, a missing name).  It reads metadata only (no
-            value); it raises :class:`~inspector.formats.node_data.NodeReadError`
+            value); it raises :class:`~inspector.formats.nodes.data.NodeReadError`
             when the object exists but cannot be opened.  Call it off the GUI
             thread, like every read of the node.
     """

@@ -1,7 +1,7 @@
 """Block minima and maxima of one stored HDF5 chunk, without holding its decoded samples.
 
 :func:`stored_block_minmax` answers what a chunk summary needs of a chunk
-(:mod:`inspector.formats.vneurotk.chunk_summary`): the minimum and maximum
+(:mod:`inspector.formats.hdf5.chunk_summary`): the minimum and maximum
 of every block of ``block`` samples along axis 0, for every position of the
 other axes.  The chunk is inflated whole by the one decoder
 (:func:`inspector.formats.inflate.undo_filters`) but its shuffle (HDF5

@@ -23,6 +23,11 @@ FILE_UNREADABLE = rule(
 FORMAT_UNRECOGNISED = rule(
     "format.unrecognised", Severity.ERROR,
     "No registered reader recognises the file's content.", _SOURCE)
+FORMAT_CONTAINER_ONLY = rule(
+    "format.container-only", Severity.INFO,
+    "The file is read as its container (an HDF5 file) because it is not of a format built "
+    "on that container (a VneuroTK recording): the note says why, by that format's rules.",
+    _SOURCE)
 
 _WINDOW = "Inspector's window contract (docs/architecture.md, 'Deferred work')"
 CHECK_FAILED = rule(

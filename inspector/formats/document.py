@@ -38,11 +38,11 @@ from inspector.formats.capabilities import (
 )
 from inspector.formats.file_identity import FILE_CHANGED, FileChangedError
 from inspector.formats.findings import SEVERITIES, Finding, Findings, Rule, Scope, Severity
-from inspector.formats.node import Node
+from inspector.formats.nodes.node import Node
 
 if TYPE_CHECKING:
-    from inspector.formats.arrays import ArrayRef
-    from inspector.formats.auc_structure import AucStructure
+    from inspector.formats.analysis.arrays import ArrayRef
+    from inspector.formats.auc.structure import AucStructure
     from inspector.formats.table import Table
 
 __all__ = [
@@ -62,6 +62,7 @@ class FormatId(StrEnum):
     AUCX = "aucx"
     DELIMITED = "auc-delimited"
     BECKMAN = "beckman-xl"
+    HDF5 = "hdf5"
     UNKNOWN = "unknown"
 
 

@@ -34,13 +34,14 @@ from inspector.formats.core_rules import (
     FILE_BAD_LINK,
     FILE_NOT_FOUND,
     FILE_UNREADABLE,
+    FORMAT_CONTAINER_ONLY,
     FORMAT_UNRECOGNISED,
     READER_FAILED,
     STRUCTURE_NOT_CHECKED,
 )
 from inspector.formats.document import FORMAT_UNKNOWN, Document
 from inspector.formats.reader_api import FormatReader, OpenOptions
-from inspector.formats.remote_path import RemotePath, as_source
+from inspector.formats.remote.path import RemotePath, as_source
 
 __all__ = ["FormatReader", "OpenOptions", "claims_name", "open_document", "open_filters",
            "reader_for", "reader_modules", "readers", "register", "sniff"]
@@ -181,7 +182,7 @@ def open_document(path: str | os.PathLike[str], *, hash_arrays: bool = False,
 
 
 def _open_remote(p: RemotePath, options: OpenOptions) -> Document:
-    from inspector.formats.remote_open import add_faults, unreachable
+    from inspector.formats.remote.opening import add_faults, unreachable
 
     if p.is_dir():
         return _open_remote_folder(p, options)
@@ -217,8 +218,22 @@ def _open_by(reader: FormatReader | None, p: Path | RemotePath,
         doc = reader.open(p, options)
     except Exception as exc:  # noqa: BLE001 - the one never-raise wrapper
         return reader_failed(p, reader.format_id, exc)
+    _note_kinds_declined(doc, reader, p)
     _examine_structure(doc)
     return doc
+
+
+def _note_kinds_declined(doc: Document, reader: FormatReader, p: Path | RemotePath) -> None:
+    """A container's document (an HDF5 file) says why it is none of the formats built on
+    that container (``builds_on``: a VneuroTK recording), each in that format's words
+    (``format.container-only``, a note).  Nothing is said of a file the container's reader
+    could not open (no tree: its error findings say why)."""
+    if doc.format != reader.format_id or doc.tree is None:
+        return
+    for other in readers():
+        if getattr(other, "builds_on", None) == reader.format_id:
+            doc.report(FORMAT_CONTAINER_ONLY,
+                       f"read as {doc.kind_label}: {_mismatch_reason(other, p)}", "/")
 
 
 def _examine_structure(doc: Document) -> None:
@@ -239,7 +254,7 @@ def _examine_structure(doc: Document) -> None:
             doc.report(STRUCTURE_NOT_CHECKED, "the structure and readiness of the experiment "
                        f"were not checked: {why}")
         return
-    from inspector.formats.auc_structure import examine, publish
+    from inspector.formats.auc.structure import examine, publish
 
     doc.structure = examine(doc.auc.experiment)
     publish(doc.structure, doc.findings, doc.summary)
@@ -304,7 +319,7 @@ def _mismatch_reason(reader: FormatReader, p: Path) -> str:
 
 def _unrecognised(p: Path) -> Document:
     doc = Document(p, format=FORMAT_UNKNOWN)
-    reasons = [_mismatch_reason(rd, p) for rd in readers()]
+    reasons = dict.fromkeys(_mismatch_reason(rd, p) for rd in readers())  # in order, once
     reason = ", ".join(r for r in reasons if r) or "no reader is registered"
     named = [rd.display_name for rd in readers() if claims_name(rd, p.name)]
     if named:  # a destroyed archive or recording: say what its name promises

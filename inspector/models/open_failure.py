@@ -18,7 +18,7 @@ from inspector.formats import core_rules as core
 from inspector.formats.document import Document
 from inspector.formats.findings import Finding, Severity
 from inspector.formats.registry import open_filters
-from inspector.formats.remote_path import is_url
+from inspector.formats.remote.path import is_url
 
 #: ``Document.kind_label`` of a document no reader described.
 _UNDESCRIBED = next(f.default for f in fields(Document) if f.name == "kind_label")

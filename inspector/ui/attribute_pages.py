@@ -77,7 +77,7 @@ class AttributePager(QObject):
         style = RowStyle.current() if isinstance(model, NodeItemModel) else None
 
         def work(_ctx: JobContext) -> tuple[AttributePage, TreeRows | None] | str:
-            from inspector.formats.node_data import NodeReadError  # (numpy: not at start-up)
+            from inspector.formats.nodes.data import NodeReadError  # (numpy: not at start-up)
 
             try:
                 page = read(location, start, count)

@@ -16,7 +16,7 @@ class DetailPane(QWidget):
     """A title line and a read-only, selectable text box.
 
     For a link node, an "Open target" button beside the title emits
-    ``open_target`` with its :class:`~inspector.formats.node.LinkTarget`.
+    ``open_target`` with its :class:`~inspector.formats.nodes.node.LinkTarget`.
     """
 
     open_target = Signal(object)

@@ -42,8 +42,8 @@ from inspector.formats.core_rules import (
 )
 from inspector.formats.document import Document, Finding, Node, Stimulus
 from inspector.formats.file_identity import FILE_CHANGED
-from inspector.formats.node import LinkTarget
-from inspector.formats.remote_path import RemotePath, as_source
+from inspector.formats.nodes.node import LinkTarget
+from inspector.formats.remote.path import RemotePath, as_source
 from inspector.jobs import JobContext, JobRunner
 from inspector.models.checksum_model import FAILED
 from inspector.models.findings_model import count_text, severity_counts_text

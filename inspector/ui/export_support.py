@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from inspector.formats.document import Document
-from inspector.formats.remote_path import is_url
+from inspector.formats.remote.path import is_url
 
 #: Said when no document is open (or it is still opening).
 NO_DOCUMENT = ("Export to AUCX needs an open AUC document (an AUC experiment, such as an "

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 from inspector import APP_NAME, __version__
 from inspector.formats.findings import Severity
 from inspector.formats.folder_bounds import allow_folder
-from inspector.formats.remote_path import RemotePath, as_source, is_url, split_location
+from inspector.formats.remote.path import RemotePath, as_source, is_url, split_location
 from inspector.jobs import JobContext, JobRunner
 from inspector.ui import preload
 from inspector.ui.busy_indicator import BusyIndicator
@@ -59,15 +59,15 @@ WARM_UP_DELAY_MS = 200
 WARM_UP_IDLE_LOOKS = 3
 
 if TYPE_CHECKING:
+    from inspector.formats.auc.export import ExportSource
     from inspector.formats.document import Document
-    from inspector.formats.export import ExportSource
 
 
 def _open_document(path: Path | RemotePath) -> Document:
     """Open ``path`` (on a job: the readers are imported on first use, off the GUI thread);
     a verification that streams AUC arrays also builds their overview for the plot."""
+    from inspector.formats.analysis.scan_envelope import OVERVIEW_COLUMNS
     from inspector.formats.registry import open_document
-    from inspector.formats.scan_envelope import OVERVIEW_COLUMNS
 
     return open_document(path, auc_overview_columns=OVERVIEW_COLUMNS)
 
@@ -596,7 +596,7 @@ class MainWindow(QMainWindow):
         ``source`` is a verified document (never mutated by the job) or a
         path the exporter opens and verifies itself (see ``export_source``).
         """
-        from inspector.formats.export import ExportError, export_to_aucx
+        from inspector.formats.auc.export import ExportError, export_to_aucx
 
         dlg = QProgressDialog(f"Exporting to {dest.name}…", "", 0, 0, self)
         dlg.setWindowTitle("Export to AUCX")

@@ -90,7 +90,7 @@ class FilteredTree(QWidget):
 
     The context menu's "Open Target" follows the current link node
     (``Node.target``): it emits ``open_target`` with the
-    :class:`~inspector.formats.node.LinkTarget`.
+    :class:`~inspector.formats.nodes.node.LinkTarget`.
     """
 
     node_selected = Signal(object)

@@ -14,12 +14,12 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from inspector.formats.auc_model import AucExperiment
+from inspector.formats.auc.model import AucExperiment
 from inspector.formats.aucx.model import build_experiment
 from inspector.formats.aucx.reader import read_archive
 from inspector.formats.capabilities import AucxExport
 from inspector.formats.document import Document, Finding
-from inspector.formats.remote_path import as_source
+from inspector.formats.remote.path import as_source
 
 
 class ArchiveReadError(Exception):

@@ -10,7 +10,7 @@ on demand straight from the ZIP (never extracted to disk):
   :class:`~inspector.formats.aucx.stream.InflateCursor`, which resumes where
   the previous read ended, or from its nearest checkpoint before the rows,
   keeping only the requested rows (bounded by the request).  Reading a
-  member in ascending blocks (as :mod:`inspector.formats.scan_envelope`
+  member in ascending blocks (as :mod:`inspector.formats.analysis.scan_envelope`
   does) therefore inflates it once, not once per block.
 
 Reads of one member are serialised by its lock (one inflate state per
@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from inspector.formats.arrays import (
+from inspector.formats.analysis.arrays import (
     ArrayRef,
     CancelledFn,
     Envelope,
@@ -41,7 +41,7 @@ from inspector.formats.arrays import (
 from inspector.formats.aucx.npyfmt import NpyHeader
 from inspector.formats.aucx.stream import InflateCursor
 from inspector.formats.aucx.zipscan import DEFLATED, STORED, ZipEntry
-from inspector.formats.remote_path import as_source
+from inspector.formats.remote.path import as_source
 
 #: Deflated members up to this many data bytes are inflated once and cached.
 CACHE_LIMIT = 16 << 20

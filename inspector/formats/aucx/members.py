@@ -1,7 +1,7 @@
 """One member of an archive, read only once its digest verified (``inspector dump``).
 
 ``inspector dump ARCHIVE.aucx::arrays/signal.npy`` writes the values of an
-``.npy`` member (through :mod:`inspector.formats.node_dump`: CSV, JSON or
+``.npy`` member (through :mod:`inspector.formats.nodes.dump`: CSV, JSON or
 .npy, paged), and ``ARCHIVE.aucx::experiment.json`` the text of a JSON
 member (or of ``checksums.sha256``).  Nothing is shown that was not
 verified first (AUCX 1.0 format document, "Checksums": every digest is
@@ -9,7 +9,7 @@ verified before the bytes are used): the member is streamed, its SHA-256
 compared with the digest ``checksums.sha256`` records for it, and its ZIP
 checks (CRC-32, sizes) must hold; ``checksums.sha256`` itself has no digest
 and only has to inflate cleanly.  A refusal is a
-:class:`~inspector.formats.node_data.NodeReadError` whose finding names the
+:class:`~inspector.formats.nodes.data.NodeReadError` whose finding names the
 rule broken.  The array values are then read lazily from the same snapshot
 of the file (:mod:`inspector.formats.file_identity`: a file replaced since
 is refused, never mixed).
@@ -20,7 +20,6 @@ from __future__ import annotations
 import functools
 import hashlib
 
-from inspector.formats.array_node import ArrayNode
 from inspector.formats.aucx import layout as L
 from inspector.formats.aucx import rules as R
 from inspector.formats.aucx.arrayrefs import NpyMemberRef
@@ -32,7 +31,8 @@ from inspector.formats.capabilities import ArchiveMembers, MemberContent
 from inspector.formats.core_rules import NODE_NOT_FOUND
 from inspector.formats.file_identity import FILE_CHANGED, FileChangedError
 from inspector.formats.findings import Finding, Rule
-from inspector.formats.node_data import NodeReadError, StorageInfo
+from inspector.formats.nodes.array_node import ArrayNode
+from inspector.formats.nodes.data import NodeReadError, StorageInfo
 
 __all__ = ["TEXT_LIMIT", "archive_members", "member_content"]
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from inspector.formats.auc_model import AucExperiment
+from inspector.formats.auc.model import AucExperiment
 from inspector.formats.table import Table, table_of_rows
 
 

@@ -7,11 +7,11 @@ streamed together instead, by :func:`stream_with_overview`: each member on
 a thread of its own that inflates it, hashes it and feeds its content scan
 (:class:`~.contentcheck.ArrayScan`) exactly as the plain pass does, then
 hands the bytes to the calling thread, which decodes them and feeds
-:class:`~inspector.formats.scan_envelope.EnvelopeBuilder` in aligned
+:class:`~inspector.formats.analysis.scan_envelope.EnvelopeBuilder` in aligned
 pieces (the members are C-order arrays of one layout, so the n-th element
 of each is the same point).  The result is the
-:class:`~inspector.formats.scan_envelope.ScanOverview` that
-:func:`~inspector.formats.scan_envelope.scan_envelopes` would compute over
+:class:`~inspector.formats.analysis.scan_envelope.ScanOverview` that
+:func:`~inspector.formats.analysis.scan_envelope.scan_envelopes` would compute over
 the framed extent (same definitions, tested against it).
 
 The radius range is needed before the first signal block, so:
@@ -32,7 +32,7 @@ digest does not match still gives an overview; verification marks it
 untrusted (``ScanOverview.untrusted``, ``AucScans.untrusted_arrays``).
 
 Memory: a few 1 MB blocks per member in flight, one piece of
-:data:`~inspector.formats.scan_envelope.BLOCK_POINTS` points per array, the
+:data:`~inspector.formats.analysis.scan_envelope.BLOCK_POINTS` points per array, the
 shared axis, and the envelopes (``2 * 8 * scans * columns`` bytes).
 """
 
@@ -49,13 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from inspector.formats.aucx import layout as L
-from inspector.formats.aucx.npyfmt import NpyHeader
-from inspector.formats.aucx.stream import MemberStream
-from inspector.formats.aucx.zipscan import ZipEntry, ZipScan
-from inspector.formats.capabilities import AucScans
-from inspector.formats.findings import Finding
-from inspector.formats.scan_envelope import (
+from inspector.formats.analysis.scan_envelope import (
     BLOCK_POINTS,
     EnvelopeBuilder,
     ExtentBuilder,
@@ -65,6 +59,12 @@ from inspector.formats.scan_envelope import (
     scan_pieces,
     scan_shape,
 )
+from inspector.formats.aucx import layout as L
+from inspector.formats.aucx.npyfmt import NpyHeader
+from inspector.formats.aucx.stream import MemberStream
+from inspector.formats.aucx.zipscan import ZipEntry, ZipScan
+from inspector.formats.capabilities import AucScans
+from inspector.formats.findings import Finding
 
 #: Largest shared radius axis kept whole while the signal streams (8 M points).
 SHARED_RADIUS_LIMIT = 64 << 20
@@ -91,7 +91,7 @@ class OverviewPlan:
 
     Attributes:
         columns: columns of the overview (``OVERVIEW_COLUMNS`` in the app).
-        shape: the arrays' layout (:func:`~inspector.formats.scan_envelope.scan_shape`).
+        shape: the arrays' layout (:func:`~inspector.formats.analysis.scan_envelope.scan_shape`).
         members: ``"radius"``, ``"signal"`` and, when the plot uses one,
             ``"mask"`` -> member name.
         headers: the same keys -> parsed ``.npy`` header.

@@ -30,8 +30,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from inspector.formats.auc_model import AucExperiment
-from inspector.formats.auc_structure import aucx_location, examine_facts, publish
+from inspector.formats.auc.model import AucExperiment
+from inspector.formats.auc.structure import aucx_location, examine_facts, publish
 from inspector.formats.aucx import arraycheck
 from inspector.formats.aucx import layout as L
 from inspector.formats.aucx import rules as R
@@ -70,7 +70,7 @@ from inspector.formats.capabilities import AucScans, ChecksumTable, MemberCheck
 from inspector.formats.document import FORMAT_AUCX, Document
 from inspector.formats.file_identity import FILE_CHANGED, FileChangedError, snapshot_path
 from inspector.formats.findings import Rule, Scope, Severity
-from inspector.formats.remote_path import RemotePath, as_source
+from inspector.formats.remote.path import RemotePath, as_source
 
 #: Largest ``manifest.json`` / ``provenance.json`` parsed, in bytes.  Real
 #: ones are about 1 KiB (10 000 scans: a 0.2 MiB manifest); larger members

@@ -33,7 +33,7 @@ from inspector.formats import inflate
 from inspector.formats.aucx import rules as R
 from inspector.formats.aucx.zipscan import DEFLATED, STORED, ZipEntry
 from inspector.formats.findings import Finding, Rule
-from inspector.formats.remote_path import as_source
+from inspector.formats.remote.path import as_source
 
 READ_BLOCK = 1 << 20
 OUT_BLOCK = 1 << 20

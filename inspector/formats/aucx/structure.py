@@ -1,10 +1,10 @@
 """The facts of an archive's experiment for structural validation, at any size.
 
-The structural checks and readiness (:mod:`inspector.formats.auc_structure`)
+The structural checks and readiness (:mod:`inspector.formats.auc.structure`)
 read two kinds of facts: the description (``experiment.json``, the import
 provenance, the manifest's ``observations``), small and already parsed at
 open, and per-row reductions of the radius and mask arrays
-(:class:`~inspector.formats.auc_structure_facts.ObservationFacts`).  The
+(:class:`~inspector.formats.auc.structure_facts.ObservationFacts`).  The
 signal is never needed.
 
 * :func:`facts_in_memory`: the arrays read whole (archives whose radius and
@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from inspector.formats.auc_structure_facts import (
+from inspector.formats.auc.structure_facts import (
     Facts,
     ObservationFacts,
     ObservationFold,

@@ -55,7 +55,8 @@ from typing import Any
 
 import numpy as np
 
-from inspector.formats.auc_structure import AucStructure, aucx_location, examine_facts
+from inspector.formats.analysis.scan_envelope import ScanOverview
+from inspector.formats.auc.structure import AucStructure, aucx_location, examine_facts
 from inspector.formats.aucx import layout as L
 from inspector.formats.aucx import rules as R
 from inspector.formats.aucx.contentcheck import ArrayScan, cross_check
@@ -81,7 +82,6 @@ from inspector.formats.capabilities import (
 )
 from inspector.formats.file_identity import FILE_CHANGED, FileChangedError, SnapshotPath
 from inspector.formats.findings import Finding, Severity, cause
-from inspector.formats.scan_envelope import ScanOverview
 
 WORKERS = 2
 #: Batches submitted to the pool at once (bounded queue of work).

@@ -27,7 +27,7 @@ from typing import IO, Any
 import numpy as np
 
 import inspector
-from inspector.formats.auc_model import AucExperiment
+from inspector.formats.auc.model import AucExperiment
 from inspector.formats.aucx import layout as L
 from inspector.formats.aucx.atomicfile import AtomicFile, new_file_mode
 from inspector.formats.aucx.checksums import checksum_document

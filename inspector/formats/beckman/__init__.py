@@ -50,7 +50,7 @@ Left open
     of field 7 (the laser wavelength?) is not documented.
 
 Entry points: :func:`open_run` -> :class:`~inspector.formats.document.Document`
-(never raises); :func:`load_run` -> :class:`~inspector.formats.auc_model.
+(never raises); :func:`load_run` -> :class:`~inspector.formats.auc.model.
 AucExperiment` (raises :class:`BeckmanError`).
 """
 
@@ -64,10 +64,10 @@ from typing import TYPE_CHECKING, Any
 
 from inspector.formats.document import Document, FormatId
 from inspector.formats.reader_api import OpenOptions
-from inspector.formats.remote_path import as_source
+from inspector.formats.remote.path import as_source
 
 if TYPE_CHECKING:
-    from inspector.formats.auc_model import AucExperiment
+    from inspector.formats.auc.model import AucExperiment
     from inspector.formats.beckman.view import BeckmanError
 
 __all__ = ["READER", "BeckmanError", "BeckmanReader", "load_run", "open_run"]

@@ -3,7 +3,7 @@
 The one place the Beckman reader lists a folder, so that a run at a URL is
 read by the same code as a run on disk: each entry is a name and a path
 object (a :class:`~pathlib.Path`, or a
-:class:`~inspector.formats.remote_path.RemotePath` whose bytes are fetched
+:class:`~inspector.formats.remote.path.RemotePath` whose bytes are fetched
 whole when the scan is read).  Nothing here imports Qt.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from inspector.formats.folder_bounds import escapes
-from inspector.formats.remote_path import RemotePath
+from inspector.formats.remote.path import RemotePath
 
 
 @dataclass(frozen=True)
@@ -42,11 +42,11 @@ def folder_entries(folder: Path) -> Entries:
 
     Raises:
         OSError: the folder cannot be listed (a
-            :class:`~inspector.formats.remote_transport.RemoteError` naming
+            :class:`~inspector.formats.remote.transport.RemoteError` naming
             the URL for a folder URL).
     """
     if isinstance(folder, RemotePath):
-        from inspector.formats.remote_folder import list_folder  # boto3/urllib3 on demand
+        from inspector.formats.remote.folder import list_folder  # boto3/urllib3 on demand
 
         listing = list_folder(folder)
         return Entries(tuple(Entry(p.name, p, True) for p in listing.files), listing.truncated)

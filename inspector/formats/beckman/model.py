@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from inspector import __version__
-from inspector.formats.auc_model import AucExperiment
+from inspector.formats.auc.model import AucExperiment
 from inspector.formats.beckman.names import SCAN_TYPES
 from inspector.formats.beckman.run import Group, Run, number_text
 from inspector.formats.beckman.scanfile import ScanFile

@@ -21,8 +21,8 @@ from inspector.formats.beckman.folder import folder_entries
 from inspector.formats.beckman.names import SCAN_TYPES, TYPE_ORDER, ScanName, parse_name
 from inspector.formats.beckman.scanfile import ScanFile, read_scan
 from inspector.formats.findings import Findings
-from inspector.formats.remote_path import RemotePath
-from inspector.formats.remote_transport import RemoteError
+from inspector.formats.remote.path import RemotePath
+from inspector.formats.remote.transport import RemoteError
 
 #: Scan files of one folder Inspector reads at most.
 MAX_FILES = 100_000

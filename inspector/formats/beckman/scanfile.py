@@ -33,7 +33,7 @@ from inspector.formats.beckman.header import (
 )
 from inspector.formats.beckman.names import SCAN_TYPES, ScanName
 from inspector.formats.findings import Findings
-from inspector.formats.remote_transport import RemoteError
+from inspector.formats.remote.transport import RemoteError
 
 #: Bytes of one scan file Inspector reads at most (a scan is tens of kilobytes).
 MAX_FILE_BYTES = 64 << 20

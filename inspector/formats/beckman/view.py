@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from inspector.formats.arrays import NumpyArrayRef
-from inspector.formats.auc_model import AucExperiment, summary_list
+from inspector.formats.analysis.arrays import NumpyArrayRef
+from inspector.formats.auc.model import AucExperiment, summary_list
 from inspector.formats.beckman.header import FIELD_NAMES
 from inspector.formats.beckman.model import build_experiment, experiment_id, mask_of, padded
 from inspector.formats.beckman.names import SCAN_TYPES

@@ -3,7 +3,7 @@
 Reads the two generic layouts of the reference library ``openauc==0.1.0a1``
 (``generic-long``, ``generic-wide``; documents ``docs/formats/
 generic-delimited.md``, ``manifest-v1.md`` and ``parser-detection.md`` of
-``ronfinn/openauc-io``) into the shared :class:`~inspector.formats.auc_model.
+``ronfinn/openauc-io``) into the shared :class:`~inspector.formats.auc.model.
 AucExperiment`, with the import provenance the reference records.  Everything
 the reference rejects is an error finding (rules in :mod:`.rules`) located at
 the file and the line, column or manifest key; nothing is guessed.
@@ -37,7 +37,7 @@ from inspector.formats.document import Document, FormatId
 from inspector.formats.reader_api import OpenOptions
 
 if TYPE_CHECKING:
-    from inspector.formats.auc_model import AucExperiment
+    from inspector.formats.auc.model import AucExperiment
     from inspector.formats.delimited.loader import ImportResult, run_import
     from inspector.formats.delimited.resolve import MANIFEST_NAMES
 
@@ -96,7 +96,7 @@ def open_delimited(path: str | os.PathLike[str]) -> Document:
     """
     from inspector.formats.delimited.loader import run_import
     from inspector.formats.delimited.view import build_document
-    from inspector.formats.remote_path import RemotePath
+    from inspector.formats.remote.path import RemotePath
 
     if isinstance(path, RemotePath):
         from inspector.formats.delimited.fetch import open_remote

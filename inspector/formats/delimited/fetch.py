@@ -20,10 +20,10 @@ from typing import Any
 
 import yaml
 
-from inspector.formats import remote_rules
 from inspector.formats.document import FORMAT_DELIMITED, Document
-from inspector.formats.remote_path import RemotePath
-from inspector.formats.remote_transport import RemoteError
+from inspector.formats.remote import rules as remote_rules
+from inspector.formats.remote.path import RemotePath
+from inspector.formats.remote.transport import RemoteError
 
 #: Manifest file names looked for beside a data file (manifest-v1.md, "Discovery").
 MANIFEST_NAMES = ("manifest.json", "manifest.yaml", "manifest.yml")

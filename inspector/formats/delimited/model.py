@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from inspector.formats.auc_model import AucExperiment
+from inspector.formats.auc.model import AucExperiment
 from inspector.formats.delimited.layouts import WIDE, ParsedLayout, ScanInputs
 from inspector.formats.delimited.manifest import Manifest
 from inspector.formats.delimited.rules import (

@@ -48,7 +48,7 @@ def _rule(code: str, severity: Severity, summary: str, source: str,
 
     Every import rule has scope ``integrity``: breaking it rejects the import,
     so the document is not ok (the experiment's own consistency is judged
-    separately, by :mod:`inspector.formats.auc_structure`).
+    separately, by :mod:`inspector.formats.auc.structure`).
     """
     declared = rule(code, severity, summary, source, Scope.INTEGRITY)
     if raises is not None:

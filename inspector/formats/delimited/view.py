@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from inspector.formats.arrays import NumpyArrayRef
-from inspector.formats.auc_model import AucExperiment, summary_list, summary_model
-from inspector.formats.auc_structure import DelimitedLocator, examine, publish
+from inspector.formats.analysis.arrays import NumpyArrayRef
+from inspector.formats.auc.model import AucExperiment, summary_list, summary_model
+from inspector.formats.auc.structure import DelimitedLocator, examine, publish
 from inspector.formats.capabilities import AucScans, AucxExport
 from inspector.formats.delimited.layouts import LONG
 from inspector.formats.delimited.loader import ImportResult

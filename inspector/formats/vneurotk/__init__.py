@@ -3,21 +3,21 @@
 Entry point: :func:`open_recording`.  Every finding comes from a rule of
 :mod:`.rules` (sources: the seed document ``seeds/000_e18c8503e755d934.txt``,
 the working notes ``spec/vneurotk-recording.md`` and the HDF5
-specification).  Modules:
+specification).  The HDF5 file itself (opening it read-only, its object tree,
+links, stored values, chunks and every guard against hostile files) is read by
+the library of the generic HDF5 reader, :mod:`inspector.formats.hdf5`.
+Modules:
 
+* :mod:`.identify`: whether an HDF5 file is a recording at all (the reader's sniff).
 * :mod:`.rules`: the rule catalogue (codes, severities, sources).
-* :mod:`.source`: read-only HDF5 handle, locking fallback, replacement guard,
-  capped reads.
 * :mod:`.header`: format header and data-mode rules.
 * :mod:`.neuro`: the neural array (dense or COO), ``neuro_info``, hashing.
-* :mod:`.arrays`: lazy dense and COO array references.
-* :mod:`.chunks`, :mod:`.chunk_summary`: raw HDF5 chunk reads and decoding, and
-  the per-chunk min/max summaries behind fast envelopes of large datasets.
+* :mod:`.coo`: the lazy COO neural array.
 * :mod:`.checks`: deferred checks (COO coordinate range, image decoding).
-* :mod:`.labels`, :mod:`.trials`: stimulus labels and trial structure.
+* :mod:`.labels`, :mod:`.label_check`, :mod:`.trials`: stimulus labels and trial structure.
+* :mod:`.scalars`: typed scalar sequences.
 * :mod:`.trial_meta`: trial metadata as a DataFrame.
 * :mod:`.vision`: visual representations and stimulus images.
-* :mod:`.tree`: raw HDF5 object tree, links and virtual datasets.
 * :mod:`.summary`: header/provenance trees and table facts.
 * :mod:`.reader`: the orchestration.
 """
@@ -47,19 +47,29 @@ def __getattr__(name: str) -> Any:
 
 
 class RecordingReader:
-    """The registry's reader for VneuroTK recordings (any file with an HDF5 signature)."""
+    """The registry's reader for VneuroTK recordings: HDF5 files that are recordings by the
+    format document's rules (:mod:`.identify`); any other HDF5 file is left to the generic
+    HDF5 reader (:mod:`inspector.formats.hdf5`)."""
 
     format_id = str(FormatId.RECORDING)
     display_name = "VneuroTK recordings"
-    file_patterns = ("*.h5", "*.hdf5", "*.nwb")
+    file_patterns = ("*.h5", "*.hdf5")
     #: Names a folder walk reports whatever the file holds (:mod:`inspector.formats.discovery`).
     walk_patterns = file_patterns
     priority = 10
     opens_folders = False
+    #: The container this format is a kind of: a file of it that is not a recording is
+    #: opened by that container's reader, with :meth:`mismatch_reason` as a note.
+    builds_on = "hdf5"
 
     def sniff(self, path: Path) -> bool:
-        """True for any file with the HDF5 superblock signature (HDF5 specification)."""
-        return has_hdf5_signature(path)
+        """True for an HDF5 file (superblock signature) that is a recording by its root
+        (:func:`~.identify.is_recording`)."""
+        if not has_hdf5_signature(path):
+            return False
+        from inspector.formats.vneurotk.identify import is_recording
+
+        return is_recording(path)
 
     def open(self, path: Path, options: OpenOptions) -> Document:
         """See :func:`open_recording`; never raises for bad input."""
@@ -69,7 +79,11 @@ class RecordingReader:
 
     def mismatch_reason(self, path: Path) -> str:
         """Why a file is not read as a recording."""
-        return "not an HDF5 file (no HDF5 signature)"
+        if not has_hdf5_signature(path):
+            return "not an HDF5 file (no HDF5 signature)"
+        from inspector.formats.vneurotk.identify import why_not
+
+        return why_not(path)
 
 
 READER = RecordingReader()

@@ -10,7 +10,7 @@ byte of a large dataset runs later as a :class:`RecordingCheck`, a
 * decoding every ``image_bytes`` stimulus (notes §5).
 
 A check only reads the file (through the identity-checked
-:class:`~inspector.formats.vneurotk.source.H5Source`) and returns a
+:class:`~inspector.formats.hdf5.source.H5Source`) and returns a
 :class:`~inspector.formats.capabilities.CheckResult`; it never touches the
 document, so it can run on a worker thread (docs/architecture.md,
 "Deferred work").
@@ -26,9 +26,9 @@ import numpy as np
 
 from inspector.formats.capabilities import CancelFn, CheckResult, Progress, ProgressFn
 from inspector.formats.findings import Finding
+from inspector.formats.hdf5.source import H5Source
 from inspector.formats.vneurotk import rules as R
-from inspector.formats.vneurotk.arrays import COO_BLOCK, CooNeuroRef
-from inspector.formats.vneurotk.source import H5Source
+from inspector.formats.vneurotk.coo import COO_BLOCK, CooNeuroRef
 from inspector.formats.vneurotk.vision import StimulusEntry, decode_image
 
 #: One step of a check: yields findings; polls ``cancelled`` between blocks.

@@ -20,10 +20,10 @@ from typing import Any
 import h5py
 import numpy as np
 
+from inspector.formats.hdf5.heap import read_attribute
+from inspector.formats.hdf5.source import RuleError
+from inspector.formats.hdf5.values import as_text, typed
 from inspector.formats.vneurotk import rules as R
-from inspector.formats.vneurotk.hdf5_heap import read_attribute
-from inspector.formats.vneurotk.source import RuleError
-from inspector.formats.vneurotk.values import as_text, typed
 
 MAGIC_ATTR = "vneurotk_format"
 VERSION_ATTR = "vneurotk_schema_version"

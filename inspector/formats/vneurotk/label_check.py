@@ -37,10 +37,10 @@ from inspector.formats.capabilities import (
     TrialStructure,
 )
 from inspector.formats.findings import Finding
+from inspector.formats.hdf5.source import STEP_ERRORS, step_finding
+from inspector.formats.hdf5.values import typed
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.labels import Labels, LabelScan, ScanCancelled
-from inspector.formats.vneurotk.source import STEP_ERRORS, step_finding
-from inspector.formats.vneurotk.values import typed
 
 
 @dataclass(frozen=True)

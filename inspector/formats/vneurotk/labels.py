@@ -27,19 +27,19 @@ from typing import Any
 import h5py
 import numpy as np
 
-from inspector.formats.vneurotk import external_guard
+from inspector.formats.hdf5 import external_guard
+from inspector.formats.hdf5.arrays import normalize_selection
+from inspector.formats.hdf5.heap import read_attribute
+from inspector.formats.hdf5.read_watch import ReadStopped
+from inspector.formats.hdf5.source import H5Source, RuleError
+from inspector.formats.hdf5.values import as_text, is_missing
 from inspector.formats.vneurotk import rules as R
-from inspector.formats.vneurotk.arrays import normalize_selection
-from inspector.formats.vneurotk.hdf5_heap import read_attribute
-from inspector.formats.vneurotk.read_watch import ReadStopped
 from inspector.formats.vneurotk.scalars import (
     CODE_FLOAT,
     MISSING_CODES,
     decode_one,
     sequence_parts,
 )
-from inspector.formats.vneurotk.source import H5Source, RuleError
-from inspector.formats.vneurotk.values import as_text, is_missing
 
 #: Labels read per block (1 MiB of float64).  h5py holds the interpreter lock for a
 #: whole read: a block of 8 MiB kept the GUI thread waiting 30 to 60 ms while the

@@ -35,12 +35,23 @@ import numpy as np
 from inspector.formats.capabilities import FormatMismatch, TrialStructure
 from inspector.formats.document import FORMAT_RECORDING, Document, Stimulus
 from inspector.formats.findings import Finding, Rule
-from inspector.formats.remote_path import as_source
+from inspector.formats.hdf5.arrays import H5DatasetRef
+from inspector.formats.hdf5.data import object_data
+from inspector.formats.hdf5.heap import corrupt_groups
+from inspector.formats.hdf5.source import (
+    STEP_ERRORS,
+    H5Source,
+    OpenError,
+    RuleError,
+    read_whole,
+    step_finding,
+)
+from inspector.formats.hdf5.tree import attribute_values, build_path_tree, build_tree
+from inspector.formats.hdf5.values import plain, typed
+from inspector.formats.remote.path import as_source
 from inspector.formats.vneurotk import rules as R
-from inspector.formats.vneurotk.arrays import CooNeuroRef, H5DatasetRef
 from inspector.formats.vneurotk.checks import RecordingCheck, Step, coo_bounds_step, image_step
-from inspector.formats.vneurotk.hdf5_data import object_data
-from inspector.formats.vneurotk.hdf5_heap import corrupt_groups
+from inspector.formats.vneurotk.coo import CooNeuroRef
 from inspector.formats.vneurotk.header import (
     MAGIC,
     MAGIC_ATTR,
@@ -48,6 +59,7 @@ from inspector.formats.vneurotk.header import (
     read_data_mode,
     read_header,
 )
+from inspector.formats.vneurotk.identify import HEADER_ATTRS, NOT_A_RECORDING, recording_mark
 from inspector.formats.vneurotk.label_check import (
     Alignment,
     LabelCheck,
@@ -58,14 +70,6 @@ from inspector.formats.vneurotk.label_check import (
 from inspector.formats.vneurotk.labels import Labels
 from inspector.formats.vneurotk.neuro import hash_neuro, read_neuro, read_neuro_info
 from inspector.formats.vneurotk.scalars import read_sequence
-from inspector.formats.vneurotk.source import (
-    STEP_ERRORS,
-    H5Source,
-    OpenError,
-    RuleError,
-    read_whole,
-    step_finding,
-)
 from inspector.formats.vneurotk.summary import (
     HeaderParts,
     build_header_tree,
@@ -73,10 +77,8 @@ from inspector.formats.vneurotk.summary import (
     plain_header_tree,
     trial_meta_facts,
 )
-from inspector.formats.vneurotk.tree import attribute_values, build_path_tree, build_tree
 from inspector.formats.vneurotk.trial_meta import read_trial_meta
 from inspector.formats.vneurotk.trials import Parts, TrialArrays, validate_state
-from inspector.formats.vneurotk.values import plain, typed
 from inspector.formats.vneurotk.vision import (
     StimulusEntry,
     VisionRecord,
@@ -106,8 +108,6 @@ KIND_UNOPENED = {
     R.FILE_LOCKED.code: "Locked HDF5 file",
 }
 KIND_UNREADABLE_HDF5 = "Unreadable HDF5 file"
-#: Root attributes that only a VneuroTK recording carries (notes §1, §2).
-RECORDING_ATTRS = ("vneurotk_format", "vneurotk_schema_version", "data_mode", "neuro_format")
 
 T = TypeVar("T")
 
@@ -227,17 +227,16 @@ def _add_checks(ctx: _Ctx) -> None:
 def _not_a_recording(f: h5py.File) -> str | None:
     """Why an HDF5 file is not a recording at all, or None when it may be one.
 
-    A file with none of the root attributes a recording carries and no
-    neural data (notes §1, §2) is not a recording: it is read as a plain
-    HDF5 file.  Where HDF5 cannot tell (a damaged file), it may be one.
+    The rules of :mod:`.identify` (the reader's sniff): a file the registry would
+    open as a plain HDF5 file, opened here directly, is presented as one.  Where
+    HDF5 cannot tell (a damaged file), it may be one.
     """
     try:
-        if any(k in f.attrs for k in RECORDING_ATTRS) or any(
-                n in f for n in ("neuro", "neuro_row")):
+        if recording_mark(f) is not None:
             return None
-    except (OSError, RuntimeError, KeyError, ValueError):
+    except (OSError, RuntimeError, KeyError, ValueError, TypeError):
         return None
-    return "no VneuroTK header attribute and no neural data (/neuro, /neuro_row)"
+    return NOT_A_RECORDING.removeprefix("not a VneuroTK recording: ")
 
 
 def _other_format(doc: Document) -> str | None:
@@ -263,13 +262,15 @@ def _as_plain_hdf5(doc: Document, reason: str) -> None:
     doc.kind_label = KIND_PLAIN_HDF5
     doc.mismatch = FormatMismatch("HDF5 file", KIND_RECORDING, reason, codes)
     doc.header = plain_header_tree(doc.tree, KIND_PLAIN_HDF5, reason,
-                                   "a recording has one of " + ", ".join(RECORDING_ATTRS))
+                                   "a recording has one of the root attributes "
+                                   + ", ".join(HEADER_ATTRS) + ", or a historical recording's "
+                                   "neural data")
     doc.provenance = None
 
 
 def _guard(ctx: _Ctx, fn: Callable[[], T]) -> T | None:
     """Run one step; a broken rule, or HDF5 failing on a damaged part, is a finding
-    (:func:`~inspector.formats.vneurotk.source.step_finding`)."""
+    (:func:`~inspector.formats.hdf5.source.step_finding`)."""
     try:
         return fn()
     except STEP_ERRORS as exc:

@@ -17,11 +17,11 @@ from typing import Any
 import h5py
 import numpy as np
 
-from inspector.formats.vneurotk import external_guard
+from inspector.formats.hdf5 import external_guard
+from inspector.formats.hdf5.heap import ValueTooLarge, check_dataset, read_attribute
+from inspector.formats.hdf5.source import RuleError, too_large
+from inspector.formats.hdf5.values import as_text
 from inspector.formats.vneurotk import rules as R
-from inspector.formats.vneurotk.hdf5_heap import ValueTooLarge, check_dataset, read_attribute
-from inspector.formats.vneurotk.source import RuleError, too_large
-from inspector.formats.vneurotk.values import as_text
 
 SCALAR_ENCODING = "vneurotk_scalar_v1"
 CODE_BOOL, CODE_INT, CODE_FLOAT, CODE_STR, CODE_NONE, CODE_NA, CODE_NAT = range(1, 8)

@@ -14,11 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from inspector.formats.arrays import ArrayRef
+from inspector.formats.analysis.arrays import ArrayRef
 from inspector.formats.document import Document, Node
+from inspector.formats.hdf5.reader import contents_header
+from inspector.formats.hdf5.values import plain, typed
 from inspector.formats.vneurotk.labels import Labels
 from inspector.formats.vneurotk.trials import TrialArrays
-from inspector.formats.vneurotk.values import plain, typed
 from inspector.formats.vneurotk.vision import VisionRecord
 
 if TYPE_CHECKING:
@@ -92,19 +93,8 @@ def build_header_tree(doc: Document, parts: HeaderParts | None) -> None:
 def plain_header_tree(tree: Node | None, kind: str, reason: str, detail: str = "") -> Node:
     """The header of an HDF5 file that is not a recording: what it is, why it is not a
     recording, and how many groups, datasets, links and root attributes it holds."""
-    h = Node("header", kind="group")
-    h.add("format", kind)
-    h.add("not a recording", reason, location="/", detail=detail)
-    if tree is None:
-        return h
-    counts = {"group": 0, "dataset": 0, "link": 0}
-    for n in tree.walk():
-        if n is not tree and n.kind in counts and n.location:  # (not virtual sources)
-            counts[n.kind] += 1
-    root_attrs = sum(1 for c in tree.children if c.kind == "attribute")
-    for label, key in (("groups", "group"), ("datasets", "dataset"), ("links", "link")):
-        h.add(label, counts[key])
-    h.add("root attributes", root_attrs, location="/")
+    h = contents_header(tree, kind)
+    h.children.insert(1, Node("not a recording", reason, location="/", detail=detail))
     return h
 
 

@@ -38,12 +38,12 @@ from typing import TYPE_CHECKING, Any
 import h5py
 import numpy as np
 
+from inspector.formats.hdf5.heap import read_attribute
+from inspector.formats.hdf5.source import RuleError, read_whole
+from inspector.formats.hdf5.values import as_text
 from inspector.formats.table import PlainColumn, Table, read_only_objects
 from inspector.formats.vneurotk import rules as R
-from inspector.formats.vneurotk.hdf5_heap import read_attribute
 from inspector.formats.vneurotk.scalars import read_sequence
-from inspector.formats.vneurotk.source import RuleError, read_whole
-from inspector.formats.vneurotk.values import as_text
 
 if TYPE_CHECKING:
     import pandas as pd

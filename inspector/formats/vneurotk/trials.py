@@ -28,9 +28,9 @@ import h5py
 import numpy as np
 
 from inspector.formats.findings import Finding, Rule
+from inspector.formats.hdf5.arrays import H5DatasetRef
+from inspector.formats.hdf5.source import H5Source, RuleError, read_whole
 from inspector.formats.vneurotk import rules as R
-from inspector.formats.vneurotk.arrays import H5DatasetRef
-from inspector.formats.vneurotk.source import H5Source, RuleError, read_whole
 
 #: The per-trial marker arrays: file name -> :class:`TrialArrays` attribute.
 MARKERS = {"trial_starts": "starts", "trial_ends": "ends", "vision_onsets": "onsets"}

@@ -27,17 +27,17 @@ import h5py
 import numpy as np
 
 from inspector.formats.findings import cause
-from inspector.formats.vneurotk import external_guard
-from inspector.formats.vneurotk import rules as R
-from inspector.formats.vneurotk.hdf5_heap import check_dataset, read_attribute
-from inspector.formats.vneurotk.scalars import is_scalar_sequence, read_sequence
-from inspector.formats.vneurotk.source import (
+from inspector.formats.hdf5 import external_guard
+from inspector.formats.hdf5.heap import check_dataset, read_attribute
+from inspector.formats.hdf5.source import (
     H5Source,
     RuleError,
     element_count,
     read_whole,
 )
-from inspector.formats.vneurotk.values import as_text
+from inspector.formats.hdf5.values import as_text
+from inspector.formats.vneurotk import rules as R
+from inspector.formats.vneurotk.scalars import is_scalar_sequence, read_sequence
 
 PROVENANCE_FIELDS = (
     "serialization_version", "backend", "model_id", "model_revision", "pretrained",

@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from inspector.formats.node_data import ColumnKind, NodeData
+from inspector.formats.nodes.data import ColumnKind, NodeData
 
 TABLE, CURVE, IMAGE, TEXT = "table", "curve", "image", "text"
 #: A 2-D node with at most this many rows or columns is drawn as lines first.

@@ -1,7 +1,7 @@
 """A curve of a node: one line along the x axis, or several lines of a 2-D slice.
 
 Real numbers of a dataset that the format offers as an
-:class:`~inspector.formats.arrays.ArrayRef` (``NodeData.array_ref()``) are drawn
+:class:`~inspector.formats.analysis.arrays.ArrayRef` (``NodeData.array_ref()``) are drawn
 from :meth:`ArrayRef.envelope` of the visible range at the plot's pixel width,
 so a 10^8-sample dataset plots lazily (chunk summaries on HDF5).  Other
 numeric columns (a compound field, an attribute, booleans, complex parts) are
@@ -19,8 +19,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QWidget
 
-from inspector.formats.arrays import ArrayRef, Envelope
-from inspector.formats.node_data import ColumnKind, ColumnSpec, NodeData
+from inspector.formats.analysis.arrays import ArrayRef, Envelope
+from inspector.formats.nodes.data import ColumnKind, ColumnSpec, NodeData
 from inspector.jobs import JobContext, JobRunner
 from inspector.ui.data.reading import ReadFailure, guarded, read_values
 from inspector.ui.data.slicing import SliceState

@@ -1,13 +1,13 @@
 """An image of a 2-D slice of a node, downsampled to the screen by a strided read.
 
 The rows and columns sampled come from
-:func:`~inspector.formats.node_data.image_plan`: about one sample per screen
+:func:`~inspector.formats.nodes.data.image_plan`: about one sample per screen
 pixel, with steps widened to whole chunks when that would decode too many
 chunks of a chunked dataset (the status line then says the image is coarse).
 A first image decodes at most
-:data:`~inspector.formats.node_data.IMAGE_FIRST_BYTES`; when it is coarse, a
+:data:`~inspector.formats.nodes.data.IMAGE_FIRST_BYTES`; when it is coarse, a
 second read refines it within
-:data:`~inspector.formats.node_data.IMAGE_BUDGET_BYTES`.  Zooming in reads
+:data:`~inspector.formats.nodes.data.IMAGE_BUDGET_BYTES`.  Zooming in reads
 the visible region again at screen resolution after :data:`DEBOUNCE_MS`.  A colour
 bar beside the image sets the levels; the colour map is chosen in a box.
 """
@@ -22,7 +22,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF, QTimer
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
-from inspector.formats.node_data import (
+from inspector.formats.nodes.data import (
     IMAGE_BUDGET_BYTES,
     IMAGE_FIRST_BYTES,
     ColumnSpec,

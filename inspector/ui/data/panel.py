@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.formats.capabilities import ObjectData
-from inspector.formats.node_data import NUMERIC_KINDS, ColumnKind, ColumnSpec, NodeData
+from inspector.formats.nodes.data import NUMERIC_KINDS, ColumnKind, ColumnSpec, NodeData
 from inspector.jobs import JobRunner
 from inspector.ui.data.choose import CURVE, IMAGE, TABLE, TEXT, TITLES, views_for
 from inspector.ui.data.curve import COMPONENTS, CurveView

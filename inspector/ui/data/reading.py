@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspector.formats.findings import Finding, cause
-from inspector.formats.node_data import NodeData, NodeReadError, SelectionTooLarge, Values
+from inspector.formats.nodes.data import NodeData, NodeReadError, SelectionTooLarge, Values
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""A virtual table over a :class:`~inspector.formats.node_data.NodeData`.
+"""A virtual table over a :class:`~inspector.formats.nodes.data.NodeData`.
 
 :class:`NodeTableModel` reads only what the view paints: ``data()`` never
 reads the file; a cell whose page is not loaded shows ``…`` and asks for
@@ -10,7 +10,7 @@ the pages on screen, not the rows in between.
 Layouts: a node with several columns (a compound type) or one axis is a
 table of rows x columns (fields); a node with one column and two or more
 axes is the matrix of two chosen axes (:class:`~inspector.ui.data.slicing.SliceState`),
-the other axes fixed.  Cell text is :func:`~inspector.formats.node_data.cell_text`,
+the other axes fixed.  Cell text is :func:`~inspector.formats.nodes.data.cell_text`,
 as ``inspector dump`` writes it.
 """
 
@@ -31,7 +31,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QVBoxLayout, QWidget
 
-from inspector.formats.node_data import (
+from inspector.formats.nodes.data import (
     CELL_LIMIT,
     NUMERIC_KINDS,
     ColumnKind,

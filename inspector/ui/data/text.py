@@ -11,7 +11,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
-from inspector.formats.node_data import ColumnSpec, NodeData, cell_text
+from inspector.formats.nodes.data import ColumnSpec, NodeData, cell_text
 from inspector.jobs import JobRunner
 from inspector.ui.data.reading import ReadFailure, read_values
 from inspector.ui.data.slicing import SliceState

@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.formats.capabilities import ObjectData
-from inspector.formats.node import Node
-from inspector.formats.node_data import NodeData, describe
+from inspector.formats.nodes.data import NodeData, describe
+from inspector.formats.nodes.node import Node
 from inspector.jobs import JobRunner
 from inspector.ui.data.panel import DataPanel
 from inspector.ui.data.reading import guarded

@@ -8,7 +8,7 @@ nothing read); while a check that will deliver it is pending
 (``AucScans.overview_pending``) the view waits for it instead of reading
 alongside.  Every other view (zoomed, panned, a plot wider than the
 overview's columns, or a document without an overview) asks
-:func:`inspector.formats.scan_envelope.scan_envelopes` on a background job
+:func:`inspector.formats.analysis.scan_envelope.scan_envelopes` on a background job
 for each scan's min/max per pixel column of the visible radius range (plus a
 quarter of a view on each side, so a pan shows data at once), and draws each
 scan as one line from it: a zig-zag through every column's minimum and
@@ -29,7 +29,7 @@ image again from them instead of drawing the lines again.
 The lines stay out of pyqtgraph's per-item auto-range: one
 invisible item carries the data's extent and the visible scans' range,
 computed from the envelopes
-(:meth:`~inspector.formats.scan_envelope.ScanEnvelopes.value_range`), so a
+(:meth:`~inspector.formats.analysis.scan_envelope.ScanEnvelopes.value_range`), so a
 pan does not query hundreds of curves.
 
 Requests are coalesced without a fixed delay: at most one job is in flight;
@@ -70,9 +70,8 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.formats import workers
-from inspector.formats.arrays import ArrayRef, EnvelopeCancelled
-from inspector.formats.capabilities import AucScans
-from inspector.formats.scan_envelope import (
+from inspector.formats.analysis.arrays import ArrayRef, EnvelopeCancelled
+from inspector.formats.analysis.scan_envelope import (
     ScanEnvelopes,
     ScanOverview,
     Source,
@@ -81,6 +80,7 @@ from inspector.formats.scan_envelope import (
     scan_extent,
     scan_shape,
 )
+from inspector.formats.capabilities import AucScans
 from inspector.jobs import Job, JobContext, JobRunner
 from inspector.ui.colormaps import colormap
 from inspector.ui.plots.base import PlotView
@@ -206,7 +206,7 @@ class AucView(PlotView):
 
     Raises:
         ValueError: the arrays are missing or do not fit together (shapes,
-            dtypes; see :func:`inspector.formats.scan_envelope.scan_shape`).
+            dtypes; see :func:`inspector.formats.analysis.scan_envelope.scan_shape`).
         TypeError: an array is not an array.
 
     Attributes:

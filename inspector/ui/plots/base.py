@@ -28,7 +28,7 @@ from inspector.ui.plots.grid_axis import GridAxis
 from inspector.ui.plots.theming import follow_palette
 
 if TYPE_CHECKING:
-    from inspector.formats.arrays import ArrayRef
+    from inspector.formats.analysis.arrays import ArrayRef
     from inspector.formats.findings import Finding
 
 T = TypeVar("T")
@@ -38,7 +38,8 @@ T = TypeVar("T")
 class ReadFailed:
     """A read of a plotted array that failed because of the file (its ``OSError``): the
     text the view shows, and the finding the document gains (None when the array's
-    format declares no rule for it: :attr:`~inspector.formats.arrays.ArrayRef.unreadable_rule`)."""
+    format declares no rule for it:
+    :attr:`~inspector.formats.analysis.arrays.ArrayRef.unreadable_rule`)."""
 
     message: str
     finding: Finding | None

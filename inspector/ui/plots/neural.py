@@ -54,7 +54,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.formats.arrays import ArrayRef, Envelope, EnvelopeCancelled, envelope_with_preview
+from inspector.formats.analysis.arrays import (
+    ArrayRef,
+    Envelope,
+    EnvelopeCancelled,
+    envelope_with_preview,
+)
 from inspector.jobs import JobContext, JobRunner
 from inspector.ui.plots.base import PlotView, ReadFailed
 from inspector.ui.plots.grid_axis import GridAxis

@@ -25,7 +25,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from inspector.formats.arrays import ArrayRef
+from inspector.formats.analysis.arrays import ArrayRef
 from inspector.formats.capabilities import AucScans, TrialStructure
 from inspector.formats.document import Document
 from inspector.jobs import JobRunner

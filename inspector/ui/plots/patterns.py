@@ -8,7 +8,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QWidget
 
-from inspector.formats.arrays import ArrayRef
+from inspector.formats.analysis.arrays import ArrayRef
 from inspector.jobs import JobRunner
 from inspector.ui.colormaps import colormap
 from inspector.ui.plots.base import PlotView, ReadFailed, read_or_failure

@@ -11,7 +11,7 @@ from PySide6.QtCore import QObject, QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QHBoxLayout, QLayout, QLayoutItem, QWidget
 
-from inspector.formats.analysis import Condition, TrialAxis
+from inspector.formats.analysis.trial_average import Condition, TrialAxis
 from inspector.jobs import JobRunner
 
 #: Colours of the first conditions (then evenly spaced hues); missing is grey.
@@ -25,7 +25,7 @@ CHANNEL_STYLES = [Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLi
 
 @dataclass(frozen=True)
 class AverageRequest:
-    """The arguments of one :func:`~inspector.formats.analysis.trial_average` run.
+    """The arguments of one :func:`~inspector.formats.analysis.trial_average.trial_average` run.
 
     ``window``/``baseline`` in seconds when the rate is known, else samples
     (None: the recorded default / no correction); ``trials`` None for all.

@@ -1,6 +1,6 @@
 """Condition averages: each condition's mean response with a ±SEM band.
 
-:class:`ConditionPlot` runs :func:`~inspector.formats.analysis.trial_average`
+:class:`ConditionPlot` runs :func:`~inspector.formats.analysis.trial_average.trial_average`
 on a job (progress bar, Cancel button; a newer request supersedes the
 running one, whose result is dropped) and draws, per condition and channel,
 the mean against time from stimulus onset with a translucent band from
@@ -10,7 +10,7 @@ mean).  A check list chooses the conditions shown; the legend gives the
 trials behind each.  The selected trials, when there are any, are drawn
 over the conditions as one thick curve in the text colour with its band
 (:meth:`ConditionPlot.show_selection`, :func:`analysis.pooled
-<inspector.formats.analysis.pooled>` of their average, on its own job).
+<inspector.formats.analysis.trial_average.pooled>` of their average, on its own job).
 "Export plotted data as CSV…" (the plot's context
 menu, :mod:`inspector.ui.plots.base`) writes the ``trial_average`` rows of
 the conditions shown, unchanged.
@@ -41,7 +41,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.formats.analysis import Condition, TrialAxis, pooled, trial_average
+from inspector.formats.analysis.trial_average import Condition, TrialAxis, pooled, trial_average
 from inspector.formats.document import Document
 from inspector.jobs import JobContext, JobRunner
 from inspector.ui.plots.base import PlotView
@@ -87,7 +87,8 @@ Grid = tuple[np.ndarray, list[int], dict[str, np.ndarray]]
 
 
 def frame_grid(df: pd.DataFrame) -> Grid:
-    """The arrays of a :func:`~inspector.formats.analysis.trial_average` frame as a grid.
+    """The arrays of a
+    :func:`~inspector.formats.analysis.trial_average.trial_average` frame as a grid.
 
     Taken once, on the job's thread: reading a column of the frame copies its
     ``attrs`` (pandas), which is slow on the GUI thread for many conditions.
@@ -102,7 +103,7 @@ def frame_grid(df: pd.DataFrame) -> Grid:
 
 
 def pooled_grid(df: pd.DataFrame) -> Grid:
-    """The arrays of a :func:`~inspector.formats.analysis.pooled` frame (one group,
+    """The arrays of a :func:`~inspector.formats.analysis.trial_average.pooled` frame (one group,
     channel-major, whatever its ``attrs`` say) as a one-condition grid."""
     import pandas as pd  # imported already: df is a DataFrame
 
@@ -191,7 +192,7 @@ class ConditionPlot(PlotView):
     Args:
         doc: an epochs or continuous recording.
         jobs: runs the averages.
-        axis: the document's :func:`~inspector.formats.analysis.trial_axis`.
+        axis: the document's :func:`~inspector.formats.analysis.trial_average.trial_axis`.
         with_list: show the condition check list right of the plot.
 
     Attributes:

@@ -6,7 +6,7 @@ pixel per image pixel, "Fit" for the whole image); the caption gives its
 typed ID, size in pixels, channels, dtype and value range.  The trials
 that showed it are matched by typed ID (``TrialStructure.trial_stim_ids``)
 and listed; their mean response for one channel is
-:func:`~inspector.formats.analysis.trial_average` of those trials only.
+:func:`~inspector.formats.analysis.trial_average.trial_average` of those trials only.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.formats.analysis import STIMULUS, TrialAxis, trial_axis
+from inspector.formats.analysis.trial_average import STIMULUS, TrialAxis, trial_axis
 from inspector.formats.document import Document, Stimulus
 from inspector.jobs import JobContext, JobRunner
 from inspector.models.selection import TrialSelection

@@ -1,10 +1,10 @@
 """Trial image: one channel, trials x time, as a heatmap with a colour bar.
 
-Rows are trials sorted by a chosen column (:func:`~inspector.formats.analysis.trial_order`:
-condition display order, missing last), with a line at each condition
-boundary and the condition names on the left axis; columns are time from
-stimulus onset.  The image comes from
-:func:`~inspector.formats.analysis.trial_matrix` on a job, binned to the
+Rows are trials sorted by a chosen column
+(:func:`~inspector.formats.analysis.trial_average.trial_order`: condition
+display order, missing last), with a line at each condition boundary and
+the condition names on the left axis; columns are time from stimulus onset.  The image comes from
+:func:`~inspector.formats.analysis.trial_average.trial_matrix` on a job, binned to the
 plot's pixel width (and, for very many trials, several trials per row), so
 memory stays bounded whatever the recording.  Clicking a row emits the
 trials it draws; the selected trials are marked in a strip left of the
@@ -26,7 +26,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
-from inspector.formats.analysis import (
+from inspector.formats.analysis.trial_average import (
     TrialAxis,
     TrialMatrix,
     TrialOrder,
@@ -85,8 +85,8 @@ class TrialImage(PlotView):
     """Heatmap of one channel's trials.
 
     Attributes:
-        matrix: the :class:`~inspector.formats.analysis.TrialMatrix` drawn.
-        order: the :class:`~inspector.formats.analysis.TrialOrder` of its rows.
+        matrix: the :class:`~inspector.formats.analysis.trial_average.TrialMatrix` drawn.
+        order: the :class:`~inspector.formats.analysis.trial_average.TrialOrder` of its rows.
         channel_combo, sort_combo: the channel and sort column chosen here.
 
     Signals:

@@ -1,0 +1,824 @@
+"""The raw HDF5 object tree of a file, built without reading dataset data.
+
+Every group, dataset and link becomes a :class:`~inspector.formats.document.Node`
+(location = HDF5 path); every attribute a child node of kind ``"attribute"``
+(location ``"path@name"``) holding its decoded value.  Datasets show shape,
+dtype, chunking and filters in ``detail``.  Scalar datasets and null-dataspace
+(``h5py.Empty``) datasets/attributes are shown for what they are.
+
+Safety (recording notes §6, "External links and virtual datasets point outside
+the file: never follow one silently"): external links and virtual datasets
+are followed read-only, each reported as a warning naming its target file; a
+dangling link or a missing virtual-dataset source is an error.  Names and text
+attributes holding invalid UTF-8 are shown escaped and reported as warnings.
+
+Bounded work: the walk is iterative (a chain of groups thousands deep opens),
+each object lists at most :data:`MAX_ATTRIBUTES` attributes (the others are
+counted in a finding), an attribute larger than :data:`MAX_ATTRIBUTE_BYTES`
+is described, not read, and the tree holds at most :data:`MAX_OBJECTS`
+objects.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import h5py
+
+from inspector.formats.capabilities import (
+    ATTRIBUTE_PAGE,
+    MORE_ATTRIBUTES,
+    more_attributes_text,
+)
+from inspector.formats.document import Node
+from inspector.formats.findings import Rule
+from inspector.formats.folder_bounds import real
+from inspector.formats.hdf5 import external_guard, vds_guard
+from inspector.formats.hdf5 import rules as R
+from inspector.formats.hdf5.elink_guard import special_target
+from inspector.formats.hdf5.filters import missing_text
+from inspector.formats.hdf5.heap import (
+    CorruptDatatype,
+    CorruptGlobalHeap,
+    ValueTooLarge,
+    check_attribute,
+    member_problem,
+    object_identity,
+    soft_link_problem,
+)
+from inspector.formats.hdf5.read_watch import watch
+from inspector.formats.hdf5.source import element_count
+from inspector.formats.hdf5.values import as_text, display_checked
+from inspector.formats.nodes.node import LinkTarget
+from inspector.formats.remote.path import RemotePath
+
+#: ``report(rule, message, location)`` (the signature of ``Document.report``).
+Report = Callable[[Rule, str, str], Any]
+
+#: Attributes listed per object; the others are counted in ``tree.attributes-capped``.
+MAX_ATTRIBUTES = 1000
+#: Attributes whose stored value is larger than this are described, not read.
+MAX_ATTRIBUTE_BYTES = 1 << 20
+#: Objects (groups, datasets, links) listed in the tree; the rest are counted.
+MAX_OBJECTS = 200_000
+
+_FILTERS = {h5py.h5z.FILTER_DEFLATE: "gzip", h5py.h5z.FILTER_SHUFFLE: "shuffle"}
+
+
+def _kind_text(dt: Any) -> str | None:
+    """A short name of an HDF5 type numpy shows poorly (``object``, ``[('a', ...)]``):
+    strings, sequences, enums, references, opaque data and compounds; else None."""
+    string = h5py.check_string_dtype(dt)
+    if string is not None:
+        width = "variable-length" if string.length is None else f"{string.length}-byte"
+        return f"{width} {string.encoding} string"
+    if h5py.check_ref_dtype(dt) is not None:
+        return "region reference" if h5py.check_ref_dtype(dt) is h5py.RegionReference \
+            else "object reference"
+    base = h5py.check_vlen_dtype(dt)
+    if base is not None:
+        return f"variable-length sequence of {_kind_text(base) or base}"
+    if h5py.check_enum_dtype(dt) is not None:
+        return f"enum ({dt})"
+    if dt.names:
+        return f"compound of {len(dt.names)} fields"
+    if dt.subdtype is not None:
+        base, shape = dt.subdtype
+        return f"array {shape} of {_kind_text(base) or base}"
+    if dt.kind == "V" and not dt.names and dt.subdtype is None:
+        return f"opaque ({dt.itemsize} bytes)"
+    return None
+
+
+def dtype_text(obj: Any) -> str:
+    """``str(obj.dtype)`` for numbers, a short name of other types (see
+    :func:`_kind_text`), or a description when numpy has no such type (h5py
+    raises for, e.g., floats wider than numpy's)."""
+    try:
+        dt = obj.dtype
+    except (TypeError, ValueError) as exc:
+        return f"unsupported HDF5 type ({exc})"
+    return _kind_text(dt) or str(dt)
+
+
+def _shape_text(shape: tuple[int, ...] | None) -> str:
+    if shape is None:
+        return "null dataspace (empty)"
+    if shape == ():
+        return "scalar"
+    return "(" + ", ".join(str(n) for n in shape) + ")"
+
+
+def _filters_text(dcpl: Any) -> str:
+    filters = []
+    for i in range(dcpl.get_nfilters()):
+        code, _flags, values, name = dcpl.get_filter(i)
+        if code == h5py.h5z.FILTER_DEFLATE and values:
+            filters.append(f"gzip({values[0]})")
+        elif code in _FILTERS:
+            filters.append(_FILTERS[code])
+        else:
+            filters.append(name.decode("ascii", "replace") if isinstance(name, bytes)
+                           else str(code))
+    main = "+".join(f for f in filters if f != "shuffle")
+    return main + ("+shuffle" if "shuffle" in filters else "")
+
+
+def _layout_text(ds: h5py.Dataset, dcpl: Any) -> str:
+    layout = dcpl.get_layout()
+    if layout == h5py.h5d.CHUNKED:
+        return "chunks (" + ", ".join(str(n) for n in dcpl.get_chunk()) + ")"
+    if layout == h5py.h5d.VIRTUAL:
+        return "virtual"
+    if layout == h5py.h5d.COMPACT:
+        return "compact"
+    return "contiguous" if ds.shape not in (None, ()) else ""
+
+
+def dataset_detail(ds: h5py.Dataset) -> str:
+    """``shape dtype, chunks ..., gzip(4)+shuffle`` for a dataset (no data read)."""
+    parts = [f"{_shape_text(ds.shape)} {dtype_text(ds)}"]
+    try:
+        dcpl = ds.id.get_create_plist()
+        parts.append(_layout_text(ds, dcpl))
+        parts.append(_filters_text(dcpl))
+        if dcpl.get_external_count():
+            parts.append("external raw storage")
+    except (OSError, RuntimeError, ValueError, AttributeError):
+        pass
+    return ", ".join(p for p in parts if p)
+
+
+# -- attributes ------------------------------------------------------------------------
+def first_attribute_names(obj: Any) -> tuple[int, list[bytes]]:
+    """``(number of attributes, names of at most MAX_ATTRIBUTES of them)``.
+
+    All names in name order when there are few; otherwise the first ones in
+    storage order (listing every name of 100 000 attributes to sort them
+    would cost seconds), then sorted.
+
+    Raises:
+        OSError, RuntimeError, ValueError, KeyError: the attributes cannot be listed.
+    """
+    n = h5py.h5a.get_num_attrs(obj.id)
+    if n <= MAX_ATTRIBUTES:
+        return n, _names_from(obj, 0, MAX_ATTRIBUTES, h5py.h5.ITER_INC) if n else []
+    return n, sorted(_names_from(obj, 0, MAX_ATTRIBUTES, h5py.h5.ITER_NATIVE))
+
+
+def attribute_names_from(obj: Any, start: int, count: int) -> tuple[int, list[bytes]]:
+    """``(number of attributes, names of attributes start .. start + count)`` in storage
+    order (the order :func:`first_attribute_names` takes the first ones in when there
+    are many), sorted by name.  HDF5 skips the first ``start`` itself, so a page costs
+    the same wherever it is.
+
+    Raises:
+        OSError, RuntimeError, ValueError, KeyError: the attributes cannot be listed.
+    """
+    n = h5py.h5a.get_num_attrs(obj.id)
+    if not (0 <= start < n and count > 0):
+        return n, []
+    return n, sorted(_names_from(obj, start, count, h5py.h5.ITER_NATIVE))
+
+
+def _names_from(obj: Any, start: int, count: int, order: int) -> list[bytes]:
+    """At most ``count`` attribute names of ``obj`` from index ``start`` in ``order``
+    (HDF5 skips the first ``start`` and stops after ``count``)."""
+    names: list[bytes] = []
+
+    def take(name: bytes, *_: Any) -> int | None:
+        names.append(name)
+        return 1 if len(names) >= count else None
+
+    h5py.h5a.iterate(obj.id, take, index=start, index_type=h5py.h5.INDEX_NAME, order=order)
+    return names
+
+
+def attribute_page(obj: Any, location: str, start: int, count: int) -> tuple[int, list[Node]]:
+    """``(number of attributes, nodes of attributes start .. start + count)`` of ``obj``
+    at ``location``, built as the tree builds them (values capped at
+    :data:`MAX_ATTRIBUTE_BYTES`; an unreadable one, a corrupt heap or invalid UTF-8 is
+    said in its node).  Nothing is reported: the document's findings are those of the
+    file as opened (``inspector verify`` reports the same).
+
+    Raises:
+        OSError, RuntimeError, ValueError, KeyError: the attributes cannot be listed.
+    """
+    n, names = attribute_names_from(obj, start, count)
+    holder = Node("")
+    attrs = obj.attrs
+    for raw in names:
+        _attribute(obj, attrs, raw, location, holder, _unreported)
+    return n, holder.children
+
+
+def _unreported(_rule: Rule, _message: str, _location: str = "") -> None:
+    """Drops a finding of a page read after opening (its node says what is wrong)."""
+
+
+def _attribute_names(obj: Any, loc: str, report: Report) -> tuple[int, list[bytes]] | None:
+    """How many attributes ``obj`` has and the names of at most :data:`MAX_ATTRIBUTES`
+    of them (bytes, as stored)."""
+    try:
+        n, names = first_attribute_names(obj)
+    except (OSError, RuntimeError, ValueError, KeyError) as exc:
+        report(R.TREE_ATTRIBUTES_UNREADABLE, f"{loc}: attributes cannot be listed: {exc}", loc)
+        return None
+    if n > len(names):
+        report(R.TREE_ATTRIBUTES_CAPPED,
+               f"{loc} has {n} attributes; the first {len(names)} in storage order are "
+               f"listed and checked, {n - len(names)} are left out of the checks (the "
+               "views read them page by page)", loc)
+    return n, names
+
+
+def _decoded_name(raw: bytes, where: str, report: Report) -> str:
+    """A stored name as text; invalid UTF-8 is escaped and reported at ``where``."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        name = raw.decode("utf-8", "backslashreplace")
+        report(R.TEXT_INVALID_UTF8,
+               f"{where}{name}: name is not valid UTF-8; shown with \\x escapes",
+               f"{where}{name}")
+        return name
+
+
+def _value_detail(value: Any) -> str:
+    t = as_text(value)
+    if t is not None:
+        return {"str": "string", "bytes": "byte string", "array": "one-element text array"}[
+            t.stored_as]
+    if hasattr(value, "dtype"):
+        shape = getattr(value, "shape", ())
+        return f"{shape} {value.dtype}" if shape else str(value.dtype)
+    return type(value).__name__
+
+
+def _too_large(aid: Any) -> str | None:
+    """Why an attribute is not read (its size, declared by its type and shape), or None
+    when it may be read."""
+    n = element_count(aid.shape)
+    try:
+        itemsize = max(1, int(aid.dtype.itemsize))
+    except (TypeError, ValueError):
+        itemsize = 1
+    if n * itemsize > MAX_ATTRIBUTE_BYTES:
+        return f"{_shape_text(aid.shape)}: {n} elements, not read (larger than " \
+               f"{MAX_ATTRIBUTE_BYTES} bytes)"
+    return None
+
+
+def too_large_message(loc: str, size: int) -> str:
+    """The ``data.value-too-large`` message of an attribute of ``size`` bytes as declared
+    (HDF5 reads an attribute whole): not read, and how to read it."""
+    return (f"{loc}: the attribute declares {size:,} bytes, more than the limit of "
+            f"{MAX_ATTRIBUTE_BYTES:,} bytes per value read or shown (HDF5 reads an attribute "
+            f"whole): it is not read; read it with `h5dump -a '{loc}' FILE` or h5py")
+
+
+def _attribute(obj: Any, attrs: Any, raw: bytes, loc0: str, node: Node,
+               report: Report) -> None:
+    name = _decoded_name(raw, f"{loc0}@", report)
+    loc = f"{loc0}@{name}"
+    try:
+        aid = h5py.h5a.open(obj.id, raw)
+        if aid.shape is None:
+            node.add(name, None, kind="attribute", location=loc,
+                     detail=f"null dataspace (empty) {dtype_text(aid)}")
+            return
+        big = _too_large(aid)
+        if big is not None:
+            size = element_count(aid.shape) * max(1, int(aid.dtype.itemsize))
+            report(R.DATA_VALUE_TOO_LARGE, too_large_message(loc, size), loc)
+            node.add(name, None, kind="attribute", location=loc, detail=big)
+            return
+        check_attribute(obj, raw)
+        value = attrs[raw]
+    except CorruptGlobalHeap as exc:
+        report(R.TREE_GLOBAL_HEAP_CORRUPT, f"{loc}: {exc}; the value is not read", loc)
+        node.add(name, None, kind="attribute", location=loc, detail="unreadable (corrupt heap)")
+        return
+    except ValueTooLarge as exc:
+        report(R.DATA_VALUE_TOO_LARGE, f"{loc}: {exc}", loc)
+        node.add(name, None, kind="attribute", location=loc,
+                 detail=f"not read: a value of {exc.largest:,} bytes")
+        return
+    except (OSError, RuntimeError, TypeError, ValueError, KeyError) as exc:
+        report(R.TREE_ATTRIBUTE_UNREADABLE, f"{loc}: attribute cannot be read: {exc}", loc)
+        node.add(name, None, kind="attribute", location=loc, detail="unreadable")
+        return
+    shown, valid = display_checked(value)
+    if not valid:
+        report(R.TEXT_INVALID_UTF8,
+               f"{loc}: text attribute is not valid UTF-8; shown with \\x escapes", loc)
+    node.add(name, shown, kind="attribute", location=loc, detail=_value_detail(value))
+
+
+def attribute_nodes(obj: Any, node: Node, report: Report) -> None:
+    """Add one child node per attribute of ``obj`` (at most :data:`MAX_ATTRIBUTES`);
+    their locations are ``node.location@name``.  When ``obj`` has more, a last child of
+    kind :data:`~inspector.formats.capabilities.MORE_ATTRIBUTES` stands for the others
+    (location: the object's), which the views read with :func:`attribute_page`."""
+    loc0 = node.location or "/"
+    listed = _attribute_names(obj, loc0, report)
+    if listed is None:
+        return
+    n, names = listed
+    attrs = obj.attrs
+    for raw in names:
+        _attribute(obj, attrs, raw, loc0, node, report)
+    if n > len(names):  # the views page the others in (ObjectData.attributes)
+        name, detail = more_attributes_text(len(names), n, ATTRIBUTE_PAGE)
+        node.add(name, None, kind=MORE_ATTRIBUTES, location=loc0, detail=detail)
+
+
+#: Largest attribute value read by :func:`attribute_values` (bytes): the facts of a
+#: metadata group a verdict rests on are read whole up to this (the views show at most
+#: :data:`MAX_ATTRIBUTE_BYTES` of an attribute).
+MAX_VALUE_BYTES = 64 << 20
+
+
+def attribute_values(obj: Any) -> dict[str, Any]:
+    """The attributes of a metadata group (``neuro_info``, ``trial_info``...) by name.
+
+    At most :data:`MAX_ATTRIBUTES` (the tree reports the others), in name
+    order; values larger than :data:`MAX_VALUE_BYTES`, and values of a
+    datatype numpy cannot hold, are left out (the tree describes them).
+    Nothing is reported here.
+
+    Raises:
+        OSError, RuntimeError, KeyError: an attribute cannot be listed or
+            read (h5py's errors for a damaged object).
+    """
+    out: dict[str, Any] = {}
+    for raw in first_attribute_names(obj)[1]:
+        aid = h5py.h5a.open(obj.id, raw)
+        try:
+            size = element_count(aid.shape) * max(1, int(aid.dtype.itemsize))
+            if size <= MAX_VALUE_BYTES:
+                check_attribute(obj, raw)
+                out[raw.decode("utf-8", "backslashreplace")] = obj.attrs[raw]
+        except (CorruptGlobalHeap, CorruptDatatype, ValueTooLarge, TypeError, ValueError):
+            continue  # a datatype numpy (or HDF5) cannot hold: the tree reports it
+    return out
+
+
+# -- objects -----------------------------------------------------------------------------
+@dataclass
+class _Walk:
+    """State of one iterative walk."""
+
+    report: Report
+    seen: set[tuple[Any, ...]]
+    stack: list[tuple[h5py.Group, Node]]
+    objects: int = 0
+    left_out: int = 0
+    remote: RemotePath | None = None
+    """The URL of a file read from one: its external links resolve beside it, unfollowed."""
+    unresolved_external: Rule = R.LINK_DANGLING
+    """The rule of an external link whose file or object cannot be found."""
+
+
+def build_tree(f: h5py.File, path: Path, report: Report, *,
+               unresolved_external: Rule = R.LINK_DANGLING) -> Node:
+    """Walk ``f`` iteratively and return its object tree (root node location ``"/"``).
+
+    Args:
+        f: the open file.
+        path: the file's path (its name labels the root node).
+        report: receives findings (links, virtual datasets, invalid text, caps).
+        unresolved_external: the rule of an external link whose file or object
+            cannot be found: ``link.dangling`` (an error: a recording's links are
+            its content) or ``link.external-unresolved`` (a warning: a plain HDF5
+            file whose other files are not beside it is still read).
+    """
+    root = Node(path.name, kind="group", location="/", detail="HDF5 file")
+    attribute_nodes(f, root, report)
+    remote = path if isinstance(path, RemotePath) else None
+    _check_object_info(f, "/", report)
+    walk = _Walk(report, {_identity(f, "/")}, [(f, root)], remote=remote,
+                 unresolved_external=unresolved_external)
+    while walk.stack:
+        group, node = walk.stack.pop()
+        _members(group, node, walk)
+    if walk.left_out:
+        report(R.TREE_MEMBERS_CAPPED,
+               f"the file has more than {MAX_OBJECTS} objects; {walk.left_out} are not listed",
+               "/")
+    return root
+
+
+def build_path_tree(f: h5py.File, path: Path, report: Report, location: str) -> Node:
+    """The object tree of ``f`` cut down to the objects on the way to ``location``
+    (``"/a/b"`` or ``"/a/b@attr"``): each member on the way is added, checked and
+    reported exactly as :func:`build_tree` adds it, and no other member is listed or
+    opened (``inspector dump`` of one member of a file of 100 000 groups).
+
+    Args:
+        f, path, report: as for :func:`build_tree`.
+        location: the object whose way is walked; a name with ``\\xNN`` escapes is
+            not looked up (the walk stops before it).
+    """
+    root = Node(path.name, kind="group", location="/", detail="HDF5 file")
+    remote = path if isinstance(path, RemotePath) else None
+    walk = _Walk(report, {_identity(f, "/")}, [], remote=remote)
+    group, node = f, root
+    base = ""
+    for name in location.partition("@")[0].strip("/").split("/"):
+        raw = name.encode("utf-8", "surrogateescape")
+        try:
+            if not name or "\\x" in name or not group.id.links.exists(raw):
+                break
+        except (OSError, RuntimeError, ValueError):
+            break
+        base = f"{base}/{name}"
+        queued = _member(group, raw, name, base, node, walk)
+        if queued is None:
+            break
+        group, node = queued
+    return root
+
+
+def _identity(obj: Any, loc: str) -> tuple[Any, ...]:
+    """A key naming the object itself (not the path), to stop hard-link cycles and
+    external links back into the same file: its file number and object header address
+    (:func:`~inspector.formats.hdf5.heap.object_identity`, which reads the
+    object header only).  When even that cannot be read, the file's name and the path
+    HDF5 opened the object by: a link back to a path already walked is still seen."""
+    identity = object_identity(obj)
+    if identity is not None:
+        return identity
+    try:
+        return (h5py.h5f.get_name(obj.id), h5py.h5i.get_name(obj.id))
+    except (OSError, RuntimeError, ValueError, AttributeError):
+        return (id(obj), loc)
+
+
+def _check_object_info(obj: Any, loc: str, report: Report) -> None:
+    """Report a group whose object information HDF5 cannot read (``H5Oget_info``, which
+    also reads the attribute storage: its fractal heap and free-space manager, HDF5 File
+    Format Specification 3.0, III.G and III.H) while its header itself can be read."""
+    try:
+        h5py.h5o.get_info(obj.id)
+    except (OSError, RuntimeError, ValueError) as exc:
+        if object_identity(obj) is not None:
+            report(R.FILE_CORRUPT, f"{loc}: HDF5 cannot read the object's information (its "
+                   f"header or attribute storage is damaged): {exc}", loc)
+
+
+def _member_names(group: h5py.Group, loc: str, walk: _Walk) -> list[bytes]:
+    try:
+        return list(group.id)
+    except (OSError, RuntimeError, ValueError) as exc:
+        walk.report(R.TREE_GROUP_UNREADABLE, f"{loc}: members cannot be listed: {exc}", loc)
+        return []
+
+
+def _members(group: h5py.Group, node: Node, walk: _Walk) -> None:
+    """Add the members of ``group`` under ``node``; queue its subgroups."""
+    base = node.location.rstrip("/")
+    subgroups: list[tuple[h5py.Group, Node]] = []
+    for raw in _member_names(group, node.location, walk):
+        if walk.objects >= MAX_OBJECTS:
+            walk.left_out += 1
+            continue
+        walk.objects += 1
+        name = _decoded_name(raw, f"{base}/", walk.report)
+        queued = _member(group, raw, name, f"{base}/{name}", node, walk)
+        if queued is not None:
+            subgroups.append(queued)
+    walk.stack.extend(reversed(subgroups))  # depth first, in name order
+
+
+def _soft_target(base: str, target: str) -> str:
+    """The absolute path a soft link's value names (relative values from the link's group)."""
+    return posixpath.normpath(target if target.startswith("/") else f"{base}/{target}")
+
+
+def _external_file(group: h5py.Group, filename: str, remote: RemotePath | None) -> str:
+    """Where HDF5 looks for an external link's file first: a relative name from the
+    folder of the linking file (HDF5 library, ``H5Lcreate_external``).  For a file
+    read from the URL ``remote``, the URL beside it (``""`` for a local absolute path)."""
+    if remote is not None:
+        beside = remote.beside(filename)
+        return str(beside) if beside is not None else ""
+    name = Path(filename)
+    if name.is_absolute():
+        return str(name)
+    here = Path(h5py.h5f.get_name(group.id).decode("utf-8", "backslashreplace"))
+    return os.path.abspath(here.parent / name)
+
+
+def _link_node(group: h5py.Group, raw: bytes, name: str, loc: str,
+               node: Node, remote: RemotePath | None) -> tuple[Node | None, str]:
+    """The node of a soft or external link (None for a hard link) and what it points at.
+
+    Read with the low-level link API: h5py's ``Group.get`` decodes the name
+    and fails on invalid UTF-8.
+    """
+    info = group.id.links.get_info(raw)
+    if info.type == h5py.h5l.TYPE_SOFT:
+        target = group.id.links.get_val(raw).decode("utf-8", "backslashreplace")
+        path = _soft_target(loc.rsplit("/", 1)[0] or "/", target)
+        return node.add(name, target, kind="link", location=loc,
+                        detail=f"soft link to {target}",
+                        target=LinkTarget(path, "soft")), target
+    if info.type == h5py.h5l.TYPE_EXTERNAL:
+        filename, path = (v.decode("utf-8", "backslashreplace")
+                          for v in group.id.links.get_val(raw))
+        target = f"{filename}:{path}"
+        link = LinkTarget(path, "external", filename, _external_file(group, filename, remote))
+        return node.add(name, target, kind="link", location=loc,
+                        detail=f"external link to {target}", target=link), target
+    return None, ""
+
+
+def _follow_link(group: h5py.Group, raw: bytes, name: str, loc: str, node: Node,
+                 walk: _Walk) -> tuple[Any, Node | None] | None:
+    """Open member ``raw`` of ``group``: ``(object, link node or None)``, or None."""
+    try:
+        via, target = _link_node(group, raw, name, loc, node, walk.remote)
+    except (OSError, RuntimeError, KeyError, ValueError) as exc:
+        walk.report(R.TREE_LINK_UNREADABLE, f"{loc}: link cannot be read: {exc}", loc)
+        return None
+    if walk.remote is not None and via is not None and via.detail.startswith("external"):
+        _remote_external(via, target, loc, walk)
+        return None
+    if via is not None and _outside_link(group, via, loc, walk):
+        return None
+    if _refused_before_open(group, raw, name, loc, node, via, walk):
+        return None
+    try:
+        with watch(_opened_by(via), loc):  # a target swapped for a pipe is released
+            obj = group[raw]
+    except (KeyError, OSError, RuntimeError, ValueError) as exc:
+        if via is None:
+            walk.report(R.TREE_OBJECT_UNREADABLE, f"{loc}: object cannot be opened: {exc}", loc)
+        else:
+            walk.report(_dangling_rule(via, exc, walk), f"{loc}: {via.detail} is dangling "
+                        f"(cannot be resolved): {_why_dangling(via, exc)}", loc)
+            via.detail += " (dangling: nothing there)"
+            if via.target is not None:
+                via.target = replace(via.target, dangling=True)
+        return None
+    if via is not None and via.detail.startswith("external"):
+        resolved = h5py.h5f.get_name(obj.id).decode("utf-8", "backslashreplace")
+        walk.report(R.LINK_EXTERNAL,
+                    f"{loc} is an external link to {target} (resolved to {resolved}); "
+                    "followed read-only, its data live outside this file", loc)
+        if via.target is not None:
+            via.target = replace(via.target, resolved=os.path.abspath(resolved))
+    return obj, via
+
+
+def _opened_by(via: Node | None) -> list[str]:
+    """The file an external link ``via`` opens (where HDF5 looks first), for the
+    watchdog (:mod:`.read_watch`); none for a hard or soft link."""
+    link = via.target if via is not None else None
+    return [link.resolved] if link is not None and link.kind == "external" and link.resolved \
+        else []
+
+
+def _outside_link(group: h5py.Group, via: Node, loc: str, walk: _Walk) -> bool:
+    """True (after ``external.outside``) when the external link ``via`` leads to a file
+    outside the document's folder tree that no ``--allow-external`` allows: it is not
+    followed (:func:`.external_guard.link_refusal`)."""
+    link = via.target
+    if link is None or link.kind != "external" or not link.file:
+        return False
+    parent = h5py.h5f.get_name(group.id).decode("utf-8", "backslashreplace")
+    refusal = external_guard.link_refusal(parent, link.file)
+    if refusal is None or refusal.rule is not R.EXTERNAL_OUTSIDE:
+        return False
+    walk.report(refusal.rule, refusal.message(loc), loc)
+    via.detail += " (outside the document's folder: not followed)"
+    via.target = replace(link, dangling=True)
+    return True
+
+
+def _refused_before_open(group: h5py.Group, raw: bytes, name: str, loc: str, node: Node,
+                         via: Node | None, walk: _Walk) -> bool:
+    """True (after the finding) when member ``raw`` must not be opened: a group on the
+    way whose local heap HDF5 would loop on, or a virtual dataset of more mappings than
+    are opened (:mod:`.vds_guard`: HDF5 would decode them all)."""
+    problem = _open_problem(group, raw, via)
+    if problem is not None:  # opening it would have HDF5 allocate without end
+        walk.report(R.TREE_GROUP_UNREADABLE, f"{loc}: members cannot be listed: {problem}", loc)
+        if via is None:
+            node.add(name, None, kind="group", location=loc, detail="members cannot be listed")
+        else:
+            via.detail += "; its target's members cannot be listed"
+        return True
+    if via is not None and (via.target is None or via.target.kind != "soft"):
+        refused = external_guard.linked_mappings(group, raw, loc)  # in another file
+    else:
+        refused = vds_guard.member_refusal(group, raw, loc)
+    if refused is None:
+        return False
+    walk.report(R.VDS_TOO_MANY_MAPPINGS, str(refused), loc)
+    what = f"virtual dataset of {refused.count:,} mappings (not opened)"
+    if via is None:
+        node.add(name, None, kind="dataset", location=loc, detail=what)
+    else:
+        via.detail += f"; its target is a {what}"
+    return True
+
+
+def _open_problem(group: h5py.Group, raw: bytes, via: Node | None) -> str | None:
+    """Why member ``raw`` (a hard link, or the soft link ``via``) must not be opened:
+    a group on the way whose local heap HDF5 would loop on (hdf5_heap), or None."""
+    if via is None:
+        return member_problem(group, raw)
+    if via.target is not None and via.target.kind == "soft":
+        return soft_link_problem(group, raw)
+    return None
+
+
+def _remote_external(via: Node, target: str, loc: str, walk: _Walk) -> None:
+    """An external link of a file read from a URL: shown with the URL it names, never
+    followed (HDF5 would look for the file on this machine; docs/architecture.md,
+    "Remote sources").  A local absolute path names nothing to open."""
+    link = via.target
+    assert link is not None
+    if link.resolved:
+        via.detail += f" (at {link.resolved}; not followed over the network)"
+        where = f"at {link.resolved}"
+    else:
+        via.target = replace(link, dangling=True)
+        via.detail += " (a local path of the machine that wrote it: nothing to open)"
+        where = "a local path, nothing beside the URL"
+    walk.report(R.LINK_EXTERNAL_URL,
+                f"{loc} is an external link to {target} ({where}); not followed over the "
+                "network: its target opens as a document of its own", loc)
+
+
+def _dangling_rule(via: Node, exc: BaseException, walk: _Walk) -> Rule:
+    """``link.dangling``, or the walk's rule for an external link that is merely not found
+    (not one refused: a named pipe, a cycle of links)."""
+    link = via.target
+    if (link is None or link.kind != "external" or "too many links" in str(exc)
+            or special_target("", link.resolved or link.file or "")):
+        return R.LINK_DANGLING
+    return walk.unresolved_external
+
+
+def _why_dangling(via: Node, exc: BaseException) -> str:
+    """Why a link leads nowhere, in words where HDF5's are cryptic."""
+    link = via.target
+    if link is not None and link.kind == "external" and link.file:
+        if special_target("", link.resolved or link.file):
+            return f"its file {link.file} is a named pipe, socket or device, never opened"
+    if "too many links" in str(exc):
+        return "it leads back to itself (a cycle of links HDF5 gives up on)"
+    return str(exc)
+
+
+def _member(group: h5py.Group, raw: bytes, name: str, loc: str, node: Node,
+            walk: _Walk) -> tuple[h5py.Group, Node] | None:
+    """Add one member; return ``(subgroup, its node)`` when its members are to be listed."""
+    opened = _follow_link(group, raw, name, loc, node, walk)
+    if opened is None:
+        return None
+    obj, via = opened
+    if isinstance(obj, h5py.Group):
+        return _group_member(obj, name, loc, node, via, walk)
+    if isinstance(obj, h5py.Dataset):
+        detail = dataset_detail(obj)
+        if "unsupported HDF5 type" in detail:
+            walk.report(R.TREE_UNSUPPORTED_TYPE,
+                        f"{loc}: {dtype_text(obj)}; its values cannot be read", loc)
+        missing = missing_text(obj)
+        if missing is not None:
+            walk.report(R.DATA_FILTER_UNAVAILABLE, f"{loc}: {missing}; its values cannot be "
+                        "read", loc)
+        if via is None:
+            child = node.add(name, None, kind="dataset", location=loc, detail=detail)
+        else:
+            child = via
+            child.detail += f"; target {detail}"
+        attribute_nodes(obj, child, walk.report)
+        refused = _check_external(obj, loc, child, walk.report)
+        _check_virtual(obj, loc, child, walk.report, walk.remote, refused)
+        return None
+    (via if via is not None else node).add(name, None, kind="object", location=loc,
+                                           detail=type(obj).__name__)
+    return None
+
+
+def _attribute_count(obj: h5py.Group) -> str:
+    """``", 8 attributes"`` for a group with attributes (shown as its children beside its
+    members, so that "0 members" above eight rows does not read as a contradiction), else
+    ``""``; ``""`` too when the attribute table cannot be read (reported by
+    :func:`attribute_nodes`)."""
+    try:
+        n = len(obj.attrs)
+    except (OSError, RuntimeError, ValueError, KeyError):
+        return ""
+    return f", {n} attribute{'' if n == 1 else 's'}" if n else ""
+
+
+def _group_member(obj: h5py.Group, name: str, loc: str, node: Node, via: Node | None,
+                  walk: _Walk) -> tuple[h5py.Group, Node] | None:
+    try:
+        n = len(obj)
+        members = f"{n} member{'' if n == 1 else 's'}" + _attribute_count(obj)
+    except (OSError, RuntimeError, ValueError) as exc:
+        walk.report(R.TREE_GROUP_UNREADABLE, f"{loc}: group cannot be read: {exc}", loc)
+        members = "unreadable"
+    child = via if via is not None else node.add(name, None, kind="group", location=loc,
+                                                  detail=members)
+    attribute_nodes(obj, child, walk.report)
+    key = _identity(obj, loc)
+    if key in walk.seen:
+        child.detail += " (already shown: hard-link cycle)"
+        return None
+    _check_object_info(obj, loc, walk.report)
+    walk.seen.add(key)
+    return obj, child
+
+
+#: Virtual-dataset sources listed as link nodes under their dataset; the rest are counted.
+MAX_VIRTUAL_SOURCES = 100
+
+
+def _virtual_sources(ds: h5py.Dataset, sources: list[Any], node: Node,
+                     remote: RemotePath | None) -> None:
+    """One link node per source of a virtual dataset (at most :data:`MAX_VIRTUAL_SOURCES`),
+    with its target: a dataset of this file (``"."``) or of another one (beside the
+    URL ``remote`` for a file read from one)."""
+    here = Path(ds.file.filename)
+    for i, s in enumerate(sources[:MAX_VIRTUAL_SOURCES]):
+        path = s.dset_name if s.dset_name.startswith("/") else f"/{s.dset_name}"
+        if s.file_name == ".":
+            link = LinkTarget(path, "virtual")
+        elif remote is not None:
+            beside = _external_file(ds, s.file_name, remote)
+            link = LinkTarget(path, "virtual", s.file_name, beside, dangling=not beside)
+        else:
+            name = Path(s.file_name)
+            resolved = name if name.is_absolute() else here.parent / name
+            link = LinkTarget(path, "virtual", s.file_name, os.path.abspath(resolved),
+                              dangling=not resolved.exists())
+        where = "this file" if link.in_this_file else s.file_name
+        node.add(f"source {i}", f"{where}:{path}", kind="link",
+                 detail=f"virtual dataset source: {path} in {where}"
+                        + (" (missing file)" if link.dangling else ""), target=link)
+    if len(sources) > MAX_VIRTUAL_SOURCES:
+        node.add("more sources", len(sources) - MAX_VIRTUAL_SOURCES,
+                 detail="virtual dataset sources not listed")
+
+
+def _check_external(ds: h5py.Dataset, loc: str, node: Node, report: Report) -> set[str]:
+    """Report what reading ``ds`` would open in other files (:mod:`.external_guard`):
+    each refusal (the values are then never read), external storage read from the
+    document's folder; the dataset's detail says where its values come from.
+    Returns the file names (as stored) that are refused."""
+    verdict = external_guard.examine(ds)
+    for refusal in verdict.refusals:
+        report(refusal.rule, refusal.message(loc), loc)
+    note = verdict.note()
+    if note:
+        node.detail += f"; {note}"
+    if not verdict.readable:
+        named = ", ".join(dict.fromkeys(r.resolved or r.target for r in verdict.refusals[:3]))
+        node.detail += f"; values not read (from {named}; see the findings)"
+    elif verdict.files and not ds.is_virtual:
+        report(R.EXTERNAL_STORAGE, f"{loc}: its values are read from "
+               f"{', '.join(verdict.files[:3])}, outside this file (external storage)", loc)
+    return {r.target for r in verdict.refusals}
+
+
+def _same_file(ds: h5py.Dataset, name: str) -> bool:
+    """True when the virtual source file ``name`` of ``ds`` is the file of ``ds`` itself."""
+    path, _kind = external_guard.opened_file(ds.file.filename, name, "HDF5_VDS_PREFIX")
+    return bool(path) and real(path) == real(ds.file.filename)
+
+
+def _check_virtual(ds: h5py.Dataset, loc: str, node: Node, report: Report,
+                   remote: RemotePath | None = None, refused: set[str] | None = None) -> None:
+    """List the sources of a virtual dataset and report each source file that is read
+    (recording notes §6); ``refused`` are those :func:`_check_external` reported as
+    never read (those of a file read from a URL among them)."""
+    try:
+        if not ds.is_virtual:
+            return
+        sources = ds.virtual_sources()
+    except (OSError, RuntimeError, ValueError) as exc:
+        report(R.VDS_UNREADABLE, f"{loc}: virtual dataset mapping cannot be read: {exc}", loc)
+        return
+    _virtual_sources(ds, sources, node, remote)
+    files = list(dict.fromkeys(s.file_name for s in sources))
+    for name in files:
+        if name == ".":
+            report(R.VDS_INTERNAL,
+                   f"{loc} is a virtual dataset mapping other datasets of this file", loc)
+        elif name not in (refused or set()) and remote is None and not _same_file(ds, name):
+            report(R.VDS_EXTERNAL,
+                   f"{loc} is a virtual dataset reading from {name}; followed read-only, its "
+                   "data live outside this file", loc)

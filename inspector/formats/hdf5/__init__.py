@@ -79,7 +79,7 @@ class Hdf5Reader:
         """See :func:`open_hdf5`; never raises for bad input."""
         from inspector.formats.hdf5.reader import open_hdf5
 
-        return open_hdf5(path)
+        return open_hdf5(path, only=options.only)
 
     def mismatch_reason(self, path: Path) -> str:
         """Why a file is not read as HDF5."""

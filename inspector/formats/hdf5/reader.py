@@ -21,7 +21,7 @@ from inspector.formats.document import Document, FormatId
 from inspector.formats.hdf5 import rules as R
 from inspector.formats.hdf5.data import object_data
 from inspector.formats.hdf5.source import STEP_ERRORS, H5Source, OpenError, step_finding
-from inspector.formats.hdf5.tree import build_tree
+from inspector.formats.hdf5.tree import build_path_tree, build_tree
 from inspector.formats.nodes.node import Node
 from inspector.formats.remote.path import RemotePath, as_source
 
@@ -38,8 +38,14 @@ KIND_UNREADABLE = "Unreadable HDF5 file"
 T = TypeVar("T")
 
 
-def open_hdf5(path: Path | RemotePath) -> Document:
+def open_hdf5(path: Path | RemotePath, *, only: str | None = None) -> Document:
     """Open ``path`` read-only as an HDF5 file.
+
+    Args:
+        path: the file, local or a URL.
+        only: open for the values of this one object (``"/a/b"``, ``"/a@attr"``:
+            ``inspector dump``): the tree holds the objects on its way alone
+            (:func:`~.tree.build_path_tree`), and nothing else is read or counted.
 
     Returns:
         A Document of format ``"hdf5"`` whose ``tree`` is the object tree,
@@ -64,6 +70,9 @@ def open_hdf5(path: Path | RemotePath) -> Document:
     doc.object_data = object_data(src)
     if src.lock_warning:
         doc.report(R.FILE_LOCK_BYPASSED, src.lock_warning)
+    if only is not None:
+        doc.tree = _guard(doc, lambda: build_path_tree(src.file, doc.path, doc.report, only))
+        return doc
     doc.tree = _guard(doc, lambda: build_tree(src.file, doc.path, doc.report,
                                               unresolved_external=R.LINK_EXTERNAL_UNRESOLVED))
     userblock = _guard(doc, lambda: int(src.file.userblock_size))

@@ -418,7 +418,8 @@ def build_path_tree(f: h5py.File, path: Path, report: Report, location: str) -> 
     """The object tree of ``f`` cut down to the objects on the way to ``location``
     (``"/a/b"`` or ``"/a/b@attr"``): each member on the way is added, checked and
     reported exactly as :func:`build_tree` adds it, and no other member is listed or
-    opened (``inspector dump`` of one member of a file of 100 000 groups).
+    opened (``inspector dump`` of one member of a file of 100 000 groups).  When
+    ``location`` names a group, its own members are listed too (not theirs).
 
     Args:
         f, path, report: as for :func:`build_tree`.
@@ -426,11 +427,13 @@ def build_path_tree(f: h5py.File, path: Path, report: Report, location: str) -> 
             not looked up (the walk stops before it).
     """
     root = Node(path.name, kind="group", location="/", detail="HDF5 file")
+    attribute_nodes(f, root, report)
     remote = path if isinstance(path, RemotePath) else None
     walk = _Walk(report, {_identity(f, "/")}, [], remote=remote)
     group, node = f, root
     base = ""
-    for name in location.partition("@")[0].strip("/").split("/"):
+    way = location.partition("@")[0].strip("/")
+    for name in way.split("/") if way else []:
         raw = name.encode("utf-8", "surrogateescape")
         try:
             if not name or "\\x" in name or not group.id.links.exists(raw):
@@ -442,6 +445,9 @@ def build_path_tree(f: h5py.File, path: Path, report: Report, location: str) -> 
         if queued is None:
             break
         group, node = queued
+    else:
+        if "@" not in location:  # a group asked for by name: its own members too, one level
+            _members(group, node, walk)
     return root
 
 

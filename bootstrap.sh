@@ -24,7 +24,7 @@ missing_packages() {
 
 install_system_libraries() {
   command -v dpkg-query >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 || {
-    echo "bootstrap: not a Debian/Ubuntu system; install Qt's xcb libraries yourself (README)" >&2
+    echo "bootstrap: not a Debian/Ubuntu system; install Qt's xcb libraries yourself (docs/install.md)" >&2
     return 0
   }
   local missing

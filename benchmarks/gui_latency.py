@@ -140,7 +140,7 @@ def many_members_path(cache: Path, members: int = MANY_MEMBERS) -> Path:
     path = cache / f"archive_{members}_members.aucx"
     if path.exists():
         return path
-    sample = ROOT / "inspector" / "resources" / "samples" / "src_demo_experiment.aucx"
+    sample = ROOT / "resources" / "samples" / "src_demo_experiment.aucx"
     with zipfile.ZipFile(sample) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
         lines = src.read("checksums.sha256").decode().splitlines()
         for name in src.namelist():

@@ -55,7 +55,7 @@ from bytecode import compile_inspector
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 RECORDING = FIXTURES / "vneurotk" / "v1" / "continuous_dense_f32_intids.h5"
-ARCHIVE = ROOT / "inspector" / "resources" / "samples" / "src_demo_experiment.aucx"
+ARCHIVE = ROOT / "resources" / "samples" / "src_demo_experiment.aucx"
 
 BARE = """
 from PySide6.QtGui import QStandardItem, QStandardItemModel

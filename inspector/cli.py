@@ -782,7 +782,7 @@ def _dispatch(argv: list[str]) -> int:
 
     platform = _qt_platform(qt_options)
     if args.screenshot and screenshot_platform(os.environ, platform=platform) == "offscreen":
-        os.environ["QT_QPA_PLATFORM"] = "offscreen"  # a PNG needs no screen (README, Usage)
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"  # a PNG needs no screen (docs/cli.md)
     problem = preflight(platform=platform)
     if problem is not None:  # one clear line instead of Qt's abort
         print(problem, file=sys.stderr)

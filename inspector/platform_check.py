@@ -127,7 +127,7 @@ def preflight(environ: dict[str, str] | None = None, *,
         command = install_command(missing)
         hint = f"; install them with: {command}" if command else ""
         return ("inspector: the Qt window-system plugin (xcb) cannot load: missing "
-                f"{', '.join(missing)}{hint} (see README, Troubleshooting)")
+                f"{', '.join(missing)}{hint} (see docs/install.md, Troubleshooting)")
     if not env.get("DISPLAY"):
         return ("inspector: no display to open a window on (DISPLAY is not set); run it in a "
                 "desktop session or under xvfb-run; '--screenshot OUT.png' and "

@@ -1,10 +1,14 @@
-"""Find the files shipped in the ``inspector.resources`` package: icons and samples.
+"""Find the shipped resources: icons and samples.
 
-Everything is located through :func:`importlib.resources.files`, never relative
-to the working directory, so it works from a source checkout, an installed
-wheel and a PyInstaller bundle alike. Qt-free: the functions return
-:class:`pathlib.Path` objects; :mod:`inspector.ui.icons` turns them into
-``QIcon`` objects.
+They live in the top-level ``resources/`` folder of the source tree, which
+``pyproject.toml`` installs as the package ``inspector.resources``. They are
+located from the package itself, never from the working directory: in a source
+checkout (``inspector/`` beside ``pyproject.toml`` and ``resources/``, as an
+editable install or a checkout on ``sys.path`` runs it) the checkout's
+``resources/``; otherwise (an installed wheel, a PyInstaller bundle) the
+``inspector.resources`` package through :func:`importlib.resources.files`.
+Qt-free: the functions return :class:`pathlib.Path` objects;
+:mod:`inspector.ui.icons` turns them into ``QIcon`` objects.
 
 Icons (``resources/icons``, drawn by hand as SVG, PNGs rendered from them by
 ``packaging/render_icons.py``):
@@ -25,10 +29,11 @@ from importlib.resources import as_file, files
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
+import inspector
 from inspector import APP_ID
 
 PACKAGE = "inspector.resources"
-"""The package that holds the resources (``resources/`` in the source tree)."""
+"""The package that holds the resources once installed (``resources/`` in the source tree)."""
 
 ICON_SIZES: tuple[int, ...] = (16, 22, 24, 32, 48, 64, 128, 256)
 """Square PNG sizes (pixels) rendered for every icon."""
@@ -57,12 +62,34 @@ def _as_path(item: Traversable) -> Path:
     return Path(_extracted.enter_context(as_file(item)))
 
 
+def _checkout_resources() -> Path | None:
+    """``resources/`` of the source checkout ``inspector`` was imported from, if it is one."""
+    top = Path(inspector.__file__).resolve().parent.parent
+    if (top / "pyproject.toml").is_file() and (top / "resources" / "icons").is_dir():
+        return top / "resources"
+    return None
+
+
+def resource_root() -> Traversable:
+    """The folder of the resources: the checkout's ``resources/``, else the package.
+
+    Raises ``FileNotFoundError`` when neither exists.
+    """
+    checkout = _checkout_resources()
+    if checkout is not None:
+        return checkout
+    try:
+        return files(PACKAGE)
+    except ModuleNotFoundError as exc:
+        raise FileNotFoundError(f"{PACKAGE}: not shipped with this installation") from exc
+
+
 def resource_dir(*parts: str) -> Path:
-    """The directory (or file) ``parts`` inside the resources package.
+    """The directory (or file) ``parts`` inside the resources folder.
 
     Raises ``FileNotFoundError`` when it does not exist.
     """
-    item = files(PACKAGE).joinpath(*parts)
+    item = resource_root().joinpath(*parts)
     if not item.is_file() and not item.is_dir():
         raise FileNotFoundError(f"{PACKAGE}/{'/'.join(parts)}: not shipped with this installation")
     return _as_path(item)
@@ -99,7 +126,7 @@ def sample_files() -> list[Path]:
     a CSV/TSV scan table with its manifest) counts as one sample. Returns an
     empty list when no samples are shipped.
     """
-    root = files(PACKAGE) / "samples"
+    root = resource_root() / "samples"
     if not root.is_dir():
         return []
     entries = sorted((item for item in root.iterdir() if _is_sample(item.name)),

@@ -50,7 +50,7 @@ export XDG_DATA_HOME="$work/xdg"
 grep -qx "Exec=$APP %F" "$XDG_DATA_HOME/applications/org.vneurotk.Inspector.desktop" \
     || fail "desktop entry does not run the bundle"
 cmp -s "$XDG_DATA_HOME/icons/hicolor/256x256/apps/org.vneurotk.Inspector.png" \
-    "$ROOT/inspector/resources/icons/org.vneurotk.Inspector-256.png" || fail "installed icon differs"
+    "$ROOT/resources/icons/org.vneurotk.Inspector-256.png" || fail "installed icon differs"
 "$APP" install-desktop --uninstall > uninstall.txt
 [[ ! -e "$XDG_DATA_HOME/applications/org.vneurotk.Inspector.desktop" ]] || fail "uninstall left the entry"
 echo "install-desktop: $(grep -c '^wrote ' install.txt) files written, $(grep -c '^removed ' uninstall.txt) removed"

@@ -1,4 +1,4 @@
-"""Render the hand-drawn SVG icons in ``inspector/resources/icons`` to the committed PNG sizes.
+"""Render the hand-drawn SVG icons in ``resources/icons`` to the committed PNG sizes.
 
 Run once after editing an SVG (the PNGs are committed, so no SVG renderer is a
 runtime dependency)::
@@ -6,7 +6,7 @@ runtime dependency)::
     QT_QPA_PLATFORM=offscreen python packaging/render_icons.py
 
 Uses PySide6's QtSvg (part of PySide6-Essentials). Writes
-``inspector/resources/icons/<name>-<size>.png`` for every size in ``SIZES``.
+``resources/icons/<name>-<size>.png`` for every size in ``SIZES``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QGuiApplication, QImage, QPainter
 from PySide6.QtSvg import QSvgRenderer
 
-ICONS = Path(__file__).resolve().parent.parent / "inspector" / "resources" / "icons"
+ICONS = Path(__file__).resolve().parent.parent / "resources" / "icons"
 NAMES = ("org.vneurotk.Inspector", "application-x-aucx")
 SIZES = (16, 22, 24, 32, 48, 64, 128, 256)
 

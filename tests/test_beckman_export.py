@@ -28,7 +28,7 @@ openauc = pytest.importorskip("openauc")
 
 STAMP = "2026-01-01T00:00:00Z"
 IMPORTED = datetime(2026, 1, 1, tzinfo=UTC)
-SAMPLE = Path(__file__).parent.parent / "inspector" / "resources" / "samples" / "beckman_run"
+SAMPLE = Path(__file__).parent.parent / "resources" / "samples" / "beckman_run"
 
 #: group -> (signal unit, optical system) as openauc 0.1.0a1's enums spell them
 KINDS = {"RA1-230": ("AU", "absorbance"), "RA2-280": ("AU", "absorbance"),

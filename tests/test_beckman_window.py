@@ -6,7 +6,7 @@ from pathlib import Path
 
 from inspector.ui.main_window import MainWindow
 
-SAMPLE = Path(__file__).parent.parent / "inspector" / "resources" / "samples" / "beckman_run"
+SAMPLE = Path(__file__).parent.parent / "resources" / "samples" / "beckman_run"
 
 
 def test_sample_run_opens_in_the_window_with_tables_and_plot(qtbot):

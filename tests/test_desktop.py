@@ -100,6 +100,13 @@ def test_sample_files_are_the_shipped_corpus_files():
     assert demo.read_bytes() == (FIXTURES / "aucx" / "src_demo_experiment.aucx").read_bytes()
 
 
+def test_a_source_checkout_reads_its_top_level_resources_folder():
+    assert resources_access.resource_dir() == ROOT / "resources"
+    assert resources_access.icon_path(APP_ICON, 16) == (
+        ROOT / "resources" / "icons" / f"{APP_ICON}-16.png"
+    )
+
+
 def test_sample_files_skip_readme_and_count_a_folder_once(tmp_path, monkeypatch):
     pkg = tmp_path / "fake_resources_pkg"
     (pkg / "samples" / "scan_table").mkdir(parents=True)
@@ -115,8 +122,7 @@ def test_sample_files_skip_readme_and_count_a_folder_once(tmp_path, monkeypatch)
         "samples/scan_table/scan_001.csv",
     ):
         (pkg / rel).write_text("x")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(resources_access, "PACKAGE", "fake_resources_pkg")
+    monkeypatch.setattr(resources_access, "resource_root", lambda: pkg)
     got = resources_access.sample_files()
     assert [p.name for p in got] == ["a.aucx", "b.h5", "scan_table"]
     assert got[2].is_dir()

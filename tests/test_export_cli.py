@@ -21,7 +21,7 @@ from inspector.formats.findings import Finding
 
 FIX = Path(__file__).parent / "fixtures"
 DELIMITED = FIX / "auc-delimited"
-SAMPLE = Path(__file__).parent.parent / "inspector" / "resources" / "samples" / "demo_scans"
+SAMPLE = Path(__file__).parent.parent / "resources" / "samples" / "demo_scans"
 STAMP = "2026-01-01T00:00:00Z"
 
 

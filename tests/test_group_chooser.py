@@ -21,7 +21,7 @@ from inspector.ui.main_window import MainWindow
 from tests.test_beckman_layout import data, header, mixed_run, tokens, write
 from tests.test_export_gui import Dialogs
 
-SAMPLE = Path(__file__).parent.parent / "inspector" / "resources" / "samples" / "beckman_run"
+SAMPLE = Path(__file__).parent.parent / "resources" / "samples" / "beckman_run"
 
 
 def _open(qtbot, path: Path) -> MainWindow:

@@ -223,7 +223,7 @@ def test_the_window_shows_plain_trial_meta_before_pandas_and_builds_its_frame_of
 
 
 def test_an_archive_whose_scans_table_is_plain_opens_and_verifies_without_pandas():
-    sample = Path(__file__).resolve().parent.parent / "inspector" / "resources" / "samples" \
+    sample = Path(__file__).resolve().parent.parent / "resources" / "samples" \
         / "src_demo_experiment.aucx"
     got = _open_in_child(sample)
     assert got["pandas"] is False

@@ -158,7 +158,7 @@ def test_table_tabs_are_capitalised_like_the_others(qtbot) -> None:
     win = MainWindow()
     qtbot.addWidget(win)
     root = Path(__file__).resolve().parent.parent
-    win.open_paths([str(root / "inspector" / "resources" / "samples" / "beckman_run")])
+    win.open_paths([str(root / "resources" / "samples" / "beckman_run")])
     qtbot.waitUntil(lambda: win.all_tabs_ready() and win.is_idle(), timeout=60000)
     [tab] = win.document_tabs()
     titles = [tab.views.tabText(i) for i in range(tab.views.count())]
@@ -249,7 +249,7 @@ def test_a_short_curve_says_every_sample_is_drawn(qtbot) -> None:
 
 def test_the_beckman_group_row_speaks_to_a_user_not_a_programmer() -> None:
     """The Details of the header's 'group' row named a Python call, open_run(path, group=...)."""
-    run = open_document(Path(__file__).resolve().parent.parent / "inspector" / "resources"
+    run = open_document(Path(__file__).resolve().parent.parent / "resources"
                         / "samples" / "beckman_run")
     group = next(n for n in run.header.children if n.name == "group")
     assert group.value == "RA1-230"

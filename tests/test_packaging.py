@@ -35,9 +35,9 @@ def wheel(tmp_path_factory) -> Path:
     src = tmp / "src"
     src.mkdir()
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
-    for name in ("pyproject.toml", "README.md", "LICENSE"):
+    for name in ("pyproject.toml", "setup.py", "README.md", "LICENSE"):
         shutil.copy2(ROOT / name, src / name)
-    for name in ("inspector",):
+    for name in ("inspector", "resources"):
         shutil.copytree(ROOT / name, src / name, ignore=ignore)
     cmd = [
         sys.executable,
@@ -112,7 +112,7 @@ def test_icons_are_package_data(wheel, names):
                 member = f"inspector/resources/icons/{f}"
                 assert member in names
                 assert (
-                    zf.read(member) == (ROOT / "inspector" / "resources" / "icons" / f).read_bytes()
+                    zf.read(member) == (ROOT / "resources" / "icons" / f).read_bytes()
                 )
 
 
@@ -120,15 +120,13 @@ def test_samples_are_package_data(wheel, names):
     src = wheel.parent.parent / "src"  # the copy the wheel was built from
     shipped = [
         p
-        for p in (src / "inspector" / "resources" / "samples").rglob("*")
+        for p in (src / "resources" / "samples").rglob("*")
         if p.is_file() and "__pycache__" not in p.parts
     ]
     assert any(p.suffix == ".aucx" for p in shipped) and any(p.suffix == ".h5" for p in shipped)
     with zipfile.ZipFile(wheel) as zf:
         for p in shipped:
-            member = (
-                "inspector/resources/" + p.relative_to(src / "inspector" / "resources").as_posix()
-            )
+            member = "inspector/resources/" + p.relative_to(src / "resources").as_posix()
             assert member in names, f"{member} missing from the wheel"
             assert zf.read(member) == p.read_bytes()
 

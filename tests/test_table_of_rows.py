@@ -22,7 +22,7 @@ from tests.conftest import FIXTURES
 
 ROOT = Path(__file__).resolve().parent.parent
 ARCHIVES = sorted([*(FIXTURES / "aucx").glob("*.aucx"),
-                   *(ROOT / "inspector" / "resources" / "samples").glob("*.aucx")])
+                   *(ROOT / "resources" / "samples").glob("*.aucx")])
 
 
 def _scans(path: Path) -> list | None:

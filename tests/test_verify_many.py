@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 AUCX = FIXTURES / "aucx"
 RECORDING = FIXTURES / "vneurotk" / "v1" / "continuous_dense_f32_intids.h5"
 GOOD = AUCX / "syn_equilibrium_s1_6x200.aucx"
-BECKMAN = ROOT / "inspector" / "resources" / "samples" / "beckman_run"
+BECKMAN = ROOT / "resources" / "samples" / "beckman_run"
 
 
 def _tree(root: Path) -> dict[str, Path]:

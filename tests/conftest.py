@@ -21,6 +21,44 @@ def fixtures() -> Path:
     return FIXTURES
 
 
+@pytest.fixture()
+def jobs(qtbot):
+    """A :class:`~inspector.jobs.JobRunner` for one test; afterwards its jobs are cancelled
+    and waited for (at most 5 s)."""
+    from inspector.jobs import JobRunner
+
+    runner = JobRunner()
+    yield runner
+    runner.cancel_all()
+    runner.wait(5000)
+
+
+def open_window(qtbot, *paths, size: tuple[int, int] = (1024, 640), show: bool = False,
+                remember: bool = True, idle: bool = False, timeout: int = 20_000):
+    """A ``MainWindow`` for one test (closed and deleted by ``qtbot`` after it), sized
+    ``size``, with ``paths`` open, each in its tab; it returns once every tab is ready (and,
+    with ``idle``, the window idle: plots built, no job running).
+
+    ``show``: shown and exposed first; ``remember``: the paths join File > Open Recent.
+    """
+    from inspector.ui.main_window import MainWindow
+
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.resize(*size)
+    if show:
+        win.show()
+        qtbot.waitExposed(win)
+    if paths:
+        win.open_paths([str(p) for p in paths], remember=remember)
+        if idle:
+            qtbot.waitUntil(lambda: win.all_tabs_ready() and win.is_idle(), timeout=timeout)
+        else:
+            qtbot.waitUntil(lambda: bool(win.document_tabs()) and win.all_tabs_ready(),
+                            timeout=timeout)
+    return win
+
+
 def load_expected(folder: str) -> list[dict]:
     """The ``expected.json`` list of a corpus folder copied into ``tests/fixtures``."""
     return json.loads((FIXTURES / folder / "expected.json").read_text(encoding="utf-8"))
@@ -69,22 +107,3 @@ def _collect_after_each_test(_collector_on_the_gui_thread):
     _collector_on_the_gui_thread.check()
 
 
-# -- exit ---------------------------------------------------------------------------------
-# About one full run in eight ended with SIGSEGV during interpreter finalisation, after every
-# test had passed and the summary was printed (HDF5/Qt objects torn down in an order they do
-# not survive; under investigation). The run's own status is what CI must see, so the process
-# leaves with it before finalisation.
-@pytest.hookimpl(trylast=True)
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    session.config._inspector_exitstatus = int(exitstatus)  # type: ignore[attr-defined]
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_unconfigure(config: pytest.Config) -> None:
-    status = getattr(config, "_inspector_exitstatus", None)
-    if status is not None and os.environ.get("INSPECTOR_TEST_FINALIZE") != "1":
-        import sys
-
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(status)

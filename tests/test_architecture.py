@@ -207,6 +207,16 @@ def test_tests_import_our_modules_directly() -> None:
     assert bad == []
 
 
+def test_gui_tests_never_skip_for_a_missing_pytest_qt() -> None:
+    """pytest-qt is a hard test dependency (loaded by ``addopts``: a run without it fails at
+    start-up); a test that skipped without it would hide a broken test install."""
+    bad = [path.name for path in sorted((ROOT / "tests").glob("*.py"))
+           if path.name != Path(__file__).name
+           and any(f"importorskip({q}pytestqt" in path.read_text(encoding="utf-8")
+                   for q in "\"'")]
+    assert bad == []
+
+
 @pytest.mark.parametrize("entry", ["inspector.formats", "inspector.cli"])
 def test_importing_the_format_layer_loads_no_qt(entry: str) -> None:
     code = (f"import sys, {entry}; from inspector.formats import registry; registry.readers(); "

@@ -395,18 +395,6 @@ def test_cancel_while_streaming_stops_every_thread(tmp_path, lazy, monkeypatch):
 
 
 # -- the view -------------------------------------------------------------------------------
-pytest.importorskip("pytestqt")
-
-
-@pytest.fixture()
-def jobs(qtbot):
-    from inspector.jobs import JobRunner
-
-    runner = JobRunner()
-    yield runner
-    runner.cancel_all()
-    runner.wait(5000)
-
 
 class CountingRef(NumpyArrayRef):
     """An array that counts its reads (the view must not read what the overview holds)."""

@@ -5,8 +5,7 @@ from __future__ import annotations
 import shutil
 
 from inspector.models.roles import StatusRole
-from inspector.ui.main_window import MainWindow
-from tests.conftest import FIXTURES, load_expected
+from tests.conftest import FIXTURES, load_expected, open_window
 
 AUCX = {e["file"]: e for e in load_expected("aucx")}
 
@@ -22,15 +21,6 @@ class Dialogs:
         win.report_error = self.errors.append
 
 
-def _open(qtbot, *paths):
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.resize(1024, 640)
-    win.open_paths([str(p) for p in paths])
-    qtbot.waitUntil(lambda: win.document_tabs() and win.all_tabs_ready(), timeout=20000)
-    return win
-
-
 def _export(qtbot, win):
     with qtbot.waitSignal(win.export_finished, timeout=20000) as sig:
         win.act_export.trigger()
@@ -38,7 +28,7 @@ def _export(qtbot, win):
 
 
 def test_export_disabled_for_recordings_with_reason(qtbot):
-    win = _open(qtbot, FIXTURES / "vneurotk/v1/continuous_dense_f32_intids.h5")
+    win = open_window(qtbot, FIXTURES / "vneurotk/v1/continuous_dense_f32_intids.h5")
     assert not win.act_export.isEnabled()
     assert "VneuroTK recording" in win.act_export.toolTip()
     assert win.act_export.statusTip() == win.act_export.toolTip()
@@ -46,7 +36,7 @@ def test_export_disabled_for_recordings_with_reason(qtbot):
 
 
 def test_export_delimited_source_and_open_result(qtbot, tmp_path):
-    win = _open(qtbot, FIXTURES / "auc-delimited/demo_experiment")
+    win = open_window(qtbot, FIXTURES / "auc-delimited/demo_experiment")
     assert win.act_export.isEnabled()
     dest = tmp_path / "out.aucx"
     d = Dialogs(win, str(dest), open_it=True)
@@ -67,7 +57,7 @@ def test_export_delimited_source_and_open_result(qtbot, tmp_path):
 
 
 def test_existing_destination_is_confirmed_once(qtbot, tmp_path):
-    win = _open(qtbot, FIXTURES / "aucx/src_long_csv.aucx")
+    win = open_window(qtbot, FIXTURES / "aucx/src_long_csv.aucx")
     dest = tmp_path / "existing.aucx"
     dest.write_bytes(b"old")
     d = Dialogs(win, str(dest), replace=False)
@@ -84,7 +74,7 @@ def test_existing_destination_is_confirmed_once(qtbot, tmp_path):
 def test_export_disabled_for_a_document_with_errors(qtbot, tmp_path):
     src = tmp_path / "flip.aucx"
     shutil.copy(FIXTURES / "aucx/bad_signal_byte_flip.aucx", src)
-    win = _open(qtbot, src)
+    win = open_window(qtbot, src)
     assert not win.act_export.isEnabled()
     assert "has errors" in win.act_export.toolTip()
 
@@ -92,7 +82,7 @@ def test_export_disabled_for_a_document_with_errors(qtbot, tmp_path):
 def test_failed_export_says_why_and_leaves_no_file(qtbot, tmp_path):
     src = tmp_path / "flip.aucx"
     shutil.copy(FIXTURES / "aucx/bad_signal_byte_flip.aucx", src)
-    win = _open(qtbot, src)
+    win = open_window(qtbot, src)
     dest = tmp_path / "new.aucx"
     d = Dialogs(win, str(dest))
     with qtbot.waitSignal(win.export_finished, timeout=20000) as sig:
@@ -107,7 +97,7 @@ def test_failed_export_says_why_and_leaves_no_file(qtbot, tmp_path):
 def test_export_into_a_missing_folder_fails_cleanly(qtbot, tmp_path):
     src = tmp_path / "demo.aucx"
     shutil.copy(FIXTURES / "aucx/src_demo_experiment.aucx", src)
-    win = _open(qtbot, src)
+    win = open_window(qtbot, src)
     dest = tmp_path / "missing" / "new.aucx"
     d = Dialogs(win, str(dest))
     ok, text = _export(qtbot, win)
@@ -120,7 +110,7 @@ def test_export_refuses_to_overwrite_the_open_document(qtbot, tmp_path):
     src = tmp_path / "a.aucx"
     shutil.copy(FIXTURES / "aucx/src_long_csv.aucx", src)
     before = src.read_bytes()
-    win = _open(qtbot, src)
+    win = open_window(qtbot, src)
     d = Dialogs(win, str(src))
     win.act_export.trigger()
     assert len(d.errors) == 1 and "never" in d.errors[0]

@@ -10,9 +10,8 @@ from PySide6.QtWidgets import QFileDialog
 
 from inspector.ui import recent_files
 from inspector.ui.columns import MIN_WIDTH, share_width
-from inspector.ui.main_window import MainWindow
 from inspector.ui.plots import AucView
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, open_window
 
 REC = FIXTURES / "vneurotk/v1/continuous_dense_f32_intids.h5"
 ARCHIVE = FIXTURES / "aucx/syn_moving_boundary_s42_20x300.aucx"
@@ -21,15 +20,10 @@ SIZES = [(1280, 800), (1024, 640)]
 
 
 def _window(qtbot, size, *paths, remember=True):
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.resize(*size)
-    win.show()
-    qtbot.waitExposed(win)
+    # idle: the plot panel is built once the plots package is imported off the GUI thread
+    win = open_window(qtbot, *paths, size=size, show=True, remember=remember, idle=True,
+                      timeout=60_000)
     if paths:
-        win.open_paths([str(p) for p in paths], remember=remember)
-        # idle: the plot panel is built once the plots package is imported off the GUI thread
-        qtbot.waitUntil(lambda: win.all_tabs_ready() and win.is_idle(), timeout=60000)
         qtbot.wait(50)  # deferred layout (dock, column fits)
     return win
 

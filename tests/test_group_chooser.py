@@ -18,6 +18,7 @@ from PySide6.QtGui import QColor
 
 from inspector.formats.registry import open_document
 from inspector.ui.main_window import MainWindow
+from tests.conftest import open_window
 from tests.test_beckman_layout import data, header, mixed_run, tokens, write
 from tests.test_export_gui import Dialogs
 
@@ -25,12 +26,7 @@ SAMPLE = Path(__file__).parent.parent / "inspector" / "resources" / "samples" / 
 
 
 def _open(qtbot, path: Path) -> MainWindow:
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.resize(1280, 800)
-    win.open_paths([str(path)])
-    qtbot.waitUntil(lambda: win.all_tabs_ready() and win.is_idle(), timeout=60000)
-    return win
+    return open_window(qtbot, path, size=(1280, 800), idle=True, timeout=60_000)
 
 
 def _choose(qtbot, win: MainWindow, key: str) -> None:

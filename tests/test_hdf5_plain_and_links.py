@@ -25,9 +25,8 @@ from inspector.models.open_failure import open_failure
 from inspector.ui.data.image import ImageView
 from inspector.ui.data.table import TableView
 from inspector.ui.data.text import TextView
-from inspector.ui.main_window import MainWindow
 from inspector.ui.open_dialog import OpenDialog, typed_address
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, open_window
 
 CORPUS = FIXTURES / "vneurotk"
 RECORDING = CORPUS / "v1" / "epochs_dense_f64_strids.h5"
@@ -175,12 +174,7 @@ def test_link_targets_are_what_h5py_says(files):
 
 # -- the window ---------------------------------------------------------------------------
 def _window(qtbot, *targets):
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.resize(1280, 800)
-    win.show()
-    win.open_paths([str(t) for t in targets])
-    qtbot.waitUntil(lambda: win.document_tabs() and win.all_tabs_ready(), timeout=30000)
+    win = open_window(qtbot, *targets, size=(1280, 800), show=True, timeout=30_000)
     for tab in win.document_tabs():
         qtbot.waitUntil(lambda t=tab: t.viewer is not None, timeout=30000)
     return win

@@ -23,9 +23,8 @@ from inspector.ui.data.curve import CurveView
 from inspector.ui.data.image import ImageView
 from inspector.ui.data.table import PAGE_ROWS, TableView
 from inspector.ui.data.text import TextView
-from inspector.ui.main_window import MainWindow
 from inspector.ui.plots import NeuralView
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, open_window
 from tests.test_hdf5_data import write_every_type
 
 RECORDING = FIXTURES / "vneurotk" / "v1" / "continuous_dense_f32_intids.h5"
@@ -52,12 +51,7 @@ def files(tmp_path_factory):
 
 
 def _window(qtbot, *targets):
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.resize(1280, 800)
-    win.show()
-    win.open_paths([str(t) for t in targets])
-    qtbot.waitUntil(lambda: win.document_tabs() and win.all_tabs_ready(), timeout=30000)
+    win = open_window(qtbot, *targets, size=(1280, 800), show=True, timeout=30_000)
     for tab in win.document_tabs():  # the data views come once pyqtgraph is imported
         qtbot.waitUntil(lambda t=tab: t.viewer is not None, timeout=30000)
     return win

@@ -18,8 +18,6 @@ from inspector.formats.capabilities import Stimulus
 from tests.conftest import FIXTURES
 from tests.window_child import inspect_in_child
 
-pytest.importorskip("pytestqt")
-
 RECORDING = FIXTURES / "vneurotk" / "v1" / "continuous_dense_f32_intids.h5"
 
 

@@ -10,18 +10,9 @@ from PySide6.QtGui import QColor, QWheelEvent
 from PySide6.QtWidgets import QApplication
 
 from inspector.formats.arrays import NumpyArrayRef
-from inspector.jobs import JobRunner
 from inspector.ui.plots import NeuralView
 from inspector.ui.plots.neural import MAX_LEGEND_LINES, MIN_LINE_PX
 from tests.conftest import FIXTURES
-
-
-@pytest.fixture()
-def jobs(qtbot):
-    runner = JobRunner()
-    yield runner
-    runner.cancel_all()
-    runner.wait(5000)
 
 
 def settle(qtbot, jobs, view, rounds=3):

@@ -11,17 +11,8 @@ import pytest
 
 from inspector.formats.arrays import NumpyArrayRef
 from inspector.formats.document import Document
-from inspector.jobs import JobRunner
 from inspector.ui.plots import AucView, NeuralView, PatternView, PlotPanel
 from tests.conftest import FIXTURES, load_expected
-
-
-@pytest.fixture()
-def jobs(qtbot):
-    runner = JobRunner()
-    yield runner
-    runner.cancel_all()
-    runner.wait(5000)
 
 
 def settle(qtbot, jobs, view=None, rounds=3):

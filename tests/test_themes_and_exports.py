@@ -14,7 +14,6 @@ from PySide6.QtGui import QColor, QGuiApplication, QImage, QPalette
 from PySide6.QtWidgets import QApplication
 
 from inspector import cli
-from inspector.jobs import JobRunner
 from inspector.models.style import is_dark
 from inspector.ui import plot_export
 from inspector.ui.plots import AucView, PlotPanel
@@ -25,14 +24,6 @@ ROOT = Path(__file__).resolve().parents[1]
 DEMO = FIXTURES / "aucx" / "src_demo_experiment.aucx"
 FLIP = FIXTURES / "aucx" / "multi_signal_flip_unlisted_member_bad_line.aucx"
 REC = FIXTURES / "vneurotk" / "v1" / "continuous_dense_f32_intids.h5"
-
-
-@pytest.fixture()
-def jobs(qtbot):
-    runner = JobRunner()
-    yield runner
-    runner.cancel_all()
-    runner.wait(5000)
 
 
 @pytest.fixture()

@@ -15,7 +15,7 @@ from inspector.formats.analysis import STIMULUS, trial_average
 from inspector.models.selection import TrialSelection
 from inspector.ui.main_window import MainWindow
 from inspector.ui.trials import StimulusViewer
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, open_window
 
 V1 = FIXTURES / "vneurotk" / "v1"
 CONTINUOUS = V1 / "continuous_dense_f32_intids.h5"
@@ -23,12 +23,7 @@ EPOCHS = V1 / "epochs_dense_f64_strids.h5"
 
 
 def _open(qtbot, path):
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.resize(1280, 800)
-    win.show()
-    win.open_paths([str(path)])
-    qtbot.waitUntil(lambda: win.document_tabs() and win.all_tabs_ready(), timeout=20000)
+    win = open_window(qtbot, path, size=(1280, 800), show=True)
     tab = win.current_tab()
     _show_trials(tab)
     qtbot.waitUntil(lambda: tab.trials_panel is not None and settled(tab.trials_panel),

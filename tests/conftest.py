@@ -107,3 +107,43 @@ def _collect_after_each_test(_collector_on_the_gui_thread):
     _collector_on_the_gui_thread.check()
 
 
+
+
+# -- exit -----------------------------------------------------------------------------------
+# A crash while the interpreter finalises comes after the summary: it must still be seen.
+# Each test process dumps the Python stacks of a fatal signal up to its very end, and the
+# xdist controller fails the run when a worker process did not exit cleanly.
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    import faulthandler
+    import sys
+
+    # (pytest's faulthandler plugin turned it off in its own pytest_unconfigure)
+    faulthandler.enable(file=sys.__stderr__, all_threads=True)
+
+
+_WORKER_GATEWAYS: list = []
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_newgateway(gateway) -> None:
+    _WORKER_GATEWAYS.append(gateway)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """In the xdist controller, after the workers were shut down (``DSession``'s
+    ``pytest_sessionfinish``): a worker that died of a signal or left with an error while
+    finalising fails the run, with its exit status on the terminal."""
+    bad = []
+    for gateway in _WORKER_GATEWAYS:
+        popen = getattr(getattr(gateway, "_io", None), "popen", None)
+        code = popen.poll() if popen is not None else None
+        if code not in (0, None):
+            bad.append(f"{gateway.id}: exit status {code}")
+    if bad:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(f"test worker(s) did not exit cleanly: {', '.join(bad)}",
+                                red=True)
+        session.exitstatus = pytest.ExitCode.INTERNAL_ERROR

@@ -92,6 +92,7 @@ def random_case(rng, *, scans, points, per_scan, order):
 # -- the builder ------------------------------------------------------------------------
 @pytest.mark.parametrize("per_scan", [False, True])
 @pytest.mark.parametrize("order", ["ascending", "descending", "unsorted"])
+@pytest.mark.slow
 def test_builder_equals_the_lazy_pass_and_numpy(per_scan, order):
     rng = np.random.default_rng(hash((per_scan, order)) % 2**32)
     done = 0
@@ -437,6 +438,7 @@ def _overview_case(untrusted=frozenset()):
     return (radius, signal, mask), arrays, auc
 
 
+@pytest.mark.slow
 def test_view_draws_the_overview_without_reading(qtbot, jobs):
     (radius, signal, mask), arrays, auc = _overview_case()
     view = _view(qtbot, jobs, auc, arrays)

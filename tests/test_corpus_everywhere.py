@@ -33,6 +33,7 @@ def test_every_fixture_file_is_covered():
 
 
 @pytest.mark.parametrize("folder", ["vneurotk", "aucx", "auc-delimited"])
+@pytest.mark.slow
 def test_every_file_opens_in_the_window(qtbot, folder):
     win = MainWindow()
     qtbot.addWidget(win)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
+
 from inspector.models.roles import StatusRole
 from tests.conftest import FIXTURES, load_expected, open_window
 
@@ -27,6 +29,7 @@ def _export(qtbot, win):
     return sig.args
 
 
+@pytest.mark.slow
 def test_export_disabled_for_recordings_with_reason(qtbot):
     win = open_window(qtbot, FIXTURES / "vneurotk/v1/continuous_dense_f32_intids.h5")
     assert not win.act_export.isEnabled()
@@ -35,6 +38,7 @@ def test_export_disabled_for_recordings_with_reason(qtbot):
     assert win.act_export.shortcut().toString() == "Ctrl+E"
 
 
+@pytest.mark.slow
 def test_export_delimited_source_and_open_result(qtbot, tmp_path):
     win = open_window(qtbot, FIXTURES / "auc-delimited/demo_experiment")
     assert win.act_export.isEnabled()
@@ -56,6 +60,7 @@ def test_export_delimited_source_and_open_result(qtbot, tmp_path):
     assert tab.checksums.verdict == "All 7 members verified"
 
 
+@pytest.mark.slow
 def test_existing_destination_is_confirmed_once(qtbot, tmp_path):
     win = open_window(qtbot, FIXTURES / "aucx/src_long_csv.aucx")
     dest = tmp_path / "existing.aucx"
@@ -71,6 +76,7 @@ def test_existing_destination_is_confirmed_once(qtbot, tmp_path):
     assert d.asked == [str(FIXTURES / "aucx" / f"{exp_id}.aucx")]
 
 
+@pytest.mark.slow
 def test_export_disabled_for_a_document_with_errors(qtbot, tmp_path):
     src = tmp_path / "flip.aucx"
     shutil.copy(FIXTURES / "aucx/bad_signal_byte_flip.aucx", src)
@@ -79,6 +85,7 @@ def test_export_disabled_for_a_document_with_errors(qtbot, tmp_path):
     assert "has errors" in win.act_export.toolTip()
 
 
+@pytest.mark.slow
 def test_failed_export_says_why_and_leaves_no_file(qtbot, tmp_path):
     src = tmp_path / "flip.aucx"
     shutil.copy(FIXTURES / "aucx/bad_signal_byte_flip.aucx", src)
@@ -94,6 +101,7 @@ def test_failed_export_says_why_and_leaves_no_file(qtbot, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["flip.aucx"]
 
 
+@pytest.mark.slow
 def test_export_into_a_missing_folder_fails_cleanly(qtbot, tmp_path):
     src = tmp_path / "demo.aucx"
     shutil.copy(FIXTURES / "aucx/src_demo_experiment.aucx", src)
@@ -106,6 +114,7 @@ def test_export_into_a_missing_folder_fails_cleanly(qtbot, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["demo.aucx"]
 
 
+@pytest.mark.slow
 def test_export_refuses_to_overwrite_the_open_document(qtbot, tmp_path):
     src = tmp_path / "a.aucx"
     shutil.copy(FIXTURES / "aucx/src_long_csv.aucx", src)

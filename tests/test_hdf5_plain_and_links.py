@@ -312,6 +312,7 @@ def test_file_open_dialog_opens_the_node(qtbot, files, monkeypatch):
     _wait_view(qtbot, tab, ImageView, "/images/wave")
 
 
+@pytest.mark.slow
 def test_a_recording_plot_switches_to_the_values_of_its_array(qtbot):
     win = _window(qtbot, f"{RECORDING}::/vision_store/0/array")
     tab = win.current_tab()
@@ -387,6 +388,7 @@ def _same_cell(shown, dumped) -> bool:
     "/compound/table", "/enum", "/refs/objects", "/refs/regions", "/opaque", "/vlen/ints",
     "/complex/c16be", "/num/u8be", "/num/f4be", "/str/vlen_utf8", "/str/fixed_ascii",
     "/num/f8be", "/array_of_array", "/bitfield", "/time"])
+@pytest.mark.slow
 def test_the_table_model_shows_what_dump_writes(qtbot, tmp_path, capsys, location):
     from tests.test_hdf5_data import write_every_type
 

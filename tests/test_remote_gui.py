@@ -31,6 +31,7 @@ def _wait_ready(qtbot, win, count=1):
                     and all(t.is_ready for t in win.document_tabs()), timeout=30000)
 
 
+@pytest.mark.slow
 def test_open_url_action_opens_the_url_in_a_tab(qtbot, monkeypatch, server):
     win = open_window(qtbot)
     assert win.act_open_url.shortcut().toString() == "Ctrl+Shift+O"
@@ -106,6 +107,7 @@ def test_a_slow_open_can_be_cancelled(qtbot, server):
     assert "internal.reader-failed" not in codes and not tab.doc.ok
 
 
+@pytest.mark.slow
 def test_inspector_url_on_the_command_line_opens_it(server, tmp_path):
     """``inspector URL::/node --screenshot OUT`` in a fresh interpreter (it quits its
     QApplication): the window opens the URL and saves the picture."""

@@ -37,6 +37,7 @@ def _show_trials(tab):
     tab.views.setCurrentIndex(titles.index("Trials"))
 
 
+@pytest.mark.slow
 def test_trial_views_are_built_when_their_tab_is_first_shown(qtbot):
     win = MainWindow()
     qtbot.addWidget(win)
@@ -145,6 +146,7 @@ def test_stimulus_selects_its_trials(qtbot):
     assert sel.is_empty() and _table_selection(table) == []
 
 
+@pytest.mark.slow
 def test_trial_image_click_selects_the_table_row(qtbot):
     win, tab = _open(qtbot, EPOCHS)
     img, table, sel = tab.trials_panel.image, tab.tables["trial_meta"], tab.selection
@@ -159,6 +161,7 @@ def test_trial_image_click_selects_the_table_row(qtbot):
     assert tab.status_text.endswith("1 of 10 trials selected")
 
 
+@pytest.mark.slow
 def test_double_click_opens_the_stimulus_viewer(qtbot):
     win, tab = _open(qtbot, CONTINUOUS)
     stimuli = tab.stimuli

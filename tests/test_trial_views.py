@@ -243,6 +243,7 @@ def test_progress_and_cancel(qtbot, jobs, monkeypatch):
     assert seen[-1] == 24 and 4 in seen  # progress per block of 4 trials
 
 
+@pytest.mark.slow
 def test_bad_request_is_said_on_the_plot(qtbot, jobs):
     panel, doc, _ = make_panel(qtbot, jobs, EPOCHS, by="cond", channels=[0])
     failures = []

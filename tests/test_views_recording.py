@@ -26,6 +26,7 @@ def _tab_titles(tab):
     return [tab.views.tabText(i) for i in range(tab.views.count())]
 
 
+@pytest.mark.slow
 def test_recording_views_present(qtbot):
     win = open_window(qtbot, FIXTURES / "vneurotk" / REC)
     tab = win.current_tab()
@@ -63,6 +64,7 @@ def test_trial_meta_missing_and_sort(qtbot):
     assert m.rowCount() == 3 and panel.count.text() == "3 of 6 rows × 5 columns"
 
 
+@pytest.mark.slow
 def test_provenance_tree_matches_expected(qtbot):
     exp = EXPECTED[REC]
     win = open_window(qtbot, FIXTURES / "vneurotk" / REC)
@@ -82,6 +84,7 @@ def test_provenance_tree_matches_expected(qtbot):
     assert any(n.value == exp["writer_version"] for n in writer)
 
 
+@pytest.mark.slow
 def test_stimuli_thumbnails_and_typed_captions(qtbot):
     exp = EXPECTED[REC]["stimuli"]
     win = open_window(qtbot, FIXTURES / "vneurotk" / REC)
@@ -138,6 +141,7 @@ def test_open_at_node_selects_it_and_plots_arrays(qtbot):
         assert tab.plot.current == "neuro"
 
 
+@pytest.mark.slow
 def test_filter_box_and_ctrl_f(qtbot):
     win = open_window(qtbot, FIXTURES / "vneurotk" / REC)
     win.show()
@@ -160,6 +164,7 @@ def test_filter_box_and_ctrl_f(qtbot):
     assert raw.proxy.index(0, 1, raw.proxy.index(0, 0)).data() == "250.0"
 
 
+@pytest.mark.slow
 def test_copy_value_name_location(qtbot):
     win = open_window(qtbot, FIXTURES / "vneurotk" / REC)
     tab = win.current_tab()
@@ -177,6 +182,7 @@ def test_copy_value_name_location(qtbot):
     assert QGuiApplication.clipboard().text().startswith("/neuro_info")
 
 
+@pytest.mark.slow
 def test_provenance_unknown_marked_and_filter(qtbot):
     name = "v1/epochs_dense_f64_strids.h5"
     rec = EXPECTED[name]["vision_records"][0]

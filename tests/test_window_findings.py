@@ -181,6 +181,7 @@ def test_open_job_failure_is_a_page_too(qtbot):
     assert isinstance(t.doc, Document) and not t.doc.ok
 
 
+@pytest.mark.slow
 def test_good_files_show_no_failure_page(qtbot):
     win = open_window(qtbot, REC, FLIP)
     assert all(t.failure is None for t in win.document_tabs())

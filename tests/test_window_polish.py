@@ -18,6 +18,7 @@ from tests.conftest import FIXTURES, open_window
 REC = FIXTURES / "vneurotk/v1/continuous_dense_f32_intids.h5"
 ARCHIVE = FIXTURES / "aucx/syn_moving_boundary_s42_20x300.aucx"
 NINE = FIXTURES / "aucx/syn_sparse_metadata_s9_7x80.aucx"  # 9 findings: more than open
+# three errors, and the warning that the structure was not checked (the archive failed)
 THREE = FIXTURES / "aucx/multi_signal_flip_unlisted_member_bad_line.aucx"
 TRUNCATED = FIXTURES / "vneurotk/edited/truncated_half.h5"
 WRONG_MAGIC = FIXTURES / "vneurotk/edited/hdr_wrong_magic.h5"

@@ -75,28 +75,44 @@ def _isolated_settings(tmp_path_factory, monkeypatch):
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _worker_pool():
-    """The shared worker pool, as the entry points open it (inspector.formats.workers)."""
+def _application(qapp):
+    """The application's life in a test process, as in the app (``inspector.app``):
+
+    * the shared worker pool is open (``inspector.formats.workers``);
+    * cyclic garbage is collected on the GUI thread only (``inspector.ui.garbage``: a Qt
+      object collected on a job thread can deadlock with the GUI thread);
+    * at the end, windows, jobs and garbage are released and the ``QApplication`` is shut
+      down while the interpreter runs (``inspector.ui.teardown.shut_down``), never left to
+      PySide's exit handler, which crashed the process at exit after the last test.
+    """
     from inspector.formats.workers import worker_pool
-
-    with worker_pool() as executor:
-        yield executor
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _collector_on_the_gui_thread(qapp):
-    """As in the app (``make_application``): cyclic garbage is collected on the GUI thread
-    only (inspector.ui.garbage; a Qt object collected on a job thread can deadlock with the
-    GUI thread)."""
     from inspector.ui.garbage import install_gui_thread_collector
+    from inspector.ui.teardown import release
 
-    collector = install_gui_thread_collector(qapp)
-    yield collector
-    collector.stop()
+    with worker_pool():
+        collector = install_gui_thread_collector(qapp)
+        yield collector
+        release(qapp)
+        collector.stop()
+    qapp.shutdown()
+
+
+@pytest.fixture(scope="session")
+def _collector_on_the_gui_thread(_application):
+    """The process's ``GuiThreadCollector`` (``inspector.ui.garbage``)."""
+    return _application
+
+
+@pytest.fixture(scope="session")
+def _worker_pool(_application):
+    """The shared worker pool (``inspector.formats.workers.pool``)."""
+    from inspector.formats.workers import pool
+
+    return pool()
 
 
 @pytest.fixture(autouse=True)
-def _collect_after_each_test(_collector_on_the_gui_thread):
+def _collect_after_each_test(_application):
     """What became garbage in a test that never ran the event loop is collected after it; what
     a warmed-up window froze (``freeze_long_lived``) is given back, for later tests to free."""
     import gc
@@ -104,9 +120,7 @@ def _collect_after_each_test(_collector_on_the_gui_thread):
     yield
     if gc.get_freeze_count():
         gc.unfreeze()
-    _collector_on_the_gui_thread.check()
-
-
+    _application.check()
 
 
 # -- exit -----------------------------------------------------------------------------------
@@ -123,6 +137,17 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 _WORKER_GATEWAYS: list = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The xdist controller waits up to a minute for a worker to finish exiting (xdist's
+    own wait is 10 s, then SIGKILL): a test process's interpreter finalisation took longer
+    than that on a loaded 2-core machine, and a killed worker fails the run (below)."""
+    try:
+        from xdist.workermanage import NodeManager
+    except ImportError:
+        return
+    NodeManager.EXIT_TIMEOUT = max(NodeManager.EXIT_TIMEOUT, 60)
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -139,7 +139,7 @@ def test_export_of_an_archive_openauc_would_reject_is_refused_naming_why(qtbot, 
     members[i] = ("experiment.json", json.dumps(experiment).encode())
     src = tmp_path / "cell.aucx"
     write_archive(src, members)
-    win = _open(qtbot, src)
+    win = open_window(qtbot, src)
     assert not win.act_export.isEnabled()
     assert "has errors" in win.act_export.toolTip()
     dest = tmp_path / "new.aucx"

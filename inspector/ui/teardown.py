@@ -36,9 +36,8 @@ def release(app: QCoreApplication, wait_ms: int = WAIT_MS) -> dict[str, int]:
     (job runners stopped), ``garbage`` (unreachable objects collected),
     ``graphics_items`` (:func:`delete_stray_graphics_items`).
     """
-    from PySide6.QtWidgets import QApplication
-
     import shiboken6
+    from PySide6.QtWidgets import QApplication
 
     widgets = QApplication.topLevelWidgets() if isinstance(app, QApplication) else []
     for widget in widgets:

@@ -21,7 +21,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QGraphicsScene, QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from inspector.ui import plot_export
 from inspector.ui.plots.grid_axis import GridAxis
@@ -79,27 +79,14 @@ def plot_widget_in_steps() -> Iterator[pg.PlotWidget | None]:
     :class:`~inspector.ui.plots.grid_axis.GridAxis` axes (a cheaper grid):
     pyqtgraph's ``PlotItem`` takes a view box and axes made ahead (``viewBox=``,
     ``axisItems=``) and ``PlotWidget`` a plot item (``plotItem=``).
-
-    Until the graphics view takes them, the parts wait in a scene of their own: a drive
-    that stops half-way (its window closed) leaves them to that scene, which deletes
-    them, children first, when the generator goes.  Left outside any scene, a plot item
-    stayed alive (its parentless menus' connections hold it) until the application was
-    shut down, and deleting it there crashed (``inspector.ui.teardown``).
     """
-    waiting = QGraphicsScene()
     view_box = pg.ViewBox()
-    waiting.addItem(view_box)
     yield None
     axes = {side: GridAxis(side) for side in SHOWN_AXES}  # (axes given are shown)
-    for axis in axes.values():
-        waiting.addItem(axis)
     yield None
-    for axis in axes.values():  # (pyqtgraph takes an axis already in a scene for another
-        waiting.removeItem(axis)  # plot's)
     item = pg.PlotItem(viewBox=view_box, axisItems=axes)
-    waiting.addItem(item)
     yield None
-    yield pg.PlotWidget(plotItem=item)  # (its own scene takes the item from ``waiting``)
+    yield pg.PlotWidget(plotItem=item)
 
 
 def new_plot_widget() -> pg.PlotWidget:

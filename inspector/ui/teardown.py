@@ -66,12 +66,12 @@ def delete_stray_graphics_items() -> int:
     """Delete every graphics item Python still owns outside any scene, and its children,
     through a scene made for them; returns how many top items there were.
 
-    pyqtgraph's items (a plot item made ahead for a plot that was never built, say) own
-    child items Python owns too (their buttons, their view box's child group).  Deleted
-    one by one at the application's shutdown, in no particular order, a child could go
-    after its parent had deleted it: the crash in ``QGraphicsWidget::~QGraphicsWidget``
-    under PySide's ``destroyQCoreApplication``.  A scene deletes its items parents first
-    (``QGraphicsScene.clear``), the way a closed window deletes its plots.
+    Such items (legend keys once; a plot item left half-built when its window closed) were
+    still alive at the application's shutdown, and deleting one there crashed in
+    ``QGraphicsWidget::~QGraphicsWidget`` under PySide's ``destroyQCoreApplication``.  A
+    scene deletes its items parents first (``QGraphicsScene.clear``), as a closed window
+    does.  Not enough for the half-built plot item, whose deletion still crashes here
+    (left open: what had already been freed under it is not known).
     """
     import shiboken6
     from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene

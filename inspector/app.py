@@ -202,18 +202,14 @@ def _run_window(files: Sequence[str], screenshot: str | None,
 
         wait_until_idle(win, SCREENSHOT_TIMEOUT_MS, grab)
         app.exec()
-        _end(app)
+        _drain(win)
         return result["code"]
     code = app.exec()
-    _end(app)
+    _drain(win)
     return code
 
 
-def _end(app: QApplication) -> None:
-    """Once the event loop has returned, before the worker pool shuts down: close the
-    windows, let every job and import stop, and shut the application down while the
-    interpreter runs (:func:`inspector.ui.teardown.shut_down`; left to PySide's exit
-    handler, Qt's objects were destroyed in no order, after Python's own exit handlers)."""
-    from inspector.ui.teardown import shut_down
-
-    shut_down(app)
+def _drain(win: MainWindow) -> None:
+    """Let the window's jobs stop before the worker pool shuts down."""
+    win.jobs.cancel_all()
+    win.jobs.wait(5000)

@@ -14,7 +14,6 @@ import itertools
 import os
 import threading
 import traceback
-import weakref
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -140,7 +139,6 @@ class JobRunner(QObject):
 
     def __init__(self, parent: QObject | None = None, max_threads: int | None = None) -> None:
         super().__init__(parent)
-        _RUNNERS.add(self)
         self.pool = QThreadPool(self)
         if max_threads:
             self.pool.setMaxThreadCount(max_threads)
@@ -247,22 +245,3 @@ class JobRunner(QObject):
     def wait(self, msecs: int = -1) -> bool:
         """Block until all pool threads are idle (tests and shutdown)."""
         return self.pool.waitForDone(msecs)
-
-
-#: Every job runner alive (:func:`stop_all_runners`).
-_RUNNERS: weakref.WeakSet[JobRunner] = weakref.WeakSet()
-
-
-def stop_all_runners(msecs: int) -> int:
-    """Cancel the jobs of every :class:`JobRunner` alive and wait for their threads, at most
-    ``msecs`` milliseconds each (before the application is shut down: a pool thread still
-    running Python then would outlive the objects it uses).  Returns the runners stopped."""
-    stopped = 0
-    for runner in list(_RUNNERS):
-        try:
-            runner.cancel_all()
-            runner.wait(msecs)
-        except RuntimeError:  # its Qt object is deleted: so are its threads
-            continue
-        stopped += 1
-    return stopped

@@ -76,25 +76,17 @@ def _isolated_settings(tmp_path_factory, monkeypatch):
 
 @pytest.fixture(scope="session", autouse=True)
 def _application(qapp):
-    """The application's life in a test process, as in the app (``inspector.app``):
-
-    * the shared worker pool is open (``inspector.formats.workers``);
-    * cyclic garbage is collected on the GUI thread only (``inspector.ui.garbage``: a Qt
-      object collected on a job thread can deadlock with the GUI thread);
-    * at the end, windows, jobs and garbage are released and the ``QApplication`` is shut
-      down while the interpreter runs (``inspector.ui.teardown.shut_down``), never left to
-      PySide's exit handler, which crashed the process at exit after the last test.
-    """
+    """The application's life in a test process, as in the app (``inspector.app``): the
+    shared worker pool is open (``inspector.formats.workers``) and cyclic garbage is
+    collected on the GUI thread only (``inspector.ui.garbage``: a Qt object collected on a
+    job thread can deadlock with the GUI thread)."""
     from inspector.formats.workers import worker_pool
     from inspector.ui.garbage import install_gui_thread_collector
-    from inspector.ui.teardown import release
 
     with worker_pool():
         collector = install_gui_thread_collector(qapp)
         yield collector
-        release(qapp)
         collector.stop()
-    qapp.shutdown()
 
 
 @pytest.fixture(scope="session")

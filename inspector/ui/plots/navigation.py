@@ -88,8 +88,8 @@ class LineKey:
     A plain object, not a graphics item: a ``PlotDataItem`` made only for its legend entry
     was never in a scene, and graphics items Python owned outside any scene were still
     alive when the application was shut down, where PySide deleted them in no particular
-    order with their child items (a crash in ``QGraphicsWidget::~QGraphicsWidget``,
-    ``inspector.ui.teardown``).  A click on the entry shows or hides nothing here.
+    order with their child items (the exit crash in ``QGraphicsWidget::~QGraphicsWidget``
+    under ``destroyQCoreApplication``).  A click on the entry shows or hides nothing here.
     """
 
     def __init__(self, pen: QPen) -> None:

@@ -79,6 +79,7 @@ def _is_parent_package(a: str, b: str) -> bool:
     return b.startswith(a + ".")
 
 
+@pytest.mark.slow
 def test_no_import_cycles() -> None:
     graph = _internal_graph()
     # a package's __init__ importing its own sub-modules is not a cycle of layers:
@@ -116,6 +117,7 @@ def _layer_violations(prefix: str, forbidden: tuple[str, ...]) -> list[str]:
     return sorted(bad)
 
 
+@pytest.mark.slow
 def test_formats_never_import_qt_or_the_gui() -> None:
     assert _layer_violations("inspector.formats", (
         "PySide6", "pyqtgraph", "inspector.ui", "inspector.models", "inspector.jobs",
@@ -126,6 +128,7 @@ def test_models_never_import_ui() -> None:
     assert _layer_violations("inspector.models", ("inspector.ui", "inspector.app")) == []
 
 
+@pytest.mark.slow
 def test_ui_and_models_never_touch_files_directly() -> None:
     forbidden = ("h5py", "zipfile")
     assert _layer_violations("inspector.ui", forbidden) == []
@@ -158,6 +161,7 @@ def _long_functions(prefix: str) -> list[str]:
     return sorted(out)
 
 
+@pytest.mark.slow
 def test_no_function_in_formats_is_longer_than_60_lines() -> None:
     assert _long_functions("inspector.formats") == []
 
@@ -176,6 +180,7 @@ def test_every_format_package_registers_a_reader() -> None:
         assert getattr(module, "READER", None) is not None, name
 
 
+@pytest.mark.slow
 def test_every_finding_code_in_the_source_is_a_declared_rule() -> None:
     """A code string passed to ``rule(...)`` is declared exactly once."""
     from inspector.formats.rulebook import declare_all
@@ -209,6 +214,16 @@ def test_tests_import_our_modules_directly() -> None:
         text = path.read_text(encoding="utf-8")
         if 'importorskip("inspector' in text or "importorskip('inspector" in text:
             bad.append(path.name)
+    assert bad == []
+
+
+def test_gui_tests_never_skip_for_a_missing_pytest_qt() -> None:
+    """pytest-qt is a hard test dependency (loaded by ``addopts``: a run without it fails at
+    start-up); a test that skipped without it would hide a broken test install."""
+    bad = [path.name for path in sorted((ROOT / "tests").glob("*.py"))
+           if path.name != Path(__file__).name
+           and any(f"importorskip({q}pytestqt" in path.read_text(encoding="utf-8")
+                   for q in "\"'")]
     assert bad == []
 
 

@@ -42,6 +42,7 @@ def _value_is_its_index(node, group: str = "g") -> bool:
         and node.location == f"/{group}@{node.name}"
 
 
+@pytest.mark.slow
 def test_opening_lists_a_bounded_number_and_a_row_for_the_rest(many):
     with open_document(many) as doc:
         g = doc.tree.find("/g")
@@ -57,6 +58,7 @@ def test_opening_lists_a_bounded_number_and_a_row_for_the_rest(many):
         assert f"{N - MAX_ATTRIBUTES} are left out" in capped["/g"].message
 
 
+@pytest.mark.slow
 def test_every_attribute_is_in_one_page_and_the_last_has_its_value(many):
     with open_document(many) as doc:
         read = doc.object_data.attributes
@@ -82,6 +84,7 @@ def test_every_attribute_is_in_one_page_and_the_last_has_its_value(many):
     assert len(seen) == N and set(seen) == {f"a{i:06d}".encode() for i in range(N)}
 
 
+@pytest.mark.slow
 def test_the_window_pages_attributes_in_up_to_the_last(qtbot, many):
     win = MainWindow()
     qtbot.addWidget(win)

@@ -92,6 +92,7 @@ def random_case(rng, *, scans, points, per_scan, order):
 # -- the builder ------------------------------------------------------------------------
 @pytest.mark.parametrize("per_scan", [False, True])
 @pytest.mark.parametrize("order", ["ascending", "descending", "unsorted"])
+@pytest.mark.slow
 def test_builder_equals_the_lazy_pass_and_numpy(per_scan, order):
     rng = np.random.default_rng(hash((per_scan, order)) % 2**32)
     done = 0
@@ -395,18 +396,6 @@ def test_cancel_while_streaming_stops_every_thread(tmp_path, lazy, monkeypatch):
 
 
 # -- the view -------------------------------------------------------------------------------
-pytest.importorskip("pytestqt")
-
-
-@pytest.fixture()
-def jobs(qtbot):
-    from inspector.jobs import JobRunner
-
-    runner = JobRunner()
-    yield runner
-    runner.cancel_all()
-    runner.wait(5000)
-
 
 class CountingRef(NumpyArrayRef):
     """An array that counts its reads (the view must not read what the overview holds)."""
@@ -449,6 +438,7 @@ def _overview_case(untrusted=frozenset()):
     return (radius, signal, mask), arrays, auc
 
 
+@pytest.mark.slow
 def test_view_draws_the_overview_without_reading(qtbot, jobs):
     (radius, signal, mask), arrays, auc = _overview_case()
     view = _view(qtbot, jobs, auc, arrays)

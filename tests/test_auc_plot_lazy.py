@@ -280,18 +280,6 @@ def test_reads_are_bounded_blocks_in_scan_order():
 
 
 # -- the view -----------------------------------------------------------------------
-pytest.importorskip("pytestqt")
-
-
-@pytest.fixture()
-def jobs(qtbot):
-    from inspector.jobs import JobRunner
-
-    runner = JobRunner()
-    yield runner
-    runner.cancel_all()
-    runner.wait(5000)
-
 
 def make_view(qtbot, jobs, radius, signal, mask, *, ids=None, untrusted=(), gate=None, show=True,
               parent=None):

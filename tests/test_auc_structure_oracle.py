@@ -161,6 +161,7 @@ ALL_INPUTS = sorted(p.name for p in AUCX.glob("*.aucx")) + sorted(
     if p.is_dir() or p.parent != DELIMITED)
 
 
+@pytest.mark.slow
 def test_every_corpus_input_summary_equals_openauc_inspect_json(openauc):
     """``summary.structure`` of every corpus input openauc reads (opened and verified
     as a document) equals ``openauc inspect --json`` key for key."""
@@ -329,6 +330,7 @@ def test_built_experiments_match_openauc(built, name):
     assert_matches(ours, ref)
 
 
+@pytest.mark.slow
 def test_every_reference_code_is_reached(built):
     seen = set().union(*(assert_matches(ours, ref) for ours, ref in built.values()))
     assert seen == {spec.reference for spec in AUC_RULES.values()}
@@ -512,6 +514,7 @@ def test_verify_keeps_integrity_and_structure_verdicts_apart(built, tmp_path, ca
     assert main(["verify", "--json", "--integrity-only", str(path)]) == 0
 
 
+@pytest.mark.slow
 def test_window_shows_both_verdicts(built, tmp_path, qtbot):
     from inspector.ui.main_window import MainWindow
 

@@ -89,6 +89,7 @@ def _full_run_seconds(source: Path, folder: Path) -> float:
     return seconds
 
 
+@pytest.mark.slow
 def test_killed_export_leaves_nothing_or_a_verified_archive(source, tmp_path):
     folder = tmp_path / "out"
     folder.mkdir()
@@ -106,6 +107,7 @@ def test_killed_export_leaves_nothing_or_a_verified_archive(source, tmp_path):
             dest.unlink()
 
 
+@pytest.mark.slow
 def test_killed_overwrite_leaves_the_old_or_a_verified_archive(source, tmp_path):
     folder = tmp_path / "out"
     folder.mkdir()

@@ -67,6 +67,7 @@ def big(tmp_path_factory):
     return path, a, raw
 
 
+@pytest.mark.slow
 def test_the_fixture_member_is_deflated_and_above_the_cache(big):
     path, a, _ = big
     ref = member_ref(path)
@@ -75,6 +76,7 @@ def test_the_fixture_member_is_deflated_and_above_the_cache(big):
     assert ref.cursor is not None
 
 
+@pytest.mark.slow
 def test_random_selections_equal_numpy(big):
     path, a, raw = big
     oracle = np.load(io.BytesIO(raw))
@@ -101,6 +103,7 @@ def test_random_selections_equal_numpy(big):
     assert len(ref.cursor.checkpoints) <= st.MAX_CHECKPOINTS
 
 
+@pytest.mark.slow
 def test_ascending_blocks_inflate_each_byte_once(big):
     path, a, raw = big
     ref = member_ref(path)
@@ -209,6 +212,7 @@ def member_ref_from(path: Path, entry, raw: bytes) -> NpyMemberRef:
     return NpyMemberRef("signal", path, entry, parse_header(raw[:4096]))
 
 
+@pytest.mark.slow
 def test_concurrent_readers_of_one_member(big, monkeypatch):
     path, a, _ = big
     ref = member_ref(path)

@@ -251,6 +251,7 @@ def big_archive(tmp_path) -> pathlib.Path:
     return write_aucx(exp, tmp_path / "big.aucx", exported_at="2026-01-01T00:00:00Z")
 
 
+@pytest.mark.slow
 def test_memory_stays_bounded_on_a_50mb_member(tmp_path):
     path = big_archive(tmp_path)
     before = sorted(p.name for p in tmp_path.iterdir())

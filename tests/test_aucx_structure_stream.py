@@ -66,6 +66,7 @@ def _streamed(monkeypatch: pytest.MonkeyPatch, block: int | None = None) -> None
         monkeypatch.setattr(aucx_structure, "BLOCK_BYTES", block)
 
 
+@pytest.mark.slow
 def test_invalid_structure_at_400_by_3000_is_reported(invalid_400, capsys):
     """The case that used to print OK: openauc validate fails it, so do we."""
     from openauc.cli import app
@@ -82,6 +83,7 @@ def test_invalid_structure_at_400_by_3000_is_reported(invalid_400, capsys):
 
 
 @pytest.mark.parametrize("fixture", ["invalid_400", "per_scan_5000"])
+@pytest.mark.slow
 def test_streamed_path_equals_the_in_memory_path(fixture, request, monkeypatch):
     path = request.getfixturevalue(fixture)
     in_memory = _structure_of(path)
@@ -153,6 +155,7 @@ def test_cancelled_between_row_blocks(per_scan_5000, monkeypatch):
             "structure.not-checked"]
 
 
+@pytest.mark.slow
 def test_the_row_limit_is_a_documented_not_checked(invalid_400, monkeypatch, capsys):
     _streamed(monkeypatch)
     monkeypatch.setattr(aucx_structure, "ROW_LIMIT", 100)
@@ -177,6 +180,7 @@ def test_an_archive_that_fails_integrity_is_not_examined(tmp_path):
             "structure.not-checked"]
 
 
+@pytest.mark.slow
 def test_the_window_says_not_checked(invalid_400, monkeypatch, qtbot):
     from inspector.ui.main_window import MainWindow
 
@@ -193,6 +197,7 @@ def test_the_window_says_not_checked(invalid_400, monkeypatch, qtbot):
     assert tab.summary is None
 
 
+@pytest.mark.slow
 def test_the_window_shows_a_structure_checked_while_verifying(invalid_400, monkeypatch,
                                                               qtbot):
     from inspector.ui.main_window import MainWindow

@@ -73,6 +73,7 @@ def test_a_zip64_extra_offset_beyond_the_file_refuses_that_member(tmp_path, offs
         assert any(m.status == "refused" for m in doc.members)
 
 
+@pytest.mark.slow
 def test_the_folder_walk_reports_them(tmp_path, capsys):
     folder = tmp_path / "store"
     folder.mkdir()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 import inspector
 from inspector.cli import SUBCOMMANDS
 
@@ -32,6 +34,7 @@ def test_help_lists_each_subcommand_on_one_line():
         assert hits[0].split(None, 1)[1] == summary
 
 
+@pytest.mark.slow
 def test_subcommand_help_exits_zero():
     for name in SUBCOMMANDS:
         proc = _run(name, "--help")

@@ -1,18 +1,12 @@
-"""Issue 2 item 7: every corpus file opens, headless and in the window, and the
-verdict agrees with the reference's ``expected.json`` (except the one
-REFERENCE-QUIRK archive, decided in ``test_aucx_corpus``).
-
-A VneuroTK corpus file that is no recording at all (no header, none of a
-schema-0 recording's marks) or that HDF5 cannot open is opened by the generic
-HDF5 reader: its corpus verdict (invalid as a recording) is the recording
-reader's, asked directly, and the HDF5 document is ok exactly when the file is
-readable HDF5 of another kind (``mismatch``)."""
+"""Every corpus file opens in the window, and the window's verdict agrees with the
+reference's ``expected.json`` (except the one REFERENCE-QUIRK archive, decided in
+``test_aucx_corpus``).  The headless verdict of each file is checked once, by its format's
+corpus test (``test_vneurotk_corpus``, ``test_aucx_corpus``, ``test_delimited_corpus``)."""
 
 from __future__ import annotations
 
 import pytest
 
-from inspector.formats import open_document
 from inspector.formats.vneurotk import open_recording
 from inspector.ui.main_window import MainWindow
 from tests.conftest import FIXTURES, load_expected
@@ -39,31 +33,8 @@ def test_every_fixture_file_is_covered():
     assert on_disk <= listed
 
 
-@pytest.mark.parametrize(("folder", "rel", "valid"), CASES, ids=[c[1] for c in CASES])
-def test_headless_verdict(folder, rel, valid):
-    with open_document(FIXTURES / rel) as doc:
-        doc.verify()
-        assert not [f for f in doc.findings if f.code.startswith("internal.")]
-        if rel in QUIRKS:
-            return
-        if doc.format == "hdf5":
-            _check_no_recording(folder, rel, valid, doc.ok)
-            return
-        assert doc.ok is valid, [f.to_json() for f in doc.findings if f.severity == "error"]
-        if valid:
-            assert doc.format == FORMATS[folder]
-
-
-def _check_no_recording(folder: str, rel: str, valid: bool, ok: bool) -> None:
-    """A corpus file the registry opens as a plain HDF5 file: invalid as a recording (the
-    corpus verdict, asked of the recording reader), ok as HDF5 when it is readable."""
-    assert folder == "vneurotk" and not valid, rel
-    with open_recording(FIXTURES / rel) as rec:
-        assert rec.ok is valid, rel
-        assert ok is (rec.mismatch is not None), rel
-
-
 @pytest.mark.parametrize("folder", ["vneurotk", "aucx", "auc-delimited"])
+@pytest.mark.slow
 def test_every_file_opens_in_the_window(qtbot, folder):
     win = MainWindow()
     qtbot.addWidget(win)
@@ -82,3 +53,14 @@ def test_every_file_opens_in_the_window(qtbot, folder):
             assert tab.doc.ok is valid, rel
     for i in reversed(range(win.tabs.count())):
         win.close_tab(i)
+
+
+def _check_no_recording(folder: str, rel: str, valid: bool, ok: bool) -> None:
+    """A corpus file the registry opens as a plain HDF5 file (no header, none of a schema-0
+    recording's marks, or not openable by HDF5): invalid as a recording (the corpus verdict,
+    asked of the recording reader), ok as HDF5 exactly when it is readable HDF5 of another
+    kind (``mismatch``)."""
+    assert folder == "vneurotk" and not valid, rel
+    with open_recording(FIXTURES / rel) as rec:
+        assert rec.ok is valid, rel
+        assert ok is (rec.mismatch is not None), rel

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
+
 from inspector.models.roles import StatusRole
-from inspector.ui.main_window import MainWindow
-from tests.conftest import FIXTURES, load_expected
+from tests.conftest import FIXTURES, load_expected, open_window
 
 AUCX = {e["file"]: e for e in load_expected("aucx")}
 
@@ -22,31 +23,24 @@ class Dialogs:
         win.report_error = self.errors.append
 
 
-def _open(qtbot, *paths):
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.resize(1024, 640)
-    win.open_paths([str(p) for p in paths])
-    qtbot.waitUntil(lambda: win.document_tabs() and win.all_tabs_ready(), timeout=20000)
-    return win
-
-
 def _export(qtbot, win):
     with qtbot.waitSignal(win.export_finished, timeout=20000) as sig:
         win.act_export.trigger()
     return sig.args
 
 
+@pytest.mark.slow
 def test_export_disabled_for_recordings_with_reason(qtbot):
-    win = _open(qtbot, FIXTURES / "vneurotk/v1/continuous_dense_f32_intids.h5")
+    win = open_window(qtbot, FIXTURES / "vneurotk/v1/continuous_dense_f32_intids.h5")
     assert not win.act_export.isEnabled()
     assert "VneuroTK recording" in win.act_export.toolTip()
     assert win.act_export.statusTip() == win.act_export.toolTip()
     assert win.act_export.shortcut().toString() == "Ctrl+E"
 
 
+@pytest.mark.slow
 def test_export_delimited_source_and_open_result(qtbot, tmp_path):
-    win = _open(qtbot, FIXTURES / "auc-delimited/demo_experiment")
+    win = open_window(qtbot, FIXTURES / "auc-delimited/demo_experiment")
     assert win.act_export.isEnabled()
     dest = tmp_path / "out.aucx"
     d = Dialogs(win, str(dest), open_it=True)
@@ -66,8 +60,9 @@ def test_export_delimited_source_and_open_result(qtbot, tmp_path):
     assert tab.checksums.verdict == "All 7 members verified"
 
 
+@pytest.mark.slow
 def test_existing_destination_is_confirmed_once(qtbot, tmp_path):
-    win = _open(qtbot, FIXTURES / "aucx/src_long_csv.aucx")
+    win = open_window(qtbot, FIXTURES / "aucx/src_long_csv.aucx")
     dest = tmp_path / "existing.aucx"
     dest.write_bytes(b"old")
     d = Dialogs(win, str(dest), replace=False)
@@ -81,18 +76,20 @@ def test_existing_destination_is_confirmed_once(qtbot, tmp_path):
     assert d.asked == [str(FIXTURES / "aucx" / f"{exp_id}.aucx")]
 
 
+@pytest.mark.slow
 def test_export_disabled_for_a_document_with_errors(qtbot, tmp_path):
     src = tmp_path / "flip.aucx"
     shutil.copy(FIXTURES / "aucx/bad_signal_byte_flip.aucx", src)
-    win = _open(qtbot, src)
+    win = open_window(qtbot, src)
     assert not win.act_export.isEnabled()
     assert "has errors" in win.act_export.toolTip()
 
 
+@pytest.mark.slow
 def test_failed_export_says_why_and_leaves_no_file(qtbot, tmp_path):
     src = tmp_path / "flip.aucx"
     shutil.copy(FIXTURES / "aucx/bad_signal_byte_flip.aucx", src)
-    win = _open(qtbot, src)
+    win = open_window(qtbot, src)
     dest = tmp_path / "new.aucx"
     d = Dialogs(win, str(dest))
     with qtbot.waitSignal(win.export_finished, timeout=20000) as sig:
@@ -104,10 +101,11 @@ def test_failed_export_says_why_and_leaves_no_file(qtbot, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["flip.aucx"]
 
 
+@pytest.mark.slow
 def test_export_into_a_missing_folder_fails_cleanly(qtbot, tmp_path):
     src = tmp_path / "demo.aucx"
     shutil.copy(FIXTURES / "aucx/src_demo_experiment.aucx", src)
-    win = _open(qtbot, src)
+    win = open_window(qtbot, src)
     dest = tmp_path / "missing" / "new.aucx"
     d = Dialogs(win, str(dest))
     ok, text = _export(qtbot, win)
@@ -116,11 +114,12 @@ def test_export_into_a_missing_folder_fails_cleanly(qtbot, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["demo.aucx"]
 
 
+@pytest.mark.slow
 def test_export_refuses_to_overwrite_the_open_document(qtbot, tmp_path):
     src = tmp_path / "a.aucx"
     shutil.copy(FIXTURES / "aucx/src_long_csv.aucx", src)
     before = src.read_bytes()
-    win = _open(qtbot, src)
+    win = open_window(qtbot, src)
     d = Dialogs(win, str(src))
     win.act_export.trigger()
     assert len(d.errors) == 1 and "never" in d.errors[0]
@@ -140,7 +139,7 @@ def test_export_of_an_archive_openauc_would_reject_is_refused_naming_why(qtbot, 
     members[i] = ("experiment.json", json.dumps(experiment).encode())
     src = tmp_path / "cell.aucx"
     write_archive(src, members)
-    win = _open(qtbot, src)
+    win = open_window(qtbot, src)
     assert not win.act_export.isEnabled()
     assert "has errors" in win.act_export.toolTip()
     dest = tmp_path / "new.aucx"

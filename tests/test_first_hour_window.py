@@ -10,9 +10,8 @@ from PySide6.QtWidgets import QFileDialog
 
 from inspector.ui import recent_files
 from inspector.ui.columns import MIN_WIDTH, share_width
-from inspector.ui.main_window import MainWindow
 from inspector.ui.plots import AucView
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, open_window
 
 REC = FIXTURES / "vneurotk/v1/continuous_dense_f32_intids.h5"
 ARCHIVE = FIXTURES / "aucx/syn_moving_boundary_s42_20x300.aucx"
@@ -21,15 +20,10 @@ SIZES = [(1280, 800), (1024, 640)]
 
 
 def _window(qtbot, size, *paths, remember=True):
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.resize(*size)
-    win.show()
-    qtbot.waitExposed(win)
+    # idle: the plot panel is built once the plots package is imported off the GUI thread
+    win = open_window(qtbot, *paths, size=size, show=True, remember=remember, idle=True,
+                      timeout=60_000)
     if paths:
-        win.open_paths([str(p) for p in paths], remember=remember)
-        # idle: the plot panel is built once the plots package is imported off the GUI thread
-        qtbot.waitUntil(lambda: win.all_tabs_ready() and win.is_idle(), timeout=60000)
         qtbot.wait(50)  # deferred layout (dock, column fits)
     return win
 
@@ -43,6 +37,7 @@ def _auc_ready(qtbot, tab):
 # -- room for the plot --------------------------------------------------------------------
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("path", [REC, ARCHIVE, FOLDER])
+@pytest.mark.slow
 def test_the_plot_gets_at_least_half_the_window(qtbot, size, path):
     win = _window(qtbot, size, path)
     tab = win.current_tab()
@@ -57,6 +52,7 @@ def test_the_plot_gets_at_least_half_the_window(qtbot, size, path):
     assert tab.plot.view.plot_item.sceneBoundingRect().width() <= canvas.width() + 1
 
 
+@pytest.mark.slow
 def test_an_empty_findings_dock_is_one_line_and_opens_for_findings(qtbot):
     win = _window(qtbot, (1024, 640), REC)
     dock = win.findings
@@ -71,7 +67,7 @@ def test_an_empty_findings_dock_is_one_line_and_opens_for_findings(qtbot):
     # the three errors, and the warning that the failed archive's structure was not checked
     assert dock.windowTitle() == "Findings: 3 errors, 1 warning"
     rows = dock.view.verticalHeader().defaultSectionSize()
-    assert dock.view.viewport().height() >= 3 * rows  # all three findings in view
+    assert dock.view.viewport().height() >= 3 * rows  # (at least) three findings in view
     assert dock.height() <= 0.3 * win.height() + 1
     win.tabs.setCurrentIndex(0)  # the recording has none: a one-line bar again
     assert dock.compact
@@ -90,6 +86,7 @@ def test_share_width_keeps_names_and_short_columns():
 
 
 @pytest.mark.parametrize("size", SIZES)
+@pytest.mark.slow
 def test_tree_columns_stay_in_view_and_elide_in_the_middle(qtbot, size):
     win = _window(qtbot, size, REC)
     panel = win.current_tab().header_panel
@@ -113,6 +110,7 @@ def test_tree_columns_stay_in_view_and_elide_in_the_middle(qtbot, size):
         assert view.columnWidth(1) >= width
 
 
+@pytest.mark.slow
 def test_the_user_keeps_a_dragged_column_width(qtbot):
     win = _window(qtbot, (1280, 800), REC)
     view = win.current_tab().header_panel.raw.view
@@ -124,6 +122,7 @@ def test_the_user_keeps_a_dragged_column_width(qtbot):
     assert view.columnWidth(0) == 77
 
 
+@pytest.mark.slow
 def test_header_trees_stack_when_narrow(qtbot):
     from inspector.formats import open_document
     from inspector.ui.tree_panel import SIDE_BY_SIDE_WIDTH, HeaderPanel
@@ -172,6 +171,7 @@ def test_scan_selection_is_shared_by_table_list_and_plot(qtbot):
     assert [table.model.value(r, 0) for r in rows] == ["scan_004"]
 
 
+@pytest.mark.slow
 def test_plot_status_uses_plain_words(qtbot):
     win = _window(qtbot, (1280, 800), FOLDER)
     view = _auc_ready(qtbot, win.current_tab())
@@ -182,6 +182,7 @@ def test_plot_status_uses_plain_words(qtbot):
 
 
 # -- Open Recent and folders ---------------------------------------------------------------
+@pytest.mark.slow
 def test_open_recent_holds_only_what_the_user_opened(qtbot, tmp_path):
     a = tmp_path / "a.txt"
     a.write_text("a")

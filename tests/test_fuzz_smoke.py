@@ -93,6 +93,7 @@ def test_the_corpus_has_seeds_of_every_format(corpus):
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.slow
 def test_mutants_differ_from_their_seed_and_are_deterministic(fmt, corpus, tmp_path):
     for index in range(20):
         case = tmp_path / f"{index}"
@@ -219,6 +220,7 @@ def test_hand_made_children_are_classified(name, outcome, exception, tmp_path):
 
 @pytest.mark.parametrize("name,outcome", [("raise_error", Outcome.ESCAPED),
                                           ("modify_input", Outcome.MODIFIED)])
+@pytest.mark.slow
 def test_subprocess_mode_classifies_the_same(name, outcome, tmp_path):
     case, path = _case(tmp_path)
     limits = Limits(time_limit=5.0, mem_limit_mb=256, target=f"fuzz.selftest:{name}",
@@ -290,6 +292,7 @@ def _fuzz(*args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=900)
 
 
+@pytest.mark.slow
 def test_fixed_seed_smoke_runs_every_format_and_keeps_reproducers(tmp_path):
     out = tmp_path / "out"
     proc = _fuzz("--format", "all", "--count", "20", "--seed", "1", "--out", str(out),
@@ -317,6 +320,7 @@ def test_fixed_seed_smoke_runs_every_format_and_keeps_reproducers(tmp_path):
     assert not (out / ".work").exists()
 
 
+@pytest.mark.slow
 def test_exit_status_is_non_zero_on_failures_unless_allowed(tmp_path):
     out = tmp_path / "out"
     args = ("--format", "csv", "--count", "2", "--seed", "3", "--out", str(out),

@@ -27,6 +27,7 @@ def test_each_misbehaviour_is_a_failure(raised, gap, texts, why):
         _judge(raised, gap, texts)
 
 
+@pytest.mark.slow
 def test_a_refused_signal_leaves_radius_plotted_per_scan_without_exception_text():
     """Fuzzing found a raw IndexError on the plot: radius (2 scans x 3 points, points on
     axis 1) was drawn as if its scans were samples."""

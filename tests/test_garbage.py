@@ -7,6 +7,7 @@ import sys
 import threading
 import weakref
 
+import pytest
 from PySide6.QtCore import QObject
 
 from inspector.ui import preload
@@ -93,6 +94,7 @@ def test_nothing_is_collected_until_generation_0_is_due(qapp):
         gc.disable()  # the suite's collector stays in charge
 
 
+@pytest.mark.slow
 def test_full_collections_wait_for_the_interpreters_allocations_and_long_lived_share(qapp):
     collector = GuiThreadCollector(qapp, interval_ms=3_600_000)
     try:
@@ -122,6 +124,7 @@ def test_full_collections_wait_for_the_interpreters_allocations_and_long_lived_s
         gc.disable()  # the suite's collector stays in charge
 
 
+@pytest.mark.slow
 def test_full_collections_wait_while_held(_collector_on_the_gui_thread):
     collector = _collector_on_the_gui_thread
     thresholds = collector.thresholds

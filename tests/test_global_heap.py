@@ -72,6 +72,7 @@ def _open_in_child(path: Path) -> dict:
     return {"findings": json.loads(run_python(code, str(path), timeout=120).splitlines()[-1])}
 
 
+@pytest.mark.slow
 def test_zero_sized_free_space_is_refused_and_reading_goes_on(tmp_path):
     p = tmp_path / "heap.h5"
     shutil.copy(V1 / "continuous_dense_f32_intids.h5", p)
@@ -142,6 +143,7 @@ def _compare_attributes(f: h5py.File) -> int:
 
 
 @pytest.mark.parametrize("layout", ["contiguous", "chunked", "deflate", "compact"])
+@pytest.mark.slow
 def test_a_dataset_pointing_into_a_corrupt_collection_is_refused(tmp_path, layout):
     p = tmp_path / f"{layout}.h5"
     names = [f"stimulus-{i}" for i in range(20)]
@@ -181,6 +183,7 @@ def test_a_dataset_pointing_into_a_corrupt_collection_is_refused(tmp_path, layou
     assert run("corrupt").startswith("refused: the global heap collection at byte ")
 
 
+@pytest.mark.slow
 def test_a_length_beyond_its_heap_object_is_refused_before_hdf5_allocates_it(tmp_path):
     """Fuzzing seed 81 (#2700): a descriptor declaring ~4 GB for a 13-byte string made HDF5
     allocate 683 MB before failing; the declared length is now checked against the object."""
@@ -208,6 +211,7 @@ def test_element_bytes_of_plain_variable_length_types():
     assert hdf5_heap.element_bytes(np.dtype([("a", h5py.string_dtype())])) is None
 
 
+@pytest.mark.slow
 def test_a_descriptor_pointing_outside_the_file_is_refused_before_hdf5_allocates(tmp_path):
     """Fuzzing seed 82 (#3388): stim_ids values declaring 832 MB each at an address past the
     end of the file made HDF5 allocate 840 MB before failing."""
@@ -239,6 +243,7 @@ def test_a_descriptor_pointing_outside_the_file_is_refused_before_hdf5_allocates
                                    f"at byte {1 << 61}, where there is no global heap collection")
 
 
+@pytest.mark.slow
 def test_the_stimulus_index_reads_its_attributes_through_the_check():
     """Fuzzing seed 83 (#3336): a collection HDF5 loops on, reached first through
     /stimuli_db@encoding in the stimulus index (the reader's later steps read attributes
@@ -259,6 +264,7 @@ LIMITED = ("import json, resource, sys\n"
            "                  for f in doc.findings]))\n")
 
 
+@pytest.mark.slow
 def test_a_root_group_whose_free_list_loops_is_refused_at_open():
     """Fuzzing seed 86 (#5401): HDF5 follows a local heap's free list without checking
     for a cycle and allocates until memory runs out."""
@@ -288,6 +294,7 @@ def _free_list_loop(path: Path, group: str) -> None:
         raw.write(free.to_bytes(8, "little"))  # next free block: itself
 
 
+@pytest.mark.slow
 def test_a_subgroup_whose_free_list_loops_is_not_opened_and_nothing_else_is_read(tmp_path):
     """HDF5 loops on such a group as soon as it is asked for its info or its size."""
     path = tmp_path / "loop.h5"
@@ -323,6 +330,7 @@ def test_free_list_walk_rules():
 
 
 @pytest.mark.parametrize("value", ["/zz_notes", "zz_notes", "/alias/.", "alias"])
+@pytest.mark.slow
 def test_a_soft_link_to_a_group_whose_free_list_loops_is_not_followed(tmp_path, value):
     """The soft link's target is checked as a hard link's is, through every soft link on
     its path (a relative value resolved from the link's group)."""

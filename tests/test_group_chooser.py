@@ -18,6 +18,7 @@ from PySide6.QtGui import QColor
 
 from inspector.formats.registry import open_document
 from inspector.ui.main_window import MainWindow
+from tests.conftest import open_window
 from tests.test_beckman_layout import data, header, mixed_run, tokens, write
 from tests.test_export_gui import Dialogs
 
@@ -25,12 +26,7 @@ SAMPLE = Path(__file__).parent.parent / "resources" / "samples" / "beckman_run"
 
 
 def _open(qtbot, path: Path) -> MainWindow:
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.resize(1280, 800)
-    win.open_paths([str(path)])
-    qtbot.waitUntil(lambda: win.all_tabs_ready() and win.is_idle(), timeout=60000)
-    return win
+    return open_window(qtbot, path, size=(1280, 800), idle=True, timeout=60_000)
 
 
 def _choose(qtbot, win: MainWindow, key: str) -> None:
@@ -50,6 +46,7 @@ def _shown_scans(tab) -> tuple[list[str], list[str], list[str]]:
     return list(frame["scan_id"]), listed, [sid for sid, _x, _y in view.curves()]
 
 
+@pytest.mark.slow
 def test_sample_run_offers_its_groups_and_shows_the_chosen_one(qtbot, tmp_path):
     with open_document(SAMPLE) as doc:
         keys = doc.groups.keys
@@ -76,6 +73,7 @@ def test_sample_run_offers_its_groups_and_shows_the_chosen_one(qtbot, tmp_path):
         assert groups.loc[groups["offered"], "group"].tolist() == [key]
 
 
+@pytest.mark.slow
 def test_export_writes_the_chosen_group(qtbot, tmp_path):
     win = _open(qtbot, SAMPLE)
     keys = win.current_tab().group_bar.keys
@@ -117,6 +115,7 @@ def _cells_and_wavelengths(root: Path) -> Path:
     return run
 
 
+@pytest.mark.slow
 def test_several_cells_and_wavelengths_each_group_in_turn(qtbot, tmp_path):
     run = _cells_and_wavelengths(tmp_path)
     win = _open(qtbot, run)
@@ -138,6 +137,7 @@ def test_several_cells_and_wavelengths_each_group_in_turn(qtbot, tmp_path):
         assert win.act_export.isEnabled()
 
 
+@pytest.mark.slow
 def test_wavelength_scan_group_can_be_chosen_and_left(qtbot, tmp_path):
     run = mixed_run(tmp_path)
     win = _open(qtbot, run)
@@ -153,6 +153,7 @@ def test_wavelength_scan_group_can_be_chosen_and_left(qtbot, tmp_path):
     assert _shown_scans(tab)[0] == ["00001.RA2", "00002.RA2", "00003.RA2"]
 
 
+@pytest.mark.slow
 def test_single_experiment_sources_have_no_chooser(qtbot):
     demo = Path(__file__).parent / "fixtures" / "auc-delimited" / "demo_experiment"
     win = _open(qtbot, demo)
@@ -166,6 +167,7 @@ def _colour_pixels(layer, colour) -> int:
     return int(((buf & 0xFFFFFF) == want).sum())
 
 
+@pytest.mark.slow
 def test_selecting_a_scan_anywhere_highlights_it_everywhere_after_a_group_change(qtbot):
     win = _open(qtbot, SAMPLE)
     keys = win.current_tab().group_bar.keys

@@ -332,6 +332,7 @@ def test_usage_errors_exit_2(h5file, capsys):
     capsys.readouterr()
 
 
+@pytest.mark.slow
 def test_more_than_a_million_values_need_all_and_are_paged(tmp_path, capsys):
     path = tmp_path / "big.h5"
     n = DUMP_MAX_VALUES + 5

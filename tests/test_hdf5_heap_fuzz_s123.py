@@ -77,6 +77,7 @@ VLEN_CASES = [
 
 
 @pytest.mark.parametrize("seed, at, obj, name", VLEN_CASES, ids=["s123-03073", "s123-09765"])
+@pytest.mark.slow
 def test_a_variable_length_type_out_of_range_is_refused_before_hdf5_crashes(
         tmp_path, seed, at, obj, name):
     path = tmp_path / Path(seed).name
@@ -205,6 +206,7 @@ def _self_linked(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_link_back_to_the_root_is_walked_once_when_the_root_info_is_unreadable(tmp_path):
     path = _self_linked(tmp_path)
     linked_only = _open_in_child(path)

@@ -28,9 +28,8 @@ from inspector.models.open_failure import open_failure
 from inspector.ui.data.image import ImageView
 from inspector.ui.data.table import TableView
 from inspector.ui.data.text import TextView
-from inspector.ui.main_window import MainWindow
 from inspector.ui.open_dialog import OpenDialog, typed_address
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, open_window
 
 CORPUS = FIXTURES / "vneurotk"
 RECORDING = CORPUS / "v1" / "epochs_dense_f64_strids.h5"
@@ -195,12 +194,7 @@ def test_link_targets_are_what_h5py_says(files):
 
 # -- the window ---------------------------------------------------------------------------
 def _window(qtbot, *targets):
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.resize(1280, 800)
-    win.show()
-    win.open_paths([str(t) for t in targets])
-    qtbot.waitUntil(lambda: win.document_tabs() and win.all_tabs_ready(), timeout=30000)
+    win = open_window(qtbot, *targets, size=(1280, 800), show=True, timeout=30_000)
     for tab in win.document_tabs():
         qtbot.waitUntil(lambda t=tab: t.viewer is not None, timeout=30000)
     return win
@@ -338,6 +332,7 @@ def test_file_open_dialog_opens_the_node(qtbot, files, monkeypatch):
     _wait_view(qtbot, tab, ImageView, "/images/wave")
 
 
+@pytest.mark.slow
 def test_a_recording_plot_switches_to_the_values_of_its_array(qtbot):
     win = _window(qtbot, f"{RECORDING}::/vision_store/0/array")
     tab = win.current_tab()
@@ -413,6 +408,7 @@ def _same_cell(shown, dumped) -> bool:
     "/compound/table", "/enum", "/refs/objects", "/refs/regions", "/opaque", "/vlen/ints",
     "/complex/c16be", "/num/u8be", "/num/f4be", "/str/vlen_utf8", "/str/fixed_ascii",
     "/num/f8be", "/array_of_array", "/bitfield", "/time"])
+@pytest.mark.slow
 def test_the_table_model_shows_what_dump_writes(qtbot, tmp_path, capsys, location):
     from tests.test_hdf5_data import write_every_type
 

@@ -23,9 +23,8 @@ from inspector.ui.data.curve import CurveView
 from inspector.ui.data.image import ImageView
 from inspector.ui.data.table import PAGE_ROWS, TableView
 from inspector.ui.data.text import TextView
-from inspector.ui.main_window import MainWindow
 from inspector.ui.plots import NeuralView
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, open_window
 from tests.test_hdf5_data import write_every_type
 
 RECORDING = FIXTURES / "vneurotk" / "v1" / "continuous_dense_f32_intids.h5"
@@ -52,12 +51,7 @@ def files(tmp_path_factory):
 
 
 def _window(qtbot, *targets):
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.resize(1280, 800)
-    win.show()
-    win.open_paths([str(t) for t in targets])
-    qtbot.waitUntil(lambda: win.document_tabs() and win.all_tabs_ready(), timeout=30000)
+    win = open_window(qtbot, *targets, size=(1280, 800), show=True, timeout=30_000)
     for tab in win.document_tabs():  # the data views come once pyqtgraph is imported
         qtbot.waitUntil(lambda t=tab: t.viewer is not None, timeout=30000)
     return win
@@ -78,6 +72,7 @@ def _click(tab, location: str) -> None:
     assert tab.header_panel.select_location(location, prefer_raw=True), location
 
 
+@pytest.mark.slow
 def test_clicking_datasets_shows_them_in_their_views(qtbot, files):
     win = _window(qtbot, files["demo"])
     tab = win.current_tab()
@@ -101,6 +96,7 @@ def test_clicking_datasets_shows_them_in_their_views(qtbot, files):
     assert "line" in tab.detail.title.text() and "big-endian" in tab.detail.text.toPlainText()
 
 
+@pytest.mark.slow
 def test_every_type_has_a_view_and_the_switch_offers_the_others(qtbot, files):
     win = _window(qtbot, files["every"])
     tab = win.current_tab()
@@ -130,6 +126,7 @@ def test_every_type_has_a_view_and_the_switch_offers_the_others(qtbot, files):
     assert "Null dataspace" in panel.message.text()
 
 
+@pytest.mark.slow
 def test_curve_parts_of_complex_and_image_colour_maps(qtbot, files):
     with open_document(files["every"]) as doc:
         jobs = JobRunner()
@@ -156,6 +153,7 @@ def test_curve_parts_of_complex_and_image_colour_maps(qtbot, files):
         jobs.wait(5000)
 
 
+@pytest.mark.slow
 def test_neuro_keeps_the_neural_plot(qtbot):
     win = _window(qtbot, RECORDING)
     tab = win.current_tab()
@@ -176,6 +174,7 @@ def test_neuro_keeps_the_neural_plot(qtbot):
     assert tab.viewer.currentWidget() is tab.plot
 
 
+@pytest.mark.slow
 def test_file_path_opens_the_node_and_a_missing_one_is_a_warning(qtbot, files):
     win = _window(qtbot, f"{files['demo']}::/stack_a")
     tab = win.current_tab()
@@ -200,6 +199,7 @@ def test_attribute_location_from_the_command_line(qtbot, files):
     qtbot.waitUntil(lambda: table.model.index(1, 2).data() == "5", timeout=20000)
 
 
+@pytest.mark.slow
 def test_a_hundred_million_rows_scroll_to_the_end_reading_only_visible_rows(qtbot, files):
     win = _window(qtbot, files["demo"])
     tab = win.current_tab()
@@ -220,6 +220,7 @@ def test_a_hundred_million_rows_scroll_to_the_end_reading_only_visible_rows(qtbo
     assert all(s[0].start == 0 or s[0].stop > BIG_ROWS - 2 * PAGE_ROWS for s in model.reads)
 
 
+@pytest.mark.slow
 def test_slicing_is_kept_for_datasets_of_the_same_shape(qtbot, files):
     win = _window(qtbot, files["demo"])
     tab = win.current_tab()
@@ -286,6 +287,7 @@ def test_view_choice_from_shape_and_type(files):
         assert views_for(node("/stack_a"))[0] == IMAGE
 
 
+@pytest.mark.slow
 def test_a_coarse_first_image_is_refined_and_zooming_reads_the_region(qtbot, tmp_path,
                                                                        monkeypatch):
     path = tmp_path / "tiles.h5"

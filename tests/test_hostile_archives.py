@@ -98,6 +98,7 @@ def assert_rest_checked(doc) -> None:
 
 
 # -- P4: many members -------------------------------------------------------
+@pytest.mark.slow
 def test_many_members_are_listed_hashed_and_capped(tmp_path):
     """9 000 extra members (an AUCX archive has 7): a warning, every member
     listed and hashed, and the per-member findings capped (the overlap and

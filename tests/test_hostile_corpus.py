@@ -21,6 +21,7 @@ SMALL = [c for c in all_cases() if "small" in c.only_scales]
 
 
 @pytest.mark.parametrize("case", SMALL, ids=[c.name for c in SMALL])
+@pytest.mark.slow
 def test_hostile_case_is_survived(case, tmp_path):
     report = run_case(case, "small", tmp_path)
     failures = [(c["argv"], c["problems"]) for c in report["commands"] if c["problems"]]

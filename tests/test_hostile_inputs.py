@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import shutil
 
+import pytest
+
 from inspector.cli import json_line, json_safe, main
 from inspector.formats import open_document
 from tests.conftest import FIXTURES
@@ -78,6 +80,7 @@ def test_json_safe_writes_non_finite_floats_and_surrogates_printably():
     line.encode("utf-8")
 
 
+@pytest.mark.slow
 def test_verify_json_lines_parse_for_every_archive(capsys, tmp_path):
     files = sorted(str(p) for p in (FIXTURES / "aucx").glob("*.aucx"))
     main(["verify", "--json", *files])
@@ -265,6 +268,7 @@ def test_one_enormous_line_costs_a_small_multiple_of_the_file(tmp_path):
         assert _peak_open(d) < 8 * len(table), name
 
 
+@pytest.mark.slow
 def test_big_yaml_manifest_is_parsed_by_libyaml_with_the_safe_rules(tmp_path):
     """A manifest padded to 2 MB took 9 s in the pure-Python parser (a fuzzing hang at
     the 10 s limit); libyaml parses it with the same safe constructor."""

@@ -68,6 +68,7 @@ def test_a_character_device_is_refused_unopened():
     assert "character device" in report["findings"][0]["message"]
 
 
+@pytest.mark.slow
 def test_an_external_link_into_a_named_pipe_is_dangling_and_the_rest_is_read(tmp_path):
     os.mkfifo(tmp_path / "pipe.h5")
     path = relinked(tmp_path, "to_pipe.h5", "pipe.h5")
@@ -79,22 +80,26 @@ def test_an_external_link_into_a_named_pipe_is_dangling_and_the_rest_is_read(tmp
     assert report["summary"]["stim_labels"]["count"] == count
 
 
+@pytest.mark.slow
 def test_an_external_link_to_itself_says_so(tmp_path):
     path = relinked(tmp_path, "self.h5", "self.h5")
     assert "leads back to itself" in dangling(verify_json(path))
 
 
+@pytest.mark.slow
 def test_an_external_link_to_a_device_is_never_opened(tmp_path):
     path = relinked(tmp_path, "to_device.h5", os.devnull)
     assert "named pipe, socket or device" in dangling(verify_json(path))
 
 
+@pytest.mark.slow
 def test_the_window_shows_a_recording_linking_into_a_pipe(tmp_path):
     os.mkfifo(tmp_path / "pipe.h5")
     report = inspect_in_child(relinked(tmp_path, "to_pipe.h5", "pipe.h5"))
     assert "named pipe, socket or device" in dangling(report)
 
 
+@pytest.mark.slow
 def test_a_regular_external_target_is_still_followed(tmp_path):
     shutil.copy(RECORDING, tmp_path / "other.h5")
     path = relinked(tmp_path, "to_other.h5", "other.h5")
@@ -114,6 +119,7 @@ def verify_json_any(path: Path) -> dict:
     return json.loads(done.stdout.strip().splitlines()[0])
 
 
+@pytest.mark.slow
 def test_a_virtual_dataset_reading_from_a_named_pipe_is_never_read(tmp_path):
     """HDF5 opens a virtual source when the dataset is read (``inspector dump`` hung)."""
     with h5py.File(tmp_path / "source.h5", "w") as s:

@@ -64,6 +64,7 @@ def test_plain_envelope_exact_below_cap_and_bins_wider_than_a_read_block():
     assert env.hi.tolist() == [float(a.size // 2 - 1), float(a.size - 1)]
 
 
+@pytest.mark.slow
 def test_vds_with_missing_source_exits_cleanly(tmp_path):
     p = _copy(tmp_path, "epochs_dense_f64_strids.h5", "vds.h5")
     with h5py.File(p, "r+") as f:
@@ -89,6 +90,7 @@ def test_vds_with_missing_source_exits_cleanly(tmp_path):
     assert res.stdout.strip() == "ExternalRefused True"
 
 
+@pytest.mark.slow
 def test_png_decompression_bomb_is_a_finding(tmp_path):
     p = _copy(tmp_path, "epochs_dense_f64_strids.h5", "bomb.h5")
 
@@ -254,6 +256,7 @@ def _all_text_encodable(doc) -> None:
     json.dumps(doc.to_json(), ensure_ascii=False, allow_nan=False).encode("utf-8")
 
 
+@pytest.mark.slow
 def test_many_attributes_are_capped(tmp_path):
     from inspector.formats.hdf5.tree import MAX_ATTRIBUTES
 
@@ -443,6 +446,7 @@ def test_rejected_vision_record_keeps_its_provenance(tmp_path):
         assert fields["backend"] not in (None, "unknown") and "model_id" in fields
 
 
+@pytest.mark.slow
 def test_deep_group_chain_opens(tmp_path):
     p = _rec(tmp_path)
     depth = 10_000
@@ -459,6 +463,7 @@ def test_deep_group_chain_opens(tmp_path):
         assert levels == depth and node.children[0].name == "bottom"
 
 
+@pytest.mark.slow
 def test_categories_nested_without_end_are_bounded(tmp_path):
     from inspector.formats.hdf5.source import RuleError
     from inspector.formats.vneurotk import trial_meta

@@ -18,8 +18,6 @@ from inspector.formats.capabilities import Stimulus
 from tests.conftest import FIXTURES
 from tests.window_child import inspect_in_child
 
-pytest.importorskip("pytestqt")
-
 RECORDING = FIXTURES / "vneurotk" / "v1" / "continuous_dense_f32_intids.h5"
 
 
@@ -33,6 +31,7 @@ def string_image(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_string_image_is_a_reader_finding_with_or_without_hashing(tmp_path):
     """Fuzzing found 'ValueError: could not convert string to float' on screen: an array
     stimulus of strings was handed to the thumbnail code as pixels."""
@@ -52,6 +51,7 @@ def test_a_string_image_is_a_reader_finding_with_or_without_hashing(tmp_path):
         assert others and all(s.load().dtype == np.uint8 for s in others)
 
 
+@pytest.mark.slow
 def test_a_string_image_in_the_window_shows_no_exception_text(tmp_path):
     report = inspect_in_child(string_image(tmp_path))
     codes = [(f["code"], f["location"]) for f in report["findings"]]
@@ -98,6 +98,7 @@ def test_the_stimulus_viewer_says_why_an_image_cannot_be_shown(qtbot, pixels):
     jobs.wait(5000)
 
 
+@pytest.mark.slow
 def test_an_auc_signal_near_the_float_limits_leaves_the_window_idle(tmp_path):
     """Fuzzing found a window never idle: signal values near 1e307 gave the plot a y range
     its line layer could not invert, and the layer redrew one image forever."""

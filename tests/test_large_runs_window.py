@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import QModelIndex
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QTableView, QTreeView
@@ -86,6 +87,7 @@ def _many_scans(root: Path, n: int) -> Path:
     return run
 
 
+@pytest.mark.slow
 def test_a_run_of_many_files_opens_with_trees_collapsed_to_the_budget(qtbot, tmp_path):
     run = _many_scans(tmp_path, EXPAND_ROWS + 20)
     win = MainWindow()

@@ -60,6 +60,7 @@ def schema0_without_meta(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_open_and_verify_without_tables_never_import_pandas(schema0_without_meta):
     got = _open_in_child(*(VNEUROTK / n for n in WITHOUT_TABLES), schema0_without_meta)
     assert got["pandas"] is False
@@ -70,6 +71,7 @@ def test_open_and_verify_without_tables_never_import_pandas(schema0_without_meta
     assert "schema.historical" in got["docs"][3]["findings"]
 
 
+@pytest.mark.slow
 def test_cli_verify_json_of_a_plain_file_never_imports_pandas():
     code = ("import io, json, sys, contextlib\n"
             "from inspector.cli import main\n"
@@ -87,6 +89,7 @@ def test_cli_verify_json_of_a_plain_file_never_imports_pandas():
         assert got["rc"] == (0 if line["ok"] and line["structure_ok"] else 1)
 
 
+@pytest.mark.slow
 def test_registry_discovery_and_window_warm_up_never_import_pandas():
     code = ("import importlib, sys\n"
             "import inspector.formats.registry as r\n"
@@ -100,6 +103,7 @@ def test_registry_discovery_and_window_warm_up_never_import_pandas():
     assert int(out[-2]) > 20 and out[-1] == "False"
 
 
+@pytest.mark.slow
 def test_a_recording_with_plain_trial_meta_opens_without_pandas_and_builds_its_dataframe():
     expected = {r["file"]: r["trial_meta"] for r in load_expected("vneurotk")}
     code = ("import json, sys\n"
@@ -137,6 +141,7 @@ def test_a_recording_with_plain_trial_meta_opens_without_pandas_and_builds_its_d
     assert got[paths[0]]["rt"] == [0.412, 0.388, None, 0.501, 0.455, 0.397]
 
 
+@pytest.mark.slow
 def test_typed_codes_6_and_7_are_pandas_na_and_nat(tmp_path):
     path = tmp_path / "typed.h5"
     with h5py.File(path, "w") as f:
@@ -204,6 +209,7 @@ with worker_pool():
 """
 
 
+@pytest.mark.slow
 def test_the_window_shows_plain_trial_meta_before_pandas_and_builds_its_frame_off_the_gui_thread():
     path = VNEUROTK / WITH_TABLES[0]
     got = json.loads(run_python(_WINDOW, str(path),
@@ -222,6 +228,7 @@ def test_the_window_shows_plain_trial_meta_before_pandas_and_builds_its_frame_of
     assert got["first"]["thread"] != "MainThread"
 
 
+@pytest.mark.slow
 def test_an_archive_whose_scans_table_is_plain_opens_and_verifies_without_pandas():
     sample = Path(__file__).resolve().parent.parent / "resources" / "samples" \
         / "src_demo_experiment.aucx"

@@ -17,8 +17,6 @@ from PySide6.QtGui import QColor, QImage, QPainter, QTransform
 from inspector.ui.plots import line_layer as ll
 from inspector.ui.plots.line_layer import LineLayer
 
-pytest.importorskip("pytestqt")
-
 COLOURS = ["#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e"]
 
 
@@ -173,16 +171,6 @@ def test_one_pen_per_line():
 
 
 # -- the AUC view's use of the layers ---------------------------------------------------
-@pytest.fixture()
-def jobs(qtbot):
-    from inspector.jobs import JobRunner
-
-    runner = JobRunner()
-    yield runner
-    runner.cancel_all()
-    runner.wait(5000)
-
-
 def auc_view(qtbot, jobs, scans=6, points=3000):
     from inspector.formats.analysis.arrays import NumpyArrayRef
     from inspector.formats.capabilities import AucScans

@@ -6,14 +6,7 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
 from inspector.ui.main_window import MainWindow, split_node
-from tests.conftest import FIXTURES
-
-
-def _window(qtbot):
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.resize(1024, 640)
-    return win
+from tests.conftest import FIXTURES, open_window
 
 
 def _wait_ready(qtbot, win):
@@ -28,7 +21,7 @@ def test_split_node():
 
 
 def test_opens_each_file_in_its_own_tab(qtbot, tmp_path):
-    win = _window(qtbot)
+    win = open_window(qtbot)
     bad = tmp_path / "junk.bin"
     bad.write_bytes(b"\x00" * 10)
     win.open_paths([str(bad), str(FIXTURES / "vneurotk/edited/not_hdf5.h5")])
@@ -41,7 +34,7 @@ def test_opens_each_file_in_its_own_tab(qtbot, tmp_path):
 
 
 def test_drop_several_files(qtbot, tmp_path):
-    win = _window(qtbot)
+    win = open_window(qtbot)
     a = tmp_path / "a.txt"
     b = tmp_path / "b.txt"
     a.write_text("a")
@@ -57,7 +50,7 @@ def test_drop_several_files(qtbot, tmp_path):
 
 def test_dropped_url_is_refused_with_a_message(qtbot):
     # http(s) and s3 URLs open (tests/test_remote_gui.py); other schemes are refused.
-    win = _window(qtbot)
+    win = open_window(qtbot)
     mime = QMimeData()
     mime.setUrls([QUrl("ftp://example.org/data/recording.h5")])
     ev = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime,
@@ -69,7 +62,7 @@ def test_dropped_url_is_refused_with_a_message(qtbot):
 
 
 def test_close_tab(qtbot, tmp_path):
-    win = _window(qtbot)
+    win = open_window(qtbot)
     a = tmp_path / "a.txt"
     a.write_text("a")
     win.open_paths([str(a)])
@@ -80,7 +73,7 @@ def test_close_tab(qtbot, tmp_path):
 
 
 def test_open_recent_lists_opened_files(qtbot, tmp_path):
-    win = _window(qtbot)
+    win = open_window(qtbot)
     a, b = tmp_path / "a.txt", tmp_path / "b.txt"
     a.write_text("a")
     b.write_text("b")
@@ -97,7 +90,7 @@ def test_open_recent_lists_opened_files(qtbot, tmp_path):
 
 
 def test_one_tab_per_file(qtbot, tmp_path):
-    win = _window(qtbot)
+    win = open_window(qtbot)
     a = tmp_path / "a.txt"
     a.write_text("a")
     first = win.open_path(a)
@@ -106,7 +99,7 @@ def test_one_tab_per_file(qtbot, tmp_path):
 
 
 def test_reload_replaces_tab_in_place(qtbot, tmp_path):
-    win = _window(qtbot)
+    win = open_window(qtbot)
     paths = [tmp_path / n for n in ("a.txt", "b.txt", "c.txt")]
     for p in paths:
         p.write_text(p.stem)
@@ -127,7 +120,7 @@ def test_reload_replaces_tab_in_place(qtbot, tmp_path):
 
 
 def test_geometry_is_remembered(qtbot):
-    win = _window(qtbot)
+    win = open_window(qtbot)
     win.resize(700, 500)
     win.show()
     qtbot.waitExposed(win)
@@ -146,7 +139,7 @@ def test_about_names_library_versions(qtbot, monkeypatch):
 
     shown = []
     monkeypatch.setattr(QMessageBox, "about", lambda parent, title, text: shown.append(text))
-    win = _window(qtbot)
+    win = open_window(qtbot)
     win.show_about()
     text = shown[0]
     for v in (qVersion(), h5py.version.version, h5py.version.hdf5_version, numpy.__version__):
@@ -154,7 +147,7 @@ def test_about_names_library_versions(qtbot, monkeypatch):
 
 
 def test_all_ready_waits_for_verification(qtbot):
-    win = _window(qtbot)
+    win = open_window(qtbot)
     with qtbot.waitSignal(win.all_ready, timeout=20000):
         win.open_paths([str(FIXTURES / "aucx/bad_signal_byte_flip.aucx"),
                         str(FIXTURES / "vneurotk/edited/not_hdf5.h5")])
@@ -165,7 +158,7 @@ def test_all_ready_waits_for_verification(qtbot):
 
 
 def test_close_tab_while_verifying(qtbot):
-    win = _window(qtbot)
+    win = open_window(qtbot)
     tab = win.open_path(FIXTURES / "aucx/syn_moving_boundary_large_s123_10x3000.aucx")
     qtbot.waitUntil(lambda: tab.has_views, timeout=20000)
     win.close_tab(0)

@@ -10,18 +10,9 @@ from PySide6.QtGui import QColor, QWheelEvent
 from PySide6.QtWidgets import QApplication
 
 from inspector.formats.analysis.arrays import NumpyArrayRef
-from inspector.jobs import JobRunner
 from inspector.ui.plots import NeuralView
 from inspector.ui.plots.neural import MAX_LEGEND_LINES, MIN_LINE_PX
 from tests.conftest import FIXTURES
-
-
-@pytest.fixture()
-def jobs(qtbot):
-    runner = JobRunner()
-    yield runner
-    runner.cancel_all()
-    runner.wait(5000)
 
 
 def settle(qtbot, jobs, view, rounds=3):
@@ -64,6 +55,7 @@ def wheel(view, modifiers=Qt.KeyboardModifier.NoModifier):
     QApplication.sendEvent(w.viewport(), ev)
 
 
+@pytest.mark.slow
 def test_wheel_zooms_time_only_ctrl_amplitude_only_and_reset_restores(qtbot, jobs):
     view = make_view(qtbot, jobs, recording(), MARKERS, sfreq=100.0)
     vb = view.plot_item.vb
@@ -168,6 +160,7 @@ def assert_no_overlap(rects):
             assert not a.intersects(b), (a, b)
 
 
+@pytest.mark.slow
 def test_64_channels_are_shown_a_page_at_a_time(qtbot, jobs):
     a = recording(n=1000, channels=64, seed=3)
     view = make_view(qtbot, jobs, a, size=(900, 640))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from inspector.formats import open_document
 from inspector.models.open_failure import open_failure
 from tests.conftest import FIXTURES
@@ -54,6 +56,7 @@ def test_screenshot_without_a_display_is_drawn_offscreen() -> None:
     assert screenshot_platform({}, platform="minimal") is None
 
 
+@pytest.mark.slow
 def test_screenshot_command_works_without_a_display(tmp_path: Path) -> None:
     """`inspector --screenshot` as the README's first command runs it on a headless machine."""
     import os
@@ -190,6 +193,7 @@ def test_a_group_counts_its_attributes_beside_its_members() -> None:
     assert instrument.detail == "2 members, 1 attribute"
 
 
+@pytest.mark.slow
 def test_dump_of_an_attribute_written_as_a_path_names_the_attribute(capsys) -> None:
     from inspector.cli import main
 
@@ -204,6 +208,7 @@ def test_dump_of_an_attribute_written_as_a_path_names_the_attribute(capsys) -> N
     assert "attribute of that name" not in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_screenshot_smaller_than_the_window_can_be_says_so(tmp_path: Path) -> None:
     """--size below the window's minimum gave a larger PNG without a word."""
     import os
@@ -227,6 +232,7 @@ def test_a_screenshot_smaller_than_the_window_can_be_says_so(tmp_path: Path) -> 
             f"{image.width()}x{image.height()}") in proc.stderr
 
 
+@pytest.mark.slow
 def test_a_short_curve_says_every_sample_is_drawn(qtbot) -> None:
     """It read '96 of 96 samples shown as samples'."""
     from inspector.ui.data.curve import CurveView

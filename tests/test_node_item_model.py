@@ -96,6 +96,7 @@ def test_the_items_hold_what_the_python_model_answers(qapp):
     assert _assert_same_cells(NodeItemModel(_typed_tree()), NodeTreeModel(_typed_tree())) == 9 * 4
 
 
+@pytest.mark.slow
 def test_corpus_trees_are_the_same_in_both_models(qapp):
     checked = sum(_assert_same_cells(NodeItemModel(t), NodeTreeModel(t))
                   for t in _corpus_trees() if t.children)
@@ -296,6 +297,7 @@ def test_a_tree_that_grows_past_the_limit_changes_model_and_keeps_its_filter(qtb
     assert selected.args[0].name == "as_str"
 
 
+@pytest.mark.slow
 def test_the_window_makes_the_rows_of_a_document_on_jobs(qtbot, monkeypatch):
     from inspector.ui import document_tab
     from inspector.ui.main_window import MainWindow

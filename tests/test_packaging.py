@@ -71,6 +71,7 @@ def _dist_info(wheel: Path, member: str) -> bytes:
         return zf.read(f"vneurotk_aucx_inspector-{inspector.__version__}.dist-info/{member}")
 
 
+@pytest.mark.slow
 def test_wheel_name_is_pure_python(wheel):
     assert wheel.name == f"vneurotk_aucx_inspector-{inspector.__version__}-py3-none-any.whl"
 
@@ -145,6 +146,7 @@ def test_every_module_is_in_the_wheel(wheel, names):
 
 
 @pytest.mark.skipif(importlib.util.find_spec("twine") is None, reason="twine not installed")
+@pytest.mark.slow
 def test_twine_check(wheel):
     proc = subprocess.run(
         [sys.executable, "-m", "twine", "check", "--strict", str(wheel)],

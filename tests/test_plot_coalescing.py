@@ -14,17 +14,8 @@ import pytest
 
 from inspector.formats.analysis.arrays import EnvelopeCancelled, NumpyArrayRef
 from inspector.formats.document import Document
-from inspector.jobs import JobRunner
 from inspector.ui.plots import NeuralView, PlotPanel
 from inspector.ui.plots import neural as neural_mod
-
-
-@pytest.fixture()
-def jobs(qtbot):
-    runner = JobRunner()
-    yield runner
-    runner.cancel_all()
-    runner.wait(5000)
 
 
 class GatedRef(NumpyArrayRef):

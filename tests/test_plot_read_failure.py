@@ -78,6 +78,7 @@ def test_other_datasets_break_the_generic_rule() -> None:
                                                                          "/neuro")
 
 
+@pytest.mark.slow
 def test_the_window_lists_the_plot_read_failure_as_a_finding(qtbot, damaged: Path) -> None:
     from inspector.ui.main_window import MainWindow
 
@@ -109,6 +110,7 @@ def test_the_window_lists_the_plot_read_failure_as_a_finding(qtbot, damaged: Pat
     assert hashlib.sha256(damaged.read_bytes()).hexdigest() == before  # never modified
 
 
+@pytest.mark.slow
 def test_an_intact_recording_gains_no_such_finding(qtbot) -> None:
     from inspector.ui.main_window import MainWindow
 
@@ -122,6 +124,7 @@ def test_an_intact_recording_gains_no_such_finding(qtbot) -> None:
     assert not [f for f in tab.doc.findings if f.code.endswith(".unreadable")]
 
 
+@pytest.mark.slow
 def test_a_sampled_plot_says_so_and_does_not_promise_exact_values(qtbot) -> None:
     """A line too costly to read whole is drawn from sampled windows, for good: the status
     said "exact values follow", and none did until the user zoomed in."""

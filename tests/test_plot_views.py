@@ -11,17 +11,8 @@ import pytest
 
 from inspector.formats.analysis.arrays import NumpyArrayRef
 from inspector.formats.document import Document
-from inspector.jobs import JobRunner
 from inspector.ui.plots import AucView, NeuralView, PatternView, PlotPanel
 from tests.conftest import FIXTURES, load_expected
-
-
-@pytest.fixture()
-def jobs(qtbot):
-    runner = JobRunner()
-    yield runner
-    runner.cancel_all()
-    runner.wait(5000)
 
 
 def settle(qtbot, jobs, view=None, rounds=3):
@@ -101,6 +92,7 @@ def test_scan_curves_break_at_masked_gaps():
     assert np.isnan(y[2]) and np.isnan(x[2]) and list(y[[0, 1, 3, 4]]) == [1, 2, 4, 5]
 
 
+@pytest.mark.slow
 def test_continuous_recording_plots_selected_channels(qtbot, jobs):
     panel, doc = panel_for(qtbot, jobs, FIXTURES / "vneurotk/v1/continuous_small_chunks.h5",
                            "neuro")
@@ -128,6 +120,7 @@ def test_continuous_recording_plots_selected_channels(qtbot, jobs):
     doc.close()
 
 
+@pytest.mark.slow
 def test_epochs_recording_trials_and_overlay(qtbot, jobs):
     panel, doc = panel_for(qtbot, jobs, FIXTURES / "vneurotk/v1/epochs_dense_f64_strids.h5",
                            "neuro")
@@ -148,6 +141,7 @@ def test_epochs_recording_trials_and_overlay(qtbot, jobs):
     doc.close()
 
 
+@pytest.mark.slow
 def test_patterns_recording_heatmap(qtbot, jobs):
     panel, doc = panel_for(qtbot, jobs, FIXTURES / "vneurotk/v1/patterns_stim_index.h5",
                            "neuro")
@@ -188,6 +182,7 @@ def test_single_sample_is_one_point(qtbot, jobs):
     assert view.lines[0].item.opts["symbol"] == "o"
 
 
+@pytest.mark.slow
 def test_int_and_big_endian_and_nan_autoscale(qtbot, jobs):
     a = np.zeros((50_000, 3), dtype=">i8")
     a[:, 0] = np.iinfo(np.int64).max
@@ -269,6 +264,7 @@ def test_stale_results_are_dropped(qtbot, jobs):
     assert np.nanmin(line.y) >= 150_000 - 50 - 1 and np.nanmax(line.y) < 150_100 + 51 + 1
 
 
+@pytest.mark.slow
 def test_exports(qtbot, jobs, tmp_path):
     panel, doc = panel_for(qtbot, jobs, FIXTURES / "aucx" / "src_demo_experiment.aucx", "radius")
     view = panel.view
@@ -323,6 +319,7 @@ def shown_texts(panel):
     return texts
 
 
+@pytest.mark.slow
 def test_untrusted_arrays_are_plotted_with_one_note(qtbot, jobs):
     doc = _auc_doc({"signal"})
     panel = PlotPanel(doc, jobs)
@@ -345,6 +342,7 @@ def test_untrusted_arrays_are_plotted_with_one_note(qtbot, jobs):
     assert "not verified" not in " ".join(shown_texts(trusted)).lower()
 
 
+@pytest.mark.slow
 def test_a_corrupted_archive_says_not_verified_once(qtbot, jobs):
     from inspector.formats import open_document
 
@@ -363,6 +361,7 @@ def test_a_corrupted_archive_says_not_verified_once(qtbot, jobs):
     doc.close()
 
 
+@pytest.mark.slow
 def test_a_withdrawn_experiment_or_array_is_said_on_the_plot(qtbot, jobs):
     from inspector.formats.capabilities import CheckResult
     from inspector.ui.plots.panel import WITHDRAWN_AUC
@@ -393,6 +392,7 @@ def test_a_withdrawn_experiment_or_array_is_said_on_the_plot(qtbot, jobs):
     assert rec_panel.view is None and "'neuro' is no longer plotted" in rec_panel.message()
 
 
+@pytest.mark.slow
 def test_a_checksum_failure_found_after_the_plot_is_noted_on_the_same_view(qtbot, jobs):
     from dataclasses import replace
 
@@ -428,6 +428,7 @@ def test_trials_choose_heatmap_and_markers(qtbot, jobs):
     assert set(panel.view.markers) == {"trial_starts", "trial_ends"}
 
 
+@pytest.mark.slow
 def test_each_view_takes_the_plot_widget_made_ahead_on_a_turn_of_its_own(qtbot, jobs):
     """The panel makes a bare plot widget on a later event-loop turn; the next view takes
     it (shown, in the view's own stack) and a new spare follows, RESPARE_MS later (the

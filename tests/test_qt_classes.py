@@ -161,6 +161,7 @@ print("lazy", QT_CLASSES_LAZY, before > 100, missing(PySide6.QtWidgets))
 """
 
 
+@pytest.mark.slow
 def test_make_application_creates_lazy_qt_classes_on_the_gui_thread(monkeypatch):
     monkeypatch.delenv("PYSIDE6_OPTION_LAZY", raising=False)
     out = run_python(LAZY_FIRST, timeout=120)
@@ -168,6 +169,7 @@ def test_make_application_creates_lazy_qt_classes_on_the_gui_thread(monkeypatch)
 
 
 @pytest.mark.parametrize("name", ["inspector.ui.plots", "inspector.ui.trials"])
+@pytest.mark.slow
 def test_the_view_modules_qt_classes_are_all_built_on_the_gui_thread(name):
     """Importing a view package (with pyqtgraph) on the preload thread in a fresh
     process: every class with a Qt base is built on the GUI thread."""

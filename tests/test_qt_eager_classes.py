@@ -7,6 +7,8 @@ thread runs: see ``inspector/__init__.py``.
 
 from __future__ import annotations
 
+import pytest
+
 from tests.window_child import run_python
 
 CHECK = """
@@ -18,6 +20,7 @@ for module in (PySide6.QtCore, PySide6.QtGui, PySide6.QtWidgets):
 """
 
 
+@pytest.mark.slow
 def test_importing_inspector_first_makes_pyside_create_its_classes_at_import(monkeypatch):
     monkeypatch.delenv("PYSIDE6_OPTION_LAZY", raising=False)  # as in a user's shell
     lines = run_python(CHECK, timeout=120).split("\n")

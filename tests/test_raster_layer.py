@@ -14,7 +14,6 @@ import pyqtgraph as pg
 import pytest
 from PySide6.QtGui import QColor
 
-from inspector.jobs import JobRunner
 from inspector.ui.plots.raster_layer import (
     RasterLayer,
     _affine,
@@ -95,14 +94,6 @@ def test_compose_puts_later_lines_on_top_and_widens_wide_pens():
     assert len(set(widen(a, W, H, 3).tolist())) == 3 * len(a) + 6  # the ends' corners too
     half = QColor(255, 0, 0, 128)
     assert premultiplied(pg.mkPen(half)) == (128 << 24) | (128 << 16)
-
-
-@pytest.fixture
-def jobs():
-    runner = JobRunner()
-    yield runner
-    runner.cancel_all()
-    runner.wait(5000)
 
 
 def _layer(qtbot, jobs, n=5):

@@ -70,6 +70,7 @@ EXTERNAL = "external_link_neuro.h5"
 
 @pytest.mark.parametrize("path", [p for p in RECORDINGS if p.name != EXTERNAL],
                          ids=lambda p: p.name)
+@pytest.mark.slow
 def test_recording_over_http_is_the_local_report(server, path):
     local = report(path)
     assert report(RemotePath(url_of(server, path), SMALL)) == local
@@ -125,6 +126,7 @@ def test_verify_json_of_a_url_is_the_local_line(server, capsys):
     assert text.startswith(f"{url}: aucx: NOT OK")
 
 
+@pytest.mark.slow
 def test_dump_of_a_node_at_a_url(server, capsys):
     path = FIXTURES / "vneurotk" / "v1" / "continuous_dense_f32_intids.h5"
     assert cli.main(["dump", f"{path}::/trial_starts", "--format", "json"]) == 0
@@ -198,6 +200,7 @@ def test_a_scan_table_larger_than_the_cap_is_refused(server):
 
 
 # -- the range reader ------------------------------------------------------------------
+@pytest.mark.slow
 def test_range_file_reads_what_the_bytes_hold(server):
     data = np.random.default_rng(7).integers(0, 256, 300_000, dtype=np.uint8).tobytes()
     url = server.add("random.bin", data)
@@ -222,6 +225,7 @@ def test_range_file_reads_what_the_bytes_hold(server):
     assert seq.counters.requests < len(data) // 4096 // 4
 
 
+@pytest.mark.slow
 def test_disk_cache_serves_a_second_open_and_keeps_its_cap(server, tmp_path):
     path = FIXTURES / "vneurotk" / "v1" / "continuous_dense_f32_intids.h5"
     local = report(path)
@@ -249,6 +253,7 @@ def s3_endpoint():
 
 @pytest.mark.parametrize("rel", ["vneurotk/v1/continuous_dense_f32_intids.h5",
                                  "aucx/bad_signal_byte_flip.aucx"])
+@pytest.mark.slow
 def test_s3_url_is_the_local_report(s3_endpoint, rel, capsys, monkeypatch):
     path = FIXTURES / rel
     cli.main(["verify", "--json", "--s3-endpoint", s3_endpoint, f"s3://lab/data/{path.name}"])

@@ -118,11 +118,13 @@ def s3_run(site):
         yield root
 
 
+@pytest.mark.slow
 def test_a_run_prefix_in_s3_is_the_run_on_disk(s3_run):
     with open_document(s3_run / "run") as local, open_document("s3://lab/runs/7/") as remote:
         assert facts(remote) == facts(local)
 
 
+@pytest.mark.slow
 def test_s3_listing_faults_and_empty_prefixes_name_the_url(s3_run):
     with open_document("s3://lab/runs/empty/") as doc:
         (finding,) = doc.findings

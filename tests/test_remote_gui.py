@@ -12,8 +12,7 @@ from range_server import RangeServer
 
 from inspector.formats.remote.path import RemotePath
 from inspector.formats.remote.source import RemoteOptions
-from inspector.ui.main_window import MainWindow
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, open_window
 
 RECORDING = FIXTURES / "vneurotk" / "v1" / "continuous_dense_f32_intids.h5"
 ARCHIVE = FIXTURES / "aucx" / "src_demo_experiment.aucx"
@@ -27,20 +26,14 @@ def server():
         yield srv
 
 
-def _window(qtbot):
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.resize(1024, 640)
-    return win
-
-
 def _wait_ready(qtbot, win, count=1):
     qtbot.waitUntil(lambda: len(win.document_tabs()) == count
                     and all(t.is_ready for t in win.document_tabs()), timeout=30000)
 
 
+@pytest.mark.slow
 def test_open_url_action_opens_the_url_in_a_tab(qtbot, monkeypatch, server):
-    win = _window(qtbot)
+    win = open_window(qtbot)
     assert win.act_open_url.shortcut().toString() == "Ctrl+Shift+O"
     url = server.url("rec/x.h5")
     monkeypatch.setattr(QInputDialog, "getText",
@@ -59,7 +52,7 @@ def test_open_url_action_opens_the_url_in_a_tab(qtbot, monkeypatch, server):
 
 
 def test_a_typed_text_that_is_not_a_url_is_refused(qtbot, monkeypatch):
-    win = _window(qtbot)
+    win = open_window(qtbot)
     monkeypatch.setattr(QInputDialog, "getText",
                         staticmethod(lambda *a, **k: ("ftp://example.org/x.h5", True)))
     win.act_open_url.trigger()
@@ -68,7 +61,7 @@ def test_a_typed_text_that_is_not_a_url_is_refused(qtbot, monkeypatch):
 
 
 def test_a_dropped_http_url_opens_and_verifies(qtbot, server):
-    win = _window(qtbot)
+    win = open_window(qtbot)
     mime = QMimeData()
     mime.setUrls([QUrl(server.url("a.aucx"))])
     ev = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime,
@@ -81,7 +74,7 @@ def test_a_dropped_http_url_opens_and_verifies(qtbot, server):
 
 
 def test_a_dead_url_shows_its_finding(qtbot, server):
-    win = _window(qtbot)
+    win = open_window(qtbot)
     win.open_url_text(server.url("missing.h5"))
     _wait_ready(qtbot, win)
     tab = win.current_tab()
@@ -97,7 +90,7 @@ def test_a_slow_open_can_be_cancelled(qtbot, server):
     data = RECORDING.read_bytes()
     server.add("slow/x.h5", data)
     url = server.url("slow/x.h5")
-    win = _window(qtbot)
+    win = open_window(qtbot)
     # the first block arrives, then every later request hangs until cancelled
     path = RemotePath(url, RemoteOptions(timeout=1.0))
     path.stat()
@@ -114,6 +107,7 @@ def test_a_slow_open_can_be_cancelled(qtbot, server):
     assert "internal.reader-failed" not in codes and not tab.doc.ok
 
 
+@pytest.mark.slow
 def test_inspector_url_on_the_command_line_opens_it(server, tmp_path):
     """``inspector URL::/node --screenshot OUT`` in a fresh interpreter (it quits its
     QApplication): the window opens the URL and saves the picture."""

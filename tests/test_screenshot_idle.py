@@ -11,6 +11,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 from PySide6.QtWidgets import QWidget
 
 from inspector import app as app_mod
@@ -67,6 +68,7 @@ def _run_gui_child(code: str) -> tuple[dict, str]:
     return json.loads(ours[-1]), proc.stderr
 
 
+@pytest.mark.slow
 def test_screenshot_warns_when_the_window_stays_busy(tmp_path):
     out = tmp_path / "busy.png"
     got, err = _run_gui_child(f"""
@@ -83,6 +85,7 @@ def test_screenshot_warns_when_the_window_stays_busy(tmp_path):
     assert "warning: the window was still busy after 0.3 s" in err and str(out) in err
 
 
+@pytest.mark.slow
 def test_screenshot_waits_for_the_exact_plot(tmp_path):
     """Envelopes are made slow; the window is saved once the plot shows them, not before."""
     out = tmp_path / "rec.png"

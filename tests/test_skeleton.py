@@ -17,6 +17,7 @@ from tests.conftest import FIXTURES
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 def test_formats_layer_imports_no_qt():
     code = (
         "import sys, pkgutil, importlib, inspector.formats as f\n"

@@ -5,6 +5,7 @@ Each check runs in a fresh interpreter, where nothing is imported yet.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -66,6 +67,7 @@ def test_values_are_shown_without_importing_numpy_or_pandas():
     assert got == [["1", '"1"', "1.5", "None", "int", True], False, False]
 
 
+@pytest.mark.slow
 def test_opening_imports_on_the_job_and_the_plots_on_the_import_thread():
     """The recording's readers are imported by the open job, pyqtgraph (and pandas, for
     the trial table's DataFrame) by the preload thread: never by the GUI thread (an
@@ -136,9 +138,11 @@ def test_a_failed_import_is_reported(qtbot, tmp_path, monkeypatch):
     assert errors == ["ValueError: broken on purpose"]
 
 
-def _pandas_closure() -> set[str]:
-    """The modules that importing pandas adds once every reader module is imported."""
-    return set(_run("""
+@functools.cache
+def _pandas_closure() -> frozenset[str]:
+    """The modules that importing pandas adds once every reader module is imported (one
+    fresh interpreter per test process)."""
+    return frozenset(_run("""
         import importlib, json, sys
         from inspector.formats.registry import reader_modules
         for name in reader_modules():
@@ -150,6 +154,7 @@ def _pandas_closure() -> set[str]:
 
 
 @pytest.mark.parametrize("name", ["continuous_small_chunks.h5", "continuous_dense_f32_intids.h5"])
+@pytest.mark.slow
 def test_a_warmed_up_window_imports_nothing_while_it_opens_a_recording(name):
     # the warm-up imported every reader and view (the trial views and the data
     # views included): opening a file then imports nothing, on no thread, but
@@ -197,6 +202,7 @@ def test_a_warmed_up_window_imports_nothing_while_it_opens_a_recording(name):
     assert set(got[2]) <= _pandas_closure()
 
 
+@pytest.mark.slow
 def test_the_window_warms_up_only_once_it_has_been_idle_a_while():
     """Warm-up imports hold the interpreter lock in long steps: they wait until every tab
     is ready and every view drawn, for several looks in a row (MainWindow.warm_up)."""

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 from PySide6.QtCore import Qt
 
 from inspector.formats.table import Table
@@ -53,6 +54,7 @@ def test_columns_made_ahead_are_the_columns_the_model_makes(qapp):
         == [lazy.source_row(r) for r in range(len(df))]
 
 
+@pytest.mark.slow
 def test_the_window_makes_table_columns_on_a_job(qtbot, monkeypatch):
     from inspector.ui.main_window import MainWindow
 

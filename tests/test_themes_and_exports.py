@@ -14,7 +14,6 @@ from PySide6.QtGui import QColor, QGuiApplication, QImage, QPalette
 from PySide6.QtWidgets import QApplication
 
 from inspector import cli
-from inspector.jobs import JobRunner
 from inspector.models.style import is_dark
 from inspector.ui import plot_export
 from inspector.ui.plots import AucView, PlotPanel
@@ -25,14 +24,6 @@ ROOT = Path(__file__).resolve().parents[1]
 DEMO = FIXTURES / "aucx" / "src_demo_experiment.aucx"
 FLIP = FIXTURES / "aucx" / "multi_signal_flip_unlisted_member_bad_line.aucx"
 REC = FIXTURES / "vneurotk" / "v1" / "continuous_dense_f32_intids.h5"
-
-
-@pytest.fixture()
-def jobs(qtbot):
-    runner = JobRunner()
-    yield runner
-    runner.cancel_all()
-    runner.wait(5000)
 
 
 @pytest.fixture()
@@ -90,6 +81,7 @@ def test_an_unknown_theme_is_a_usage_error(capsys):
 
 
 # -- themes -----------------------------------------------------------------------------
+@pytest.mark.slow
 def test_dark_and_light_themes_switch_the_palette_and_the_plots(qtbot, jobs, system_theme_after):
     panel, doc = _auc_panel(qtbot, jobs, FLIP)
     view = panel.view
@@ -148,6 +140,7 @@ def _run(args: list[str], config_home: Path) -> subprocess.CompletedProcess:
                           text=True, env=env, cwd=ROOT, timeout=180)
 
 
+@pytest.mark.slow
 def test_screenshot_with_qt_options_dark_and_not_remembered(tmp_path):
     config = tmp_path / "config"
     shot = tmp_path / "dark.png"
@@ -180,6 +173,7 @@ def test_one_export_menu_without_pyqtgraphs_export_dialog(qtbot, jobs):
     doc.close()
 
 
+@pytest.mark.slow
 def test_png_is_twice_the_screen_size_by_default(qtbot, jobs, tmp_path):
     panel, doc = _auc_panel(qtbot, jobs)
     view = panel.view
@@ -192,6 +186,7 @@ def test_png_is_twice_the_screen_size_by_default(qtbot, jobs, tmp_path):
     doc.close()
 
 
+@pytest.mark.slow
 def test_menu_entries_ask_then_write(qtbot, jobs, tmp_path):
     panel, doc = _auc_panel(qtbot, jobs)
     view = panel.view

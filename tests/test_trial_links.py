@@ -15,7 +15,7 @@ from inspector.formats.analysis.trial_average import STIMULUS, trial_average
 from inspector.models.selection import TrialSelection
 from inspector.ui.main_window import MainWindow
 from inspector.ui.trials import StimulusViewer
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, open_window
 
 V1 = FIXTURES / "vneurotk" / "v1"
 CONTINUOUS = V1 / "continuous_dense_f32_intids.h5"
@@ -23,12 +23,7 @@ EPOCHS = V1 / "epochs_dense_f64_strids.h5"
 
 
 def _open(qtbot, path):
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.resize(1280, 800)
-    win.show()
-    win.open_paths([str(path)])
-    qtbot.waitUntil(lambda: win.document_tabs() and win.all_tabs_ready(), timeout=20000)
+    win = open_window(qtbot, path, size=(1280, 800), show=True)
     tab = win.current_tab()
     _show_trials(tab)
     qtbot.waitUntil(lambda: tab.trials_panel is not None and settled(tab.trials_panel),
@@ -42,6 +37,7 @@ def _show_trials(tab):
     tab.views.setCurrentIndex(titles.index("Trials"))
 
 
+@pytest.mark.slow
 def test_trial_views_are_built_when_their_tab_is_first_shown(qtbot):
     win = MainWindow()
     qtbot.addWidget(win)
@@ -150,6 +146,7 @@ def test_stimulus_selects_its_trials(qtbot):
     assert sel.is_empty() and _table_selection(table) == []
 
 
+@pytest.mark.slow
 def test_trial_image_click_selects_the_table_row(qtbot):
     win, tab = _open(qtbot, EPOCHS)
     img, table, sel = tab.trials_panel.image, tab.tables["trial_meta"], tab.selection
@@ -164,6 +161,7 @@ def test_trial_image_click_selects_the_table_row(qtbot):
     assert tab.status_text.endswith("1 of 10 trials selected")
 
 
+@pytest.mark.slow
 def test_double_click_opens_the_stimulus_viewer(qtbot):
     win, tab = _open(qtbot, CONTINUOUS)
     stimuli = tab.stimuli

@@ -26,7 +26,6 @@ from inspector.formats.analysis.trial_average import (
     trial_matrix,
     trial_order,
 )
-from inspector.jobs import JobRunner
 from inspector.models.selection import TrialSelection
 from inspector.ui.trials import TrialsPanel
 from inspector.ui.trials import condition_plot as cp_mod
@@ -37,14 +36,6 @@ V1 = FIXTURES / "vneurotk" / "v1"
 EPOCHS = V1 / "epochs_dense_f64_strids.h5"
 CONTINUOUS = V1 / "continuous_dense_f32_intids.h5"
 COO = V1 / "epochs_coo_sparse_f32.h5"
-
-
-@pytest.fixture()
-def jobs(qtbot):
-    runner = JobRunner()
-    yield runner
-    runner.cancel_all()
-    runner.wait(5000)
 
 
 def settled(panel: TrialsPanel) -> bool:
@@ -252,6 +243,7 @@ def test_progress_and_cancel(qtbot, jobs, monkeypatch):
     assert seen[-1] == 24 and 4 in seen  # progress per block of 4 trials
 
 
+@pytest.mark.slow
 def test_bad_request_is_said_on_the_plot(qtbot, jobs):
     panel, doc, _ = make_panel(qtbot, jobs, EPOCHS, by="cond", channels=[0])
     failures = []

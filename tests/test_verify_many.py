@@ -178,6 +178,7 @@ def test_a_file_named_twice_is_verified_once(tmp_path, capsys):
     assert _summary(err)["skipped"] == 2
 
 
+@pytest.mark.slow
 def test_glob_patterns(tmp_path, capsys):
     docs = _tree(tmp_path)
     # a pattern names files as the shell would: every match, recognised or not
@@ -217,6 +218,7 @@ def test_a_pattern_or_folder_naming_nothing_is_reported(tmp_path, capsys):
     assert _summary(err)["unreadable"] == 2
 
 
+@pytest.mark.slow
 def test_from_list_with_comments_and_stdin(tmp_path, capsys, monkeypatch):
     _tree(tmp_path)
     listing = tmp_path / "list.txt"
@@ -270,6 +272,7 @@ def _big_archive(path: Path) -> Path:
     return write_aucx(exp, path, exported_at="2026-06-01T12:00:00Z")
 
 
+@pytest.mark.slow
 def test_input_order_is_kept_with_two_jobs_and_lines_equal_single_file_verify(
         tmp_path, capsys):
     big = _big_archive(tmp_path / "big.aucx")
@@ -301,6 +304,7 @@ def test_text_reports_in_order_with_summary_line(tmp_path, capsys):
         "inspector verify: 3 files: 1 ok, 1 not ok, 1 unreadable, 0 skipped (")
 
 
+@pytest.mark.slow
 def test_exit_codes_and_integrity_only(tmp_path, capsys):
     # a recording and an archive whose experiment breaks a structure rule (integrity ok)
     from inspector.formats.aucx import read_experiment, write_aucx
@@ -333,6 +337,7 @@ def misbehave(name: str, options: VerifyOptions) -> Outcome:
     return verify_entry(name, options)
 
 
+@pytest.mark.slow
 def test_a_crashing_or_hanging_worker_fails_only_its_file(tmp_path):
     names = ["a.aucx", "crash.aucx", "b.aucx", "hang.aucx", "hog.aucx", "c.aucx"]
     for name in names:
@@ -357,6 +362,7 @@ def which_process(name: str, options: VerifyOptions) -> Outcome:
     return Outcome(name, Status.OK, str(os.getpid()))
 
 
+@pytest.mark.slow
 def test_a_worker_is_replaced_after_its_share_of_files(monkeypatch):
     monkeypatch.setattr("inspector.batch.local.RECYCLE_AFTER", 2)
     options = VerifyOptions(render_document, as_json=True)
@@ -383,6 +389,7 @@ def test_status_of_documents():
 
 # -- Dask ---------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_dask_cluster_gives_the_same_lines(tmp_path, capsys):
     distributed = pytest.importorskip("distributed")
     files = [str(GOOD), str(AUCX / "bad_truncated.aucx"), str(RECORDING), str(tmp_path / "no.h5")]

@@ -18,19 +18,9 @@ from inspector.formats.table import Table
 from inspector.jobs import JobRunner
 from inspector.models.roles import StatusRole
 from inspector.ui.document_tab import DocumentTab
-from inspector.ui.main_window import MainWindow
-from tests.conftest import FIXTURES, load_expected
+from tests.conftest import FIXTURES, load_expected, open_window
 
 EXPECTED = {e["file"]: e for e in load_expected("aucx")}
-
-
-def _open(qtbot, *paths):
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.resize(1024, 640)
-    win.open_paths([str(p) for p in paths])
-    qtbot.waitUntil(lambda: win.document_tabs() and win.all_tabs_ready(), timeout=20000)
-    return win
 
 
 def _statuses(panel):
@@ -123,7 +113,7 @@ def test_cancel_verification(qtbot):
 # -- corpus archives ---------------------------------------------------------------------
 def test_valid_archive_all_members_verified(qtbot):
     exp = EXPECTED["src_demo_experiment.aucx"]
-    win = _open(qtbot, FIXTURES / "aucx/src_demo_experiment.aucx")
+    win = open_window(qtbot, FIXTURES / "aucx/src_demo_experiment.aucx")
     tab = win.current_tab()
     assert [tab.views.tabText(i) for i in range(tab.views.count())] == [
         "Header", "Scans", "Provenance", "Summary", "Checksums"]
@@ -145,7 +135,7 @@ def test_valid_archive_all_members_verified(qtbot):
 
 def test_byte_flip_archive_mismatch_on_signal(qtbot):
     exp = EXPECTED["bad_signal_byte_flip.aucx"]
-    win = _open(qtbot, FIXTURES / "aucx/bad_signal_byte_flip.aucx")
+    win = open_window(qtbot, FIXTURES / "aucx/bad_signal_byte_flip.aucx")
     tab = win.current_tab()
     panel = tab.checksums
     st = _statuses(panel)
@@ -176,7 +166,7 @@ def test_byte_flip_archive_mismatch_on_signal(qtbot):
 
 
 def test_multi_problem_archive_verdict_names_each_failure(qtbot):
-    win = _open(qtbot, FIXTURES / "aucx/multi_signal_flip_unlisted_member_bad_line.aucx")
+    win = open_window(qtbot, FIXTURES / "aucx/multi_signal_flip_unlisted_member_bad_line.aucx")
     panel = win.current_tab().checksums
     st = _statuses(panel)
     assert st["arrays/signal.npy"] == "mismatch" and st["extras/unlisted.bin"] == "unlisted"
@@ -187,7 +177,7 @@ def test_multi_problem_archive_verdict_names_each_failure(qtbot):
 
 def test_archive_provenance_keeps_import_and_export_apart(qtbot):
     exp = EXPECTED["src_demo_experiment.aucx"]["info"]["export"]
-    win = _open(qtbot, FIXTURES / "aucx/src_demo_experiment.aucx")
+    win = open_window(qtbot, FIXTURES / "aucx/src_demo_experiment.aucx")
     root = win.current_tab().provenance.model.root
     top = {c.name: c for c in root.children}
     assert {"import", "export"} <= set(top)
@@ -202,7 +192,7 @@ def test_archive_provenance_keeps_import_and_export_apart(qtbot):
 
 
 def test_delimited_source_has_scans_but_no_checksums(qtbot):
-    win = _open(qtbot, FIXTURES / "auc-delimited/demo_experiment")
+    win = open_window(qtbot, FIXTURES / "auc-delimited/demo_experiment")
     tab = win.current_tab()
     titles = [tab.views.tabText(i) for i in range(tab.views.count())]
     assert titles[:2] == ["Header", "Scans"] and "Checksums" not in titles
@@ -236,7 +226,7 @@ def test_experiment_checksum_mismatch_withdraws_scans_as_headless(qtbot, tmp_pat
         headless_auc = doc.auc
     assert headless_status["experiment.json"] == "mismatch"
     assert "scans" not in headless_tables
-    win = _open(qtbot, path)
+    win = open_window(qtbot, path)
     tab = win.current_tab()
     assert tab.verify_state == "done"
     titles = [tab.views.tabText(i) for i in range(tab.views.count())]
@@ -334,7 +324,7 @@ def test_closing_the_tab_cancels_the_running_check_and_releases_the_file(qtbot):
 
 def test_auc_source_has_a_summary_view_equal_to_its_structure(qtbot):
     """The Summary tab shows what ``openauc inspect`` answers (the document's structure)."""
-    win = _open(qtbot, FIXTURES / "auc-delimited/demo_experiment")
+    win = open_window(qtbot, FIXTURES / "auc-delimited/demo_experiment")
     tab = win.current_tab()
     doc = tab.doc
     assert doc.structure is not None and tab.summary is not None

@@ -102,6 +102,7 @@ def test_table_model_cells_and_headers(qapp):
     assert m.headerData(5, Qt.Orientation.Vertical) == "5"
 
 
+@pytest.mark.slow
 def test_table_model_sort_and_filter_100k(qapp):
     n = 100_000
     df = _frame(n)

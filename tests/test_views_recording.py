@@ -11,20 +11,10 @@ from PySide6.QtWidgets import QMessageBox
 
 from inspector.models.roles import MissingRole, NodeRole
 from inspector.models.stimuli_model import STATE_DONE, STATE_FAILED
-from inspector.ui.main_window import MainWindow
-from tests.conftest import FIXTURES, load_expected
+from tests.conftest import FIXTURES, load_expected, open_window
 
 EXPECTED = {e["file"]: e for e in load_expected("vneurotk")}
 REC = "v1/continuous_dense_f32_intids.h5"
-
-
-def _open(qtbot, *args):
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.resize(1024, 640)
-    win.open_paths([str(a) for a in args])
-    qtbot.waitUntil(lambda: win.document_tabs() and win.all_tabs_ready(), timeout=20000)
-    return win
 
 
 def _typed_text(t):
@@ -36,8 +26,9 @@ def _tab_titles(tab):
     return [tab.views.tabText(i) for i in range(tab.views.count())]
 
 
+@pytest.mark.slow
 def test_recording_views_present(qtbot):
-    win = _open(qtbot, FIXTURES / "vneurotk" / REC)
+    win = open_window(qtbot, FIXTURES / "vneurotk" / REC)
     tab = win.current_tab()
     assert _tab_titles(tab) == ["Header", "Trial metadata", "Provenance", "Stimuli (4)", "Trials"]
     assert tab.checksums is None
@@ -47,7 +38,7 @@ def test_recording_views_present(qtbot):
 @pytest.mark.parametrize("name", sorted(k for k, e in EXPECTED.items() if e.get("trial_meta")))
 def test_trial_meta_model_matches_expected(qtbot, name):
     exp = EXPECTED[name]["trial_meta"]
-    win = _open(qtbot, FIXTURES / "vneurotk" / name)
+    win = open_window(qtbot, FIXTURES / "vneurotk" / name)
     m = win.current_tab().tables["trial_meta"].model
     assert m.rowCount() == exp["rows"]
     headers = [m.headerData(c, Qt.Orientation.Horizontal) for c in range(m.columnCount())]
@@ -60,7 +51,7 @@ def test_trial_meta_model_matches_expected(qtbot, name):
 
 
 def test_trial_meta_missing_and_sort(qtbot):
-    win = _open(qtbot, FIXTURES / "vneurotk" / REC)
+    win = open_window(qtbot, FIXTURES / "vneurotk" / REC)
     panel = win.current_tab().tables["trial_meta"]
     m = panel.model
     rt = [m.headerData(c, Qt.Orientation.Horizontal) for c in range(m.columnCount())].index("rt")
@@ -73,9 +64,10 @@ def test_trial_meta_missing_and_sort(qtbot):
     assert m.rowCount() == 3 and panel.count.text() == "3 of 6 rows × 5 columns"
 
 
+@pytest.mark.slow
 def test_provenance_tree_matches_expected(qtbot):
     exp = EXPECTED[REC]
-    win = _open(qtbot, FIXTURES / "vneurotk" / REC)
+    win = open_window(qtbot, FIXTURES / "vneurotk" / REC)
     model = win.current_tab().provenance.model
     root = model.root
     records = [n for n in root.children if n.children]
@@ -92,9 +84,10 @@ def test_provenance_tree_matches_expected(qtbot):
     assert any(n.value == exp["writer_version"] for n in writer)
 
 
+@pytest.mark.slow
 def test_stimuli_thumbnails_and_typed_captions(qtbot):
     exp = EXPECTED[REC]["stimuli"]
-    win = _open(qtbot, FIXTURES / "vneurotk" / REC)
+    win = open_window(qtbot, FIXTURES / "vneurotk" / REC)
     panel = win.current_tab().stimuli
     m = panel.model
     assert sorted(m.index(r).data() for r in range(m.rowCount())) == sorted(
@@ -112,7 +105,7 @@ def test_missing_legacy_stimulus_is_placeholder_and_finding(qtbot, tmp_path, mon
     dialogs = []
     for name in ("warning", "critical", "information"):
         monkeypatch.setattr(QMessageBox, name, lambda *a, **k: dialogs.append(a))
-    win = _open(qtbot, tmp_path / "v0_dense_string_path.h5")
+    win = open_window(qtbot, tmp_path / "v0_dense_string_path.h5")
     tab = win.current_tab()
     m = tab.stimuli.model
     rows = {m.index(r).data(): r for r in range(m.rowCount())}
@@ -136,7 +129,7 @@ def test_missing_legacy_stimulus_is_placeholder_and_finding(qtbot, tmp_path, mon
 
 
 def test_open_at_node_selects_it_and_plots_arrays(qtbot):
-    win = _open(qtbot, f"{FIXTURES / 'vneurotk' / REC}::/neuro_info")
+    win = open_window(qtbot, f"{FIXTURES / 'vneurotk' / REC}::/neuro_info")
     tab = win.current_tab()
     cur = tab.tree_view.currentIndex()
     assert cur.data(NodeRole).location == "/neuro_info"
@@ -148,8 +141,9 @@ def test_open_at_node_selects_it_and_plots_arrays(qtbot):
         assert tab.plot.current == "neuro"
 
 
+@pytest.mark.slow
 def test_filter_box_and_ctrl_f(qtbot):
-    win = _open(qtbot, FIXTURES / "vneurotk" / REC)
+    win = open_window(qtbot, FIXTURES / "vneurotk" / REC)
     win.show()
     win.activateWindow()
     qtbot.waitUntil(win.isActiveWindow, timeout=5000)
@@ -170,8 +164,9 @@ def test_filter_box_and_ctrl_f(qtbot):
     assert raw.proxy.index(0, 1, raw.proxy.index(0, 0)).data() == "250.0"
 
 
+@pytest.mark.slow
 def test_copy_value_name_location(qtbot):
-    win = _open(qtbot, FIXTURES / "vneurotk" / REC)
+    win = open_window(qtbot, FIXTURES / "vneurotk" / REC)
     tab = win.current_tab()
     raw = tab.header_panel.raw
     assert raw.select_location("/neuro_info@device") or raw.select_node(
@@ -187,12 +182,13 @@ def test_copy_value_name_location(qtbot):
     assert QGuiApplication.clipboard().text().startswith("/neuro_info")
 
 
+@pytest.mark.slow
 def test_provenance_unknown_marked_and_filter(qtbot):
     name = "v1/epochs_dense_f64_strids.h5"
     rec = EXPECTED[name]["vision_records"][0]
     unknown = sorted(k for k, v in rec["provenance"].items() if v in ("unknown", None))
     assert "model_revision" in unknown
-    win = _open(qtbot, FIXTURES / "vneurotk" / name)
+    win = open_window(qtbot, FIXTURES / "vneurotk" / name)
     prov = win.current_tab().provenance
     model = prov.model
     first = next(n for n in model.root.children if n.children)
@@ -210,7 +206,7 @@ def test_provenance_unknown_marked_and_filter(qtbot):
 
 
 def test_finding_on_trial_meta_column_selects_the_column(qtbot):
-    win = _open(qtbot, FIXTURES / "vneurotk/v1/writer_str_column_missing.h5")
+    win = open_window(qtbot, FIXTURES / "vneurotk/v1/writer_str_column_missing.h5")
     tab = win.current_tab()
     fm = win.findings.model
     f, owner = next(fm.finding(r)[1:] for r in range(fm.rowCount())

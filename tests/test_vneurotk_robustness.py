@@ -277,6 +277,7 @@ def test_schema1_trial_structure_checked(tmp_path):
         assert [f.code for f in errs] == ["trials.onsets"] and errs[0].location == "/vision_onsets"
 
 
+@pytest.mark.slow
 def test_damaged_bytes_never_raise(tmp_path):
     import random
     from pathlib import Path

@@ -17,20 +17,11 @@ from inspector.formats.registry import reader_for
 from inspector.models.findings_model import FILE_COLUMN, severity_counts_text
 from inspector.ui.findings_dock import FindingsDock
 from inspector.ui.main_window import MainWindow, file_filter
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, open_window
 
 FLIP = FIXTURES / "aucx/bad_signal_byte_flip.aucx"
 TRUNCATED = FIXTURES / "vneurotk/edited/truncated_half.h5"
 REC = FIXTURES / "vneurotk/v1/continuous_dense_f32_intids.h5"
-
-
-def _open(qtbot, *paths):
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.resize(1024, 640)
-    win.open_paths([str(p) for p in paths])
-    qtbot.waitUntil(lambda: win.document_tabs() and win.all_tabs_ready(), timeout=20000)
-    return win
 
 
 def _rows(win):
@@ -72,7 +63,7 @@ def test_dock_title_counts_what_it_lists(qtbot):
 def test_dock_follows_the_current_tab_with_an_all_files_toggle(qtbot, tmp_path):
     junk = tmp_path / "junk.bin"
     junk.write_bytes(b"\x00" * 10)
-    win = _open(qtbot, FLIP, junk)
+    win = open_window(qtbot, FLIP, junk)
     flip_tab, junk_tab = win.document_tabs()
     assert win.current_tab() is flip_tab
     flip_codes, _ = _headless(FLIP)
@@ -94,7 +85,7 @@ def test_dock_follows_the_current_tab_with_an_all_files_toggle(qtbot, tmp_path):
 @pytest.mark.parametrize("path", [FLIP, FIXTURES / "vneurotk/edited/hdr_version_2.h5",
                                   FIXTURES / "auc-delimited/malformed_duplicate"])
 def test_messages_never_repeat_the_file_name(qtbot, path):
-    win = _open(qtbot, path)
+    win = open_window(qtbot, path)
     rows = _rows(win)
     assert rows
     for _, f, _ in rows:
@@ -104,7 +95,7 @@ def test_messages_never_repeat_the_file_name(qtbot, path):
 
 
 def test_selecting_a_finding_shows_its_full_text_and_rule(qtbot):
-    win = _open(qtbot, FLIP)
+    win = open_window(qtbot, FLIP)
     dock = win.findings
     m = dock.model
     row = next(r for r in range(m.rowCount()) if m.finding(r)[1].code == "checksums.mismatch")
@@ -123,7 +114,7 @@ def test_selecting_a_finding_shows_its_full_text_and_rule(qtbot):
 def test_status_bar_follows_the_current_tab_and_clears(qtbot, tmp_path):
     junk = tmp_path / "junk.bin"
     junk.write_bytes(b"\x00" * 10)
-    win = _open(qtbot, REC, junk)
+    win = open_window(qtbot, REC, junk)
     rec_tab, junk_tab = win.document_tabs()
     bar = win.statusBar()
     assert bar.currentMessage() == rec_tab.status_text
@@ -140,7 +131,7 @@ def test_status_bar_follows_the_current_tab_and_clears(qtbot, tmp_path):
 
 
 def test_truncated_recording_shows_what_failed_where_and_what_to_try(qtbot):
-    win = _open(qtbot, TRUNCATED)
+    win = open_window(qtbot, TRUNCATED)
     tab = win.current_tab()
     assert tab.has_views and tab.failure is not None
     assert tab.views.currentWidget() is tab.failure
@@ -163,7 +154,7 @@ def test_reader_failure_page_names_the_bug_and_keeps_the_traceback(qtbot, monkey
         raise RuntimeError("boom in the reader")
 
     monkeypatch.setattr(reader, "open", broken)
-    win = _open(qtbot, REC)
+    win = open_window(qtbot, REC)
     tab = win.current_tab()
     assert tab.failure is not None
     page = tab.failure.text
@@ -190,8 +181,9 @@ def test_open_job_failure_is_a_page_too(qtbot):
     assert isinstance(t.doc, Document) and not t.doc.ok
 
 
+@pytest.mark.slow
 def test_good_files_show_no_failure_page(qtbot):
-    win = _open(qtbot, REC, FLIP)
+    win = open_window(qtbot, REC, FLIP)
     assert all(t.failure is None for t in win.document_tabs())
 
 

@@ -12,13 +12,13 @@ from PySide6.QtCore import QPoint, Qt
 from inspector.formats import open_document
 from inspector.models.open_failure import open_failure
 from inspector.ui.columns import MIN_WIDTH, TREE_FLOORS, TYPE_CAP, natural_widths, tree_widths
-from inspector.ui.main_window import MainWindow
 from inspector.ui.theme import apply_theme
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, open_window
 
 REC = FIXTURES / "vneurotk/v1/continuous_dense_f32_intids.h5"
 ARCHIVE = FIXTURES / "aucx/syn_moving_boundary_s42_20x300.aucx"
 NINE = FIXTURES / "aucx/syn_sparse_metadata_s9_7x80.aucx"  # 9 findings: more than open
+# three errors, and the warning that the structure was not checked (the archive failed)
 THREE = FIXTURES / "aucx/multi_signal_flip_unlisted_member_bad_line.aucx"
 TRUNCATED = FIXTURES / "vneurotk/edited/truncated_half.h5"
 WRONG_MAGIC = FIXTURES / "vneurotk/edited/hdr_wrong_magic.h5"
@@ -34,10 +34,8 @@ def theme(request):
 
 
 def _window(qtbot, *paths, size=SMALL):
-    win = MainWindow()
-    qtbot.addWidget(win)
+    win = open_window(qtbot, size=size)
     win.keep_geometry = False
-    win.resize(*size)
     win.show()
     qtbot.waitExposed(win)
     win.open_paths([str(p) for p in paths], remember=False)

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QAction, QCursor, QKeySequence
+from PySide6.QtGui import QAction, QCursor, QKeySequence, QPen
 from PySide6.QtWidgets import QToolTip, QWidget
 
 #: Modifier that turns the wheel from time zoom into amplitude zoom.
@@ -81,19 +81,43 @@ def add_reset_action(vb: pg.ViewBox, reset: Callable[[], None], widget: QWidget 
     return action
 
 
+class LineKey:
+    """What a legend entry draws for a line that is not a plot item of its own: the pen
+    (``opts["pen"]``), as pyqtgraph's ``ItemSample`` reads it from a ``PlotDataItem``.
+
+    A plain object, not a graphics item: a ``PlotDataItem`` made only for its legend entry
+    was never in a scene, and graphics items Python owned outside any scene were still
+    alive when the application was shut down, where PySide deleted them in no particular
+    order with their child items (the exit crash in ``QGraphicsWidget::~QGraphicsWidget``
+    under ``destroyQCoreApplication``).  A click on the entry shows or hides nothing here.
+    """
+
+    def __init__(self, pen: QPen) -> None:
+        self.opts: dict[str, object] = {"pen": pen}
+
+    def isVisible(self) -> bool:  # noqa: N802 - pyqtgraph's ItemSample calls it
+        return True
+
+    def setVisible(self, visible: bool) -> None:  # noqa: N802 - as above
+        pass
+
+
+def add_line_key(legend: pg.LegendItem, pen: QPen, label: str) -> LineKey:
+    """Add an entry drawn as a line in ``pen`` to ``legend``; the :class:`LineKey`."""
+    key = LineKey(pen)
+    legend.addItem(key, label)
+    return key
+
+
 def add_marker_legend(legend: pg.LegendItem,
-                      styles: Mapping[str, tuple[str, Qt.PenStyle, str]]) -> list[pg.PlotDataItem]:
+                      styles: Mapping[str, tuple[str, Qt.PenStyle, str]]) -> list[LineKey]:
     """Add one entry per marker kind to ``legend``: ``{name: (color, style, label)}``.
 
-    The samples are items that are never added to a plot (nothing is drawn
-    or auto-ranged); the returned list keeps them alive.
+    The entries are :class:`LineKey` objects, never items of the plot (nothing is drawn
+    or auto-ranged).
     """
-    samples = []
-    for color, style, label in styles.values():
-        sample = pg.PlotDataItem(pen=pg.mkPen(color, width=1.5, style=style))
-        legend.addItem(sample, label)
-        samples.append(sample)
-    return samples
+    return [add_line_key(legend, pg.mkPen(color, width=1.5, style=style), label)
+            for color, style, label in styles.values()]
 
 
 def nearest_marker(markers: Mapping[str, np.ndarray], x: float,

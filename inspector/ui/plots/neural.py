@@ -65,6 +65,7 @@ from inspector.ui.plots.base import PlotView, ReadFailed
 from inspector.ui.plots.grid_axis import GridAxis
 from inspector.ui.plots.navigation import (
     AMPLITUDE_MODIFIER,
+    LineKey,
     MarkerTips,
     add_marker_legend,
     add_reset_action,
@@ -348,7 +349,7 @@ class NeuralView(PlotView):
         self.legend = legend_below(self.plot_item, self.palette().color(QPalette.ColorRole.Text))
         self._legend_key: tuple[Any, ...] | None = None  # what the legend shows now
         show_legend_row(self.plot_item, self.legend, False)
-        self._marker_samples: list[pg.PlotDataItem] = []
+        self._marker_samples: list[LineKey] = []
         self.marker_tips = MarkerTips(self.plot_widget, self._drawn_markers, self._marker_text)
         self._setup()
 

@@ -45,7 +45,7 @@ from inspector.formats.analysis.trial_average import Condition, TrialAxis, poole
 from inspector.formats.document import Document
 from inspector.jobs import JobContext, JobRunner
 from inspector.ui.plots.base import PlotView
-from inspector.ui.plots.navigation import add_reset_action, install_time_wheel
+from inspector.ui.plots.navigation import add_line_key, add_reset_action, install_time_wheel
 from inspector.ui.trials.common import (
     CHANNEL_STYLES,
     AverageRequest,
@@ -624,9 +624,8 @@ class ConditionPlot(PlotView):
         if len(chans) > 1:
             text = self.palette().color(QPalette.ColorRole.Text)
             for ci, ch in enumerate(chans):
-                sample = pg.PlotDataItem(pen=pg.mkPen(text, width=2,
-                                                      style=CHANNEL_STYLES[ci % 5]))
-                legend.addItem(sample, channel_label(self.axis, ch))
+                add_line_key(legend, pg.mkPen(text, width=2, style=CHANNEL_STYLES[ci % 5]),
+                             channel_label(self.axis, ch))
 
     def _add_curve(self, x: np.ndarray, mean: np.ndarray, sem: np.ndarray,
                    band_outline: QPainterPath, color: QColor, style: Qt.PenStyle,

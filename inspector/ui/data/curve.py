@@ -65,6 +65,7 @@ class CurveView(PlotView):
     """
 
     x_label = "index"
+    offers_log_y = True
 
     def __init__(self, node: NodeData, state: SliceState, spec: ColumnSpec, part: str,
                  jobs: JobRunner, parent: QWidget | None = None) -> None:

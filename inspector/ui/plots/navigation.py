@@ -26,6 +26,8 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QCursor, QKeySequence
 from PySide6.QtWidgets import QToolTip, QWidget
 
+from inspector.ui.plots.plot_menu import VIEW_ALL
+
 #: Modifier that turns the wheel from time zoom into amplitude zoom.
 AMPLITUDE_MODIFIER = Qt.KeyboardModifier.ControlModifier
 #: A marker is "under the mouse" within this many pixels.
@@ -62,7 +64,8 @@ def install_time_wheel(vb: pg.ViewBox,
 
 def add_reset_action(vb: pg.ViewBox, reset: Callable[[], None], widget: QWidget | None = None,
                      text: str = "Reset view") -> QAction:
-    """Put ``text`` first in ``vb``'s context menu; it calls ``reset``.
+    """Put ``text`` first in ``vb``'s context menu, in place of its "View all"; it calls
+    ``reset`` (a menu has one entry that shows everything).
 
     With ``widget``, ``Ctrl+0`` triggers it while ``widget`` (or a child) has focus.
     """
@@ -72,6 +75,10 @@ def add_reset_action(vb: pg.ViewBox, reset: Callable[[], None], widget: QWidget 
     action.triggered.connect(lambda _checked=False: reset())
     first = menu.actions()[0] if menu.actions() else None
     menu.insertAction(first, action)
+    for old in menu.actions():
+        if old.objectName() == VIEW_ALL:
+            menu.removeAction(old)
+    action.setObjectName(VIEW_ALL)
     if widget is not None:
         shortcut = QAction(text, widget)
         shortcut.setShortcut(QKeySequence("Ctrl+0"))

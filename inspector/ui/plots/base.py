@@ -24,6 +24,7 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from inspector.ui import plot_export
+from inspector.ui.message_label import MessageLabel, wrap_freely
 from inspector.ui.plots.grid_axis import GridAxis
 from inspector.ui.plots.plot_menu import install_plot_menu
 from inspector.ui.plots.theming import follow_palette
@@ -136,12 +137,11 @@ class PlotView(QWidget):
             self.plot_item.getAxis(ax).setTextPen(pg.mkPen(text))
         self._placeholder = QLabel()
         self._placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self._placeholder.setWordWrap(True)
+        wrap_freely(self._placeholder)
         self._stack = QStackedWidget()
         self._stack.addWidget(self.plot_widget)
         self._stack.addWidget(self._placeholder)
-        self.status = QLabel()
-        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.status = MessageLabel()
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         self.controls = QVBoxLayout()

@@ -43,6 +43,7 @@ from inspector.formats.analysis import PRESTIMULUS, RECORDED, STIMULUS, TrialAxi
 from inspector.formats.document import Document
 from inspector.jobs import JobRunner
 from inspector.models.selection import TrialSelection
+from inspector.ui.message_label import wrap_freely
 from inspector.ui.plots.base import plot_widget_in_steps
 from inspector.ui.trials.common import AverageRequest, FlowLayout, channel_label, group
 from inspector.ui.trials.condition_plot import MAX_SHOWN, ConditionPlot
@@ -168,7 +169,7 @@ class TrialsPanel(QWidget):
         except ValueError as exc:
             self.message = f"No trial views: {exc}"
             label = QLabel(self.message)
-            label.setWordWrap(True)
+            wrap_freely(label)
             label.setAlignment(Qt.AlignmentFlag.AlignCenter)
             lay.addWidget(label)
             return

@@ -68,6 +68,7 @@ from inspector.ui.plots.navigation import (
     legend_below,
     show_legend_row,
 )
+from inspector.ui.plots.time_axis import no_si_prefix, use_time_axis
 
 #: Most channels (and trials) offered in the selection lists.
 MAX_LISTED = 4096
@@ -326,8 +327,12 @@ class NeuralView(PlotView):
         self._build_controls()
         vb = self.plot_item.vb
         what = "time" if self.sfreq else "sample"
-        self.plot_item.setLabel("bottom", f"{what} from stimulus onset" if self.origin else what,
-                                units=self.x_label)
+        label = f"{what} from stimulus onset" if self.origin else what
+        if self.sfreq:  # seconds or h:mm:ss, never an SI prefix ("time (ks)")
+            use_time_axis(self.plot_item, label)
+        else:
+            self.plot_item.setLabel("bottom", label, units=self.x_label)
+            no_si_prefix(self.plot_item.getAxis("bottom"))
         self.plot_item.setLabel("left", self.y_label)
         # grid lines at the labelled and the first minor ticks only: finer ones crowd
         # the traces and look like markers

@@ -69,6 +69,7 @@ from inspector.ui.plots.navigation import (
     show_legend_row,
 )
 from inspector.ui.plots.time_axis import no_si_prefix, use_time_axis
+from inspector.ui.read_progress import ReadProgress
 
 #: Most channels (and trials) offered in the selection lists.
 MAX_LISTED = 4096
@@ -144,7 +145,9 @@ def _envelope_job(ref: ArrayRef, lines: list[tuple[str, list[tuple]]],
     """The job function of one request: every line's envelopes over ``span = (start, stop, bins)``.
 
     Each preview of a single line, and each finished line once the job has
-    run :data:`PROGRESS_AFTER_S`, is sent as progress ``(gen, key, envelopes)``.
+    run :data:`PROGRESS_AFTER_S`, is sent as progress ``(gen, key, envelopes)``;
+    each envelope read sends the fraction done (``done``, ``total`` envelopes) with
+    ``(gen, key, None)``.
     Returns ``(gen, {key: envelopes}, span, complete)``; ``complete`` is False
     when ``stop`` was set (a newer view is pending) and the job had run
     :data:`SUPERSEDE_AFTER_S`: the lines finished by then are returned.  A read
@@ -162,12 +165,15 @@ def _envelope_job(ref: ArrayRef, lines: list[tuple[str, list[tuple]]],
                                      and time.monotonic() - began >= SUPERSEDE_AFTER_S)
 
         out: dict[str, list[Envelope]] = {}
+        total = sum(len(indices) for _key, indices in lines)
+        done = 0
         for key, indices in lines:
             envs = []
             for idx in indices:
-                def preview(env: Envelope, key: str = key, n: int = len(indices)) -> None:
+                def preview(env: Envelope, key: str = key, n: int = len(indices),
+                            done: int = done) -> None:
                     if n == 1:
-                        ctx.progress(0, 1, (gen, key, [env]))
+                        ctx.progress(done, total, (gen, key, [env]))
                 try:
                     envs.append(envelope_with_preview(ref, idx, start, end, bins, preview,
                                                       cancelled))
@@ -177,9 +183,11 @@ def _envelope_job(ref: ArrayRef, lines: list[tuple[str, list[tuple]]],
                 except OSError as exc:
                     return ReadFailed.of(ref, exc)
                 ctx.check()
+                done += 1
+                ctx.progress(done, total, (gen, key, None))  # the fraction done
             out[key] = envs
             if time.monotonic() - began >= PROGRESS_AFTER_S:
-                ctx.progress(0, 1, (gen, key, envs))
+                ctx.progress(done, total, (gen, key, envs))
             if cancelled():
                 return gen, out, span, False
         return gen, out, span, True
@@ -325,6 +333,9 @@ class NeuralView(PlotView):
         self._build.timeout.connect(self.rebuild)
         self._use_line_axis()
         self._build_controls()
+        self.read_progress = ReadProgress(self.plot_widget, "channel reads",
+                                          "Stop reading: the plot keeps what is drawn")
+        self.read_progress.cancel_requested.connect(self.cancel_read)
         vb = self.plot_item.vb
         what = "time" if self.sfreq else "sample"
         label = f"{what} from stimulus onset" if self.origin else what
@@ -746,8 +757,24 @@ class NeuralView(PlotView):
         self._pending = False
         self.submitted += 1
         self.status.setText("reading…")
+        self.read_progress.start(sum(len(ln.indices) for ln in self.lines))
         self.jobs.submit(work, on_done=self._done, on_error=self._failed,
                          on_progress=self._progress, key=self.job_keys()[0])
+
+    def cancel_read(self) -> None:
+        """Stop the read in flight (Cancel): what is drawn stays; panning, zooming or
+        Reset view reads again."""
+        if not self._in_flight:
+            return
+        self.jobs.cancel(self.job_keys()[0])
+        self.read_progress.finish()
+        self._in_flight = False
+        self._pending = False
+        self._stop = None
+        self._drawn = None
+        self._kick.stop()
+        self.status.setText("reading cancelled: the plot shows what was read; pan, zoom or "
+                            "Reset view to read again")
 
     def job_keys(self) -> tuple[str, ...]:
         """The key of this view's envelope reads (see :meth:`PlotView.job_keys`)."""
@@ -756,9 +783,12 @@ class NeuralView(PlotView):
     def _progress(self, done: int, total: int, payload: Any) -> None:
         gen, key, envs = payload
         if gen == self.generation:
-            self._apply(key, envs)
+            if envs is not None:
+                self._apply(key, envs)
+            self.read_progress.update_progress(done, total)
 
     def _done(self, result: Any) -> None:
+        self.read_progress.finish()
         if isinstance(result, ReadFailed):
             self._failed(result.message, "")
             self.report(result)
@@ -786,6 +816,7 @@ class NeuralView(PlotView):
             self._request_view()
 
     def _failed(self, message: str, tb: str) -> None:
+        self.read_progress.finish()
         self._in_flight = False
         self._stop = None
         self._drawn = None

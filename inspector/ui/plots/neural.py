@@ -56,6 +56,7 @@ from PySide6.QtWidgets import (
 
 from inspector.formats.arrays import ArrayRef, Envelope, EnvelopeCancelled, envelope_with_preview
 from inspector.jobs import JobContext, JobRunner
+from inspector.ui.flow_layout import FlowLayout, group
 from inspector.ui.plots.base import PlotView, ReadFailed
 from inspector.ui.plots.grid_axis import GridAxis
 from inspector.ui.plots.navigation import (
@@ -400,7 +401,7 @@ class NeuralView(PlotView):
             f"Channels: {shown} of {self.n_channels} shown{self._channel_more}")
 
     def _build_controls(self) -> None:
-        row = QHBoxLayout()
+        row = FlowLayout()
         self.mode = QComboBox()
         self.mode.addItems(["Stacked", "Overlaid"])
         self.markers_box = QCheckBox("Markers")
@@ -416,16 +417,12 @@ class NeuralView(PlotView):
                                  "readable height); PageUp/PageDown show the next ones")
         self.page_label = QLabel()
         self.reset_button = QToolButton()  # its action is the context menu's Reset view
-        row.addWidget(QLabel("Channels:"))
-        row.addWidget(self.mode)
         self.per_page_label = QLabel("per page")
-        row.addWidget(self.per_page_label)
-        row.addWidget(self.per_page)
-        row.addWidget(self.overlay_box)
-        row.addWidget(self.markers_box)
-        row.addStretch(1)
-        row.addWidget(self.page_label)
-        row.addWidget(self.reset_button)
+        # the controls wrap onto a second line in a narrow pane rather than widen it
+        for widget in (group(QLabel("Channels:"), self.mode),
+                       group(self.per_page_label, self.per_page), self.overlay_box,
+                       self.markers_box, self.page_label, self.reset_button):
+            row.addWidget(widget)
         self.controls.addLayout(row)
         self.channel_list = QListWidget()
         self.channel_list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)

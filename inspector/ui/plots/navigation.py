@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, QRectF, Qt, QTimer
-from PySide6.QtGui import QAction, QCursor, QKeySequence
+from PySide6.QtCore import QEvent, QObject, QRectF, Qt, QTimer
+from PySide6.QtGui import QAction, QCursor, QHelpEvent, QKeySequence
 from PySide6.QtWidgets import QToolTip, QWidget
 
 from inspector.ui.plots.plot_menu import VIEW_ALL
@@ -146,12 +146,23 @@ class MarkerTips(QObject):
         self.describe = describe
         self.text = ""
         widget.scene().sigMouseMoved.connect(self.moved)
+        widget.viewport().installEventFilter(self)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        """Answer the viewport's tooltip event with the marker's text: the graphics scene
+        answers it with the tooltip of the item under the mouse, and hid the marker's
+        (shown on mouse moves) once the mouse rested, when no item has one."""
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            scene_pos = self.widget.mapToScene(event.pos())
+            self.moved(scene_pos)
+            return bool(self.text)
+        return False
 
     def text_at(self, x: float) -> str:
         """The tooltip for view x ``x`` ("" when no marker is that close)."""
         vb = self.widget.getPlotItem().vb
         px = vb.viewPixelSize()[0]
-        hit = nearest_marker(self.markers(), x, TIP_PIXELS * px)
+        hit = nearest_marker(self.markers(), x, (TIP_PIXELS + 0.5) * px)  # (whole pixels)
         return self.describe(*hit) if hit is not None else ""
 
     def moved(self, scene_pos: Any) -> None:
@@ -161,7 +172,7 @@ class MarkerTips(QObject):
         else:
             self.text = self.text_at(vb.mapSceneToView(scene_pos).x())
         if self.text:
-            QToolTip.showText(QCursor.pos(), self.text, self.widget)
+            QToolTip.showText(QCursor.pos(), self.text, self.widget.viewport())
         else:
             QToolTip.hideText()
 

@@ -72,6 +72,8 @@ from inspector.ui.plots.navigation import (
 from inspector.ui.plots.time_axis import no_si_prefix, use_time_axis
 from inspector.ui.read_progress import ReadProgress
 
+#: Most selected trials of a continuous recording marked with a shaded span.
+MAX_TRIAL_SPANS = 200
 #: Most channels (and trials) offered in the selection lists.
 MAX_LISTED = 4096
 #: Extra range requested on each side, as a fraction of the visible width.
@@ -362,6 +364,7 @@ class NeuralView(PlotView):
         show_legend_row(self.plot_item, self.legend, False)
         self._marker_samples: list[pg.PlotDataItem] = []
         self.marker_tips = MarkerTips(self.plot_widget, self._drawn_markers, self._marker_text)
+        self.trial_spans: list[pg.LinearRegionItem] = []  # the selected trials (continuous)
         self._setup()
 
     def _stacked_gain_wheel(self, vb: pg.ViewBox) -> None:
@@ -974,6 +977,42 @@ class NeuralView(PlotView):
         if not self.legend.isVisible():
             return []
         return [label.text for _sample, label in self.legend.items]
+
+    def show_trials(self, trials: np.ndarray) -> int:
+        """Mark the selected ``trials`` (positions) of a continuous recording with shaded
+        spans from trial start to trial end (at most :data:`MAX_TRIAL_SPANS`), and bring
+        the first into view (keeping the zoom, or showing the whole trial when it is wider
+        than the view).  Returns the number of spans drawn (0 for epochs, or without
+        trial starts)."""
+        for span in self.trial_spans:
+            self.plot_item.removeItem(span)
+        self.trial_spans = []
+        starts = self.markers.get("trial_starts")
+        if self.epochs or starts is None or not len(trials):
+            return 0
+        ends = self.markers.get("trial_ends")
+        color = self.palette().color(QPalette.ColorRole.Highlight)
+        color.setAlpha(60)
+        shown = [int(t) for t in trials if 0 <= int(t) < starts.size][:MAX_TRIAL_SPANS]
+        for t in shown:
+            a = float(self._to_x(float(starts[t])))
+            b = float(self._to_x(float(ends[t]))) if ends is not None and t < ends.size else a
+            span = pg.LinearRegionItem((a, max(b, a)), movable=False, brush=pg.mkBrush(color),
+                                       pen=pg.mkPen(None))
+            span.setZValue(-10)
+            self.plot_item.addItem(span, ignoreBounds=True)
+            self.trial_spans.append(span)
+        if shown:
+            self._bring_into_view(*self.trial_spans[0].getRegion())
+        return len(shown)
+
+    def _bring_into_view(self, a: float, b: float) -> None:
+        (x0, x1), _ = self.plot_item.vb.viewRange()
+        if x0 <= a and b <= x1:
+            return
+        width = max(x1 - x0, (b - a) * 1.5)
+        centre = (a + b) / 2
+        self.plot_item.vb.setXRange(centre - width / 2, centre + width / 2, padding=0)
 
     def reset_view(self) -> None:
         """The whole time axis; the amplitude fitted to the lines in view again, stacked

@@ -1,0 +1,60 @@
+"""Selections that travel (pytest-qt, offscreen): a trial chosen in the trial-metadata table
+is shaded in the continuous plot and brought into view."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tests.test_window_polish import REC, _window
+
+
+def test_a_trial_chosen_in_the_table_is_marked_and_shown_in_the_plot(qtbot):
+    win = _window(qtbot, REC, size=(1280, 800))
+    tab = win.current_tab()
+    view = tab.plot.view
+    table = tab.tables["trial_meta"]
+    starts = view.markers["trial_starts"]
+    ends = view.markers["trial_ends"]
+    last = int(starts.size - 1)
+    sfreq = view.sfreq
+    vb = view.plot_item.vb
+    vb.setXRange(0.0, float(starts[1]) / sfreq / 2, padding=0)  # zoomed in on the start
+    table.rows_chosen.emit(np.array([last]))
+    assert len(view.trial_spans) == 1
+    a, b = view.trial_spans[0].getRegion()
+    assert (a, b) == (float(starts[last]) / sfreq, float(ends[last]) / sfreq)
+    x0, x1 = vb.viewRange()[0]
+    assert x0 <= a and b <= x1  # brought into view
+    table.rows_chosen.emit(np.array([0, 2]))
+    assert [s.getRegion()[0] for s in view.trial_spans] == [
+        float(starts[0]) / sfreq, float(starts[2]) / sfreq]
+
+
+def test_a_marker_tooltip_answers_across_the_whole_marker(qtbot):
+    from PySide6.QtCore import QEvent, QPoint, QPointF
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QApplication, QToolTip
+
+    from inspector.jobs import JobRunner
+    from inspector.ui.plots.navigation import TIP_PIXELS
+    from tests.test_neural_navigation import MARKERS, make_view, recording
+
+    jobs = JobRunner()
+    view = make_view(qtbot, jobs, recording(), MARKERS, sfreq=100.0)
+    widget = view.plot_widget
+    vb = view.plot_item.vb
+    centre = widget.mapFromScene(vb.mapViewToScene(QPointF(11.0, 0.0)))
+    answered = []
+    for dx in range(-TIP_PIXELS, TIP_PIXELS + 1):  # every pixel of the marker and its margin
+        pos = QPoint(centre.x() + dx, centre.y())
+        event = QHelpEvent(QEvent.Type.ToolTip, pos, widget.viewport().mapToGlobal(pos))
+        QApplication.sendEvent(widget.viewport(), event)
+        answered.append(QToolTip.isVisible()
+                        and QToolTip.text() == "stimulus onset of trial 1: 11 s")
+    assert all(answered), answered
+    far = QPoint(centre.x() + 60, centre.y())
+    QApplication.sendEvent(widget.viewport(),
+                           QHelpEvent(QEvent.Type.ToolTip, far, widget.viewport().mapToGlobal(far)))
+    qtbot.waitUntil(lambda: not QToolTip.isVisible(), timeout=5000)  # (Qt hides it shortly)
+    jobs.cancel_all()
+    jobs.wait(5000)

@@ -58,3 +58,17 @@ def test_a_marker_tooltip_answers_across_the_whole_marker(qtbot):
     qtbot.waitUntil(lambda: not QToolTip.isVisible(), timeout=5000)  # (Qt hides it shortly)
     jobs.cancel_all()
     jobs.wait(5000)
+
+
+def test_a_finding_about_one_scan_selects_that_scan(qtbot):
+    from tests.conftest import FIXTURES
+
+    win = _window(qtbot, FIXTURES / "aucx/src_matching_manifests_json.aucx", size=(1280, 800))
+    tab = win.current_tab()
+    finding = next(f for f in tab.doc.findings if f.location == "experiment.json:scans[0].cell")
+    win._finding_activated(finding, tab)
+    table = tab.tables["scans"]
+    assert tab.views.currentWidget() is table
+    assert table.selected_positions().tolist() == [0]
+    view = tab.plot.view
+    assert view.selected_scans() == [0]  # the plot's scan list follows

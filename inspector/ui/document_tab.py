@@ -998,6 +998,10 @@ class DocumentTab(QWidget):
             return True
         if self._select_table_column(location):
             return True
+        from inspector.ui.scan_link import select_scan_of
+
+        if select_scan_of(self, location):  # a finding about one scan: that scan
+            return True
         if self.stimuli is not None and self.stimuli.select_location(location):
             self.views.setCurrentWidget(self.stimuli)
             return True

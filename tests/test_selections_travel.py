@@ -72,3 +72,32 @@ def test_a_finding_about_one_scan_selects_that_scan(qtbot):
     assert table.selected_positions().tolist() == [0]
     view = tab.plot.view
     assert view.selected_scans() == [0]  # the plot's scan list follows
+
+
+def test_scans_of_different_cells_differ_in_hue_and_their_ids_are_whole(qtbot):
+    from PySide6.QtGui import QColor
+
+    from inspector.ui.plots.auc import cell_colors, scan_cells
+    from tests.conftest import FIXTURES
+    from tests.test_plot_views import auc_view_for
+
+    jobs = __import__("inspector.jobs", fromlist=["JobRunner"]).JobRunner()
+    view, doc = auc_view_for(qtbot, jobs, FIXTURES / "aucx/syn_sparse_metadata_s9_7x80.aucx")
+    cells = scan_cells(doc.auc, len(view.scan_ids))
+    assert len(set(cells)) == 2
+    hues = {}
+    for cell, color in zip(cells, view.colors, strict=True):
+        hues.setdefault(cell, set()).add(QColor(color).hsvHue())
+    assert all(len(h) == 1 for h in hues.values())  # one hue a cell ...
+    assert len(set.union(*hues.values())) == 2  # ... and different hues for different cells
+    for cell in set(cells):  # within a cell, light to dark in scan order
+        values = [QColor(c).value() for k, c in zip(cells, view.colors, strict=True) if k == cell]
+        assert values == sorted(values, reverse=True) and len(set(values)) == len(values)
+    assert [QColor(c).value() for c in cell_colors(["a", "a"], dark=True)] == [140, 255]
+    scan_list = view.scan_list
+    room = scan_list.viewport().width()
+    widest = max(scan_list.fontMetrics().horizontalAdvance(i) for i in view.scan_ids)
+    assert room >= widest + 12 + 20  # swatch and check box beside the whole ID
+    doc.close()
+    jobs.cancel_all()
+    jobs.wait(5000)

@@ -46,6 +46,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QListWidget,
+    QPushButton,
     QScrollBar,
     QSpinBox,
     QSplitter,
@@ -441,7 +442,14 @@ class NeuralView(PlotView):
         self.channel_label = QLabel("Channels" + more)
         self.channel_label.setToolTip("Ctrl-click or Shift-click to choose the channels plotted")
         self._channel_more = more
-        sl.addWidget(self.channel_label)
+        self.all_channels = QPushButton("All")
+        self.all_channels.setToolTip("Plot every listed channel (stacked: a page at a time)")
+        self.all_channels.clicked.connect(self.select_all_channels)
+        head = QHBoxLayout()
+        head.setContentsMargins(0, 0, 0, 0)
+        head.addWidget(self.channel_label, 1)
+        head.addWidget(self.all_channels)
+        sl.addLayout(head)
         sl.addWidget(self.channel_list, 2)
         if self.epochs:
             more = ("" if self.listed_trials == self.n_trials
@@ -515,6 +523,10 @@ class NeuralView(PlotView):
         # The lines are built on the next event-loop turn: building the plot and
         # its lines in one turn would keep the GUI thread busy for too long.
         self._build.start()
+
+    def select_all_channels(self) -> None:
+        """Select every listed channel (the "All" button)."""
+        self.channel_list.selectAll()
 
     def selected_channels(self) -> list[int]:
         return sorted(self.channel_list.row(i) for i in self.channel_list.selectedItems())

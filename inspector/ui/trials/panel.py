@@ -73,11 +73,24 @@ def grouping_choices(doc: Document) -> list[tuple[str, Hashable]]:
     return out
 
 
+#: Names of trial_meta columns that name the conditions (compared without case): such a
+#: column groups the trials first.
+CONDITION_COLUMNS = ("condition", "conditions", "cond", "trial_type", "trial_condition")
+
+
+def _condition_first(choices: list[tuple[str, Hashable]]) -> list[tuple[str, Hashable]]:
+    """``choices`` with the columns named like :data:`CONDITION_COLUMNS` first."""
+    named = [c for c in choices
+             if isinstance(c[1], str) and c[1].strip().lower() in CONDITION_COLUMNS]
+    return named + [c for c in choices if c not in named]
+
+
 def default_grouping(doc: Document, choices: list[tuple[str, Hashable]]) -> Hashable | None:
-    """The stimulus when it has few distinct IDs, else the first column with
-    2 to :data:`MAX_SHOWN` distinct values, else the first choice."""
+    """A column naming the conditions (:data:`CONDITION_COLUMNS`) with 2 to
+    :data:`MAX_SHOWN` distinct values; else the stimulus when it has that few
+    distinct IDs, else the first column with that few; else the first choice."""
     meta = doc.tables.get("trial_meta")
-    for _label, by in choices:
+    for _label, by in _condition_first(choices):
         if isinstance(by, str) and by == STIMULUS:
             ids = doc.trials.trial_stim_ids or ()
             distinct = len({(type(v).__name__, repr(v)) for v in ids})

@@ -48,7 +48,7 @@ def test_all_channels_are_one_click_away(qtbot):
     qtbot.waitUntil(view.is_idle, timeout=10000)
     assert len(view.selected_channels()) < 64
     button = view.all_channels
-    assert button.isVisible() and button.text() == "All"
+    assert button.isVisible() and button.text() == "All channels"
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
     assert view.selected_channels() == list(range(64))
     assert view.channel_label.text().startswith("Channels: 64 of 64")

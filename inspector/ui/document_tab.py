@@ -679,12 +679,13 @@ class DocumentTab(QWidget):
 
     def _finished_status(self) -> None:
         doc = self.doc
-        parts = [doc.kind_label]
+        missing = any(f.code == "file.not-found" for f in doc.findings)
+        parts = ["No such file or folder" if missing else doc.kind_label]
         if self.checksums is not None:
             parts.append(self.checksums.verdict)
         parts.append(self._counts_text())
-        if doc.structure_unchecked is not None:
-            parts.append("structure not checked")
+        if doc.structure_unchecked is not None and "structure: not checked" not in parts[1]:
+            parts.append("structure not checked")  # (once: the verdict may say it)
         if self._notice:
             parts.append(self._notice)
         if self.selection is not None and not self.selection.is_empty():

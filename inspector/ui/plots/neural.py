@@ -422,8 +422,11 @@ class NeuralView(PlotView):
         self.page_label = QLabel()
         self.reset_button = QToolButton()  # its action is the context menu's Reset view
         self.per_page_label = QLabel("per page")
+        self.all_channels = QPushButton("All channels")
+        self.all_channels.setToolTip("Plot every listed channel (stacked: a page at a time)")
+        self.all_channels.clicked.connect(self.select_all_channels)
         # the controls wrap onto a second line in a narrow pane rather than widen it
-        for widget in (group(QLabel("Channels:"), self.mode),
+        for widget in (group(QLabel("Channels:"), self.mode), self.all_channels,
                        group(self.per_page_label, self.per_page), self.overlay_box,
                        self.markers_box, self.page_label, self.reset_button):
             row.addWidget(widget)
@@ -442,14 +445,7 @@ class NeuralView(PlotView):
         self.channel_label = QLabel("Channels" + more)
         self.channel_label.setToolTip("Ctrl-click or Shift-click to choose the channels plotted")
         self._channel_more = more
-        self.all_channels = QPushButton("All")
-        self.all_channels.setToolTip("Plot every listed channel (stacked: a page at a time)")
-        self.all_channels.clicked.connect(self.select_all_channels)
-        head = QHBoxLayout()
-        head.setContentsMargins(0, 0, 0, 0)
-        head.addWidget(self.channel_label, 1)
-        head.addWidget(self.all_channels)
-        sl.addLayout(head)
+        sl.addWidget(self.channel_label)
         sl.addWidget(self.channel_list, 2)
         if self.epochs:
             more = ("" if self.listed_trials == self.n_trials

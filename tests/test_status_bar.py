@@ -32,3 +32,18 @@ def test_the_status_comes_back_after_a_status_tip(qtbot):
     assert win.statusBar().currentMessage() == theme.statusTip()
     QApplication.sendEvent(win, QStatusTipEvent(""))  # leaving it
     assert win.statusBar().currentMessage() == status
+
+
+def test_export_suggests_a_path_beside_the_scan_folder_not_inside_it(tmp_path):
+    import shutil
+
+    from inspector.formats import open_document
+    from inspector.ui.export_support import suggested_export_path
+
+    folder = tmp_path / "run" / "long_csv"
+    shutil.copytree(FIXTURES / "auc-delimited/long_csv", folder)
+    with open_document(folder) as doc:
+        suggested = suggested_export_path(doc)
+    assert suggested.parent == folder.parent and suggested.suffix == ".aucx"
+    with open_document(FIXTURES / "aucx/src_long_csv.aucx") as doc:  # a file: its folder
+        assert suggested_export_path(doc).parent == FIXTURES / "aucx"

@@ -117,3 +117,18 @@ def test_log_y_axis_only_for_positive_values_and_exports_stay_values(qtbot, jobs
     view.plot_item.vb.menu.aboutToShow.emit()
     assert not menu_action(view, LOG_Y).isEnabled()  # sin has values <= 0
     doc.close()
+
+
+def test_the_curve_views_legend_never_covers_the_data(qtbot, jobs, tmp_path):
+    path = tmp_path / "lines.h5"
+    with h5py.File(path, "w") as f:
+        f["traces"] = np.sin(np.arange(16)[:, None] + np.arange(300)[None, :] / 20.0)
+    doc, view = _curve_panel(qtbot, jobs, path, "/traces")
+    qtbot.waitUntil(lambda: len(view.curves()) == 16, timeout=20000)
+    legend = view.plot_item.legend
+    assert legend is not None and len(legend.items) == 16
+    data = view.plot_item.vb.sceneBoundingRect()
+    qtbot.waitUntil(lambda: legend.sceneBoundingRect().top() >= data.bottom(), timeout=5000)
+    assert not legend.sceneBoundingRect().intersects(data)
+    assert view.plot_item.width() <= view.plot_widget.width() + 0.5  # nothing clipped
+    doc.close()

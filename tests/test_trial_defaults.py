@@ -55,3 +55,28 @@ def test_all_channels_are_one_click_away(qtbot):
     qtbot.waitUntil(view.is_idle, timeout=10000)
     jobs.cancel_all()
     jobs.wait(5000)
+
+
+def test_the_summary_shows_a_run_of_equal_values_once(qtbot):
+    from tests.conftest import FIXTURES
+    from tests.test_window_polish import _window
+
+    win = _window(qtbot, FIXTURES / "aucx/syn_moving_boundary_s42_20x300.aucx", size=(1280, 800))
+    tab = win.current_tab()
+    view = tab.summary.tree.view
+    model = view.model()
+
+    def find(parent, name):
+        for r in range(model.rowCount(parent)):
+            index = model.index(r, 0, parent)
+            if index.data() == name:
+                return index
+            found = find(index, name)
+            if found is not None:
+                return found
+        return None
+
+    points = find(view.rootIndex(), "points_per_scan")
+    assert points is not None and model.rowCount(points) == 1  # 20 equal counts: one row
+    row = model.index(0, 0, points)
+    assert row.data() == "0–19" and row.siblingAtColumn(1).data() == "300"

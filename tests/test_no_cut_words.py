@@ -117,3 +117,14 @@ def test_a_list_of_channel_names_is_shown_as_the_names():
     assert display_checked(fixed)[0][:2] == ["ch0", "ch1"]
     big = np.zeros(1000)
     assert display_checked(big)[0] == "array(1000,) float64"  # numbers: still a summary
+
+
+def test_a_digest_keeps_both_ends_and_words_keep_their_reading_order(qtbot):
+    from inspector.ui.elide import elide_in
+
+    assert not is_number_like("0213482a33acb5f1") and is_number_like("12,924")
+    assert elide_words("(not listed)", chars(9)) == "(not …"  # never "… listed)"
+    view = _tree(qtbot, ["0213482a33acb5f19e2d7c"], 200)
+    metrics = view.fontMetrics()
+    shown = elide_in(metrics, "0213482a33acb5f19e2d7c", metrics.horizontalAdvance("0213482a3…"))
+    assert shown.startswith("02") and shown.endswith("7c") and "…" in shown  # both ends

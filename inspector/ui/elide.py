@@ -47,8 +47,9 @@ def elide_words(text: str, fits: Callable[[str], bool],
     """``text`` if ``fits(text)``, else its widest whole-word shortening that fits.
 
     Candidates keep the first ``k`` and the last ``m`` words (:func:`words_of`)
-    around "…"; the one kept is the one with the most words holding a digit, then
-    the most characters, then the most words from the end.  With no
+    around "…"; the one kept is the one with the most words holding a digit, then the
+    most words from the start (reading order: "(not …", never "… listed)" for "(not
+    listed)"), then the most characters.  With no
     candidate (the first or last word alone is too wide), ``cut(text)`` (default: "…"
     and the end of ``text``, a character at a time while it does not fit).
     """
@@ -65,7 +66,7 @@ def elide_words(text: str, fits: Callable[[str], bool],
             shown = " ".join([*words[:k], ELLIPSIS, *words[n - m:n if m else 0]])
             if fits(shown):
                 kept = words[:k] + (words[n - m:] if m else [])
-                score = (sum(map(_has_digit, kept)), len(shown) - 1, m)
+                score = (sum(map(_has_digit, kept)), k, len(shown) - 1)
                 if best is None or score > best[0]:
                     best = (score, shown)
                 found = True
@@ -85,10 +86,15 @@ def elide_words(text: str, fits: Callable[[str], bool],
     return ELLIPSIS
 
 
+#: A number: digits with a sign, separators, a decimal point or an exponent (quoted or
+#: followed by punctuation); not a digest or an ID (letters among the digits).
+_NUMBER = re.compile(r"""["']?[-+]?\d[\d,._ ]*(?:[eE][-+]?\d+)?["']?\W*""")
+
+
 def is_number_like(word: str) -> bool:
-    """True for a word that is mostly digits (a number, with separators or a sign)."""
-    digits = sum(ch.isdigit() for ch in word)
-    return digits > 0 and digits * 2 >= len(word.strip('"\''))
+    """True for a number (``12924``, ``"1.5e-3"``, ``-0.25,``), False for a digest or an
+    ID holding letters (``0213482a33acb``)."""
+    return _NUMBER.fullmatch(word) is not None
 
 
 def elide_in(metrics: QFontMetrics, text: str, width: int) -> str:

@@ -46,3 +46,13 @@ def test_clock_text_and_spacing():
     assert clock_spacing(32400.0, 1000.0) == (3600.0, 1800.0)  # 90 px: 2 916 s or more
     major, minor = clock_spacing(2.0, 800.0)
     assert major < 1 and minor == pytest.approx(major / 5)
+
+
+def test_an_epoch_within_a_second_is_labelled_in_milliseconds(qtbot, jobs):  # noqa: F811
+    data = np.random.default_rng(0).standard_normal((10, 64, 2))
+    view = make_view(qtbot, jobs, data, sfreq=500.0)  # 64 samples: 128 ms
+    axis = _axis(view)
+    assert "(ms)" in axis.labelString() and not is_clock(axis)
+    assert axis.tickStrings([0.0, 0.05, 0.1], 1.0, 0.05) == ["0", "50", "100"]
+    (major, _), *_ = axis.tickSpacing(0.0, 0.128, 400.0)
+    assert major * 1000.0 in (10.0, 20.0, 25.0, 50.0)

@@ -4,6 +4,7 @@ pyqtgraph rescales an axis with units by an SI prefix: a 20-minute recording
 was labelled "time (ks)" with ticks 0.2, 0.4…  :func:`use_time_axis` turns
 that off and labels the axis by what its ticks show:
 
+- "time (ms)" while the range shown lies within a second of zero (an epoch);
 - "time (s)" while the range shown ends before :data:`CLOCK_FROM_S` (ticks are
   seconds, spaced 1, 2 or 5 times a power of ten);
 - "time (h:mm:ss)" from there on, with ticks on whole clock steps
@@ -24,6 +25,8 @@ CLOCK_FROM_S = 3600.0
 #: Tick spacings of the clock axis (seconds).
 CLOCK_STEPS = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800,
                21600, 43200, 86400)
+#: The axis state of a range within a second of zero: milliseconds.
+MS = "ms"
 #: Pixels wanted between two labelled ticks of the clock axis.
 CLOCK_TICK_PX = 90
 
@@ -69,7 +72,7 @@ def no_si_prefix(axis: pg.AxisItem) -> None:
 
 def is_clock(axis: pg.AxisItem) -> bool:
     """True while ``axis`` shows hours:minutes:seconds."""
-    return bool(getattr(axis, "_clock", False))
+    return getattr(axis, "_clock", False) is True
 
 
 def use_time_axis(plot_item: pg.PlotItem, label: str = "time") -> None:
@@ -83,11 +86,16 @@ def use_time_axis(plot_item: pg.PlotItem, label: str = "time") -> None:
     base_spacing = type(axis).tickSpacing
 
     def tick_strings(self: Any, values: list[float], scale: float, spacing: float) -> Any:
+        if self._clock == MS:
+            return base_strings(self, values, 1000.0, spacing)
         if not self._clock:
             return base_strings(self, values, scale, spacing)
         return [clock_text(v, spacing) for v in values]
 
     def tick_spacing(self: Any, lo: float, hi: float, size: float) -> Any:
+        if self._clock == MS:  # spaced as milliseconds are
+            return [(step / 1000.0, off / 1000.0)
+                    for step, off in base_spacing(self, lo * 1000.0, hi * 1000.0, size)]
         if not self._clock:
             return base_spacing(self, lo, hi, size)
         major, minor = clock_spacing(hi - lo, size)
@@ -103,11 +111,13 @@ def follow_range(axis: pg.AxisItem, x_range: Any) -> None:
     """Switch ``axis`` to the clock once the range shown ends at or after
     :data:`CLOCK_FROM_S` (back to seconds before), relabelling it."""
     lo, hi = (float(v) for v in x_range)
-    clock = max(abs(lo), abs(hi)) >= CLOCK_FROM_S
+    reach = max(abs(lo), abs(hi))
+    clock: bool | str = True if reach >= CLOCK_FROM_S else (MS if reach < 1.0 else False)
     if clock == axis._clock and axis.labelText:  # noqa: SLF001
         return
     axis._clock = clock  # noqa: SLF001
-    axis.setLabel(axis._time_label, units="h:mm:ss" if clock else "s")  # noqa: SLF001
+    units = {True: "h:mm:ss", MS: "ms"}.get(clock, "s")
+    axis.setLabel(axis._time_label, units=units)  # noqa: SLF001
     no_si_prefix(axis)
     axis.picture = None
     axis.update()

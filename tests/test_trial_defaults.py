@@ -80,3 +80,13 @@ def test_the_summary_shows_a_run_of_equal_values_once(qtbot):
     assert points is not None and model.rowCount(points) == 1  # 20 equal counts: one row
     row = model.index(0, 0, points)
     assert row.data() == "0–19" and row.siblingAtColumn(1).data() == "300"
+
+
+def test_an_empty_list_in_the_summary_is_an_empty_list_not_an_empty_text():
+    from inspector.formats.auc_structure import _dict_nodes
+    from inspector.formats.node import Node
+    from inspector.models.value_text import value_text
+
+    root = Node("summary", kind="group")
+    _dict_nodes(root, {"wavelengths_nm": [], "channels": []})
+    assert [value_text(c.value) for c in root.children] == ["[]", "[]"]

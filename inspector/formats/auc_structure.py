@@ -480,8 +480,8 @@ def _dict_nodes(parent: Node, value: Any) -> None:
             if isinstance(child, Mapping | list | tuple) and child:
                 stack.append((node.add(str(key), kind="group"), child))
             else:
-                node.add(str(key), child if not isinstance(child, list | tuple) else "",
-                         kind="field")
+                node.add(str(key), child if not isinstance(child, list | tuple) else [],
+                         kind="field")  # (an empty list is shown as one: [], not '')
 
 
 def publish(result: AucStructure, findings: Findings, summary: dict[str, Any]) -> None:

@@ -132,3 +132,30 @@ def test_the_curve_views_legend_never_covers_the_data(qtbot, jobs, tmp_path):
     assert not legend.sceneBoundingRect().intersects(data)
     assert view.plot_item.width() <= view.plot_widget.width() + 0.5  # nothing clipped
     doc.close()
+
+
+def test_a_height_width_3_uint8_array_is_shown_as_a_colour_picture(qtbot, jobs, tmp_path):
+    from inspector.ui.data.choose import IMAGE
+
+    picture = np.zeros((120, 160, 3), dtype=np.uint8)
+    picture[:, :, 0] = np.arange(160, dtype=np.uint8)[None, :]  # red rises to the right
+    picture[:60, :, 2] = 255  # blue top half
+    path = tmp_path / "pic.h5"
+    with h5py.File(path, "w") as f:
+        f["picture"] = picture
+    doc = open_document(path)
+    panel = DataPanel(doc.object_data, jobs)
+    qtbot.addWidget(panel)
+    panel.resize(700, 500)
+    panel.show()
+    panel.set_node(doc.object_data.node("/picture"))
+    panel.choose_view(IMAGE)
+    view = panel.view
+    qtbot.waitUntil(lambda: view.image is not None, timeout=20000)
+    assert view.rgb.isVisible() and view.rgb.isChecked()
+    assert view.image.shape[:2] == (120, 160) and view.image.shape[2] == 3
+    np.testing.assert_array_equal(view.image.astype(np.uint8), picture)  # every pixel
+    assert not view.bar.isVisible()  # colours are the values: no colour map
+    view.rgb.setChecked(False)  # one component, colour-mapped
+    qtbot.waitUntil(lambda: view.image is not None and view.image.ndim == 2, timeout=20000)
+    doc.close()

@@ -37,6 +37,8 @@ from typing import Any
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QHeaderView, QTableView, QTreeView
 
+from inspector.ui.elide import WordElideDelegate
+
 #: The views whose columns are fitted.
 ItemView = QTreeView | QTableView
 
@@ -305,8 +307,6 @@ def fit_columns_to_width(view: ItemView, grow: int | None = None,
 def use_word_elision(view: ItemView) -> None:
     """Draw ``view``'s cells with :class:`~inspector.ui.elide.WordElideDelegate` (words and
     numbers whole; a single word too long keeps both ends, a number its end)."""
-    from inspector.ui.elide import WordElideDelegate
-
     view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
     _header(view).setTextElideMode(Qt.TextElideMode.ElideRight)
     if not isinstance(view.itemDelegate(), WordElideDelegate):

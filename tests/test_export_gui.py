@@ -47,7 +47,7 @@ def test_export_delimited_source_and_open_result(qtbot, tmp_path):
     ok, text = _export(qtbot, win)
     assert (ok, text) == (True, str(dest))
     exp_id = AUCX["src_demo_experiment.aucx"]["info"]["experiment_id"]
-    assert d.asked == [str(FIXTURES / "auc-delimited/demo_experiment" / f"{exp_id}.aucx")]
+    assert d.asked == [str(FIXTURES / "auc-delimited" / f"{exp_id}.aucx")]  # beside the folder
     assert d.replace_asked == [] and d.errors == [] and d.offered == [str(dest)]
     assert dest.is_file()
     qtbot.waitUntil(lambda: win.tabs.count() == 2 and win.all_tabs_ready(), timeout=20000)

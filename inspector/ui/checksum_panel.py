@@ -53,6 +53,20 @@ def verdict_text(members: list[MemberCheck], state: str) -> tuple[str, str]:
     return "ok", f"All {n} {noun} verified"
 
 
+def status_width(view: QTableView) -> int:
+    """Width of the Status column (pixels): its widest status text with its icon, or its
+    header, whichever is wider (a status is never shortened)."""
+    metrics = view.fontMetrics()
+    icon = view.iconSize().width() if view.iconSize().isValid() else 16
+    text = max(metrics.horizontalAdvance(t) for t in STATUS_TEXT.values())
+    header = view.horizontalHeader().sectionSizeHint(1)
+    return max(text + max(icon, 16) + STATUS_ROOM, header)
+
+
+#: Room beside a status's icon and text (pixels): the cell's margins and the icon's spacing.
+STATUS_ROOM = 20
+
+
 def verifying_text(checked: int, members: int) -> str:
     """The banner while verifying: ``"Verifying… 2 of 3 members checked"``."""
     return f"Verifying… {checked} of {members} {'member' if members == 1 else 'members'} checked"
@@ -104,10 +118,11 @@ class ChecksumPanel(QWidget):
         self.view.verticalHeader().setVisible(False)
         self.view.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.view.setColumnWidth(0, 160)
-        self.view.setColumnWidth(1, 135)
-        # every column stays in view: the digests give up room first (the detail pane and
-        # the tooltip have them in full)
-        fit_columns_to_width(self.view, grow=2, shrink=((3, 0.2), (2, 0.2)))
+        self.view.setColumnWidth(1, status_width(self.view))
+        # every column stays in view: the status as wide as its widest word, the digests
+        # give up room first (the detail pane and the tooltip have them in full)
+        fit_columns_to_width(self.view, grow=2, shrink=((3, 0.2), (2, 0.2)),
+                             fixed={1: status_width(self.view)})
         install_copy_actions(self.view, value_column=None, extra=[
             ("Copy recorded digest", lambda: self._digest(2)),
             ("Copy computed digest", lambda: self._digest(3)),

@@ -1,8 +1,10 @@
 """Column sizes that fit: trees keep every column in view, tables size columns to content.
 
-Values too long for their column are elided in the middle (both ends of a
-path or an ID stay readable); the full value is in the cell's tooltip (the
-models' ``ToolTipRole``) and in the detail pane when the row is selected.
+Values too long for their column are shortened at whole words, keeping
+numbers with their units (:mod:`inspector.ui.elide`; a single word keeps both
+ends, so that both ends of a path or an ID stay readable, or a number its
+end); the full value is in the cell's tooltip (the models' ``ToolTipRole``)
+and in the detail pane when the row is selected.
 
 - :func:`fit_tree_columns`: a tree's Type column keeps the width of its
   content; its Value and Details columns get the width of their content,
@@ -34,6 +36,8 @@ from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QHeaderView, QTableView, QTreeView
+
+from inspector.ui.elide import WordElideDelegate
 
 #: The views whose columns are fitted.
 ItemView = QTreeView | QTableView
@@ -116,13 +120,34 @@ def _give_spare(widths: dict[int, int], natural: dict[int, int]) -> None:
     widths[NAME] = natural[NAME] + spare - sum(give * lack // need for lack in lacking.values())
 
 
+def _name_first(widths: dict[int, int], natural: dict[int, int],
+                floors: dict[int, int]) -> None:
+    """A name cut while the value or details column is wider than its floor takes that room
+    (down to the floors, in proportion to what each has above it): a row's name says
+    what it is."""
+    lack = natural[NAME] - widths[NAME]
+    above = {c: widths[c] - floors[c] for c in (VALUE, DETAILS)
+             if c in widths and widths[c] > floors[c]}
+    room = sum(above.values())
+    if lack <= 0 or room <= 0:
+        return
+    give = min(lack, room)
+    taken = 0
+    for c, extra in above.items():
+        part = give * extra // room
+        widths[c] -= part
+        taken += part
+    widths[NAME] += taken
+
+
 def tree_widths(natural: dict[int, int], available: int) -> dict[int, int]:
     """Widths of a tree's columns (name, value, type, details) in ``available`` pixels.
 
     The type column gets what it needs (at most :data:`TYPE_CAP`); value and
     details get what they need, between their :data:`TREE_FLOORS` (or less
     if they need less) and :data:`TREE_CAP` of ``available``; the name
-    column stretches over the rest.  When that leaves the name less than its
+    column stretches over the rest.  A name column short of its content
+    takes room from value and details down to their floors.  When that leaves the name less than its
     floor, value and details give room back down to their floors, in
     proportion to what they have above it; when even the floors do not fit,
     every column shrinks in proportion, never below :data:`MIN_WIDTH`.
@@ -150,6 +175,7 @@ def tree_widths(natural: dict[int, int], available: int) -> dict[int, int]:
         for c, extra in flexible.items():
             widths[c] -= round(give * extra / room)
         widths[NAME] = max(name_floor, available - sum(w for c, w in widths.items() if c != NAME))
+    _name_first(widths, natural, floors)
     if sum(widths.values()) > available:  # the columns wider than MIN_WIDTH share the rest
         flexible = {c: w for c, w in widths.items() if w > MIN_WIDTH}
         room = available - sum(w for c, w in widths.items() if c not in flexible)
@@ -202,9 +228,11 @@ class _Fitter(QObject):
 
     def __init__(self, view: ItemView, grow: int | None = None,
                  shrink: tuple[tuple[int, float], ...] | None = None,
-                 policy: Callable[[dict[int, int], int], dict[int, int]] | None = None) -> None:
+                 policy: Callable[[dict[int, int], int], dict[int, int]] | None = None,
+                 fixed: dict[int, int] | None = None) -> None:
         super().__init__(view)
         self.view = view
+        self.fixed = dict(fixed or {})
         self.grow = grow
         self.shrink = shrink
         self.policy = policy
@@ -248,9 +276,11 @@ class _Fitter(QObject):
             return
         if self._natural is None:
             self._natural = natural_widths(view)
-        available = view.viewport().width()
-        widths = (self.policy(self._natural, available) if self.policy is not None
-                  else share_width(self._natural, available, self.grow, self.shrink))
+        natural = {c: w for c, w in self._natural.items() if c not in self.fixed}
+        available = view.viewport().width() - sum(self.fixed.values())
+        widths = (self.policy(natural, available) if self.policy is not None
+                  else share_width(natural, available, self.grow, self.shrink))
+        widths.update(self.fixed)
         self._fitting = True
         try:
             for c, w in widths.items():
@@ -262,15 +292,25 @@ class _Fitter(QObject):
 def fit_columns_to_width(view: ItemView, grow: int | None = None,
                          shrink: tuple[tuple[int, float], ...] | None = None,
                          policy: Callable[[dict[int, int], int], dict[int, int]] | None = None,
-                         ) -> None:
-    """Keep every column of ``view`` in view, fitted to its width; values elide in the
-    middle.  ``grow`` and ``shrink``: see :func:`share_width`; ``policy(natural,
-    available)``, when given, computes the widths instead (:func:`tree_widths`)."""
-    view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
-    _header(view).setTextElideMode(Qt.TextElideMode.ElideRight)
+                         fixed: dict[int, int] | None = None) -> None:
+    """Keep every column of ``view`` in view, fitted to its width; values too long are
+    shortened at whole words (:mod:`inspector.ui.elide`).  ``grow`` and ``shrink``: see
+    :func:`share_width`; ``policy(natural, available)``, when given, computes the widths
+    instead (:func:`tree_widths`); ``fixed``: columns kept at a set width (a status
+    column as wide as its widest status), the others share the rest."""
+    use_word_elision(view)
     holder: Any = view  # the fitter lives as long as the view (a child QObject)
     if getattr(holder, "_column_fitter", None) is None:
-        holder._column_fitter = _Fitter(view, grow, shrink, policy)
+        holder._column_fitter = _Fitter(view, grow, shrink, policy, fixed)
+
+
+def use_word_elision(view: ItemView) -> None:
+    """Draw ``view``'s cells with :class:`~inspector.ui.elide.WordElideDelegate` (words and
+    numbers whole; a single word too long keeps both ends, a number its end)."""
+    view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+    _header(view).setTextElideMode(Qt.TextElideMode.ElideRight)
+    if not isinstance(view.itemDelegate(), WordElideDelegate):
+        view.setItemDelegate(WordElideDelegate(view))
 
 
 def fit_tree_columns(view: QTreeView) -> None:
@@ -303,7 +343,6 @@ def table_widths(view: QTableView, rows: int = TABLE_SAMPLE_ROWS) -> dict[int, i
 def fit_table_columns(view: QTableView) -> None:
     """Size each column of ``view`` to its header and content (bounded); values elide
     in the middle."""
-    view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
-    _header(view).setTextElideMode(Qt.TextElideMode.ElideRight)
+    use_word_elision(view)
     for c, w in table_widths(view).items():
         view.setColumnWidth(c, max(MIN_WIDTH, min(w, MAX_TABLE_WIDTH)))

@@ -679,12 +679,13 @@ class DocumentTab(QWidget):
 
     def _finished_status(self) -> None:
         doc = self.doc
-        parts = [doc.kind_label]
+        missing = any(f.code == "file.not-found" for f in doc.findings)
+        parts = ["No such file or folder" if missing else doc.kind_label]
         if self.checksums is not None:
             parts.append(self.checksums.verdict)
         parts.append(self._counts_text())
-        if doc.structure_unchecked is not None:
-            parts.append("structure not checked")
+        if doc.structure_unchecked is not None and "structure: not checked" not in parts[1]:
+            parts.append("structure not checked")  # (once: the verdict may say it)
         if self._notice:
             parts.append(self._notice)
         if self.selection is not None and not self.selection.is_empty():
@@ -997,6 +998,10 @@ class DocumentTab(QWidget):
             self.views.setCurrentWidget(self.checksums)
             return True
         if self._select_table_column(location):
+            return True
+        from inspector.ui.scan_link import select_scan_of
+
+        if select_scan_of(self, location):  # a finding about one scan: that scan
             return True
         if self.stimuli is not None and self.stimuli.select_location(location):
             self.views.setCurrentWidget(self.stimuli)

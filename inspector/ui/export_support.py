@@ -53,13 +53,15 @@ def export_source(doc: Document) -> Document | Path:
 
 
 def suggested_export_path(doc: Document) -> Path:
-    """``<experiment_id>.aucx`` in the source's folder (the file name stem without an ID)."""
+    """``<experiment_id>.aucx`` beside the source (the file name stem without an ID): in the
+    folder holding a source file, and beside (never inside) a source folder (a scan folder
+    or a run folder being exported is no place for its archive)."""
     exp_id = doc.export.experiment_id if doc.export is not None else None
     if not exp_id:
         exp_id = doc.path.stem or "experiment"
     if is_url(doc.path):  # a URL's folder is not a place to write to
         folder = Path.home()
     else:
-        folder = doc.path if doc.path.is_dir() else doc.path.parent
+        folder = doc.path.parent
     safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in str(exp_id)).strip(".")
     return folder / f"{safe or 'experiment'}.aucx"

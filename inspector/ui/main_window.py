@@ -221,6 +221,15 @@ class MainWindow(QMainWindow):
         h = mb.addMenu("&Help")
         h.addAction(QAction("&About Inspector", self, triggered=self.show_about))
         self._update_actions()
+        # a menu entry's status tip replaces the tab's status, and leaves the bar empty
+        self.statusBar().messageChanged.connect(self._status_cleared)
+
+    def _status_cleared(self, text: str) -> None:
+        """The status bar went empty (a status tip or a timed message ended): the current
+        tab's status comes back."""
+        tab = self.current_tab()
+        if not text and tab is not None and tab.status_text:
+            self.statusBar().showMessage(tab.status_text)
 
     # -- opening ----------------------------------------------------------
     def open_dialog(self) -> None:

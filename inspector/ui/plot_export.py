@@ -161,8 +161,8 @@ def ask_path(view: PlotView, kind: str) -> Path | None:
 
 
 def install_export_menu(view: PlotView) -> None:
-    """Give ``view``'s plot the one export menu (and drop pyqtgraph's "Export…")."""
-    view.plot_widget.scene().contextMenu = []  # pyqtgraph's own export dialog entry
+    """Add the export entries to ``view``'s plot menu (pyqtgraph's "Export…" is taken out by
+    :func:`inspector.ui.plots.plot_menu.strip_pyqtgraph_entries`)."""
     menu = view.plot_item.vb.menu
     menu.addSeparator()
     for text, kind in ENTRIES:

@@ -8,7 +8,8 @@ Selecting scans in any of them selects the same scans in the others:
 - selecting in the scan list, or clicking a curve on the plot (the view
   selects its list row itself), selects the scans' rows in the table.
 
-Scans are matched by ID (``AucScans.scan_ids`` against the table's
+A finding about one scan (its location names ``scans[i]``) selects that scan
+(:func:`select_scan_of`).  Scans are matched by ID (``AucScans.scan_ids`` against the table's
 ``scan_id`` column), else by position.  The plot view is replaced when
 another array is shown or a check changed the document; new views are
 picked up when they are added to the plot panel.  Nothing is read from the
@@ -17,6 +18,7 @@ file here.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QItemSelection, QItemSelectionModel, QObject
@@ -149,3 +151,30 @@ def link_scans(tab: Any) -> ScanLink | None:
     link = ScanLink(scan_table(tab.tables), tab.plot)
     tab.scan_link = link
     return link
+
+
+#: A scan record named in a finding's location (``experiment.json:scans[3].cell``).
+SCAN_IN_LOCATION = re.compile(r"(?:^|[:.])scans\[(\d+)\]")
+
+
+def scan_of_location(location: str) -> int | None:
+    """The position of the one scan ``location`` names (``scans[3]``), else None
+    (``scans[*]``: every scan, or no scan)."""
+    match = SCAN_IN_LOCATION.search(location)
+    return int(match[1]) if match is not None else None
+
+
+def select_scan_of(tab: Any, location: str) -> bool:
+    """Select the scan a finding's ``location`` names in ``tab``'s scan table (the plot's
+    scan list follows, :class:`ScanLink`) and show the table; False when it names none or
+    the tab has no such scan."""
+    position = scan_of_location(location)
+    table = scan_table(getattr(tab, "tables", {}) or {})
+    if position is None or table is None or position >= len(table.model.table):
+        return False
+    import numpy as np
+
+    table.select_rows(np.array([position], dtype=np.int64))
+    tab.views.setCurrentWidget(table)
+    return True
+

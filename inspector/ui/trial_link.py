@@ -3,8 +3,9 @@
 :class:`TrialLinks` connects the document's
 :class:`~inspector.models.selection.TrialSelection` to the trial-metadata
 table (its rows are the trials, in order), the stimulus grid (a stimulus
-stands for the trials that showed it, matched by typed ID) and the trial
-views (which follow the selection themselves), and opens the stimulus viewer
+stands for the trials that showed it, matched by typed ID), the continuous
+plot (which shades the selected trials and brings the first into view) and the
+trial views (which follow the selection themselves), and opens the stimulus viewer
 on a double-clicked thumbnail.  Each view sets the selection naming itself
 as the source and is not updated back by its own change, so nothing echoes.
 """
@@ -80,6 +81,9 @@ class TrialLinks(QObject):
         trials = self.selection.trials
         if self.table is not None and source is not self.table:
             self.table.select_rows(trials)
+        plot = getattr(getattr(self.host, "plot", None), "view", None)
+        if hasattr(plot, "show_trials"):  # a continuous recording marks them
+            plot.show_trials(trials)
         if self.stimuli is not None and source is not self.stimuli:
             shown = self.selection.stimuli_of_trials(trials)
             self.stimuli.select_rows([r for r, k in enumerate(self._stim_keys) if k in shown])

@@ -452,18 +452,36 @@ def examine_facts(facts: Facts, *, locate: Locate = model_location,
                         _summary(facts, findings, checksum_available))
 
 
+def _runs(items: list[Any] | tuple[Any, ...]) -> list[tuple[str, Any]]:
+    """``(key, value)`` rows of a list of scalars, a run of equal neighbours as one row
+    keyed ``"first–last"`` (50 equal ``points_per_scan`` are one row, not 50)."""
+    rows: list[tuple[str, Any]] = []
+    start = 0
+    for i in range(1, len(items) + 1):
+        if i == len(items) or type(items[i]) is not type(items[start]) \
+                or items[i] != items[start]:
+            key = str(start) if i - start == 1 else f"{start}–{i - 1}"
+            rows.append((key, items[start]))
+            start = i
+    return rows
+
+
 def _dict_nodes(parent: Node, value: Any) -> None:
-    """Children of ``parent`` for a JSON-like ``value`` (iteratively)."""
+    """Children of ``parent`` for a JSON-like ``value`` (iteratively); a list of scalars
+    shows each run of equal values once (:func:`_runs`)."""
     stack: list[tuple[Node, Any]] = [(parent, value)]
     while stack:
         node, item = stack.pop()
-        pairs = item.items() if isinstance(item, Mapping) else enumerate(item)
+        scalars = not isinstance(item, Mapping) and not any(
+            isinstance(v, Mapping | list | tuple) for v in item)
+        pairs = (item.items() if isinstance(item, Mapping)
+                 else _runs(item) if scalars else enumerate(item))
         for key, child in pairs:
             if isinstance(child, Mapping | list | tuple) and child:
                 stack.append((node.add(str(key), kind="group"), child))
             else:
-                node.add(str(key), child if not isinstance(child, list | tuple) else "",
-                         kind="field")
+                node.add(str(key), child if not isinstance(child, list | tuple) else [],
+                         kind="field")  # (an empty list is shown as one: [], not '')
 
 
 def publish(result: AucStructure, findings: Findings, summary: dict[str, Any]) -> None:

@@ -182,19 +182,27 @@ def _clean(value: Any) -> tuple[Any, bool]:
     return value, True
 
 
+#: dtype kinds of arrays of texts (variable-length strings are objects in h5py).
+TEXT_KINDS = frozenset("OSU")
+#: Longest 1-D array of texts (channel names, labels) shown as its list of texts.
+MAX_LISTED_TEXTS = 4096
+
+
 def display_checked(value: Any) -> tuple[Any, bool]:
     """A value for a display tree node, and False when it held invalid UTF-8 text.
 
     Text is decoded (invalid bytes and lone surrogates shown as ``\\xNN``
     escapes, so no unencodable string reaches a view), arrays of at most 64
-    elements become lists, larger ones a short description, numpy scalars
-    Python scalars.
+    elements and 1-D arrays of at most :data:`MAX_LISTED_TEXTS` texts (channel
+    names) become lists, larger ones a short description, numpy scalars Python
+    scalars.
     """
     t = as_text(value)
     if t is not None:
         return t.value, t.valid
     if isinstance(value, np.ndarray):
-        if value.size > 64:
+        if value.size > 64 and not (value.ndim == 1 and value.dtype.kind in TEXT_KINDS
+                                    and value.size <= MAX_LISTED_TEXTS):
             return f"array{value.shape} {value.dtype}", True
         return _clean(value.tolist())
     if isinstance(value, np.generic):

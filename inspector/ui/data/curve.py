@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QTimer
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QWidget
 
 from inspector.formats.analysis.arrays import ArrayRef, Envelope
@@ -25,6 +26,7 @@ from inspector.jobs import JobContext, JobRunner
 from inspector.ui.data.reading import ReadFailure, guarded, read_values
 from inspector.ui.data.slicing import SliceState
 from inspector.ui.plots.base import PlotView
+from inspector.ui.plots.navigation import fit_legend_columns, legend_below
 
 #: Lines drawn at once from a 2-D slice (from the chosen position on).
 MAX_LINES = 16
@@ -65,6 +67,7 @@ class CurveView(PlotView):
     """
 
     x_label = "index"
+    offers_log_y = True
 
     def __init__(self, node: NodeData, state: SliceState, spec: ColumnSpec, part: str,
                  jobs: JobRunner, parent: QWidget | None = None) -> None:
@@ -81,13 +84,19 @@ class CurveView(PlotView):
         self.plot_item.setLabel("left", self.y_label if spec.kind != ColumnKind.COMPLEX
                                 else f"{self.y_label} ({part})")
         self.items: list[pg.PlotDataItem] = []
-        if len(self.line_positions) > 1:
-            self.add_legend()
+        legend = None
+        if len(self.line_positions) > 1:  # in a row under the axis: it never covers a line
+            legend = legend_below(self.plot_item, self.palette().color(QPalette.ColorRole.Text))
         for k, pos in enumerate(self.line_positions):
             name = f"axis {state.lines} = {pos}" if pos is not None else self.y_label
             item = self.plot_item.plot([], [], pen=pg.mkPen(PALETTE[k % len(PALETTE)]),
-                                       name=name, connect="finite")
+                                       connect="finite")
+            item.opts["name"] = name  # (named after: pyqtgraph would add it to the legend)
+            if legend is not None:
+                legend.addItem(item, name)
             self.items.append(item)
+        if legend is not None:
+            fit_legend_columns(self.plot_item, legend)
         self.requests = 0
         self._key = f"curve:{id(self)}"
         self._timer = QTimer(self)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, QTimer
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
+from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QWidget
 
 from inspector.formats.nodes.data import (
     IMAGE_BUDGET_BYTES,
@@ -49,6 +49,21 @@ def finite_levels(a: np.ndarray) -> tuple[float, float]:
         return 0.0, 1.0
     lo, hi = float(finite.min()), float(finite.max())
     return (lo, hi) if hi > lo else (lo - 0.5, hi + 0.5)
+
+
+def rgb_axis(node: NodeData, state: SliceState) -> int | None:
+    """The axis of a 3-D ``uint8`` node holding 3 or 4 colour components (the one axis
+    shown neither as rows nor as columns), else None: such an array is a picture."""
+    shape = node.shape or ()
+    try:
+        byte = np.dtype(getattr(node.type, "numpy", "") or "V").kind == "u" \
+            and np.dtype(node.type.numpy).itemsize == 1
+    except TypeError:
+        byte = False
+    if len(shape) != 3 or state.cols is None or not byte:
+        return None
+    other = ({0, 1, 2} - {state.rows, state.cols}).pop()
+    return other if shape[other] in (3, 4) else None
 
 
 class ImageView(PlotView):
@@ -87,6 +102,13 @@ class ImageView(PlotView):
         self.cmap.setAccessibleName("Colour map")
         self.cmap.currentTextChanged.connect(self.set_colour_map)
         row.addWidget(self.cmap)
+        self.rgb_axis = rgb_axis(node, state)
+        self.rgb = QCheckBox("RGB")
+        self.rgb.setToolTip("Show the colour axis as red, green, blue (alpha) of each pixel")
+        self.rgb.setVisible(self.rgb_axis is not None)
+        self.rgb.setChecked(self.rgb_axis is not None)  # a (H, W, 3) uint8 array is a picture
+        self.rgb.toggled.connect(self._rgb_toggled)
+        row.addWidget(self.rgb)
         row.addStretch(1)
         self.controls.addLayout(row)
         self._timer = QTimer(self)
@@ -101,6 +123,10 @@ class ImageView(PlotView):
 
     def job_keys(self) -> tuple[str, ...]:
         return (self._key,)
+
+    def _rgb_toggled(self, _on: bool) -> None:
+        self.plan, self._asked = None, None
+        self.request_visible()
 
     def set_colour_map(self, name: str) -> None:
         """Use the pyqtgraph colour map ``name`` for the image and its bar."""
@@ -134,14 +160,22 @@ class ImageView(PlotView):
         sel: list[Any] = list(st.index)
         sel[st.rows] = slice(plan.rows.start, plan.rows.stop, plan.rows.step)
         sel[st.cols] = slice(plan.cols.start, plan.cols.stop, plan.cols.step)
+        colour = self.rgb_axis if self.rgb.isChecked() else None
+        if colour is not None:
+            sel[colour] = slice(None)
         self.requests += 1
         spec, part, transpose = self.spec, self.part, st.rows > st.cols
+        order = [a for a in sorted((st.rows, st.cols, colour)) if a is not None] \
+            if colour is not None else []
 
         def work(_ctx: Any) -> Any:
             got = read_values(node, tuple(sel))
             if isinstance(got, ReadFailure):
                 return got
             img = as_real(got.column(spec.name).values, spec.kind, part)
+            if order:  # rows, columns, colour
+                img = np.transpose(img, [order.index(a) for a in (st.rows, st.cols, colour)])
+                return plan, img, (rows, cols, refine)
             return plan, (img.T if transpose else img), (rows, cols, refine)
 
         self.busy = True
@@ -162,14 +196,18 @@ class ImageView(PlotView):
             return
         plan, img, (rows, cols, refined) = result
         self.plan, self.image = plan, img
-        lo, hi = finite_levels(img)
-        shown = np.where(np.isfinite(img), img, np.nan)
+        colour = img.ndim == 3
+        lo, hi = (0.0, 255.0) if colour else finite_levels(img)
+        shown = np.where(np.isfinite(img), img, np.nan) if not colour else img
         self.item.setImage(shown, autoLevels=False, levels=(lo, hi))
+        self.bar.setVisible(not colour)
+        self.cmap.setEnabled(not colour)
         sr, sc = plan.cell
         top = plan.rows.start - sr // 2
         left = plan.cols.start - sc // 2
         self.item.setRect(QRectF(left, top, len(plan.cols) * sc, len(plan.rows) * sr))
-        self.bar.setLevels((lo, hi))
+        if not colour:
+            self.bar.setLevels((lo, hi))
         every = "every element" if (sr, sc) == (1, 1) else f"every {sr}×{sc} elements"
         coarse = (" — coarse: reading every pixel would decode too many chunks; zoom in "
                   "for detail") if plan.coarse else ""

@@ -40,6 +40,7 @@ from inspector.ui.data.reading import ReadFailure, guarded
 from inspector.ui.data.slicing import SliceControls, SliceState
 from inspector.ui.data.table import TableView
 from inspector.ui.data.text import TextView
+from inspector.ui.message_label import wrap_freely
 
 
 def shape_text(node: NodeData) -> str:
@@ -88,13 +89,13 @@ class DataPanel(QWidget):
         self._looking = False
         self._key = f"data-node:{id(self)}"
         self.title = QLabel("Select a dataset or attribute to see its values.")
-        self.title.setWordWrap(True)
+        wrap_freely(self.title)
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._build_controls()
         self.body = QStackedWidget(self)
         self.message = QLabel("")
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.message.setWordWrap(True)
+        wrap_freely(self.message)
         self.body.addWidget(self.message)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)

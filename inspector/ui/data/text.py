@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QLabel, QPlainTextEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QPlainTextEdit, QVBoxLayout, QWidget
 
 from inspector.formats.nodes.data import ColumnSpec, NodeData, cell_text
 from inspector.jobs import JobRunner
 from inspector.ui.data.reading import ReadFailure, read_values
 from inspector.ui.data.slicing import SliceState
+from inspector.ui.message_label import MessageLabel
 
 #: Values shown at once along an axis.
 MAX_TEXT_VALUES = 1000
@@ -31,7 +32,7 @@ class TextView(QWidget):
         self.text.setReadOnly(True)
         self.text.setObjectName("dataText")
         self.text.setAccessibleName(f"Text of {node.location}")
-        self.status = QLabel(self)
+        self.status = MessageLabel(parent=self)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         lay.addWidget(self.text, 1)

@@ -150,6 +150,45 @@ def _executor() -> Executor | None:
 _VIRIDIS = colormap("viridis")
 
 
+#: Widest the scan list is made at first (pixels; its splitter handle widens it).
+LIST_MAX_PX = 200
+#: Hues (degrees) of the cells of an experiment with several: blue, orange, green, red,
+#: purple, brown, pink, olive, cyan, grey-blue (then again).
+CELL_HUES = (210, 30, 120, 0, 280, 20, 320, 60, 185, 240)
+
+
+def scan_cells(auc: AucScans, n: int) -> list[str]:
+    """The cell of each of the first ``n`` scans, as text ("" when unknown, or when the
+    experiment is not held: then every scan is in one group)."""
+    experiment = auc.experiment
+    scans = getattr(experiment, "scans", None) or []
+    if len(scans) < n:
+        return [""] * n
+    out = []
+    for scan in scans[:n]:
+        cell = scan.get("cell") if isinstance(scan, Mapping) else getattr(scan, "cell", None)
+        out.append("" if cell is None else str(cell))
+    return out
+
+
+def cell_colors(cells: list[str], dark: bool) -> list[QColor]:
+    """One colour per scan: the hue of its cell (:data:`CELL_HUES`, cells in order of
+    first appearance), light to dark (dark to light on a dark background) over the
+    cell's scans in scan order."""
+    order = list(dict.fromkeys(cells))
+    counts = {c: cells.count(c) for c in order}
+    seen = dict.fromkeys(order, 0)
+    out = []
+    for cell in cells:
+        k, n = seen[cell], counts[cell]
+        seen[cell] += 1
+        t = k / max(n - 1, 1)
+        value = 0.55 + 0.45 * t if dark else 0.95 - 0.45 * t
+        hue = CELL_HUES[order.index(cell) % len(CELL_HUES)]
+        out.append(QColor.fromHsv(hue, 200 if hue != 240 else 90, int(255 * value)))
+    return out
+
+
 def _pens(colors: list[Any], width: int) -> list[QPen]:
     """Cosmetic pens (``width`` pixels whatever the zoom) in ``colors``, as ``pg.mkPen``
     makes them, built directly (``pg.mkPen`` costs about 30 us each: 1000 pens are 30 ms)."""
@@ -308,12 +347,15 @@ class AucView(PlotView):
             self.plot_item.getAxis(ax).enableAutoSIPrefix(False)  # units are given, never rescaled
 
     def _palette_colors(self, n: int) -> list[Any]:
-        cmap = _VIRIDIS
-        # viridis runs from dark purple to yellow: on a dark background skip its darkest end
         dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128
-        first = 0.3 if dark else 0.0
         if n == 0:
             return []
+        cells = scan_cells(self.auc, n)
+        if len(set(cells)) > 1:  # each cell its own hue, its scans light to dark in order
+            return cell_colors(cells, dark)
+        cmap = _VIRIDIS
+        # viridis runs from dark purple to yellow: on a dark background skip its darkest end
+        first = 0.3 if dark else 0.0
         at = first + (0.9 - first) * np.arange(n) / max(n - 1, 1)
         return list(cmap.map(at, mode="qcolor"))
 
@@ -337,7 +379,7 @@ class AucView(PlotView):
         split.addWidget(self._stack)
         split.setCollapsible(1, False)  # the list folds away, the plot never does
         split.setStretchFactor(1, 1)
-        split.setSizes([min(max(self.scan_list.width_hint(), 90), 160), 600])
+        split.setSizes([min(max(self.scan_list.width_hint(), 90), LIST_MAX_PX), 600])
         self.splitter = split
 
     @property

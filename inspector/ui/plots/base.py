@@ -24,7 +24,9 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from inspector.ui import plot_export
+from inspector.ui.message_label import MessageLabel, wrap_freely
 from inspector.ui.plots.grid_axis import GridAxis
+from inspector.ui.plots.plot_menu import install_plot_menu
 from inspector.ui.plots.theming import follow_palette
 
 if TYPE_CHECKING:
@@ -136,12 +138,11 @@ class PlotView(QWidget):
             self.plot_item.getAxis(ax).setTextPen(pg.mkPen(text))
         self._placeholder = QLabel()
         self._placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self._placeholder.setWordWrap(True)
+        wrap_freely(self._placeholder)
         self._stack = QStackedWidget()
         self._stack.addWidget(self.plot_widget)
         self._stack.addWidget(self._placeholder)
-        self.status = QLabel()
-        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.status = MessageLabel()
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         self.controls = QVBoxLayout()
@@ -203,7 +204,11 @@ class PlotView(QWidget):
             follow_palette(self)
 
     # -- exports -----------------------------------------------------------------
+    #: Whether the plot menu offers "Log y axis" (:mod:`inspector.ui.plots.plot_menu`).
+    offers_log_y = False
+
     def _install_menu(self) -> None:
+        install_plot_menu(self)
         plot_export.install_export_menu(self)
 
     def ask_png_scale(self) -> float | None:
@@ -244,12 +249,13 @@ class PlotView(QWidget):
             painter.end()
 
     def curves(self) -> list[tuple[str, np.ndarray, np.ndarray]]:
-        """``(name, x, y)`` of every visible curve, as drawn (NaN = gap)."""
+        """``(name, x, y)`` of every visible curve, as given to the plot (NaN = gap; values,
+        not their logarithms, when the y axis is on a log scale)."""
         out = []
         for i, item in enumerate(self.plot_item.listDataItems()):
             if not item.isVisible():
                 continue
-            x, y = item.getData()
+            x, y = item.getOriginalDataset()
             if x is None or y is None:
                 continue
             name = item.name() or f"curve {i + 1}"

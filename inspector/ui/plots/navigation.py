@@ -22,9 +22,11 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QAction, QCursor, QKeySequence, QPen
+from PySide6.QtCore import QEvent, QObject, QRectF, Qt, QTimer
+from PySide6.QtGui import QAction, QCursor, QHelpEvent, QKeySequence, QPen
 from PySide6.QtWidgets import QToolTip, QWidget
+
+from inspector.ui.plots.plot_menu import VIEW_ALL
 
 #: Modifier that turns the wheel from time zoom into amplitude zoom.
 AMPLITUDE_MODIFIER = Qt.KeyboardModifier.ControlModifier
@@ -34,6 +36,9 @@ TIP_PIXELS = 4
 LEGEND_ROW = 5
 #: Width of a legend entry's line sample and the space after the entry, in pixels.
 LEGEND_SAMPLE_PX = 34
+#: Room a legend column takes beside its widest entry: the legend's spacing between
+#: columns (10 px) and its share of the legend's margins.
+LEGEND_GAP_PX = 12
 
 
 def install_time_wheel(vb: pg.ViewBox,
@@ -62,7 +67,8 @@ def install_time_wheel(vb: pg.ViewBox,
 
 def add_reset_action(vb: pg.ViewBox, reset: Callable[[], None], widget: QWidget | None = None,
                      text: str = "Reset view") -> QAction:
-    """Put ``text`` first in ``vb``'s context menu; it calls ``reset``.
+    """Put ``text`` first in ``vb``'s context menu, in place of its "View all"; it calls
+    ``reset`` (a menu has one entry that shows everything).
 
     With ``widget``, ``Ctrl+0`` triggers it while ``widget`` (or a child) has focus.
     """
@@ -72,6 +78,10 @@ def add_reset_action(vb: pg.ViewBox, reset: Callable[[], None], widget: QWidget 
     action.triggered.connect(lambda _checked=False: reset())
     first = menu.actions()[0] if menu.actions() else None
     menu.insertAction(first, action)
+    for old in menu.actions():
+        if old.objectName() == VIEW_ALL:
+            menu.removeAction(old)
+    action.setObjectName(VIEW_ALL)
     if widget is not None:
         shortcut = QAction(text, widget)
         shortcut.setShortcut(QKeySequence("Ctrl+0"))
@@ -160,12 +170,23 @@ class MarkerTips(QObject):
         self.describe = describe
         self.text = ""
         widget.scene().sigMouseMoved.connect(self.moved)
+        widget.viewport().installEventFilter(self)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        """Answer the viewport's tooltip event with the marker's text: the graphics scene
+        answers it with the tooltip of the item under the mouse, and hid the marker's
+        (shown on mouse moves) once the mouse rested, when no item has one."""
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            scene_pos = self.widget.mapToScene(event.pos())
+            self.moved(scene_pos)
+            return bool(self.text)
+        return False
 
     def text_at(self, x: float) -> str:
         """The tooltip for view x ``x`` ("" when no marker is that close)."""
         vb = self.widget.getPlotItem().vb
         px = vb.viewPixelSize()[0]
-        hit = nearest_marker(self.markers(), x, TIP_PIXELS * px)
+        hit = nearest_marker(self.markers(), x, (TIP_PIXELS + 0.5) * px)  # (whole pixels)
         return self.describe(*hit) if hit is not None else ""
 
     def moved(self, scene_pos: Any) -> None:
@@ -175,7 +196,7 @@ class MarkerTips(QObject):
         else:
             self.text = self.text_at(vb.mapSceneToView(scene_pos).x())
         if self.text:
-            QToolTip.showText(QCursor.pos(), self.text, self.widget)
+            QToolTip.showText(QCursor.pos(), self.text, self.widget.viewport())
         else:
             QToolTip.hideText()
 
@@ -194,7 +215,22 @@ def legend_below(plot_item: pg.PlotItem, text_color: Any) -> pg.LegendItem:
     plot_item.layout.addItem(legend, LEGEND_ROW, 1)
     plot_item.legend = legend
     plot_item.vb.sigResized.connect(lambda *_args: fit_legend_columns(plot_item, legend))
+    view = plot_item.getViewWidget()
+    if view is not None:  # a widget narrower than the legend leaves the view box as it was
+        view.sigDeviceRangeChanged.connect(
+            lambda *_args: fit_legend_columns(plot_item, legend))
     return legend
+
+
+def data_room(plot_item: pg.PlotItem) -> float:
+    """Width (pixels) the data area has: the view box's, or less when the widget showing
+    the plot is narrower than the plot item (whose legend row then asks for more width
+    than there is, and clips the plot)."""
+    room = float(plot_item.vb.width())
+    view = plot_item.getViewWidget()
+    if view is not None and view.width() > 0:
+        room = min(room, view.width() - (plot_item.width() - plot_item.vb.width()))
+    return max(room, 0.0)
 
 
 def fit_legend_columns(plot_item: pg.PlotItem, legend: pg.LegendItem) -> int:
@@ -203,15 +239,39 @@ def fit_legend_columns(plot_item: pg.PlotItem, legend: pg.LegendItem) -> int:
     returns the number of columns."""
     widths = [label.item.boundingRect().width() + LEGEND_SAMPLE_PX
               for _sample, label in legend.items]
-    room = plot_item.vb.width()
+    room = data_room(plot_item)
     columns = 1
     for n in range(len(widths), 1, -1):
-        if sum(max(widths[c::n]) for c in range(n)) <= room:
+        if sum(max(widths[c::n]) + LEGEND_GAP_PX for c in range(n)) <= room:
             columns = n
             break
-    if legend.columnCount != columns:
+    changed = legend.columnCount != columns
+    if changed:
         legend.setColumnCount(columns)
+    view = plot_item.getViewWidget()
+    if view is not None and (changed or _clipped(plot_item, view)):
+        # lay the plot out again in the widget's width, on the next turn (the legend's
+        # new size is known then)
+        QTimer.singleShot(0, view, lambda: _fill_widget(view, legend))
     return columns
+
+
+def _clipped(plot_item: pg.PlotItem, view: Any) -> bool:
+    """True when ``plot_item`` is wider than its widget though it could be as narrow."""
+    least = plot_item.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()
+    return plot_item.width() > view.width() + 0.5 and least <= view.width()
+
+
+def _fill_widget(view: Any, legend: pg.LegendItem) -> None:
+    """Give ``view``'s plot the widget's size again (pyqtgraph sets it only on a resize of
+    the widget: a plot item held wider by its legend stayed wider, clipped)."""
+    legend.layout.activate()  # the sizes of the legend's new columns, then the plot's
+    item = view.centralWidget
+    if item is not None:
+        item.layout.invalidate()
+        item.layout.activate()
+    pg.GraphicsView.setRange(view, QRectF(0, 0, view.width(), view.height()), padding=0,
+                             disableAutoPixel=False)  # (PlotWidget.setRange is the plot's)
 
 
 def show_legend_row(plot_item: pg.PlotItem, legend: pg.LegendItem, shown: bool) -> None:
@@ -220,6 +280,8 @@ def show_legend_row(plot_item: pg.PlotItem, legend: pg.LegendItem, shown: bool) 
     inside = any(layout.itemAt(i) is legend for i in range(layout.count()))
     if shown and not inside:
         layout.addItem(legend, LEGEND_ROW, 1)
+    if shown:  # again once the legend's entries are laid out (next turn)
+        QTimer.singleShot(0, legend, lambda: fit_legend_columns(plot_item, legend))
     elif not shown and inside:
         layout.removeItem(legend)
     legend.setVisible(shown)

@@ -46,6 +46,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QListWidget,
+    QPushButton,
     QScrollBar,
     QSpinBox,
     QSplitter,
@@ -61,6 +62,7 @@ from inspector.formats.analysis.arrays import (
     envelope_with_preview,
 )
 from inspector.jobs import JobContext, JobRunner
+from inspector.ui.flow_layout import FlowLayout, group
 from inspector.ui.plots.base import PlotView, ReadFailed
 from inspector.ui.plots.grid_axis import GridAxis
 from inspector.ui.plots.navigation import (
@@ -74,7 +76,11 @@ from inspector.ui.plots.navigation import (
     legend_below,
     show_legend_row,
 )
+from inspector.ui.plots.time_axis import no_si_prefix, use_time_axis
+from inspector.ui.read_progress import ReadProgress
 
+#: Most selected trials of a continuous recording marked with a shaded span.
+MAX_TRIAL_SPANS = 200
 #: Most channels (and trials) offered in the selection lists.
 MAX_LISTED = 4096
 #: Extra range requested on each side, as a fraction of the visible width.
@@ -149,7 +155,9 @@ def _envelope_job(ref: ArrayRef, lines: list[tuple[str, list[tuple]]],
     """The job function of one request: every line's envelopes over ``span = (start, stop, bins)``.
 
     Each preview of a single line, and each finished line once the job has
-    run :data:`PROGRESS_AFTER_S`, is sent as progress ``(gen, key, envelopes)``.
+    run :data:`PROGRESS_AFTER_S`, is sent as progress ``(gen, key, envelopes)``;
+    each envelope read sends the fraction done (``done``, ``total`` envelopes) with
+    ``(gen, key, None)``.
     Returns ``(gen, {key: envelopes}, span, complete)``; ``complete`` is False
     when ``stop`` was set (a newer view is pending) and the job had run
     :data:`SUPERSEDE_AFTER_S`: the lines finished by then are returned.  A read
@@ -167,12 +175,15 @@ def _envelope_job(ref: ArrayRef, lines: list[tuple[str, list[tuple]]],
                                      and time.monotonic() - began >= SUPERSEDE_AFTER_S)
 
         out: dict[str, list[Envelope]] = {}
+        total = sum(len(indices) for _key, indices in lines)
+        done = 0
         for key, indices in lines:
             envs = []
             for idx in indices:
-                def preview(env: Envelope, key: str = key, n: int = len(indices)) -> None:
+                def preview(env: Envelope, key: str = key, n: int = len(indices),
+                            done: int = done) -> None:
                     if n == 1:
-                        ctx.progress(0, 1, (gen, key, [env]))
+                        ctx.progress(done, total, (gen, key, [env]))
                 try:
                     envs.append(envelope_with_preview(ref, idx, start, end, bins, preview,
                                                       cancelled))
@@ -182,9 +193,11 @@ def _envelope_job(ref: ArrayRef, lines: list[tuple[str, list[tuple]]],
                 except OSError as exc:
                     return ReadFailed.of(ref, exc)
                 ctx.check()
+                done += 1
+                ctx.progress(done, total, (gen, key, None))  # the fraction done
             out[key] = envs
             if time.monotonic() - began >= PROGRESS_AFTER_S:
-                ctx.progress(0, 1, (gen, key, envs))
+                ctx.progress(done, total, (gen, key, envs))
             if cancelled():
                 return gen, out, span, False
         return gen, out, span, True
@@ -330,10 +343,17 @@ class NeuralView(PlotView):
         self._build.timeout.connect(self.rebuild)
         self._use_line_axis()
         self._build_controls()
+        self.read_progress = ReadProgress(self.plot_widget, "channel reads",
+                                          "Stop reading: the plot keeps what is drawn")
+        self.read_progress.cancel_requested.connect(self.cancel_read)
         vb = self.plot_item.vb
         what = "time" if self.sfreq else "sample"
-        self.plot_item.setLabel("bottom", f"{what} from stimulus onset" if self.origin else what,
-                                units=self.x_label)
+        label = f"{what} from stimulus onset" if self.origin else what
+        if self.sfreq:  # seconds or h:mm:ss, never an SI prefix ("time (ks)")
+            use_time_axis(self.plot_item, label)
+        else:
+            self.plot_item.setLabel("bottom", label, units=self.x_label)
+            no_si_prefix(self.plot_item.getAxis("bottom"))
         self.plot_item.setLabel("left", self.y_label)
         # grid lines at the labelled and the first minor ticks only: finer ones crowd
         # the traces and look like markers
@@ -351,6 +371,7 @@ class NeuralView(PlotView):
         show_legend_row(self.plot_item, self.legend, False)
         self._marker_samples: list[LineKey] = []
         self.marker_tips = MarkerTips(self.plot_widget, self._drawn_markers, self._marker_text)
+        self.trial_spans: list[pg.LinearRegionItem] = []  # the selected trials (continuous)
         self._setup()
 
     def _stacked_gain_wheel(self, vb: pg.ViewBox) -> None:
@@ -390,7 +411,7 @@ class NeuralView(PlotView):
             f"Channels: {shown} of {self.n_channels} shown{self._channel_more}")
 
     def _build_controls(self) -> None:
-        row = QHBoxLayout()
+        row = FlowLayout()
         self.mode = QComboBox()
         self.mode.addItems(["Stacked", "Overlaid"])
         self.markers_box = QCheckBox("Markers")
@@ -406,16 +427,15 @@ class NeuralView(PlotView):
                                  "readable height); PageUp/PageDown show the next ones")
         self.page_label = QLabel()
         self.reset_button = QToolButton()  # its action is the context menu's Reset view
-        row.addWidget(QLabel("Channels:"))
-        row.addWidget(self.mode)
         self.per_page_label = QLabel("per page")
-        row.addWidget(self.per_page_label)
-        row.addWidget(self.per_page)
-        row.addWidget(self.overlay_box)
-        row.addWidget(self.markers_box)
-        row.addStretch(1)
-        row.addWidget(self.page_label)
-        row.addWidget(self.reset_button)
+        self.all_channels = QPushButton("All channels")
+        self.all_channels.setToolTip("Plot every listed channel (stacked: a page at a time)")
+        self.all_channels.clicked.connect(self.select_all_channels)
+        # the controls wrap onto a second line in a narrow pane rather than widen it
+        for widget in (group(QLabel("Channels:"), self.mode), self.all_channels,
+                       group(self.per_page_label, self.per_page), self.overlay_box,
+                       self.markers_box, self.page_label, self.reset_button):
+            row.addWidget(widget)
         self.controls.addLayout(row)
         self.channel_list = QListWidget()
         self.channel_list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
@@ -505,6 +525,10 @@ class NeuralView(PlotView):
         # The lines are built on the next event-loop turn: building the plot and
         # its lines in one turn would keep the GUI thread busy for too long.
         self._build.start()
+
+    def select_all_channels(self) -> None:
+        """Select every listed channel (the "All" button)."""
+        self.channel_list.selectAll()
 
     def selected_channels(self) -> list[int]:
         return sorted(self.channel_list.row(i) for i in self.channel_list.selectedItems())
@@ -747,8 +771,24 @@ class NeuralView(PlotView):
         self._pending = False
         self.submitted += 1
         self.status.setText("reading…")
+        self.read_progress.start(sum(len(ln.indices) for ln in self.lines))
         self.jobs.submit(work, on_done=self._done, on_error=self._failed,
                          on_progress=self._progress, key=self.job_keys()[0])
+
+    def cancel_read(self) -> None:
+        """Stop the read in flight (Cancel): what is drawn stays; panning, zooming or
+        Reset view reads again."""
+        if not self._in_flight:
+            return
+        self.jobs.cancel(self.job_keys()[0])
+        self.read_progress.finish()
+        self._in_flight = False
+        self._pending = False
+        self._stop = None
+        self._drawn = None
+        self._kick.stop()
+        self.status.setText("reading cancelled: the plot shows what was read; pan, zoom or "
+                            "Reset view to read again")
 
     def job_keys(self) -> tuple[str, ...]:
         """The key of this view's envelope reads (see :meth:`PlotView.job_keys`)."""
@@ -757,9 +797,12 @@ class NeuralView(PlotView):
     def _progress(self, done: int, total: int, payload: Any) -> None:
         gen, key, envs = payload
         if gen == self.generation:
-            self._apply(key, envs)
+            if envs is not None:
+                self._apply(key, envs)
+            self.read_progress.update_progress(done, total)
 
     def _done(self, result: Any) -> None:
+        self.read_progress.finish()
         if isinstance(result, ReadFailed):
             self._failed(result.message, "")
             self.report(result)
@@ -787,6 +830,7 @@ class NeuralView(PlotView):
             self._request_view()
 
     def _failed(self, message: str, tb: str) -> None:
+        self.read_progress.finish()
         self._in_flight = False
         self._stop = None
         self._drawn = None
@@ -947,6 +991,42 @@ class NeuralView(PlotView):
         if not self.legend.isVisible():
             return []
         return [label.text for _sample, label in self.legend.items]
+
+    def show_trials(self, trials: np.ndarray) -> int:
+        """Mark the selected ``trials`` (positions) of a continuous recording with shaded
+        spans from trial start to trial end (at most :data:`MAX_TRIAL_SPANS`), and bring
+        the first into view (keeping the zoom, or showing the whole trial when it is wider
+        than the view).  Returns the number of spans drawn (0 for epochs, or without
+        trial starts)."""
+        for span in self.trial_spans:
+            self.plot_item.removeItem(span)
+        self.trial_spans = []
+        starts = self.markers.get("trial_starts")
+        if self.epochs or starts is None or not len(trials):
+            return 0
+        ends = self.markers.get("trial_ends")
+        color = self.palette().color(QPalette.ColorRole.Highlight)
+        color.setAlpha(60)
+        shown = [int(t) for t in trials if 0 <= int(t) < starts.size][:MAX_TRIAL_SPANS]
+        for t in shown:
+            a = float(self._to_x(float(starts[t])))
+            b = float(self._to_x(float(ends[t]))) if ends is not None and t < ends.size else a
+            span = pg.LinearRegionItem((a, max(b, a)), movable=False, brush=pg.mkBrush(color),
+                                       pen=pg.mkPen(None))
+            span.setZValue(-10)
+            self.plot_item.addItem(span, ignoreBounds=True)
+            self.trial_spans.append(span)
+        if shown:
+            self._bring_into_view(*self.trial_spans[0].getRegion())
+        return len(shown)
+
+    def _bring_into_view(self, a: float, b: float) -> None:
+        (x0, x1), _ = self.plot_item.vb.viewRange()
+        if x0 <= a and b <= x1:
+            return
+        width = max(x1 - x0, (b - a) * 1.5)
+        centre = (a + b) / 2
+        self.plot_item.vb.setXRange(centre - width / 2, centre + width / 2, padding=0)
 
     def reset_view(self) -> None:
         """The whole time axis; the amplitude fitted to the lines in view again, stacked

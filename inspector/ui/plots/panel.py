@@ -29,6 +29,7 @@ from inspector.formats.analysis.arrays import ArrayRef
 from inspector.formats.capabilities import AucScans, TrialStructure
 from inspector.formats.document import Document
 from inspector.jobs import JobRunner
+from inspector.ui.message_label import wrap_freely
 from inspector.ui.plots.auc import AucView
 from inspector.ui.plots.base import PlotView, plot_widget_in_steps
 from inspector.ui.plots.neural import NeuralView
@@ -105,7 +106,7 @@ class PlotPanel(QWidget):
         self._lay.setContentsMargins(0, 0, 0, 0)
         self._message = QLabel("Select an array to plot.")
         self._message.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self._message.setWordWrap(True)
+        wrap_freely(self._message)
         self._lay.addWidget(self._message, 1)
         self._spare: pg.PlotWidget | None = None
         self._spare_made = False  # (the first: see ``preparing``)

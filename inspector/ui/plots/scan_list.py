@@ -27,7 +27,7 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtGui import QColor, QIcon, QPixmap
-from PySide6.QtWidgets import QAbstractItemView, QListView, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QWidget
 
 from inspector.models.multi_data import OneEntryPerCell
 from inspector.models.value_text import cut_text
@@ -200,4 +200,5 @@ class ScanList(QListView):
         """The width that shows the longest ID with its check box and swatch."""
         metrics = self.fontMetrics()
         text = max((metrics.horizontalAdvance(s) for s in self.model_.ids), default=0)
-        return text + SWATCH + 2 * self.frameWidth() + 40
+        bar = self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, self)
+        return text + SWATCH + 2 * self.frameWidth() + 40 + bar  # (a scroll bar takes room)

@@ -49,6 +49,7 @@ from inspector.formats.analysis.trial_average import (
 from inspector.formats.document import Document
 from inspector.jobs import JobRunner
 from inspector.models.selection import TrialSelection
+from inspector.ui.message_label import wrap_freely
 from inspector.ui.plots.base import plot_widget_in_steps
 from inspector.ui.trials.common import AverageRequest, FlowLayout, channel_label, group
 from inspector.ui.trials.condition_plot import MAX_SHOWN, ConditionPlot
@@ -78,11 +79,24 @@ def grouping_choices(doc: Document) -> list[tuple[str, Hashable]]:
     return out
 
 
+#: Names of trial_meta columns that name the conditions (compared without case): such a
+#: column groups the trials first.
+CONDITION_COLUMNS = ("condition", "conditions", "cond", "trial_type", "trial_condition")
+
+
+def _condition_first(choices: list[tuple[str, Hashable]]) -> list[tuple[str, Hashable]]:
+    """``choices`` with the columns named like :data:`CONDITION_COLUMNS` first."""
+    named = [c for c in choices
+             if isinstance(c[1], str) and c[1].strip().lower() in CONDITION_COLUMNS]
+    return named + [c for c in choices if c not in named]
+
+
 def default_grouping(doc: Document, choices: list[tuple[str, Hashable]]) -> Hashable | None:
-    """The stimulus when it has few distinct IDs, else the first column with
-    2 to :data:`MAX_SHOWN` distinct values, else the first choice."""
+    """A column naming the conditions (:data:`CONDITION_COLUMNS`) with 2 to
+    :data:`MAX_SHOWN` distinct values; else the stimulus when it has that few
+    distinct IDs, else the first column with that few; else the first choice."""
     meta = doc.tables.get("trial_meta")
-    for _label, by in choices:
+    for _label, by in _condition_first(choices):
         if isinstance(by, str) and by == STIMULUS:
             ids = doc.trials.trial_stim_ids or ()
             distinct = len({(type(v).__name__, repr(v)) for v in ids})
@@ -174,7 +188,7 @@ class TrialsPanel(QWidget):
         except ValueError as exc:
             self.message = f"No trial views: {exc}"
             label = QLabel(self.message)
-            label.setWordWrap(True)
+            wrap_freely(label)
             label.setAlignment(Qt.AlignmentFlag.AlignCenter)
             lay.addWidget(label)
             return

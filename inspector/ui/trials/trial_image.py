@@ -38,6 +38,7 @@ from inspector.jobs import JobContext, JobRunner
 from inspector.ui.colormaps import colormap
 from inspector.ui.plots.base import PlotView
 from inspector.ui.plots.navigation import add_reset_action, install_time_wheel
+from inspector.ui.read_progress import ReadProgress
 from inspector.ui.trials.common import (
     cancel_keys_on_destroy,
     channel_label,
@@ -118,6 +119,8 @@ class TrialImage(PlotView):
         self.y_label = "trial"
         self._build_controls(sort_choices)
         self._build_items()
+        self.read_progress = ReadProgress(self._stack, "trials", "Stop reading the trials")
+        self.read_progress.cancel_requested.connect(self.cancel)
         cancel_keys_on_destroy(self, jobs, self.job_keys())
 
     def _build_controls(self, sort_choices: list[tuple[str, Hashable]]) -> None:
@@ -238,18 +241,32 @@ class TrialImage(PlotView):
             return order, matrix, image_levels(matrix.values)
 
         self.status.setText("reading trials…")
+        self.read_progress.start()
         self.jobs.submit(work, on_done=self._done, on_error=self._failed,
                          on_progress=self._progress, key=self.job_keys()[0])
 
+    def cancel(self) -> None:
+        """Stop the read in flight (Cancel); the image drawn before, if any, stays."""
+        if not self.running:
+            return
+        self.jobs.cancel(self.job_keys()[0])
+        self.read_progress.finish()
+        self.running = False
+        self.status.setText("cancelled: the image shows the previous result"
+                            if self.matrix is not None else "cancelled")
+
     def _progress(self, done: int, total: int, _payload: Any) -> None:
         self.status.setText(f"reading trials… {done} of {total}")
+        self.read_progress.update_progress(done, total)
 
     def _failed(self, message: str, _tb: str) -> None:
+        self.read_progress.finish()
         self.running = False
         text = message.split(": ", 1)[1] if message.startswith("ValueError: ") else message
         self.show_placeholder(f"Cannot draw the trial image: {text}")
 
     def _done(self, result: tuple[TrialOrder, TrialMatrix, tuple[float, float]]) -> None:
+        self.read_progress.finish()
         self.running = False
         self.order, self.matrix, self._levels = result
         self._stack.setCurrentWidget(self.plot_widget)

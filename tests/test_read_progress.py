@@ -1,0 +1,104 @@
+"""Long reads show the fraction done and can be cancelled (pytest-qt, offscreen): the
+neural plot's overview and the Trials tab's trial image.  Reads are held at a gate, so the
+test decides how far a read has come."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+from inspector.formats.arrays import NumpyArrayRef
+from PySide6.QtCore import QRect, Qt
+
+from inspector.ui.plots import NeuralView
+from inspector.ui.read_progress import ReadProgress
+from tests.test_neural_navigation import jobs  # noqa: F401 - fixture
+
+
+class GatedRef(NumpyArrayRef):
+    """An in-memory array whose reads each wait for a permit of ``gate``."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        super().__init__("neuro", array)
+        self.gate = threading.Semaphore(0)
+        self.reads = 0
+
+    def read(self, selection=Ellipsis):
+        self.gate.acquire(timeout=30)
+        self.reads += 1
+        return super().read(selection)
+
+
+def _inside(box: ReadProgress) -> bool:
+    host = box.parentWidget()
+    return QRect(0, 0, host.width(), host.height()).contains(box.geometry())
+
+
+def test_the_overview_shows_reads_done_and_cancel_stops_it(qtbot, jobs):  # noqa: F811
+    ref = GatedRef(np.random.default_rng(2).standard_normal((4000, 6)))
+    ref.attrs["sfreq"] = 100.0
+    view = NeuralView(ref, jobs)
+    qtbot.addWidget(view)
+    view.resize(800, 450)
+    view.show()
+    qtbot.waitExposed(view)
+    box = view.read_progress
+    qtbot.waitUntil(lambda: bool(view.lines) and box.running, timeout=10000)
+    total = sum(len(ln.indices) for ln in view.lines)
+    assert total >= 2
+    ref.gate.release(1)  # one channel read, the next waits
+    qtbot.waitUntil(box.isVisible, timeout=10000)  # shown once the read has run 1 s
+    qtbot.waitUntil(lambda: box.bar.value() == 1, timeout=10000)
+    assert box.bar.maximum() == total and box.bar.text() == f"1 of {total} channel reads"
+    assert _inside(box)  # floats over the plot: the layout is unchanged
+    assert box.bar.width() >= box.bar.fontMetrics().horizontalAdvance(box.bar.text())
+    assert not view.is_idle()
+    qtbot.mouseClick(box.cancel, Qt.MouseButton.LeftButton)
+    assert not box.isVisible() and view.is_idle()
+    assert view.status.text().startswith("reading cancelled")
+    ref.gate.release(100)
+    jobs.wait(10000)
+    qtbot.wait(50)
+    assert view.is_idle() and view.status.text().startswith("reading cancelled")
+
+
+def test_a_short_read_never_shows_the_box(qtbot, jobs):  # noqa: F811
+    ref = GatedRef(np.random.default_rng(3).standard_normal((400, 2)))
+    ref.gate.release(1000)
+    view = NeuralView(ref, jobs)
+    qtbot.addWidget(view)
+    view.resize(600, 300)
+    view.show()
+    qtbot.waitUntil(view.is_idle, timeout=10000)
+    assert not view.read_progress.isVisible() and not view.read_progress.running
+
+
+def test_the_trial_image_shows_trials_read_and_cancel_keeps_the_image(qtbot, jobs,  # noqa: F811
+                                                                      monkeypatch):
+    import types
+
+    from inspector.ui.trials import trial_image as ti_mod
+    from tests.test_trial_views import COO, make_panel
+
+    panel, _doc, _ = make_panel(qtbot, jobs, COO, by="block", channels=[0])
+    image = panel.image
+    first = image.matrix
+    gate, real = threading.Event(), ti_mod.trial_matrix
+
+    def held(*args, progress=None, **kwargs):
+        progress(types.SimpleNamespace(done=6, total=24))
+        gate.wait(30)
+        return real(*args, progress=progress, **kwargs)
+
+    monkeypatch.setattr(ti_mod, "trial_matrix", held)
+    image.run(image.request)
+    box = image.read_progress
+    qtbot.waitUntil(lambda: box.isVisible() and box.bar.value() == 6, timeout=10000)
+    assert box.bar.text() == "6 of 24 trials" and _inside(box)
+    qtbot.mouseClick(box.cancel, Qt.MouseButton.LeftButton)
+    gate.set()
+    jobs.wait(10000)
+    qtbot.wait(20)
+    assert not image.running and not box.isVisible() and image.is_idle()
+    assert image.status.text() == "cancelled: the image shows the previous result"
+    assert image.matrix is first

@@ -6,11 +6,11 @@ channel names is shown as the names."""
 from __future__ import annotations
 
 import numpy as np
-from inspector.formats.vneurotk.values import display_checked
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QStyleOptionViewItem, QTreeView
 
 from inspector.formats.capabilities import MemberCheck
+from inspector.formats.hdf5.values import display_checked
 from inspector.models.checksum_model import STATUS_TEXT
 from inspector.models.value_text import value_text, value_type_name
 from inspector.ui.columns import DETAILS, NAME, TREE_FLOORS, VALUE, tree_widths

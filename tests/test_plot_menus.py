@@ -9,9 +9,9 @@ import types
 import h5py
 import numpy as np
 import pytest
-from inspector.formats.arrays import NumpyArrayRef
 
 from inspector.formats import open_document
+from inspector.formats.analysis.arrays import NumpyArrayRef
 from inspector.jobs import JobRunner
 from inspector.ui import plot_export
 from inspector.ui.data import DataPanel

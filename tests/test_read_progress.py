@@ -7,9 +7,9 @@ from __future__ import annotations
 import threading
 
 import numpy as np
-from inspector.formats.arrays import NumpyArrayRef
 from PySide6.QtCore import QRect, Qt
 
+from inspector.formats.analysis.arrays import NumpyArrayRef
 from inspector.ui.plots import NeuralView
 from inspector.ui.read_progress import ReadProgress
 from tests.test_neural_navigation import jobs  # noqa: F401 - fixture

@@ -33,9 +33,9 @@ def test_the_condition_column_groups_the_trials_first():
 
 def test_all_channels_are_one_click_away(qtbot):
     import numpy as np
-    from inspector.formats.arrays import NumpyArrayRef
     from PySide6.QtCore import Qt
 
+    from inspector.formats.analysis.arrays import NumpyArrayRef
     from inspector.jobs import JobRunner
     from inspector.ui.plots import NeuralView
 
@@ -83,9 +83,8 @@ def test_the_summary_shows_a_run_of_equal_values_once(qtbot):
 
 
 def test_an_empty_list_in_the_summary_is_an_empty_list_not_an_empty_text():
-    from inspector.formats.auc_structure import _dict_nodes
-    from inspector.formats.node import Node
-
+    from inspector.formats.auc.structure import _dict_nodes
+    from inspector.formats.nodes.node import Node
     from inspector.models.value_text import value_text
 
     root = Node("summary", kind="group")

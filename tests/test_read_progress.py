@@ -12,7 +12,6 @@ from PySide6.QtCore import QRect, Qt
 from inspector.formats.analysis.arrays import NumpyArrayRef
 from inspector.ui.plots import NeuralView
 from inspector.ui.read_progress import ReadProgress
-from tests.test_neural_navigation import jobs  # noqa: F401 - fixture
 
 
 class GatedRef(NumpyArrayRef):
@@ -34,7 +33,7 @@ def _inside(box: ReadProgress) -> bool:
     return QRect(0, 0, host.width(), host.height()).contains(box.geometry())
 
 
-def test_the_overview_shows_reads_done_and_cancel_stops_it(qtbot, jobs):  # noqa: F811
+def test_the_overview_shows_reads_done_and_cancel_stops_it(qtbot, jobs):
     ref = GatedRef(np.random.default_rng(2).standard_normal((4000, 6)))
     ref.attrs["sfreq"] = 100.0
     view = NeuralView(ref, jobs)
@@ -62,7 +61,7 @@ def test_the_overview_shows_reads_done_and_cancel_stops_it(qtbot, jobs):  # noqa
     assert view.is_idle() and view.status.text().startswith("reading cancelled")
 
 
-def test_a_short_read_never_shows_the_box(qtbot, jobs):  # noqa: F811
+def test_a_short_read_never_shows_the_box(qtbot, jobs):
     ref = GatedRef(np.random.default_rng(3).standard_normal((400, 2)))
     ref.gate.release(1000)
     view = NeuralView(ref, jobs)
@@ -73,7 +72,7 @@ def test_a_short_read_never_shows_the_box(qtbot, jobs):  # noqa: F811
     assert not view.read_progress.isVisible() and not view.read_progress.running
 
 
-def test_the_trial_image_shows_trials_read_and_cancel_keeps_the_image(qtbot, jobs,  # noqa: F811
+def test_the_trial_image_shows_trials_read_and_cancel_keeps_the_image(qtbot, jobs,
                                                                       monkeypatch):
     import types
 

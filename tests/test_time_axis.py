@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from inspector.ui.plots.time_axis import CLOCK_STEPS, clock_spacing, clock_text, is_clock
-from tests.test_neural_navigation import jobs, make_view  # noqa: F401 - fixture
+from tests.test_neural_navigation import make_view
 
 pytestmark = pytest.mark.usefixtures("jobs")
 
@@ -16,7 +16,7 @@ def _axis(view):
     return view.plot_item.getAxis("bottom")
 
 
-def test_twenty_minutes_are_labelled_in_seconds(qtbot, jobs):  # noqa: F811
+def test_twenty_minutes_are_labelled_in_seconds(qtbot, jobs):
     data = np.random.default_rng(0).standard_normal((1200, 2))
     view = make_view(qtbot, jobs, data, sfreq=1.0)  # 1 200 s
     axis = _axis(view)
@@ -26,7 +26,7 @@ def test_twenty_minutes_are_labelled_in_seconds(qtbot, jobs):  # noqa: F811
         ["0", "500", "1000"]
 
 
-def test_nine_hours_are_labelled_in_hours_minutes_seconds(qtbot, jobs):  # noqa: F811
+def test_nine_hours_are_labelled_in_hours_minutes_seconds(qtbot, jobs):
     data = np.random.default_rng(0).standard_normal((3240, 2))
     view = make_view(qtbot, jobs, data, sfreq=0.1)  # 32 400 s
     axis = _axis(view)
@@ -48,7 +48,7 @@ def test_clock_text_and_spacing():
     assert major < 1 and minor == pytest.approx(major / 5)
 
 
-def test_an_epoch_within_a_second_is_labelled_in_milliseconds(qtbot, jobs):  # noqa: F811
+def test_an_epoch_within_a_second_is_labelled_in_milliseconds(qtbot, jobs):
     data = np.random.default_rng(0).standard_normal((10, 64, 2))
     view = make_view(qtbot, jobs, data, sfreq=500.0)  # 64 samples: 128 ms
     axis = _axis(view)

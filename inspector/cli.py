@@ -747,25 +747,33 @@ def _take_s3_endpoint(argv: list[str]) -> list[str]:
     return out
 
 
+def _reader_left(status: int) -> int:
+    """Standard output's reader closed the pipe (``| head``): point stdout at
+    ``os.devnull`` so that the interpreter's final flush raises no second
+    BrokenPipeError, and return ``status`` (Python documentation, "Note on SIGPIPE")."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return status
+
+
 def _dispatch(argv: list[str]) -> int:
     if argv and argv[0] == "verify":
         try:
             return cmd_verify(argv[1:])
         except BrokenPipeError:  # `inspector verify ... | head`: the reader left, not our error
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            return 1
+            return _reader_left(1)
     if argv and argv[0] == "export":
         return cmd_export(argv[1:])
     if argv and argv[0] == "dump":
         try:
             return cmd_dump(argv[1:])
         except BrokenPipeError:  # `inspector dump ... | head`
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            return 0
+            return _reader_left(0)
     if argv and argv[0] == "install-desktop":
-        return cmd_install_desktop(argv[1:])
+        try:
+            return cmd_install_desktop(argv[1:])
+        except BrokenPipeError:  # `inspector install-desktop | head -3`: installed all the same
+            return _reader_left(0)
     ours, qt_options = split_qt_options(argv)
     args = _gui_parser().parse_args(ours)
     _allow_external(args.allow_external)

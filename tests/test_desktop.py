@@ -315,6 +315,24 @@ def test_install_then_uninstall(xdg):
     assert not any(line.startswith("removed ") for line in desktop.uninstall())
 
 
+def test_install_into_a_closed_pipe_installs_without_a_traceback(xdg):
+    """`inspector install-desktop | head -3`: the reader leaves before the lines are
+    printed; the files are installed all the same, exit 0, nothing on stderr."""
+    data, _ = xdg
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader has left: every write to the pipe fails with EPIPE
+    try:
+        proc = subprocess.run([sys.executable, "-m", "inspector", "install-desktop"],
+                              stdout=write_end, stderr=subprocess.PIPE, text=True,
+                              cwd=ROOT, env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+                              timeout=120)
+    finally:
+        os.close(write_end)
+    assert proc.stderr == ""
+    assert proc.returncode == 0
+    assert all(p.is_file() for p in _expected_files(data))
+
+
 def test_install_execs_the_inspector_on_path(xdg):
     data, bindir = xdg
     script = bindir / "inspector"

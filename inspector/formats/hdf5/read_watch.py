@@ -130,8 +130,29 @@ def _watchdog() -> None:
                 continue
         for read in late:
             for path in read.paths:
-                if release(path) and path not in read.released:
-                    read.released.append(path)
+                _release_for(read, path)
+
+
+def _release_for(read: _Read, path: str) -> None:
+    """Release ``path`` for ``read`` when it is a named pipe.  The read is marked stopped
+    before the pipe is opened: the blocked reader may fail and finish the moment it is
+    released, and it must then see that it was stopped."""
+    if not _is_fifo(path):
+        return
+    with _cond:
+        fresh = path not in read.released
+        if fresh:
+            read.released.append(path)
+    if not release(path) and fresh:  # no reader was waiting on it: not stopped by us
+        with _cond:
+            read.released.remove(path)
+
+
+def _is_fifo(path: str) -> bool:
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 def release(path: str) -> bool:

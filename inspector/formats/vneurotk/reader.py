@@ -38,6 +38,7 @@ from inspector.formats.findings import Finding, Rule
 from inspector.formats.hdf5.arrays import H5DatasetRef
 from inspector.formats.hdf5.data import object_data
 from inspector.formats.hdf5.heap import corrupt_groups
+from inspector.formats.hdf5.reader import KIND_UNOPENED, KIND_UNREADABLE
 from inspector.formats.hdf5.source import (
     STEP_ERRORS,
     H5Source,
@@ -100,14 +101,6 @@ SUMMARY_KEYS = (
 #: ``Document.kind_label`` of a recording, and of an HDF5 file that is not one.
 KIND_RECORDING = "VneuroTK recording"
 KIND_PLAIN_HDF5 = "HDF5 file (not a VneuroTK recording)"
-#: ``Document.kind_label`` of a file HDF5 cannot open, by the code of the finding saying
-#: why: nothing in it was read, so nothing says it is a recording.
-KIND_UNOPENED = {
-    R.FILE_TRUNCATED.code: "Truncated HDF5 file",
-    R.FILE_NOT_HDF5.code: "Not an HDF5 file",
-    R.FILE_LOCKED.code: "Locked HDF5 file",
-}
-KIND_UNREADABLE_HDF5 = "Unreadable HDF5 file"
 
 T = TypeVar("T")
 
@@ -191,7 +184,7 @@ def open_recording(path: Path, *, hash_arrays: bool = False,
         src = H5Source(path)
     except OpenError as exc:
         doc.report(exc.rule, exc.message)
-        doc.kind_label = KIND_UNOPENED.get(exc.rule.code, KIND_UNREADABLE_HDF5)
+        doc.kind_label = KIND_UNOPENED.get(exc.rule.code, KIND_UNREADABLE)  # (nothing read)
         doc.header.add("format", doc.kind_label)
         return doc
     doc.header.add("format", "VneuroTK recording (HDF5)")

@@ -35,6 +35,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from verify_archive import peak_mb  # (benchmarks/ is on the path of a script run)
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
@@ -144,20 +146,6 @@ def stream_child(name: str, path: str) -> dict[str, float]:
     return {"stream_mb_s": round(fsize / 1e6 / seconds, 1),
             "stream_cpu_mb_s": round(fsize / 1e6 / cpu, 1),
             "stream_peak_mb": round(peak_mb(), 1), "member_mb": round(fsize / 1e6, 1)}
-
-
-def peak_mb() -> float:
-    """Peak resident memory of this process in MB: ``VmHWM`` (``ru_maxrss`` keeps the
-    parent's size at ``fork`` across ``exec``)."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    import resource
-
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def main(argv: list[str] | None = None) -> int:

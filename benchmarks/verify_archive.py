@@ -82,7 +82,6 @@ def build(label: str) -> Path:
 
 # -- child jobs (each runs in a fresh interpreter) ---------------------------
 def _child(job: str, path: str) -> dict:
-    import resource
     import time
 
     if job in ("ours", "ours_overview"):
@@ -120,10 +119,10 @@ def _child(job: str, path: str) -> dict:
         ok = True
     else:
         raise SystemExit(f"unknown job {job}")
-    return {"seconds": seconds, "maxrss_mb": _peak_mb(resource), "ok": ok}
+    return {"seconds": seconds, "maxrss_mb": peak_mb(), "ok": ok}
 
 
-def _peak_mb(resource) -> float:
+def peak_mb() -> float:
     """Peak resident memory of this process in MB: ``VmHWM`` (``ru_maxrss`` keeps
     the parent's size at ``fork`` across ``exec``: a parent that built the archive
     would be counted)."""
@@ -133,6 +132,8 @@ def _peak_mb(resource) -> float:
                 return int(line.split()[1]) / 1024
     except OSError:
         pass
+    import resource
+
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 

@@ -353,7 +353,7 @@ def measure(path: Path, switch_interval: float | None = None,
     """
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from inspector.app import make_application
-    from inspector.formats.workers import worker_pool
+    from inspector.formats.decoding.workers import worker_pool
 
     app = make_application()
     if switch_interval is not None:

@@ -72,7 +72,7 @@ def plotted(folder: Path) -> dict[str, Any]:
     from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer
 
     from inspector.app import make_application
-    from inspector.formats.workers import worker_pool
+    from inspector.formats.decoding.workers import worker_pool
 
     def spin(cond: Any, timeout: float = 120.0) -> bool:
         loop, end, poll = QEventLoop(), time.perf_counter() + timeout, QTimer()

@@ -187,7 +187,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=10**8)
     parser.add_argument("--size", type=int, default=20_000)
     args = parser.parse_args()
-    from inspector.formats.workers import worker_pool
+    from inspector.formats.decoding.workers import worker_pool
 
     t0 = time.perf_counter()
     rows_file, image_file = build_rows(args.rows), build_image(args.size)

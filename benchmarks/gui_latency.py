@@ -333,7 +333,7 @@ def format_layer(path: Path, gui_switch: bool) -> dict[str, Any]:
     """Open the recording and compute the exact whole-range envelope of the channels a
     neural plot shows first, without a window (this fresh process)."""
     from inspector.formats import open_document
-    from inspector.formats.workers import worker_pool
+    from inspector.formats.decoding.workers import worker_pool
 
     if gui_switch:
         from inspector.app import GUI_SWITCH_INTERVAL_S
@@ -351,7 +351,7 @@ def format_layer(path: Path, gui_switch: bool) -> dict[str, Any]:
             assert env.exact
         ms, cpu_ms = (time.perf_counter() - t0) * 1000, (_cpu_s() - c0) * 1000
         doc.close()
-    from inspector.formats.inflate import DECODER
+    from inspector.formats.decoding.inflate import DECODER
 
     return {"ms": round(ms, 1), "cpu_ms": round(cpu_ms, 1),
             "switch_interval_s": sys.getswitchinterval(), "decoder": DECODER}
@@ -367,7 +367,7 @@ def _cpu_s() -> float:
 def child(scenario: str, path: Path, trace: bool) -> dict[str, Any]:
     """Run one scenario in this (fresh) process; returns its measurements."""
     from inspector.app import make_application
-    from inspector.formats.workers import worker_pool
+    from inspector.formats.decoding.workers import worker_pool
 
     with worker_pool():
         app = make_application()
@@ -404,7 +404,7 @@ def child(scenario: str, path: Path, trace: bool) -> dict[str, Any]:
             probe.report_stalls()
         win.close()
         app.processEvents()
-    from inspector.formats.inflate import DECODER
+    from inspector.formats.decoding.inflate import DECODER
 
     return {**res, **out, "decoder": DECODER}
 

@@ -16,7 +16,7 @@ ISA-L through the ``isal`` wheel, libdeflate through the ``deflate`` wheel):
   a shared machine wall time also counts waiting for a core).
 
 Prints one JSON object, with the 1-minute load average before measuring and
-the decoder :mod:`inspector.formats.inflate` chose.  Usage::
+the decoder :mod:`inspector.formats.decoding.inflate` chose.  Usage::
 
     python benchmarks/inflate_backends.py [--h5 FILE] [--aucx FILE] [--chunks N]
 """
@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         print(json.dumps(stream_child(*args.child)))
         return 0
-    from inspector.formats import inflate
+    from inspector.formats.decoding import inflate
 
     result: dict[str, Any] = {"decoder": inflate.DECODER,
                               "load_1min_before": round(os.getloadavg()[0], 2)}

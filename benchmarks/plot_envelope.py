@@ -24,7 +24,7 @@ object:
 - ``peak_rss_mb``: peak resident memory of the measuring process;
 - ``exact_vs_naive``: ``naive_full_ms / exact_full_ms`` (medians), with every
   run's figures in ``exact_full_runs_ms`` and ``naive_full_runs_ms``;
-- ``decoder``: the inflater in use (:data:`inspector.formats.inflate.DECODER`),
+- ``decoder``: the inflater in use (:data:`inspector.formats.decoding.inflate.DECODER`),
   ``cpus`` and the 1-minute load average before and after measuring.
 
 Medians of ``--repeat`` runs (default 3).  Usage::
@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     cache_home = tempfile.mkdtemp(prefix="inspector-bench-cache-")
     os.environ["XDG_CACHE_HOME"] = cache_home
     from inspector.formats.analysis.arrays import bin_edges, envelope_with_preview, minmax_bins
-    from inspector.formats.workers import worker_pool
+    from inspector.formats.decoding.workers import worker_pool
 
     with worker_pool():
         return measure(args, cache_home, bin_edges, envelope_with_preview, minmax_bins,
@@ -250,9 +250,9 @@ def measure(args, cache_home, bin_edges, envelope_with_preview, minmax_bins,
 def _decoder() -> str:
     """The inflater the measured code uses."""
     try:
-        from inspector.formats.inflate import DECODER
+        from inspector.formats.decoding.inflate import DECODER
     except ImportError:  # a tree from before the one decoder
-        return "unknown (no inspector.formats.inflate)"
+        return "unknown (no inspector.formats.decoding.inflate)"
     return DECODER
 
 

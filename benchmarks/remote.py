@@ -62,9 +62,9 @@ import verify_archive  # noqa: E402
 from range_server import RangeServer  # noqa: E402
 
 from inspector.formats.analysis.arrays import EnvelopeCancelled  # noqa: E402
+from inspector.formats.decoding.workers import worker_pool  # noqa: E402
 from inspector.formats.registry import open_document  # noqa: E402
 from inspector.formats.remote.path import RemotePath  # noqa: E402
-from inspector.formats.workers import worker_pool  # noqa: E402
 
 OURS = RemotePath.open
 BINS = 2000

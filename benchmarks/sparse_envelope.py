@@ -36,7 +36,7 @@ import numpy as np
 
 from inspector.formats import open_document
 from inspector.formats.analysis.arrays import EnvelopeCancelled
-from inspector.formats.workers import worker_pool
+from inspector.formats.decoding.workers import worker_pool
 
 SOURCE = Path(__file__).resolve().parents[1] / "tests/fixtures/vneurotk/v1/" \
     "continuous_dense_f32_intids.h5"

@@ -108,7 +108,7 @@ INSPECTOR = """
 import sys
 from inspector.app import make_application  # (before PySide6: see inspector/__init__.py)
 from PySide6.QtCore import Qt
-from inspector.formats.workers import worker_pool
+from inspector.formats.decoding.workers import worker_pool
 with worker_pool():
     app = make_application()
     from inspector.ui.main_window import MainWindow

@@ -115,8 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtWidgets import QApplication
 
     from inspector.app import GUI_SWITCH_INTERVAL_S
+    from inspector.formats.decoding.workers import worker_pool
     from inspector.formats.registry import open_document
-    from inspector.formats.workers import worker_pool
 
     app = QApplication.instance() or QApplication([])
     sys.setswitchinterval(GUI_SWITCH_INTERVAL_S)

@@ -32,7 +32,7 @@ after the ``trial_average`` runs, before the naive runs),
 check), the CPU time of every measured run (``*_cpu_ms``, all threads: on
 a shared machine wall time also counts waiting for a core), ``size``,
 ``cpus``, the 1-minute load average before and after measuring, the
-decoder in use (``decoder``, :data:`inspector.formats.inflate.DECODER`) and
+decoder in use (``decoder``, :data:`inspector.formats.decoding.inflate.DECODER`) and
 ``epochs_vs_naive`` / ``continuous_vs_naive`` (naive time over ours, same run).
 
 Usage: ``python benchmarks/trial_average.py [--size 100MB|1GB] [--runs N]``
@@ -206,8 +206,8 @@ def _ms(fn) -> tuple[float, float, object]:
 
 def measure(paths: dict[str, Path], runs: int) -> dict[str, float]:
     from inspector.formats.analysis.trial_average import trial_average
+    from inspector.formats.decoding.workers import worker_pool
     from inspector.formats.registry import open_document
-    from inspector.formats.workers import worker_pool
 
     out: dict[str, float] = {}
     docs = {m: open_document(p) for m, p in paths.items()}
@@ -250,8 +250,8 @@ def measure(paths: dict[str, Path], runs: int) -> dict[str, float]:
 
 
 def _decoder() -> str:
-    """The inflater the measured code uses (:data:`inspector.formats.inflate.DECODER`)."""
-    from inspector.formats.inflate import DECODER
+    """The inflater the measured code uses (:data:`inspector.formats.decoding.inflate.DECODER`)."""
+    from inspector.formats.decoding.inflate import DECODER
 
     return DECODER
 

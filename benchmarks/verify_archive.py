@@ -20,7 +20,7 @@ prints one JSON object::
   bytes, already in memory;
 * ``floor_s``: the floor of a verifier that inflates: SHA-256 plus inflate of
   every member, read from the file, with the chosen decoder
-  (:func:`inspector.formats.inflate.stream_decompressor`) on two cores (a
+  (:func:`inspector.formats.decoding.inflate.stream_decompressor`) on two cores (a
   large member inflates on one thread while another hashes, small members
   two at a time), nothing else; ``ours_vs_floor`` is ``ours_s / floor_s``;
 * ``*_peak_mb``: the peak resident memory (``VmHWM``) of a fresh subprocess
@@ -139,7 +139,7 @@ def peak_mb() -> float:
 
 def _member_blocks(path: str, info, block: int = 1 << 20):
     """The inflated blocks of one deflated member, read from the file."""
-    from inspector.formats import inflate
+    from inspector.formats.decoding import inflate
 
     with open(path, "rb") as fh:
         fh.seek(info.header_offset + 26)
@@ -250,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     load = os.getloadavg()[0]
     result: dict = {label: measure(label, args.repeat) for label in args.sizes.split(",")}
-    from inspector.formats.inflate import DECODER
+    from inspector.formats.decoding.inflate import DECODER
 
     result.update({"decoder": DECODER, "cpus": len(os.sched_getaffinity(0)),
                    "load_1min_before": round(load, 2),

@@ -77,7 +77,7 @@ def run_in_process(paths: list[Path]) -> dict:
     sys.path.insert(0, str(ROOT))
     from inspector.cli import render_document
     from inspector.formats import open_document
-    from inspector.formats.workers import worker_pool
+    from inspector.formats.decoding.workers import worker_pool
 
     with worker_pool():
         start = time.perf_counter()

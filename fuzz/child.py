@@ -95,9 +95,9 @@ def forget_inherited_pool() -> None:
     """A forked child cannot use its parent's worker threads: forget the parent's pool.
 
     Only matters when the fork server itself runs inside
-    ``inspector.formats.workers.worker_pool()`` (the test session does).
+    ``inspector.formats.decoding.workers.worker_pool()`` (the test session does).
     """
-    workers = sys.modules.get("inspector.formats.workers")
+    workers = sys.modules.get("inspector.formats.decoding.workers")
     if workers is not None and getattr(workers, "_current", None) is not None:
         workers._current = None  # type: ignore[attr-defined]
 

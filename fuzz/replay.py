@@ -81,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _direct(input_path: Path, limits: Limits) -> int:
     """Run the target here: the memory limit applies, the time limit does not."""
-    from inspector.formats.workers import worker_pool
+    from inspector.formats.decoding.workers import worker_pool
 
     warm_up()
     set_limits(limits.mem_limit_mb)

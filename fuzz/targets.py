@@ -74,7 +74,7 @@ def inspect(path: Path) -> Inspection:
     """
     from inspector.cli import json_line
     from inspector.formats import open_document
-    from inspector.formats.workers import worker_pool
+    from inspector.formats.decoding.workers import worker_pool
 
     with worker_pool(), open_document(path) as doc:
         doc.verify()
@@ -95,7 +95,7 @@ def inspect_as_app(path: Path) -> Inspection:
     from inspector.cli import json_line
     from inspector.formats import open_document
     from inspector.formats.analysis.scan_envelope import OVERVIEW_COLUMNS
-    from inspector.formats.workers import worker_pool
+    from inspector.formats.decoding.workers import worker_pool
 
     with worker_pool(), open_document(path, auc_overview_columns=OVERVIEW_COLUMNS) as doc:
         doc.verify()

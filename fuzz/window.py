@@ -50,7 +50,7 @@ def inspect_window(path: Path) -> Inspection:
         WindowFailure: see the module docstring.
     """
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from inspector.formats.workers import worker_pool
+    from inspector.formats.decoding.workers import worker_pool
 
     with worker_pool():
         return _run(path)

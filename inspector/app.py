@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
 from inspector import APP_ID, APP_NAME, QT_CLASSES_LAZY, __version__
-from inspector.formats.workers import worker_pool
+from inspector.formats.decoding.workers import worker_pool
 from inspector.resources_access import sample_files
 
 if TYPE_CHECKING:
@@ -112,7 +112,7 @@ def run_gui(files: Sequence[str], screenshot: str | None = None,
     go to the ``QApplication``.  Only files the user asked for enter File >
     Open Recent: neither the bundled samples nor the files of a screenshot run.
 
-    The shared worker pool (:mod:`inspector.formats.workers`) is open for as
+    The shared worker pool (:mod:`inspector.formats.decoding.workers`) is open for as
     long as the window runs and shut down when it closes.
     """
     with worker_pool():

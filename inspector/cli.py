@@ -40,8 +40,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from inspector import __version__
+from inspector.formats.decoding.workers import worker_pool
 from inspector.formats.findings import Finding, printable, with_file
-from inspector.formats.workers import worker_pool
 
 if TYPE_CHECKING:
     from inspector.formats.capabilities import MemberContent
@@ -125,7 +125,7 @@ def _add_allow_external(p: argparse.ArgumentParser) -> None:
 
 def _allow_external(folders: Sequence[str]) -> None:
     """Allow each of ``folders`` (``--allow-external``) for this process and its workers."""
-    from inspector.formats.folder_bounds import allow_folder
+    from inspector.formats.sources.folder_bounds import allow_folder
 
     for folder in folders:
         allow_folder(folder)
@@ -389,7 +389,7 @@ def cmd_export(argv: Sequence[str]) -> int:
     """``inspector export SOURCE DEST``: 0 when written, 1 when refused, 2 for usage errors."""
     args = _export_parser().parse_args(argv)
     from inspector.formats.auc.export import ExportError, export_to_aucx, open_group
-    from inspector.formats.workers import worker_pool
+    from inspector.formats.decoding.workers import worker_pool
 
     try:
         with worker_pool():
@@ -698,18 +698,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``inspector`` script and ``python -m inspector``.
 
     Every subcommand (and the window) runs inside the shared worker pool
-    (:func:`inspector.formats.workers.worker_pool`), shut down on return.  First,
+    (:func:`inspector.formats.decoding.workers.worker_pool`), shut down on return.  First,
     the temporaries a killed export left are removed
-    (:func:`inspector.formats.partials.clean_left_over`).
+    (:func:`inspector.formats.sources.partials.clean_left_over`).
     ``HDF5_EXTFILE_PREFIX`` defaults to ``${ORIGIN}`` (HDF5 library, H5Pset_efile_prefix):
     a relative external-storage file name is looked up beside the document, not in the
     working directory.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     argv = _take_s3_endpoint(argv)
-    from inspector.formats.partials import clean_left_over
+    from inspector.formats.sources.partials import clean_left_over
 
-    clean_left_over()  # what a killed export left (inspector/formats/partials.py)
+    clean_left_over()  # what a killed export left (inspector/formats/sources/partials.py)
     # Relative external-storage names resolve from the document's folder, as virtual
     # sources and external links do (HDF5 reads this once, when h5py loads it).
     os.environ.setdefault("HDF5_EXTFILE_PREFIX", "${ORIGIN}")

@@ -77,10 +77,10 @@ def _isolated_settings(tmp_path_factory, monkeypatch):
 @pytest.fixture(scope="session", autouse=True)
 def _application(qapp):
     """The application's life in a test process, as in the app (``inspector.app``): the
-    shared worker pool is open (``inspector.formats.workers``) and cyclic garbage is
+    shared worker pool is open (``inspector.formats.decoding.workers``) and cyclic garbage is
     collected on the GUI thread only (``inspector.ui.garbage``: a Qt object collected on a
     job thread can deadlock with the GUI thread)."""
-    from inspector.formats.workers import worker_pool
+    from inspector.formats.decoding.workers import worker_pool
     from inspector.ui.garbage import install_gui_thread_collector
 
     with worker_pool():
@@ -97,8 +97,8 @@ def _collector_on_the_gui_thread(_application):
 
 @pytest.fixture(scope="session")
 def _worker_pool(_application):
-    """The shared worker pool (``inspector.formats.workers.pool``)."""
-    from inspector.formats.workers import pool
+    """The shared worker pool (``inspector.formats.decoding.workers.pool``)."""
+    from inspector.formats.decoding.workers import pool
 
     return pool()
 

@@ -21,7 +21,7 @@ from inspector.formats.analysis.arrays import EnvelopeCancelled, NumpyArrayRef
 from inspector.formats.analysis.scan_envelope import scan_envelopes, scan_extent, scan_shape
 from inspector.formats.auc.model import AucExperiment
 from inspector.formats.capabilities import AucScans
-from inspector.formats.workers import pool
+from inspector.formats.decoding.workers import pool
 
 
 # -- the oracle ---------------------------------------------------------------------

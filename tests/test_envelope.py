@@ -8,7 +8,6 @@ import h5py
 import numpy as np
 import pytest
 
-from inspector.formats import inflate
 from inspector.formats.analysis.arrays import (
     ArrayRef,
     Envelope,
@@ -16,6 +15,7 @@ from inspector.formats.analysis.arrays import (
     NumpyArrayRef,
     envelope_with_preview,
 )
+from inspector.formats.decoding import inflate
 from inspector.formats.hdf5 import chunk_summary as cs
 from inspector.formats.hdf5 import chunks
 from inspector.formats.hdf5.arrays import H5DatasetRef
@@ -487,8 +487,8 @@ def test_the_fuzzed_recording_of_billions_of_chunks_gives_its_trials_and_its_plo
 
     from inspector.formats import open_document
     from inspector.formats.analysis.trial_average import trial_matrix, trial_order
+    from inspector.formats.decoding.workers import worker_pool
     from inspector.formats.hdf5.arrays import MAX_SAMPLED_CHUNKS
-    from inspector.formats.workers import worker_pool
 
     path = Path(__file__).parent / "fixtures" / "fuzz" / "billions_of_unallocated_chunks.h5"
     with h5py.File(path, "r") as f:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from inspector.formats.aucx import open_archive
-from inspector.formats.partials import TEMP_PREFIX
+from inspector.formats.sources.partials import TEMP_PREFIX
 from tests.conftest import FIXTURES
 
 SOURCE = FIXTURES / "aucx" / "src_readiness_rich.aucx"
@@ -124,7 +124,7 @@ def test_a_kill_between_link_and_rename_leaves_the_temporary_until_the_next_star
     assert len(left) == 1 and left[0].startswith(f"{TEMP_PREFIX}{proc.pid}-")
     entries = os.listdir(tmp_path / "state" / "inspector" / "partial")
     assert len(entries) == 1 and entries[0].startswith(f"{proc.pid}-")
-    from inspector.formats.partials import clean_left_over
+    from inspector.formats.sources.partials import clean_left_over
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     assert clean_left_over() == [str(out / left[0])]

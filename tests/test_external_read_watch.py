@@ -22,9 +22,9 @@ import pytest
 
 from inspector.cli import main
 from inspector.formats import open_document
-from inspector.formats.folder_bounds import REGULAR
 from inspector.formats.hdf5 import external_guard, read_watch
 from inspector.formats.nodes.data import NodeReadError
+from inspector.formats.sources.folder_bounds import REGULAR
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
 

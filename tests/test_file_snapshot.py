@@ -24,14 +24,14 @@ from inspector.formats.aucx import (
     read_experiment,
     write_aucx,
 )
-from inspector.formats.file_identity import (
+from inspector.formats.decoding.workers import worker_pool
+from inspector.formats.registry import open_document
+from inspector.formats.sources.file_identity import (
     FILE_CHANGED,
     FileChangedError,
     SnapshotPath,
     snapshot_path,
 )
-from inspector.formats.registry import open_document
-from inspector.formats.workers import worker_pool
 from tests.conftest import FIXTURES
 
 SOURCE = FIXTURES / "aucx" / "syn_moving_boundary_s42_20x300.aucx"

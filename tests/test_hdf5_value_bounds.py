@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 
 from inspector.formats.analysis.trial_average import ChunkOverflow
+from inspector.formats.decoding.inflate import zlib_inflate
 from inspector.formats.hdf5 import chunk_guard
 from inspector.formats.hdf5 import heap as hdf5_heap
 from inspector.formats.hdf5.chunks import ChunkLayout, decode_chunk
 from inspector.formats.hdf5.source import H5Source
-from inspector.formats.inflate import zlib_inflate
-from inspector.formats.report_bounds import MAX_REPORT_TEXT, bounded
+from inspector.formats.values.report_bounds import MAX_REPORT_TEXT, bounded
 
 
 def _bomb(path: Path, inflated: int) -> None:

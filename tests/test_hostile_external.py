@@ -25,9 +25,9 @@ import pytest
 
 from inspector.cli import main
 from inspector.formats import open_document
-from inspector.formats.folder_bounds import allow_hint, allowable_folder, forget_allowed
 from inspector.formats.hdf5 import external_guard
 from inspector.formats.nodes.data import NodeReadError
+from inspector.formats.sources.folder_bounds import allow_hint, allowable_folder, forget_allowed
 from tests.range_server import RangeServer
 
 MARKER = b"EXTERNAL-TEST-SECRET-31d5"
@@ -159,7 +159,7 @@ def test_a_special_file_is_never_read_even_allowed(tmp_path, kind, capsys):
     doc_dir.mkdir()
     target = _special(kind, doc_dir)
     path = stored_in(doc_dir / "f.h5", target, dtype="u1")
-    from inspector.formats.folder_bounds import allow_folder
+    from inspector.formats.sources.folder_bounds import allow_folder
 
     allow_folder(os.path.dirname(target))
     with open_document(path) as doc:
@@ -307,7 +307,7 @@ def test_guard_cache_follows_the_allowed_folders(tmp_path, secret):
     path = stored_in(tmp_path / "doc" / "leak.h5", str(secret))
     with h5py.File(path) as f:
         assert not external_guard.examine(f["x"]).readable
-        from inspector.formats.folder_bounds import allow_folder
+        from inspector.formats.sources.folder_bounds import allow_folder
 
         allow_folder(secret.parent)
         assert external_guard.examine(f["x"]).readable

@@ -1,4 +1,4 @@
-"""The one decoder (inspector.formats.inflate): the wheels against zlib, byte for byte,
+"""The one decoder (inspector.formats.decoding.inflate): the wheels against zlib, byte for byte,
 HDF5 (through h5py) as the oracle of chunk decoding and of the Fletcher-32 check, and
 the zlib fallback forced end to end (chunk summary, strided reads, AUCX verification)."""
 
@@ -13,8 +13,8 @@ import h5py
 import numpy as np
 import pytest
 
-from inspector.formats import inflate
-from inspector.formats.inflate import ChunkOverflow
+from inspector.formats.decoding import inflate
+from inspector.formats.decoding.inflate import ChunkOverflow
 
 ROOT = Path(__file__).resolve().parent.parent
 WHEELS = ("deflate", "isal")
@@ -274,7 +274,7 @@ def test_archive_verification_is_the_same_on_the_fallback(monkeypatch):
 def test_stored_block_minmax_is_numpys(tmp_path, backend, monkeypatch, dtype, name):
     """Slab by slab (a tiny slab forces several) it gives numpy's block min/max of the
     chunk HDF5 decodes; a block holding NaN is left to the caller (None)."""
-    from inspector.formats import chunk_minmax
+    from inspector.formats.hdf5 import chunk_minmax
 
     monkeypatch.setattr(chunk_minmax, "SLAB_BYTES", 64)
     kw, filters = PIPELINES[name]

@@ -33,7 +33,7 @@ WITH_TABLES = ["v1/continuous_dense_f32_intids.h5", "v0/v001_continuous_dense_f3
 _OPEN = """
 import json, sys
 from inspector.formats import open_document
-from inspector.formats.workers import worker_pool
+from inspector.formats.decoding.workers import worker_pool
 with worker_pool():
     out = []
     for path in sys.argv[1:]:
@@ -164,7 +164,7 @@ def test_typed_codes_6_and_7_are_pandas_na_and_nat(tmp_path):
 
 
 def test_pandas_values_recognise_pandas_scalars_only():
-    from inspector.formats.pandas_values import is_na, is_nat, is_timestamp
+    from inspector.formats.values.pandas_values import is_na, is_nat, is_timestamp
 
     assert is_na(pd.NA) and not is_na(None) and not is_na(float("nan")) and not is_na(pd.NaT)
     assert is_nat(pd.NaT) and not is_nat(np.datetime64("NaT")) and not is_nat(pd.NA)
@@ -177,7 +177,7 @@ _WINDOW = """
 import json, sys, threading
 from PySide6.QtCore import Qt
 from inspector.app import make_application
-from inspector.formats.workers import worker_pool
+from inspector.formats.decoding.workers import worker_pool
 first = {}
 class Finder:  # the thread that imports pandas (any import, importlib's too)
     def find_spec(self, name, path=None, target=None):

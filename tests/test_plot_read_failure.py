@@ -14,8 +14,8 @@ from pathlib import Path
 import h5py
 import pytest
 
+from inspector.formats.decoding.workers import worker_pool
 from inspector.formats.registry import open_document
-from inspector.formats.workers import worker_pool
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RECORDING = FIXTURES / "vneurotk" / "v1" / "continuous_dense_f32_intids.h5"

@@ -137,7 +137,8 @@ def test_views_never_name_formats():
 
 def test_entry_points_own_the_worker_pool():
     code = (
-        "import inspector.app as app, inspector.cli as cli, inspector.formats.workers as w\n"
+        "import inspector.app as app, inspector.cli as cli\n"
+        "import inspector.formats.decoding.workers as w\n"
         "seen = []\n"
         "def record(*a, **k):\n"
         "    seen.append(w.pool())\n"

@@ -93,7 +93,7 @@ def test_opening_imports_on_the_job_and_the_plots_on_the_import_thread():
 
         sys.meta_path.insert(0, Finder())
         from inspector.app import make_application
-        from inspector.formats.workers import worker_pool
+        from inspector.formats.decoding.workers import worker_pool
         with worker_pool():
             app = make_application()
             from inspector.ui.main_window import MainWindow
@@ -164,7 +164,7 @@ def test_a_warmed_up_window_imports_nothing_while_it_opens_a_recording(name):
     got = _run(f"""
         import json, sys, time
         from inspector.app import make_application
-        from inspector.formats.workers import worker_pool
+        from inspector.formats.decoding.workers import worker_pool
 
         def spin(cond):
             end = time.monotonic() + 60
@@ -209,7 +209,7 @@ def test_the_window_warms_up_only_once_it_has_been_idle_a_while():
     got = _run(f"""
         import json, sys, time
         from inspector.app import make_application
-        from inspector.formats.workers import worker_pool
+        from inspector.formats.decoding.workers import worker_pool
         from inspector.ui import main_window as mw, preload
 
         def spin(cond, limit=60):

@@ -622,7 +622,7 @@ def test_zlib_fallback(tmp_path, monkeypatch):
     """Without the decoder wheels (zlib does their part) the averages are the same."""
     import zlib
 
-    from inspector.formats import inflate
+    from inspector.formats.decoding import inflate
 
     monkeypatch.setattr(inflate, "WHOLE", None)
     monkeypatch.setattr(inflate, "STREAM", zlib)

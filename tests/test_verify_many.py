@@ -21,7 +21,7 @@ from inspector.batch.run import RunConfig, verify_many
 from inspector.batch.work import Outcome, Status, VerifyOptions, status_of, verify_entry
 from inspector.cli import main, render_document
 from inspector.formats import open_document
-from inspector.formats.discovery import documents_under, walk
+from inspector.formats.sources.discovery import documents_under, walk
 from tests.conftest import FIXTURES
 
 ROOT = Path(__file__).resolve().parent.parent

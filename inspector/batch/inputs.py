@@ -3,7 +3,7 @@
 An input is a URL (``scheme://...``, passed through unchanged to
 :func:`inspector.formats.open_document`), a path to a file (verified as
 named, whatever it holds), a folder (every document under it, recognised
-by content or claimed by name: :mod:`inspector.formats.discovery`) or a
+by content or claimed by name: :mod:`inspector.formats.sources.discovery`) or a
 glob pattern (``*``, ``?``, ``[...]``, ``**`` for any depth) that names no
 existing path: the files it matches are verified as the shell's expansion
 would name them, the folders it matches are walked.  A list (``--from
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from inspector.batch.pattern import expand_pattern
-from inspector.formats.discovery import walk
+from inspector.formats.sources.discovery import walk
 
 __all__ = ["Entry", "Gathered", "expand", "gather", "is_url", "read_list"]
 

@@ -38,9 +38,9 @@ from inspector.formats.core_rules import (
     VERIFY_TIMEOUT,
     WORKER_CRASHED,
 )
+from inspector.formats.decoding.workers import worker_pool
 from inspector.formats.document import Document
 from inspector.formats.findings import Rule
-from inspector.formats.workers import worker_pool
 
 __all__ = ["UNREADABLE_CODES", "Outcome", "Status", "VerifyOptions", "failed_outcome",
            "init_worker", "status_of", "verify_entry"]
@@ -72,7 +72,7 @@ class VerifyOptions:
         as_json: render the JSON line (``--json``) rather than the text report.
         hash_arrays: ``--hash-arrays``.
         integrity_only: ``--integrity-only`` (only ``ok`` decides the status).
-        threads: threads of the worker's own pool (``inspector.formats.workers``).
+        threads: threads of the worker's own pool (``inspector.formats.decoding.workers``).
     """
 
     render: Render

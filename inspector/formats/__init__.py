@@ -5,7 +5,7 @@ is a sub-package that registers a reader with :mod:`.registry`; the entry
 point is :func:`open_document`, which never raises for bad input.
 
 The names below are imported on first use (PEP 562), so that importing a
-light module of this package (``inspector.formats.workers``, ``.findings``)
+light module of this package (``inspector.formats.decoding.workers``, ``.findings``)
 does not import numpy and every reader: the window can be shown first and
 the readers imported off the GUI thread, by the first open.
 """

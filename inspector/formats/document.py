@@ -36,9 +36,9 @@ from inspector.formats.capabilities import (
     Stimulus,
     TrialStructure,
 )
-from inspector.formats.file_identity import FILE_CHANGED, FileChangedError
 from inspector.formats.findings import SEVERITIES, Finding, Findings, Rule, Scope, Severity
 from inspector.formats.nodes.node import Node
+from inspector.formats.sources.file_identity import FILE_CHANGED, FileChangedError
 
 if TYPE_CHECKING:
     from inspector.formats.analysis.arrays import ArrayRef
@@ -301,8 +301,8 @@ class Document:
     # -- JSON -----------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
         """The ``verify --json`` object for this document (texts shortened, see
-        :func:`~inspector.formats.report_bounds.bounded`)."""
-        from inspector.formats.report_bounds import bounded
+        :func:`~inspector.formats.values.report_bounds.bounded`)."""
+        from inspector.formats.values.report_bounds import bounded
 
         return bounded({
             "path": os.fspath(self.path),

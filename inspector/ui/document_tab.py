@@ -41,9 +41,9 @@ from inspector.formats.core_rules import (
     STIMULUS_UNLOADABLE,
 )
 from inspector.formats.document import Document, Finding, Node, Stimulus
-from inspector.formats.file_identity import FILE_CHANGED
 from inspector.formats.nodes.node import LinkTarget
 from inspector.formats.remote.path import RemotePath, as_source
+from inspector.formats.sources.file_identity import FILE_CHANGED
 from inspector.jobs import JobContext, JobRunner
 from inspector.models.checksum_model import FAILED
 from inspector.models.findings_model import count_text, severity_counts_text

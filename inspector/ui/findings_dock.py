@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.formats.folder_bounds import allowable_folder
+from inspector.formats.sources.folder_bounds import allowable_folder
 from inspector.models.findings_model import (
     FILE_COLUMN,
     FindingsModel,

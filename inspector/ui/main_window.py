@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
 
 from inspector import APP_NAME, __version__
 from inspector.formats.findings import Severity
-from inspector.formats.folder_bounds import allow_folder
 from inspector.formats.remote.path import RemotePath, as_source, is_url, split_location
+from inspector.formats.sources.folder_bounds import allow_folder
 from inspector.jobs import JobContext, JobRunner
 from inspector.ui import preload
 from inspector.ui.busy_indicator import BusyIndicator
@@ -694,7 +694,7 @@ class MainWindow(QMainWindow):
         import PySide6
         from PySide6.QtCore import qVersion
 
-        from inspector.formats.versions import library_versions
+        from inspector.formats.decoding.versions import library_versions
 
         v = library_versions()
 

@@ -2,7 +2,7 @@
 
 A document reads its file lazily; once the file is replaced, rewritten or
 removed, every further read is refused (the finding ``file.changed``,
-:mod:`inspector.formats.file_identity`) so that two snapshots are never
+:mod:`inspector.formats.sources.file_identity`) so that two snapshots are never
 mixed.  This bar, above the tab's views, says so and offers **Reload**: the
 window then reopens the file in the same tab position (as File > Reload,
 F5).  Nothing here names a format.

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from inspector.formats.file_identity import changed_finding
+from inspector.formats.sources.file_identity import changed_finding
 
 if TYPE_CHECKING:
     from inspector.formats.findings import Finding, Rule

@@ -833,7 +833,7 @@ def scan_envelopes(radius: Source, signal: Source, mask: Source | None,
         progress: called with ``(scans done, scans)`` between blocks (from
             the executor's threads too when one is given).
         block_points: points per block (memory bound), default :data:`BLOCK_POINTS`.
-        executor: optional thread pool (``inspector.formats.workers.pool()``):
+        executor: optional thread pool (``inspector.formats.decoding.workers.pool()``):
             blocks are still read in order by the calling thread, and reduced
             by it and up to ``parallel - 1`` of the pool's threads (numpy
             releases the GIL while it reduces).  Never pass the pool this call

@@ -67,11 +67,11 @@ float64 temporaries of one slab of channels of one block (a few times
 Threads: an array that offers its stored chunks (``chunk_layout()`` and
 ``read_raw_chunk(offset)``, as the recording's ``H5DatasetRef`` does) with
 only shuffle, deflate and Fletcher-32 filters (:data:`DECODABLE`) is decoded chunk by chunk
-on the shared pool (:func:`inspector.formats.workers.pool`, opened by the
+on the shared pool (:func:`inspector.formats.decoding.workers.pool`, opened by the
 entry points): the stored bytes are fetched (a recording reads them with
 ``os.pread`` outside h5py's lock, ``hdf5.chunks.ChunkFile``, so reads run
 in parallel too), inflated (and their Fletcher-32 checked) by the one decoder,
-:mod:`inspector.formats.inflate`, without the GIL, and only the chosen
+:mod:`inspector.formats.decoding.inflate`, without the GIL, and only the chosen
 channels are unshuffled. A piece the pool
 has not started when it is needed is decoded by the waiting thread itself, so
 a saturated pool cannot deadlock. Other storage (contiguous, COO, other
@@ -82,7 +82,7 @@ nothing shared.
 pandas is imported only where a table is read or built (a ``trial_meta``
 column, a quantile bin, the result of :func:`trial_average`); grouping by
 stimulus ID, :func:`trial_order` and :func:`trial_matrix` of a recording
-without ``trial_meta`` never import it (:mod:`inspector.formats.pandas_values`).
+without ``trial_meta`` never import it (:mod:`inspector.formats.values.pandas_values`).
 
 Nothing here imports Qt.
 """
@@ -101,9 +101,9 @@ import numpy as np
 
 from inspector.formats.analysis.arrays import ArrayRef
 from inspector.formats.capabilities import CancelFn, Progress, ProgressFn, TrialStructure
-from inspector.formats.inflate import ChunkOverflow, undo_filters
-from inspector.formats.pandas_values import is_na, is_nat, is_timestamp
-from inspector.formats.workers import pool
+from inspector.formats.decoding.inflate import ChunkOverflow, undo_filters
+from inspector.formats.decoding.workers import pool
+from inspector.formats.values.pandas_values import is_na, is_nat, is_timestamp
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -668,7 +668,7 @@ def _decoded_selection(data: bytes, mask: int, layout: _Layout, local: tuple[sli
     pipeline (``layout.filters`` less the ones ``mask`` skipped) holds a filter
     other than :data:`DECODABLE`.
 
-    Filters are undone by :func:`inspector.formats.inflate.undo_filters`, all
+    Filters are undone by :func:`inspector.formats.decoding.inflate.undo_filters`, all
     but the shuffle (byte ``j`` of every element stored as plane ``j``, HDF5
     ``H5Zshuffle.c``), which is undone here for the selected elements only.
 

@@ -61,7 +61,8 @@ class AucxReader:
     format_id = str(FormatId.AUCX)
     display_name = "AUCX archives"
     file_patterns = ("*.aucx", "*.zip")
-    #: Names a folder walk reports whatever the file holds (:mod:`inspector.formats.discovery`);
+    #: Names a folder walk reports whatever the file holds
+    #: (:mod:`inspector.formats.sources.discovery`).
     #: a ``.zip`` is reported only when it lists ``manifest.json``.
     walk_patterns = ("*.aucx",)
     priority = 20

@@ -44,7 +44,7 @@ def open_archive(path: str | os.PathLike[str], *, overview_columns: int = 0) -> 
     checksum pass; with ``overview_columns`` above 0 it also builds the
     experiment's full-range envelopes (``doc.auc.overview``, :mod:`.overview`).
     Every read after opening refuses a file replaced or rewritten since
-    (``file.changed``; :class:`~inspector.formats.file_identity.FileChangedError`
+    (``file.changed``; :class:`~inspector.formats.sources.file_identity.FileChangedError`
     from the array reads and the export's ``load``).
     """
     doc, state = read_archive(as_source(path), overview_columns=overview_columns)

@@ -29,8 +29,8 @@ from inspector.formats.aucx.modelcheck import openauc_int, openauc_scan_ids
 from inspector.formats.aucx.npyfmt import MAX_HEADER_BYTES, NpyHeader, NpyHeaderError, parse_header
 from inspector.formats.aucx.stream import MemberStream
 from inspector.formats.aucx.zipscan import ZipEntry, ZipScan
-from inspector.formats.file_identity import FILE_CHANGED, FileChangedError
 from inspector.formats.findings import Rule
+from inspector.formats.sources.file_identity import FILE_CHANGED, FileChangedError
 
 #: ``report(rule, message, location)``: how findings are handed back.
 Report = Callable[[Rule, str, str], object]

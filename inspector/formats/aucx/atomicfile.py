@@ -21,7 +21,7 @@ killed at any moment (SIGKILL, power loss after the fsync):
 * Between that link and the rename the archive has a name: a kill right then would
   leave it beside the intact destination.  So every temporary name (the sibling, and
   the named temporary below) is recorded in a journal before it appears and
-  forgotten once it is gone (:mod:`inspector.formats.partials`); the next start of
+  forgotten once it is gone (:mod:`inspector.formats.sources.partials`); the next start of
   ``inspector`` removes what a killed writer left.  Names carry the writer's pid.
 
 * Where ``O_TMPFILE`` is unavailable (another OS, or a filesystem refusing it
@@ -53,7 +53,13 @@ try:
 except ImportError:  # not on Windows: temporaries are not locked there
     fcntl = None  # type: ignore[assignment]
 
-from inspector.formats.partials import TEMP_PREFIX, TEMP_SUFFIX, forget, record, remove_unlocked
+from inspector.formats.sources.partials import (
+    TEMP_PREFIX,
+    TEMP_SUFFIX,
+    forget,
+    record,
+    remove_unlocked,
+)
 
 #: Environment variable naming a step (``written``, ``linked``, ``replaced``) at which
 #: the writer stops for a minute after printing the step to stderr: tests kill it there.

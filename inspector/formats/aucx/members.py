@@ -11,7 +11,7 @@ checks (CRC-32, sizes) must hold; ``checksums.sha256`` itself has no digest
 and only has to inflate cleanly.  A refusal is a
 :class:`~inspector.formats.nodes.data.NodeReadError` whose finding names the
 rule broken.  The array values are then read lazily from the same snapshot
-of the file (:mod:`inspector.formats.file_identity`: a file replaced since
+of the file (:mod:`inspector.formats.sources.file_identity`: a file replaced since
 is refused, never mixed).
 """
 
@@ -29,10 +29,10 @@ from inspector.formats.aucx.stream import MemberStream, read_member
 from inspector.formats.aucx.zipscan import ZipEntry
 from inspector.formats.capabilities import ArchiveMembers, MemberContent
 from inspector.formats.core_rules import NODE_NOT_FOUND
-from inspector.formats.file_identity import FILE_CHANGED, FileChangedError
 from inspector.formats.findings import Finding, Rule
 from inspector.formats.nodes.array_node import ArrayNode
 from inspector.formats.nodes.data import NodeReadError, StorageInfo
+from inspector.formats.sources.file_identity import FILE_CHANGED, FileChangedError
 
 __all__ = ["TEXT_LIMIT", "archive_members", "member_content"]
 

@@ -68,9 +68,9 @@ from inspector.formats.aucx.verify import ArchiveVerification
 from inspector.formats.aucx.zipscan import ZipScan, scan_zip, unsafe_name_reason
 from inspector.formats.capabilities import AucScans, ChecksumTable, MemberCheck
 from inspector.formats.document import FORMAT_AUCX, Document
-from inspector.formats.file_identity import FILE_CHANGED, FileChangedError, snapshot_path
 from inspector.formats.findings import Rule, Scope, Severity
 from inspector.formats.remote.path import RemotePath, as_source
+from inspector.formats.sources.file_identity import FILE_CHANGED, FileChangedError, snapshot_path
 
 #: Largest ``manifest.json`` / ``provenance.json`` parsed, in bytes.  Real
 #: ones are about 1 KiB (10 000 scans: a 0.2 MiB manifest); larger members
@@ -155,7 +155,7 @@ def read_archive(path: Path, *,
     The file's identity is noted when the ZIP directory is read, and every
     later read of this document (array reads, member streams, the deferred
     verification, the export's load) refuses another file or a rewritten one
-    (:mod:`inspector.formats.file_identity`: ``file.changed``).
+    (:mod:`inspector.formats.sources.file_identity`: ``file.changed``).
 
     ``header``, ``tree`` (members), ``provenance`` (import and export
     subtrees), ``tables["scans"]`` (located at ``experiment.json``), lazy

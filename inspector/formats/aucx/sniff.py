@@ -7,7 +7,7 @@ from pathlib import Path
 
 from inspector.formats.aucx.layout import MANIFEST
 from inspector.formats.aucx.zipscan import lists_member
-from inspector.formats.signatures import ZIP_SIGNATURES, looks_like_zip
+from inspector.formats.sources.signatures import ZIP_SIGNATURES, looks_like_zip
 
 
 def is_zip_with_manifest(path: Path) -> bool:

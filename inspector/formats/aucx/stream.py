@@ -4,7 +4,7 @@ Used by verification (SHA-256 while inflating), by the small-member readers
 (JSON, checksums) and by the lazy ``.npy`` array references.  Memory stays
 bounded: compressed data is read ``READ_BLOCK`` bytes at a time and inflated
 with an output cap of ``OUT_BLOCK`` bytes per step by the one decoder's
-streaming decompressor (:func:`inspector.formats.inflate.stream_decompressor`,
+streaming decompressor (:func:`inspector.formats.decoding.inflate.stream_decompressor`,
 ``decompress`` with ``max_length``), so a deflate bomb never allocates more
 than one block.
 
@@ -18,7 +18,7 @@ ascending order inflate every byte once, and a bounded set of checkpoints
 (copies of the inflate state at regular offsets), so a range before the
 current position is inflated from the nearest checkpoint, not from the
 member's start (a zlib state, as only zlib's can be copied:
-:func:`inspector.formats.inflate.copyable_decompressor`).
+:func:`inspector.formats.decoding.inflate.copyable_decompressor`).
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from inspector.formats import inflate
 from inspector.formats.aucx import rules as R
 from inspector.formats.aucx.zipscan import DEFLATED, STORED, ZipEntry
+from inspector.formats.decoding import inflate
 from inspector.formats.findings import Finding, Rule
 from inspector.formats.remote.path import as_source
 

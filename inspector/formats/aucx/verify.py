@@ -3,7 +3,8 @@
 :class:`ArchiveVerification` ``.run(progress, cancelled)`` streams every
 present, safe member through SHA-256 (and CRC-32) while inflating, in
 fixed-size blocks, on up to :data:`WORKERS` threads (the inflater of
-:mod:`inspector.formats.inflate` and ``hashlib`` release the GIL).  Array members also feed an
+:mod:`inspector.formats.decoding.inflate` and ``hashlib`` release the GIL).  Array members
+also feed an
 :class:`~.contentcheck.ArrayScan` so the mask and finiteness rules are
 checked without holding any array.  With an :class:`~.overview.OverviewPlan`
 (the app asks for one at open) the array members are streamed together by
@@ -23,7 +24,7 @@ Row statuses (:class:`~inspector.formats.capabilities.MemberStatus`): ``ok``,
 decompressed) and ``cancelled``; a member that cannot be read at all (the
 file vanished or cannot be read) is ``mismatch`` with a ``member.unreadable``
 finding.  When the archive's path names another file than the one opened
-(replaced or rewritten: :mod:`inspector.formats.file_identity`), before or
+(replaced or rewritten: :mod:`inspector.formats.sources.file_identity`), before or
 while streaming, the run ends with the single finding ``file.changed``: the
 archive is not verified, and the members not read before are ``cancelled``.
 The checksum file itself has no recorded digest; it is ``ok`` when it
@@ -80,8 +81,8 @@ from inspector.formats.capabilities import (
     Progress,
     ProgressFn,
 )
-from inspector.formats.file_identity import FILE_CHANGED, FileChangedError, SnapshotPath
 from inspector.formats.findings import Finding, Severity, cause
+from inspector.formats.sources.file_identity import FILE_CHANGED, FileChangedError, SnapshotPath
 
 WORKERS = 2
 #: Batches submitted to the pool at once (bounded queue of work).

@@ -36,9 +36,9 @@ from types import MappingProxyType
 from typing import BinaryIO
 
 from inspector.formats.aucx import rules as R
-from inspector.formats.file_identity import FILE_CHANGED, FileChangedError
 from inspector.formats.findings import Finding, Rule
 from inspector.formats.remote.path import as_source
+from inspector.formats.sources.file_identity import FILE_CHANGED, FileChangedError
 
 #: AUCX 1.0 format document, "Safety": members declaring more than 512 MiB are rejected.
 MAX_MEMBER_BYTES = 512 * 1024 * 1024

@@ -136,7 +136,8 @@ class BeckmanReader:
     file_patterns = ("*.RA[0-9]", "*.RI[0-9]", "*.IP[0-9]", "*.FI[0-9]", "*.WA[0-9]",
                      "*.WI[0-9]", "*.ra[0-9]", "*.ri[0-9]", "*.ip[0-9]", "*.fi[0-9]",
                      "*.wa[0-9]", "*.wi[0-9]")
-    #: Names a folder walk reports whatever the file holds (:mod:`inspector.formats.discovery`).
+    #: Names a folder walk reports whatever the file holds
+    #: (:mod:`inspector.formats.sources.discovery`).
     walk_patterns = file_patterns
     priority = 25
     opens_folders = True

@@ -13,15 +13,15 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from inspector.formats.folder_bounds import escapes
 from inspector.formats.remote.path import RemotePath
+from inspector.formats.sources.folder_bounds import escapes
 
 
 @dataclass(frozen=True)
 class Entry:
     """One entry of a folder: its name, its path, whether it is a regular file (links
     followed), and whether it is a symbolic link leading out of the folder
-    (:func:`~inspector.formats.folder_bounds.escapes`; such an entry is never read)."""
+    (:func:`~inspector.formats.sources.folder_bounds.escapes`; such an entry is never read)."""
 
     name: str
     path: Path

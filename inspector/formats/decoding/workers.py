@@ -65,5 +65,5 @@ def pool() -> ThreadPoolExecutor:
     executor = _current
     if executor is None:
         raise RuntimeError("no worker pool is open: wrap the work in "
-                           "inspector.formats.workers.worker_pool()")
+                           "inspector.formats.decoding.workers.worker_pool()")
     return executor

@@ -149,7 +149,7 @@ class DelimitedReader:
         return is_delimited_source(path)
 
     def recognises_in_folder(self, path: Path) -> bool:
-        """During a walk of folders (:mod:`inspector.formats.discovery`): a folder
+        """During a walk of folders (:mod:`inspector.formats.sources.discovery`): a folder
         holding a manifest (generic-delimited.md, "Loading"); files never, since their
         folder is the source."""
         from inspector.formats.delimited.sniff import MANIFEST_NAMES

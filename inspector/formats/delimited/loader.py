@@ -38,13 +38,13 @@ from inspector.formats.delimited.table import (
     detect_delimiter,
     read_lines,
 )
-from inspector.formats.file_identity import (
+from inspector.formats.findings import Findings
+from inspector.formats.sources.file_identity import (
     FILE_CHANGED,
     FileChangedError,
     SnapshotPath,
     snapshot_path,
 )
-from inspector.formats.findings import Findings
 
 
 @dataclass

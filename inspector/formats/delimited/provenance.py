@@ -52,7 +52,7 @@ class SourceFile:
 
 def digest_file(role: str, path: Path) -> SourceFile:
     """Stream ``path`` through SHA-256 (1 MiB chunks). Raises OSError if unreadable
-    (:class:`~inspector.formats.file_identity.FileChangedError` when ``path`` is a
+    (:class:`~inspector.formats.sources.file_identity.FileChangedError` when ``path`` is a
     snapshot path naming another file than when first opened)."""
     h = hashlib.sha256()
     size = 0

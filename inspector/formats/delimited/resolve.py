@@ -26,7 +26,7 @@ from inspector.formats.delimited.rules import (
 )
 from inspector.formats.delimited.stages import Stages
 from inspector.formats.delimited.values import shown
-from inspector.formats.folder_bounds import inside
+from inspector.formats.sources.folder_bounds import inside
 
 MANIFEST_NAMES = ("manifest.json", "manifest.yaml", "manifest.yml")
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from inspector.formats.signatures import has_hdf5_signature, looks_like_zip
+from inspector.formats.sources.signatures import has_hdf5_signature, looks_like_zip
 
 DELIMITED_SUFFIXES = (".csv", ".tsv", ".txt")
 MANIFEST_NAMES = ("manifest.json", "manifest.yaml", "manifest.yml")

@@ -39,7 +39,7 @@ from inspector.formats.delimited.rules import (
 )
 from inspector.formats.delimited.stages import Stages
 from inspector.formats.delimited.values import MAX_CELL_CHARS, MAX_SHOWN, shown
-from inspector.formats.file_identity import FileChangedError
+from inspector.formats.sources.file_identity import FileChangedError
 
 DELIMITERS = (",", "\t")
 SUFFIX_DELIMITER = {".csv": ",", ".tsv": "\t"}
@@ -177,7 +177,7 @@ class TableText:
 def read_lines(path: Path, col: Stages) -> TableText | None:
     """One pass over ``path``: its header and what the later stages need; None on error.
 
-    Raises :class:`~inspector.formats.file_identity.FileChangedError` when ``path`` is
+    Raises :class:`~inspector.formats.sources.file_identity.FileChangedError` when ``path`` is
     a snapshot path naming another file than its first open.
     Read in blocks (:class:`~.lines.LineReader`): a line longer than
     :data:`~.lines.MAX_LINE_BYTES` is never held; it is a ``table.line-too-long``

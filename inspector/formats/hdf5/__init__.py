@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from inspector.formats.document import Document, FormatId
 from inspector.formats.reader_api import OpenOptions
-from inspector.formats.signatures import has_hdf5_signature
+from inspector.formats.sources.signatures import has_hdf5_signature
 
 if TYPE_CHECKING:
     from inspector.formats.hdf5.reader import open_hdf5

@@ -25,8 +25,8 @@ from typing import Any
 import h5py
 import numpy as np
 
-from inspector.formats import inflate
 from inspector.formats.analysis.trial_average import ChunkOverflow
+from inspector.formats.decoding import inflate
 
 #: Bytes inflated per step while counting (the memory one check holds).
 COUNT_BLOCK = 1 << 20
@@ -101,7 +101,7 @@ def _stored_chunks(dsid: Any, key: tuple[Any, ...]) -> list[tuple[tuple[int, ...
 def count_inflated(raw: bytes, declared: int) -> int:
     """Bytes the zlib stream ``raw`` inflates to, counted in blocks of
     :data:`COUNT_BLOCK` and never past ``declared + 1``
-    (:func:`inspector.formats.inflate.count_inflated`).
+    (:func:`inspector.formats.decoding.inflate.count_inflated`).
 
     Raises:
         OSError: the stream is corrupt.

@@ -4,7 +4,7 @@
 (:mod:`inspector.formats.hdf5.chunk_summary`): the minimum and maximum
 of every block of ``block`` samples along axis 0, for every position of the
 other axes.  The chunk is inflated whole by the one decoder
-(:func:`inspector.formats.inflate.undo_filters`) but its shuffle (HDF5
+(:func:`inspector.formats.decoding.inflate.undo_filters`) but its shuffle (HDF5
 ``H5Zshuffle.c``: byte ``j`` of every element stored as plane ``j``) is undone
 a slab of rows at a time into a small per-thread buffer, each slab reduced
 at once while it is still in the processor's cache: the decoded chunk is
@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from inspector.formats.inflate import undo_filters
+from inspector.formats.decoding.inflate import undo_filters
 
 #: Bytes of decoded samples unshuffled and reduced at once (fits a core's L2 cache).
 SLAB_BYTES = 256 << 10

@@ -5,9 +5,9 @@ the minimum and maximum over finite values of every *block* of ``block``
 samples along the sample axis, for every position of the other axes (every
 channel).  Blocks never straddle chunks: ``block`` divides the chunk length.
 
-Chunks are read raw and decoded by the one decoder (:mod:`inspector.formats.inflate`,
+Chunks are read raw and decoded by the one decoder (:mod:`inspector.formats.decoding.inflate`,
 through :mod:`inspector.formats.hdf5.chunks`) on the shared worker pool
-(:func:`inspector.formats.workers.pool`, opened by the entry points);
+(:func:`inspector.formats.decoding.workers.pool`, opened by the entry points);
 chunks whose filters cannot be undone here are read through HDF5.
 Unallocated chunks (a sparse dataset) hold the fill value and are never
 read.
@@ -48,9 +48,9 @@ from inspector.formats.analysis.arrays import (
     minmax_bins,
 )
 from inspector.formats.analysis.trial_average import ChunkOverflow
-from inspector.formats.chunk_minmax import stored_block_minmax
+from inspector.formats.decoding.workers import default_workers, pool
+from inspector.formats.hdf5.chunk_minmax import stored_block_minmax
 from inspector.formats.hdf5.chunks import ChunkLayout, decode_chunk
-from inspector.formats.workers import default_workers, pool
 
 #: Arrays smaller than this are enveloped by plain reads (no summary).
 SUMMARY_MIN_BYTES = 16 << 20
@@ -370,7 +370,7 @@ class ChunkSummary:
     def _summarise(self, coord: Coord) -> bool:
         """Fill the summary of a whole, stored chunk ``coord`` (sample axis first) from
         its stored bytes without decoding it whole
-        (:func:`~inspector.formats.chunk_minmax.stored_block_minmax`); False when
+        (:func:`~inspector.formats.hdf5.chunk_minmax.stored_block_minmax`); False when
         that path does not apply (the caller decodes the chunk)."""
         sl = self._chunk_slices(coord)
         offset = tuple(s.start for s in sl)
@@ -450,7 +450,7 @@ class ChunkSummary:
 
         Raises:
             OSError: a chunk could not be read or decoded.
-            RuntimeError: no worker pool is open (see :mod:`inspector.formats.workers`).
+            RuntimeError: no worker pool is open (see :mod:`inspector.formats.decoding.workers`).
         """
         pending: dict[Future[np.ndarray | None], Coord] = {}
         it = iter(coords)

@@ -7,9 +7,9 @@ reference writer stores it: gzip level 4 + shuffle, VneuroTK format document,
 ``read_direct_chunk`` (one call under h5py's lock; :class:`ChunkFile` reads
 them with ``os.pread`` outside it, in parallel) and
 :func:`decode_chunk` undoes deflate, shuffle and Fletcher-32 with the one
-decoder (:mod:`inspector.formats.inflate`) and numpy, which release the GIL,
+decoder (:mod:`inspector.formats.decoding.inflate`) and numpy, which release the GIL,
 so several chunks decode at once on the worker pool
-(:mod:`inspector.formats.workers`).
+(:mod:`inspector.formats.decoding.workers`).
 
 :func:`allocated_chunks` lists the chunks that exist in the file (HDF5
 File Format Specification, "Data Storage - Chunked"): the others are
@@ -28,7 +28,7 @@ from typing import Any
 import h5py
 import numpy as np
 
-from inspector.formats.inflate import undo_filters
+from inspector.formats.decoding.inflate import undo_filters
 
 _FILTER_NAMES = {h5py.h5z.FILTER_DEFLATE: "gzip", h5py.h5z.FILTER_SHUFFLE: "shuffle",
                  h5py.h5z.FILTER_FLETCHER32: "fletcher32"}

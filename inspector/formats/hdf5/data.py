@@ -35,7 +35,6 @@ import numpy as np
 from inspector.formats.analysis.arrays import ArrayRef
 from inspector.formats.analysis.trial_average import ChunkOverflow
 from inspector.formats.capabilities import AttributePage, ObjectData
-from inspector.formats.file_identity import FILE_CHANGED, FileChangedError
 from inspector.formats.findings import cause
 from inspector.formats.hdf5 import rules as R
 from inspector.formats.hdf5.arrays import H5DatasetRef
@@ -76,6 +75,7 @@ from inspector.formats.nodes.data import (
     selected_shape,
     span,
 )
+from inspector.formats.sources.file_identity import FILE_CHANGED, FileChangedError
 
 #: Largest attribute read (bytes as declared by its type and shape): HDF5 reads an
 #: attribute whole, so this is the per-value limit (variable-length values are sized

@@ -19,7 +19,7 @@ file the way HDF5 will (:func:`storage_path`, :func:`hdf5_candidates`):
   machine): ``external.remote``, ``vds.external``;
 - otherwise a file is read only when it is a regular file inside the document's own
   folder tree (links followed), or inside a folder the user allowed
-  (:func:`~inspector.formats.folder_bounds.allow_folder`: ``--allow-external DIR``,
+  (:func:`~inspector.formats.sources.folder_bounds.allow_folder`: ``--allow-external DIR``,
   or the window's action on the finding): else ``external.outside``;
 - a named pipe, socket, device or folder is never read, allowed or not
   (``external.special-file``); nor a missing file (``external.missing``,
@@ -49,7 +49,13 @@ from typing import Any
 import h5py
 
 from inspector.formats.findings import Rule
-from inspector.formats.folder_bounds import (
+from inspector.formats.hdf5 import heap as hdf5_heap
+from inspector.formats.hdf5 import rules as R
+from inspector.formats.hdf5.heap import object_identity
+from inspector.formats.hdf5.read_watch import watch
+from inspector.formats.hdf5.vds_guard import MAX_MAPPINGS, TooManyMappings, path_refusal
+from inspector.formats.remote.path import RemotePath
+from inspector.formats.sources.folder_bounds import (
     MISSING,
     REGULAR,
     allow_hint,
@@ -58,13 +64,7 @@ from inspector.formats.folder_bounds import (
     inside_any,
     real,
 )
-from inspector.formats.hdf5 import heap as hdf5_heap
-from inspector.formats.hdf5 import rules as R
-from inspector.formats.hdf5.heap import object_identity
-from inspector.formats.hdf5.read_watch import watch
-from inspector.formats.hdf5.vds_guard import MAX_MAPPINGS, TooManyMappings, path_refusal
-from inspector.formats.remote.path import RemotePath
-from inspector.formats.signatures import has_hdf5_signature
+from inspector.formats.sources.signatures import has_hdf5_signature
 
 #: Virtual-dataset mappings read from one dataset's creation properties; a dataset
 #: with more is not read (its sources cannot all be checked).

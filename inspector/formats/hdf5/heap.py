@@ -39,7 +39,7 @@ from typing import Any
 import h5py
 import numpy as np
 
-from inspector.formats.inflate import inflate_prefix
+from inspector.formats.decoding.inflate import inflate_prefix
 
 #: Bytes of a global heap collection this guard walks; larger ones are left to HDF5.
 MAX_COLLECTION_BYTES = 64 << 20

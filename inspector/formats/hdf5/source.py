@@ -6,7 +6,7 @@ checks it before every lazy read: a file atomically replaced while a
 document is open (seed, "Atomic writes": lazy readers "fail explicitly if the
 pathname is later atomically replaced") raises :class:`FileChangedError`
 instead of mixing two snapshots (the identity and the error are shared by
-every format: :mod:`inspector.formats.file_identity`).
+every format: :mod:`inspector.formats.sources.file_identity`).
 
 Locking: HDF5 takes a shared lock when reading.  If another process holds an
 exclusive lock (a writer), the file is reopened without locking and the
@@ -35,13 +35,13 @@ import h5py
 import numpy as np
 
 from inspector.formats.analysis.trial_average import ChunkOverflow
-from inspector.formats.file_identity import check_identity, identity_of
 from inspector.formats.findings import Finding, Rule, cause
 from inspector.formats.hdf5 import chunk_guard, elink_guard, external_guard
 from inspector.formats.hdf5 import heap as hdf5_heap
 from inspector.formats.hdf5 import rules as R
 from inspector.formats.hdf5.read_watch import ReadStopped
 from inspector.formats.remote.path import RemotePath
+from inspector.formats.sources.file_identity import check_identity, identity_of
 
 
 class RuleError(Exception):
@@ -257,7 +257,7 @@ class H5Source:
     # -- guard -------------------------------------------------------------
     def check(self) -> None:
         """Raise :class:`FileChangedError` if the path no longer names the opened file
-        (:func:`~inspector.formats.file_identity.check_identity`)."""
+        (:func:`~inspector.formats.sources.file_identity.check_identity`)."""
         if isinstance(self.path, RemotePath):
             return
         check_identity(self.path, self.identity)

@@ -5,8 +5,8 @@ For a selection that touches many chunks (an image sampled every 20th row
 and column, a page of a table spanning chunks) :func:`parallel_read` fetches
 each touched chunk's stored bytes (``read_direct_chunk``, HDF5 File Format
 Specification, "Data Storage - Chunked") and inflates, unshuffles and
-samples it on the shared worker pool (:mod:`inspector.formats.workers`) with
-the one decoder (:mod:`inspector.formats.inflate`), without the GIL.  Only the
+samples it on the shared worker pool (:mod:`inspector.formats.decoding.workers`) with
+the one decoder (:mod:`inspector.formats.decoding.inflate`), without the GIL.  Only the
 selected elements of each chunk are kept; chunks outside the selection are
 never read, unallocated chunks read as the fill value.  A chunk the pool has
 not started when the reader waits for it is decoded by the reader itself (no
@@ -28,6 +28,8 @@ from typing import Any
 import h5py
 import numpy as np
 
+from inspector.formats.decoding.inflate import ChunkOverflow
+from inspector.formats.decoding.workers import pool
 from inspector.formats.hdf5.chunks import (
     ChunkLayout,
     allocated_chunks,
@@ -35,14 +37,12 @@ from inspector.formats.hdf5.chunks import (
     decode_chunk,
     read_raw_chunk,
 )
-from inspector.formats.inflate import ChunkOverflow
-from inspector.formats.workers import pool
 
 #: Fewer touched chunks than this are left to HDF5 (no gain in parallel).
 MIN_CHUNKS = 4
 #: About this many tasks per read (each decodes several chunks: less overhead).
 TASKS = 64
-#: Filters decoded here without HDF5 (:func:`inspector.formats.inflate.undo_filters`).
+#: Filters decoded here without HDF5 (:func:`inspector.formats.decoding.inflate.undo_filters`).
 FAST_FILTERS = ("shuffle", "gzip", "fletcher32")
 
 #: ``(chunk start, output positions, positions within the chunk)`` along one axis.

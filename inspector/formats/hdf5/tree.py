@@ -37,7 +37,6 @@ from inspector.formats.capabilities import (
 )
 from inspector.formats.document import Node
 from inspector.formats.findings import Rule
-from inspector.formats.folder_bounds import real
 from inspector.formats.hdf5 import external_guard, vds_guard
 from inspector.formats.hdf5 import rules as R
 from inspector.formats.hdf5.elink_guard import special_target
@@ -56,6 +55,7 @@ from inspector.formats.hdf5.source import element_count
 from inspector.formats.hdf5.values import as_text, display_checked
 from inspector.formats.nodes.node import LinkTarget
 from inspector.formats.remote.path import RemotePath
+from inspector.formats.sources.folder_bounds import real
 
 #: ``report(rule, message, location)`` (the signature of ``Document.report``).
 Report = Callable[[Rule, str, str], Any]

@@ -9,7 +9,7 @@ Two JSON encodings are used by the ``verify --json`` summary (corpus
   byte strings ``{"type": "bytes", "value": <UTF-8 text>}``.  pandas is
   imported only to write a date and time (``pandas.Timestamp.isoformat``);
   ``pandas.NA`` and ``pandas.NaT`` are recognised without importing it
-  (:mod:`inspector.formats.pandas_values`).
+  (:mod:`inspector.formats.values.pandas_values`).
 * :func:`plain` turns attribute values (numpy scalars and arrays) into plain
   JSON (lists, numbers, strings) for the ``*_info`` dictionaries.
 
@@ -33,7 +33,7 @@ from typing import Any
 import h5py
 import numpy as np
 
-from inspector.formats.pandas_values import is_na, is_nat
+from inspector.formats.values.pandas_values import is_na, is_nat
 
 
 @dataclass(frozen=True)

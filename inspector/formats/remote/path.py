@@ -67,7 +67,7 @@ def split_location(arg: str) -> tuple[str, str | None]:
 def as_source(arg: str | os.PathLike[str]) -> Path:
     """A :class:`RemotePath` for a URL (kept as it is when already one), else a ``Path``
     (a ``Path`` given is kept as it is: a subclass such as
-    :class:`~inspector.formats.file_identity.SnapshotPath` stays one)."""
+    :class:`~inspector.formats.sources.file_identity.SnapshotPath` stays one)."""
     if isinstance(arg, RemotePath | Path):
         return arg
     if isinstance(arg, str) and is_url(arg):

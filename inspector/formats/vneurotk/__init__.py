@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from inspector.formats.document import Document, FormatId
 from inspector.formats.reader_api import OpenOptions
-from inspector.formats.signatures import has_hdf5_signature
+from inspector.formats.sources.signatures import has_hdf5_signature
 
 if TYPE_CHECKING:
     from inspector.formats.vneurotk.reader import SUMMARY_KEYS, open_recording
@@ -54,7 +54,8 @@ class RecordingReader:
     format_id = str(FormatId.RECORDING)
     display_name = "VneuroTK recordings"
     file_patterns = ("*.h5", "*.hdf5")
-    #: Names a folder walk reports whatever the file holds (:mod:`inspector.formats.discovery`).
+    #: Names a folder walk reports whatever the file holds
+    #: (:mod:`inspector.formats.sources.discovery`).
     walk_patterns = file_patterns
     priority = 10
     opens_folders = False

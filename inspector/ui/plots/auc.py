@@ -69,7 +69,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.formats import workers
 from inspector.formats.analysis.arrays import ArrayRef, EnvelopeCancelled
 from inspector.formats.analysis.scan_envelope import (
     ScanEnvelopes,
@@ -81,6 +80,7 @@ from inspector.formats.analysis.scan_envelope import (
     scan_shape,
 )
 from inspector.formats.capabilities import AucScans
+from inspector.formats.decoding import workers
 from inspector.jobs import Job, JobContext, JobRunner
 from inspector.ui.colormaps import colormap
 from inspector.ui.plots.base import PlotView

@@ -46,7 +46,7 @@ FILE_CHANGED = rule(
     "current contents.",
     "VneuroTK format document ('Atomic writes': lazy readers fail explicitly when the "
     "pathname is replaced); Inspector's one snapshot per document (inspector/formats/"
-    "file_identity.py)")
+    "sources/file_identity.py)")
 
 #: The message of a read from a file that changed (the path is not named: the report adds it).
 CHANGED = ("the file changed on disk (replaced or modified) after it was opened; nothing more "

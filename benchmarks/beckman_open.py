@@ -86,7 +86,7 @@ def plotted(folder: Path) -> dict[str, Any]:
 
     with worker_pool():
         app = make_application()
-        from inspector.ui import preload
+        from inspector.runtime import preload
         from inspector.ui.main_window import MainWindow
 
         win = MainWindow()

@@ -6,7 +6,8 @@ the same number of other findings, as a tab's check does when it ends.  Each
 replacement is timed in two parts on the GUI thread: ``set_rows`` (the model
 reset and the sort by severity) and the events after it (layout and the paint
 of the rows in view).  Both are timed alone and beside one thread counting in
-Python at the GUI's switch interval (:data:`inspector.app.GUI_SWITCH_INTERVAL_S`):
+Python at the GUI's switch interval
+(:data:`inspector.runtime.interpreter_lock.GUI_SWITCH_INTERVAL_S`):
 every call into Python that a sort or a paint makes waits there for the
 interpreter lock (``benchmarks/gil_convoy.py``).
 
@@ -73,7 +74,8 @@ def main() -> None:
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QMainWindow
 
-    from inspector.app import GUI_SWITCH_INTERVAL_S, make_application
+    from inspector.app import make_application
+    from inspector.runtime.interpreter_lock import GUI_SWITCH_INTERVAL_S
     from inspector.ui.findings_dock import FindingsDock
 
     app = make_application()

@@ -4,7 +4,7 @@ A paint asks for the interpreter lock once per call into Python (here a
 2 000 x 6 ``QAbstractTableModel`` whose ``data`` is Python, as the
 inspector's item models are), and each time waits for a thread running
 Python to let go of it, up to the interpreter's switch interval.  This is
-what :data:`inspector.app.GUI_SWITCH_INTERVAL_S` is chosen by.
+what :data:`inspector.runtime.interpreter_lock.GUI_SWITCH_INTERVAL_S` is chosen by.
 
 For each interval: the median repaint of the table's viewport alone and
 beside one thread counting in Python, and that thread's throughput while

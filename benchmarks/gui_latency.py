@@ -36,7 +36,7 @@ layer alone (``open_document``, then the exact whole-range envelope of the
 channels the window plots first): ``format_layer_ms`` with the
 interpreter's default thread switch interval, ``format_layer_gui_switch_ms``
 with the one the app sets for every thread
-(``inspector.app.GUI_SWITCH_INTERVAL_S``), and ``window_vs_format_layer``,
+(``inspector.runtime.interpreter_lock.GUI_SWITCH_INTERVAL_S``), and ``window_vs_format_layer``,
 the window's ``wall_ms`` over the latter; ``cpu_ms`` and
 ``format_layer*_cpu_ms`` are the CPU time of the whole process (all threads)
 over the same spans.
@@ -336,7 +336,7 @@ def format_layer(path: Path, gui_switch: bool) -> dict[str, Any]:
     from inspector.formats.decoding.workers import worker_pool
 
     if gui_switch:
-        from inspector.app import GUI_SWITCH_INTERVAL_S
+        from inspector.runtime.interpreter_lock import GUI_SWITCH_INTERVAL_S
 
         sys.setswitchinterval(GUI_SWITCH_INTERVAL_S)
     from inspector.ui.plots.neural import DEFAULT_CHANNELS

@@ -8,7 +8,8 @@ behind :class:`~inspector.models.node_filter_model.NodeFilterProxy`), once
 through Qt's own items (:class:`~inspector.models.node_item_model.NodeItemModel`
 behind :class:`~inspector.models.node_filter_model.ItemFilterProxy`), with
 every row expanded.  Each is repainted alone and beside one thread counting
-in Python, at the GUI's switch interval (:data:`inspector.app.GUI_SWITCH_INTERVAL_S`):
+in Python, at the GUI's switch interval
+(:data:`inspector.runtime.interpreter_lock.GUI_SWITCH_INTERVAL_S`):
 beside a busy thread a paint waits for the interpreter lock once per call
 into Python (``benchmarks/gil_convoy.py``).
 
@@ -114,9 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     args.cache.mkdir(parents=True, exist_ok=True)
     from PySide6.QtWidgets import QApplication
 
-    from inspector.app import GUI_SWITCH_INTERVAL_S
     from inspector.formats.decoding.workers import worker_pool
     from inspector.formats.registry import open_document
+    from inspector.runtime.interpreter_lock import GUI_SWITCH_INTERVAL_S
 
     app = QApplication.instance() or QApplication([])
     sys.setswitchinterval(GUI_SWITCH_INTERVAL_S)

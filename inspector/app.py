@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
-from inspector import APP_ID, APP_NAME, QT_CLASSES_LAZY, __version__
+from inspector import APP_ID, APP_NAME, __version__
 from inspector.formats.decoding.workers import worker_pool
 from inspector.resources_access import sample_files
 
@@ -15,19 +15,6 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QApplication
 
     from inspector.ui.main_window import MainWindow
-
-
-#: The interpreter's thread switch interval in the GUI (seconds; Python's default is 5 ms).
-#: A background job running Python holds the interpreter lock up to this long each time
-#: the GUI thread asks for it, and painting asks for it once per call into Python (item
-#: models, plot items): at 5 ms a busy job made single repaints take hundreds of ms.
-#: ``benchmarks/gil_convoy.py`` measures it: a repaint of a 2 000-row table model that
-#: takes 5-14 ms alone took 26-71 ms beside one busy Python thread at 0.5 ms, 22-32 ms at
-#: 0.1 ms and 16-22 ms at 0.05 ms, while the busy thread kept 0.6-0.9, 0.5-0.7 and
-#: 0.4-0.6 of its own speed.  0.1 ms: the suite's failures at 0.1 ms (a deadlock,
-#: broken imports) were the cyclic collector running on job threads and listing objects
-#: under construction, fixed in :mod:`inspector.ui.garbage`, not the interval.
-GUI_SWITCH_INTERVAL_S = 0.0001
 
 
 #: Qt messages that tell a user nothing: the offscreen platform (``--screenshot`` on a
@@ -64,37 +51,21 @@ def quiet_qt_messages() -> None:
 def make_application(argv: Sequence[str] | None = None) -> QApplication:
     """Create (or return) the QApplication with the app's identity set.
 
-    Also shortens the interpreter's thread switch interval to
-    :data:`GUI_SWITCH_INTERVAL_S`, so that jobs running Python never keep the
-    GUI thread waiting for long, and moves Python's cyclic garbage collection
-    to the GUI thread (:mod:`inspector.ui.garbage`).  When it makes the
-    application (the process starts), full collections wait until the window's
-    warm-up is done (:func:`~inspector.ui.garbage.hold_during_start_up`).
+    Every runtime measure is put in force first (:func:`inspector.runtime.start_gui`,
+    docs/runtime.md).
     """
     from PySide6.QtGui import QGuiApplication
-    from PySide6.QtWidgets import QApplication
 
-    from inspector.ui.garbage import hold_during_start_up, install_gui_thread_collector
+    from inspector.runtime import start_gui
     from inspector.ui.icons import app_icon
 
-    sys.setswitchinterval(GUI_SWITCH_INTERVAL_S)
-    if QT_CLASSES_LAZY and QApplication.instance() is None:
-        from inspector.ui.qt_classes import create_lazy_qt_classes
-
-        create_lazy_qt_classes()
-    app = cast("QApplication", QApplication.instance())
-    starting = app is None
-    if app is None:
-        app = QApplication(list(argv) if argv is not None else [sys.argv[0]])
+    app, _ = start_gui(argv)
     app.setApplicationName(APP_NAME)
     app.setOrganizationName("Inspector")
     app.setOrganizationDomain("vneurotk.org")
     app.setApplicationVersion(__version__)
     QGuiApplication.setDesktopFileName(APP_ID)
     app.setWindowIcon(app_icon())  # a null icon when the files are missing
-    install_gui_thread_collector(app)
-    if starting:
-        hold_during_start_up(app)
     return app
 
 

@@ -11,7 +11,6 @@ key) is dropped, never delivered (DESIGN.md, "Layers").
 from __future__ import annotations
 
 import itertools
-import os
 import threading
 import traceback
 from collections import deque
@@ -21,30 +20,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
 from inspector.formats.findings import cause
-
-#: Niceness added to every thread that runs jobs; threads a job starts (decompression,
-#: hashing) inherit it on Linux.  When the GUI thread and the jobs both want the CPU, the
-#: GUI thread gets it first (docs/architecture.md, "Contracts": never blocks over 50 ms).
-BACKGROUND_NICE = 5
-
-_thread_state = threading.local()
-
-
-def lower_thread_priority() -> None:
-    """Lower the calling thread's priority by :data:`BACKGROUND_NICE`, once per thread.
-
-    A no-op where threads have no nice value of their own (not Linux) or it
-    cannot be changed.
-    """
-    if getattr(_thread_state, "lowered", False):
-        return
-    _thread_state.lowered = True
-    try:
-        tid = threading.get_native_id()
-        nice = os.getpriority(os.PRIO_PROCESS, tid)
-        os.setpriority(os.PRIO_PROCESS, tid, min(19, nice + BACKGROUND_NICE))
-    except (AttributeError, OSError):
-        pass
+from inspector.runtime.threads import lower_thread_priority
 
 
 class Cancelled(Exception):

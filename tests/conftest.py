@@ -78,10 +78,10 @@ def _isolated_settings(tmp_path_factory, monkeypatch):
 def _application(qapp):
     """The application's life in a test process, as in the app (``inspector.app``): the
     shared worker pool is open (``inspector.formats.decoding.workers``) and cyclic garbage is
-    collected on the GUI thread only (``inspector.ui.garbage``: a Qt object collected on a
+    collected on the GUI thread only (``inspector.runtime.garbage``: a Qt object collected on a
     job thread can deadlock with the GUI thread)."""
     from inspector.formats.decoding.workers import worker_pool
-    from inspector.ui.garbage import install_gui_thread_collector
+    from inspector.runtime.garbage import install_gui_thread_collector
 
     with worker_pool():
         collector = install_gui_thread_collector(qapp)
@@ -91,7 +91,7 @@ def _application(qapp):
 
 @pytest.fixture(scope="session")
 def _collector_on_the_gui_thread(_application):
-    """The process's ``GuiThreadCollector`` (``inspector.ui.garbage``)."""
+    """The process's ``GuiThreadCollector`` (``inspector.runtime.garbage``)."""
     return _application
 
 

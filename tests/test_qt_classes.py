@@ -2,7 +2,7 @@
 
 On Python before 3.12 shiboken records every new Qt type in one unlocked hash
 map that the GUI thread reads without the interpreter lock (see
-``inspector/ui/qt_classes.py``); building Qt classes on two threads crashed the
+``inspector/runtime/qt_classes.py``); building Qt classes on two threads crashed the
 process about once in 45 starts.
 """
 
@@ -15,8 +15,8 @@ import types
 import pytest
 from PySide6.QtCore import QObject
 
-from inspector.ui import preload, qt_classes
-from inspector.ui.qt_classes import ClassBuilds, gui_blocked_on_import
+from inspector.runtime import preload, qt_classes
+from inspector.runtime.qt_classes import ClassBuilds, gui_blocked_on_import
 from tests.window_child import run_python
 
 
@@ -177,7 +177,7 @@ def test_the_view_modules_qt_classes_are_all_built_on_the_gui_thread(name):
 import threading
 import inspector
 from inspector.app import make_application
-from inspector.ui import preload, qt_classes
+from inspector.runtime import preload, qt_classes
 app = make_application()
 gui = threading.get_ident()
 off = []

@@ -1,4 +1,4 @@
-"""Cyclic garbage is collected on the GUI thread only (inspector.ui.garbage)."""
+"""Cyclic garbage is collected on the GUI thread only (inspector.runtime.garbage)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import weakref
 import pytest
 from PySide6.QtCore import QObject
 
-from inspector.ui import preload
-from inspector.ui.garbage import (
+from inspector.runtime import preload
+from inspector.runtime.garbage import (
     START_UP,
     WARM_UP,
     GuiThreadCollector,

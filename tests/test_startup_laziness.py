@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.ui import preload
+from inspector.runtime import preload
 from tests.conftest import FIXTURES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -174,7 +174,7 @@ def test_a_warmed_up_window_imports_nothing_while_it_opens_a_recording(name):
 
         with worker_pool():
             app = make_application()
-            from inspector.ui import preload
+            from inspector.runtime import preload
             from inspector.ui.main_window import MainWindow
             win = MainWindow()
             win.resize(1280, 800)
@@ -210,7 +210,8 @@ def test_the_window_warms_up_only_once_it_has_been_idle_a_while():
         import json, sys, time
         from inspector.app import make_application
         from inspector.formats.decoding.workers import worker_pool
-        from inspector.ui import main_window as mw, preload
+        from inspector.runtime import preload
+        from inspector.ui import main_window as mw
 
         def spin(cond, limit=60):
             end = time.monotonic() + limit

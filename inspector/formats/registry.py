@@ -51,7 +51,7 @@ _DISCOVERED = False
 _LOCK = threading.Lock()
 
 #: Held while the format packages are imported (:func:`readers`), and by the window's
-#: background import thread around each module it imports (``inspector.ui.preload``).
+#: background import thread around each module it imports (``inspector.runtime.preload``).
 #: Two threads importing modules of one package in different orders (a package's
 #: ``__init__`` importing its modules, and a list of those modules imported one by one)
 #: can each hold the import lock of a module the other waits for; Python breaks that

@@ -18,6 +18,8 @@ import gc
 
 from PySide6.QtCore import QObject, QTimer
 
+from inspector.runtime.switches import enabled
+
 #: How often the GUI thread looks at the collector's counts (milliseconds).
 CHECK_INTERVAL_MS = 50
 #: Reasons to hold full collections (:func:`hold_full_collections`): the process starts
@@ -168,6 +170,8 @@ def freeze_long_lived() -> None:
     generation it came as soon as a file was opened, 35 ms on the GUI thread to
     find nothing in a hostile archive's objects).
     """
+    if not enabled("freeze"):
+        return
     gc.collect(1)
     gc.freeze()
     for collector in _installed:
@@ -186,5 +190,7 @@ def hold_full_collections(held: bool, reason: str = WARM_UP) -> None:
     collection meanwhile would walk them on the GUI thread for nothing (40 ms,
     measured while ``inspector FILE`` opened a 1 GB recording during its imports).
     """
+    if not enabled("collection-holds"):
+        return
     for collector in _installed:
         collector.hold(held, reason)

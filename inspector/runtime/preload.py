@@ -10,7 +10,7 @@ thread and calls back on the GUI thread once it is importable without work.
 Only module *code* runs on that thread: the modules define classes and
 constants; no widget (no ``QObject`` at all) is created there.  Widgets are
 built by the callback, on the GUI thread.  The modules' subclasses of Qt
-classes are built on the GUI thread too (:mod:`inspector.ui.qt_classes`:
+classes are built on the GUI thread too (:mod:`inspector.runtime.qt_classes`:
 building one on another thread could crash the GUI thread).
 """
 
@@ -27,8 +27,9 @@ from types import ModuleType
 from PySide6.QtCore import QObject, Signal
 
 from inspector.formats.registry import IMPORT_LOCK
-from inspector.jobs import lower_thread_priority
-from inspector.ui.qt_classes import ClassBuilds
+from inspector.runtime.qt_classes import ClassBuilds
+from inspector.runtime.switches import enabled
+from inspector.runtime.threads import lower_thread_priority
 
 #: The plots package: pyqtgraph and every plot view.
 PLOTS = "inspector.ui.plots"
@@ -109,7 +110,7 @@ class _Loader(QObject):
                 name = self._queue.popleft()
                 pause = name not in self._urgent  # a module only preloaded
                 self._urgent.discard(name)
-            if pause:
+            if pause and enabled("warm-pause"):
                 time.sleep(WARM_PAUSE_S)
             try:
                 # (one importing thread at a time: see IMPORT_LOCK)

@@ -1,6 +1,6 @@
 """Qt classes defined on a background thread are built on the GUI thread.
 
-The preload thread (:mod:`inspector.ui.preload`) imports pyqtgraph and the
+The preload thread (:mod:`inspector.runtime.preload`) imports pyqtgraph and the
 view modules, whose ``class`` statements define about 230 Python subclasses of
 Qt classes.  Building such a class makes shiboken record per-type data.  On
 Python before 3.12 shiboken keeps that data in one process-wide
@@ -117,7 +117,7 @@ def gui_blocked_on_import(gui_thread: int) -> bool:
     system's record of blocked threads (``importlib._bootstrap._blocking_on``:
     a lock per thread in 3.11, a list of locks from 3.12); False where it has none.
     """
-    blocking = getattr(importlib._bootstrap, "_blocking_on", None)  # type: ignore[attr-defined]
+    blocking = getattr(importlib._bootstrap, "_blocking_on", None)
     if blocking is None:
         return False
     try:
@@ -164,7 +164,7 @@ class ClassBuilds:
 
     def __init__(self) -> None:
         self._builder = _GuiBuilder()
-        builtins.__build_class__ = _build_class
+        builtins.__build_class__ = _build_class  # type: ignore[assignment]
 
     @property
     def built(self) -> int:

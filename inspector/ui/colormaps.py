@@ -2,7 +2,7 @@
 
 ``pg.colormap.get`` parses the map's CSV file on every call (about 20 ms), on
 whichever thread calls it.  The plot modules ask for theirs as they are
-imported (off the GUI thread: :mod:`inspector.ui.preload`), so a view built
+imported (off the GUI thread: :mod:`inspector.runtime.preload`), so a view built
 later finds it ready.
 """
 

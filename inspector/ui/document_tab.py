@@ -50,7 +50,7 @@ from inspector.models.findings_model import count_text, severity_counts_text
 from inspector.models.node_rows import RowStyle, TreeRows, tree_rows
 from inspector.models.open_failure import open_failure
 from inspector.models.value_text import value_text, value_type_name
-from inspector.ui import preload
+from inspector.runtime import preload
 from inspector.ui.attribute_pages import AttributePager
 from inspector.ui.busy_indicator import BusyIndicator
 from inspector.ui.checksum_panel import ChecksumPanel

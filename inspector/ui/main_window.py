@@ -30,7 +30,8 @@ from inspector.formats.findings import Severity
 from inspector.formats.remote.path import RemotePath, as_source, is_url, split_location
 from inspector.formats.sources.folder_bounds import allow_folder
 from inspector.jobs import JobContext, JobRunner
-from inspector.ui import preload
+from inspector.runtime import preload
+from inspector.runtime.garbage import START_UP, freeze_long_lived, hold_full_collections
 from inspector.ui.busy_indicator import BusyIndicator
 from inspector.ui.document_tab import DATA_VIEWS, TRIALS, DocumentTab
 from inspector.ui.export_support import (
@@ -39,7 +40,6 @@ from inspector.ui.export_support import (
     suggested_export_path,
 )
 from inspector.ui.findings_dock import FindingsDock
-from inspector.ui.garbage import START_UP, freeze_long_lived, hold_full_collections
 from inspector.ui.icons import severity_icon
 from inspector.ui.open_dialog import OpenDialog
 from inspector.ui.recent_files import add_recent, fill_recent_menu, last_dir

@@ -4,14 +4,14 @@ A table of plain columns (:class:`~inspector.formats.table.Table`) is shown
 without pandas.  The views that sort, filter or group by its columns need its
 DataFrame, and importing pandas (0.2 s) or building the frame on the GUI thread
 would stall it (docs/architecture.md, "Contracts").  :class:`TableFrames`
-imports pandas on the preload thread (:mod:`inspector.ui.preload`), then builds
+imports pandas on the preload thread (:mod:`inspector.runtime.preload`), then builds
 every frame on a job (:meth:`Table.frame`, which keeps it), and calls back on
 the GUI thread once they are all built.  It starts when a view needs the frames
 (the trial views, when first shown) or once the tab has been idle for
 :data:`IDLE_LOOKS` looks in a row (:meth:`TableFrames.start_when_idle`): an
 import beside a plot being drawn or a verification made the GUI thread wait for
 the interpreter lock 80-130 ms.  Full collections wait meanwhile, as
-during the window's warm-up (:func:`~inspector.ui.garbage.hold_full_collections`):
+during the window's warm-up (:func:`~inspector.runtime.garbage.hold_full_collections`):
 pandas brings some hundred thousand objects that never become garbage, and a full
 collection walking them on the GUI thread took 50 ms.
 """
@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer
 
 from inspector.jobs import JobContext, JobRunner
-from inspector.ui import preload
-from inspector.ui.garbage import TABLE_FRAMES, hold_full_collections
+from inspector.runtime import preload
+from inspector.runtime.garbage import TABLE_FRAMES, hold_full_collections
 
 if TYPE_CHECKING:
     from inspector.formats.table import Table

@@ -23,7 +23,7 @@ from inspector.formats.analysis.trial_average import condition_of_value
 from inspector.formats.document import Document, Stimulus
 from inspector.jobs import JobRunner
 from inspector.models.selection import TrialSelection
-from inspector.ui import preload
+from inspector.runtime import preload
 
 if TYPE_CHECKING:  # pandas and pyqtgraph: imported when a document needs them
     from inspector.ui.stimuli_panel import StimuliPanel

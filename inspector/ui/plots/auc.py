@@ -146,7 +146,7 @@ def _executor() -> Executor | None:
         return None
 
 
-#: The scans' colour map, read as the module is imported (off the GUI thread: ui.preload).
+#: The scans' colour map, read as the module is imported (off the GUI thread: runtime.preload).
 _VIRIDIS = colormap("viridis")
 
 

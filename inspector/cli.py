@@ -480,21 +480,23 @@ def _dump_write(node: NodeData, norm: tuple[Any, ...], fmt: str, out: str | None
     """
     from inspector.formats.nodes.dump import write_csv, write_json, write_npy
 
-    writer = {"csv": write_csv, "json": write_json, "npy": write_npy}[fmt]
+    text_writer = {"csv": write_csv, "json": write_json}.get(fmt)
     if out is None:
-        if fmt == "npy":
-            writer(node, norm, sys.stdout.buffer)
+        if text_writer is None:
+            write_npy(node, norm, sys.stdout.buffer)
             sys.stdout.buffer.flush()
         else:
-            writer(node, norm, sys.stdout)
+            text_writer(node, norm, sys.stdout)
             sys.stdout.flush()
         return
     tmp = f"{out}.part"
     try:
-        mode = "wb" if fmt == "npy" else "w"
-        with open(tmp, mode, **({} if fmt == "npy" else {"encoding": "utf-8", "newline": ""})) \
-                as fh:
-            writer(node, norm, fh)
+        if text_writer is None:
+            with open(tmp, "wb") as raw:
+                write_npy(node, norm, raw)
+        else:
+            with open(tmp, "w", encoding="utf-8", newline="") as fh:
+                text_writer(node, norm, fh)
         os.replace(tmp, out)
     finally:
         if os.path.exists(tmp):
@@ -586,7 +588,9 @@ def _dump_streamed(doc: Document, node: NodeData, args: argparse.Namespace) -> i
         return 1
     if first is None:
         return None
-    first.close()
+    close = getattr(first, "close", None)  # (a generator: its file is let go)
+    if close is not None:
+        close()
     pages = node.text_pages
     writer = write_text_json if args.format == "json" else write_text_csv
     tmp = f"{args.out}.part"
@@ -614,20 +618,14 @@ def cmd_dump(argv: Sequence[str]) -> int:
     args = _dump_parser().parse_args(argv)
     _allow_external(args.allow_external)
     from inspector.formats import open_document
-    from inspector.formats.nodes.data import (
-        NodeReadError,
-        normalize,
-        parse_selection,
-        selected_shape,
-    )
-    from inspector.formats.nodes.dump import DUMP_MAX_VALUES, DumpRefused
+    from inspector.formats.nodes.data import parse_selection
 
     if "::" not in args.target:
         return _dump_usage("give the node as FILE::/path (a dataset) or FILE::/path@name")
     from inspector.formats.remote.path import split_location
 
-    path, node = split_location(args.target)
-    location = node or ""
+    path, inner = split_location(args.target)
+    location = inner or ""
     if not location:
         return _dump_usage("the node after '::' is empty")
     if args.format == "npy" and args.out is None and sys.stdout.isatty():
@@ -637,6 +635,7 @@ def cmd_dump(argv: Sequence[str]) -> int:
     except ValueError as exc:
         return _dump_usage(f"--slice: {exc}")
     with open_document(path, only=location) as doc:
+        node: NodeData | None
         if doc.object_data is None and doc.member_data is not None:
             member = _dump_member(doc, location)
             if member is None:
@@ -651,26 +650,35 @@ def cmd_dump(argv: Sequence[str]) -> int:
             node = _dump_node(doc, location)
         if node is None:
             return 1
-        _say_other_files(node)
-        try:
-            norm = normalize(selection, node.shape) if node.shape is not None else ()
-        except (IndexError, TypeError) as exc:
-            return _dump_usage(f"--slice {args.slice!r} for shape {node.shape}: {exc}")
-        count = math.prod(selected_shape(norm)) if node.shape is not None else 0
-        if args.all and args.out is not None and not norm and args.format != "npy":
-            streamed = _dump_streamed(doc, node, args)
-            if streamed is not None:
-                return streamed
-        if count > DUMP_MAX_VALUES and not args.all:
-            return _dump_usage(f"{location} {args.slice!r} selects {count:,} values, more than "
-                               f"{DUMP_MAX_VALUES:,}: narrow it with --slice or pass --all")
-        try:
-            _dump_write(node, norm, args.format, args.out)
-        except NodeReadError as exc:
-            _print_finding(doc, exc.finding)
-            return 1
-        except DumpRefused as exc:
-            return _dump_usage(str(exc))
+        return _dump_values(doc, node, location, selection, args)
+
+
+def _dump_values(doc: Document, node: NodeData, location: str, selection: Any,
+                 args: argparse.Namespace) -> int:
+    """Write the selected values of ``node`` (``dump FILE::/path``); the exit status."""
+    from inspector.formats.nodes.data import NodeReadError, normalize, selected_shape
+    from inspector.formats.nodes.dump import DUMP_MAX_VALUES, DumpRefused
+
+    _say_other_files(node)
+    try:
+        norm = normalize(selection, node.shape) if node.shape is not None else ()
+    except (IndexError, TypeError) as exc:
+        return _dump_usage(f"--slice {args.slice!r} for shape {node.shape}: {exc}")
+    count = math.prod(selected_shape(norm)) if node.shape is not None else 0
+    if args.all and args.out is not None and not norm and args.format != "npy":
+        streamed = _dump_streamed(doc, node, args)
+        if streamed is not None:
+            return streamed
+    if count > DUMP_MAX_VALUES and not args.all:
+        return _dump_usage(f"{location} {args.slice!r} selects {count:,} values, more than "
+                           f"{DUMP_MAX_VALUES:,}: narrow it with --slice or pass --all")
+    try:
+        _dump_write(node, norm, args.format, args.out)
+    except NodeReadError as exc:
+        _print_finding(doc, exc.finding)
+        return 1
+    except DumpRefused as exc:
+        return _dump_usage(str(exc))
     return 0
 
 

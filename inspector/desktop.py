@@ -218,6 +218,7 @@ def install(root: Path | None = None) -> list[str]:
         if text is not None:
             dest.write_text(text, encoding="utf-8")
         else:
+            assert source is not None  # (text is None only for a file to copy)
             shutil.copyfile(source, dest)
         dest.chmod(0o644)
         lines.append(f"wrote {dest}")

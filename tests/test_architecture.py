@@ -147,10 +147,40 @@ def test_views_are_chosen_by_capability_not_format_name() -> None:
     assert bad == []
 
 
+MAX_MODULE_LINES = 700
+
+#: TEMPORARY, for the lead to remove after merging: modules other branches are rewriting
+#: (the views' registry, the plots, the trials views) and so left out of the size and
+#: function-length gates here, as they are of mypy (pyproject.toml) and vulture
+#: (.ci/run).  Exactly these files; the lead removes this list once those branches land.
+REWRITTEN_ELSEWHERE = frozenset({
+    "inspector.ui.document_tab", "inspector.ui.main_window",
+    *(m for m in MODULES if m.startswith("inspector.ui.trials")),
+    *(m for m in MODULES if m.startswith("inspector.ui.plots") and m != "inspector.ui.plots.auc"),
+})
+
+#: Modules still over MAX_MODULE_LINES, each to be split into modules with one job each;
+#: a module here may shrink but not grow, and leaves the list once it is split.
+OVER_SIZE_TO_SPLIT: dict[str, int] = {
+    "inspector.cli": 809,
+    "inspector.formats.analysis.scan_envelope": 1064,
+    "inspector.formats.analysis.trial_average": 1422,
+    "inspector.formats.hdf5.chunk_summary": 705,
+    "inspector.formats.hdf5.heap": 1056,
+    "inspector.formats.hdf5.tree": 830,
+    "inspector.formats.nodes.data": 865,
+    "inspector.ui.plots.auc": 864,
+}
+
+
+def _gated(module: str) -> bool:
+    return module not in REWRITTEN_ELSEWHERE
+
+
 def _long_functions(prefix: str) -> list[str]:
     out = []
     for module, path in MODULES.items():
-        if not module.startswith(prefix):
+        if not module.startswith(prefix) or not _gated(module):
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
@@ -162,8 +192,22 @@ def _long_functions(prefix: str) -> list[str]:
 
 
 @pytest.mark.slow
-def test_no_function_in_formats_is_longer_than_60_lines() -> None:
-    assert _long_functions("inspector.formats") == []
+def test_no_function_is_longer_than_60_lines() -> None:
+    assert _long_functions("inspector") == []
+
+
+def test_no_module_is_longer_than_700_lines() -> None:
+    over = {}
+    for module, path in MODULES.items():
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        if _gated(module) and lines > OVER_SIZE_TO_SPLIT.get(module, MAX_MODULE_LINES):
+            over[module] = lines
+    assert over == {}
+
+
+def test_the_exclusion_lists_name_existing_modules() -> None:
+    assert set(OVER_SIZE_TO_SPLIT) <= set(MODULES)
+    assert {"inspector.ui.document_tab", "inspector.ui.main_window"} <= set(MODULES)
 
 
 #: Packages of ``formats/`` that are libraries the readers build on, not formats.

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from inspector.formats.document import MemberCheck
 from inspector.models.multi_data import OneEntryPerCell
@@ -109,20 +109,21 @@ class ChecksumModel(OneEntryPerCell, QAbstractTableModel):
         return out
 
     # -- Qt -----------------------------------------------------------------
-    def rowCount(self, parent=QModelIndex()) -> int:
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._rows)
 
-    def columnCount(self, parent=QModelIndex()) -> int:
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(COLUMNS)
 
-    def headerData(self, section: int, orientation, role=_D.DisplayRole) -> Any:
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = _D.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == _D.DisplayRole:
             return COLUMNS[section]
         if orientation == Qt.Orientation.Vertical and role == _D.DisplayRole:
             return str(section + 1)
         return None
 
-    def data(self, index: QModelIndex, role=_D.DisplayRole) -> Any:
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = _D.DisplayRole) -> Any:
         if not index.isValid():
             return None
         m = self._rows[index.row()]

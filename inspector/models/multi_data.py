@@ -33,7 +33,7 @@ class OneEntryPerCell:
         if isinstance(roleDataSpan, QModelRoleData):
             roleDataSpan.setData(data(index, roleDataSpan.role()))
             return
-        for role_data in roleDataSpan:
+        for role_data in roleDataSpan:  # type: ignore[attr-defined]  # (iterable in PySide6)
             role_data.setData(data(index, role_data.role()))
 
 

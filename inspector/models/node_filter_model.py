@@ -8,7 +8,7 @@ unless its model is a Python one.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSortFilterProxyModel, Qt
+from PySide6.QtCore import QAbstractItemModel, QObject, QSortFilterProxyModel, Qt
 
 from inspector.models.multi_data import OneEntryPerCell, ProxyOneEntryPerCell
 from inspector.models.roles import FilterRole
@@ -25,7 +25,7 @@ class ItemFilterProxy(QSortFilterProxyModel):
     overridden in Python, so painting through it never enters Python.
     """
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.setRecursiveFilteringEnabled(True)
         self.setAutoAcceptChildRows(True)
@@ -58,7 +58,7 @@ class NodeFilterProxy(ProxyOneEntryPerCell, ItemFilterProxy):
     the model for all its roles in one call (``ProxyOneEntryPerCell``)."""
 
 
-def filter_proxy_for(model, parent=None) -> ItemFilterProxy:
+def filter_proxy_for(model: QAbstractItemModel, parent: QObject | None = None) -> ItemFilterProxy:
     """The filter proxy that suits ``model``: :class:`NodeFilterProxy` over a Python
     model (``multiData`` overridden in Python), :class:`ItemFilterProxy` otherwise."""
     proxy = NodeFilterProxy(parent) if isinstance(model, OneEntryPerCell) \

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from itertools import islice
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 
 from inspector.formats.document import Node
@@ -65,7 +65,8 @@ class NodeItemModel(QStandardItemModel):
             never asks for that).
     """
 
-    def __init__(self, root: Node | None, parent=None, rows: TreeRows | None = None) -> None:
+    def __init__(self, root: Node | None, parent: QObject | None = None,
+                 rows: TreeRows | None = None) -> None:
         super().__init__(parent)
         self.setHorizontalHeaderLabels(list(COLUMNS))
         self._root = root or Node("")
@@ -97,7 +98,7 @@ class NodeItemModel(QStandardItemModel):
         """The node of ``index`` (the root for an invalid index)."""
         if not index.isValid():
             return self._root
-        n = index.siblingAtColumn(0).data(NodeRole)
+        n = index.sibling(index.row(), 0).data(NodeRole)
         return n if isinstance(n, Node) else self._root
 
     def index_of_node(self, n: Node) -> QModelIndex:
@@ -246,7 +247,7 @@ def rows_made_here(root: Node | None) -> TreeRows | None:
     return tree_rows(root, RowStyle.current())  # (None too for a tree too deep)
 
 
-def node_model(root: Node | None, parent=None,
+def node_model(root: Node | None, parent: QObject | None = None,
                rows: TreeRows | None = None) -> NodeItemModel | NodeTreeModel:
     """The model for ``root``: a :class:`NodeItemModel` over ``rows`` made ahead, or over
     rows made now when the tree is small (:func:`rows_made_here`), else the lazily

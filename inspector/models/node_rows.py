@@ -101,7 +101,7 @@ def cell_roles(n: Node, style: RowStyle) -> tuple[dict[int, Any], ...]:
             int(CopyRole): type_text}
     detail = {int(_D.DisplayRole): n.detail, int(_D.ToolTipRole): n.detail,
               int(CopyRole): n.detail}
-    cells = (name, value, kind, detail)
+    cells: tuple[dict[int, Any], ...] = (name, value, kind, detail)
     return tuple(common | cell | colours
                  for cell, colours in zip(cells, cell_colours(n, style), strict=True))
 

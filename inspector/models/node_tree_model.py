@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from inspector.formats.capabilities import MORE_ATTRIBUTES
 from inspector.formats.document import Node
@@ -97,7 +97,7 @@ class NodeTreeModel(OneEntryPerCell, QAbstractItemModel):
     row of a node are recorded when its index is first made.
     """
 
-    def __init__(self, root: Node | None, parent=None) -> None:
+    def __init__(self, root: Node | None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._reset(root)
 
@@ -147,11 +147,13 @@ class NodeTreeModel(OneEntryPerCell, QAbstractItemModel):
         if upto >= len(n.children):
             self._partial.pop(id(n), None)
 
-    def canFetchMore(self, parent=QModelIndex()) -> bool:  # noqa: N802 - Qt override
+    def canFetchMore(self,
+                     parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> bool:  # noqa: N802 - Qt override
         n = self.node(parent)
         return self._count(n) < len(n.children)
 
-    def fetchMore(self, parent=QModelIndex()) -> None:  # noqa: N802 - Qt override
+    def fetchMore(self,
+                  parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> None:  # noqa: N802 - Qt override
         n = self.node(parent)
         self._show_rows(n, self._count(n) + FETCH_ROWS)
 
@@ -217,7 +219,8 @@ class NodeTreeModel(OneEntryPerCell, QAbstractItemModel):
         return index.internalPointer() if index.isValid() else self._root
 
     # -- structure ------------------------------------------------------
-    def index(self, row: int, column: int, parent=QModelIndex()) -> QModelIndex:
+    def index(self, row: int, column: int,
+              parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> QModelIndex:
         # (called for every row a view lays out or paints: kept to a few lookups)
         p = parent.internalPointer() if parent.isValid() else self._root
         shown = self._shown.get(id(p))
@@ -233,7 +236,8 @@ class NodeTreeModel(OneEntryPerCell, QAbstractItemModel):
             return self.createIndex(row, column, child)
         return QModelIndex()
 
-    def parent(self, index=QModelIndex()) -> QModelIndex:  # type: ignore[override]
+    def parent(  # type: ignore[override]  # (Qt's parent() of a QObject, and of an index)
+            self, index: QModelIndex | QPersistentModelIndex = QModelIndex()) -> QModelIndex:
         if not index.isValid():
             return QModelIndex()
         n = index.internalPointer()
@@ -242,20 +246,21 @@ class NodeTreeModel(OneEntryPerCell, QAbstractItemModel):
             return QModelIndex()
         return self.createIndex(self._row[id(p)], 0, p)
 
-    def rowCount(self, parent=QModelIndex()) -> int:
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
         if parent.isValid() and parent.column() != 0:
             return 0
         return self._count(self.node(parent))
 
-    def columnCount(self, parent=QModelIndex()) -> int:
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
         return len(COLUMNS)
 
-    def headerData(self, section: int, orientation, role=_D.DisplayRole) -> Any:
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = _D.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == _D.DisplayRole:
             return COLUMNS[section]
         return None
 
-    def data(self, index: QModelIndex, role=_DISPLAY) -> Any:
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = _DISPLAY) -> Any:
         # (a view asks for eight roles of every cell it paints; roles arrive as ints)
         if role not in _ANSWERED or not index.isValid():
             return None

@@ -11,7 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QSize, Qt, Signal
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QSize,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPen, QPixmap
 
 from inspector.formats.document import Stimulus
@@ -50,7 +58,7 @@ class StimuliModel(OneEntryPerCell, QAbstractListModel):
 
     thumbnail_requested = Signal(int)
 
-    def __init__(self, stimuli: list[Stimulus], parent=None) -> None:
+    def __init__(self, stimuli: list[Stimulus], parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._stimuli = list(stimuli)
         self._state = [STATE_NEW] * len(self._stimuli)
@@ -85,10 +93,10 @@ class StimuliModel(OneEntryPerCell, QAbstractListModel):
     def caption(self, row: int) -> str:
         return value_text(self._stimuli[row].stim_id, limit=60)
 
-    def rowCount(self, parent=QModelIndex()) -> int:
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._stimuli)
 
-    def data(self, index: QModelIndex, role=_D.DisplayRole) -> Any:
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = _D.DisplayRole) -> Any:
         if not index.isValid():
             return None
         row = index.row()

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from inspector.formats.table import Table
 from inspector.models.multi_data import OneEntryPerCell
@@ -81,7 +81,7 @@ class TableModel(OneEntryPerCell, QAbstractTableModel):
     of each column gives its dtype; the vertical header shows the index.
     """
 
-    def __init__(self, table: Table, parent=None,
+    def __init__(self, table: Table, parent: QObject | None = None,
                  columns: dict[int, np.ndarray] | None = None) -> None:
         """``columns``: the columns made ahead (:func:`column_arrays`, on a job); the
         others are made when first shown."""
@@ -145,16 +145,16 @@ class TableModel(OneEntryPerCell, QAbstractTableModel):
         keep = isinstance(v, np.datetime64 | np.timedelta64)
         return v.item() if isinstance(v, np.generic) and not keep else v
 
-    def rowCount(self, parent=QModelIndex()) -> int:
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else int(len(self._rows))
 
-    def columnCount(self, parent=QModelIndex()) -> int:
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._labels)
 
     def _quote(self, col: int) -> bool:
         return self._quoted[col]
 
-    def data(self, index: QModelIndex, role=_D.DisplayRole) -> Any:
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = _D.DisplayRole) -> Any:
         if not index.isValid():
             return None
         r, c = index.row(), index.column()
@@ -190,7 +190,8 @@ class TableModel(OneEntryPerCell, QAbstractTableModel):
             return str(self._labels[c])
         return None
 
-    def headerData(self, section: int, orientation, role=_D.DisplayRole) -> Any:
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = _D.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal:
             if not 0 <= section < len(self._labels):
                 return None
@@ -209,7 +210,7 @@ class TableModel(OneEntryPerCell, QAbstractTableModel):
         return None
 
     # -- sort and filter --------------------------------------------------
-    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         """Sort rows by ``column`` (missing last; stable); -1 restores file order."""
         self.layoutAboutToBeChanged.emit()
         if column < 0 or column >= len(self._labels):

@@ -83,7 +83,7 @@ class ChecksumPanel(QWidget):
     cancel_requested = Signal()
     member_selected = Signal(str)
 
-    def __init__(self, members: list[MemberCheck], parent=None) -> None:
+    def __init__(self, members: list[MemberCheck], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = ChecksumModel(members, self)
         self.state = "pending"
@@ -204,7 +204,7 @@ class ChecksumPanel(QWidget):
         pal.setColor(QPalette.ColorRole.Window, _mix(base, accent, 0.16))
         self.banner_box.setPalette(pal)
 
-    def changeEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
         """Re-derive the banner colours when the system palette switches light/dark."""
         super().changeEvent(event)
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange) \

@@ -89,7 +89,8 @@ def install_copy_actions(
     view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
     acts: list[QAction] = []
 
-    def add(label: str, fn: Callable[[], str], shortcut: QKeySequence | None = None) -> None:
+    def add(label: str, fn: Callable[[], str],
+            shortcut: QKeySequence | QKeySequence.StandardKey | None = None) -> None:
         a = QAction(label, view)
         if shortcut is not None:
             a.setShortcut(shortcut)

@@ -8,6 +8,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from inspector.formats.document import Node
+from inspector.formats.nodes.node import LinkTarget
 from inspector.models.node_tree_model import node_full_text, node_type_text
 from inspector.models.value_text import is_missing, value_text, value_type_name
 
@@ -21,11 +22,11 @@ class DetailPane(QWidget):
 
     open_target = Signal(object)
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.title = QLabel("Select a node, cell or member to see its full value.")
         self.title.setWordWrap(True)
-        self.target = None
+        self.target: LinkTarget | None = None
         self._target_location = ""
         self.open_button = QPushButton("Open target")
         self.open_button.setAccessibleName("Open the target of this link")
@@ -49,11 +50,12 @@ class DetailPane(QWidget):
         """Offer "Open target" for a link that leads somewhere."""
         self.target = n.target if n is not None else None
         self._target_location = n.location if n is not None else ""
-        usable = self.target is not None and not self.target.dangling
+        target = self.target
+        usable = target is not None and not target.dangling
         self.open_button.setVisible(usable)
-        if usable:
-            where = "" if self.target.in_this_file else f" in {self.target.file}"
-            self.open_button.setToolTip(f"Open {self.target.path}{where}")
+        if target is not None and usable:
+            where = "" if target.in_this_file else f" in {target.file}"
+            self.open_button.setToolTip(f"Open {target.path}{where}")
 
     def show_node(self, n: Node) -> None:
         """Name, type, location and full value of a tree node."""

@@ -121,18 +121,18 @@ class WordElideDelegate(QStyledItemDelegate):
     def initStyleOption(self, option: QStyleOptionViewItem,  # noqa: N802 - Qt override
                         index: QModelIndex | QPersistentModelIndex) -> None:
         super().initStyleOption(option, index)
-        text = option.text  # type: ignore[attr-defined]
+        text = option.text
         if not text or "\n" in text:
             return
-        widget = option.widget  # type: ignore[attr-defined]
+        widget = option.widget
         style = widget.style() if widget is not None else None
         if style is None:
             return
         rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, option, widget)
         margin = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, widget) + 1
         room = rect.width() - 2 * margin
-        metrics = option.fontMetrics  # type: ignore[attr-defined]
+        metrics = option.fontMetrics
         if room <= 0 or metrics.horizontalAdvance(text) <= room:
             return
-        option.text = elide_in(metrics, text, room)  # type: ignore[attr-defined]
-        option.textElideMode = Qt.TextElideMode.ElideRight  # type: ignore[attr-defined]
+        option.text = elide_in(metrics, text, room)
+        option.textElideMode = Qt.TextElideMode.ElideRight

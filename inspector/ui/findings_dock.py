@@ -294,7 +294,11 @@ class FindingsDock(QDockWidget):
         if exactly or self.height() < wanted:
             win.resizeDocks([self], [wanted], Qt.Orientation.Vertical)
             if not self._measured():  # estimated: once laid out, size it on what it measures
-                QTimer.singleShot(0, self, lambda: self._measured() and self.open_to_fit(exactly))
+                QTimer.singleShot(0, self, lambda: self._refit(exactly))
+
+    def _refit(self, exactly: bool) -> None:
+        if self._measured():
+            self.open_to_fit(exactly)
 
     def _measured(self) -> bool:
         """True when the dock is laid out as shown (:meth:`chrome_height` measures it)."""

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, QSize, Signal
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QListView, QVBoxLayout, QWidget
 
 from inspector.formats.document import Stimulus
@@ -32,7 +35,8 @@ class StimuliPanel(QWidget):
     stimulus_activated = Signal(object)
     stimuli_chosen = Signal(list)
 
-    def __init__(self, stimuli: list[Stimulus], jobs: JobRunner, parent=None) -> None:
+    def __init__(self, stimuli: list[Stimulus], jobs: JobRunner,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.jobs = jobs
         self.model = StimuliModel(stimuli, self)
@@ -66,7 +70,7 @@ class StimuliPanel(QWidget):
         if cur.isValid():
             self.stimulus_selected.emit(self.model.stimulus(cur.row()))
 
-    def _chosen(self, *_args) -> None:
+    def _chosen(self, *_args: object) -> None:
         if not self._syncing:
             rows = sorted({i.row() for i in self.view.selectionModel().selectedIndexes()})
             self.stimuli_chosen.emit([self.model.stimulus(r) for r in rows])
@@ -88,20 +92,20 @@ class StimuliPanel(QWidget):
     def _request(self, row: int) -> None:
         stim = self.model.stimulus(row)
 
-        def work(ctx, stim=stim):
+        def work(_ctx: object) -> object:
             try:
                 return thumbnail(stim.load(), THUMB)
             except (OSError, ValueError) as exc:  # Stimulus.load's failures; not a bug
                 return Unloadable(str(exc) or type(exc).__name__)
 
-        self.jobs.submit(work, on_done=lambda img, r=row: self._done(r, img),
-                         on_error=lambda msg, tb, r=row: self._failed(r, msg))
+        self.jobs.submit(work, on_done=lambda img: self._done(row, img),
+                         on_error=lambda msg, _tb: self._failed(row, msg))
 
-    def _done(self, row: int, image) -> None:
+    def _done(self, row: int, image: object) -> None:
         if isinstance(image, Unloadable):
             self._failed(row, image.reason)
         elif not self._closed:
-            self.model.set_thumbnail(row, image)
+            self.model.set_thumbnail(row, cast(QImage, image))  # (a thumbnail otherwise)
 
     def _failed(self, row: int, message: str) -> None:
         if self._closed:

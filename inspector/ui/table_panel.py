@@ -42,7 +42,7 @@ class TablePanel(QWidget):
     cell_selected = Signal(str, object, str)
     rows_chosen = Signal(object)
 
-    def __init__(self, table: Table, title: str, location: str = "", parent=None,
+    def __init__(self, table: Table, title: str, location: str = "", parent: QWidget | None = None,
                  columns: dict[int, np.ndarray] | None = None) -> None:
         super().__init__(parent)
         self.title = title
@@ -117,7 +117,7 @@ class TablePanel(QWidget):
     def selected_positions(self) -> np.ndarray:
         """int64 table positions of the rows with a selected cell, ascending."""
         parts = [np.arange(r.top(), r.bottom() + 1)
-                 for r in self.view.selectionModel().selection()]
+                 for r in self.view.selectionModel().selection()]  # type: ignore[attr-defined]
         rows = np.unique(np.concatenate(parts)) if parts else np.empty(0, np.int64)
         return np.sort(self.model.source_rows(rows))
 

@@ -46,7 +46,7 @@ def _expand_some(view: QTreeView, token: object, pending: list[QPersistentModelI
     model = view.model()
     shown = 0
     while pending and shown < budget:
-        index = QModelIndex(pending.pop())
+        index = QModelIndex(pending.pop())  # type: ignore[call-overload]  # (a persistent index)
         if not index.isValid() or not model.hasChildren(index):
             continue
         view.expand(index)  # (fetches the first rows of a lazily filled node)

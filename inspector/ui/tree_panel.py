@@ -8,8 +8,17 @@ its width (:mod:`inspector.ui.columns`).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QPoint, Qt, QTimer, Signal
-from PySide6.QtGui import QAction
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QEvent,
+    QItemSelectionModel,
+    QModelIndex,
+    QPoint,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QAction, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QLabel,
@@ -63,7 +72,7 @@ def expand_within(view: QTreeView, depth: int, rows: int = EXPAND_ROWS) -> int:
     return allowed
 
 
-def make_tree_view(model, parent: QWidget | None = None) -> QTreeView:
+def make_tree_view(model: QAbstractItemModel, parent: QWidget | None = None) -> QTreeView:
     """A tree view with copy actions; ``model`` is a node model or a proxy over one."""
     view = QTreeView(parent)
     view.setModel(model)
@@ -97,7 +106,8 @@ class FilteredTree(QWidget):
     filter_cleared = Signal()
     open_target = Signal(object)
 
-    def __init__(self, root: Node, title: str, parent=None, rows: TreeRows | None = None) -> None:
+    def __init__(self, root: Node, title: str, parent: QWidget | None = None,
+                 rows: TreeRows | None = None) -> None:
         super().__init__(parent)
         self.model: NodeModel = node_model(root, self, rows)
         self.proxy: ItemFilterProxy = filter_proxy_for(self.model, self)
@@ -178,7 +188,7 @@ class FilteredTree(QWidget):
         old_proxy.deleteLater()
         old_model.deleteLater()
 
-    def changeEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
         """Rows held in Qt's items take the new palette's colours (a theme switch)."""
         super().changeEvent(event)
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange) \
@@ -229,7 +239,8 @@ class HeaderPanel(QWidget):
     node_selected = Signal(object)
     open_target = Signal(object)
 
-    def __init__(self, header: Node, tree: Node | None, tree_title: str, parent=None,
+    def __init__(self, header: Node, tree: Node | None, tree_title: str,
+                 parent: QWidget | None = None,
                  header_rows: TreeRows | None = None) -> None:
         super().__init__(parent)
         self.filter_edit = QLineEdit(self)
@@ -273,7 +284,7 @@ class HeaderPanel(QWidget):
         if self.filter_edit.text():
             self.raw.set_filter(self.filter_edit.text())
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
         """Side by side when there is room for both trees, else one above the other."""
         super().resizeEvent(event)
         wide = event.size().width() >= SIDE_BY_SIDE_WIDTH
@@ -323,7 +334,8 @@ class TreePanel(QWidget):
 
     node_selected = Signal(object)
 
-    def __init__(self, root: Node, title: str, parent=None, rows: TreeRows | None = None) -> None:
+    def __init__(self, root: Node, title: str, parent: QWidget | None = None,
+                 rows: TreeRows | None = None) -> None:
         super().__init__(parent)
         self.filter_edit = QLineEdit(self)
         self.filter_edit.setPlaceholderText(

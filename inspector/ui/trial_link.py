@@ -82,8 +82,9 @@ class TrialLinks(QObject):
         if self.table is not None and source is not self.table:
             self.table.select_rows(trials)
         plot = getattr(getattr(self.host, "plot", None), "view", None)
-        if hasattr(plot, "show_trials"):  # a continuous recording marks them
-            plot.show_trials(trials)
+        show = getattr(plot, "show_trials", None)
+        if show is not None:  # a continuous recording marks them
+            show(trials)
         if self.stimuli is not None and source is not self.stimuli:
             shown = self.selection.stimuli_of_trials(trials)
             self.stimuli.select_rows([r for r, k in enumerate(self._stim_keys) if k in shown])

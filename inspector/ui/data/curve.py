@@ -12,6 +12,7 @@ so.  Panning or zooming asks again after :data:`DEBOUNCE_MS` on one keyed job.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -41,8 +42,9 @@ def as_real(values: np.ndarray, kind: ColumnKind, part: str = "real") -> np.ndar
     """float64 values to plot: a part of complex numbers, booleans as 0/1."""
     a = np.asarray(values)
     if kind == ColumnKind.COMPLEX:
-        fn = {"real": np.real, "imaginary": np.imag, "magnitude": np.abs,
-              "phase": np.angle}[part]
+        parts: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+            "real": np.real, "imaginary": np.imag, "magnitude": np.abs, "phase": np.angle}
+        fn = parts[part]
         return np.asarray(fn(a), dtype=np.float64)
     return a.astype(np.float64)
 
@@ -179,8 +181,9 @@ class CurveView(PlotView):
         sel: list[Any] = list(self.state.index)
         sel[self.state.x] = slice(start, stop, step)
         lines = self.line_positions
-        if self.state.lines is not None and lines[0] is not None:
-            sel[self.state.lines] = slice(lines[0], lines[-1] + 1)
+        first, last = lines[0], lines[-1]
+        if self.state.lines is not None and first is not None and last is not None:
+            sel[self.state.lines] = slice(first, last + 1)
         got = read_values(self.node, tuple(sel))
         if isinstance(got, ReadFailure):
             return got

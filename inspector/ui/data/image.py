@@ -174,7 +174,8 @@ class ImageView(PlotView):
                 return got
             img = as_real(got.column(spec.name).values, spec.kind, part)
             if order:  # rows, columns, colour
-                img = np.transpose(img, [order.index(a) for a in (st.rows, st.cols, colour)])
+                img = np.transpose(img, [order.index(a) for a in (st.rows, st.cols, colour)
+                                         if a is not None])  # (colour is not None here)
                 return plan, img, (rows, cols, refine)
             return plan, (img.T if transpose else img), (rows, cols, refine)
 

@@ -150,9 +150,8 @@ class DataPanel(QWidget):
         objects = self.objects
         self._looking = True
         self.jobs.submit(lambda _ctx: guarded(lambda: objects.node(location)),
-                         on_done=lambda got, loc=location: self._arrived(loc, got),
-                         on_error=lambda m, _tb, loc=location: self._arrived(
-                             loc, ReadFailure(m)),
+                         on_done=lambda got: self._arrived(location, got),
+                         on_error=lambda m, _tb: self._arrived(location, ReadFailure(m)),
                          key=self._key)
 
     def is_idle(self) -> bool:

@@ -143,8 +143,9 @@ class SliceControls(QWidget):
     def _rebuild_spins(self) -> None:
         while self._spin_row.count():
             item = self._spin_row.takeAt(0)
-            if item.widget() is not None:
-                item.widget().deleteLater()
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
         self.spins = {}
         st = self.state
         if st is None:

@@ -170,10 +170,15 @@ class NodeTableModel(OneEntryPerCell, QAbstractTableModel):
             self._pending.add(page)
             sel = self.selection(page)
             self.reads.append(sel)
-            self.jobs.submit(lambda _ctx, s=sel: read_values(node, s),
-                             on_done=lambda v, p=page: self._arrived(p, v),
-                             on_error=lambda m, tb, p=page: self._read_failed(p, ReadFailure(m)),
-                             key=self._key(page))
+            self._submit_read(node, page, sel)
+
+    def _submit_read(self, node: Any, page: tuple[int, int], sel: Any) -> None:
+        def failed(message: str, _tb: str) -> None:
+            self._read_failed(page, ReadFailure(message))
+
+        self.jobs.submit(lambda _ctx: read_values(node, sel),
+                         on_done=lambda values: self._arrived(page, values),
+                         on_error=failed, key=self._key(page))
 
     def _key(self, page: tuple[int, int]) -> str:
         return f"table:{id(self)}:{page[0]}:{page[1]}"

@@ -11,6 +11,7 @@ the selected cell.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
@@ -80,9 +81,9 @@ class NodeViewer(QWidget):
         bar = QHBoxLayout(self.switch)
         bar.setContentsMargins(2, 2, 2, 0)
         group = QButtonGroup(self)
-        self.plot_button = QToolButton(text="Plot", checkable=True)
+        self.plot_button = QToolButton(text="Plot", checkable=True)  # type: ignore[call-arg]
         self.plot_button.setAccessibleName("Show the plot of this array")
-        self.values_button = QToolButton(text="Values", checkable=True)
+        self.values_button = QToolButton(text="Values", checkable=True)  # type: ignore[call-arg]
         self.values_button.setToolTip("This array's values as a table, curve or image")
         self.values_button.setAccessibleName("Show the values of this array")
         for b in (self.plot_button, self.values_button):
@@ -102,7 +103,7 @@ class NodeViewer(QWidget):
 
     def currentWidget(self) -> QWidget:  # noqa: N802 - the QStackedWidget name
         """The page shown: the plot panel or the data panel."""
-        return self.stack.currentWidget()
+        return cast(QWidget, self.stack.currentWidget())  # (a page is always shown)
 
     def setCurrentWidget(self, widget: QWidget) -> None:  # noqa: N802 - as QStackedWidget
         """Show ``widget`` (the plot panel or the data panel)."""

@@ -129,11 +129,6 @@ class TrialSelection(QObject):
         return f"{self.count:,} of {self.n_trials:,} {unit} selected"
 
     # -- stimuli ------------------------------------------------------------------
-    @property
-    def has_stimuli(self) -> bool:
-        """Every trial has a (typed, possibly missing) stimulus ID."""
-        return self._ids is not None
-
     def trials_of_stimuli(self, stim_ids: Iterable[Any]) -> np.ndarray:
         """int64 trials that showed any of ``stim_ids`` (typed match), ascending."""
         all_codes = self._stimulus_codes()

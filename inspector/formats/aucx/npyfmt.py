@@ -142,9 +142,3 @@ def header_bytes(dtype: np.dtype, shape: tuple[int, ...]) -> bytes:
     return MAGIC + b"\x01\x00" + len(raw).to_bytes(2, "little") + raw
 
 
-def npy_bytes(array: np.ndarray) -> bytes:
-    """The complete ``.npy`` encoding of ``array`` (C order, format 1.0)."""
-    a = np.asarray(array)
-    if not a.flags.c_contiguous:
-        a = a.copy(order="C")
-    return header_bytes(a.dtype, a.shape) + a.tobytes(order="C")

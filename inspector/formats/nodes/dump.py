@@ -34,7 +34,6 @@ import json
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import IO, Any
 
 import numpy as np
@@ -57,14 +56,6 @@ from inspector.formats.nodes.data import (
 DUMP_MAX_VALUES = 10**6
 #: Elements read (and held as text) per page.
 DUMP_PAGE = 1 << 16
-
-
-class DumpFormat(StrEnum):
-    """Output formats of ``inspector dump``."""
-
-    CSV = "csv"
-    JSON = "json"
-    NPY = "npy"
 
 
 class DumpRefused(ValueError):
@@ -332,17 +323,6 @@ def write_npy(node: NodeData, norm: Selection, out: IO[bytes]) -> DumpStats:
     np.lib.format.write_array_header_2_0(out, header)
     out.write(_npy_page(first, dtype, widths).tobytes())
     for sel in blocks:
-        out.write(_npy_page(_read(node, sel, stats), dtype, widths).tobytes())
-    return stats
-    has_text = any(c.kind not in NUMERIC_KINDS for c in node.columns)
-    widths = _text_widths(node, norm) if has_text else {}
-    first = _read(node, blocks[0], stats)
-    dtype = _npy_dtype(node, first, widths)
-    header = {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False,
-              "shape": selected_shape(norm)}
-    np.lib.format.write_array_header_2_0(out, header)
-    out.write(_npy_page(first, dtype, widths).tobytes())
-    for sel in blocks[1:]:
         out.write(_npy_page(_read(node, sel, stats), dtype, widths).tobytes())
     return stats
 

@@ -49,6 +49,7 @@ from inspector.formats.analysis.arrays import (
 )
 from inspector.formats.analysis.trial_average import ChunkOverflow
 from inspector.formats.decoding.workers import default_workers, pool
+from inspector.formats.hdf5.block_minmax import block_minmax, seg_minmax, snapped_edges
 from inspector.formats.hdf5.chunk_minmax import stored_block_minmax
 from inspector.formats.hdf5.chunks import ChunkLayout, decode_chunk
 
@@ -108,44 +109,6 @@ def _summary_dtype(dtype: np.dtype) -> np.dtype:
     if (dtype.kind == "f" and dtype.itemsize <= 4) or (dtype.kind in "biu" and dtype.itemsize <= 2):
         return np.dtype(np.float32)
     return np.dtype(np.float64)
-
-
-def _finite_block_minmax(v: np.ndarray, block: int) -> tuple[np.ndarray, np.ndarray]:
-    """Block min/max over finite values only (slow path for floats with NaN/inf)."""
-    finite = np.isfinite(v)
-    vf = v.astype(np.float64)
-    idx = np.arange(0, v.shape[0], block)
-    lo = np.minimum.reduceat(np.where(finite, vf, np.inf), idx, axis=0)
-    hi = np.maximum.reduceat(np.where(finite, vf, -np.inf), idx, axis=0)
-    lo[~np.isfinite(lo)] = np.nan
-    hi[~np.isfinite(hi)] = np.nan
-    return lo, hi
-
-
-def block_minmax(v: np.ndarray, block: int) -> tuple[np.ndarray, np.ndarray]:
-    """Min/max over finite values of consecutive blocks along axis 0.
-
-    ``v``: ``(L, ...)``; returns two float64 arrays ``(ceil(L / block), ...)``
-    with NaN for blocks without a finite value.  Integers never overflow
-    (min/max are taken in the integer type, then converted).
-    """
-    length = v.shape[0]
-    full = length // block
-    parts_lo = []
-    parts_hi = []
-    if full:
-        m = v[: full * block].reshape(full, block, *v.shape[1:])
-        parts_lo.append(m.min(axis=1))
-        parts_hi.append(m.max(axis=1))
-    if full * block < length:
-        t = v[full * block:]
-        parts_lo.append(t.min(axis=0, keepdims=True))
-        parts_hi.append(t.max(axis=0, keepdims=True))
-    lo = np.concatenate(parts_lo).astype(np.float64)
-    hi = np.concatenate(parts_hi).astype(np.float64)
-    if v.dtype.kind == "f" and not (np.isfinite(lo).all() and np.isfinite(hi).all()):
-        return _finite_block_minmax(v, block)
-    return lo, hi
 
 
 def choose_block(chunk_len: int, target: int = TARGET_BLOCK) -> int:
@@ -547,15 +510,6 @@ class ChunkSummary:
         return np.asarray(self.done[sel])
 
 
-# -- envelopes through a summary ------------------------------------------------------
-def _snapped_edges(start: int, stop: int, bins: int, block: int) -> np.ndarray:
-    """Bin edges over ``[start, stop)`` whose inner edges are block boundaries."""
-    e = bin_edges(start, stop, bins)
-    inner = np.round(e[1:-1] / block).astype(np.int64) * block
-    inner = inner[(inner > start) & (inner < stop)]
-    return np.unique(np.concatenate([[start], inner, [stop]]).astype(np.int64))
-
-
 def _fill_unknown(s: ChunkSummary, index: tuple[int | None, ...], ba: int, bb: int,
                   blo: np.ndarray, bhi: np.ndarray) -> None:
     """For a preview: blocks of chunks not yet summarised take the min/max of the
@@ -620,13 +574,6 @@ def _reduce_bins(s: ChunkSummary, index: tuple[int | None, ...], start: int, sto
     return lo, hi
 
 
-def _seg_minmax(v: np.ndarray) -> tuple[float, float]:
-    if v.size == 0:
-        return (np.nan, np.nan)
-    lo, hi = minmax_bins(v, np.array([0, v.size], dtype=np.int64))
-    return float(lo[0]), float(hi[0])
-
-
 class _Previews:
     """Calls ``preview`` with coarse envelopes while the missing chunks decode."""
 
@@ -676,11 +623,11 @@ def chunked_envelope(s: ChunkSummary, index: tuple[int | None, ...], start: int,
         edges = bin_edges(start, stop, bins)
         lo, hi = minmax_bins(vals, edges, offset=start)
         return Envelope(start, stop, edges[:-1].astype(np.float64), lo, hi, raw=False)
-    edges = _snapped_edges(start, stop, bins, B)
+    edges = snapped_edges(start, stop, bins, B)
     a, b = -(-start // B) * B, (stop // B) * B
     nan2 = (np.nan, np.nan)
-    head = _seg_minmax(s.read_line(index, start, a, cancelled)) if start < a else nan2
-    tail = _seg_minmax(s.read_line(index, b, stop, cancelled)) if b < stop else nan2
+    head = seg_minmax(s.read_line(index, start, a, cancelled)) if start < a else nan2
+    tail = seg_minmax(s.read_line(index, b, stop, cancelled)) if b < stop else nan2
     missing = s.missing(index, a // s.chunk_len, -(-b // s.chunk_len))
     if missing:
         coords = [missing[i] for i in interleaved_order(len(missing))]

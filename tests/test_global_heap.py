@@ -20,6 +20,7 @@ import pytest
 
 from inspector.formats import open_document
 from inspector.formats.hdf5 import heap as hdf5_heap
+from inspector.formats.hdf5 import heap_sizes
 from inspector.formats.nodes.data import NodeReadError
 from tests.heap_guard import every_object, registered
 from tests.window_child import run_python
@@ -97,17 +98,17 @@ def test_walk_rules_match_the_format():
     valid[24:32] = (5).to_bytes(8, "little")
     free_at = 16 + objhdr + 8
     valid[free_at + 8:free_at + 16] = (4096 - free_at).to_bytes(8, "little")
-    walk = hdf5_heap._walk_objects(bytes(valid), 8, "c")
+    walk = heap_sizes._walk_objects(bytes(valid), 8, "c")
     assert walk.problem is None and walk.sizes == {1: 5}
 
     looping = bytearray(valid)
     looping[free_at + 8:free_at + 16] = bytes(8)
-    walk = hdf5_heap._walk_objects(bytes(looping), 8, "c")
+    walk = heap_sizes._walk_objects(bytes(looping), 8, "c")
     assert "size 0" in walk.problem and walk.sizes == {1: 5}
 
     overrun = bytearray(valid)
     overrun[24:32] = (1 << 40).to_bytes(8, "little")
-    walk = hdf5_heap._walk_objects(bytes(overrun), 8, "c")
+    walk = heap_sizes._walk_objects(bytes(overrun), 8, "c")
     assert "runs past" in walk.problem and walk.sizes == {}
 
 

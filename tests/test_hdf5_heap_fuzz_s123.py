@@ -5,7 +5,7 @@
   complaint and crashes (SIGSEGV) converting the value (mutants 3073 and
   9765: one bit flipped in an attribute's datatype).  The attribute is now
   refused from its stored datatype, read by our own parser, before HDF5
-  reads the value (``hdf5_heap.datatype_problem``); a dataset of such a type
+  reads the value (``object_header.datatype_problem``); a dataset of such a type
   likewise, before its values are read.
 * A damaged free-space manager header of the root group's dense attribute
   storage (a bit flip in its "size of serialized section list used", so its
@@ -13,7 +13,7 @@
   check asked it for the object's address, fell back to the path, and an
   external link back to ``/`` of the same file was walked again and again
   (mutant 9087).  Objects are now identified by their header address alone
-  (``hdf5_heap.object_identity``) and the damage is reported.
+  (``object_header.object_identity``) and the damage is reported.
 
 Each mutant is rebuilt here from its seed fixture and the mutation ops the
 campaign recorded; opening runs in a child interpreter, so that a regression
@@ -35,6 +35,7 @@ import numpy as np
 import pytest
 
 from inspector.formats.hdf5 import heap as hdf5_heap
+from inspector.formats.hdf5 import object_header
 from tests.heap_guard import every_object, registered
 from tests.window_child import run_python
 
@@ -127,22 +128,22 @@ UINT8 = bytes([0x10, 0, 0, 0]) + struct.pack("<I", 1) + struct.pack("<HH", 0, 8)
 
 
 def test_datatype_rules():
-    assert hdf5_heap.datatype_problem(_vlen(1, UINT8)) is None  # a string
-    assert hdf5_heap.datatype_problem(_vlen(0, UINT8)) is None  # a sequence
+    assert object_header.datatype_problem(_vlen(1, UINT8)) is None  # a string
+    assert object_header.datatype_problem(_vlen(0, UINT8)) is None  # a sequence
     for kind in (2, 3, 5, 9, 15):
-        problem = hdf5_heap.datatype_problem(_vlen(kind, UINT8))
+        problem = object_header.datatype_problem(_vlen(kind, UINT8))
         assert problem is not None and f"type {kind} " in problem
     # nested: an array (version 3, one dimension of 2) of a bad sequence
     array = bytes([0x3A, 0, 0, 0]) + struct.pack("<I", 32) + b"\x01" + struct.pack("<I", 2)
-    assert "type 3" in hdf5_heap.datatype_problem(array + _vlen(3, UINT8))
-    assert hdf5_heap.datatype_problem(array + _vlen(1, UINT8)) is None
+    assert "type 3" in object_header.datatype_problem(array + _vlen(3, UINT8))
+    assert object_header.datatype_problem(array + _vlen(1, UINT8)) is None
     # nested: the second member of a compound (version 3): an int, then the bad string
     compound = bytes([0x36, 2, 0, 0]) + struct.pack("<I", 24)
     members = b"a\x00" + b"\x00" + UINT8 + b"b\x00" + b"\x08" + _vlen(4, UINT8)
-    assert "type 4" in hdf5_heap.datatype_problem(compound + members)
+    assert "type 4" in object_header.datatype_problem(compound + members)
     # what cannot be parsed is left to HDF5
-    assert hdf5_heap.datatype_problem(b"\x19\x03") is None
-    assert hdf5_heap.datatype_problem(b"") is None
+    assert object_header.datatype_problem(b"\x19\x03") is None
+    assert object_header.datatype_problem(b"") is None
 
 
 def test_no_attribute_datatype_of_the_fixtures_is_refused(tmp_path):
@@ -184,7 +185,7 @@ def _check_datatypes(f: h5py.File) -> int:
             stored = guard._attribute_message(obj, name.encode())
             if stored is None or stored[0] is None:
                 continue
-            end, problem = hdf5_heap._type_at(stored[0], 0, 0)
+            end, problem = object_header._type_at(stored[0], 0, 0)
             assert problem is None and end <= len(stored[0]), (obj.name, name)
             hdf5_heap.check_attribute(obj, name)
             checked += 1
@@ -236,9 +237,9 @@ def test_objects_are_identified_by_their_header_alone(tmp_path):
     path = _self_linked(tmp_path)
     _flip(path, 35761, [3, 2])
     with h5py.File(path, "r") as f:
-        assert hdf5_heap.object_identity(f) == (hdf5_heap.object_identity(f)[0], 96)
-        assert hdf5_heap.object_identity(f["neuro_info"]) == hdf5_heap.object_identity(f)
-        assert hdf5_heap.object_address(f["vision_info"]) == int(
+        assert object_header.object_identity(f) == (object_header.object_identity(f)[0], 96)
+        assert object_header.object_identity(f["neuro_info"]) == object_header.object_identity(f)
+        assert object_header.object_address(f["vision_info"]) == int(
             h5py.h5o.get_info(f["vision_info"].id).addr)
 
 
@@ -250,7 +251,7 @@ def test_a_dataset_of_a_reserved_variable_length_type_is_refused_before_hdf5_rea
         f["s"] = np.array(["a", "bb"], dtype=h5py.string_dtype())
     with h5py.File(path, "r") as f, registered(f, path):
         guard = hdf5_heap._GUARDS[f.id.fileno]
-        addr = hdf5_heap.object_address(f["s"])
+        addr = object_header.object_address(f["s"])
         stored = next(body for mtype, body in guard.messages(addr) if mtype == 0x0003)
         hdf5_heap.check_dataset(f["s"])  # the pristine one passes
     data = bytearray(path.read_bytes())

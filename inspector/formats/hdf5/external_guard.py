@@ -51,7 +51,7 @@ import h5py
 from inspector.formats.findings import Rule
 from inspector.formats.hdf5 import heap as hdf5_heap
 from inspector.formats.hdf5 import rules as R
-from inspector.formats.hdf5.heap import object_identity
+from inspector.formats.hdf5.object_header import object_identity
 from inspector.formats.hdf5.read_watch import watch
 from inspector.formats.hdf5.vds_guard import MAX_MAPPINGS, TooManyMappings, path_refusal
 from inspector.formats.remote.path import RemotePath

@@ -29,7 +29,6 @@ header address from ``H5Gget_objinfo`` (:func:`object_identity`), which, unlike
 from __future__ import annotations
 
 import os
-import struct
 import threading
 import zlib
 from dataclasses import dataclass, field
@@ -39,18 +38,22 @@ from typing import Any
 import h5py
 import numpy as np
 
-from inspector.formats.decoding.inflate import inflate_prefix
+from inspector.formats.hdf5.heap_sizes import (
+    MAX_COLLECTION_BYTES,
+    CollectionWalk,
+    dataset_bytes,
+    descriptor_sizes,
+    selected_sizes,
+    value_sizes,
+    walk_collection,
+)
+from inspector.formats.hdf5.object_header import (
+    attribute_body,
+    datatype_problem,
+    header_messages,
+    object_address,
+)
 
-#: Bytes of a global heap collection this guard walks; larger ones are left to HDF5.
-MAX_COLLECTION_BYTES = 64 << 20
-#: Object-header chunks followed per object (continuation messages).
-MAX_HEADER_CHUNKS = 64
-#: Bytes of one object-header chunk read.
-MAX_CHUNK_BYTES = 1 << 20
-#: Raw bytes of one variable-length dataset examined (its first bytes beyond that).
-MAX_DATASET_BYTES = 16 << 20
-#: Chunks of one variable-length dataset examined.
-MAX_DATASET_CHUNKS = 1024
 #: Object headers kept parsed (an object's attributes are checked one by one).
 MAX_CACHED_HEADERS = 256
 #: Attribute data scanned byte by byte in Python (larger data: with NumPy).
@@ -64,14 +67,11 @@ MAX_VALUE_BYTES = 1 << 20
 MAX_READ_BYTES = 16 << 20
 
 _DATATYPE_MSG = 0x0003
-_LAYOUT_MSG = 0x0008
 _ATTRIBUTE_MSG = 0x000C
 _SYMBOL_TABLE_MSG = 0x0011
 _HEAP = b"HEAP"
 _FREE_NULL = 1  # the free list's end (HDF5 File Format Specification 3.0, III.D)
-_CONTINUATION_MSG = 0x0010
 _GCOL = b"GCOL"
-_HEAP_MINSIZE = 4096
 
 
 class CorruptGlobalHeap(OSError):
@@ -128,7 +128,7 @@ class HeapGuard:
     _fd: int | None = None
     _handle: Any = None
     _size: int = 0
-    _collections: dict[int, _CollectionWalk] = field(default_factory=dict)
+    _collections: dict[int, CollectionWalk] = field(default_factory=dict)
     _headers: dict[int, list[tuple[int, bytes]]] = field(default_factory=dict)
     _datasets: dict[int, str | None] = field(default_factory=dict)
     _attributes: dict[int, dict[bytes, tuple[bytes | None, bytes]]] = field(
@@ -170,7 +170,7 @@ class HeapGuard:
             problem = self._data_problem(data, element)
         if problem is not None:
             raise CorruptGlobalHeap(problem)
-        sizes = _value_sizes(data, element, self.layout.sizeof_addr) if element else None
+        sizes = value_sizes(data, element, self.layout.sizeof_addr) if element else None
         if sizes is not None:
             size_check(sizes, "the attribute")
 
@@ -279,12 +279,12 @@ class HeapGuard:
         self._check_dataset(ds)
         sizes = self.dataset_sizes(ds)
         if sizes is not None:
-            size_check(_selected(sizes, selection), "the selection")
+            size_check(selected_sizes(sizes, selection), "the selection")
 
     def dataset_sizes(self, ds: Any) -> np.ndarray | None:
         """The bytes of each value of a plain variable-length dataset (int64, the
         dataset's shape), from its stored descriptors; None when they cannot all be
-        read raw (see :func:`_descriptor_sizes`).  Cached per dataset."""
+        read raw (see :func:`descriptor_sizes`).  Cached per dataset."""
         element = element_bytes(ds.dtype)
         addr = object_address(ds)
         if element is None or addr is None:
@@ -294,7 +294,7 @@ class HeapGuard:
                 if len(self._sizes) >= MAX_CACHED_HEADERS:
                     self._sizes.clear()
                 try:
-                    self._sizes[addr] = _descriptor_sizes(self, ds, addr, element)
+                    self._sizes[addr] = descriptor_sizes(self, ds, addr, element)
                 except (OSError, RuntimeError, ValueError, TypeError, zlib.error):
                     self._sizes[addr] = None
             return self._sizes[addr]
@@ -316,7 +316,7 @@ class HeapGuard:
 
     def _dataset_problem(self, ds: Any, addr: int) -> str | None:
         try:
-            data = _dataset_bytes(self, ds, addr)
+            data = dataset_bytes(self, ds, addr)
         except (OSError, RuntimeError, ValueError, zlib.error):
             return None  # HDF5's own read reports what is wrong with the storage
         return self._data_problem(data or b"", element_bytes(ds.dtype))
@@ -327,7 +327,7 @@ class HeapGuard:
         if messages is None:
             if len(self._headers) >= MAX_CACHED_HEADERS:
                 self._headers.clear()
-            messages = self._headers[addr] = _header_messages(self, addr + self.layout.base)
+            messages = self._headers[addr] = header_messages(self, addr + self.layout.base)
         return messages
 
     # -- raw reads -------------------------------------------------------------------
@@ -369,7 +369,7 @@ class HeapGuard:
             index = self._attributes[addr] = {
                 name: (dtype, data) for mtype, body in self.messages(addr)
                 if mtype == _ATTRIBUTE_MSG
-                for name, dtype, data in [_attribute_body(body)] if name is not None}
+                for name, dtype, data in [attribute_body(body)] if name is not None}
         return index.get(raw_name.rstrip(b"\x00"))
 
     def _candidates(self, data: bytes) -> list[int]:
@@ -402,134 +402,14 @@ class HeapGuard:
     def _collection_problem(self, addr: int) -> str | None:
         return self._collection(addr).problem
 
-    def _collection(self, addr: int) -> _CollectionWalk:
+    def _collection(self, addr: int) -> CollectionWalk:
         """The one walk of the collection at ``addr`` (cached)."""
         walk = self._collections.get(addr)
         if walk is None:
             if len(self._collections) >= MAX_CACHED_HEADERS:
                 self._collections.clear()
-            walk = self._collections[addr] = _walk_collection(self, addr)
+            walk = self._collections[addr] = walk_collection(self, addr)
         return walk
-
-
-@dataclass(frozen=True)
-class _CollectionWalk:
-    """What one walk of a global heap collection found.
-
-    ``problem`` is None when HDF5 can decode the collection (or cannot read it
-    at all and says so itself); ``sizes`` maps each object index walked before
-    any problem to its data size in bytes.
-    """
-
-    problem: str | None
-    sizes: dict[int, int] = field(default_factory=dict)
-
-
-def _walk_collection(guard: HeapGuard, addr: int) -> _CollectionWalk:
-    """Read the collection at ``addr`` once and walk its objects as HDF5 does."""
-    lay = guard.layout
-    head = guard._read(addr + lay.base, 8 + lay.sizeof_size)
-    if len(head) < 8 + lay.sizeof_size:
-        return _CollectionWalk(None)  # HDF5 fails to read it and says so
-    size = int.from_bytes(head[8:8 + lay.sizeof_size], "little")
-    where = f"the global heap collection at byte {addr + lay.base}"
-    if size < _HEAP_MINSIZE:
-        return _CollectionWalk(
-            f"{where} records a size of {size} bytes, below the minimum of {_HEAP_MINSIZE}")
-    if addr + size > guard._limit():  # HDF5 would allocate all of it before failing to read
-        return _CollectionWalk(f"{where} records a size of {size} bytes, past the end of the file")
-    if size > MAX_COLLECTION_BYTES:
-        return _CollectionWalk(None)
-    chunk = guard._read(addr + lay.base, size)
-    if len(chunk) < size:
-        return _CollectionWalk(None)
-    return _walk_objects(chunk, lay.sizeof_size, where)
-
-
-def _walk_objects(chunk: bytes, sizeof_size: int, where: str) -> _CollectionWalk:
-    """Walk the objects of one collection; the first that would stop HDF5 is the problem."""
-    objhdr = 8 + sizeof_size
-    pos, end = 8 + sizeof_size, len(chunk)
-    sizes: dict[int, int] = {}
-    while pos + objhdr <= end:  # a shorter tail is free space
-        index = int.from_bytes(chunk[pos:pos + 2], "little")
-        size = int.from_bytes(chunk[pos + 8:pos + 8 + sizeof_size], "little")
-        need = size if index == 0 else objhdr + ((size + 7) & ~7)
-        if need == 0:
-            return _CollectionWalk(f"{where} holds a free-space object of size 0 at offset "
-                                   f"{pos}: HDF5 would loop on it", sizes)
-        if need > end - pos:
-            return _CollectionWalk(f"{where} holds object {index} at offset {pos} whose size "
-                                   f"({size} bytes) runs past the collection's end", sizes)
-        if index:
-            sizes[index] = size
-        pos += need
-    return _CollectionWalk(None, sizes)
-
-
-def _dataset_bytes(guard: HeapGuard, ds: Any, addr: int) -> bytes | None:
-    """The stored bytes of a dataset's values, as far as they can be read raw."""
-    dsid = ds.id
-    dcpl = dsid.get_create_plist()
-    layout = dcpl.get_layout()
-    if layout == h5py.h5d.CONTIGUOUS:
-        offset = dsid.get_offset()
-        if offset is None:
-            return None
-        return guard._read(int(offset), min(int(dsid.get_storage_size()), MAX_DATASET_BYTES))
-    if layout == h5py.h5d.COMPACT:
-        for mtype, body in guard.messages(addr):
-            if mtype == _LAYOUT_MSG and len(body) >= 4 and body[0] == 3 and body[1] == 0:
-                return body[4:4 + int.from_bytes(body[2:4], "little")]
-        return None
-    if layout == h5py.h5d.CHUNKED:
-        return _chunk_bytes(dsid, dcpl)
-    return None
-
-
-def _chunk_bytes(dsid: Any, dcpl: Any) -> bytes | None:
-    filters = [dcpl.get_filter(i)[0] for i in range(dcpl.get_nfilters())]
-    if any(f != h5py.h5z.FILTER_DEFLATE for f in filters):
-        return None
-    parts: list[bytes] = []
-    total = 0
-    for i in range(min(int(dsid.get_num_chunks()), MAX_DATASET_CHUNKS)):
-        info = dsid.get_chunk_info(i)
-        if info.byte_offset is None or info.size > MAX_DATASET_BYTES:
-            continue
-        mask, raw = dsid.read_direct_chunk(info.chunk_offset)
-        data = _inflate_at_most(raw, MAX_DATASET_BYTES) if filters and not mask & 1 else raw
-        parts.append(data[:MAX_DATASET_BYTES - total])
-        total += len(parts[-1])
-        if total >= MAX_DATASET_BYTES:
-            break
-    return b"".join(parts)
-
-
-def _inflate_at_most(raw: bytes, limit: int) -> bytes:
-    """The first ``limit`` bytes a zlib stream inflates to (never more are made).
-
-    Raises:
-        OSError: the stream is corrupt.
-    """
-    return inflate_prefix(raw, limit)
-
-
-# -- sizes of variable-length values ---------------------------------------------------------
-def _value_sizes(data: bytes, element: int, sizeof_addr: int) -> np.ndarray | None:
-    """The bytes of each value whose descriptor (length, collection address, index)
-    is in ``data``: length x ``element`` (int64); None for other address sizes."""
-    if sizeof_addr != 8 or len(data) % 16:
-        return None
-    desc = np.frombuffer(data, dtype=[("n", "<u4"), ("addr", "<u8"), ("index", "<u4")])
-    return desc["n"].astype(np.int64) * element
-
-
-def _selected(sizes: np.ndarray, selection: Any) -> np.ndarray:
-    try:
-        return np.asarray(sizes[selection])
-    except (IndexError, TypeError, ValueError):
-        return sizes  # the read itself refuses the selection
 
 
 def size_check(sizes: np.ndarray, what: str) -> None:
@@ -557,254 +437,6 @@ def size_check(sizes: np.ndarray, what: str) -> None:
             f"{what} holds {flat.size:,} variable-length values of {total:,} bytes in all, "
             f"above the {MAX_READ_BYTES:,} bytes read at once: read it in parts",
             largest, total)
-
-
-#: Descriptors of one dataset read to size its values (16 bytes each).
-MAX_SIZED_BYTES = 64 << 20
-
-
-def _descriptor_sizes(guard: HeapGuard, ds: Any, addr: int, element: int) -> np.ndarray | None:
-    """The bytes of every value of ``ds`` (its shape), read from its raw descriptors:
-    contiguous and compact layouts, and chunked ones without filters or with deflate
-    only; None otherwise, or when they are not all stored (or over the bounds)."""
-    shape = tuple(int(n) for n in ds.shape or ())
-    count = int(np.prod(shape, dtype=np.int64))
-    if guard.layout.sizeof_addr != 8 or count * 16 > MAX_SIZED_BYTES:
-        return None
-    dcpl = ds.id.get_create_plist()
-    layout = dcpl.get_layout()
-    if layout == h5py.h5d.CHUNKED:
-        return _chunked_sizes(ds, dcpl, shape, element)
-    if layout == h5py.h5d.CONTIGUOUS:
-        offset = ds.id.get_offset()
-        raw = b"" if offset is None else guard._read(int(offset), count * 16)
-    elif layout == h5py.h5d.COMPACT:
-        raw = _dataset_bytes(guard, ds, addr) or b""
-    else:
-        return None
-    sizes = _value_sizes(raw, element, 8)
-    if sizes is None or sizes.size != count:
-        return np.zeros(shape, np.int64) if offset_unset(ds, layout) else None
-    return sizes.reshape(shape)
-
-
-def offset_unset(ds: Any, layout: int) -> bool:
-    """True for a contiguous dataset with no storage allocated (it reads as empty)."""
-    return layout == h5py.h5d.CONTIGUOUS and ds.id.get_offset() is None
-
-
-def _chunked_sizes(ds: Any, dcpl: Any, shape: tuple[int, ...], element: int
-                   ) -> np.ndarray | None:
-    filters = [dcpl.get_filter(i)[0] for i in range(dcpl.get_nfilters())]
-    if any(f != h5py.h5z.FILTER_DEFLATE for f in filters):
-        return None
-    chunk = tuple(int(c) for c in dcpl.get_chunk())
-    need = int(np.prod(chunk, dtype=np.int64)) * 16
-    out = np.zeros(shape, np.int64)
-    dsid = ds.id
-    if int(dsid.get_num_chunks()) > MAX_DATASET_CHUNKS:
-        return None
-    for i in range(int(dsid.get_num_chunks())):
-        info = dsid.get_chunk_info(i)
-        if info.byte_offset is None:
-            continue
-        mask, raw = dsid.read_direct_chunk(info.chunk_offset)
-        data = _inflate_at_most(raw, need) if filters and not mask & 1 else raw[:need]
-        sizes = _value_sizes(data, element, 8)
-        if sizes is None or sizes.size != need // 16:
-            return None
-        start = tuple(int(o) for o in info.chunk_offset)
-        box = tuple(slice(o, min(o + c, n)) for o, c, n in zip(start, chunk, shape, strict=True))
-        out[box] = sizes.reshape(chunk)[tuple(slice(0, b.stop - b.start) for b in box)]
-    return out
-
-
-# -- object headers ---------------------------------------------------------------------
-def _header_messages(guard: HeapGuard, start: int) -> list[tuple[int, bytes]]:
-    """The (type, body) messages of the object header at byte ``start`` (bounded)."""
-    first = guard._read(start, 16)
-    if first[:4] == b"OHDR":
-        return _v2_messages(guard, start)
-    if first[:1] == b"\x01":
-        return _v1_messages(guard, start, first)
-    return []
-
-
-def _v1_messages(guard: HeapGuard, start: int, first: bytes) -> list[tuple[int, bytes]]:
-    if len(first) < 16:
-        return []
-    size = struct.unpack_from("<I", first, 8)[0]
-    chunks = [(start + 16, min(size, MAX_CHUNK_BYTES))]
-    out: list[tuple[int, bytes]] = []
-    while chunks and len(out) < 1 << 16:
-        offset, length = chunks.pop(0)
-        data = guard._read(offset, length)
-        pos = 0
-        while pos + 8 <= len(data):
-            mtype, msize = struct.unpack_from("<HH", data, pos)
-            body = data[pos + 8:pos + 8 + msize]
-            out.append((mtype, body))
-            _follow(guard, mtype, body, chunks, v2=False)
-            pos += 8 + ((msize + 7) & ~7)
-    return out
-
-
-def _v2_messages(guard: HeapGuard, start: int) -> list[tuple[int, bytes]]:
-    head = guard._read(start, 64)
-    if len(head) < 7:
-        return []
-    flags = head[5]
-    pos = 6 + (16 if flags & 0x20 else 0) + (4 if flags & 0x10 else 0)
-    width = 1 << (flags & 0x03)
-    size = int.from_bytes(head[pos:pos + width], "little")
-    chunks = [(start + pos + width, min(size, MAX_CHUNK_BYTES))]
-    out: list[tuple[int, bytes]] = []
-    while chunks and len(out) < 1 << 16:
-        offset, length = chunks.pop(0)
-        data = guard._read(offset, length)
-        _v2_chunk(guard, data, flags, out, chunks)
-    return out
-
-
-def _v2_chunk(guard: HeapGuard, data: bytes, flags: int, out: list[tuple[int, bytes]],
-              chunks: list[tuple[int, int]]) -> None:
-    order = 2 if flags & 0x04 else 0
-    pos = 0
-    while pos + 4 + order <= len(data):
-        mtype = data[pos]
-        msize = int.from_bytes(data[pos + 1:pos + 3], "little")
-        body = data[pos + 4 + order:pos + 4 + order + msize]
-        out.append((mtype, body))
-        _follow(guard, mtype, body, chunks, v2=True)
-        pos += 4 + order + msize
-
-
-def _follow(guard: HeapGuard, mtype: int, body: bytes, chunks: list[tuple[int, int]],
-            v2: bool) -> None:
-    """Queue the chunk a continuation message names (v2 chunks: past ``OCHK``, before
-    the checksum)."""
-    lay = guard.layout
-    if mtype != _CONTINUATION_MSG or len(body) < lay.sizeof_addr + lay.sizeof_size:
-        return
-    if len(chunks) >= MAX_HEADER_CHUNKS:
-        return
-    offset = int.from_bytes(body[:lay.sizeof_addr], "little") + lay.base
-    length = int.from_bytes(body[lay.sizeof_addr:lay.sizeof_addr + lay.sizeof_size], "little")
-    if v2:
-        offset, length = offset + 4, length - 8
-    chunks.append((offset, min(max(length, 0), MAX_CHUNK_BYTES)))
-
-
-def _attribute_body(body: bytes) -> tuple[bytes | None, bytes | None, bytes]:
-    """(name, datatype, data part) of an attribute message (versions 1 to 3); name None
-    if unparsed, datatype None when it is a shared (committed) one (HDF5 File Format
-    Specification 3.0, IV.A.2.m "Attribute Message")."""
-    if len(body) < 8:
-        return None, None, b""
-    version = body[0]
-    name_size, dt_size, ds_size = struct.unpack_from("<HHH", body, 2)
-    if version == 1:
-        pad = [(s + 7) & ~7 for s in (name_size, dt_size, ds_size)]
-        pos = 8
-    elif version in (2, 3):
-        pad = [name_size, dt_size, ds_size]
-        pos = 8 if version == 2 else 9
-    else:
-        return None, None, b""
-    at = pos + pad[0]
-    dtype = None if version > 1 and body[1] & 0x01 else body[at:at + dt_size]
-    return body[pos:pos + name_size].rstrip(b"\x00"), dtype, body[pos + sum(pad):]
-
-
-# -- datatypes ---------------------------------------------------------------------------
-#: Nesting of datatypes followed (a compound of arrays of variable-length sequences...).
-MAX_DATATYPE_DEPTH = 32
-_VLEN_KINDS = {0: "sequence", 1: "string"}
-
-
-def datatype_problem(raw: bytes) -> str | None:
-    """What in the datatype message ``raw`` would crash HDF5, or None.
-
-    A variable-length datatype's type field (class bit field bits 0-3) says a
-    sequence (0) or a string (1); other values are reserved (HDF5 File Format
-    Specification 3.0, IV.A.2.d "Datatype Message", class 9).  HDF5 2.0.0
-    decodes such a datatype without complaint and then dereferences what it
-    never set up when converting a value: a segmentation fault.  The walk
-    follows the base types of variable-length, array and enumeration types and
-    the members of compound ones, bounded by ``raw``'s bytes and by
-    :data:`MAX_DATATYPE_DEPTH`; what it cannot parse is left to HDF5.
-    """
-    try:
-        return _type_at(raw, 0, 0)[1]
-    except (IndexError, ValueError, struct.error):
-        return None
-
-
-def _type_at(raw: bytes, pos: int, depth: int) -> tuple[int, str | None]:
-    """(offset past the datatype at ``pos``, its first problem)."""
-    if depth > MAX_DATATYPE_DEPTH or pos + 8 > len(raw):
-        raise ValueError("datatype not parsed")
-    cls, version = raw[pos] & 0x0F, raw[pos] >> 4
-    flags = int.from_bytes(raw[pos + 1:pos + 4], "little")
-    size = int.from_bytes(raw[pos + 4:pos + 8], "little")
-    body = pos + 8
-    fixed = {0: 4, 1: 12, 2: 2, 3: 0, 4: 4, 7: 0}
-    if cls in fixed:
-        return body + fixed[cls], None
-    if cls == 5:
-        return body + (flags & 0xFF), None
-    if cls == 9:
-        kind = flags & 0x0F
-        if kind not in _VLEN_KINDS:
-            return body, (f"is variable-length of type {kind} (only 0, a sequence, and 1, a "
-                          "string, are defined)")
-        return _type_at(raw, body, depth + 1)
-    if cls == 10:
-        ndims = raw[body]
-        start = body + (4 if version < 3 else 1) + 4 * ndims * (2 if version < 3 else 1)
-        return _type_at(raw, start, depth + 1)
-    if cls == 8:  # the base type, then names and values (not needed here)
-        return _type_at(raw, body, depth + 1)
-    if cls == 6:
-        return _compound_at(raw, body, version, flags & 0xFFFF, size, depth)
-    raise ValueError("unknown datatype class")
-
-
-def _compound_at(raw: bytes, pos: int, version: int, members: int, size: int,
-                 depth: int) -> tuple[int, str | None]:
-    """Walk the members of a compound datatype (their layout per version)."""
-    offset_bytes = 1 if size < 1 << 8 else 2 if size < 1 << 16 else 3 if size < 1 << 24 else 4
-    for _ in range(members):
-        end = raw.index(b"\x00", pos)
-        pos = end + 1 if version >= 3 else pos + ((end - pos + 8) & ~7)
-        pos += offset_bytes if version >= 3 else 4 + (28 if version == 1 else 0)
-        pos, problem = _type_at(raw, pos, depth + 1)
-        if problem is not None:
-            return pos, problem
-    return pos, None
-
-
-def object_identity(obj: Any) -> tuple[tuple[int, ...], int] | None:
-    """``(file number, object header address)`` of an open h5py object, or None.
-
-    Asked with ``H5Gget_objinfo``, which reads the object header only: the
-    fuller ``H5Oget_info`` also counts the object's attributes and sizes its
-    attribute storage, and fails on a damaged fractal heap or free-space
-    manager of dense attribute storage (HDF5 File Format Specification 3.0,
-    III.G and III.H) although the object itself is sound.  The address is
-    relative to the superblock's base, as in the file's own addresses.
-    """
-    try:
-        stat = h5py.h5g.get_objinfo(obj.id)
-        return tuple(int(n) for n in stat.fileno), int(stat.objno[0])
-    except (AttributeError, OSError, RuntimeError, TypeError, ValueError):
-        return None
-
-
-def object_address(obj: Any) -> int | None:
-    """The object header address of ``obj`` (see :func:`object_identity`), or None."""
-    identity = object_identity(obj)
-    return None if identity is None else identity[1]
 
 
 # -- per file -------------------------------------------------------------------------------

@@ -47,9 +47,9 @@ from inspector.formats.hdf5.heap import (
     ValueTooLarge,
     check_attribute,
     member_problem,
-    object_identity,
     soft_link_problem,
 )
+from inspector.formats.hdf5.object_header import object_identity
 from inspector.formats.hdf5.read_watch import watch
 from inspector.formats.hdf5.source import element_count
 from inspector.formats.hdf5.values import as_text, display_checked

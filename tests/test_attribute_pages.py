@@ -12,7 +12,7 @@ import pytest
 
 from inspector.formats import open_document
 from inspector.formats.capabilities import ATTRIBUTE_PAGE, MORE_ATTRIBUTES
-from inspector.formats.hdf5.tree import MAX_ATTRIBUTES, attribute_names_from
+from inspector.formats.hdf5.attributes import MAX_ATTRIBUTES, attribute_names_from
 from inspector.ui.main_window import MainWindow
 
 N = 100_000

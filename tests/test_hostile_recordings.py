@@ -258,7 +258,7 @@ def _all_text_encodable(doc) -> None:
 
 @pytest.mark.slow
 def test_many_attributes_are_capped(tmp_path):
-    from inspector.formats.hdf5.tree import MAX_ATTRIBUTES
+    from inspector.formats.hdf5.attributes import MAX_ATTRIBUTES
 
     p = _rec(tmp_path, libver="latest")  # dense attribute storage: 100 000 attributes fit
     with h5py.File(p, "r+", libver="latest") as f:

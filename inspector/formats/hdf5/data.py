@@ -38,6 +38,7 @@ from inspector.formats.capabilities import AttributePage, ObjectData
 from inspector.formats.findings import cause
 from inspector.formats.hdf5 import rules as R
 from inspector.formats.hdf5.arrays import H5DatasetRef
+from inspector.formats.hdf5.attributes import attribute_page, too_large_message
 from inspector.formats.hdf5.decode import ReferenceNames, decode_columns
 from inspector.formats.hdf5.dtypes import (
     attribute_storage,
@@ -60,7 +61,6 @@ from inspector.formats.hdf5.heap_stream import heap_text
 from inspector.formats.hdf5.read_watch import ReadStopped
 from inspector.formats.hdf5.source import H5Source
 from inspector.formats.hdf5.strided import existing_chunks, fast_layout, parallel_read
-from inspector.formats.hdf5.tree import attribute_page, too_large_message
 from inspector.formats.hdf5.vds_guard import TooManyMappings, member_refusal
 from inspector.formats.nodes.data import (
     LinkInfo,
@@ -425,7 +425,7 @@ class H5Objects:
 
     def attributes(self, location: str, start: int, count: int) -> AttributePage:
         """Attributes ``start .. start + count`` (storage order) of the object at
-        ``location`` (:func:`~inspector.formats.hdf5.tree.attribute_page`).
+        ``location`` (:func:`~inspector.formats.hdf5.attributes.attribute_page`).
 
         Raises:
             NodeReadError: the file changed since it was opened, there is no

@@ -23,10 +23,10 @@ from inspector.formats.analysis.arrays import ArrayRef
 from inspector.formats.analysis.trial_average import ChunkOverflow
 from inspector.formats.findings import Rule
 from inspector.formats.hdf5.arrays import H5DatasetRef
+from inspector.formats.hdf5.attributes import attribute_values
 from inspector.formats.hdf5.chunk_guard import stored_overflow
 from inspector.formats.hdf5.heap import read_attribute
 from inspector.formats.hdf5.source import H5Source, RuleError
-from inspector.formats.hdf5.tree import attribute_values
 from inspector.formats.hdf5.values import as_text, json_float, plain
 from inspector.formats.vneurotk import rules as R
 from inspector.formats.vneurotk.coo import CooNeuroRef

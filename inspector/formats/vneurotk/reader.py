@@ -36,6 +36,7 @@ from inspector.formats.capabilities import FormatMismatch, TrialStructure
 from inspector.formats.document import FORMAT_RECORDING, Document, Stimulus
 from inspector.formats.findings import Finding, Rule
 from inspector.formats.hdf5.arrays import H5DatasetRef
+from inspector.formats.hdf5.attributes import attribute_values
 from inspector.formats.hdf5.data import object_data
 from inspector.formats.hdf5.heap import corrupt_groups
 from inspector.formats.hdf5.reader import KIND_UNOPENED, KIND_UNREADABLE
@@ -47,7 +48,7 @@ from inspector.formats.hdf5.source import (
     read_whole,
     step_finding,
 )
-from inspector.formats.hdf5.tree import attribute_values, build_path_tree, build_tree
+from inspector.formats.hdf5.tree import build_path_tree, build_tree
 from inspector.formats.hdf5.values import plain, typed
 from inspector.formats.remote.path import as_source
 from inspector.formats.vneurotk import rules as R

@@ -144,7 +144,7 @@ def time_pages(path: Path) -> dict:
 
 
 def _image_read(node, budget: int) -> dict:
-    from inspector.formats.nodes.data import image_plan
+    from inspector.formats.nodes.image_plan import image_plan
 
     rows, cols = node.shape
     chunks = node.storage.chunks
@@ -170,7 +170,7 @@ def time_image(path: Path, layout: str) -> dict:
     """The screen-sized strided reads of the image view for one chunk layout: the quick
     first image, then the refined one (when the first is coarse)."""
     from inspector.formats import open_document
-    from inspector.formats.nodes.data import IMAGE_BUDGET_BYTES, IMAGE_FIRST_BYTES
+    from inspector.formats.nodes.image_plan import IMAGE_BUDGET_BYTES, IMAGE_FIRST_BYTES
 
     with open_document(path) as doc:
         node = doc.object_data.node(f"/{layout}")

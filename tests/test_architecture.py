@@ -164,7 +164,6 @@ REWRITTEN_ELSEWHERE = frozenset({
 OVER_SIZE_TO_SPLIT: dict[str, int] = {
     "inspector.formats.analysis.scan_envelope": 1064,
     "inspector.formats.analysis.trial_average": 1422,
-    "inspector.formats.nodes.data": 865,
     "inspector.ui.plots.auc": 864,
 }
 

@@ -15,18 +15,18 @@ import numpy as np
 import pytest
 
 from inspector.formats import open_document
+from inspector.formats.nodes.cell_text import cell_text
 from inspector.formats.nodes.data import (
     MAX_READ_VALUES,
     ColumnKind,
     NodeReadError,
     SelectionTooLarge,
-    cell_text,
-    image_plan,
     normalize,
     pages,
     parse_selection,
     selected_shape,
 )
+from inspector.formats.nodes.image_plan import image_plan
 
 INNER = np.dtype([("x", "<f4"), ("y", ">i2")])
 COLOURS = {"RED": 0, "GREEN": 1, "BLUE": 7}

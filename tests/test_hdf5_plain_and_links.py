@@ -362,7 +362,8 @@ def test_a_recording_plot_switches_to_the_values_of_its_array(qtbot):
 def test_no_text_of_any_type_holds_a_lone_surrogate(tmp_path):
     """Every value, type description and tree text of every HDF5 type encodes as UTF-8,
     so none can reach Qt as a lone surrogate (invalid UTF-8 is escaped and flagged)."""
-    from inspector.formats.nodes.data import cell_text, describe
+    from inspector.formats.nodes.cell_text import cell_text
+    from inspector.formats.nodes.data import describe
     from tests.test_hdf5_data import write_every_type
 
     path = write_every_type(tmp_path / "every.h5")

@@ -26,6 +26,7 @@ import h5py
 import numpy as np
 
 from inspector.formats.hdf5 import external_guard
+from inspector.formats.nodes.cell_text import cell_text
 from inspector.formats.nodes.data import (
     MAX_COLUMNS,
     ColumnKind,
@@ -35,7 +36,6 @@ from inspector.formats.nodes.data import (
     StorageInfo,
     StringInfo,
     TypeInfo,
-    cell_text,
 )
 
 #: Nesting levels of compound, array and vlen types described.

@@ -3,7 +3,7 @@
 This is ``inspector dump``: it writes exactly what the data views show —
 compound fields as columns (dotted names), enums as labels, strings decoded
 (invalid UTF-8 as ``\\xNN``), references as target paths, numbers in their
-shortest round-trip text (:func:`~inspector.formats.nodes.data.cell_text`).
+shortest round-trip text (:func:`~inspector.formats.nodes.cell_text.cell_text`).
 
 Layouts:
 
@@ -38,15 +38,14 @@ from typing import IO, Any
 
 import numpy as np
 
+from inspector.formats.nodes.cell_text import cell_text, plain_value
 from inspector.formats.nodes.data import (
     NUMERIC_KINDS,
     Column,
     ColumnKind,
     NodeData,
     Values,
-    cell_text,
     pages,
-    plain_value,
     selected_shape,
     selection_text,
     span,

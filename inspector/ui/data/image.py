@@ -1,13 +1,13 @@
 """An image of a 2-D slice of a node, downsampled to the screen by a strided read.
 
 The rows and columns sampled come from
-:func:`~inspector.formats.nodes.data.image_plan`: about one sample per screen
+:func:`~inspector.formats.nodes.image_plan.image_plan`: about one sample per screen
 pixel, with steps widened to whole chunks when that would decode too many
 chunks of a chunked dataset (the status line then says the image is coarse).
 A first image decodes at most
 :data:`~inspector.formats.nodes.data.IMAGE_FIRST_BYTES`; when it is coarse, a
 second read refines it within
-:data:`~inspector.formats.nodes.data.IMAGE_BUDGET_BYTES`.  Zooming in reads
+:data:`~inspector.formats.nodes.image_plan.IMAGE_BUDGET_BYTES`.  Zooming in reads
 the visible region again at screen resolution after :data:`DEBOUNCE_MS`.  A colour
 bar beside the image sets the levels; the colour map is chosen in a box.
 """
@@ -22,12 +22,11 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF, QTimer
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QWidget
 
-from inspector.formats.nodes.data import (
+from inspector.formats.nodes.data import ColumnSpec, NodeData
+from inspector.formats.nodes.image_plan import (
     IMAGE_BUDGET_BYTES,
     IMAGE_FIRST_BYTES,
-    ColumnSpec,
     ImagePlan,
-    NodeData,
     image_plan,
 )
 from inspector.jobs import JobRunner

@@ -10,7 +10,7 @@ the pages on screen, not the rows in between.
 Layouts: a node with several columns (a compound type) or one axis is a
 table of rows x columns (fields); a node with one column and two or more
 axes is the matrix of two chosen axes (:class:`~inspector.ui.data.slicing.SliceState`),
-the other axes fixed.  Cell text is :func:`~inspector.formats.nodes.data.cell_text`,
+the other axes fixed.  Cell text is :func:`~inspector.formats.nodes.cell_text.cell_text`,
 as ``inspector dump`` writes it.
 """
 
@@ -31,14 +31,8 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QVBoxLayout, QWidget
 
-from inspector.formats.nodes.data import (
-    CELL_LIMIT,
-    NUMERIC_KINDS,
-    ColumnKind,
-    ColumnSpec,
-    NodeData,
-    cell_text,
-)
+from inspector.formats.nodes.cell_text import cell_text
+from inspector.formats.nodes.data import CELL_LIMIT, NUMERIC_KINDS, ColumnKind, ColumnSpec, NodeData
 from inspector.jobs import JobRunner
 from inspector.models.multi_data import OneEntryPerCell
 from inspector.models.roles import CopyRole

@@ -11,7 +11,8 @@ from typing import Any
 
 from PySide6.QtWidgets import QPlainTextEdit, QVBoxLayout, QWidget
 
-from inspector.formats.nodes.data import ColumnSpec, NodeData, cell_text
+from inspector.formats.nodes.cell_text import cell_text
+from inspector.formats.nodes.data import ColumnSpec, NodeData
 from inspector.jobs import JobRunner
 from inspector.ui.data.reading import ReadFailure, read_values
 from inspector.ui.data.slicing import SliceState

@@ -121,7 +121,12 @@ def _layer_violations(prefix: str, forbidden: tuple[str, ...]) -> list[str]:
 def test_formats_never_import_qt_or_the_gui() -> None:
     assert _layer_violations("inspector.formats", (
         "PySide6", "pyqtgraph", "inspector.ui", "inspector.models", "inspector.jobs",
-        "inspector.app")) == []
+        "inspector.app", "inspector.runtime")) == []
+
+
+def test_the_runtime_measures_never_import_the_gui() -> None:
+    assert _layer_violations("inspector.runtime", (
+        "inspector.ui", "inspector.models", "inspector.app")) == []
 
 
 def test_models_never_import_ui() -> None:

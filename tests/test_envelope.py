@@ -486,7 +486,7 @@ def test_the_fuzzed_recording_of_billions_of_chunks_gives_its_trials_and_its_plo
     from pathlib import Path
 
     from inspector.formats import open_document
-    from inspector.formats.analysis.trial_average import trial_matrix, trial_order
+    from inspector.formats.analysis.trial_matrix import trial_matrix, trial_order
     from inspector.formats.decoding.workers import worker_pool
     from inspector.formats.hdf5.arrays import MAX_SAMPLED_CHUNKS
 

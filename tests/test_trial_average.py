@@ -19,14 +19,9 @@ import pandas as pd
 import pytest
 from test_vneurotk_helpers import write_typed
 
-from inspector.formats.analysis import trial_average as analysis
-from inspector.formats.analysis.trial_average import (
-    MISSING,
-    Cancelled,
-    Condition,
-    condition_of_trials,
-    trial_average,
-)
+from inspector.formats.analysis import trial_reads
+from inspector.formats.analysis.trial_average import Cancelled, trial_average
+from inspector.formats.analysis.trial_conditions import MISSING, Condition, condition_of_trials
 from inspector.formats.capabilities import Progress
 from inspector.formats.registry import open_document
 
@@ -239,9 +234,9 @@ def compare(result: pd.DataFrame, expected: pd.DataFrame, sfreq: float | None) -
 def block_trials(request, monkeypatch):
     """Run each comparison in one block, and in many blocks folded one channel at a
     time (exercises the merge of moments and the channel slabs)."""
-    monkeypatch.setattr(analysis, "MAX_BLOCK_TRIALS", request.param)
+    monkeypatch.setattr(trial_reads, "MAX_BLOCK_TRIALS", request.param)
     if request.param < 1000:
-        monkeypatch.setattr(analysis, "SLAB_BYTES", 1)
+        monkeypatch.setattr(trial_reads, "SLAB_BYTES", 1)
     return request.param
 
 
@@ -511,7 +506,7 @@ def test_condition_equality_is_typed():
 
 
 def test_progress_and_cancel(tmp_path, monkeypatch):
-    monkeypatch.setattr(analysis, "MAX_BLOCK_TRIALS", 4)
+    monkeypatch.setattr(trial_reads, "MAX_BLOCK_TRIALS", 4)
     rng = np.random.default_rng(9)
     n = 18
     arr = rng.standard_normal((n, 20, 2))
@@ -588,8 +583,8 @@ def test_chunk_pipelines(tmp_path, dtype, filters, decoded_here):
         kw["compression_opts"] = None
     write(path, arr, mode="epochs", onsets=onsets, ids=ids, chunks=(2, 7, 2), filters=kw)
     doc = opened(path)
-    source = analysis._source_for(doc.arrays["neuro"], np.array([1, 2]))
-    assert isinstance(source, analysis._ChunkSource) is decoded_here
+    source = trial_reads.source_for(doc.arrays["neuro"], np.array([1, 2]))
+    assert isinstance(source, trial_reads._ChunkSource) is decoded_here
     # the window reaches beyond both ends of every epoch: those samples are missing
     df = trial_average(doc, "stimulus", channels=[1, 2], window=(-0.08, 0.3))
     expected = naive(arr, epochs=True, anchors=onsets, window=(-8, 30),

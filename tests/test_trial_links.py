@@ -11,7 +11,8 @@ import pytest
 from PySide6.QtCore import QItemSelectionModel, QPoint, Qt
 from test_trial_views import settled
 
-from inspector.formats.analysis.trial_average import STIMULUS, trial_average
+from inspector.formats.analysis.trial_average import trial_average
+from inspector.formats.analysis.trial_conditions import STIMULUS
 from inspector.models.selection import TrialSelection
 from inspector.ui.main_window import MainWindow
 from inspector.ui.trials import StimulusViewer

@@ -19,13 +19,10 @@ from PySide6.QtCore import QPoint, Qt
 from test_trial_average import opened, write
 
 from inspector.formats.analysis import trial_average as analysis
-from inspector.formats.analysis.trial_average import (
-    STIMULUS,
-    condition_of_trials,
-    trial_average,
-    trial_matrix,
-    trial_order,
-)
+from inspector.formats.analysis import trial_reads
+from inspector.formats.analysis.trial_average import trial_average
+from inspector.formats.analysis.trial_conditions import STIMULUS, condition_of_trials
+from inspector.formats.analysis.trial_matrix import trial_matrix, trial_order
 from inspector.models.selection import TrialSelection
 from inspector.ui.trials import TrialsPanel
 from inspector.ui.trials import condition_plot as cp_mod
@@ -212,7 +209,7 @@ def test_time_in_samples_without_a_sampling_rate(qtbot, jobs, tmp_path):
 
 
 def test_progress_and_cancel(qtbot, jobs, monkeypatch):
-    monkeypatch.setattr(analysis, "MAX_BLOCK_TRIALS", 4)
+    monkeypatch.setattr(trial_reads, "MAX_BLOCK_TRIALS", 4)
     panel, doc, _ = make_panel(qtbot, jobs, COO, by="block", channels=[0])
     view = panel.average
     first = view.frame

@@ -15,13 +15,11 @@ import pytest
 from test_trial_average import compare, key_of, naive, opened, write
 
 from inspector.formats.analysis import trial_average as analysis
-from inspector.formats.analysis.trial_average import (
-    MISSING,
-    Cancelled,
-    Condition,
-    condition_of_trials,
+from inspector.formats.analysis import trial_reads
+from inspector.formats.analysis.trial_average import Cancelled, trial_average
+from inspector.formats.analysis.trial_conditions import MISSING, Condition, condition_of_trials
+from inspector.formats.analysis.trial_matrix import (
     condition_of_value,
-    trial_average,
     trial_axis,
     trial_matrix,
     trial_order,
@@ -35,7 +33,7 @@ V1 = "vneurotk/v1"
 
 @pytest.fixture(params=[1000, 3], ids=["one-block", "blocks-of-3"])
 def block_trials(request, monkeypatch):
-    monkeypatch.setattr(analysis, "MAX_BLOCK_TRIALS", request.param)
+    monkeypatch.setattr(trial_reads, "MAX_BLOCK_TRIALS", request.param)
     return request.param
 
 
@@ -288,7 +286,7 @@ def test_matrix_of_continuous_subset_with_baseline(fixtures, block_trials):
 
 
 def test_matrix_progress_cancel_and_errors(fixtures, monkeypatch):
-    monkeypatch.setattr(analysis, "MAX_BLOCK_TRIALS", 4)
+    monkeypatch.setattr(trial_reads, "MAX_BLOCK_TRIALS", 4)
     doc = opened(fixtures / V1 / "epochs_coo_sparse_f32.h5")
     seen: list[Progress] = []
     trial_matrix(doc, 0, progress=seen.append)

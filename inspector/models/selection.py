@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 
-from inspector.formats.analysis.trial_average import Condition, condition_of_value
+from inspector.formats.analysis.trial_conditions import Condition
+from inspector.formats.analysis.trial_matrix import condition_of_value
 from inspector.formats.document import Document
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QWidget
 
-from inspector.formats.analysis.trial_average import condition_of_value
+from inspector.formats.analysis.trial_matrix import condition_of_value
 from inspector.formats.document import Document, Stimulus
 from inspector.jobs import JobRunner
 from inspector.models.selection import TrialSelection

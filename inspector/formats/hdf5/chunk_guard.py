@@ -25,8 +25,8 @@ from typing import Any
 import h5py
 import numpy as np
 
-from inspector.formats.analysis.trial_average import ChunkOverflow
 from inspector.formats.decoding import inflate
+from inspector.formats.decoding.inflate import ChunkOverflow
 
 #: Bytes inflated per step while counting (the memory one check holds).
 COUNT_BLOCK = 1 << 20

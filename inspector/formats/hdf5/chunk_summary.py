@@ -47,7 +47,7 @@ from inspector.formats.analysis.arrays import (
     envelope_of,
     minmax_bins,
 )
-from inspector.formats.analysis.trial_average import ChunkOverflow
+from inspector.formats.decoding.inflate import ChunkOverflow
 from inspector.formats.decoding.workers import default_workers, pool
 from inspector.formats.hdf5.block_minmax import block_minmax, seg_minmax, snapped_edges
 from inspector.formats.hdf5.chunk_minmax import stored_block_minmax

@@ -33,8 +33,8 @@ import h5py
 import numpy as np
 
 from inspector.formats.analysis.arrays import ArrayRef
-from inspector.formats.analysis.trial_average import ChunkOverflow
 from inspector.formats.capabilities import AttributePage, ObjectData
+from inspector.formats.decoding.inflate import ChunkOverflow
 from inspector.formats.findings import cause
 from inspector.formats.hdf5 import rules as R
 from inspector.formats.hdf5.arrays import H5DatasetRef

@@ -34,7 +34,7 @@ from typing import IO, Any
 import h5py
 import numpy as np
 
-from inspector.formats.analysis.trial_average import ChunkOverflow
+from inspector.formats.decoding.inflate import ChunkOverflow
 from inspector.formats.findings import Finding, Rule, cause
 from inspector.formats.hdf5 import chunk_guard, elink_guard, external_guard
 from inspector.formats.hdf5 import heap as hdf5_heap

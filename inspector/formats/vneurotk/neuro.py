@@ -20,7 +20,7 @@ import h5py
 import numpy as np
 
 from inspector.formats.analysis.arrays import ArrayRef
-from inspector.formats.analysis.trial_average import ChunkOverflow
+from inspector.formats.decoding.inflate import ChunkOverflow
 from inspector.formats.findings import Rule
 from inspector.formats.hdf5.arrays import H5DatasetRef
 from inspector.formats.hdf5.attributes import attribute_values

@@ -10,7 +10,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QColor
 
-from inspector.formats.analysis.trial_average import Condition, TrialAxis
+from inspector.formats.analysis.trial_conditions import Condition
+from inspector.formats.analysis.trial_matrix import TrialAxis
 from inspector.jobs import JobRunner
 from inspector.ui.flow_layout import FlowLayout, group  # noqa: F401 - the trial views' import
 

@@ -41,7 +41,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.formats.analysis.trial_average import Condition, TrialAxis, pooled, trial_average
+from inspector.formats.analysis.trial_average import pooled, trial_average
+from inspector.formats.analysis.trial_conditions import Condition
+from inspector.formats.analysis.trial_matrix import TrialAxis
 from inspector.formats.document import Document
 from inspector.jobs import JobContext, JobRunner
 from inspector.ui.plots.base import PlotView

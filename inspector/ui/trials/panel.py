@@ -39,13 +39,9 @@ from PySide6.QtWidgets import (
     QWidgetAction,
 )
 
-from inspector.formats.analysis.trial_average import (
-    PRESTIMULUS,
-    RECORDED,
-    STIMULUS,
-    TrialAxis,
-    trial_axis,
-)
+from inspector.formats.analysis.trial_average import PRESTIMULUS, RECORDED
+from inspector.formats.analysis.trial_conditions import STIMULUS
+from inspector.formats.analysis.trial_matrix import TrialAxis, trial_axis
 from inspector.formats.document import Document
 from inspector.jobs import JobRunner
 from inspector.models.selection import TrialSelection

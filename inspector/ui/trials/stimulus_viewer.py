@@ -29,7 +29,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.formats.analysis.trial_average import STIMULUS, TrialAxis, trial_axis
+from inspector.formats.analysis.trial_conditions import STIMULUS
+from inspector.formats.analysis.trial_matrix import TrialAxis, trial_axis
 from inspector.formats.document import Document, Stimulus
 from inspector.jobs import JobContext, JobRunner
 from inspector.models.selection import TrialSelection

@@ -26,7 +26,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
-from inspector.formats.analysis.trial_average import (
+from inspector.formats.analysis.trial_matrix import (
     TrialAxis,
     TrialMatrix,
     TrialOrder,

@@ -11,8 +11,7 @@ import h5py
 import numpy as np
 import pytest
 
-from inspector.formats.decoding.inflate import ChunkOverflow
-from inspector.formats.decoding.inflate import zlib_inflate
+from inspector.formats.decoding.inflate import ChunkOverflow, zlib_inflate
 from inspector.formats.hdf5 import chunk_guard
 from inspector.formats.hdf5 import heap as hdf5_heap
 from inspector.formats.hdf5.chunks import ChunkLayout, decode_chunk

@@ -20,6 +20,7 @@ from inspector.formats import open_document
 from inspector.formats.hdf5 import heap as hdf5_heap
 from inspector.formats.hdf5 import vds_guard
 from inspector.formats.nodes.data import NodeReadError
+from tests.hdf5_build import one_element_mappings
 
 
 def _mapped(path: Path, count: int, libver: str | None = None) -> Path:
@@ -27,11 +28,7 @@ def _mapped(path: Path, count: int, libver: str | None = None) -> Path:
     link to it; ``/plain`` a plain dataset."""
     with h5py.File(path, "w", libver=libver) as f:
         f["src"] = np.arange(count, dtype="<i4")
-        layout = h5py.VirtualLayout(shape=(count,), dtype="<i4")
-        source = h5py.VirtualSource(".", "src", shape=(count,))
-        for i in range(count):
-            layout[i] = source[i]
-        f.create_virtual_dataset("many", layout, fillvalue=-1)
+        one_element_mappings(f, "many", "src", count, fillvalue=-1)
         f["soft"] = h5py.SoftLink("/many")
         f["plain"] = np.arange(3)
     return path
@@ -110,8 +107,4 @@ def _inner(f: h5py.File) -> None:
     """``/inner`` of ``f``: a virtual dataset of one mapping more than the limit."""
     count = vds_guard.MAX_MAPPINGS + 1
     f["src"] = np.arange(count, dtype="<i4")
-    layout = h5py.VirtualLayout(shape=(count,), dtype="<i4")
-    src = h5py.VirtualSource(".", "src", shape=(count,))
-    for i in range(count):
-        layout[i] = src[i]
-    f.create_virtual_dataset("inner", layout, fillvalue=-1)
+    one_element_mappings(f, "inner", "src", count, fillvalue=-1)

@@ -109,6 +109,7 @@ def _next_start(tmp_path: Path, monkeypatch, dest: Path) -> None:
 
 
 @pytest.mark.parametrize(("step", "mode"), STEPS, ids=[f"{s}-{m}" for s, m in STEPS])
+@pytest.mark.slow
 def test_a_kill_at_any_step_leaves_no_temporary_after_the_next_start(
         tmp_path, monkeypatch, capsys, old_export, step, mode):
     out = tmp_path / "out"

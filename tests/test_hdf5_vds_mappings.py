@@ -58,6 +58,7 @@ def test_the_count_is_read_from_the_layout_message(tmp_path, count, libver):
             hdf5_heap.unregister(f)
 
 
+@pytest.mark.slow
 def test_too_many_mappings_are_refused_before_opening(too_many, capsys):
     count = vds_guard.MAX_MAPPINGS + 1
     with open_document(too_many) as doc:
@@ -78,6 +79,7 @@ def test_too_many_mappings_are_refused_before_opening(too_many, capsys):
     assert out.out == ""
 
 
+@pytest.mark.slow
 def test_a_count_at_the_limit_is_read(too_many, monkeypatch):
     monkeypatch.setattr(vds_guard, "MAX_MAPPINGS", vds_guard.MAX_MAPPINGS + 1)
     with h5py.File(too_many, "r") as f:  # the oracle
@@ -88,6 +90,7 @@ def test_a_count_at_the_limit_is_read(too_many, monkeypatch):
         assert values.tolist() == expected == [0, 1, 2, 3, 4]
 
 
+@pytest.mark.slow
 def test_a_virtual_source_with_too_many_mappings_is_not_followed(tmp_path):
     path = tmp_path / "outer.h5"
     with h5py.File(path, "w") as f:

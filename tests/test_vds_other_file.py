@@ -30,6 +30,7 @@ def _files(folder, n: int):
     return doc
 
 
+@pytest.mark.slow
 def test_too_many_mappings_in_another_file_are_refused(tmp_path, capsys):
     doc = _files(tmp_path, MAX_MAPPINGS + 1)
     with open_document(doc) as d:

@@ -252,6 +252,7 @@ CASES = _cases()
 
 @pytest.mark.parametrize("blocks", [(1 << 20, 1 << 18), (1000, 700), (7, 1499)])
 @pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.slow
 def test_verification_overview_equals_the_lazy_pass(tmp_path, lazy, monkeypatch, case, blocks):
     # odd inflate blocks (elements split across blocks) and pieces splitting scans
     monkeypatch.setattr(ov, "BLOCK_BYTES", blocks[0])

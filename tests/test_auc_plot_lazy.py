@@ -98,6 +98,7 @@ def check_points(env, radius, signal, mask, max_exact):
 @pytest.mark.parametrize("row_method", [1, 10**9])
 @pytest.mark.parametrize("per_scan", [False, True])
 @pytest.mark.parametrize("order", ["ascending", "descending", "unsorted"])
+@pytest.mark.slow
 def test_envelopes_match_brute_force(monkeypatch, row_method, per_scan, order):
     monkeypatch.setattr(se, "ROW_METHOD_POINTS", row_method)
     rng = np.random.default_rng(hash((row_method, per_scan, order)) % 2**32)

@@ -138,6 +138,7 @@ def assert_matches(ours: AucExperiment, ref: Any) -> set[str]:
 # -- the corpus --------------------------------------------------------------
 
 @pytest.mark.parametrize("file", ARCHIVES)
+@pytest.mark.slow
 def test_corpus_archives_match_openauc(openauc, file):
     assert_matches(read_experiment(AUCX / file, tolerate=TOLERATE), openauc.load(AUCX / file))
 
@@ -323,6 +324,7 @@ def built(openauc) -> dict[str, tuple[AucExperiment, Any]]:
 
 
 @pytest.mark.parametrize("name", list(SCENARIOS))
+@pytest.mark.slow
 def test_built_experiments_match_openauc(built, name):
     ours, ref = built[name]
     if name == "all-empty-per-scan":

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from inspector.cli import render_document
 from inspector.formats.auc.model import (
     SUMMARY_ENDS,
@@ -36,6 +38,7 @@ def test_summary_list_keeps_short_lists_and_counts_long_ones():
                                            "last": long[-SUMMARY_ENDS:]}
 
 
+@pytest.mark.slow
 def test_a_table_of_many_scans_is_summarised_with_counts(tmp_path):
     n = SUMMARY_MAX_LISTED + 1
     doc = _table(tmp_path / "t", n, 1)
@@ -53,6 +56,7 @@ def test_a_table_of_many_scans_is_summarised_with_counts(tmp_path):
     assert len(line) < 20_000
 
 
+@pytest.mark.slow
 def test_a_table_at_the_limits_keeps_the_reference_keys(tmp_path):
     points = SUMMARY_MAX_VALUES // 2000
     doc = _table(tmp_path / "t", 2000, points)

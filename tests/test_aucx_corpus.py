@@ -75,6 +75,7 @@ def verified(file: str):
 
 
 @pytest.mark.parametrize("file", [e["file"] for e in EXPECTED if e["file"] not in QUIRKS])
+@pytest.mark.slow
 def test_verdict_matches_reference(file):
     """The one check of each archive's verdict: opened as the application opens it (the
     registry sniffs the format), fully verified, no finding from a reader that failed."""
@@ -121,6 +122,7 @@ def test_each_injected_problem_is_its_own_error_at_its_member(file):
 
 
 @pytest.mark.parametrize("file", [e["file"] for e in EXPECTED if e["member_sha256"]])
+@pytest.mark.slow
 def test_computed_digests_equal_corpus_member_digests(file):
     doc = verified(file)
     sha = BY_FILE[file]["member_sha256"]

@@ -54,6 +54,7 @@ def _parse(text: str, kind: str) -> float | bool:
 @pytest.mark.parametrize("layout", ["stored", "deflated"])
 @pytest.mark.parametrize("member", MEMBERS)
 @pytest.mark.parametrize("sl", SLICES)
+@pytest.mark.slow
 def test_npy_json_and_csv_are_np_load_of_the_member(tmp_path, archives, layout, member, sl,
                                                     monkeypatch):
     monkeypatch.setattr(node_dump, "DUMP_PAGE", 97)  # many pages, across the inflater

@@ -119,6 +119,7 @@ def test_ascending_blocks_inflate_each_byte_once(big):
     assert ref.cursor.inflated - before == len(raw)
 
 
+@pytest.mark.slow
 def test_a_backward_read_restarts_from_the_nearest_checkpoint(big):
     path, a, raw = big
     ref = member_ref(path)

@@ -38,6 +38,7 @@ COUNT = int(os.environ.get("AUCX_MODEL_EDITS", "120"))
 BASE = FIXTURES / "aucx" / "syn_equilibrium_s1_6x200.aucx"
 
 
+@pytest.mark.slow
 def test_random_edits_agree_with_openauc_and_export_only_what_openauc_loads(tmp_path):
     result = run(COUNT, SEED, tmp_path, export=True)
     assert result["disagreements"] == []
@@ -113,6 +114,7 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.slow
 def test_the_cases_of_the_issue(tmp_path, case):
     member, edit, accepted, where = CASES[case]
     path = _edited(tmp_path, member, edit)

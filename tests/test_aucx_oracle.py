@@ -30,6 +30,7 @@ FACT_KEYS = ("aucx_format_version", "radius_axis_mode", "n_scans", "n_points", "
 
 
 @pytest.mark.parametrize("file", VALID)
+@pytest.mark.slow
 def test_our_archives_load_in_openauc_with_equal_to_dict(tmp_path, file):
     exp = read_experiment(AUCX / file)
     out = write_aucx(exp, tmp_path / "ours.aucx", exported_at="2026-06-01T12:00:00Z")

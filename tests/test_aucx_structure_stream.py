@@ -116,6 +116,7 @@ def test_rows_with_holes_and_turns_fold_block_by_block(tmp_path, monkeypatch):
             "structure.empty_scan"} <= codes
 
 
+@pytest.mark.slow
 def test_a_deferred_structure_is_pending_until_verified(invalid_400, monkeypatch):
     _streamed(monkeypatch)
     with open_document(invalid_400) as doc:
@@ -139,6 +140,7 @@ def test_a_cancelled_verification_leaves_the_structure_not_checked(invalid_400, 
         assert not [f for f in doc.findings if f.code == "structure.not-checked"]
 
 
+@pytest.mark.slow
 def test_cancelled_between_row_blocks(per_scan_5000, monkeypatch):
     """Cancellation is polled between row blocks of the structural pass too."""
     _streamed(monkeypatch, block=4096)

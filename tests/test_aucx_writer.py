@@ -40,6 +40,7 @@ def load(file: str):
 
 
 @pytest.mark.parametrize("entry", REEXPORT, ids=[e["file"] for e in REEXPORT])
+@pytest.mark.slow
 def test_reexport_is_byte_identical_to_reference(tmp_path, entry):
     out = write_aucx(load(entry["file"]), tmp_path / "re.aucx", exported_at=WHEN,
                      creator=REFERENCE_CREATOR)

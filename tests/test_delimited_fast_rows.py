@@ -49,6 +49,7 @@ def _edit(rng: random.Random, text: str) -> str:
 
 
 @pytest.mark.parametrize("chunk", [64, 1 << 20])
+@pytest.mark.slow
 def test_fast_and_line_by_line_reading_agree(tmp_path: Path, monkeypatch, chunk: int):
     rng = random.Random(3501 + chunk)
     source = (LONG / "scans.csv").read_text()

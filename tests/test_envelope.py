@@ -398,6 +398,7 @@ def _billions_of_chunks(tmp_path):
     return path
 
 
+@pytest.mark.slow
 def test_a_sampled_envelope_reads_a_bounded_number_of_chunks(tmp_path, monkeypatch):
     """The whole-range view of billions of one-sample chunks reads at most
     MAX_SAMPLED_CHUNKS of them (HDF5 looks each up), not 16 million samples."""
@@ -419,6 +420,7 @@ def test_a_sampled_envelope_reads_a_bounded_number_of_chunks(tmp_path, monkeypat
     sources[0].close()
 
 
+@pytest.mark.slow
 def test_a_line_of_one_sample_chunks_is_sampled_below_the_sample_limit(tmp_path, monkeypatch):
     """1 048 576 one-sample chunks along the line are fewer samples than MAX_VIEW_SAMPLES,
     but read exactly they were a million HDF5 chunk lookups: the plot said "reading..."
@@ -480,6 +482,7 @@ def test_a_chunk_that_cannot_be_allocated_is_a_chunk_that_cannot_be_read(tmp_pat
         chunks.read_raw_chunk(fake, (0, 0))
 
 
+@pytest.mark.slow
 def test_the_fuzzed_recording_of_billions_of_chunks_gives_its_trials_and_its_plot(tmp_path):
     """The window fuzz's reproducer: the trial matrix is the fill value HDF5 reads, and the
     whole-range envelope of each channel reads a bounded number of chunks."""

@@ -1,12 +1,15 @@
 """Killed (SIGKILL) at any step of an export, no temporary stays visible once
 ``inspector`` has started again, and the destination is the old file or the new one,
 whole.  The writer stops at a step through the test hook ``INSPECTOR_TEST_PAUSE_AT``
-(:mod:`inspector.formats.aucx.atomicfile`); each export runs in its own process."""
+(:mod:`inspector.formats.aucx.atomicfile`); each export that is killed runs in its own
+process.  The old destination is exported once, in this process, and copied; the next
+start is ``inspector.cli.main`` called here (what a start runs first)."""
 
 from __future__ import annotations
 
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -83,13 +86,36 @@ STEPS = [("written", "unnamed"), ("linked", "unnamed"), ("replaced", "unnamed"),
          ("written", "named"), ("replaced", "named")]
 
 
+@pytest.fixture(scope="module")
+def old_export(tmp_path_factory) -> Path:
+    """The archive exported at 2024-01-01 (the destination before each killed export)."""
+    from inspector.cli import main
+
+    folder = tmp_path_factory.mktemp("old")
+    dest = folder / "old.aucx"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XDG_STATE_HOME", str(folder / "state"))
+        assert main(["export", str(SOURCE), str(dest), "--exported-at",
+                     "2024-01-01T00:00:00Z"]) == 0
+    return dest
+
+
+def _next_start(tmp_path: Path, monkeypatch, dest: Path) -> None:
+    """The next start of inspector (any command: ``verify``), in this process."""
+    from inspector.cli import main
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    assert main(["verify", str(dest)]) == 0
+
+
 @pytest.mark.parametrize(("step", "mode"), STEPS, ids=[f"{s}-{m}" for s, m in STEPS])
-def test_a_kill_at_any_step_leaves_no_temporary_after_the_next_start(tmp_path, step, mode):
+@pytest.mark.slow
+def test_a_kill_at_any_step_leaves_no_temporary_after_the_next_start(
+        tmp_path, monkeypatch, capsys, old_export, step, mode):
     out = tmp_path / "out"
     out.mkdir()
     dest = out / "dest.aucx"
-    first = _export(tmp_path, dest, "2024-01-01T00:00:00Z", mode)
-    assert first.wait(120) == 0, first.stderr.read() if first.stderr else ""
+    shutil.copyfile(old_export, dest)
     old = dest.read_bytes()
     proc = _export(tmp_path, dest, "2025-06-01T00:00:00Z", mode, step)
     _wait_for_pause(proc, step)
@@ -99,9 +125,7 @@ def test_a_kill_at_any_step_leaves_no_temporary_after_the_next_start(tmp_path, s
     assert new == old if step in ("written", "linked") else new != old
     _verified(dest)  # whole either way
     # the next start of inspector (any command) removes what the killed writer left
-    again = subprocess.run([sys.executable, "-m", "inspector", "verify", str(dest)],
-                           env=_env(tmp_path), cwd=tmp_path, capture_output=True, timeout=120)
-    assert again.returncode == 0, again.stderr
+    _next_start(tmp_path, monkeypatch, dest)
     assert _temporaries(out) == []
     journal = tmp_path / "state" / "inspector" / "partial"
     assert not journal.exists() or os.listdir(journal) == []
@@ -109,13 +133,13 @@ def test_a_kill_at_any_step_leaves_no_temporary_after_the_next_start(tmp_path, s
 
 
 def test_a_kill_between_link_and_rename_leaves_the_temporary_until_the_next_start(
-        tmp_path, monkeypatch):
+        tmp_path, monkeypatch, old_export):
     """The one moment a name is visible: the link before the rename (no call links onto
     an existing name).  It is journalled, and only the next start removes it."""
     out = tmp_path / "out"
     out.mkdir()
     dest = out / "dest.aucx"
-    assert _export(tmp_path, dest, "2024-01-01T00:00:00Z", "unnamed").wait(120) == 0
+    shutil.copyfile(old_export, dest)
     proc = _export(tmp_path, dest, "2025-06-01T00:00:00Z", "unnamed", "linked")
     _wait_for_pause(proc, "linked")
     os.kill(proc.pid, signal.SIGKILL)

@@ -34,6 +34,7 @@ def _strip(d: dict) -> dict:
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=[e["file"] for e in ENTRIES])
+@pytest.mark.slow
 def test_exported_archive_loads_in_reference(tmp_path, entry):
     source = ROOT / entry["file"]
     dest = tmp_path / "out.aucx"

@@ -101,6 +101,7 @@ CASES = [("stored", "replace"), ("stored", "rewrite"), ("stored", "rewrite-same-
 
 
 @pytest.mark.parametrize(("layout", "change"), CASES, ids=["-".join(c) for c in CASES])
+@pytest.mark.slow
 def test_an_archive_refuses_reads_after_its_file_changed(tmp_path, monkeypatch, layout, change):
     stored = layout == "stored"
     # deflated members are read through the resumable inflater, not a whole cached copy
@@ -203,6 +204,7 @@ def test_a_snapshot_path_notes_the_first_file_it_opens(tmp_path):
 
 # -- the window -----------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_the_window_offers_reload_and_reload_shows_the_new_file(qtbot, tmp_path):
     from inspector.ui.main_window import MainWindow
 
@@ -236,6 +238,7 @@ def test_the_window_offers_reload_and_reload_shows_the_new_file(qtbot, tmp_path)
     assert np.array_equal(fresh.doc.arrays["signal"].read(0), _member(path)[0])
 
 
+@pytest.mark.slow
 def test_a_plot_read_of_a_changed_file_is_the_finding_that_offers_reload(qtbot, tmp_path):
     from inspector.ui.main_window import MainWindow
 

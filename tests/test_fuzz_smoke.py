@@ -154,6 +154,7 @@ def test_npy_builder_round_trips_through_numpy():
     assert len(rebuilt) % 64 == len(payload) % 64  # header padded to 64 bytes as NumPy does
 
 
+@pytest.mark.slow
 def test_aucx_mutants_recompute_checksums_so_they_match_the_members(corpus, tmp_path):
     byte_level = ("zip-", "bit-", "byte-", "checksums-text", "random", "insert", "delete",
                   "truncate", "splice", "duplicate-range")
@@ -204,6 +205,7 @@ def _case(tmp_path: Path) -> tuple[Path, Path]:
 
 
 @pytest.mark.parametrize("name,outcome,exception", CHILDREN, ids=[c[0] for c in CHILDREN])
+@pytest.mark.slow
 def test_hand_made_children_are_classified(name, outcome, exception, tmp_path):
     case, path = _case(tmp_path)
     limits = Limits(time_limit=1.0, mem_limit_mb=256, target=f"fuzz.selftest:{name}", grace=5)

@@ -113,6 +113,7 @@ def test_walk_rules_match_the_format():
 
 
 @pytest.mark.parametrize("path", sorted(FIXTURES.rglob("*.h5")), ids=lambda p: p.name)
+@pytest.mark.slow
 def test_no_collection_of_a_real_file_is_refused(path):
     doc = open_document(path)
     try:

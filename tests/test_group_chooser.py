@@ -153,7 +153,6 @@ def test_wavelength_scan_group_can_be_chosen_and_left(qtbot, tmp_path):
     assert _shown_scans(tab)[0] == ["00001.RA2", "00002.RA2", "00003.RA2"]
 
 
-@pytest.mark.slow
 def test_single_experiment_sources_have_no_chooser(qtbot):
     demo = Path(__file__).parent / "fixtures" / "auc-delimited" / "demo_experiment"
     win = _open(qtbot, demo)

@@ -168,6 +168,7 @@ def _col(objects, location: str, name: str = "", selection=Ellipsis):
 
 # -- numbers -------------------------------------------------------------------------
 @pytest.mark.parametrize("location", sorted(NUMBERS))
+@pytest.mark.slow
 def test_numbers_of_every_width_and_byte_order_decode_as_h5py_reads_them(objects, every_type,
                                                                         location):
     col = _col(objects, location)

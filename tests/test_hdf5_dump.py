@@ -192,6 +192,7 @@ def _present(h5file, location) -> None:
 
 
 @pytest.mark.parametrize("location", LOCATIONS)
+@pytest.mark.slow
 def test_csv_is_what_h5py_reads(tmp_path, h5file, location):
     _present(h5file, location)
     with h5py.File(h5file) as f:
@@ -230,6 +231,7 @@ def _flatten(values, shape):
 
 
 @pytest.mark.parametrize("location", LOCATIONS)
+@pytest.mark.slow
 def test_json_is_what_h5py_reads(tmp_path, h5file, location):
     _present(h5file, location)
     with h5py.File(h5file) as f:
@@ -251,6 +253,7 @@ def test_json_is_what_h5py_reads(tmp_path, h5file, location):
 
 @pytest.mark.parametrize("location", [loc for loc in LOCATIONS
                                       if "sequence" not in KINDS[loc].values()])
+@pytest.mark.slow
 def test_npy_is_what_h5py_reads(tmp_path, h5file, location):
     _present(h5file, location)
     with h5py.File(h5file) as f:

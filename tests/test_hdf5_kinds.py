@@ -262,6 +262,7 @@ def test_the_reference_reader_loads_a_bare_neuro_file_as_schema_0(tmp_path):
         vneurotk.read(plain)
 
 
+@pytest.mark.slow
 def test_corpus_through_the_registry():
     """Every corpus file keeps its verdict; the two files that are no recording at all
     (plain_unrelated, external_link_target) are HDF5 files, ok; a truncated file is an

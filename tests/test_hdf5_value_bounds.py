@@ -49,6 +49,7 @@ def test_count_inflated_never_goes_past_declared_plus_one():
     assert chunk_guard.count_inflated(zlib.compress(bytes(1000)), 1000) == 1000
 
 
+@pytest.mark.slow
 def test_a_bomb_chunk_is_refused_before_hdf5_reads_it(tmp_path):
     path = tmp_path / "bomb.h5"
     _bomb(path, 64 << 20)
@@ -67,6 +68,7 @@ def test_a_bomb_chunk_is_refused_before_hdf5_reads_it(tmp_path):
         src.close()
 
 
+@pytest.mark.slow
 def test_the_dump_node_reports_the_overflowing_chunk(tmp_path):
     from inspector.formats import open_document
     from inspector.formats.nodes.data import NodeReadError

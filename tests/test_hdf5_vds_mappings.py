@@ -20,6 +20,7 @@ from inspector.formats import open_document
 from inspector.formats.hdf5 import heap as hdf5_heap
 from inspector.formats.hdf5 import vds_guard
 from inspector.formats.nodes.data import NodeReadError
+from tests.hdf5_build import one_element_mappings
 
 
 def _mapped(path: Path, count: int, libver: str | None = None) -> Path:
@@ -27,11 +28,7 @@ def _mapped(path: Path, count: int, libver: str | None = None) -> Path:
     link to it; ``/plain`` a plain dataset."""
     with h5py.File(path, "w", libver=libver) as f:
         f["src"] = np.arange(count, dtype="<i4")
-        layout = h5py.VirtualLayout(shape=(count,), dtype="<i4")
-        source = h5py.VirtualSource(".", "src", shape=(count,))
-        for i in range(count):
-            layout[i] = source[i]
-        f.create_virtual_dataset("many", layout, fillvalue=-1)
+        one_element_mappings(f, "many", "src", count, fillvalue=-1)
         f["soft"] = h5py.SoftLink("/many")
         f["plain"] = np.arange(3)
     return path
@@ -61,6 +58,7 @@ def test_the_count_is_read_from_the_layout_message(tmp_path, count, libver):
             hdf5_heap.unregister(f)
 
 
+@pytest.mark.slow
 def test_too_many_mappings_are_refused_before_opening(too_many, capsys):
     count = vds_guard.MAX_MAPPINGS + 1
     with open_document(too_many) as doc:
@@ -81,6 +79,7 @@ def test_too_many_mappings_are_refused_before_opening(too_many, capsys):
     assert out.out == ""
 
 
+@pytest.mark.slow
 def test_a_count_at_the_limit_is_read(too_many, monkeypatch):
     monkeypatch.setattr(vds_guard, "MAX_MAPPINGS", vds_guard.MAX_MAPPINGS + 1)
     with h5py.File(too_many, "r") as f:  # the oracle
@@ -91,6 +90,7 @@ def test_a_count_at_the_limit_is_read(too_many, monkeypatch):
         assert values.tolist() == expected == [0, 1, 2, 3, 4]
 
 
+@pytest.mark.slow
 def test_a_virtual_source_with_too_many_mappings_is_not_followed(tmp_path):
     path = tmp_path / "outer.h5"
     with h5py.File(path, "w") as f:
@@ -110,8 +110,4 @@ def _inner(f: h5py.File) -> None:
     """``/inner`` of ``f``: a virtual dataset of one mapping more than the limit."""
     count = vds_guard.MAX_MAPPINGS + 1
     f["src"] = np.arange(count, dtype="<i4")
-    layout = h5py.VirtualLayout(shape=(count,), dtype="<i4")
-    src = h5py.VirtualSource(".", "src", shape=(count,))
-    for i in range(count):
-        layout[i] = src[i]
-    f.create_virtual_dataset("inner", layout, fillvalue=-1)
+    one_element_mappings(f, "inner", "src", count, fillvalue=-1)

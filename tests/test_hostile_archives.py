@@ -178,6 +178,7 @@ def test_nan_and_infinity_literals_are_findings(tmp_path, member, edit, token, e
     assert_rest_checked(doc)
 
 
+@pytest.mark.slow
 def test_nan_where_openauc_reads_nothing_is_only_a_warning(tmp_path):
     path = with_manifest(tmp_path / "free.aucx",
                          lambda j: j["created_by"].__setitem__("version", float("nan")))

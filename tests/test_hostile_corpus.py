@@ -1,6 +1,10 @@
 """The hostile corpus (fuzz/hostile/) at its small scale: every command of every case
 ends within its limits, prints no traceback, leaks no forbidden bytes and reports the
-expected findings.  ``python -m fuzz.hostile --scale full`` runs the documented sizes."""
+expected findings.  ``python -m fuzz.hostile --scale full`` runs the documented sizes.
+
+The commands are forked from fork servers (``fuzz.hostile.zygote``, one set per test
+process) rather than started afresh: the same bounds, without an interpreter start
+per command."""
 
 from __future__ import annotations
 
@@ -15,15 +19,21 @@ if str(ROOT) not in sys.path:  # the harness is a top-level folder, not an insta
 
 from fuzz.hostile import all_cases  # noqa: E402
 from fuzz.hostile.case import HostileCase, static_target  # noqa: E402
-from fuzz.hostile.runner import _judge, run_case  # noqa: E402
+from fuzz.hostile.runner import Zygotes, _judge, run_case  # noqa: E402
 
 SMALL = [c for c in all_cases() if "small" in c.only_scales]
 
 
+@pytest.fixture(scope="module")
+def zygotes():
+    with Zygotes() as servers:
+        yield servers
+
+
 @pytest.mark.parametrize("case", SMALL, ids=[c.name for c in SMALL])
 @pytest.mark.slow
-def test_hostile_case_is_survived(case, tmp_path):
-    report = run_case(case, "small", tmp_path)
+def test_hostile_case_is_survived(case, tmp_path, zygotes):
+    report = run_case(case, "small", tmp_path, zygotes)
     failures = [(c["argv"], c["problems"]) for c in report["commands"] if c["problems"]]
     assert report["passed"], failures
 

@@ -238,6 +238,7 @@ def test_an_external_link_outside_the_folder_is_not_followed(tmp_path):
 
 
 # -- from a URL --------------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_remote_document_reads_no_local_file(tmp_path, secret):
     path = stored_in(tmp_path / "doc" / "leak.h5", str(secret))
     with h5py.File(path, "a") as f:
@@ -314,6 +315,7 @@ def test_guard_cache_follows_the_allowed_folders(tmp_path, secret):
     shutil.rmtree(secret.parent)
 
 
+@pytest.mark.slow
 def test_many_plain_sources_are_read_and_a_deep_nest_is_not(tmp_path):
     layout = h5py.VirtualLayout(shape=(300,), dtype="f8")
     for i in range(300):  # 300 source files, more than MAX_VIRTUAL_VISITS virtual levels

@@ -212,6 +212,7 @@ def test_coo_huge_declared_shape_is_not_hashed(tmp_path):
         (np.dtype("c8"), "warning"),
     ],
 )
+@pytest.mark.slow
 def test_non_numeric_dense_neuro(tmp_path, dtype, severity):
     p = _copy(tmp_path, "epochs_dense_f64_strids.h5", "nn.h5")
     with h5py.File(p, "r+") as f:

@@ -82,6 +82,7 @@ def test_a_thumbnail_that_cannot_be_loaded_says_why_without_the_exception_name(q
 
 
 @pytest.mark.parametrize("pixels", [np.zeros(5), np.full((2, 2), b"x", dtype="S1")])
+@pytest.mark.slow
 def test_the_stimulus_viewer_says_why_an_image_cannot_be_shown(qtbot, pixels):
     """A bad image is found on the job: the slot that receives it never raises."""
     from inspector.jobs import JobRunner

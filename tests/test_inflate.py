@@ -52,6 +52,7 @@ def test_decoder_names_the_fallback(monkeypatch):
 
 
 @pytest.mark.parametrize("level", [1, 4, 9])
+@pytest.mark.slow
 def test_whole_chunks_match_zlib(backend, level):
     payload = _payload(level, 1 << 20)
     stream = zlib.compress(payload, level)
@@ -59,6 +60,7 @@ def test_whole_chunks_match_zlib(backend, level):
     assert bytes(out) == payload == zlib.decompress(stream)
 
 
+@pytest.mark.slow
 def test_a_bomb_chunk_stops_at_its_declared_size(backend):
     good = np.arange(100, dtype="<f8").tobytes()
     with pytest.raises(ChunkOverflow, match="declared size of 800 bytes"):
@@ -186,6 +188,7 @@ def _raw_deflate(data: bytes, level: int = 6) -> bytes:
     return c.compress(data) + c.flush()
 
 
+@pytest.mark.slow
 def test_streams_match_zlib_in_bounded_blocks(backend):
     payload = _payload(7, 3 << 20) + bytes(2 << 20)
     stream = _raw_deflate(payload)
@@ -203,6 +206,7 @@ def test_streams_match_zlib_in_bounded_blocks(backend):
         inflate.stream_decompressor().decompress(b"\xff" * 64)
 
 
+@pytest.mark.slow
 def test_counting_and_prefixes_match_zlib(backend):
     raw = zlib.compress(bytes(50 << 20), 9)
     assert inflate.count_inflated(raw, 1000) == 1001
@@ -256,6 +260,7 @@ def _verdict(path: Path) -> tuple:
             [(m.name, m.status, m.computed) for m in doc.members])
 
 
+@pytest.mark.slow
 def test_archive_verification_is_the_same_on_the_fallback(monkeypatch):
     """Every corpus archive (damaged ones included): the same digests, statuses and
     findings from ISA-L as from zlib."""

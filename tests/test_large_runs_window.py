@@ -132,6 +132,7 @@ def _expanded_rows(view: QTreeView) -> int:
     return rows
 
 
+@pytest.mark.slow
 def test_a_large_header_is_expanded_some_rows_an_event_loop_turn(qtbot):
     small, large = _header_of(4, 10), _header_of(50, 10)  # 44 and 550 nodes
     now = HeaderPanel(small, None, "")

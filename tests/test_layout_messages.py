@@ -4,6 +4,8 @@ long message is shown up to an ellipsis, whole in its tooltip."""
 
 from __future__ import annotations
 
+import pytest
+
 from inspector.ui.message_label import MessageLabel
 from tests.test_window_polish import REC, _window
 
@@ -17,6 +19,7 @@ def _widths(tab):
                           for tree in tab.header_panel.trees()]
 
 
+@pytest.mark.slow
 def test_a_long_plot_message_leaves_the_panes_and_trees_as_they_were(qtbot):
     win = _window(qtbot, REC)
     tab = win.current_tab()

@@ -40,6 +40,7 @@ def test_minimum_width_is_at_most_900_on_every_tab(qtbot, path):
 
 
 @pytest.mark.parametrize("size", [(900, 640), (1024, 640)])
+@pytest.mark.slow
 def test_plot_controls_and_plot_fit_their_pane(qtbot, size):
     win = _window(qtbot, EPOCHS, size=size)
     tab = win.current_tab()

@@ -135,6 +135,7 @@ def test_legend_is_rebuilt_only_when_what_it_names_changes(qtbot, jobs):
     assert view.legend.items[0][0] is not entries[0][0]  # built again after the change
 
 
+@pytest.mark.slow
 def test_overlaid_legend_names_lines_and_never_covers_them(qtbot, jobs):
     view = make_view(qtbot, jobs, recording(channels=20), MARKERS, sfreq=100.0)
     for i in range(20):
@@ -222,6 +223,7 @@ def test_labels_thin_out_instead_of_overlapping(qtbot, jobs):
     assert_no_overlap(rects)
 
 
+@pytest.mark.slow
 def test_epochs_corpus_file_pages_trials_and_channels(qtbot, jobs):
     from inspector.formats import open_document
 
@@ -247,6 +249,7 @@ def test_epochs_corpus_file_pages_trials_and_channels(qtbot, jobs):
     doc.close()
 
 
+@pytest.mark.slow
 def test_epochs_markers_in_overlay_and_legend_follows_what_is_drawn(qtbot, jobs):
     from inspector.formats import open_document
 

@@ -76,6 +76,7 @@ def test_wheel_name_is_pure_python(wheel):
     assert wheel.name == f"vneurotk_aucx_inspector-{inspector.__version__}-py3-none-any.whl"
 
 
+@pytest.mark.slow
 def test_metadata(wheel):
     meta = email.parser.BytesParser().parsebytes(_dist_info(wheel, "METADATA"))
     assert meta["Name"] == "vneurotk-aucx-inspector"

@@ -58,6 +58,7 @@ def _with_trial_meta() -> list[str]:
 
 
 @pytest.mark.parametrize("name", _with_trial_meta())
+@pytest.mark.slow
 def test_a_plain_table_is_the_pandas_decoders_table(name):
     with h5py.File(VNEUROTK / name, "r") as f:
         tm = f["trial_meta"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+import pytest
 from PySide6.QtCore import QRect, Qt
 
 from inspector.formats.analysis.arrays import NumpyArrayRef
@@ -72,6 +73,7 @@ def test_a_short_read_never_shows_the_box(qtbot, jobs):
     assert not view.read_progress.isVisible() and not view.read_progress.running
 
 
+@pytest.mark.slow
 def test_the_trial_image_shows_trials_read_and_cancel_keeps_the_image(qtbot, jobs,
                                                                       monkeypatch):
     import types

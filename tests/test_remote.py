@@ -89,6 +89,7 @@ def test_an_external_link_at_a_url_is_a_finding(server):
 
 
 @pytest.mark.parametrize("path", ARCHIVES, ids=lambda p: p.name)
+@pytest.mark.slow
 def test_archive_over_http_is_the_local_report(server, path):
     assert report(RemotePath(url_of(server, path), SMALL)) == report(path)
 
@@ -154,6 +155,7 @@ FAULTS = [("404", R.NOT_FOUND), ("403", R.FORBIDDEN), ("slow", R.TIMEOUT),
 @pytest.mark.parametrize("fault,rule", FAULTS, ids=[f for f, _ in FAULTS])
 @pytest.mark.parametrize("name", ["v1/continuous_dense_f32_intids.h5",
                                   "src_demo_experiment.aucx"])
+@pytest.mark.slow
 def test_each_network_fault_is_its_finding(server, fault, rule, name):
     folder = "vneurotk" if name.endswith(".h5") else "aucx"
     data = (FIXTURES / folder / name).read_bytes()
@@ -271,6 +273,7 @@ def test_s3_url_is_the_local_report(s3_endpoint, rel, capsys, monkeypatch):
     assert report(f"s3://lab/data/{path.name}") == local
 
 
+@pytest.mark.slow
 def test_s3_missing_object_and_bucket_are_not_found(s3_endpoint, monkeypatch):
     monkeypatch.setenv("AWS_ENDPOINT_URL", s3_endpoint)
     for url in ("s3://lab/data/none.h5", "s3://no-such-bucket/x.h5"):

@@ -44,6 +44,7 @@ def test_golden_reports_cover_every_fixture_recording():
 
 
 @pytest.mark.parametrize("rel", sorted(GOLDEN))
+@pytest.mark.slow
 def test_verify_json_is_the_report_of_the_scan_at_open(rel):
     assert verify_json(FIXTURES / rel) == GOLDEN[rel]
 
@@ -75,6 +76,7 @@ def long_recording(tmp_path_factory) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_open_over_http_reads_no_per_sample_array(long_recording):
     with RangeServer() as srv:
         url = srv.add("long.h5", long_recording)

@@ -4,10 +4,12 @@ is shaded in the continuous plot and brought into view."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from tests.test_window_polish import REC, _window
 
 
+@pytest.mark.slow
 def test_a_trial_chosen_in_the_table_is_marked_and_shown_in_the_plot(qtbot):
     win = _window(qtbot, REC, size=(1280, 800))
     tab = win.current_tab()
@@ -60,6 +62,7 @@ def test_a_marker_tooltip_answers_across_the_whole_marker(qtbot):
     jobs.wait(5000)
 
 
+@pytest.mark.slow
 def test_a_finding_about_one_scan_selects_that_scan(qtbot):
     from tests.conftest import FIXTURES
 

@@ -30,6 +30,7 @@ def _run(code: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_the_shown_window_has_imported_nothing_heavy():
     got = _run(f"""
         import json, sys

@@ -4,6 +4,7 @@ archive; the tab's status comes back after a menu entry's status tip (View > The
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtGui import QStatusTipEvent
 from PySide6.QtWidgets import QApplication
 
@@ -17,6 +18,7 @@ def test_a_file_that_does_not_exist_is_said_not_to_exist(qtbot, tmp_path):
     assert text.startswith("No such file or folder") and "Unrecognised" not in text
 
 
+@pytest.mark.slow
 def test_structure_not_checked_is_said_once(qtbot):
     win = _window(qtbot, FIXTURES / "aucx/bad_signal_byte_flip.aucx")
     text = win.statusBar().currentMessage()

@@ -53,6 +53,7 @@ def test_the_corpus_archives_have_scans():
 
 
 @pytest.mark.parametrize("path", ARCHIVES, ids=lambda p: p.name)
+@pytest.mark.slow
 def test_an_archives_scans_table_is_the_frame_of_its_rows(path):
     scans = _scans(path)
     if scans is None:

@@ -571,6 +571,7 @@ def test_corpus_sample_matches_oracle(fixtures):
     ("u1", {}, True),  # one-byte samples (shuffle is a no-op)
     ("<f4", {"compression": "lzf"}, False),  # a filter only HDF5 can undo
 ], ids=["gzip", "fletcher32", "big-endian", "uint8", "lzf"])
+@pytest.mark.slow
 def test_chunk_pipelines(tmp_path, dtype, filters, decoded_here):
     rng = np.random.default_rng(11)
     n, t, c = 9, 26, 3

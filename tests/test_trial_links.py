@@ -99,6 +99,7 @@ def test_selection_model_typed_stimuli():
     assert sel.is_empty() and sel.text() == ""
 
 
+@pytest.mark.slow
 def test_table_rows_select_trials_everywhere(qtbot):
     win, tab = _open(qtbot, CONTINUOUS)
     table, stimuli, panel, sel = (tab.tables["trial_meta"], tab.stimuli, tab.trials_panel,
@@ -128,6 +129,7 @@ def test_table_rows_select_trials_everywhere(qtbot):
     assert sel.is_empty()
 
 
+@pytest.mark.slow
 def test_stimulus_selects_its_trials(qtbot):
     win, tab = _open(qtbot, CONTINUOUS)
     table, stimuli, sel = tab.tables["trial_meta"], tab.stimuli, tab.selection
@@ -210,6 +212,7 @@ def test_double_click_opens_the_stimulus_viewer(qtbot):
     qtbot.waitUntil(lambda: tab.trial_links.viewers == [], timeout=5000)
 
 
+@pytest.mark.slow
 def test_viewer_of_a_stimulus_no_trial_showed(qtbot):
     win, tab = _open(qtbot, CONTINUOUS)
     # every stimulus of the file was shown; the text "15" (not the int 15) never was
@@ -226,6 +229,7 @@ def test_viewer_of_a_stimulus_no_trial_showed(qtbot):
     viewer.close()
 
 
+@pytest.mark.slow
 def test_closing_the_tab_stops_the_trial_jobs(qtbot):
     win, tab = _open(qtbot, EPOCHS)
     panel = tab.trials_panel

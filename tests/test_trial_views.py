@@ -65,6 +65,7 @@ def legend_labels(view) -> list[str]:
 # -- 1. condition averages ----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_condition_average_draws_mean_and_sem_bands(qtbot, jobs):
     panel, doc, _ = make_panel(qtbot, jobs, EPOCHS, by="cond", channels=[1])
     view = panel.average
@@ -98,6 +99,7 @@ def test_condition_average_draws_mean_and_sem_bands(qtbot, jobs):
                                  "baseline-corrected")
 
 
+@pytest.mark.slow
 def test_condition_check_list_chooses_what_is_drawn(qtbot, jobs):
     panel, doc, _ = make_panel(qtbot, jobs, EPOCHS, by="cond", channels=[0])
     view = panel.average
@@ -117,6 +119,7 @@ def test_condition_check_list_chooses_what_is_drawn(qtbot, jobs):
     assert len(view.curves()) == 3
 
 
+@pytest.mark.slow
 def test_missing_values_are_a_group_labelled_missing(qtbot, jobs):
     panel, doc, _ = make_panel(qtbot, jobs, EPOCHS, by="n_int", channels=[0])
     view = panel.average
@@ -131,6 +134,7 @@ def test_missing_values_are_a_group_labelled_missing(qtbot, jobs):
     assert band.brush().color().name() == MISSING_COLOR
 
 
+@pytest.mark.slow
 def test_several_channels_are_told_apart_by_line_style(qtbot, jobs):
     panel, doc, _ = make_panel(qtbot, jobs, COO, by="block", channels=[0, 3])
     view = panel.average
@@ -142,6 +146,7 @@ def test_several_channels_are_told_apart_by_line_style(qtbot, jobs):
     assert view.plot_item.getAxis("left").labelText == "mean (MUA), baseline-corrected"
 
 
+@pytest.mark.slow
 def test_window_and_baseline_controls(qtbot, jobs):
     panel, doc, _ = make_panel(qtbot, jobs, CONTINUOUS, by="hand", channels=[2])
     assert panel.time_window() is None  # the recorded window: each trial within its own
@@ -168,6 +173,7 @@ def test_window_and_baseline_controls(qtbot, jobs):
     assert panel.average.frame.attrs["window_samples"] == (-10, 40)
 
 
+@pytest.mark.slow
 def test_export_writes_the_trial_average_rows(qtbot, jobs, tmp_path):
     panel, doc, _ = make_panel(qtbot, jobs, EPOCHS, by="n_int", channels=[0, 4])
     view = panel.average
@@ -189,6 +195,7 @@ def test_export_writes_the_trial_average_rows(qtbot, jobs, tmp_path):
     assert "Export plotted data as CSV…" in texts
 
 
+@pytest.mark.slow
 def test_time_in_samples_without_a_sampling_rate(qtbot, jobs, tmp_path):
     rng = np.random.default_rng(5)
     arr = rng.standard_normal((8, 20, 2))
@@ -208,6 +215,7 @@ def test_time_in_samples_without_a_sampling_rate(qtbot, jobs, tmp_path):
     assert view.frame.attrs["window_samples"] == (0, 8)
 
 
+@pytest.mark.slow
 def test_progress_and_cancel(qtbot, jobs, monkeypatch):
     monkeypatch.setattr(trial_reads, "MAX_BLOCK_TRIALS", 4)
     panel, doc, _ = make_panel(qtbot, jobs, COO, by="block", channels=[0])
@@ -260,6 +268,7 @@ def test_bad_request_is_said_on_the_plot(qtbot, jobs):
 # -- 2. trial image -----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_trial_image_rows_sorted_with_boundaries(qtbot, jobs):
     panel, doc, _ = make_panel(qtbot, jobs, COO, by="stim_index", channels=[2])
     img = panel.image
@@ -287,6 +296,7 @@ def test_trial_image_rows_sorted_with_boundaries(qtbot, jobs):
     assert img.bounds_item.getData()[0].size == 0
 
 
+@pytest.mark.slow
 def test_trial_image_is_binned_to_the_view_width(qtbot, jobs, monkeypatch, tmp_path):
     rng = np.random.default_rng(8)
     arr = rng.standard_normal((12, 3000, 1)).astype(np.float32)
@@ -302,6 +312,7 @@ def test_trial_image_is_binned_to_the_view_width(qtbot, jobs, monkeypatch, tmp_p
                                max_bins=bins, baseline="recorded").values)
 
 
+@pytest.mark.slow
 def test_clicking_a_row_selects_its_trial(qtbot, jobs):
     panel, doc, selection = make_panel(qtbot, jobs, CONTINUOUS, by="hand", channels=[0])
     img = panel.image
@@ -328,6 +339,7 @@ def test_clicking_a_row_selects_its_trial(qtbot, jobs):
     pd.testing.assert_frame_equal(panel.average.frame, expected)
 
 
+@pytest.mark.slow
 def test_selected_trials_are_drawn_over_the_conditions(qtbot, jobs):
     panel, doc, selection = make_panel(qtbot, jobs, CONTINUOUS, by="hand", channels=[0])
     view = panel.average
@@ -352,6 +364,7 @@ def test_selected_trials_are_drawn_over_the_conditions(qtbot, jobs):
     qtbot.waitUntil(lambda: view.selection_curves() == [], timeout=20000)
 
 
+@pytest.mark.slow
 def test_values_below_one_are_not_rescaled(qtbot, jobs):
     # sparse spike counts: baseline-corrected means within (-1, 1); pyqtgraph would
     # otherwise draw 0.6 as 600 on an axis without units
@@ -376,6 +389,7 @@ def test_patterns_recording_has_no_trial_views(qtbot, jobs):
     assert panel.axis is None and panel.message.startswith("No trial views:")
 
 
+@pytest.mark.slow
 def test_trial_views_wheel_zooms_time_and_reset_view(qtbot, jobs):
     from test_plot_navigation import _spans, _wheel
 
@@ -402,6 +416,7 @@ def test_trial_views_wheel_zooms_time_and_reset_view(qtbot, jobs):
     assert _spans(avg_vb)[0] == pytest.approx(x_span)
 
 
+@pytest.mark.slow
 def test_trial_image_hover_names_trial_time_and_value(qtbot, jobs):
     panel, doc, _ = make_panel(qtbot, jobs, EPOCHS, by="cond", channels=[0])
     img = panel.image
@@ -413,6 +428,7 @@ def test_trial_image_hover_names_trial_time_and_value(qtbot, jobs):
     assert img.hover_text(x, -1.0) == "" and img.hover_text(m.edges[-1] + 1, 3.5) == ""
 
 
+@pytest.mark.slow
 def test_short_panes_show_one_view_at_a_time(qtbot, jobs):
     panel, doc, _ = make_panel(qtbot, jobs, EPOCHS, by="cond", channels=[0])
     assert panel.compact is False and panel.splitter.count() == 2
@@ -443,6 +459,7 @@ def test_legend_sits_under_the_plot_and_can_be_hidden(qtbot, jobs):
     assert legend.isVisible() and legend_labels(view) == ["low (n=4)", "mid (n=3)", "high (n=3)"]
 
 
+@pytest.mark.slow
 def test_legend_columns_fit_the_view(qtbot, jobs):
     # 5 stimulus IDs with long labels in a narrow pane: the legend never widens the plot
     panel, doc, _ = make_panel(qtbot, jobs, EPOCHS, by=STIMULUS, channels=[0], size=(560, 700))
@@ -468,6 +485,7 @@ def test_baseline_defaults_to_the_recorded_one(qtbot, jobs):
     assert panel.baseline() == (-0.04, 0.0)
 
 
+@pytest.mark.slow
 def test_views_follow_the_palette(qtbot, jobs):
     from PySide6.QtGui import QColor, QPalette
 
@@ -488,6 +506,7 @@ def test_views_follow_the_palette(qtbot, jobs):
 PLOT_WIDGET_PARTS = ("view box", "axes", "plot item", "graphics view")
 
 
+@pytest.mark.slow
 def test_panel_built_in_steps_uses_the_plots_of_the_earlier_steps(qtbot, jobs):
     from PySide6.QtWidgets import QWidget
 

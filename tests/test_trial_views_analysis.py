@@ -119,6 +119,7 @@ def test_subset_errors(fixtures):
 # -- trial_axis, condition_of_value ---------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_trial_axis_of_the_corpus(fixtures):
     ep = trial_axis(opened(fixtures / V1 / "epochs_dense_f64_strids.h5"))
     assert (ep.trials, ep.channels, ep.window_samples, ep.sampling_rate_hz) == (10, 5, (-16, 48),
@@ -137,6 +138,7 @@ def test_trial_axis_of_the_corpus(fixtures):
 @pytest.mark.parametrize("entry", [e for e in load_expected("vneurotk") if e["trial_info"]
                                    and e["data_mode"] in ("epochs", "continuous")],
                          ids=lambda e: e["file"])
+@pytest.mark.slow
 def test_recorded_trial_window_and_baseline_of_the_corpus(fixtures, entry):
     doc = open_document(fixtures / "vneurotk" / entry["file"])
     expected = entry["trial_info"]

@@ -14,16 +14,13 @@ import pytest
 from inspector.cli import main
 from inspector.formats import open_document
 from inspector.formats.hdf5.vds_guard import MAX_MAPPINGS
+from tests.hdf5_build import one_element_mappings
 
 
 def _files(folder, n: int):
     with h5py.File(folder / "other.h5", "w") as f:
         f.create_dataset("src", data=np.arange(n, dtype="<i4"))
-        layout = h5py.VirtualLayout(shape=(n,), dtype="<i4")
-        source = h5py.VirtualSource(".", "src", shape=(n,))
-        for i in range(n):
-            layout[i] = source[i]
-        f.create_virtual_dataset("many", layout)
+        one_element_mappings(f, "many", "src", n)
     doc = folder / "doc.h5"
     with h5py.File(doc, "w") as f:
         f["linked"] = h5py.ExternalLink("other.h5", "/many")
@@ -33,6 +30,7 @@ def _files(folder, n: int):
     return doc
 
 
+@pytest.mark.slow
 def test_too_many_mappings_in_another_file_are_refused(tmp_path, capsys):
     doc = _files(tmp_path, MAX_MAPPINGS + 1)
     with open_document(doc) as d:

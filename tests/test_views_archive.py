@@ -7,6 +7,7 @@ import threading
 import zipfile
 from dataclasses import replace
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
@@ -322,6 +323,7 @@ def test_closing_the_tab_cancels_the_running_check_and_releases_the_file(qtbot):
     assert doc.checks == [check]  # a cancelled check stays pending
 
 
+@pytest.mark.slow
 def test_auc_source_has_a_summary_view_equal_to_its_structure(qtbot):
     """The Summary tab shows what ``openauc inspect`` answers (the document's structure)."""
     win = open_window(qtbot, FIXTURES / "auc-delimited/demo_experiment")

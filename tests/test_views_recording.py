@@ -36,6 +36,7 @@ def test_recording_views_present(qtbot):
 
 
 @pytest.mark.parametrize("name", sorted(k for k, e in EXPECTED.items() if e.get("trial_meta")))
+@pytest.mark.slow
 def test_trial_meta_model_matches_expected(qtbot, name):
     exp = EXPECTED[name]["trial_meta"]
     win = open_window(qtbot, FIXTURES / "vneurotk" / name)

@@ -55,6 +55,7 @@ def test_every_corpus_file_has_a_rule():
 
 
 @pytest.mark.parametrize("name", [e["file"] for e in EXPECTED])
+@pytest.mark.slow
 def test_verdict_and_header_facts(name):
     exp = BY_FILE[name]
     with open_recording(ROOT / name) as doc:
@@ -81,6 +82,7 @@ def test_verdict_and_header_facts(name):
 
 
 @pytest.mark.parametrize("name", VALID)
+@pytest.mark.slow
 def test_summary_equals_expected_key_by_key(name):
     exp = BY_FILE[name]
     with open_recording(ROOT / name, hash_arrays=True) as doc:
@@ -97,6 +99,7 @@ def test_summary_equals_expected_key_by_key(name):
 
 
 @pytest.mark.parametrize("name", VALID)
+@pytest.mark.slow
 def test_summary_without_hashing_is_the_same_minus_hashes(name):
     exp = BY_FILE[name]
     with open_document(ROOT / name) as doc:  # as the application opens it: through the registry

@@ -84,6 +84,7 @@ def test_dock_follows_the_current_tab_with_an_all_files_toggle(qtbot, tmp_path):
 
 @pytest.mark.parametrize("path", [FLIP, FIXTURES / "vneurotk/edited/hdr_version_2.h5",
                                   FIXTURES / "auc-delimited/malformed_duplicate"])
+@pytest.mark.slow
 def test_messages_never_repeat_the_file_name(qtbot, path):
     win = open_window(qtbot, path)
     rows = _rows(win)

@@ -64,6 +64,7 @@ def test_tree_widths_stretch_the_name_and_keep_the_others_readable():
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"], indirect=True)
+@pytest.mark.slow
 def test_tree_columns_are_readable_at_1024x640(qtbot, theme):
     win = _window(qtbot, REC)
     panel = win.current_tab().header_panel
@@ -97,6 +98,7 @@ def _row_bottom_in_view(view, row: int) -> bool:
 @pytest.mark.parametrize("theme", ["light", "dark"], indirect=True)
 # three errors, and the warning that the structure was not checked (the archive failed)
 @pytest.mark.parametrize("path,count", [(THREE, 4), (NINE, 9)])
+@pytest.mark.slow
 def test_every_finding_is_reachable_and_the_last_row_whole(qtbot, theme, path, count):
     win = _window(qtbot, path)
     dock = win.findings
@@ -118,6 +120,7 @@ def test_every_finding_is_reachable_and_the_last_row_whole(qtbot, theme, path, c
 # -- plot labels -----------------------------------------------------------------------
 @pytest.mark.parametrize("theme", ["dark", "light"], indirect=True)
 @pytest.mark.parametrize("path", [ARCHIVE, REC])
+@pytest.mark.slow
 def test_the_y_axis_label_keeps_clear_of_the_splitter_handle(qtbot, theme, path):
     win = _window(qtbot, path)
     plot = win.current_tab().plot.view

@@ -114,16 +114,13 @@ def _vds_sources(folder: Path, scale: Scale) -> Path:
     import h5py
 
     from inspector.formats.hdf5.vds_guard import MAX_MAPPINGS
+    from tests.hdf5_build import one_element_mappings
 
     n = 100_000 if scale == "full" else MAX_MAPPINGS + 1
     path = _copy_seed(folder, "vds-sources.h5")
     with h5py.File(path, "r+") as f:
         f.create_dataset("src", data=np.arange(n, dtype="<i4"))
-        layout = h5py.VirtualLayout(shape=(n,), dtype="<i4")
-        source = h5py.VirtualSource(".", "src", shape=(n,))
-        for i in range(n):
-            layout[i] = source[i]
-        f.create_virtual_dataset("many", layout)
+        one_element_mappings(f, "many", "src", n)
     return path
 
 
@@ -134,15 +131,12 @@ def _vds_other_file(folder: Path, scale: Scale) -> Path:
     import h5py
 
     from inspector.formats.hdf5.vds_guard import MAX_MAPPINGS
+    from tests.hdf5_build import one_element_mappings
 
     n = 100_000 if scale == "full" else MAX_MAPPINGS + 1
     with h5py.File(folder / "other.h5", "w") as f:
         f.create_dataset("src", data=np.arange(n, dtype="<i4"))
-        layout = h5py.VirtualLayout(shape=(n,), dtype="<i4")
-        source = h5py.VirtualSource(".", "src", shape=(n,))
-        for i in range(n):
-            layout[i] = source[i]
-        f.create_virtual_dataset("many", layout)
+        one_element_mappings(f, "many", "src", n)
     path = _copy_seed(folder, "doc.h5")
     with h5py.File(path, "r+") as f:
         f["linked"] = h5py.ExternalLink("other.h5", "/many")

@@ -1,6 +1,7 @@
 """Long reads show the fraction done and can be cancelled (pytest-qt, offscreen): the
-neural plot's overview and the Trials tab's trial image.  Reads are held at a gate, so the
-test decides how far a read has come."""
+neural plot's overview (chunks read of chunks needed), the AUC overview and the Trials
+tab's trial image and condition averages.  Reads are held at a gate, so the test decides
+how far a read has come."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def _inside(box: ReadProgress) -> bool:
     return QRect(0, 0, host.width(), host.height()).contains(box.geometry())
 
 
-def test_the_overview_shows_reads_done_and_cancel_stops_it(qtbot, jobs):
+def test_the_overview_shows_chunks_read_and_cancel_stops_it(qtbot, jobs):
     ref = GatedRef(np.random.default_rng(2).standard_normal((4000, 6)))
     ref.attrs["sfreq"] = 100.0
     view = NeuralView(ref, jobs)
@@ -43,12 +44,14 @@ def test_the_overview_shows_reads_done_and_cancel_stops_it(qtbot, jobs):
     qtbot.waitExposed(view)
     box = view.read_progress
     qtbot.waitUntil(lambda: bool(view.lines) and box.running, timeout=10000)
-    total = sum(len(ln.indices) for ln in view.lines)
+    total = sum(len(ln.indices) for ln in view.lines)  # (one block of samples each)
     assert total >= 2
-    ref.gate.release(1)  # one channel read, the next waits
+    ref.gate.release(1)  # one block read, the next waits
     qtbot.waitUntil(box.isVisible, timeout=10000)  # shown once the read has run 1 s
     qtbot.waitUntil(lambda: box.bar.value() == 1, timeout=10000)
-    assert box.bar.maximum() == total and box.bar.text() == f"1 of {total} channel reads"
+    percent = int(100 / total)
+    assert box.bar.maximum() == total
+    assert box.bar.text() == f"1 of {total} chunks ({percent}%)"
     assert _inside(box)  # floats over the plot: the layout is unchanged
     assert box.bar.width() >= box.bar.fontMetrics().horizontalAdvance(box.bar.text())
     assert not view.is_idle()
@@ -93,7 +96,7 @@ def test_the_trial_image_shows_trials_read_and_cancel_keeps_the_image(qtbot, job
     image.run(image.request)
     box = image.read_progress
     qtbot.waitUntil(lambda: box.isVisible() and box.bar.value() == 6, timeout=10000)
-    assert box.bar.text() == "6 of 24 trials" and _inside(box)
+    assert box.bar.text() == "6 of 24 trials (25%)" and _inside(box)
     qtbot.mouseClick(box.cancel, Qt.MouseButton.LeftButton)
     gate.set()
     jobs.wait(10000)
@@ -101,3 +104,48 @@ def test_the_trial_image_shows_trials_read_and_cancel_keeps_the_image(qtbot, job
     assert not image.running and not box.isVisible() and image.is_idle()
     assert image.status.text() == "cancelled: the image shows the previous result"
     assert image.matrix is first
+
+
+def test_the_overview_of_a_chunked_dataset_counts_stored_chunks(qtbot, jobs, tmp_path,
+                                                               monkeypatch):
+    """Channels that share stored chunks count each chunk once: the total is the chunks
+    the summary lacks, not the channels."""
+    import h5py
+
+    from inspector.formats.hdf5 import chunk_summary as cs
+    from inspector.formats.hdf5.arrays import H5DatasetRef
+    from inspector.formats.hdf5.source import H5Source
+
+    monkeypatch.setattr(cs, "SUMMARY_MIN_BYTES", 0)
+    path = tmp_path / "c.h5"
+    with h5py.File(path, "w") as f:  # 51 chunks along time, 2 chunk columns of channels
+        f.create_dataset("neuro", data=np.random.default_rng(4).standard_normal(
+            (50_021, 5)).astype("f4"), chunks=(1000, 3), compression="gzip")
+    gate = threading.Semaphore(0)
+
+    class GatedH5(H5DatasetRef):
+        def read_raw_chunk(self, offset):
+            gate.acquire(timeout=30)
+            return super().read_raw_chunk(offset)
+
+    src = H5Source(path)
+    ref = GatedH5(src, src.file["neuro"], "neuro")
+    ref.attrs["sfreq"] = 1000.0
+    view = NeuralView(ref, jobs)
+    qtbot.addWidget(view)
+    view.resize(800, 450)
+    view.show()
+    box = view.read_progress
+    qtbot.waitUntil(lambda: bool(view.lines) and box.running, timeout=10000)
+    columns = {idx[1] // 3 for ln in view.lines for idx in ln.indices}
+    total = 51 * len(columns)
+    assert len([i for ln in view.lines for i in ln.indices]) != total  # not channel reads
+    gate.release(10)
+    qtbot.waitUntil(lambda: box.isVisible() and box.bar.value() == 10, timeout=10000)
+    assert box.bar.maximum() == total
+    assert box.bar.text() == f"10 of {total} chunks ({int(1000 / total)}%)"
+    qtbot.mouseClick(box.cancel, Qt.MouseButton.LeftButton)
+    assert not box.isVisible() and view.is_idle()
+    gate.release(10_000)
+    jobs.wait(10000)
+    src.close()

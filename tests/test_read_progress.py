@@ -149,3 +149,33 @@ def test_the_overview_of_a_chunked_dataset_counts_stored_chunks(qtbot, jobs, tmp
     gate.release(10_000)
     jobs.wait(10000)
     src.close()
+
+
+def test_the_auc_overview_shows_scans_read_and_cancel_stops_it(qtbot, jobs):
+    from inspector.formats.capabilities import AucScans
+    from inspector.ui.plots.auc import AucView
+
+    rng = np.random.default_rng(5)
+    scans, points = 64, 8192  # two blocks of 32 scans (scan_envelope.BLOCK_POINTS)
+    signal = GatedRef(np.cumsum(rng.standard_normal((scans, points)), axis=1))
+    arrays = {"radius": NumpyArrayRef("radius", np.linspace(5.9, 7.2, points)),
+              "signal": signal, "mask": NumpyArrayRef("mask", np.ones((scans, points), bool))}
+    view = AucView(AucScans(scan_ids=tuple(f"s{i}" for i in range(scans)), radius_unit="cm",
+                            signal_unit="AU"), arrays, jobs)
+    qtbot.addWidget(view)
+    view.resize(900, 450)
+    view.show()
+    box = view.read_progress
+    qtbot.waitUntil(lambda: box.running, timeout=10000)
+    signal.gate.release(1)  # the first block of scans is read, the second waits
+    qtbot.waitUntil(lambda: box.isVisible() and box.bar.value() == 32, timeout=10000)
+    assert box.bar.text() == "32 of 64 scans (50%)" and _inside(box)
+    assert not view.is_idle()
+    qtbot.mouseClick(box.cancel, Qt.MouseButton.LeftButton)
+    assert not box.isVisible() and not view.busy
+    qtbot.waitUntil(view.is_idle, timeout=5000)  # (the line layers check their images)
+    assert view.status.text().startswith("reading cancelled")
+    signal.gate.release(100)
+    jobs.wait(10000)
+    qtbot.wait(50)
+    assert view.is_idle() and view.drawn == 0  # the cancelled read draws nothing

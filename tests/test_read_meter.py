@@ -64,3 +64,29 @@ def test_summary_path_counts_each_stored_chunk_once(chunked):  # noqa: F811
     needed, meter, _ = _metered(ref, [(None, 4)], 2_500, 4_100, 300)  # narrow: samples
     assert needed == {(2, 1), (3, 1), (4, 1)} and meter.done == 3
     assert cs.envelope_chunks(ref.chunk_summary(), (None, 0), 10, 10, 5) == set()
+
+
+def test_trial_average_plans_and_reads_its_stored_chunks(tmp_path, monkeypatch):
+    """A trial average inside a meter adds the stored chunks it plans and reads each:
+    (18 trials, 20 samples, 6 channels) in chunks of (4, 20, 4): 5 chunk rows by 2 chunk
+    columns of channels (the chosen channels 0 and 5 lie in both), 10 chunks."""
+    from test_trial_average import opened, write
+
+    from inspector.formats.analysis import trial_average as analysis
+    from inspector.formats.workers import worker_pool
+
+    monkeypatch.setattr(analysis, "MAX_BLOCK_TRIALS", 4)
+    n = 18
+    arr = np.random.default_rng(9).standard_normal((n, 20, 6))
+    path = tmp_path / "p.h5"
+    write(path, arr, mode="epochs", onsets=np.full(n, 2, np.int64), ids=[1] * n,
+          chunks=(4, 20, 4))
+    reports = []
+    with worker_pool():
+        doc = opened(path)
+        meter = ChunkMeter(0, lambda d, k: reports.append((d, k)))
+        with metering(meter):
+            plain = analysis.trial_average(doc, "stimulus", channels=[0, 5])
+        assert (meter.done, meter.needed) == (10, 10) and reports[-1] == (10, 10)
+        again = analysis.trial_average(doc, "stimulus", channels=[0, 5])  # no meter: the same
+    assert plain.equals(again)

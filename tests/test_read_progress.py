@@ -77,8 +77,7 @@ def test_a_short_read_never_shows_the_box(qtbot, jobs):
 
 def test_the_trial_image_shows_trials_read_and_cancel_keeps_the_image(qtbot, jobs,
                                                                       monkeypatch):
-    import types
-
+    from inspector.formats.analysis.read_meter import chunk_read, chunks_expected, chunks_waiting
     from inspector.ui.trials import trial_image as ti_mod
     from tests.test_trial_views import COO, make_panel
 
@@ -87,16 +86,19 @@ def test_the_trial_image_shows_trials_read_and_cancel_keeps_the_image(qtbot, job
     first = image.matrix
     gate, real = threading.Event(), ti_mod.trial_matrix
 
-    def held(*args, progress=None, **kwargs):
-        progress(types.SimpleNamespace(done=6, total=24))
+    def held(*args, **kwargs):  # plans 24 chunks, reads 6 and waits (in the job's meter)
+        chunks_expected(24)
+        for k in range(6):
+            chunk_read(("held", k))
+        chunks_waiting()
         gate.wait(30)
-        return real(*args, progress=progress, **kwargs)
+        return real(*args, **kwargs)
 
     monkeypatch.setattr(ti_mod, "trial_matrix", held)
     image.run(image.request)
     box = image.read_progress
     qtbot.waitUntil(lambda: box.isVisible() and box.bar.value() == 6, timeout=10000)
-    assert box.bar.text() == "6 of 24 trials (25%)" and _inside(box)
+    assert box.bar.text() == "6 of 24 chunks (25%)" and _inside(box)
     qtbot.mouseClick(box.cancel, Qt.MouseButton.LeftButton)
     gate.set()
     jobs.wait(10000)

@@ -1,12 +1,14 @@
 """Chunks read of chunks needed: the fraction done of one long read.
 
-A read that shows its progress first asks each array what it will read
+A read that shows its progress either first asks each array what it will read
 (:meth:`ArrayRef.envelope_chunks
 <inspector.formats.analysis.arrays.ArrayRef.envelope_chunks>`: the identities
 of the chunks, so that a chunk two lines share counts once), makes a
 :class:`ChunkMeter` of that many, and runs the reads inside
-:func:`metering`.  The readers then report each chunk they finish with
-:func:`chunk_read`, wherever they read it (the chunk summaries of an HDF5
+:func:`metering`, or makes an empty meter and lets the reader add the chunks it
+plans (:func:`chunks_expected`: the trial averages and trial images of
+:mod:`~inspector.formats.analysis.trial_average`).  The readers then report each
+chunk they finish with :func:`chunk_read`, wherever they read it (the chunk summaries of an HDF5
 dataset, the plain envelope path), and :func:`chunks_waiting` while they wait
 for chunks decoded on other threads (so that the last count is not held back
 by :data:`REPORT_EVERY_S`).  Outside :func:`metering` a report does
@@ -14,7 +16,9 @@ nothing, so readers report unconditionally.
 
 A *chunk* is the piece a reader reads at once: a stored HDF5 chunk on the
 summary path, a block of :data:`~inspector.formats.analysis.arrays.READ_BLOCK_SAMPLES`
-samples (or one sampled window) on the plain path.
+samples (or one sampled window) on the plain path; in the trial computations a
+stored chunk's share of a block of trials (one read of a block when the array
+offers no chunks).
 
 Thread safety: the meter is found through a :class:`contextvars.ContextVar`,
 so it is the calling thread's own (a job's); reports are made on that thread
@@ -69,6 +73,10 @@ class ChunkMeter:
                 self._next = now + REPORT_EVERY_S
                 self._send()
 
+    def expect(self, n: int) -> None:
+        """``n`` more chunks are needed (a reader that plans its reads itself)."""
+        self.needed += max(0, int(n))
+
     def waiting(self) -> None:
         """The reader is waiting for chunks: report a count not reported yet."""
         if self.report is not None and self.done != self._reported:
@@ -101,6 +109,19 @@ def chunk_read(key: Hashable) -> None:
     meter = _current.get()
     if meter is not None:
         meter.read(key)
+
+
+def metered() -> bool:
+    """True inside :func:`metering` on this thread (a reader may then plan its chunks)."""
+    return _current.get() is not None
+
+
+def chunks_expected(n: int) -> None:
+    """Add ``n`` chunks to those the current meter needs (a no-op outside
+    :func:`metering`): for readers that plan their reads only once they run."""
+    meter = _current.get()
+    if meter is not None:
+        meter.expect(n)
 
 
 def chunks_waiting() -> None:

@@ -100,6 +100,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from inspector.formats.analysis.arrays import ArrayRef
+from inspector.formats.analysis.read_meter import chunk_read, chunks_expected, metered
 from inspector.formats.capabilities import CancelFn, Progress, ProgressFn, TrialStructure
 from inspector.formats.inflate import ChunkOverflow, undo_filters
 from inspector.formats.pandas_values import is_na, is_nat, is_timestamp
@@ -624,6 +625,10 @@ class _PlainSource:
     def collect(self, handle: list[np.ndarray]) -> list[np.ndarray]:
         return handle
 
+    def count(self, boxes: list[_Box]) -> int:
+        """Reads of ``boxes``: one each (the chunks of :mod:`.read_meter` here)."""
+        return len(boxes)
+
     def cancel(self, handle: list[np.ndarray]) -> None:
         return None
 
@@ -758,6 +763,19 @@ class _ChunkSource:
                               (*local, slice(None)), pick, fallback)
                 pieces.append(_Piece((*dest, positions), run))
         return pieces
+
+    def count(self, boxes: list[_Box]) -> int:
+        """Stored chunks :meth:`submit` decodes for ``boxes`` (one piece each)."""
+        n = 0
+        for rows, (t0, t1) in boxes:
+            if t1 <= t0:
+                continue
+            spans = ([rows] if rows is not None else []) + [(t0, t1)]
+            k = 1
+            for (a, b), c in zip(spans, self.chunks, strict=False):
+                k *= len(range(a // c, -(-b // c)))
+            n += k * len(self.columns)
+        return n
 
     def submit(self, boxes: list[_Box]) -> list[tuple[tuple[int, ...], list[_Piece]]]:
         executor = pool()
@@ -983,17 +1001,22 @@ def _each_block(ref: ArrayRef, plan: _Plan, chosen: np.ndarray, fold: _Fold,
     each channel slab of each block, windowed and baseline-corrected, to ``fold``."""
     source = _source_for(ref, plan.channels)
     total = int(chosen.shape[0])
-    pending: deque[tuple[np.ndarray, np.ndarray, np.ndarray, Any]] = deque()
+    pending: deque[tuple[np.ndarray, np.ndarray, np.ndarray, Any, int]] = deque()
     done = 0
 
     blocks, block_bytes = _blocks(plan, source, np.dtype(ref.dtype).itemsize, chosen)
     # blocks larger than the target (one row of big chunks) are not read ahead
     ahead = source.ahead if block_bytes <= BLOCK_BYTES else 0
 
+    if metered():  # someone counts chunks: plan them (a pass over the blocks' boxes)
+        chunks_expected(sum(source.count(_boxes(plan, idx, source.gap)[0]) for idx in blocks))
+
     def step() -> None:
         nonlocal done
-        idx, owner, base, handle = pending.popleft()
+        idx, owner, base, handle, pieces = pending.popleft()
         arrays = source.collect(handle)
+        for k in range(pieces):
+            chunk_read((done, k))  # (``done``: the trials before this block, its identity)
         for cols in _slabs(plan, int(idx.shape[0])):
             fold(idx, _shape_block(plan, idx, _gather(plan, idx, arrays, owner, base, cols)),
                  cols)
@@ -1006,7 +1029,7 @@ def _each_block(ref: ArrayRef, plan: _Plan, chosen: np.ndarray, fold: _Fold,
             if cancelled is not None and cancelled():
                 raise Cancelled()
             boxes, owner, base = _boxes(plan, idx, source.gap)
-            pending.append((idx, owner, base, source.submit(boxes)))
+            pending.append((idx, owner, base, source.submit(boxes), source.count(boxes)))
             if len(pending) > ahead:
                 step()
         while pending:
@@ -1014,7 +1037,7 @@ def _each_block(ref: ArrayRef, plan: _Plan, chosen: np.ndarray, fold: _Fold,
                 raise Cancelled()
             step()
     finally:
-        for *_, handle in pending:
+        for *_, handle, _pieces in pending:
             source.cancel(handle)
 
 

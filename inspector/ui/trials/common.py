@@ -10,8 +10,9 @@ import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QColor
 
+from inspector.formats.analysis.read_meter import ChunkMeter
 from inspector.formats.analysis.trial_average import Condition, TrialAxis
-from inspector.jobs import JobRunner
+from inspector.jobs import JobContext, JobRunner
 from inspector.ui.flow_layout import FlowLayout, group  # noqa: F401 - the trial views' import
 
 #: Colours of the first conditions (then evenly spaced hues); missing is grey.
@@ -129,3 +130,9 @@ def channel_label(axis: TrialAxis, ch: int) -> str:
     return axis.channel_names[ch] if ch < len(axis.channel_names) else f"ch {ch}"
 
 
+def chunk_meter(ctx: JobContext) -> ChunkMeter:
+    """A meter sending ``(chunks read, chunks needed)`` as the job's progress: the trial
+    computations add the chunks they plan (:func:`~inspector.formats.analysis.read_meter.
+    chunks_expected`) and report each one read; run them inside
+    :func:`~inspector.formats.analysis.read_meter.metering` with it."""
+    return ChunkMeter(0, lambda done, needed: ctx.progress(done, needed))

@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from inspector.formats.analysis.read_meter import metering
 from inspector.formats.analysis.trial_average import Condition, TrialAxis, pooled, trial_average
 from inspector.formats.document import Document
 from inspector.jobs import JobContext, JobRunner
@@ -51,6 +52,7 @@ from inspector.ui.trials.common import (
     AverageRequest,
     cancel_keys_on_destroy,
     channel_label,
+    chunk_meter,
     color_onset,
     condition_colors,
     onset_line,
@@ -240,7 +242,7 @@ class ConditionPlot(PlotView):
     # -- layout ------------------------------------------------------------------
     def _build(self, with_list: bool) -> None:
         # the fraction done floats over the plot (no row of its own to wrap or cut)
-        self.read_progress = ReadProgress(self._stack, "trials", "Stop computing this average")
+        self.read_progress = ReadProgress(self._stack, "chunks", "Stop computing this average")
         self.read_progress.cancel_requested.connect(self.cancel)
         time_label(self.plot_item, self.axis)
         self.plot_item.setLabel("left", self._left_label(False))
@@ -442,17 +444,16 @@ class ConditionPlot(PlotView):
         doc = self.doc
 
         def work(ctx: JobContext) -> tuple[pd.DataFrame, Grid, Bands]:
-            df = trial_average(
-                doc, request.by, channels=list(request.channels), window=request.window,
-                baseline=request.baseline,
-                trials=list(request.trials) if request.trials is not None else None,
-                progress=lambda p: ctx.progress(p.done, p.total),
-                cancelled=lambda: ctx.cancelled)
+            with metering(chunk_meter(ctx)):  # progress: chunks read of chunks needed
+                df = trial_average(
+                    doc, request.by, channels=list(request.channels), window=request.window,
+                    baseline=request.baseline,
+                    trials=list(request.trials) if request.trials is not None else None,
+                    cancelled=lambda: ctx.cancelled)
             grid = frame_grid(df)  # the arrays and band paths are made here, off the GUI thread
             return df, grid, grid_bands(grid)
 
-        total = len(request.trials) if request.trials is not None else self.axis.trials
-        self.read_progress.start(total)
+        self.read_progress.start()  # (the job counts the chunks it needs first)
         self.status.setText("averaging…")
         self.jobs.submit(work, on_done=lambda got: self._done(request, *got),
                          on_error=self._failed, on_progress=self._progress,

@@ -102,6 +102,13 @@ def _signal_memmap(folder: Path, scans: int, points: int, radius: np.ndarray) ->
     return sig
 
 
+
+def _elapsed(i: int) -> dict:
+    """Scan ``i``'s elapsed time (60 s apart): openauc's scan model requires one."""
+    return {"value": float(60 * i), "unit": "s", "unit_label": None, "status": "present",
+            "provenance": "supplied"}
+
+
 def build(folder: Path, scans: int, points: int, per_scan: bool, fast: bool = False) -> Path:
     """Write the benchmark archive with the product's writer; return its path.
 
@@ -121,7 +128,8 @@ def build(folder: Path, scans: int, points: int, per_scan: bool, fast: bool = Fa
     exp = AucExperiment(
         metadata={"experiment_id": f"bench-{scans}x{points}", "name": "benchmark"},
         instrument=None, samples=[],
-        scans=[{"scan_id": s, "index": i} for i, s in enumerate(ids)],
+        scans=[{"scan_id": s, "index": i, "elapsed_time": _elapsed(i)}
+               for i, s in enumerate(ids)],
         provenance=None, mode=mode, radius_unit="cm", signal_unit="AU", scan_ids=ids,
         radius=np.broadcast_to(radius, (scans, points)) if per_scan else radius,
         signal=signal, mask=np.ones((scans, points), dtype=bool))

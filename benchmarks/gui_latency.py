@@ -97,6 +97,12 @@ def recording_path(cache: Path, mb: int) -> Path:
     return path
 
 
+def _elapsed(i: int) -> dict:
+    """Scan ``i``'s elapsed time (60 s apart): openauc's scan model requires one."""
+    return {"value": float(60 * i), "unit": "s", "unit_label": None, "status": "present",
+            "provenance": "supplied"}
+
+
 def archive_path(cache: Path, mb: int) -> Path:
     """The cached shared-axis AUCX archive with ``mb`` MB of float64 signal (``write_aucx``)."""
     import numpy as np
@@ -122,7 +128,8 @@ def archive_path(cache: Path, mb: int) -> Path:
     ids = [f"scan_{i + 1:04d}" for i in range(scans)]
     exp = AucExperiment(
         metadata={"experiment_id": f"gui-latency-{mb}MB"}, instrument=None, samples=[],
-        scans=[{"scan_id": s, "index": i} for i, s in enumerate(ids)], provenance=None,
+        scans=[{"scan_id": s, "index": i, "elapsed_time": _elapsed(i)}
+               for i, s in enumerate(ids)], provenance=None,
         mode="shared", radius_unit="cm", signal_unit="AU", scan_ids=ids, radius=radius,
         signal=sig, mask=np.ones((scans, points), dtype=bool))
     write_aucx(exp, path, exported_at="2026-01-01T00:00:00+00:00", overwrite=True)

@@ -394,7 +394,7 @@ def _with_provenance(exp: AucExperiment) -> AucExperiment:
 
 def test_delimited_locator():
     locate = DelimitedLocator("manifest.json", "scans.csv", ("scans.csv:2", "scans.csv:14"))
-    assert locate("scans[1].rotor_speed") == "scans.csv:14"
+    assert locate("scans[1].rotor_speed") == "scans.csv:scans[1].rotor_speed"
     assert locate("scans[7].cell") == "scans.csv"
     assert locate("scans[*].cell") == "scans.csv"
     assert locate("metadata.experiment_type") == "manifest.json:experiment.experiment_type"

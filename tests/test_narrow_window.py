@@ -58,3 +58,29 @@ def test_plot_controls_and_plot_fit_their_pane(qtbot, size):
         if text:
             assert control.width() >= control.fontMetrics().horizontalAdvance(text.replace("&", ""))
     assert _whole(widget, tab)
+
+
+@pytest.mark.parametrize("size", [(900, 640), (1024, 640)])
+def test_every_tab_title_is_whole_and_the_time_label_fits_its_axis(qtbot, size):
+    """No scroll arrows on the views' tab bar (every title whole), and the condition
+    plot's time label no wider than its axis (it was cut at 900 px)."""
+    from inspector.ui.trials.condition_plot import ConditionPlot
+
+    win = _window(qtbot, EPOCHS, size=size)
+    tab = win.current_tab()
+    tabs = _views_tabs(tab)
+    bar = tabs.tabBar()
+    for i in range(tabs.count()):
+        tabs.setCurrentIndex(i)
+        qtbot.waitUntil(lambda: win.is_idle(), timeout=30000)
+        assert bar.sizeHint().width() <= bar.width(), tabs.tabText(i)
+        assert _whole(bar, tabs), tabs.tabText(i)
+    tabs.setCurrentIndex(next(i for i in range(tabs.count()) if tabs.tabText(i) == "Trials"))
+    average = tab.findChildren(ConditionPlot)[0]
+    qtbot.waitUntil(lambda: average.frame is not None and win.is_idle(), timeout=30000)
+    qtbot.wait(50)
+    axis = average.plot_item.getAxis("bottom")
+    assert axis.label.boundingRect().width() <= axis.width()
+    assert axis.label.toPlainText().startswith("time from")  # shortened, not dropped
+    widget = average.plot_widget
+    assert average.plot_item.width() <= widget.width() + 0.5

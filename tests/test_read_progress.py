@@ -1,6 +1,7 @@
 """Long reads show the fraction done and can be cancelled (pytest-qt, offscreen): the
-neural plot's overview and the Trials tab's trial image.  Reads are held at a gate, so the
-test decides how far a read has come."""
+neural plot's overview (chunks read of chunks needed), the AUC overview and the Trials
+tab's trial image and condition averages.  Reads are held at a gate, so the test decides
+how far a read has come."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def _inside(box: ReadProgress) -> bool:
     return QRect(0, 0, host.width(), host.height()).contains(box.geometry())
 
 
-def test_the_overview_shows_reads_done_and_cancel_stops_it(qtbot, jobs):
+def test_the_overview_shows_chunks_read_and_cancel_stops_it(qtbot, jobs):
     ref = GatedRef(np.random.default_rng(2).standard_normal((4000, 6)))
     ref.attrs["sfreq"] = 100.0
     view = NeuralView(ref, jobs)
@@ -44,12 +45,14 @@ def test_the_overview_shows_reads_done_and_cancel_stops_it(qtbot, jobs):
     qtbot.waitExposed(view)
     box = view.read_progress
     qtbot.waitUntil(lambda: bool(view.lines) and box.running, timeout=10000)
-    total = sum(len(ln.indices) for ln in view.lines)
+    total = sum(len(ln.indices) for ln in view.lines)  # (one block of samples each)
     assert total >= 2
-    ref.gate.release(1)  # one channel read, the next waits
+    ref.gate.release(1)  # one block read, the next waits
     qtbot.waitUntil(box.isVisible, timeout=10000)  # shown once the read has run 1 s
     qtbot.waitUntil(lambda: box.bar.value() == 1, timeout=10000)
-    assert box.bar.maximum() == total and box.bar.text() == f"1 of {total} channel reads"
+    percent = int(100 / total)
+    assert box.bar.maximum() == total
+    assert box.bar.text() == f"1 of {total} chunks ({percent}%)"
     assert _inside(box)  # floats over the plot: the layout is unchanged
     assert box.bar.width() >= box.bar.fontMetrics().horizontalAdvance(box.bar.text())
     assert not view.is_idle()
@@ -76,8 +79,7 @@ def test_a_short_read_never_shows_the_box(qtbot, jobs):
 @pytest.mark.slow
 def test_the_trial_image_shows_trials_read_and_cancel_keeps_the_image(qtbot, jobs,
                                                                       monkeypatch):
-    import types
-
+    from inspector.formats.analysis.read_meter import chunk_read, chunks_expected, chunks_waiting
     from inspector.ui.trials import trial_image as ti_mod
     from tests.test_trial_views import COO, make_panel
 
@@ -86,16 +88,19 @@ def test_the_trial_image_shows_trials_read_and_cancel_keeps_the_image(qtbot, job
     first = image.matrix
     gate, real = threading.Event(), ti_mod.trial_matrix
 
-    def held(*args, progress=None, **kwargs):
-        progress(types.SimpleNamespace(done=6, total=24))
+    def held(*args, **kwargs):  # plans 24 chunks, reads 6 and waits (in the job's meter)
+        chunks_expected(24)
+        for k in range(6):
+            chunk_read(("held", k))
+        chunks_waiting()
         gate.wait(30)
-        return real(*args, progress=progress, **kwargs)
+        return real(*args, **kwargs)
 
     monkeypatch.setattr(ti_mod, "trial_matrix", held)
     image.run(image.request)
     box = image.read_progress
     qtbot.waitUntil(lambda: box.isVisible() and box.bar.value() == 6, timeout=10000)
-    assert box.bar.text() == "6 of 24 trials" and _inside(box)
+    assert box.bar.text() == "6 of 24 chunks (25%)" and _inside(box)
     qtbot.mouseClick(box.cancel, Qt.MouseButton.LeftButton)
     gate.set()
     jobs.wait(10000)
@@ -103,3 +108,78 @@ def test_the_trial_image_shows_trials_read_and_cancel_keeps_the_image(qtbot, job
     assert not image.running and not box.isVisible() and image.is_idle()
     assert image.status.text() == "cancelled: the image shows the previous result"
     assert image.matrix is first
+
+
+def test_the_overview_of_a_chunked_dataset_counts_stored_chunks(qtbot, jobs, tmp_path,
+                                                               monkeypatch):
+    """Channels that share stored chunks count each chunk once: the total is the chunks
+    the summary lacks, not the channels."""
+    import h5py
+
+    from inspector.formats.hdf5 import chunk_summary as cs
+    from inspector.formats.hdf5.arrays import H5DatasetRef
+    from inspector.formats.hdf5.source import H5Source
+
+    monkeypatch.setattr(cs, "SUMMARY_MIN_BYTES", 0)
+    path = tmp_path / "c.h5"
+    with h5py.File(path, "w") as f:  # 51 chunks along time, 2 chunk columns of channels
+        f.create_dataset("neuro", data=np.random.default_rng(4).standard_normal(
+            (50_021, 5)).astype("f4"), chunks=(1000, 3), compression="gzip")
+    gate = threading.Semaphore(0)
+
+    class GatedH5(H5DatasetRef):
+        def read_raw_chunk(self, offset):
+            gate.acquire(timeout=30)
+            return super().read_raw_chunk(offset)
+
+    src = H5Source(path)
+    ref = GatedH5(src, src.file["neuro"], "neuro")
+    ref.attrs["sfreq"] = 1000.0
+    view = NeuralView(ref, jobs)
+    qtbot.addWidget(view)
+    view.resize(800, 450)
+    view.show()
+    box = view.read_progress
+    qtbot.waitUntil(lambda: bool(view.lines) and box.running, timeout=10000)
+    columns = {idx[1] // 3 for ln in view.lines for idx in ln.indices}
+    total = 51 * len(columns)
+    assert len([i for ln in view.lines for i in ln.indices]) != total  # not channel reads
+    gate.release(10)
+    qtbot.waitUntil(lambda: box.isVisible() and box.bar.value() == 10, timeout=10000)
+    assert box.bar.maximum() == total
+    assert box.bar.text() == f"10 of {total} chunks ({int(1000 / total)}%)"
+    qtbot.mouseClick(box.cancel, Qt.MouseButton.LeftButton)
+    assert not box.isVisible() and view.is_idle()
+    gate.release(10_000)
+    jobs.wait(10000)
+    src.close()
+
+
+def test_the_auc_overview_shows_scans_read_and_cancel_stops_it(qtbot, jobs):
+    from inspector.formats.capabilities import AucScans
+    from inspector.ui.plots.auc import AucView
+
+    rng = np.random.default_rng(5)
+    scans, points = 64, 8192  # two blocks of 32 scans (scan_envelope.BLOCK_POINTS)
+    signal = GatedRef(np.cumsum(rng.standard_normal((scans, points)), axis=1))
+    arrays = {"radius": NumpyArrayRef("radius", np.linspace(5.9, 7.2, points)),
+              "signal": signal, "mask": NumpyArrayRef("mask", np.ones((scans, points), bool))}
+    view = AucView(AucScans(scan_ids=tuple(f"s{i}" for i in range(scans)), radius_unit="cm",
+                            signal_unit="AU"), arrays, jobs)
+    qtbot.addWidget(view)
+    view.resize(900, 450)
+    view.show()
+    box = view.read_progress
+    qtbot.waitUntil(lambda: box.running, timeout=10000)
+    signal.gate.release(1)  # the first block of scans is read, the second waits
+    qtbot.waitUntil(lambda: box.isVisible() and box.bar.value() == 32, timeout=10000)
+    assert box.bar.text() == "32 of 64 scans (50%)" and _inside(box)
+    assert not view.is_idle()
+    qtbot.mouseClick(box.cancel, Qt.MouseButton.LeftButton)
+    assert not box.isVisible() and not view.busy
+    qtbot.waitUntil(view.is_idle, timeout=5000)  # (the line layers check their images)
+    assert view.status.text().startswith("reading cancelled")
+    signal.gate.release(100)
+    jobs.wait(10000)
+    qtbot.wait(50)
+    assert view.is_idle() and view.drawn == 0  # the cancelled read draws nothing

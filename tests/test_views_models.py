@@ -91,8 +91,9 @@ def test_table_model_cells_and_headers(qapp):
     assert "dtype Int64" in m.headerData(4, Qt.Orientation.Horizontal, D.ToolTipRole)
     assert m.index(0, 1).data() == "<NA>" and m.index(0, 1).data(MissingRole)
     assert m.index(0, 1).data(D.FontRole).italic()
-    # '' and a missing string differ
-    assert m.index(2, 2).data() == "''" and not m.index(2, 2).data(MissingRole)
+    # '' and a missing string differ: an empty cell, not a quoted pair of quotes
+    assert m.index(2, 2).data() == "" and not m.index(2, 2).data(MissingRole)
+    assert m.index(2, 2).data(D.ToolTipRole) == "empty text  (str)"
     assert m.index(3, 2).data() == "<NA>" and m.index(3, 2).data(MissingRole)
     assert m.index(2, 2).data(D.FontRole) is None
     # object column: int 1 vs str "1"

@@ -37,7 +37,7 @@ def _cell_text(value: Any, quote_strings: bool) -> str:
         return NA_TEXT
     if isinstance(value, str):
         if value == "":
-            return "''"
+            return ""  # an empty cell looks empty (its tooltip says "empty text")
         return value_text(value) if quote_strings else value
     if isinstance(value, float | np.floating):
         return repr(float(value))
@@ -76,9 +76,9 @@ class TableModel(OneEntryPerCell, QAbstractTableModel):
     """Read-only view of a :class:`Table`; rows may be sorted and filtered.
 
     Display conventions: missing values (None, NA, NaT, NaN) show as greyed
-    italic ``<NA>``; an empty string shows as ``''``; in ``object`` columns
-    strings are quoted so that ``1`` and ``"1"`` differ.  The header tooltip
-    of each column gives its dtype; the vertical header shows the index.
+    italic ``<NA>``; an empty string shows as an empty cell (its tooltip says "empty
+    text"); in ``object`` columns strings are quoted so that ``1`` and ``"1"`` differ.
+    The header tooltip of each column gives its dtype; the vertical header shows the index.
     """
 
     def __init__(self, table: Table, parent: QObject | None = None,
@@ -176,6 +176,8 @@ class TableModel(OneEntryPerCell, QAbstractTableModel):
             return None
         if role == _D.ToolTipRole:
             v = self.value(r, c)
+            if isinstance(v, str) and v == "":
+                return f"empty text  ({value_type_name(v)})"
             return f"{_cell_text(v, True)}  ({value_type_name(v)})"
         if role == ValueRole:
             return self.value(r, c)

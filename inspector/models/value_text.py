@@ -52,7 +52,8 @@ NA_TEXT = "<NA>"
 def is_missing(value: Any) -> bool:
     """True for None, ``pd.NA``, ``pd.NaT``, float NaN and ``numpy.datetime64('NaT')``.
 
-    Empty strings are *not* missing (they are shown as ``''``).
+    Empty strings are *not* missing (a table shows one as an empty cell,
+    :func:`value_text` as ``''``).
     """
     if value is None or _pandas_missing(value) is not None:
         return True

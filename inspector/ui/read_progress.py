@@ -33,9 +33,9 @@ class ReadProgress(QFrame):
         self.setAutoFillBackground(True)
         self.unit = unit
         self.bar = QProgressBar(self)
-        self.bar.setFormat(f"%v of %m {unit}")
-        self.bar.setMinimumWidth(self.fontMetrics().horizontalAdvance(f"00000 of 00000 {unit}")
-                                 + 24)
+        self.bar.setFormat(self.counted_format)
+        self.bar.setMinimumWidth(self.fontMetrics().horizontalAdvance(
+            f"0000000 of 0000000 {unit} (100%)") + 24)
         self.cancel = QPushButton("Cancel", self)
         self.cancel.setToolTip(tooltip)
         self.cancel.clicked.connect(self._cancelled)
@@ -49,15 +49,24 @@ class ReadProgress(QFrame):
         host.installEventFilter(self)
         self.hide()
 
+    @property
+    def counted_format(self) -> str:
+        """The bar's text once the total is known: "``done`` of ``total`` unit (p%)"."""
+        return f"%v of %m {self.unit} (%p%)"
+
     def start(self, total: int = 0) -> None:
-        """A read began: the box shows after :data:`SHOW_AFTER_MS` if it is still running."""
+        """A read began: the box shows after :data:`SHOW_AFTER_MS` if it is still running.
+        ``total`` 0: not known yet (the bar says "counting ``unit``…" until
+        :meth:`update_progress`)."""
         self.running = True
         self.bar.setRange(0, max(int(total), 1))
         self.bar.setValue(0)
+        self.bar.setFormat(self.counted_format if total > 0 else f"counting {self.unit}…")
         self._timer.start()
 
     def update_progress(self, done: int, total: int) -> None:
         """``done`` of ``total`` read."""
+        self.bar.setFormat(self.counted_format)
         self.bar.setRange(0, max(int(total), 1))
         self.bar.setValue(min(int(done), max(int(total), 1)))
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from inspector.formats.analysis.read_meter import chunk_read
 from inspector.formats.sources.file_identity import changed_finding
 
 if TYPE_CHECKING:
@@ -272,12 +273,47 @@ class ArrayRef(ABC):
         if fast is not None:
             return fast
         if stop - start <= bins * RAW_SAMPLES_PER_BIN:
-            return envelope_of(self.read(self.line_selection(index, start, stop)), start, stop,
-                               bins)
+            env = envelope_of(self.read(self.line_selection(index, start, stop)), start, stop,
+                              bins)
+            chunk_read((index, "raw"))
+            return env
         edges = bin_edges(start, stop, bins)
         if stop - start > self.sampled_read_limit(index):  # (MAX_VIEW_SAMPLES unless costlier)
             return self._sampled_envelope(index, edges, cancelled)
         return self._read_envelope(index, edges, preview, cancelled)
+
+    def envelope_chunks(self, index: tuple[int | None, ...], start: int, stop: int,
+                        bins: int) -> set[Any]:
+        """The chunks :meth:`envelope` with these arguments reads, as hashable
+        identities (:mod:`~inspector.formats.analysis.read_meter`): lines sharing a
+        chunk share its identity.  Reads nothing.
+
+        Here (the plain path): one piece for a raw range, one per sampled window,
+        else one per block of :data:`READ_BLOCK_SAMPLES` samples.  Storage that
+        overrides :meth:`accelerated_envelope` overrides this too.
+
+        Raises:
+            ValueError: ``index`` does not have one ``None`` (see :meth:`envelope`).
+        """
+        self.line_selection(index, 0, 0)
+        n = self.shape[index.index(None)]
+        start = max(0, min(int(start), n))
+        stop = max(start, min(int(stop), n))
+        bins = max(1, int(bins))
+        if stop - start <= bins * RAW_SAMPLES_PER_BIN:
+            return {(index, "raw")}
+        if stop - start > self.sampled_read_limit(index):
+            return {(index, "window", i) for i in range(len(bin_edges(start, stop, bins)) - 1)}
+        return {(index, "block", b) for b in range(start // READ_BLOCK_SAMPLES,
+                                                    (stop - 1) // READ_BLOCK_SAMPLES + 1)}
+
+    def _blocks_read(self, index: tuple[int | None, ...], start: int, end: int,
+                     final: bool) -> None:
+        """Report the read blocks of :meth:`envelope_chunks` wholly below ``end`` (all
+        up to ``end`` when ``final``)."""
+        last = (end - 1) // READ_BLOCK_SAMPLES + 1 if final else end // READ_BLOCK_SAMPLES
+        for b in range(start // READ_BLOCK_SAMPLES, last):
+            chunk_read((index, "block", b))
 
     def accelerated_envelope(self, index: tuple[int | None, ...], start: int, stop: int,
                              bins: int, preview: PreviewFn | None,
@@ -334,6 +370,7 @@ class ArrayRef(ABC):
                 vals = self.read(self.line_selection(index, s, e))
                 lo[b0:b1], hi[b0:b1] = minmax_bins(vals, edges[b0: b1 + 1], offset=s)
             b0 = b1
+            self._blocks_read(index, start, e, final=b0 >= k)
             if preview is not None and b0 < k and time.monotonic() >= next_preview:
                 next_preview = time.monotonic() + 0.5
                 preview(Envelope(start, stop, edges[:-1].astype(np.float64), lo.copy(),
@@ -360,6 +397,7 @@ class ArrayRef(ABC):
             vals = self.read(self.line_selection(index, a, a + w))
             blo, bhi = minmax_bins(vals, np.array([a, a + w]), offset=a)
             lo[i], hi[i] = blo[0], bhi[0]
+            chunk_read((index, "window", i))
         return Envelope(int(edges[0]), int(edges[-1]), edges[:-1].astype(np.float64), lo, hi,
                         raw=False, exact=False)
 

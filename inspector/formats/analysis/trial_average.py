@@ -97,6 +97,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from inspector.formats.analysis.arrays import ArrayRef
+from inspector.formats.analysis.read_meter import chunk_read, chunks_expected, metered
 from inspector.formats.capabilities import CancelFn, Progress, ProgressFn, TrialStructure
 
 if TYPE_CHECKING:
@@ -358,17 +359,22 @@ def each_block(ref: ArrayRef, plan: ReadPlan, chosen: np.ndarray, fold: _Fold,
     each channel slab of each block, windowed and baseline-corrected, to ``fold``."""
     source = source_for(ref, plan.channels)
     total = int(chosen.shape[0])
-    pending: deque[tuple[np.ndarray, np.ndarray, np.ndarray, Any]] = deque()
+    pending: deque[tuple[np.ndarray, np.ndarray, np.ndarray, Any, int]] = deque()
     done = 0
 
     blocks, block_bytes = read_blocks(plan, source, np.dtype(ref.dtype).itemsize, chosen)
     # blocks larger than the target (one row of big chunks) are not read ahead
     ahead = source.ahead if block_bytes <= BLOCK_BYTES else 0
 
+    if metered():  # someone counts chunks: plan them (a pass over the blocks' boxes)
+        chunks_expected(sum(source.count(block_boxes(plan, idx, source.gap)[0]) for idx in blocks))
+
     def step() -> None:
         nonlocal done
-        idx, owner, base, handle = pending.popleft()
+        idx, owner, base, handle, pieces = pending.popleft()
         arrays = source.collect(handle)
+        for k in range(pieces):
+            chunk_read((done, k))  # (``done``: the trials before this block, its identity)
         for cols in channel_slabs(plan, int(idx.shape[0])):
             fold(idx, shape_block(plan, idx, gather_block(plan, idx, arrays, owner, base, cols)),
                  cols)
@@ -381,7 +387,7 @@ def each_block(ref: ArrayRef, plan: ReadPlan, chosen: np.ndarray, fold: _Fold,
             if cancelled is not None and cancelled():
                 raise Cancelled()
             boxes, owner, base = block_boxes(plan, idx, source.gap)
-            pending.append((idx, owner, base, source.submit(boxes)))
+            pending.append((idx, owner, base, source.submit(boxes), source.count(boxes)))
             if len(pending) > ahead:
                 step()
         while pending:
@@ -389,7 +395,7 @@ def each_block(ref: ArrayRef, plan: ReadPlan, chosen: np.ndarray, fold: _Fold,
                 raise Cancelled()
             step()
     finally:
-        for *_, handle in pending:
+        for *_, handle, _pieces in pending:
             source.cancel(handle)
 
 

@@ -96,6 +96,10 @@ class _PlainSource:
     def collect(self, handle: list[np.ndarray]) -> list[np.ndarray]:
         return handle
 
+    def count(self, boxes: list[_Box]) -> int:
+        """Reads of ``boxes``: one each (the chunks of :mod:`.read_meter` here)."""
+        return len(boxes)
+
     def cancel(self, handle: list[np.ndarray]) -> None:
         return None
 
@@ -230,6 +234,19 @@ class _ChunkSource:
                               (*local, slice(None)), pick, fallback)
                 pieces.append(_Piece((*dest, positions), run))
         return pieces
+
+    def count(self, boxes: list[_Box]) -> int:
+        """Stored chunks :meth:`submit` decodes for ``boxes`` (one piece each)."""
+        n = 0
+        for rows, (t0, t1) in boxes:
+            if t1 <= t0:
+                continue
+            spans = ([rows] if rows is not None else []) + [(t0, t1)]
+            k = 1
+            for (a, b), c in zip(spans, self.chunks, strict=False):
+                k *= len(range(a // c, -(-b // c)))
+            n += k * len(self.columns)
+        return n
 
     def submit(self, boxes: list[_Box]) -> list[tuple[tuple[int, ...], list[_Piece]]]:
         executor = pool()

@@ -44,7 +44,7 @@ Locations
     names the archive member (``experiment.json:scans[3].rotor_speed``,
     ``arrays/radius.npy[2]``, ``manifest.json:observations.signal_unit``,
     ``provenance.json:import.sha256``) and :class:`DelimitedLocator` the
-    manifest key or data-file line of a CSV/TSV source.
+    manifest key, data-file scan or data file of a CSV/TSV source.
 
 Nothing here imports Qt or a format package (docs/architecture.md, "Layers").
 """
@@ -340,12 +340,13 @@ class DelimitedLocator:
         manifest: the manifest file name (``"manifest.json"``).
         data_file: the data file name (``"scans.csv"``).
         scan_rows: per scan, the location of its first row or column
-            (``"scans.csv:12"``), when known; else scans are placed at the
-            data file.
+            (``"scans.csv:12"``), when known (a path of a scan not listed here
+            is placed at the data file).
 
     ``metadata.<f>`` -> ``<manifest>:experiment.<f>``; ``instrument.<f>`` and
     ``samples[k].<f>`` -> the manifest key (``nominal_speed_rpm``, ...);
-    ``scans[i]...`` -> ``scan_rows[i]``; other scan and observation paths
+    ``scans[i]...`` -> ``<data file>:scans[i]...`` (the scan named as an
+    archive names it, so that a finding selects its scan); other scan and observation paths
     -> the data file; ``provenance`` (made by the import) -> ``""``.
     """
 
@@ -368,7 +369,7 @@ class DelimitedLocator:
         if root == "scans":
             scan = _SCAN_INDEX.match(path)
             if scan is not None and int(scan[1]) < len(self.scan_rows):
-                return self.scan_rows[int(scan[1])]
+                return f"{self.data_file}:{path}"  # names the scan, as in an archive
             return self.data_file
         if root == "observations":
             return self.data_file

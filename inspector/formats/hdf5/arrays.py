@@ -33,6 +33,9 @@ from inspector.formats.hdf5.chunk_summary import (
     chunked_envelope,
     worth_summarising,
 )
+from inspector.formats.hdf5.chunk_summary import (
+    envelope_chunks as summary_chunks,
+)
 from inspector.formats.hdf5.chunks import (
     ChunkFile,
     ChunkLayout,
@@ -219,6 +222,20 @@ class H5DatasetRef(ArrayRef):
         if summary is None:
             return None
         return chunked_envelope(summary, index, start, stop, bins, preview, cancelled)
+
+    def envelope_chunks(self, index: tuple[int | None, ...], start: int, stop: int,
+                        bins: int) -> set[Any]:
+        """The stored chunks :meth:`envelope` reads through the chunk summary (chunk
+        coordinates, :func:`~inspector.formats.hdf5.chunk_summary.envelope_chunks`), or
+        the plain path's pieces when there is no summary."""
+        summary = self.chunk_summary()
+        if summary is None:
+            return super().envelope_chunks(index, start, stop, bins)
+        self.line_selection(index, 0, 0)
+        n = self.shape[index.index(None)]
+        start = max(0, min(int(start), n))
+        stop = max(start, min(int(stop), n))
+        return summary_chunks(summary, index, start, stop, bins)
 
     def read_raw_blocks(self, rows: int = 0) -> Iterator[np.ndarray]:
         """Yield the C-order array in blocks along axis 0 (stored byte order).

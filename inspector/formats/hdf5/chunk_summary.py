@@ -47,6 +47,7 @@ from inspector.formats.analysis.arrays import (
     envelope_of,
     minmax_bins,
 )
+from inspector.formats.analysis.read_meter import chunk_read, chunks_waiting
 from inspector.formats.decoding.inflate import ChunkOverflow
 from inspector.formats.decoding.workers import default_workers, pool
 from inspector.formats.hdf5.block_minmax import block_minmax, seg_minmax, snapped_edges
@@ -428,8 +429,10 @@ class ChunkSummary:
                 fut, arr, skip = self._start(coord, need_data)
                 if fut is not None:
                     pending[fut] = coord
-                elif not skip and on_chunk is not None and arr is not None:
-                    on_chunk(coord, arr)
+                else:
+                    if not skip and on_chunk is not None and arr is not None:
+                        on_chunk(coord, arr)
+                    chunk_read(coord)
             if not pending:
                 return
             self._collect(pending, need_data, on_chunk, cancelled, on_tick)
@@ -446,10 +449,13 @@ class ChunkSummary:
             if need_data and on_chunk is not None:
                 # a summary-only task this visit joined holds no samples: decode here
                 on_chunk(coord, arr if arr is not None else self._decode(coord))
+            chunk_read(coord)
             if on_tick is not None:
                 on_tick()
-        if on_tick is not None and not finished:
-            on_tick()
+        if not finished:
+            chunks_waiting()
+            if on_tick is not None:
+                on_tick()
 
     def column(self, index: tuple[int | None, ...], c0: int, c1: int) -> list[Coord]:
         """Chunk coordinates of line ``index`` for sample-axis chunks ``[c0, c1)``."""
@@ -637,6 +643,27 @@ def chunked_envelope(s: ChunkSummary, index: tuple[int | None, ...], start: int,
             s.save_cache()
     lo, hi = _reduce_bins(s, index, start, stop, edges, head, tail, fill=False)
     return Envelope(start, stop, edges[:-1].astype(np.float64), lo, hi, raw=False)
+
+
+def envelope_chunks(s: ChunkSummary, index: tuple[int | None, ...], start: int, stop: int,
+                    bins: int) -> set[Coord]:
+    """The chunk coordinates :func:`chunked_envelope` with these arguments reads
+    (``start``/``stop`` already clipped): the line's chunks of a narrow range, else
+    the chunks not summarised yet and those of the partial head and tail blocks.
+    Reads nothing (:meth:`ChunkSummary.missing` reads the summary's ``done`` map)."""
+    B = s.block
+    bins = max(1, int(bins))
+    if stop <= start:
+        return set()
+    if (stop - start) < bins * B:  # (the raw range too: both read the line's samples)
+        return set(s.column(index, start // s.chunk_len, -(-stop // s.chunk_len)))
+    a, b = -(-start // B) * B, (stop // B) * B
+    out = set(s.missing(index, a // s.chunk_len, -(-b // s.chunk_len)))
+    if start < a:
+        out.update(s.column(index, start // s.chunk_len, -(-a // s.chunk_len)))
+    if b < stop:
+        out.update(s.column(index, b // s.chunk_len, -(-stop // s.chunk_len)))
+    return out
 
 
 def summarise_all(s: ChunkSummary, cancelled: CancelledFn | None = None) -> ChunkSummary:

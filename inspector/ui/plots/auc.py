@@ -52,6 +52,7 @@ plot's title says so, wrapped to the plot's width (docs/architecture.md,
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Iterable, Mapping
 from concurrent.futures import Executor
 from dataclasses import replace
@@ -86,6 +87,7 @@ from inspector.ui.colormaps import colormap
 from inspector.ui.plots.base import PlotView
 from inspector.ui.plots.raster_layer import LinePaths, RasterLayer
 from inspector.ui.plots.scan_list import ScanList
+from inspector.ui.read_progress import ReadProgress
 
 #: Extra radius requested on each side, as a fraction of the visible width.
 PAD_FRACTION = 0.25
@@ -107,6 +109,8 @@ MIN_COLUMNS = 100
 NOTE_COLOR = "#e8590c"
 #: A click this close to a curve (pixels) selects its scan.
 CLICK_PIXELS = 6
+#: Least time between two progress reports of one read (seconds).
+PROGRESS_EVERY_S = 0.1
 
 
 def untrusted_note(auc: AucScans, arrays: Mapping[str, ArrayRef]) -> str:
@@ -299,6 +303,7 @@ class AucView(PlotView):
         self._extent_known = False
         self._in_flight = False
         self._pending = False
+        self._stopped = False  # Cancel stopped the read in flight; a new request reads again
         self.submitted = 0
         self.drawn = 0
         self._guard = _Guard()
@@ -321,6 +326,9 @@ class AucView(PlotView):
         vb.sigResized.connect(self.request)
         self.plot_widget.installEventFilter(self)  # resizes: wrap the title to the new width
         self.plot_widget.scene().sigMouseClicked.connect(self._clicked)
+        self.read_progress = ReadProgress(self.plot_widget, "scans",
+                                          "Stop reading: the plot keeps what is drawn")
+        self.read_progress.cancel_requested.connect(self.cancel_read)
         if n == 0:
             self.show_placeholder("No scans to plot.")
         doing = "verifying…" if self._waiting else "reading…"
@@ -410,7 +418,8 @@ class AucView(PlotView):
         """
         if not self.shape.scans:
             return True
-        return self.ready and not self.busy and (self._extent_known or not self.isVisible())
+        return self.ready and not self.busy and (self._extent_known or self._stopped
+                                                  or not self.isVisible())
 
     def _pixels(self) -> int:
         px = float(self.plot_item.vb.width())
@@ -507,6 +516,8 @@ class AucView(PlotView):
             def cancelled() -> bool:
                 return ctx.cancelled
 
+            progress = _Throttled(ctx)
+
             try:
                 if overview is not None:  # built by verification: combined, nothing read
                     env = overview.at_pixels(px, COARSEST_COLUMN)
@@ -522,7 +533,7 @@ class AucView(PlotView):
                     ext = None
                     r0, r1, cols = want
                 env = scan_envelopes(radius, signal, mask, r0, r1, cols, cancelled=cancelled,
-                                     executor=pool)
+                                     progress=progress, executor=pool)
             except EnvelopeCancelled:
                 ctx.check()
                 raise
@@ -538,18 +549,40 @@ class AucView(PlotView):
             if guard.alive:
                 self._failed(message)
 
+        def progressed(done: int, total: int, _payload: Any) -> None:
+            if guard.alive:
+                self.read_progress.update_progress(done, total)
+
         self._in_flight = True
         self._pending = False
+        self._stopped = False
+        self.read_progress.start(0 if overview is not None else n)
         for layer in (self.lines, self.highlights):  # lines for this view are on their way
             layer.hold(True)
         self.submitted += 1
-        guard.job = self.jobs.submit(work, on_done=done, on_error=failed, key=self.job_keys()[0])
+        guard.job = self.jobs.submit(work, on_done=done, on_error=failed,
+                                     on_progress=progressed, key=self.job_keys()[0])
+
+    def cancel_read(self) -> None:
+        """Stop the read in flight (Cancel): what is drawn stays; panning, zooming or a
+        resize reads again."""
+        if not self._in_flight:
+            return
+        self.jobs.cancel(self.job_keys()[0])
+        self.read_progress.finish()
+        self._in_flight = False
+        self._pending = False
+        self._stopped = True
+        self._release()
+        self.status.setText("reading cancelled: the plot shows what was read; pan, zoom or "
+                            "Reset view to read again")
 
     def _done(self, first: bool, ext: tuple[float, float] | None, env: ScanEnvelopes | None,
               curves: list[tuple[np.ndarray, np.ndarray]],
               built: tuple[LinePaths, QRectF]) -> None:
         # Still "in flight" while drawing: range changes it causes only mark a
         # request pending, evaluated once against the final view below.
+        self.read_progress.finish()
         try:
             if first:
                 self._extent_known = True
@@ -577,6 +610,7 @@ class AucView(PlotView):
             layer.hold(False)
 
     def _failed(self, message: str) -> None:
+        self.read_progress.finish()
         self._in_flight = False
         self._release()
         if not self._extent_known:  # nothing could be read: say so instead of a plot
@@ -822,6 +856,21 @@ class AucView(PlotView):
         self._show_lines()
         if self._symbol_points:
             self._draw_symbols()
+
+
+class _Throttled:
+    """``progress(done, total)`` of :func:`scan_envelopes` (any thread) sent to the job at
+    most every :data:`PROGRESS_EVERY_S`, and always the last (``done == total``)."""
+
+    def __init__(self, ctx: JobContext) -> None:
+        self.ctx = ctx
+        self.next = 0.0
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if now >= self.next or done >= total:
+            self.next = now + PROGRESS_EVERY_S
+            self.ctx.progress(int(done), int(total), None)
 
 
 def _distance(px: np.ndarray, py: np.ndarray) -> float:

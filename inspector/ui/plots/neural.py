@@ -61,6 +61,7 @@ from inspector.formats.analysis.arrays import (
     EnvelopeCancelled,
     envelope_with_preview,
 )
+from inspector.formats.analysis.read_meter import ChunkMeter, metering
 from inspector.jobs import JobContext, JobRunner
 from inspector.ui.flow_layout import FlowLayout, group
 from inspector.ui.plots.base import PlotView, ReadFailed
@@ -154,10 +155,13 @@ def _envelope_job(ref: ArrayRef, lines: list[tuple[str, list[tuple]]],
                   span: tuple[int, int, int], gen: int, stop: threading.Event) -> Any:
     """The job function of one request: every line's envelopes over ``span = (start, stop, bins)``.
 
-    Each preview of a single line, and each finished line once the job has
-    run :data:`PROGRESS_AFTER_S`, is sent as progress ``(gen, key, envelopes)``;
-    each envelope read sends the fraction done (``done``, ``total`` envelopes) with
-    ``(gen, key, None)``.
+    The fraction done is counted in chunks: the distinct chunks the lines' envelopes
+    read (:meth:`ArrayRef.envelope_chunks`; a chunk several channels share counts
+    once) against those read so far (:mod:`~inspector.formats.analysis.read_meter`),
+    sent as progress ``(done, needed, (gen, None, None))`` at most every
+    :data:`~inspector.formats.analysis.read_meter.REPORT_EVERY_S`.  Each preview of a
+    single line, and each finished line once the job has run :data:`PROGRESS_AFTER_S`,
+    is sent as progress ``(done, needed, (gen, key, envelopes))``.
     Returns ``(gen, {key: envelopes}, span, complete)``; ``complete`` is False
     when ``stop`` was set (a newer view is pending) and the job had run
     :data:`SUPERSEDE_AFTER_S`: the lines finished by then are returned.  A read
@@ -174,35 +178,49 @@ def _envelope_job(ref: ArrayRef, lines: list[tuple[str, list[tuple]]],
             return ctx.cancelled or (stop.is_set()
                                      and time.monotonic() - began >= SUPERSEDE_AFTER_S)
 
-        out: dict[str, list[Envelope]] = {}
-        total = sum(len(indices) for _key, indices in lines)
-        done = 0
-        for key, indices in lines:
-            envs = []
-            for idx in indices:
-                def preview(env: Envelope, key: str = key, n: int = len(indices),
-                            done: int = done) -> None:
-                    if n == 1:
-                        ctx.progress(done, total, (gen, key, [env]))
-                try:
-                    envs.append(envelope_with_preview(ref, idx, start, end, bins, preview,
-                                                      cancelled))
-                except EnvelopeCancelled:
-                    ctx.check()  # the view is gone: nothing is delivered
-                    return gen, out, span, False
-                except OSError as exc:
-                    return ReadFailed.of(ref, exc)
-                ctx.check()
-                done += 1
-                ctx.progress(done, total, (gen, key, None))  # the fraction done
-            out[key] = envs
-            if time.monotonic() - began >= PROGRESS_AFTER_S:
-                ctx.progress(done, total, (gen, key, envs))
-            if cancelled():
-                return gen, out, span, False
-        return gen, out, span, True
+        try:
+            needed: set[Any] = set()
+            for _key, indices in lines:
+                for idx in indices:
+                    needed |= ref.envelope_chunks(idx, start, end, bins)
+        except OSError as exc:
+            return ReadFailed.of(ref, exc)
+        meter = ChunkMeter(len(needed), lambda d, n: ctx.progress(d, n, (gen, None, None)))
+        del needed
+        with metering(meter):
+            return _read_lines(ref, lines, span, gen, ctx, meter, cancelled, began)
 
     return work
+
+
+def _read_lines(ref: ArrayRef, lines: list[tuple[str, list[tuple]]],
+                span: tuple[int, int, int], gen: int, ctx: JobContext, meter: ChunkMeter,
+                cancelled: Any, began: float) -> Any:
+    """The reads of :func:`_envelope_job`, inside its :func:`metering` block."""
+    start, end, bins = span
+    out: dict[str, list[Envelope]] = {}
+    for key, indices in lines:
+        envs = []
+        for idx in indices:
+            def preview(env: Envelope, key: str = key, n: int = len(indices)) -> None:
+                if n == 1:
+                    ctx.progress(meter.done, meter.needed, (gen, key, [env]))
+            try:
+                envs.append(envelope_with_preview(ref, idx, start, end, bins, preview,
+                                                  cancelled))
+            except EnvelopeCancelled:
+                ctx.check()  # the view is gone: nothing is delivered
+                return gen, out, span, False
+            except OSError as exc:
+                return ReadFailed.of(ref, exc)
+            ctx.check()
+        out[key] = envs
+        meter.flush()
+        if time.monotonic() - began >= PROGRESS_AFTER_S:
+            ctx.progress(meter.done, meter.needed, (gen, key, envs))
+        if cancelled():
+            return gen, out, span, False
+    return gen, out, span, True
 
 
 def _exactness_note(exact: bool, complete: bool) -> str:
@@ -343,7 +361,7 @@ class NeuralView(PlotView):
         self._build.timeout.connect(self.rebuild)
         self._use_line_axis()
         self._build_controls()
-        self.read_progress = ReadProgress(self.plot_widget, "channel reads",
+        self.read_progress = ReadProgress(self.plot_widget, "chunks",
                                           "Stop reading: the plot keeps what is drawn")
         self.read_progress.cancel_requested.connect(self.cancel_read)
         vb = self.plot_item.vb
@@ -771,7 +789,7 @@ class NeuralView(PlotView):
         self._pending = False
         self.submitted += 1
         self.status.setText("reading…")
-        self.read_progress.start(sum(len(ln.indices) for ln in self.lines))
+        self.read_progress.start()  # (the job counts the chunks it needs first)
         self.jobs.submit(work, on_done=self._done, on_error=self._failed,
                          on_progress=self._progress, key=self.job_keys()[0])
 

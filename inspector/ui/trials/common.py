@@ -10,9 +10,10 @@ import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QColor
 
+from inspector.formats.analysis.read_meter import ChunkMeter
 from inspector.formats.analysis.trial_conditions import Condition
 from inspector.formats.analysis.trial_matrix import TrialAxis
-from inspector.jobs import JobRunner
+from inspector.jobs import JobContext, JobRunner
 from inspector.ui.flow_layout import FlowLayout, group  # noqa: F401 - the trial views' import
 
 #: Colours of the first conditions (then evenly spaced hues); missing is grey.
@@ -56,13 +57,39 @@ def condition_colors(conditions: list[Condition]) -> list[QColor]:
     return out
 
 
+#: The bottom axis labels, longest first: the first that fits the axis is shown.
+TIME_LABELS = ("time from stimulus onset", "time from onset", "time")
+SAMPLE_LABELS = ("samples from stimulus onset (no sampling rate)",
+                 "samples from onset (no sampling rate)", "samples from onset")
+
+
 def time_label(plot_item: pg.PlotItem, axis: TrialAxis) -> None:
-    """Label the bottom axis: time from onset in s (SI prefix: ms) or in samples."""
-    if axis.sampling_rate_hz is not None:
-        plot_item.setLabel("bottom", "time from stimulus onset", units="s")
-    else:
-        plot_item.setLabel("bottom", "samples from stimulus onset (no sampling rate)")
-        plot_item.getAxis("bottom").enableAutoSIPrefix(False)  # samples are never scaled
+    """Label the bottom axis: time from onset in s (SI prefix: ms) or in samples.
+
+    The label never overflows its axis: the longest of :data:`TIME_LABELS` (or
+    :data:`SAMPLE_LABELS`) whose text fits the axis's width is shown, chosen again
+    whenever the axis is resized or its SI prefix changes; the axis's tooltip has the
+    longest.
+    """
+    bottom = plot_item.getAxis("bottom")
+    timed = axis.sampling_rate_hz is not None
+    labels = TIME_LABELS if timed else SAMPLE_LABELS
+    units = "s" if timed else None
+    bottom.setToolTip(labels[0])
+    if not timed:
+        bottom.enableAutoSIPrefix(False)  # samples are never scaled
+
+    def fit(*_args: object) -> None:
+        room = bottom.width() - 4
+        for text in labels:
+            if bottom.labelText != text:
+                bottom.setLabel(text, units=units)
+            if bottom.label.boundingRect().width() <= room or text == labels[-1]:
+                return
+
+    plot_item.setLabel("bottom", labels[0], units=units)
+    bottom.geometryChanged.connect(fit)
+    plot_item.vb.sigXRangeChanged.connect(fit)  # (a new SI prefix changes the width)
 
 
 def plain_values(plot_item: pg.PlotItem, side: str = "left") -> None:
@@ -104,3 +131,9 @@ def channel_label(axis: TrialAxis, ch: int) -> str:
     return axis.channel_names[ch] if ch < len(axis.channel_names) else f"ch {ch}"
 
 
+def chunk_meter(ctx: JobContext) -> ChunkMeter:
+    """A meter sending ``(chunks read, chunks needed)`` as the job's progress: the trial
+    computations add the chunks they plan (:func:`~inspector.formats.analysis.read_meter.
+    chunks_expected`) and report each one read; run them inside
+    :func:`~inspector.formats.analysis.read_meter.metering` with it."""
+    return ChunkMeter(0, lambda done, needed: ctx.progress(done, needed))

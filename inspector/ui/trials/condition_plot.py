@@ -1,7 +1,7 @@
 """Condition averages: each condition's mean response with a ±SEM band.
 
 :class:`ConditionPlot` runs :func:`~inspector.formats.analysis.trial_average.trial_average`
-on a job (progress bar, Cancel button; a newer request supersedes the
+on a job (the fraction done and Cancel float over the plot; a newer request supersedes the
 running one, whose result is dropped) and draws, per condition and channel,
 the mean against time from stimulus onset with a translucent band from
 ``mean - sem`` to ``mean + sem`` (``pyqtgraph.FillBetweenItem``; where one
@@ -34,13 +34,13 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
-    QProgressBar,
     QPushButton,
     QSplitter,
     QVBoxLayout,
     QWidget,
 )
 
+from inspector.formats.analysis.read_meter import metering
 from inspector.formats.analysis.trial_average import pooled, trial_average
 from inspector.formats.analysis.trial_conditions import Condition
 from inspector.formats.analysis.trial_matrix import TrialAxis
@@ -48,11 +48,13 @@ from inspector.formats.document import Document
 from inspector.jobs import JobContext, JobRunner
 from inspector.ui.plots.base import PlotView
 from inspector.ui.plots.navigation import add_line_key, add_reset_action, install_time_wheel
+from inspector.ui.read_progress import ReadProgress
 from inspector.ui.trials.common import (
     CHANNEL_STYLES,
     AverageRequest,
     cancel_keys_on_destroy,
     channel_label,
+    chunk_meter,
     color_onset,
     condition_colors,
     onset_line,
@@ -241,21 +243,9 @@ class ConditionPlot(PlotView):
 
     # -- layout ------------------------------------------------------------------
     def _build(self, with_list: bool) -> None:
-        row = QHBoxLayout()
-        self.progress = QProgressBar()
-        self.progress.setMaximumWidth(220)
-        self.progress.setFormat("%v of %m trials")
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setToolTip("Stop computing this average")
-        self.cancel_button.clicked.connect(self.cancel)
-        self.progress.hide()
-        self.cancel_button.hide()
-        row.addWidget(self.progress)
-        row.addWidget(self.cancel_button)
-        row.addStretch(1)
-        lay = self.layout()
-        lay.insertLayout(lay.indexOf(self.status), row)
-        self.progress_row = row
+        # the fraction done floats over the plot (no row of its own to wrap or cut)
+        self.read_progress = ReadProgress(self._stack, "chunks", "Stop computing this average")
+        self.read_progress.cancel_requested.connect(self.cancel)
         time_label(self.plot_item, self.axis)
         self.plot_item.setLabel("left", self._left_label(False))
         plain_values(self.plot_item)
@@ -291,7 +281,7 @@ class ConditionPlot(PlotView):
         sl.addWidget(self.legend_box)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.setChildrenCollapsible(False)
-        lay.replaceWidget(self._stack, split)
+        self.layout().replaceWidget(self._stack, split)
         split.addWidget(self._stack)
         split.addWidget(side)
         split.setStretchFactor(0, 1)
@@ -456,20 +446,16 @@ class ConditionPlot(PlotView):
         doc = self.doc
 
         def work(ctx: JobContext) -> tuple[pd.DataFrame, Grid, Bands]:
-            df = trial_average(
-                doc, request.by, channels=list(request.channels), window=request.window,
-                baseline=request.baseline,
-                trials=list(request.trials) if request.trials is not None else None,
-                progress=lambda p: ctx.progress(p.done, p.total),
-                cancelled=lambda: ctx.cancelled)
+            with metering(chunk_meter(ctx)):  # progress: chunks read of chunks needed
+                df = trial_average(
+                    doc, request.by, channels=list(request.channels), window=request.window,
+                    baseline=request.baseline,
+                    trials=list(request.trials) if request.trials is not None else None,
+                    cancelled=lambda: ctx.cancelled)
             grid = frame_grid(df)  # the arrays and band paths are made here, off the GUI thread
             return df, grid, grid_bands(grid)
 
-        total = len(request.trials) if request.trials is not None else self.axis.trials
-        self.progress.setRange(0, max(total, 1))
-        self.progress.setValue(0)
-        self.progress.show()
-        self.cancel_button.show()
+        self.read_progress.start()  # (the job counts the chunks it needs first)
         self.status.setText("averaging…")
         self.jobs.submit(work, on_done=lambda got: self._done(request, *got),
                          on_error=self._failed, on_progress=self._progress,
@@ -485,12 +471,10 @@ class ConditionPlot(PlotView):
 
     def _idle(self) -> None:
         self.running = False
-        self.progress.hide()
-        self.cancel_button.hide()
+        self.read_progress.finish()
 
     def _progress(self, done: int, total: int, _payload: Any) -> None:
-        self.progress.setRange(0, max(total, 1))
-        self.progress.setValue(done)
+        self.read_progress.update_progress(done, total)
 
     def _failed(self, message: str, _tb: str) -> None:
         self._idle()

@@ -26,6 +26,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
+from inspector.formats.analysis.read_meter import metering
 from inspector.formats.analysis.trial_matrix import (
     TrialAxis,
     TrialMatrix,
@@ -42,6 +43,7 @@ from inspector.ui.read_progress import ReadProgress
 from inspector.ui.trials.common import (
     cancel_keys_on_destroy,
     channel_label,
+    chunk_meter,
     color_onset,
     onset_line,
     plain_values,
@@ -119,7 +121,7 @@ class TrialImage(PlotView):
         self.y_label = "trial"
         self._build_controls(sort_choices)
         self._build_items()
-        self.read_progress = ReadProgress(self._stack, "trials", "Stop reading the trials")
+        self.read_progress = ReadProgress(self._stack, "chunks", "Stop reading the trials")
         self.read_progress.cancel_requested.connect(self.cancel)
         cancel_keys_on_destroy(self, jobs, self.job_keys())
 
@@ -233,10 +235,10 @@ class TrialImage(PlotView):
 
         def work(ctx: JobContext) -> tuple[TrialOrder, TrialMatrix, tuple[float, float]]:
             order = trial_order(doc, request.sort_by)
-            matrix = trial_matrix(doc, request.channel, order=order.order,
-                                  window=request.window, baseline=request.baseline,
-                                  max_bins=bins, progress=lambda p: ctx.progress(p.done, p.total),
-                                  cancelled=lambda: ctx.cancelled)
+            with metering(chunk_meter(ctx)):  # progress: chunks read of chunks needed
+                matrix = trial_matrix(doc, request.channel, order=order.order,
+                                      window=request.window, baseline=request.baseline,
+                                      max_bins=bins, cancelled=lambda: ctx.cancelled)
             # the percentiles sort every value: here, not on the GUI thread
             return order, matrix, image_levels(matrix.values)
 
@@ -256,7 +258,7 @@ class TrialImage(PlotView):
                             if self.matrix is not None else "cancelled")
 
     def _progress(self, done: int, total: int, _payload: Any) -> None:
-        self.status.setText(f"reading trials… {done} of {total}")
+        self.status.setText(f"reading trials… {done} of {total} chunks")
         self.read_progress.update_progress(done, total)
 
     def _failed(self, message: str, _tb: str) -> None:

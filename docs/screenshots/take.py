@@ -1,0 +1,106 @@
+"""Take the screenshots that ``inspector --screenshot`` cannot: a view mid-read, a finding
+activated, a tab other than the first.
+
+Usage (from the repository, offscreen)::
+
+    QT_QPA_PLATFORM=offscreen python docs/screenshots/take.py MODE WxH THEME OUT.png [FILE ...]
+
+MODE:
+
+* ``trials``: FILE opened, its Trials tab shown once every view is drawn;
+* ``reading``: FILE opened with an empty chunk-summary cache, the window saved 2.5 s
+  after the plot's progress box appeared (a recording that takes more than a second to
+  read: ``python benchmarks/gui_latency.py --scenarios open_recording_1gb`` writes one,
+  ``continuous_1024MiB.h5``, in its cache folder);
+* ``scan-finding``: no FILE: the long TSV fixture with a temperature for its first scan
+  only, and its finding about the second scan activated (the scan selected).
+
+THEME is ``light`` or ``dark``.  Prints the saved path (and, for ``reading``, the box's text).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+LONG_TSV = ROOT / "tests/fixtures/auc-delimited/long_tsv"
+
+
+def lab_folder() -> Path:
+    """The long TSV fixture with cell and temperature columns, no temperature for scan 2."""
+    folder = Path(tempfile.mkdtemp()) / "lab_tsv"
+    shutil.copytree(LONG_TSV, folder)
+    data = folder / "scans.tsv"
+    lines = data.read_text().splitlines()
+    out = [lines[0] + "\tcell\ttemperature_c"]
+    for line in lines[1:]:
+        out.append(line + ("\t1\t20" if line.split("\t")[0] == "scan_001" else "\t2\t"))
+    data.write_text("\n".join(out) + "\n")
+    return folder
+
+
+def main() -> None:
+    mode, size, theme, out = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+    files = sys.argv[5:] or ([str(lab_folder())] if mode == "scan-finding" else [])
+    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp()  # cold chunk summaries
+    from PySide6.QtCore import QEventLoop, QTimer
+    from PySide6.QtWidgets import QApplication, QTabWidget
+
+    app = QApplication([])
+    from inspector.formats.workers import worker_pool
+    from inspector.ui.main_window import MainWindow
+    from inspector.ui.theme import apply_theme
+
+    apply_theme(theme)
+
+    def wait(ms: int) -> None:
+        loop = QEventLoop()
+        QTimer.singleShot(ms, loop.quit)
+        loop.exec()
+
+    def until(pred, seconds: float = 120.0) -> None:
+        end = time.monotonic() + seconds
+        while not pred() and time.monotonic() < end:
+            wait(50)
+
+    with worker_pool():
+        win = MainWindow()
+        win.keep_geometry = False
+        win.resize(*(int(v) for v in size.split("x")))
+        win.show()
+        win.open_paths(files, remember=False)
+        if mode == "reading":
+            def box():
+                tab = win.current_tab()
+                view = getattr(getattr(tab, "plot", None), "view", None)
+                return getattr(view, "read_progress", None)
+            until(lambda: box() is not None and box().isVisible(), 60)
+            wait(2500)
+            print(box().bar.text())
+        else:
+            until(lambda: win.all_tabs_ready() and win.is_idle())
+            wait(300)
+            tab = win.current_tab()
+            if mode == "trials":
+                views = next(t for t in tab.findChildren(QTabWidget)
+                             if t.objectName() == "documentViews")
+                titles = [views.tabText(i) for i in range(views.count())]
+                views.setCurrentIndex(titles.index("Trials"))
+            elif mode == "scan-finding":
+                finding = next(f for f in tab.doc.findings if ":scans[" in f.location)
+                win._finding_activated(finding, tab)
+            until(lambda: win.is_idle())
+            wait(500)
+        win.grab().save(out)
+        print(out)
+        app.processEvents()
+    os._exit(0)  # (no teardown: see CONTRIBUTING.md on the exit crash)
+
+
+if __name__ == "__main__":
+    main()

@@ -70,10 +70,10 @@ def test_trial_average_plans_and_reads_its_stored_chunks(tmp_path, monkeypatch):
     """A trial average inside a meter adds the stored chunks it plans and reads each:
     (18 trials, 20 samples, 6 channels) in chunks of (4, 20, 4): 5 chunk rows by 2 chunk
     columns of channels (the chosen channels 0 and 5 lie in both), 10 chunks."""
-    from inspector.formats.workers import worker_pool
     from test_trial_average import opened, write
 
     from inspector.formats.analysis import trial_average as analysis
+    from inspector.formats.decoding.workers import worker_pool
 
     monkeypatch.setattr(analysis, "MAX_BLOCK_TRIALS", 4)
     n = 18

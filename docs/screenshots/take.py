@@ -52,7 +52,7 @@ def main() -> None:
     from PySide6.QtWidgets import QApplication, QTabWidget
 
     app = QApplication([])
-    from inspector.formats.workers import worker_pool
+    from inspector.formats.decoding.workers import worker_pool
     from inspector.ui.main_window import MainWindow
     from inspector.ui.theme import apply_theme
 

@@ -54,7 +54,7 @@ def rss_file_kb() -> int:
 
 #: Modules a headless command imports in any case (``python -X importtime -m inspector
 #: verify``): imported once in the zygote.
-HEADLESS = ("numpy", "h5py", "yaml", "inspector.cli", "inspector.formats.discovery",
+HEADLESS = ("numpy", "h5py", "yaml", "inspector.cli", "inspector.formats.sources.discovery",
             "inspector.formats.hdf5.source", "inspector.formats.hdf5.data",
             "inspector.formats.vneurotk.identify")
 #: And those of a window (no QApplication: the command creates its own).

@@ -2,7 +2,7 @@
 
 Start-up imports nothing heavy: the readers (numpy, h5py; pandas only for
 a table) are imported by the first open job, off the GUI thread, and the plots when a
-document needs them (:mod:`inspector.ui.preload`), so that the window is
+document needs them (:mod:`inspector.runtime.preload`), so that the window is
 shown and painted first and never waits for an import.
 """
 
@@ -333,7 +333,7 @@ class MainWindow(QMainWindow):
         Runs when the window has been shown and every tab is ready (files given
         at start are opened first, undisturbed), so that a file opened later
         imports nothing while its views are shown (docs/architecture.md,
-        "Contracts"; :mod:`inspector.ui.preload`).
+        "Contracts"; :mod:`inspector.runtime.preload`).
         """
         if self._warmed or self._warm_waiting:
             return
@@ -375,7 +375,7 @@ class MainWindow(QMainWindow):
         never become garbage, which a full collection would walk on the GUI thread (about
         100 ms), so none ran meanwhile.  With no document open, what is alive is code and
         the window's own widgets, and the collector need never walk it again
-        (:func:`inspector.ui.garbage.freeze_long_lived`); with documents open it is not
+        (:func:`inspector.runtime.garbage.freeze_long_lived`); with documents open it is not
         frozen: their objects would never be collected once their tabs close."""
         hold_full_collections(False)
         hold_full_collections(False, START_UP)  # (start-up ends with the first warm-up)

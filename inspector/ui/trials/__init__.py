@@ -5,7 +5,7 @@ structure (epochs or continuous); :class:`inspector.ui.trial_link.TrialLinks`
 keeps the trial metadata table, the stimulus grid and these views on the
 document's one :class:`~inspector.models.selection.TrialSelection`.  The
 package imports pyqtgraph: the document tab imports it off the GUI thread
-(:mod:`inspector.ui.preload`) and builds it with :func:`build_in_steps`,
+(:mod:`inspector.runtime.preload`) and builds it with :func:`build_in_steps`,
 one plot an event-loop turn, the first time its tab is shown.
 """
 

@@ -73,9 +73,10 @@ def test_trial_average_plans_and_reads_its_stored_chunks(tmp_path, monkeypatch):
     from test_trial_average import opened, write
 
     from inspector.formats.analysis import trial_average as analysis
+    from inspector.formats.analysis import trial_reads
     from inspector.formats.decoding.workers import worker_pool
 
-    monkeypatch.setattr(analysis, "MAX_BLOCK_TRIALS", 4)
+    monkeypatch.setattr(trial_reads, "MAX_BLOCK_TRIALS", 4)
     n = 18
     arr = np.random.default_rng(9).standard_normal((n, 20, 6))
     path = tmp_path / "p.h5"

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from inspector.formats.auc.model import AucExperiment
+from inspector.formats.auc.scan_records import ScanRecords
 from inspector.formats.delimited.layouts import WIDE, ParsedLayout, ScanInputs
 from inspector.formats.delimited.manifest import Manifest
 from inspector.formats.delimited.rules import (
@@ -264,7 +265,8 @@ def build_experiment(parsed: ParsedLayout, manifest: Manifest, table_name: str,
                      col: Stages) -> AucExperiment | None:
     """The canonical experiment (no provenance yet); None when an error was recorded."""
     signal_unit = _signal_unit(parsed, manifest, table_name, col)
-    scans = [_scan(si, i, manifest, table_name, col) for i, si in enumerate(parsed.inputs)]
+    scans = ScanRecords.of(_scan(si, i, manifest, table_name, col)
+                           for i, si in enumerate(parsed.inputs))
     obs = _observations(parsed, table_name, manifest, col)
     metadata = _metadata(manifest, col)
     instrument = _instrument(manifest, col)

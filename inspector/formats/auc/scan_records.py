@@ -52,6 +52,17 @@ def _freeze(value: Any) -> Any:
     return (kind.__name__, value)
 
 
+def _template_key(quantity: dict[str, Any]) -> Any:
+    """The key of a quantity dict without its value: its items in order (value left
+    out), quickly when every other value is text or None."""
+    items = tuple((k, v) for k, v in quantity.items() if k != "value")
+    if all(v is None or type(v) is str for _, v in items):
+        return ("flat", tuple(k for k, _ in quantity.items()), items)
+    shape = dict(quantity)
+    shape["value"] = None
+    return _freeze(shape)
+
+
 class _Column:
     """One field's values: a code per record and the distinct values."""
 
@@ -60,6 +71,7 @@ class _Column:
         self.values: list[Any] = []
         self.index: dict[Any, int] = {}
         self.templates: list[dict[str, Any]] = []
+        self.flat: list[bool] = []
         self.template_index: dict[Any, int] = {}
         self.ints: array | None = None
         self.floats: array | None = None
@@ -76,6 +88,13 @@ class _Column:
     def add(self, at: int, value: Any) -> None:
         """Append ``value`` as the value of record ``at`` (``at == len(codes)``)."""
         kind = type(value)
+        if value is None or kind is str:
+            code = self.index.get(value)
+            if code is None:
+                code = self.index[value] = len(self.values)
+                self.values.append(value)
+            self.codes.append(code)
+            return
         if kind is int and -(2 ** 63) <= value < 2 ** 63:
             self.codes.append(_INT)
             self._number("ints", "q", at, value)
@@ -85,13 +104,14 @@ class _Column:
             self._number("floats", "d", at, value)
             return
         if kind is dict and type(value.get("value")) is float:
-            shape = dict(value)
-            shape["value"] = None
-            key = _freeze(shape)
+            key = _template_key(value)
             t = self.template_index.get(key)
             if t is None:
+                shape = dict(value)
+                shape["value"] = None
                 t = self.template_index[key] = len(self.templates)
                 self.templates.append(copy.deepcopy(shape))
+                self.flat.append(all(not isinstance(v, _MUTABLE) for v in shape.values()))
             self.codes.append(_TEMPLATE - t)
             self._number("floats", "d", at, value["value"])
             return
@@ -123,9 +143,10 @@ class _Column:
         assert self.floats is not None
         if code == _FLOAT:
             return self.floats[i]
-        out = dict(self.templates[_TEMPLATE - code])
+        t = _TEMPLATE - code
+        out = dict(self.templates[t])
         out["value"] = self.floats[i]
-        return copy.deepcopy(out)
+        return out if self.flat[t] else copy.deepcopy(out)
 
 
 class QuantityColumn:

@@ -52,7 +52,7 @@ Nothing here imports Qt or a format package (docs/architecture.md, "Layers").
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -351,7 +351,7 @@ class DelimitedLocator:
 
     manifest: str
     data_file: str
-    scan_rows: tuple[str, ...] = ()
+    scan_rows: Sequence[str] = ()
 
     def __call__(self, path: str) -> str:
         root = path.partition(".")[0].partition("[")[0]

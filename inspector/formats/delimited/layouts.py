@@ -125,23 +125,44 @@ class ParsedLayout:
     Attributes:
         format_id: ``"generic-long"`` or ``"generic-wide"``.
         scan_ids: in first-appearance (long) or mapping (wide) order.
-        radii, signals: float sequences per scan (lists, or typed ``array("d")``),
-            row order kept.
-        inputs: per-scan metadata supplied by the table or the mapping.
+        radius_values, signal_values: float64, every scan's values one scan after
+            another (row order kept within a scan); scan ``k`` is
+            ``bounds[k]:bounds[k + 1]`` (:meth:`radius`, :meth:`signal`).  A wide
+            table's ``radius_values`` is its one shared axis.
+        bounds: int64 ``(scans + 1,)``: where each scan's values start.
+        inputs: per-scan metadata supplied by the table or the mapping (a sequence
+            that may build each :class:`ScanInputs` when asked).
         signal_units: distinct ``signal_unit`` cell values -> where each first
             appears, in words (``"line 2"``).
         radius_column: name of the radius column.
         always_shared: wide tables share one axis by definition.
+        locations: per scan, the location of its first row or its mapping entry.
     """
 
     format_id: str
     scan_ids: list[str]
-    radii: list[Sequence[float]]
-    signals: list[Sequence[float]]
-    inputs: list[ScanInputs]
+    radius_values: np.ndarray
+    signal_values: np.ndarray
+    bounds: np.ndarray
+    inputs: Sequence[ScanInputs]
     signal_units: dict[str, str]
     radius_column: str
     always_shared: bool = False
+    locations: Sequence[str] = ()
+
+    def lengths(self) -> np.ndarray:
+        """int64 per scan: its observations."""
+        return np.diff(self.bounds)
+
+    def radius(self, k: int) -> np.ndarray:
+        """The radius values of scan ``k``, row order."""
+        if self.always_shared:
+            return self.radius_values
+        return self.radius_values[self.bounds[k]:self.bounds[k + 1]]
+
+    def signal(self, k: int) -> np.ndarray:
+        """The signal values of scan ``k``, row order."""
+        return self.signal_values[self.bounds[k]:self.bounds[k + 1]]
 
 
 def select_layout(manifest: Manifest, table: Table, col: Stages) -> str | None:
@@ -220,82 +241,147 @@ def _field_count_ok(row: tuple[str, ...], line: int, table: Table, col: Stages) 
     return False
 
 
+class _FirstValues:
+    """The first non-blank value of one optional column per scan, and its line, as
+    columns: the text in one UTF-8 buffer (no string a scan), line 0 for none."""
+
+    def __init__(self) -> None:
+        self.blob = bytearray()
+        self.start = array("q")
+        self.end = array("q")
+        self.line = array("q")
+        self.seq = array("q")
+
+    def get(self, k: int) -> tuple[str, int] | None:
+        """``(value, line)`` of scan ``k``, or None."""
+        if k >= len(self.line) or not self.line[k]:
+            return None
+        return self.blob[self.start[k]:self.end[k]].decode("utf-8"), self.line[k]
+
+    def keep(self, k: int, value: str, line: int, seq: int) -> None:
+        """Record ``value`` (first seen at ``line``; the ``seq``-th value kept) for scan
+        ``k``."""
+        missing = k + 1 - len(self.line)
+        if missing > 0:
+            zeros = bytes(8 * missing)
+            for column in (self.start, self.end, self.line, self.seq):
+                column.frombytes(zeros)
+        self.seq[k] = seq
+        self.start[k] = len(self.blob)
+        self.blob += value.encode("utf-8")
+        self.end[k] = len(self.blob)
+        self.line[k] = line
+
+
 @dataclass
 class _LongScans:
-    """The scans of a long table as its rows are read, in first-appearance order
-    (values in typed arrays: 24 bytes an observation, its line number included)."""
+    """The scans of a long table as its rows are read, in first-appearance order, as
+    columns: per observation its scan number, radius, signal and line (32 bytes), in
+    file order; per scan its first line and the first value of each optional column."""
 
     order: list[str] = field(default_factory=list)
-    radii: dict[str, array] = field(default_factory=dict)
-    signals: dict[str, array] = field(default_factory=dict)
-    lines: dict[str, array] = field(default_factory=dict)
-    first_line: dict[str, int] = field(default_factory=dict)
-    raw_cols: dict[str, dict[str, tuple[str, int]]] = field(default_factory=dict)
+    number: dict[str, int] = field(default_factory=dict)
+    first_line: array = field(default_factory=lambda: array("q"))
+    scan_of: array = field(default_factory=lambda: array("q"))
+    radius: array = field(default_factory=lambda: array("d"))
+    signal: array = field(default_factory=lambda: array("d"))
+    line: array = field(default_factory=lambda: array("q"))
+    first: dict[str, _FirstValues] = field(default_factory=dict)
     units: dict[str, str] = field(default_factory=dict)
+    kept: int = 0
 
-    def add(self, scan_id: str, radius: float, signal: float, line: int) -> None:
-        """Append one observation to its scan (creating the scan at its first row)."""
-        if scan_id not in self.radii:
+    def __contains__(self, scan_id: str) -> bool:
+        return scan_id in self.number
+
+    def scan(self, scan_id: str, line: int) -> int:
+        """The number of scan ``scan_id`` (a new scan starts at ``line``)."""
+        k = self.number.get(scan_id)
+        if k is None:
+            k = self.number[scan_id] = len(self.order)
             self.order.append(scan_id)
-            self.radii[scan_id] = array("d")
-            self.signals[scan_id] = array("d")
-            self.lines[scan_id] = array("q")
-            self.raw_cols[scan_id] = {}
-            self.first_line[scan_id] = line
-        self.radii[scan_id].append(radius)
-        self.signals[scan_id].append(signal)
-        self.lines[scan_id].append(line)
+            self.first_line.append(line)
+        return k
 
-    def extend(self, scan_id: str, radii: np.ndarray, signals: np.ndarray,
+    def add(self, scan_id: str, radius: float, signal: float, line: int) -> int:
+        """Append one observation to its scan (creating the scan at its first row)."""
+        k = self.scan(scan_id, line)
+        self.scan_of.append(k)
+        self.radius.append(radius)
+        self.signal.append(signal)
+        self.line.append(line)
+        return k
+
+    def extend(self, numbers: np.ndarray, radii: np.ndarray, signals: np.ndarray,
                lines: np.ndarray) -> None:
-        """Append observations (``float64``, ``float64``, ``int64``, row order) to a scan."""
-        if scan_id not in self.radii:
-            self.add(scan_id, float(radii[0]), float(signals[0]), int(lines[0]))
-            radii, signals, lines = radii[1:], signals[1:], lines[1:]
-        self.radii[scan_id].frombytes(np.ascontiguousarray(radii, np.float64).tobytes())
-        self.signals[scan_id].frombytes(np.ascontiguousarray(signals, np.float64).tobytes())
-        self.lines[scan_id].frombytes(np.ascontiguousarray(lines, np.int64).tobytes())
+        """Append observations (scan numbers, ``float64``, ``float64``, ``int64``; file
+        order) of scans already numbered."""
+        self.scan_of.frombytes(np.ascontiguousarray(numbers, np.int64).tobytes())
+        self.radius.frombytes(np.ascontiguousarray(radii, np.float64).tobytes())
+        self.signal.frombytes(np.ascontiguousarray(signals, np.float64).tobytes())
+        self.line.frombytes(np.ascontiguousarray(lines, np.int64).tobytes())
+
+    def value(self, column: str, k: int) -> tuple[str, int] | None:
+        """The first value of ``column`` for scan ``k`` and its line, or None."""
+        values = self.first.get(column)
+        return values.get(k) if values is not None else None
+
+    def keep(self, column: str, k: int, value: str, line: int) -> None:
+        """Record the first value of ``column`` for scan ``k``."""
+        self.kept += 1
+        self.first.setdefault(column, _FirstValues()).keep(k, value, line, self.kept)
+
+    def values_of(self, k: int) -> list[tuple[str, tuple[str, int]]]:
+        """``(column, (value, line))`` of scan ``k``'s first values, in the order they
+        were kept."""
+        found = []
+        for column, values in self.first.items():
+            got = values.get(k)
+            if got is not None:
+                found.append((values.seq[k], column, got))
+        found.sort()
+        return [(column, got) for _, column, got in found]
+
+    def grouped(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(order, radius, signal, bounds)``: observation indices by scan (line order
+        within a scan), the values in that order and where each scan starts."""
+        scan_of = np.frombuffer(self.scan_of, dtype=np.int64)
+        order = np.argsort(scan_of, kind="stable")
+        counts = np.bincount(scan_of, minlength=len(self.order))
+        bounds = np.zeros(len(self.order) + 1, dtype=np.int64)
+        np.cumsum(counts, out=bounds[1:])
+        return (order, np.frombuffer(self.radius, dtype=np.float64)[order],
+                np.frombuffer(self.signal, dtype=np.float64)[order], bounds)
 
     def duplicates(self, listed: int) -> tuple[list[tuple[int, str, float, int]], int]:
         """``(line, scan id, radius, first line)`` of the first ``listed`` observations (in
         line order) repeating an earlier radius of their scan, and how many there are
-        (found by sorting each scan's radii: about 17 bytes an observation at most)."""
-        found: list[tuple[int, str, float, int]] = []
-        total = 0
-        for scan_id in self.order:
-            r = np.frombuffer(self.radii[scan_id], dtype=np.float64)
-            repeats = _repeats(r)
-            if repeats is None:
-                continue
-            lines = np.frombuffer(self.lines[scan_id], dtype=np.int64)
-            total += int(np.count_nonzero(repeats))
-            for i in np.flatnonzero(repeats)[:listed]:  # rows are in line order
-                first = int(np.argmax(r == r[i]))
-                found.append((int(lines[i]), scan_id, float(r[i]), int(lines[first])))
-            found = sorted(found)[:listed]
+        (found by one sort of every observation by scan, radius and line)."""
+        if len(self.line) < 2:
+            return [], 0
+        scan_of = np.frombuffer(self.scan_of, dtype=np.int64)
+        radius = np.frombuffer(self.radius, dtype=np.float64)
+        lines = np.frombuffer(self.line, dtype=np.int64)
+        order = np.lexsort((lines, radius, scan_of))
+        s, r = scan_of[order], radius[order]
+        same = (s[1:] == s[:-1]) & (r[1:] == r[:-1])
+        total = int(np.count_nonzero(same))
+        if not total:
+            return [], 0
+        head = np.ones(order.size, dtype=bool)
+        head[1:] = ~same
+        group_first = lines[order][np.maximum.accumulate(np.where(head, np.arange(order.size),
+                                                                   0))]
+        repeat = np.flatnonzero(~head)
+        pick = repeat[np.argsort(lines[order][repeat], kind="stable")[:listed]]
+        found = [(int(lines[order[i]]), self.order[int(s[i])], float(r[i]),
+                  int(group_first[i])) for i in pick]
         return found, total
 
 
-def _repeats(r: np.ndarray) -> np.ndarray | None:
-    """``bool (n,)``: which values of ``r`` repeat an earlier one; None when none does."""
-    if r.size < 2:
-        return None
-    ordered = np.sort(r)
-    if not (ordered[1:] == ordered[:-1]).any():
-        return None
-    del ordered
-    order = np.argsort(r, kind="stable")
-    ordered = r[order]
-    same = ordered[1:] == ordered[:-1]
-    del ordered
-    repeats = np.zeros(r.size, dtype=bool)
-    repeats[order[1:]] = same
-    return repeats
-
-
 def _long_observation(row: tuple[str, ...], line: int, idx: dict[str, int], table: Table,
-                      scans: _LongScans, col: Stages) -> str | None:
-    """Read the scan, radius and signal of one row into ``scans``; its scan id, or None."""
+                      scans: _LongScans, col: Stages) -> tuple[str, int] | None:
+    """Read the scan, radius and signal of one row into ``scans``; its scan id and number,
+    or None."""
     scan_id = row[idx["scan"]].strip()
     if not scan_id:
         col.report(TABLE_EMPTY_SCAN_ID, f"line {line}: empty scan identifier", table.loc(line))
@@ -304,15 +390,15 @@ def _long_observation(row: tuple[str, ...], line: int, idx: dict[str, int], tabl
     signal = _cell_float(row[idx["signal"]], "signal", line, table, col)
     if radius is None or signal is None:
         return None
-    scans.add(scan_id, radius, signal, line)
-    return scan_id
+    return scan_id, scans.add(scan_id, radius, signal, line)
 
 
-def _long_optional(row: tuple[str, ...], line: int, scan_id: str,
+def _long_optional(row: tuple[str, ...], line: int, scan: tuple[str, int],
                    optional: list[tuple[str, int]], table: Table, scans: _LongScans,
                    col: Stages) -> None:
     """Keep the first non-blank value of each optional column per scan; a different later
     value is a conflict.  ``signal_unit`` is collected per file, not per scan."""
+    scan_id, k = scan
     for column, i in optional:
         value = row[i].strip()
         if not value:
@@ -320,7 +406,7 @@ def _long_optional(row: tuple[str, ...], line: int, scan_id: str,
         if column == "signal_unit":
             scans.units.setdefault(value, f"line {line}")
             continue
-        existing = scans.raw_cols[scan_id].get(column)
+        existing = scans.value(column, k)
         if existing is not None and existing[0] != value:
             col.report(TABLE_INCONSISTENT_SCAN_VALUE,
                        f"line {line}: scan {shown(scan_id)} has inconsistent {column!r} values "
@@ -328,7 +414,7 @@ def _long_optional(row: tuple[str, ...], line: int, scan_id: str,
                        table.loc(line))
             continue
         if existing is None:
-            scans.raw_cols[scan_id][column] = (value, line)
+            scans.keep(column, k, value, line)
 
 
 def _slow_long_block(block: Block, table: Table, idx: dict[str, int],
@@ -339,14 +425,14 @@ def _slow_long_block(block: Block, table: Table, idx: dict[str, int],
         line, row = int(block.numbers[k]), tuple(block.text(k).split(table.delimiter))
         if not _field_count_ok(row, line, table, col):
             continue
-        if len(scans.order) >= MAX_SCANS and row[idx["scan"]].strip() not in scans.radii:
+        if len(scans.order) >= MAX_SCANS and row[idx["scan"]].strip() not in scans:
             col.report(TABLE_TOO_MANY_SCANS, f"line {line} starts scan {MAX_SCANS + 1:,}; a "
                        f"table has at most {MAX_SCANS:,} scans (the rest is not read)",
                        table.loc(line))
             return False
-        scan_id = _long_observation(row, line, idx, table, scans, col)
-        if scan_id is not None:
-            _long_optional(row, line, scan_id, optional, table, scans, col)
+        scan = _long_observation(row, line, idx, table, scans, col)
+        if scan is not None:
+            _long_optional(row, line, scan, optional, table, scans, col)
     return True
 
 
@@ -359,7 +445,7 @@ class _FastBlock:
     starts: np.ndarray
     ends: np.ndarray
     ids: list[str]
-    rows: list[np.ndarray]
+    firsts: np.ndarray  # int64 (scans,): the block's row index of each scan's first row
     scan_of: np.ndarray  # int64 (lines,): index in ``ids`` of each row's scan
 
 
@@ -380,10 +466,8 @@ def _fast_scans(block: Block, table: Table, i_scan: int) -> _FastBlock | None:
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
     scan_of = rank[inverse.reshape(-1)]
-    by_scan = np.argsort(scan_of, kind="stable")
-    cuts = np.cumsum(np.bincount(scan_of, minlength=order.size))[:-1]
     ids = [unique[k].decode("ascii") for k in order]
-    return _FastBlock(block, starts, ends, ids, np.split(by_scan, cuts), scan_of)
+    return _FastBlock(block, starts, ends, ids, first[order], scan_of)
 
 
 def _fast_optional(fb: _FastBlock, column: str, i: int,
@@ -414,7 +498,8 @@ def _fast_optional(fb: _FastBlock, column: str, i: int,
     if (values != firsts[fb.scan_of[rows]]).any():
         return None
     for value, _, k in found:
-        old = scans.raw_cols.get(fb.ids[k], {}).get(column)
+        known = scans.number.get(fb.ids[k])
+        old = scans.value(column, known) if known is not None else None
         if old is not None and old[0] != value:
             return None
     return found
@@ -427,7 +512,7 @@ def _fast_long_block(block: Block, table: Table, idx: dict[str, int],
     fb = _fast_scans(block, table, idx["scan"])
     if fb is None:
         return False
-    new = sum(1 for sid in fb.ids if sid not in scans.radii)
+    new = sum(1 for sid in fb.ids if sid not in scans)
     if len(scans.order) + new > MAX_SCANS:
         return False
     radius = fastrows.numbers(block, fb.starts[:, idx["radius_cm"]], fb.ends[:, idx["radius_cm"]])
@@ -437,14 +522,16 @@ def _fast_long_block(block: Block, table: Table, idx: dict[str, int],
     extra = [(c, _fast_optional(fb, c, i, scans)) for c, i in optional]
     if any(found is None for _, found in extra):
         return False
-    for sid, rows in zip(fb.ids, fb.rows, strict=True):
-        scans.extend(sid, radius[rows], signal[rows], block.numbers[rows])
+    lines = block.numbers[fb.firsts].tolist()
+    numbers = np.array([scans.scan(sid, line) for sid, line in zip(fb.ids, lines, strict=True)],
+                       dtype=np.int64)
+    scans.extend(numbers[fb.scan_of], radius, signal, block.numbers)
     for column, found in extra:
         for value, line, k in found or ():
             if column == "signal_unit":
                 scans.units.setdefault(value, f"line {line}")
-            else:
-                scans.raw_cols[fb.ids[k]].setdefault(column, (value, line))
+            elif scans.value(column, int(numbers[k])) is None:
+                scans.keep(column, int(numbers[k]), value, line)
     return True
 
 
@@ -481,19 +568,55 @@ def parse_long(manifest: Manifest, table: Table, col: Stages) -> ParsedLayout | 
                    table.loc(table.header_line))
     if col.has_errors:
         return None
-    order = scans.order
-    inputs = [_long_inputs(s, scans.raw_cols[s], scans.first_line[s], table, col) for s in order]
+    _, radius, signal, bounds = scans.grouped()
+    scans.number = {}
+    scans.scan_of = scans.radius = scans.signal = scans.line = array("q")
+    inputs = _LongInputs(scans, table)
+    for k in range(len(inputs)):
+        _long_inputs(k, scans, table, col)
     if col.has_errors:
         return None
-    return ParsedLayout(LONG, order, [scans.radii[s] for s in order],
-                        [scans.signals[s] for s in order], inputs, scans.units, "radius_cm")
+    return ParsedLayout(LONG, scans.order, radius, signal, bounds, inputs, scans.units,
+                        "radius_cm", locations=_FirstRows(scans, table))
 
 
-def _long_inputs(scan_id: str, cols: dict[str, tuple[str, int]], first: int, table: Table,
-                 col: Stages) -> ScanInputs:
-    """The per-scan metadata of one long-format scan, from its first values per column."""
+class _LongInputs(Sequence[ScanInputs]):
+    """The :class:`ScanInputs` of a long table's scans, each built when asked (from the
+    columns of :class:`_LongScans`: no object a scan is kept)."""
+
+    def __init__(self, scans: _LongScans, table: Table) -> None:
+        self._scans, self._table = scans, table
+
+    def __len__(self) -> int:
+        return len(self._scans.order)
+
+    def __getitem__(self, k: int) -> ScanInputs:  # type: ignore[override]
+        if not 0 <= k < len(self):
+            raise IndexError(k)
+        return _long_inputs(k, self._scans, self._table, Stages())
+
+
+class _FirstRows(Sequence[str]):
+    """Per scan of a long table, the location of its first row (``"name:LINE"``)."""
+
+    def __init__(self, scans: _LongScans, table: Table) -> None:
+        self._scans, self._table = scans, table
+
+    def __len__(self) -> int:
+        return len(self._scans.order)
+
+    def __getitem__(self, k: int) -> str:  # type: ignore[override]
+        if not 0 <= k < len(self):
+            raise IndexError(k)
+        return self._table.loc(self._scans.first_line[k])
+
+
+def _long_inputs(k: int, scans: _LongScans, table: Table, col: Stages) -> ScanInputs:
+    """The per-scan metadata of long-format scan ``k``, from its first values per column
+    (in the order they were first met; problems reported to ``col``)."""
+    scan_id, first = scans.order[k], scans.first_line[k]
     out = ScanInputs(scan_id=scan_id, location=table.loc(first), place=f"line {first}")
-    for column, (raw, line) in cols.items():
+    for column, (raw, line) in scans.values_of(k):
         out.origin[column] = table.loc(line)
         out.origin_text[column] = f"line {line}"
         if column in LONG_NUMERIC:
@@ -595,6 +718,12 @@ def parse_wide(manifest: Manifest, table: Table, col: Stages) -> ParsedLayout | 
     radius, signals = _wide_rows(table, radius_name, i_radius, mapped, col)
     if col.has_errors:
         return None
+    counts = [len(values) for values in signals]
+    bounds = np.zeros(len(signals) + 1, dtype=np.int64)
+    np.cumsum(counts, out=bounds[1:])
+    inputs = _wide_inputs(manifest, mapped)
     return ParsedLayout(WIDE, [sc["scan_id"] for sc, _, _ in mapped],
-                        [list(radius) for _ in mapped], list(signals),
-                        _wide_inputs(manifest, mapped), {}, radius_name, always_shared=True)
+                        np.asarray(radius, dtype=np.float64),
+                        np.asarray([v for values in signals for v in values], dtype=np.float64),
+                        bounds, inputs, {}, radius_name, always_shared=True,
+                        locations=tuple(si.location for si in inputs))

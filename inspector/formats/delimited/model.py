@@ -19,7 +19,6 @@ own, NaN-padded, with the authoritative mask.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -226,38 +225,40 @@ def _observations(parsed: ParsedLayout, table_name: str, manifest: Manifest,
         col.report(MODEL_NO_SCANS, "the source holds no scan (observations need at least one)",
                    where)
         return None
-    seen: dict[str, int] = {}
-    for k, sid in enumerate(ids):
-        if sid in seen:
-            col.report(MODEL_DUPLICATE_SCAN_ID, f"scan id {shown(sid)} is used by more than one "
-                       f"scan (scans {seen[sid]} and {k})", parsed.inputs[k].location)
-        seen.setdefault(sid, k)
-    first = parsed.radii[0]
-    if parsed.always_shared or all(r == first for r in parsed.radii):
-        return _shared_axis(parsed, first)
-    return _per_scan_axes(parsed)
+    if len(set(ids)) != len(ids):
+        seen: dict[str, int] = {}
+        for k, sid in enumerate(ids):
+            if sid in seen:
+                col.report(MODEL_DUPLICATE_SCAN_ID, f"scan id {shown(sid)} is used by more "
+                           f"than one scan (scans {seen[sid]} and {k})", parsed.locations[k])
+            seen.setdefault(sid, k)
+    lengths = parsed.lengths()
+    if parsed.always_shared:
+        return _shared_axis(parsed, parsed.radius_values, len(ids))
+    first = parsed.radius(0)
+    if bool((lengths == first.size).all()):
+        rows = parsed.radius_values.reshape(len(ids), first.size)
+        if bool((rows == first).all()):
+            return _shared_axis(parsed, first, len(ids))
+    return _per_scan_axes(parsed, lengths)
 
 
-def _shared_axis(parsed: ParsedLayout, radius_values: Sequence[float]) -> Observations:
+def _shared_axis(parsed: ParsedLayout, radius_values: np.ndarray, n: int) -> Observations:
     """Shared mode: one radius ``(points,)``; signal ``(scans, points)``; mask all True."""
-    radius = np.asarray(radius_values, dtype=np.float64).reshape(-1)
-    signal = np.empty((len(parsed.scan_ids), radius.shape[0]), dtype=np.float64)
-    for i, row in enumerate(parsed.signals):
-        signal[i] = row
+    radius = np.array(radius_values, dtype=np.float64).reshape(-1)
+    signal = np.array(parsed.signal_values, dtype=np.float64).reshape(n, radius.shape[0])
     return "shared", radius, signal, np.ones(signal.shape, dtype=bool)
 
 
-def _per_scan_axes(parsed: ParsedLayout) -> Observations:
+def _per_scan_axes(parsed: ParsedLayout, lengths: np.ndarray) -> Observations:
     """Per-scan mode: radius and signal ``(scans, width)`` NaN-padded, mask True where real."""
-    n = len(parsed.scan_ids)
-    width = max(len(r) for r in parsed.radii)
+    n = lengths.size
+    width = int(lengths.max())
+    mask = np.arange(width) < lengths[:, None]
     radius = np.full((n, width), np.nan)
     signal = np.full((n, width), np.nan)
-    mask = np.zeros((n, width), dtype=bool)
-    for i, (r, s) in enumerate(zip(parsed.radii, parsed.signals, strict=True)):
-        radius[i, : len(r)] = r
-        signal[i, : len(s)] = s
-        mask[i, : len(r)] = True
+    radius[mask] = parsed.radius_values
+    signal[mask] = parsed.signal_values
     return "per_scan", radius, signal, mask
 
 

@@ -373,7 +373,7 @@ def build_document(res: ImportResult) -> Document:
 
 def _structure(doc: Document, res: ImportResult, exp: AucExperiment) -> None:
     """The structural validation, readiness and summary of the imported experiment."""
-    rows = tuple(si.location for si in res.parsed.inputs) if res.parsed is not None else ()
+    rows = res.parsed.locations if res.parsed is not None else ()
     locate = DelimitedLocator(res.manifest.name if res.manifest is not None else "",
                               res.data_file.name if res.data_file is not None else "", rows)
     doc.structure = examine(exp, locate=locate)

@@ -23,7 +23,7 @@ from typing import Any, overload
 
 import numpy as np
 
-__all__ = ["ScanRecords", "QuantityColumn"]
+__all__ = ["QuantityColumn", "ScanRecords", "coded", "integers", "quantities"]
 
 #: A record's value of a field held in the field's integer column (``code == _INT``).
 _INT = -1
@@ -149,6 +149,36 @@ class _Column:
         return out if self.flat[t] else copy.deepcopy(out)
 
 
+def coded(codes: np.ndarray, values: list[Any]) -> _Column:
+    """A field whose value for record ``i`` is ``values[codes[i]]`` (``values`` kept as
+    they are: never changed afterwards)."""
+    column = _Column()
+    column.codes = array("i", np.ascontiguousarray(codes, dtype=np.int32).tobytes())
+    column.values = list(values)
+    return column
+
+
+def integers(values: np.ndarray) -> _Column:
+    """A field holding one integer a record (int64)."""
+    column = _Column()
+    column.codes = array("i", np.full(values.size, _INT, dtype=np.int32).tobytes())
+    column.ints = array("q", np.ascontiguousarray(values, dtype=np.int64).tobytes())
+    return column
+
+
+def quantities(templated: np.ndarray, template: dict[str, Any], values: np.ndarray,
+               codes: np.ndarray, others: list[Any]) -> _Column:
+    """A quantity field: where ``templated`` (bool per record) the dict ``template`` with
+    ``value`` the record's float of ``values``; elsewhere ``others[codes[i]]``."""
+    column = coded(np.where(templated, _TEMPLATE, codes), others)
+    shape = dict(template)
+    shape["value"] = None
+    column.templates = [shape]
+    column.flat = [all(not isinstance(v, _MUTABLE) for v in shape.values())]
+    column.floats = array("d", np.ascontiguousarray(values, dtype=np.float64).tobytes())
+    return column
+
+
 class QuantityColumn:
     """One quantity field across the records, as columns.
 
@@ -190,6 +220,18 @@ class ScanRecords(Sequence[dict[str, Any]]):
         for column in out._columns.values():
             column.seal(out._n)
         out._shape_index = {}
+        return out
+
+    @classmethod
+    def from_columns(cls, n: int, columns: dict[str, _Column]) -> ScanRecords:
+        """``n`` records of the fields of ``columns`` in that order (every record has
+        them all), each field made by :func:`coded`, :func:`integers` or
+        :func:`quantities`."""
+        out = cls()
+        out._n = n
+        out._shapes = [tuple(columns)]
+        out._shape_codes = array("i", bytes(4 * n))
+        out._columns = dict(columns)
         return out
 
     def _append(self, record: dict[str, Any]) -> None:

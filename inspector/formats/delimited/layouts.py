@@ -24,6 +24,7 @@ must reach 0.5 and beat the runner-up (if that also reaches 0.5) by 0.15.
 
 from __future__ import annotations
 
+import math
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -87,7 +88,7 @@ WIDE_SCAN_FIELDS = ("elapsed_seconds", "wavelength_nm", "optical_system", "rotor
                     "temperature_c", "cell", "channel", "source_scan_id")
 #: Scans a long table may name (Inspector's limit, docs/architecture.md "Contracts"):
 #: each scan costs a few kilobytes of metadata in the model; a run has hundreds.
-MAX_SCANS = 100_000
+MAX_SCANS = 2_000_000
 MINIMUM_CONFIDENCE = 0.5
 TIE_MARGIN = 0.15
 
@@ -137,6 +138,8 @@ class ParsedLayout:
         radius_column: name of the radius column.
         always_shared: wide tables share one axis by definition.
         locations: per scan, the location of its first row or its mapping entry.
+        columns: a long table's optional per-scan columns, every scan at once
+            (:class:`ScanColumn`), when none of their values is a finding; else None.
     """
 
     format_id: str
@@ -149,6 +152,7 @@ class ParsedLayout:
     radius_column: str
     always_shared: bool = False
     locations: Sequence[str] = ()
+    columns: dict[str, ScanColumn] | None = None
 
     def lengths(self) -> np.ndarray:
         """int64 per scan: its observations."""
@@ -572,12 +576,86 @@ def parse_long(manifest: Manifest, table: Table, col: Stages) -> ParsedLayout | 
     scans.number = {}
     scans.scan_of = scans.radius = scans.signal = scans.line = array("q")
     inputs = _LongInputs(scans, table)
-    for k in range(len(inputs)):
-        _long_inputs(k, scans, table, col)
+    columns = long_columns(scans)
+    if columns is None:
+        for k in range(len(inputs)):
+            _long_inputs(k, scans, table, col)
     if col.has_errors:
         return None
     return ParsedLayout(LONG, scans.order, radius, signal, bounds, inputs, scans.units,
-                        "radius_cm", locations=_FirstRows(scans, table))
+                        "radius_cm", locations=_FirstRows(scans, table), columns=columns)
+
+
+@dataclass
+class ScanColumn:
+    """One optional per-scan column of a long table, every scan at once.
+
+    Attributes:
+        present: bool per scan: the column supplies a value (its first non-blank one).
+        numbers: float64 per scan for a numeric column (NaN where absent), else None.
+        codes, values: for a text column, scan ``k``'s value is ``values[codes[k]]``
+            (parsed as :class:`ScanInputs` holds it: an ISO-8601 timestamp re-written,
+            an optical system named canonically); None where absent.
+    """
+
+    present: np.ndarray
+    numbers: np.ndarray | None = None
+    codes: np.ndarray | None = None
+    values: list[Any] = field(default_factory=list)
+
+
+def _first_texts(values: _FirstValues, n: int) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """``(present, codes, texts)``: the distinct first values of a column and a code per
+    scan (the text of scan ``k`` is ``texts[codes[k]]``; code 0 (``""``) where absent)."""
+    lines = np.zeros(n, dtype=np.int64)
+    lines[:len(values.line)] = np.frombuffer(values.line, dtype=np.int64)
+    present = lines > 0
+    codes = np.zeros(n, dtype=np.int32)
+    index: dict[bytes, int] = {b"": 0}
+    blob = bytes(values.blob)
+    start, end = values.start, values.end
+    for k in np.flatnonzero(present).tolist():
+        codes[k] = index.setdefault(blob[start[k]:end[k]], len(index))
+    return present, codes, [b.decode("utf-8") for b in index]
+
+
+def _long_column(column: str, values: _FirstValues, n: int) -> ScanColumn | None:
+    """The :class:`ScanColumn` of ``column``; None when some value is one
+    :func:`_long_inputs` reports (not a finite number, a timestamp or an optical system)."""
+    present, codes, texts = _first_texts(values, n)
+    if column in LONG_NUMERIC:
+        parsed = [table_float(t) for t in texts]
+        parsed[0] = math.nan
+        used = np.unique(codes[present])
+        if any(parsed[c] is None or not math.isfinite(parsed[c]) for c in used.tolist()):
+            return None
+        return ScanColumn(present, numbers=np.array(parsed, dtype=np.float64)[codes])
+    if column == "acquisition_timestamp":
+        stamps = [parse_timestamp(t) for t in texts]
+        if any(stamps[c] is None for c in np.unique(codes[present]).tolist()):
+            return None
+        out: list[Any] = [None, *(format_datetime(d) if d is not None else None
+                                  for d in stamps[1:])]
+    elif column == "optical_system":
+        out = [None, *(parse_optical_table(t) for t in texts[1:])]
+        if any(out[c] is None for c in np.unique(codes[present]).tolist()):
+            return None
+    else:
+        out = [None, *texts[1:]]
+    return ScanColumn(present, codes=codes, values=out)
+
+
+def long_columns(scans: _LongScans) -> dict[str, ScanColumn] | None:
+    """Every optional per-scan column of a long table as a :class:`ScanColumn`; None when
+    some scan's value is a finding (then each scan is read on its own, in order)."""
+    n = len(scans.order)
+    out = {}
+    for column, values in scans.first.items():
+        found = _long_column(column, values, n)
+        if found is None:
+            return None
+        out[column] = found
+    return out
 
 
 class _LongInputs(Sequence[ScanInputs]):

@@ -19,13 +19,14 @@ own, NaN-padded, with the authoritative mask.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from inspector.formats.auc.model import AucExperiment
-from inspector.formats.auc.scan_records import ScanRecords
-from inspector.formats.delimited.layouts import WIDE, ParsedLayout, ScanInputs
+from inspector.formats.auc.scan_records import ScanRecords, coded, integers, quantities
+from inspector.formats.delimited.layouts import WIDE, ParsedLayout, ScanColumn, ScanInputs
 from inspector.formats.delimited.manifest import Manifest
 from inspector.formats.delimited.rules import (
     MODEL_DUPLICATE_SCAN_ID,
@@ -262,12 +263,112 @@ def _per_scan_axes(parsed: ParsedLayout, lengths: np.ndarray) -> Observations:
     return "per_scan", radius, signal, mask
 
 
+def _coded(values: list[Any]) -> tuple[np.ndarray, list[Any]]:
+    """``(codes, distinct)`` of a list of hashable values."""
+    index: dict[Any, int] = {}
+    codes = np.fromiter((index.setdefault((type(v), v), len(index)) for v in values),
+                        dtype=np.int32, count=len(values))
+    return codes, [v for _, v in index]
+
+
+def _text_field(column: ScanColumn | None, default: Any, n: int) -> tuple[np.ndarray, list[Any]]:
+    """``(codes, values)`` of a resolved text field: the supplied value, else ``default``;
+    raises :class:`_Conflict` where both are given and differ."""
+    if column is None:
+        return np.zeros(n, dtype=np.int32), [default]
+    assert column.codes is not None
+    values = list(column.values)
+    values[0] = default
+    if default is not None:
+        used = np.unique(column.codes[column.present]).tolist()
+        if any(values[c] != default for c in used):
+            raise _Conflict
+    return column.codes, values
+
+
+def _number_field(column: ScanColumn | None, default: Any, n: int, unit: str,
+                  non_negative: bool) -> Any:
+    """The quantity column of a resolved number field (supplied, else ``default``); raises
+    :class:`_Conflict` for a conflict or a value :func:`_finite_quantity` refuses."""
+    if default is not None and (type(default) not in (int, float) or not is_finite(default)
+                                or (non_negative and default < 0)):
+        raise _Conflict
+    values = np.full(n, math.nan if default is None else float(default))
+    present = np.zeros(n, dtype=bool) if column is None else column.present
+    if column is not None:
+        assert column.numbers is not None
+        supplied = column.numbers[present]
+        if default is not None and bool((supplied != default).any()):
+            raise _Conflict
+        if non_negative and bool((supplied < 0).any()):
+            raise _Conflict
+        values[present] = supplied
+    templated = present | (default is not None)
+    return quantities(templated, quantity(0.0, unit), values, np.zeros(n, dtype=np.int32),
+                      [None])
+
+
+class _Conflict(Exception):
+    """A scan's value is a finding: the scans are built one by one, which reports it."""
+
+
+def _fast_scans(parsed: ParsedLayout, manifest: Manifest, source_file: str) -> ScanRecords | None:
+    """The scan records of a long table built column by column (equal to :func:`_scan`
+    for each scan); None when some scan's record would carry a finding."""
+    columns = parsed.columns
+    if columns is None or parsed.format_id == WIDE:
+        return None
+    n, d = len(parsed.scan_ids), manifest.defaults
+    try:
+        elapsed = columns.get("elapsed_seconds")
+        if elapsed is not None:
+            assert elapsed.numbers is not None
+            if bool((elapsed.numbers[elapsed.present] < 0).any()):
+                raise _Conflict
+        optical_codes, optical = _text_field(columns.get("optical_system"),
+                                             d["optical_system"], n)
+        source = columns.get("source_scan_id")
+        fields = {
+            "scan_id": coded(np.arange(n), list(parsed.scan_ids)),
+            "index": integers(np.arange(n)),
+            "elapsed_time": quantities(
+                np.zeros(n, dtype=bool) if elapsed is None else elapsed.present,
+                quantity(0.0, "s"), np.zeros(n) if elapsed is None else elapsed.numbers,
+                np.zeros(n, dtype=np.int32), [missing_quantity()]),
+            "acquired_at": coded(*_text_field(columns.get("acquisition_timestamp"), None, n)),
+            "cell": coded(*_text_field(columns.get("cell"), d["cell"], n)),
+            "channel": coded(*_text_field(columns.get("channel"), d["channel"], n)),
+            "wavelength": _number_field(columns.get("wavelength_nm"), d["wavelength_nm"], n,
+                                        "nm", True),
+            "optical_system": coded(optical_codes,
+                                    [v if v is not None else "unknown" for v in optical]),
+            "rotor_speed": _number_field(columns.get("rotor_speed_rpm"),
+                                         d["rotor_speed_rpm"], n, "rpm", True),
+            "temperature": _number_field(columns.get("temperature_c"), d["temperature_c"],
+                                         n, "degC", False),
+            "source_file": coded(np.zeros(n), [source_file]),
+            "annotations": coded(*_annotations(source, n)),
+        }
+    except _Conflict:
+        return None
+    return ScanRecords.from_columns(n, fields)
+
+
+def _annotations(source: ScanColumn | None, n: int) -> tuple[np.ndarray, list[Any]]:
+    """``annotations`` of each scan: ``["source_scan_id=<id>"]`` where supplied, else []."""
+    if source is None:
+        return np.zeros(n, dtype=np.int32), [[]]
+    assert source.codes is not None
+    return source.codes, [[]] + [[f"source_scan_id={v}"] if v else []
+                                 for v in source.values[1:]]
+
+
 def build_experiment(parsed: ParsedLayout, manifest: Manifest, table_name: str,
                      col: Stages) -> AucExperiment | None:
     """The canonical experiment (no provenance yet); None when an error was recorded."""
     signal_unit = _signal_unit(parsed, manifest, table_name, col)
-    scans = ScanRecords.of(_scan(si, i, manifest, table_name, col)
-                           for i, si in enumerate(parsed.inputs))
+    scans = _fast_scans(parsed, manifest, table_name) or ScanRecords.of(
+        _scan(si, i, manifest, table_name, col) for i, si in enumerate(parsed.inputs))
     obs = _observations(parsed, table_name, manifest, col)
     metadata = _metadata(manifest, col)
     instrument = _instrument(manifest, col)

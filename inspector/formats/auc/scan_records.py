@@ -314,6 +314,21 @@ class ScanRecords(Sequence[dict[str, Any]]):
         values.append(default)
         return codes, values
 
+    def integers(self, field: str) -> np.ndarray | None:
+        """int64 per record: field ``field`` when every record holds an integer there
+        (``int``, not ``bool``); else None."""
+        column = self._columns.get(field)
+        n = self._n
+        if column is None or not bool(self.present(field).all()):
+            return None
+        codes = np.frombuffer(column.codes, dtype=np.int32)[:n]
+        if column.ints is not None and bool((codes == _INT).all()):
+            return np.frombuffer(column.ints, dtype=np.int64)[:n].copy()
+        codes_, values = self.text(field)
+        if not all(type(v) is int and -(2 ** 63) <= v < 2 ** 63 for v in values[:-1]):
+            return None
+        return np.array(values[:-1] or [0], dtype=np.int64)[codes_]
+
     def quantity(self, field: str) -> QuantityColumn:
         """Field ``field`` of every record as a :class:`QuantityColumn`."""
         n = self._n

@@ -262,6 +262,27 @@ class _FirstValues:
             return None
         return self.blob[self.start[k]:self.end[k]].decode("utf-8"), self.line[k]
 
+    def grow(self, n: int) -> None:
+        """Make room for ``n`` scans."""
+        missing = n - len(self.line)
+        if missing > 0:
+            zeros = bytes(8 * missing)
+            for column in (self.start, self.end, self.line, self.seq):
+                column.frombytes(zeros)
+
+    def keep_many(self, ks: np.ndarray, values: np.ndarray, lines: np.ndarray,
+                  seq: np.ndarray) -> None:
+        """:meth:`keep` for each scan of ``ks`` (room made: :meth:`grow`)."""
+        if not ks.size:
+            return
+        texts = values.tolist()
+        sizes = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        ends = len(self.blob) + np.cumsum(sizes)
+        self.blob += b"".join(texts)
+        for column, data in ((self.start, ends - sizes), (self.end, ends),
+                             (self.line, lines), (self.seq, seq)):
+            np.frombuffer(column, dtype=np.int64)[ks] = data
+
     def keep(self, k: int, value: str, line: int, seq: int) -> None:
         """Record ``value`` (first seen at ``line``; the ``seq``-th value kept) for scan
         ``k``."""
@@ -333,6 +354,26 @@ class _LongScans:
         """Record the first value of ``column`` for scan ``k``."""
         self.kept += 1
         self.first.setdefault(column, _FirstValues()).keep(k, value, line, self.kept)
+
+    def register(self, ids: list[str], lines: np.ndarray) -> np.ndarray:
+        """Number new scans ``ids`` (first rows at ``lines``); their numbers (int64)."""
+        base = len(self.order)
+        self.number.update(zip(ids, range(base, base + len(ids)), strict=True))
+        self.order.extend(ids)
+        self.first_line.frombytes(np.ascontiguousarray(lines, dtype=np.int64).tobytes())
+        return np.arange(base, base + len(ids), dtype=np.int64)
+
+    def keep_many(self, column: str, ks: np.ndarray, values: np.ndarray,
+                  lines: np.ndarray) -> None:
+        """:meth:`keep` for each scan of ``ks`` that has no value of ``column`` yet
+        (``values``: an ``S`` array of ASCII text)."""
+        store = self.first.setdefault(column, _FirstValues())
+        store.grow(len(self.order))
+        fresh = np.frombuffer(store.line, dtype=np.int64)[ks] == 0
+        ks, values, lines = ks[fresh], values[fresh], lines[fresh]
+        seq = np.arange(self.kept + 1, self.kept + 1 + ks.size, dtype=np.int64)
+        self.kept += int(ks.size)
+        store.keep_many(ks, values, lines, seq)
 
     def values_of(self, k: int) -> list[tuple[str, tuple[str, int]]]:
         """``(column, (value, line))`` of scan ``k``'s first values, in the order they
@@ -470,15 +511,26 @@ def _fast_scans(block: Block, table: Table, i_scan: int) -> _FastBlock | None:
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
     scan_of = rank[inverse.reshape(-1)]
-    ids = [unique[k].decode("ascii") for k in order]
+    ids = unique[order].astype(str).tolist()
     return _FastBlock(block, starts, ends, ids, first[order], scan_of)
 
 
-def _fast_optional(fb: _FastBlock, column: str, i: int,
-                   scans: _LongScans) -> list[tuple[str, int, int]] | None:
-    """``(value, line, scan index)`` of the first non-blank value of ``column`` per scan of
-    the block (``signal_unit``: per distinct value); None when a value is untrimmed, long
-    or differs from its scan's first."""
+@dataclass
+class _Found:
+    """The first non-blank value of an optional column per scan of a block (per distinct
+    value for ``signal_unit``), in row order: ``values`` (``S`` array), their ``lines``
+    and ``scans`` (index in the block's ``ids``)."""
+
+    values: np.ndarray
+    lines: np.ndarray
+    scans: np.ndarray
+
+
+def _fast_optional(fb: _FastBlock, column: str, i: int, scans: _LongScans,
+                   known: np.ndarray) -> _Found | None:
+    """The :class:`_Found` of ``column`` in the block; None when a value is untrimmed,
+    long or differs from its scan's first (``known``: the scan number of each of the
+    block's scans read before it, -1 for a new one)."""
     b = fb.block
     s, e = fb.starts[:, i], fb.ends[:, i]
     empty = fastrows.blank(b, s, e)
@@ -493,20 +545,25 @@ def _fast_optional(fb: _FastBlock, column: str, i: int,
     key = values if column == "signal_unit" else fb.scan_of[rows]
     _, first = np.unique(key, return_index=True)
     first.sort()
-    found = [(values[k].decode("ascii"), int(b.numbers[rows[k]]), int(fb.scan_of[rows[k]]))
-             for k in first]
+    found = _Found(values[first], b.numbers[rows[first]], fb.scan_of[rows[first]])
     if column == "signal_unit":
         return found
     firsts = np.empty(len(fb.ids), dtype=values.dtype)
-    firsts[fb.scan_of[rows[first]]] = values[first]
+    firsts[found.scans] = found.values
     if (values != firsts[fb.scan_of[rows]]).any():
         return None
-    for value, _, k in found:
-        known = scans.number.get(fb.ids[k])
-        old = scans.value(column, known) if known is not None else None
-        if old is not None and old[0] != value:
+    for j in np.flatnonzero(known[found.scans] >= 0).tolist():
+        old = scans.value(column, int(known[found.scans[j]]))
+        if old is not None and old[0] != found.values[j].decode("ascii"):
             return None
     return found
+
+
+def _known_scans(scans: _LongScans, ids: list[str]) -> np.ndarray:
+    """int64 per id: its scan number, -1 for an id not seen yet."""
+    got = np.array(list(map(scans.number.get, ids)), dtype=object)
+    got[np.equal(got, None)] = -1
+    return got.astype(np.int64)
 
 
 def _fast_long_block(block: Block, table: Table, idx: dict[str, int],
@@ -516,26 +573,28 @@ def _fast_long_block(block: Block, table: Table, idx: dict[str, int],
     fb = _fast_scans(block, table, idx["scan"])
     if fb is None:
         return False
-    new = sum(1 for sid in fb.ids if sid not in scans)
-    if len(scans.order) + new > MAX_SCANS:
+    known = _known_scans(scans, fb.ids)
+    new = np.flatnonzero(known < 0)
+    if len(scans.order) + new.size > MAX_SCANS:
         return False
     radius = fastrows.numbers(block, fb.starts[:, idx["radius_cm"]], fb.ends[:, idx["radius_cm"]])
     signal = fastrows.numbers(block, fb.starts[:, idx["signal"]], fb.ends[:, idx["signal"]])
     if radius is None or signal is None:
         return False
-    extra = [(c, _fast_optional(fb, c, i, scans)) for c, i in optional]
+    extra = [(c, _fast_optional(fb, c, i, scans, known)) for c, i in optional]
     if any(found is None for _, found in extra):
         return False
-    lines = block.numbers[fb.firsts].tolist()
-    numbers = np.array([scans.scan(sid, line) for sid, line in zip(fb.ids, lines, strict=True)],
-                       dtype=np.int64)
+    numbers = known
+    numbers[new] = scans.register([fb.ids[j] for j in new.tolist()],
+                                  block.numbers[fb.firsts[new]])
     scans.extend(numbers[fb.scan_of], radius, signal, block.numbers)
     for column, found in extra:
-        for value, line, k in found or ():
-            if column == "signal_unit":
-                scans.units.setdefault(value, f"line {line}")
-            elif scans.value(column, int(numbers[k])) is None:
-                scans.keep(column, int(numbers[k]), value, line)
+        assert found is not None
+        if column == "signal_unit":
+            for value, line in zip(found.values.tolist(), found.lines.tolist(), strict=True):
+                scans.units.setdefault(value.decode("ascii"), f"line {line}")
+        else:
+            scans.keep_many(column, numbers[found.scans], found.values, found.lines)
     return True
 
 
@@ -619,17 +678,36 @@ def _first_texts(values: _FirstValues, n: int) -> tuple[np.ndarray, np.ndarray, 
     return present, codes, [b.decode("utf-8") for b in index]
 
 
+def _cell_number(text: bytes) -> float | None:
+    """:func:`~.values.table_float` of a cell's UTF-8 bytes."""
+    try:
+        return float(text)  # the same syntax as float() of the text, for ASCII text
+    except ValueError:
+        return table_float(text.decode("utf-8"))
+
+
+def _numbers_column(values: _FirstValues, n: int) -> ScanColumn | None:
+    """A numeric column read value by value (no text kept); None when a value is not a
+    finite number."""
+    lines = np.zeros(n, dtype=np.int64)
+    lines[:len(values.line)] = np.frombuffer(values.line, dtype=np.int64)
+    present = lines > 0
+    numbers = np.full(n, math.nan)
+    blob, start, end = bytes(values.blob), values.start, values.end
+    for k in np.flatnonzero(present).tolist():
+        number = _cell_number(blob[start[k]:end[k]])
+        if number is None or not math.isfinite(number):
+            return None
+        numbers[k] = number
+    return ScanColumn(present, numbers=numbers)
+
+
 def _long_column(column: str, values: _FirstValues, n: int) -> ScanColumn | None:
     """The :class:`ScanColumn` of ``column``; None when some value is one
     :func:`_long_inputs` reports (not a finite number, a timestamp or an optical system)."""
-    present, codes, texts = _first_texts(values, n)
     if column in LONG_NUMERIC:
-        parsed = [table_float(t) for t in texts]
-        parsed[0] = math.nan
-        used = np.unique(codes[present])
-        if any(parsed[c] is None or not math.isfinite(parsed[c]) for c in used.tolist()):
-            return None
-        return ScanColumn(present, numbers=np.array(parsed, dtype=np.float64)[codes])
+        return _numbers_column(values, n)
+    present, codes, texts = _first_texts(values, n)
     if column == "acquisition_timestamp":
         stamps = [parse_timestamp(t) for t in texts]
         if any(stamps[c] is None for c in np.unique(codes[present]).tolist()):

@@ -109,21 +109,28 @@ def scans_columns(exp: AucExperiment) -> Table:
     if not isinstance(records, ScanRecords) or not len(records) \
             or len(records) > exp.n_scans or exp.mask.ndim != 2:
         return Table.of_frame(scans_table(exp))
+    index = records.integers("index")
+    if index is None:
+        return Table.of_frame(scans_table(exp))
+    return Table.of_lazy_columns(lambda: _scan_columns(exp, records, index), range(len(records)))
+
+
+def _same(v: Any) -> Any:
+    return v
+
+
+def _scan_columns(exp: AucExperiment, records: ScanRecords,
+                  index: np.ndarray) -> tuple[PlainColumn, ...]:
+    """The columns of :func:`scans_columns` (``index``: each record's ``index``)."""
     n = len(records)
     points, low, high = (a[:n] for a in _radius_ranges(exp))
     elapsed, elapsed_status = _quantity_values(records, "elapsed_time")
 
-    def same(v: Any) -> Any:
-        return v
-
     def text(field: str) -> PlainColumn:
-        return _text_column(field, _spread_text(records, field, same))
+        return _text_column(field, _spread_text(records, field, _same))
 
-    index = _spread_text(records, "index", same)
-    if not all(type(v) is int for v in set(index.tolist())):
-        return Table.of_frame(scans_table(exp))
     columns = [
-        text("scan_id"), _number_column("index", index.astype(np.int64), "int64"),
+        text("scan_id"), _number_column("index", index, "int64"),
         _number_column("points", points, "int64"),
         _number_column("radius_min", low, "float64"),
         _number_column("radius_max", high, "float64"),
@@ -139,7 +146,7 @@ def scans_columns(exp: AucExperiment) -> Table:
         _text_column("annotations", _spread_text(records, "annotations",
                                                  lambda v: "; ".join(v or []))),
     ]
-    return Table.of_columns(tuple(columns), range(n))
+    return tuple(columns)
 
 
 def scans_table(exp: AucExperiment) -> pd.DataFrame:

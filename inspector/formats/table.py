@@ -19,8 +19,8 @@ is built once, under the table's lock, by whichever thread first asks
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np

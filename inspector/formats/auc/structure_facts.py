@@ -108,6 +108,7 @@ class Quantities:
     def _finish(cls, status: np.ndarray, values: np.ndarray, units: np.ndarray) -> Quantities:
         bad = ~np.isfinite(values)
         if bad.any():  # an infinite "present" value is no value
+            values, units = np.array(values), np.array(units)  # (writable copies)
             values[bad] = math.nan
             units[bad] = ""
         return cls(status, values, units)
@@ -117,8 +118,6 @@ class Quantities:
         """:meth:`of` for records held as columns, equal to it, without a record built:
         each distinct quantity dict is read once and its facts spread by index."""
         col = records.quantity(field)
-        kinds = np.concatenate([col.kinds, [-1]]) if col.kinds.size else col.kinds
-        n = col.kinds.size
         status = [ABSENT]
         unit = [""]
         value = [math.nan]
@@ -133,16 +132,27 @@ class Quantities:
             value.append(math.nan if not real or templated else v)
             per_record.append(real and templated)
         pick = (col.kinds + 1).astype(np.intp)
+        templated = np.array(per_record, dtype=bool)
+        table = np.array(value, dtype=np.float64)
+        bad = ~np.isfinite(table) & ~templated  # an infinite "present" value is no value
+        table[bad] = math.nan
+        unit = ["" if gone else u for u, gone in zip(unit, bad.tolist(), strict=True)]
         status_of = np.empty(len(status), dtype=object)
         status_of[:] = status
         unit_of = np.empty(len(unit), dtype=object)
         unit_of[:] = unit
-        values = np.array(value, dtype=np.float64)[pick]
-        from_record = np.array(per_record, dtype=bool)[pick]
-        values[from_record] = col.values[from_record]
-        del kinds
-        return cls._finish(status_of[pick] if n else np.empty(0, dtype=object), values,
-                           unit_of[pick] if n else np.empty(0, dtype=object))
+        from_record = templated[pick]
+        values = _take(table, pick)
+        units = _take(unit_of, pick)
+        if from_record.any():
+            values = np.array(values)
+            values[from_record] = col.values[from_record]
+            lost = from_record & ~np.isfinite(values)
+            if lost.any():
+                values[lost] = math.nan
+                units = np.array(units)
+                units[lost] = ""
+        return cls(_take(status_of, pick), values, units)
 
 
 #: The statuses of a reference ``Quantity`` (openauc 0.1.0a1
@@ -442,13 +452,21 @@ def _scan_facts(scans: Sequence[Any]) -> dict[str, Any]:
             "scan_q": {f: Quantities.of(records, f) for f in SCAN_QUANTITIES}}
 
 
+def _take(table: np.ndarray, pick: np.ndarray) -> np.ndarray:
+    """``table[pick]``; read-only and without a copy when ``pick`` is one value
+    repeated (a field every record has the same)."""
+    if pick.size and bool((pick == pick[0]).all()):
+        return np.broadcast_to(table[pick[:1]], pick.shape)
+    return table[pick]
+
+
 def _spread(records: ScanRecords, field: str, default: Any, text: Any) -> np.ndarray:
     """Object array: ``text(value)`` of field ``field`` per record, each distinct value
     converted once."""
     codes, values = records.text(field, default)
     out = np.empty(len(values), dtype=object)
     out[:] = [text(v) for v in values]
-    return out[codes]
+    return _take(out, codes)
 
 
 def _column_facts(records: ScanRecords) -> dict[str, Any]:

@@ -119,7 +119,7 @@ class AucRule:
     def code(self) -> str:
         return self.rule.code
 
-    def path(self, subjects: tuple[int, ...] = (), field: str | None = None) -> str:
+    def path(self, subjects: Sequence[int] = (), field: str | None = None) -> str:
         """The model path of a finding about ``subjects`` (record indices).
 
         One subject: ``scans[3].rotor_speed``; several or none:
@@ -132,8 +132,9 @@ class AucRule:
             return name
         if self.record == "rows":
             base = f"observations.{name}"
-            return f"{base}[{subjects[0]}]" if len(subjects) == 1 else base
-        base = f"{self.record}[{subjects[0]}]" if len(subjects) == 1 else f"{self.record}[*]"
+            return f"{base}[{int(subjects[0])}]" if len(subjects) == 1 else base
+        base = (f"{self.record}[{int(subjects[0])}]" if len(subjects) == 1
+                else f"{self.record}[*]")
         return f"{base}.{name}" if name else base
 
 

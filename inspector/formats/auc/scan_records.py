@@ -68,6 +68,7 @@ class _Column:
 
     def __init__(self) -> None:
         self.codes = array("i")
+        self.same: int | None = None  # every record's code, when ``codes`` is not kept
         self.values: list[Any] = []
         self.index: dict[Any, int] = {}
         self.templates: list[dict[str, Any]] = []
@@ -122,6 +123,12 @@ class _Column:
             self.values.append(copy.deepcopy(value) if isinstance(value, _MUTABLE) else value)
         self.codes.append(code)
 
+    def code_array(self, n: int) -> np.ndarray:
+        """int32 ``(n,)``: every record's code (read-only)."""
+        if self.same is not None:
+            return np.broadcast_to(np.int32(self.same), (n,))
+        return np.frombuffer(self.codes, dtype=np.int32)[:n]
+
     def seal(self, n: int) -> None:
         """Drop the build-time indexes; pad the number columns to ``n`` records."""
         self.index, self.template_index = {}, {}
@@ -133,7 +140,7 @@ class _Column:
                 column.extend(array(column.typecode, bytes(column.itemsize * (n - len(column)))))
 
     def get(self, i: int) -> Any:
-        code = self.codes[i]
+        code = self.same if self.same is not None else self.codes[i]
         if code >= 0:
             value = self.values[code]
             return copy.deepcopy(value) if isinstance(value, _MUTABLE) else value
@@ -153,7 +160,11 @@ def coded(codes: np.ndarray, values: list[Any]) -> _Column:
     """A field whose value for record ``i`` is ``values[codes[i]]`` (``values`` kept as
     they are: never changed afterwards)."""
     column = _Column()
-    column.codes = array("i", np.ascontiguousarray(codes, dtype=np.int32).tobytes())
+    codes = np.ascontiguousarray(codes, dtype=np.int32)
+    if codes.size and bool((codes == codes[0]).all()):
+        column.same = int(codes[0])
+    else:
+        column.codes = array("i", codes.tobytes())
     column.values = list(values)
     return column
 
@@ -161,7 +172,7 @@ def coded(codes: np.ndarray, values: list[Any]) -> _Column:
 def integers(values: np.ndarray) -> _Column:
     """A field holding one integer a record (int64)."""
     column = _Column()
-    column.codes = array("i", np.full(values.size, _INT, dtype=np.int32).tobytes())
+    column.same = _INT
     column.ints = array("q", np.ascontiguousarray(values, dtype=np.int64).tobytes())
     return column
 
@@ -303,7 +314,7 @@ class ScanRecords(Sequence[dict[str, Any]]):
         column = self._columns.get(field)
         if column is None:
             return np.zeros(n, dtype=np.int32), [default]
-        codes = np.frombuffer(column.codes, dtype=np.int32)[:n].copy()
+        codes = np.array(column.code_array(n))
         values = list(column.values)
         absent = ~self.present(field)
         special = np.flatnonzero((codes < 0) & ~absent)
@@ -321,7 +332,7 @@ class ScanRecords(Sequence[dict[str, Any]]):
         n = self._n
         if column is None or not bool(self.present(field).all()):
             return None
-        codes = np.frombuffer(column.codes, dtype=np.int32)[:n]
+        codes = column.code_array(n)
         if column.ints is not None and bool((codes == _INT).all()):
             return np.frombuffer(column.ints, dtype=np.int64)[:n].copy()
         codes_, values = self.text(field)
@@ -336,7 +347,7 @@ class ScanRecords(Sequence[dict[str, Any]]):
         absent = ~self.present(field) if n else np.zeros(0, dtype=bool)
         if column is None:
             return QuantityColumn(np.full(n, -1, dtype=np.int32), [], np.full(n, np.nan), [])
-        codes = np.frombuffer(column.codes, dtype=np.int32)[:n]
+        codes = column.code_array(n)
         dicts: list[dict[str, Any]] = []
         templated: list[bool] = []
         kinds = np.full(n, -1, dtype=np.int32)

@@ -293,16 +293,17 @@ def _number_field(column: ScanColumn | None, default: Any, n: int, unit: str,
     if default is not None and (type(default) not in (int, float) or not is_finite(default)
                                 or (non_negative and default < 0)):
         raise _Conflict
+    if column is None:  # every scan has the default (or nothing)
+        return coded(np.zeros(n), [None if default is None else quantity(default, unit)])
     values = np.full(n, math.nan if default is None else float(default))
-    present = np.zeros(n, dtype=bool) if column is None else column.present
-    if column is not None:
-        assert column.numbers is not None
-        supplied = column.numbers[present]
-        if default is not None and bool((supplied != default).any()):
-            raise _Conflict
-        if non_negative and bool((supplied < 0).any()):
-            raise _Conflict
-        values[present] = supplied
+    present = column.present
+    assert column.numbers is not None
+    supplied = column.numbers[present]
+    if default is not None and bool((supplied != default).any()):
+        raise _Conflict
+    if non_negative and bool((supplied < 0).any()):
+        raise _Conflict
+    values[present] = supplied
     templated = present | (default is not None)
     return quantities(templated, quantity(0.0, unit), values, np.zeros(n, dtype=np.int32),
                       [None])
@@ -369,6 +370,7 @@ def build_experiment(parsed: ParsedLayout, manifest: Manifest, table_name: str,
     signal_unit = _signal_unit(parsed, manifest, table_name, col)
     scans = _fast_scans(parsed, manifest, table_name) or ScanRecords.of(
         _scan(si, i, manifest, table_name, col) for i, si in enumerate(parsed.inputs))
+    parsed.columns = None  # (read: no longer needed)
     obs = _observations(parsed, table_name, manifest, col)
     metadata = _metadata(manifest, col)
     instrument = _instrument(manifest, col)

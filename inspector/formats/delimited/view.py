@@ -109,20 +109,20 @@ def scans_columns(exp: AucExperiment) -> Table:
     if not isinstance(records, ScanRecords) or not len(records) \
             or len(records) > exp.n_scans or exp.mask.ndim != 2:
         return Table.of_frame(scans_table(exp))
-    index = records.integers("index")
-    if index is None:
+    if records.integers("index") is None:
         return Table.of_frame(scans_table(exp))
-    return Table.of_lazy_columns(lambda: _scan_columns(exp, records, index), range(len(records)))
+    return Table.of_lazy_columns(lambda: _scan_columns(exp, records), range(len(records)))
 
 
 def _same(v: Any) -> Any:
     return v
 
 
-def _scan_columns(exp: AucExperiment, records: ScanRecords,
-                  index: np.ndarray) -> tuple[PlainColumn, ...]:
-    """The columns of :func:`scans_columns` (``index``: each record's ``index``)."""
+def _scan_columns(exp: AucExperiment, records: ScanRecords) -> tuple[PlainColumn, ...]:
+    """The columns of :func:`scans_columns`."""
     n = len(records)
+    index = records.integers("index")
+    assert index is not None
     points, low, high = (a[:n] for a in _radius_ranges(exp))
     elapsed, elapsed_status = _quantity_values(records, "elapsed_time")
 
@@ -322,8 +322,9 @@ def _arrays(res: ImportResult, exp: AucExperiment) -> dict[str, NumpyArrayRef]:
                            sample_axis=0 if exp.radius.ndim == 1 else 1)
     signal = NumpyArrayRef("signal", exp.signal, location=sloc, sample_axis=1)
     mask = NumpyArrayRef("mask", exp.mask, location=data_name, sample_axis=1)
+    ids = list(exp.scan_ids)  # (one list shared by the three: nobody changes it)
     for ref in (radius, signal, mask):
-        ref.attrs.update({"unit": units.get(ref.name), "scan_ids": list(exp.scan_ids),
+        ref.attrs.update({"unit": units.get(ref.name), "scan_ids": ids,
                           "radius_axis_mode": exp.mode})
     return {"radius": radius, "signal": signal, "mask": mask}
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -83,7 +84,8 @@ def _scan_issue(f: Facts, spec: R.AucRule, where: np.ndarray, text: str) -> list
         return []
     ids = f.scan_ids if idx.size == f.n_scans else [f.scan_ids[i] for i in idx.tolist()]
     message = f"{idx.size} of {f.n_scans} scan(s) {text}: {_names(ids)}"
-    return [Issue(spec, message, tuple(idx.tolist()) if idx.size <= 2 else idx)]
+    subjects = tuple(idx.tolist()) if idx.size <= 2 else cast(Sequence[int], idx)
+    return [Issue(spec, message, subjects)]
 
 
 # -- archival ----------------------------------------------------------------

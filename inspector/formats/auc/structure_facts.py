@@ -120,17 +120,17 @@ class Quantities:
         col = records.quantity(field)
         status = [ABSENT]
         unit = [""]
-        value = [math.nan]
+        value: list[Any] = [math.nan]
         per_record = [False]
-        for q, templated in zip(col.dicts, col.templated, strict=True):
+        for q, by_record in zip(col.dicts, col.templated, strict=True):
             state = _as_text(q.get("status", PRESENT))
             v = q.get("value")
             status.append(state)
-            real = state == PRESENT and (templated or (
+            real = state == PRESENT and (by_record or (
                 isinstance(v, float | int) and not isinstance(v, bool)))
             unit.append(_as_text(q.get("unit", "unknown")) if real else "")
-            value.append(math.nan if not real or templated else v)
-            per_record.append(real and templated)
+            value.append(math.nan if not real or by_record else v)
+            per_record.append(real and by_record)
         pick = (col.kinds + 1).astype(np.intp)
         templated = np.array(per_record, dtype=bool)
         table = np.array(value, dtype=np.float64)

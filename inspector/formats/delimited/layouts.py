@@ -562,9 +562,8 @@ def _fast_optional(fb: _FastBlock, column: str, i: int, scans: _LongScans,
 
 def _known_scans(scans: _LongScans, ids: list[str]) -> np.ndarray:
     """int64 per id: its scan number, -1 for an id not seen yet."""
-    got = np.array(list(map(scans.number.get, ids)), dtype=object)
-    got[np.equal(got, None)] = -1
-    return got.astype(np.int64)
+    return np.array([-1 if k is None else k for k in map(scans.number.get, ids)],
+                    dtype=np.int64)
 
 
 def _fast_long_block(block: Block, table: Table, idx: dict[str, int],
@@ -632,7 +631,7 @@ def parse_long(manifest: Manifest, table: Table, col: Stages) -> ParsedLayout | 
                    table.loc(table.header_line))
     if col.has_errors:
         return None
-    _, radius, signal, bounds = scans.grouped()
+    _, radius_values, signal_values, bounds = scans.grouped()
     scans.number = {}
     scans.scan_of = scans.radius = scans.signal = scans.line = array("q")
     inputs = _LongInputs(scans, table)
@@ -642,7 +641,8 @@ def parse_long(manifest: Manifest, table: Table, col: Stages) -> ParsedLayout | 
             _long_inputs(k, scans, table, col)
     if col.has_errors:
         return None
-    return ParsedLayout(LONG, scans.order, radius, signal, bounds, inputs, scans.units,
+    return ParsedLayout(LONG, scans.order, radius_values, signal_values, bounds, inputs,
+                        scans.units,
                         "radius_cm", locations=_FirstRows(scans, table), columns=columns)
 
 

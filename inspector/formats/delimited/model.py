@@ -334,7 +334,8 @@ def _fast_scans(parsed: ParsedLayout, manifest: Manifest, source_file: str) -> S
             "index": integers(np.arange(n)),
             "elapsed_time": quantities(
                 np.zeros(n, dtype=bool) if elapsed is None else elapsed.present,
-                quantity(0.0, "s"), np.zeros(n) if elapsed is None else elapsed.numbers,
+                quantity(0.0, "s"),
+                np.zeros(n) if elapsed is None or elapsed.numbers is None else elapsed.numbers,
                 np.zeros(n, dtype=np.int32), [missing_quantity()]),
             "acquired_at": coded(*_text_field(columns.get("acquisition_timestamp"), None, n)),
             "cell": coded(*_text_field(columns.get("cell"), d["cell"], n)),

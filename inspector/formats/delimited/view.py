@@ -49,7 +49,7 @@ def _qvalue(q: dict[str, Any] | None) -> float:
 def _text_column(label: str, values: np.ndarray) -> PlainColumn:
     """A text column as pandas infers it from the rows: ``str`` (a missing value NaN)
     when some value is text, ``object`` when every value is None."""
-    missing = np.equal(values, None)
+    missing = np.array([v is None for v in values.tolist()], dtype=bool)
     if missing.all():
         return PlainColumn(label, read_only_objects(values.tolist()), "object")
     if missing.any():

@@ -315,6 +315,7 @@ class _LongScans:
     first: dict[str, _FirstValues] = field(default_factory=dict)
     units: dict[str, str] = field(default_factory=dict)
     kept: int = 0
+    suspicious: bool = False  # the last block read had suspect lines
 
     def __contains__(self, scan_id: str) -> bool:
         return scan_id in self.number
@@ -598,6 +599,35 @@ def _fast_long_block(block: Block, table: Table, idx: dict[str, int],
     return True
 
 
+def _long_block(block: Block, table: Table, idx: dict[str, int],
+                optional: list[tuple[str, int]], scans: _LongScans, col: Stages) -> bool:
+    """Read a block by numpy when it holds no finding; else its suspect lines
+    (:func:`~.fastrows.suspects`) line by line and the runs of lines between them by numpy
+    again (each run line by line if refused).  Lines are read in order either way, so the
+    findings and the scans are those of reading line by line, and a malformed line costs
+    about what a good one does (after a block with suspect lines, the next is searched
+    for them first).  False when reading stops (:data:`MAX_SCANS`)."""
+    if not block.simple:
+        return _slow_long_block(block, table, idx, optional, scans, col)
+    if not scans.suspicious and _fast_long_block(block, table, idx, optional, scans):
+        return True
+    bad = fastrows.suspects(block, table.delimiter, len(table.header), idx["scan"],
+                            (idx["radius_cm"], idx["signal"]))
+    scans.suspicious = bool(bad.any())
+    if not bad.any() and _fast_long_block(block, table, idx, optional, scans):
+        return True
+    if not bad.any() or bad.all():
+        return _slow_long_block(block, table, idx, optional, scans, col)
+    edges = np.flatnonzero(np.diff(bad.astype(np.int8))) + 1
+    for first, stop in zip(np.r_[0, edges].tolist(), np.r_[edges, len(block)].tolist(),
+                           strict=True):
+        part = block.lines(first, stop)
+        if bad[first] or not _fast_long_block(part, table, idx, optional, scans):
+            if not _slow_long_block(part, table, idx, optional, scans, col):
+                return False
+    return True
+
+
 def _missing_long_columns(table: Table, col: Stages) -> bool:
     """True (and an error per column) when a required long-format column is absent."""
     missing = [c for c in LONG_REQUIRED if c not in table.header]
@@ -616,9 +646,7 @@ def parse_long(manifest: Manifest, table: Table, col: Stages) -> ParsedLayout | 
     optional = [(c, idx[c]) for c in LONG_OPTIONAL if c in idx]
     scans = _LongScans()
     for block in table.rows.blocks():
-        if block.simple and _fast_long_block(block, table, idx, optional, scans):
-            continue
-        if not _slow_long_block(block, table, idx, optional, scans, col):
+        if not _long_block(block, table, idx, optional, scans, col):
             return None
     listed, total = scans.duplicates(MAX_ERRORS_PER_STAGE + 1)
     for line, scan_id, radius, first in listed:

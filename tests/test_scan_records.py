@@ -187,3 +187,51 @@ def test_lazy_table_is_built_once_when_first_read() -> None:
     np.testing.assert_array_equal(table.column(0), [1.5, math.nan])
     assert table.frame()["x"].tolist()[0] == 1.5
     assert calls == [1]
+
+
+_BAD_CELLS = ("x", "", " 1.5", "1e400", "nan", "1,5", "a" * 80, "0x10")
+#: Cells the numpy path leaves to ``float()`` but that are fine numbers.
+_ODD_CELLS = ("1e-3", "+0.5", "0.25 ", ".5", "5.")
+
+
+def _table_with_bad_lines(folder: Path, rng: random.Random, cells_of: tuple[str, ...]) -> Path:
+    folder.mkdir()
+    (folder / "manifest.json").write_text(
+        (FIXTURES / "long_csv" / "manifest.json").read_text(encoding="utf-8"), encoding="utf-8")
+    lines = ["scan,radius_cm,signal,elapsed_seconds"]
+    for k in range(rng.randint(2000, 6000)):
+        cells = [f"s{k // 50}", f"{5.9 + (k % 50) / 100:.2f}", f"{rng.random():.3f}",
+                 str(k // 50 * 60)]
+        if rng.random() < 0.01:
+            cells[rng.randrange(1, 4) if cells_of is _BAD_CELLS else 2] = rng.choice(cells_of)
+        if rng.random() < 0.002 and cells_of is _BAD_CELLS:
+            cells.append("extra")
+        lines.append(",".join(cells))
+    (folder / "scans.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_suspect_lines_read_as_line_by_line(tmp_path: Path, seed: int,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table with malformed (or merely unusual) lines here and there gives the findings
+    and the experiment of reading every line on its own (the numpy path switched off)."""
+    from inspector.formats.delimited import fastrows, layouts
+
+    cells_of = _BAD_CELLS if seed % 2 else _ODD_CELLS
+    folder = _table_with_bad_lines(tmp_path / "t", random.Random(seed), cells_of)
+    searched: list[int] = []
+    suspects = fastrows.suspects
+    monkeypatch.setattr(fastrows, "suspects",
+                        lambda *a: searched.append(1) or suspects(*a))  # type: ignore[func-returns-value]
+    mixed = run_import(folder)
+    assert bool(searched) == (cells_of is _BAD_CELLS)  # refused blocks are searched
+    monkeypatch.setattr(layouts, "_fast_long_block", lambda *a: False)
+    plain = run_import(folder)
+    assert [f.to_json() for f in mixed.findings] == [f.to_json() for f in plain.findings]
+    assert mixed.stages.has_errors == (cells_of is _BAD_CELLS)
+    if not mixed.stages.has_errors:
+        a, b = mixed.experiment, plain.experiment
+        assert list(a.scans) == list(b.scans) and a.scan_ids == b.scan_ids
+        np.testing.assert_array_equal(a.signal, b.signal)
+        np.testing.assert_array_equal(a.radius, b.radius)

@@ -204,8 +204,6 @@ def _table_with_bad_lines(folder: Path, rng: random.Random, cells_of: tuple[str,
                  str(k // 50 * 60)]
         if rng.random() < 0.01:
             cells[rng.randrange(1, 4) if cells_of is _BAD_CELLS else 2] = rng.choice(cells_of)
-        if rng.random() < 0.002 and cells_of is _BAD_CELLS:
-            cells.append("extra")
         lines.append(",".join(cells))
     (folder / "scans.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return folder

@@ -189,7 +189,7 @@ def test_lazy_table_is_built_once_when_first_read() -> None:
     assert calls == [1]
 
 
-_BAD_CELLS = ("x", "", " 1.5", "1e400", "nan", "1,5", "a" * 80, "0x10")
+_BAD_CELLS = ("x", "", " 1.5", "1e400", "nan", "a" * 80, "0x10")
 #: Cells the numpy path leaves to ``float()`` but that are fine numbers.
 _ODD_CELLS = ("1e-3", "+0.5", "0.25 ", ".5", "5.")
 

@@ -599,6 +599,11 @@ def _fast_long_block(block: Block, table: Table, idx: dict[str, int],
     return True
 
 
+#: Shortest run of lines between suspect lines read by numpy (a shorter one costs less
+#: line by line than numpy's fixed cost a call).
+MIN_RUN = 256
+
+
 def _long_block(block: Block, table: Table, idx: dict[str, int],
                 optional: list[tuple[str, int]], scans: _LongScans, col: Stages) -> bool:
     """Read a block by numpy when it holds no finding; else its suspect lines
@@ -622,7 +627,8 @@ def _long_block(block: Block, table: Table, idx: dict[str, int],
     for first, stop in zip(np.r_[0, edges].tolist(), np.r_[edges, len(block)].tolist(),
                            strict=True):
         part = block.lines(first, stop)
-        if bad[first] or not _fast_long_block(part, table, idx, optional, scans):
+        if bad[first] or stop - first < MIN_RUN \
+                or not _fast_long_block(part, table, idx, optional, scans):
             if not _slow_long_block(part, table, idx, optional, scans, col):
                 return False
     return True

@@ -81,6 +81,9 @@ def measure(target: Path, mode: str, out: Path) -> dict[str, Any]:
     argv = (["verify", "--json", str(target)] if mode == "verify"
             else ["--screenshot", str(out / "shot.png"), str(target)])
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    if env.get("PYTHONPATH"):  # the child runs in ``out``: a relative entry would not hold
+        env["PYTHONPATH"] = os.pathsep.join(str(Path(p).resolve())
+                                            for p in env["PYTHONPATH"].split(os.pathsep))
     with tempfile.TemporaryFile() as stdout:
         start = time.monotonic()
         proc = subprocess.Popen([sys.executable, "-m", "inspector", *argv], stdout=stdout,

@@ -308,7 +308,7 @@ class _LongScans:
     order: list[str] = field(default_factory=list)
     number: dict[str, int] = field(default_factory=dict)
     first_line: array = field(default_factory=lambda: array("q"))
-    scan_of: array = field(default_factory=lambda: array("q"))
+    scan_of: array = field(default_factory=lambda: array("i"))
     radius: array = field(default_factory=lambda: array("d"))
     signal: array = field(default_factory=lambda: array("d"))
     line: array = field(default_factory=lambda: array("q"))
@@ -342,7 +342,7 @@ class _LongScans:
                lines: np.ndarray) -> None:
         """Append observations (scan numbers, ``float64``, ``float64``, ``int64``; file
         order) of scans already numbered."""
-        self.scan_of.frombytes(np.ascontiguousarray(numbers, np.int64).tobytes())
+        self.scan_of.frombytes(np.ascontiguousarray(numbers, np.int32).tobytes())
         self.radius.frombytes(np.ascontiguousarray(radii, np.float64).tobytes())
         self.signal.frombytes(np.ascontiguousarray(signals, np.float64).tobytes())
         self.line.frombytes(np.ascontiguousarray(lines, np.int64).tobytes())
@@ -388,16 +388,19 @@ class _LongScans:
         found.sort()
         return [(column, got) for _, column, got in found]
 
-    def grouped(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``(order, radius, signal, bounds)``: observation indices by scan (line order
-        within a scan), the values in that order and where each scan starts."""
-        scan_of = np.frombuffer(self.scan_of, dtype=np.int64)
-        order = np.argsort(scan_of, kind="stable")
+    def grouped(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(radius, signal, bounds)``: the values scan by scan (line order within a
+        scan; no copy when the rows already are) and where each scan starts."""
+        scan_of = np.frombuffer(self.scan_of, dtype=np.int32)
         counts = np.bincount(scan_of, minlength=len(self.order))
         bounds = np.zeros(len(self.order) + 1, dtype=np.int64)
         np.cumsum(counts, out=bounds[1:])
-        return (order, np.frombuffer(self.radius, dtype=np.float64)[order],
-                np.frombuffer(self.signal, dtype=np.float64)[order], bounds)
+        radius = np.frombuffer(self.radius, dtype=np.float64)
+        signal = np.frombuffer(self.signal, dtype=np.float64)
+        if bool((scan_of[1:] >= scan_of[:-1]).all()):  # rows already scan by scan
+            return radius, signal, bounds
+        order = np.argsort(scan_of, kind="stable")
+        return radius[order], signal[order], bounds
 
     def duplicates(self, listed: int) -> tuple[list[tuple[int, str, float, int]], int]:
         """``(line, scan id, radius, first line)`` of the first ``listed`` observations (in
@@ -405,7 +408,7 @@ class _LongScans:
         (found by one sort of every observation by scan, radius and line)."""
         if len(self.line) < 2:
             return [], 0
-        scan_of = np.frombuffer(self.scan_of, dtype=np.int64)
+        scan_of = np.frombuffer(self.scan_of, dtype=np.int32)
         radius = np.frombuffer(self.radius, dtype=np.float64)
         lines = np.frombuffer(self.line, dtype=np.int64)
         order = np.lexsort((lines, radius, scan_of))
@@ -665,7 +668,7 @@ def parse_long(manifest: Manifest, table: Table, col: Stages) -> ParsedLayout | 
                    table.loc(table.header_line))
     if col.has_errors:
         return None
-    _, radius_values, signal_values, bounds = scans.grouped()
+    radius_values, signal_values, bounds = scans.grouped()
     scans.number = {}
     scans.scan_of = scans.radius = scans.signal = scans.line = array("q")
     inputs = _LongInputs(scans, table)

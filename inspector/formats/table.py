@@ -19,6 +19,7 @@ is built once, under the table's lock, by whichever thread first asks
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -70,13 +71,15 @@ class Table:
 
     def __init__(self, frame: pd.DataFrame | None = None,
                  columns: tuple[PlainColumn, ...] = (), index: range = range(0),
-                 index_name: Any = None, labels_name: Any = None) -> None:
+                 index_name: Any = None, labels_name: Any = None,
+                 builder: Callable[[], tuple[PlainColumn, ...]] | None = None) -> None:
         self._frame = frame
-        self._columns = columns
+        self._cols = columns
+        self._builder = builder
         self._index = index
         self._index_name = index_name
         self._labels_name = labels_name
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
 
     @classmethod
     def of_frame(cls, frame: pd.DataFrame) -> Table:
@@ -105,11 +108,29 @@ class Table:
         return cls(columns=columns, index=index, index_name=index_name,
                    labels_name=labels_name)
 
+    @classmethod
+    def of_lazy_columns(cls, build: Callable[[], tuple[PlainColumn, ...]], index: range,
+                        index_name: Any = None, labels_name: Any = None) -> Table:
+        """A table of plain columns over a range index, made by ``build`` (which must
+        return what :meth:`of_columns` accepts) the first time a column is asked for:
+        a document that is only verified never builds its tables."""
+        return cls(index=index, index_name=index_name, labels_name=labels_name,
+                   builder=build)
+
+    @property
+    def _columns(self) -> tuple[PlainColumn, ...]:
+        if self._builder is not None:
+            with self._lock:
+                if self._builder is not None:
+                    self._cols = Table.of_columns(self._builder(), self._index)._cols
+                    self._builder = None
+        return self._cols
+
     # -- without pandas -------------------------------------------------------
     @property
     def plain(self) -> bool:
         """True when the table is held as plain columns (its frame is built on demand)."""
-        return bool(self._columns)
+        return self._builder is not None or bool(self._cols)
 
     @property
     def frame_built(self) -> bool:
@@ -117,7 +138,7 @@ class Table:
         return self._frame is not None
 
     def __len__(self) -> int:
-        return len(self._index) if self._columns else len(self.frame())
+        return len(self._index) if self.plain else len(self.frame())
 
     @property
     def n_columns(self) -> int:

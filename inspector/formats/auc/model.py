@@ -10,6 +10,7 @@ never converted.
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,8 +27,9 @@ class AucExperiment:
             operator, notes).
         instrument: ``instrument`` object or None.
         samples: list of sample objects.
-        scans: list of scan objects (scan_id, index, elapsed_time, ...), one
-            per row of ``signal``.
+        scans: the scan objects (scan_id, index, elapsed_time, ...), one per
+            row of ``signal``: a list, or a :class:`~.scan_records.ScanRecords`
+            (the same dicts held as columns; each access builds a fresh dict).
         provenance: the import provenance (parser, source checksums,
             warnings, assumptions...) or None when unknown. Kept apart from
             the export record (seed, "Provenance").
@@ -43,7 +45,7 @@ class AucExperiment:
     metadata: dict[str, Any]
     instrument: dict[str, Any] | None
     samples: list[dict[str, Any]]
-    scans: list[dict[str, Any]]
+    scans: Sequence[dict[str, Any]]
     provenance: dict[str, Any] | None
     mode: str
     radius_unit: str
@@ -124,7 +126,7 @@ class AucExperiment:
             "metadata": copy.deepcopy(self.metadata),
             "instrument": copy.deepcopy(self.instrument),
             "samples": copy.deepcopy(self.samples),
-            "scans": copy.deepcopy(self.scans),
+            "scans": copy.deepcopy(list(self.scans)),
             "observations": self.observations_dict(),
             "provenance": copy.deepcopy(self.provenance),
         }

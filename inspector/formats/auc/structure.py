@@ -312,7 +312,7 @@ def _identity(f: Facts) -> dict[str, Any]:
 
 
 def _summary(f: Facts, findings: Sequence[Finding], checksum: bool | None) -> dict[str, Any]:
-    points = [int(p) for p in f.points]
+    points = [int(p) for p in np.asarray(f.points, dtype=np.int64).tolist()]
     wavelength = f.scan_q["wavelength"]
     cells, no_cell = _labels(f.cells)
     channels, no_channel = _labels(f.channels)

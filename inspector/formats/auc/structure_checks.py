@@ -18,8 +18,10 @@ the warning.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -48,13 +50,14 @@ class Issue:
         spec: the rule.
         message: what is wrong, in our words; never the file name.
         subjects: indices of the affected scan or sample records (or
-            observation rows), ascending; empty when the rule has none.
+            observation rows), ascending (a tuple, or an int64 array when there
+            are many); empty when the rule has none.
         field: the quantity concerned, when the rule leaves it open.
     """
 
     spec: R.AucRule
     message: str
-    subjects: tuple[int, ...] = ()
+    subjects: Sequence[int] = ()
     field: str | None = None
 
     @property
@@ -65,9 +68,9 @@ class Issue:
 
 def _names(ids: Sequence[str]) -> str:
     """Up to :data:`MAX_NAMED` ids, sorted, then how many more."""
-    ordered = sorted(ids)
-    shown = ", ".join(repr(x) for x in ordered[:MAX_NAMED])
-    more = len(ordered) - MAX_NAMED
+    ordered = heapq.nsmallest(MAX_NAMED, ids)  # sorted(ids)[:MAX_NAMED], in one pass
+    shown = ", ".join(repr(x) for x in ordered)
+    more = len(ids) - MAX_NAMED
     return f"{shown} and {more} more" if more > 0 else shown
 
 
@@ -79,9 +82,10 @@ def _scan_issue(f: Facts, spec: R.AucRule, where: np.ndarray, text: str) -> list
     idx = np.flatnonzero(where)
     if not idx.size:
         return []
-    ids = [f.scan_ids[i] for i in idx]
+    ids = f.scan_ids if idx.size == f.n_scans else [f.scan_ids[i] for i in idx.tolist()]
     message = f"{idx.size} of {f.n_scans} scan(s) {text}: {_names(ids)}"
-    return [Issue(spec, message, tuple(int(i) for i in idx))]
+    subjects = tuple(idx.tolist()) if idx.size <= 2 else cast(Sequence[int], idx)
+    return [Issue(spec, message, subjects)]
 
 
 # -- archival ----------------------------------------------------------------

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from inspector.formats.auc.model import AucExperiment
+from inspector.formats.auc.scan_records import ScanRecords
 
 __all__ = ["ABSENT", "PRESENT", "QUANTITY_STATUSES", "SAMPLE_QUANTITIES", "SCAN_QUANTITIES",
            "Facts", "ObservationFacts", "ObservationFold", "Quantities", "RadiusStats",
@@ -64,9 +65,9 @@ class Quantities:
     """One quantity field across records.
 
     Attributes:
-        status: ``<U`` array, one per record: a reference status or ``"absent"``.
+        status: object array of str, one per record: a reference status or ``"absent"``.
         value: float64, the value where present, NaN elsewhere.
-        unit: ``<U`` array, the declared unit where present, ``""`` elsewhere.
+        unit: object array of str, the declared unit where present, ``""`` elsewhere.
     """
 
     status: np.ndarray
@@ -100,13 +101,58 @@ class Quantities:
             else:
                 value.append(math.nan)
                 unit.append("")
-        values = np.array(value, dtype=np.float64)
-        units = np.array(unit, dtype=str)
+        return cls._finish(np.array(status, dtype=object), np.array(value, dtype=np.float64),
+                           np.array(unit, dtype=object))
+
+    @classmethod
+    def _finish(cls, status: np.ndarray, values: np.ndarray, units: np.ndarray) -> Quantities:
         bad = ~np.isfinite(values)
         if bad.any():  # an infinite "present" value is no value
+            values, units = np.array(values), np.array(units)  # (writable copies)
             values[bad] = math.nan
             units[bad] = ""
-        return cls(np.array(status, dtype=str), values, units)
+        return cls(status, values, units)
+
+    @classmethod
+    def of_columns(cls, records: ScanRecords, field: str) -> Quantities:
+        """:meth:`of` for records held as columns, equal to it, without a record built:
+        each distinct quantity dict is read once and its facts spread by index."""
+        col = records.quantity(field)
+        status = [ABSENT]
+        unit = [""]
+        value: list[Any] = [math.nan]
+        per_record = [False]
+        for q, by_record in zip(col.dicts, col.templated, strict=True):
+            state = _as_text(q.get("status", PRESENT))
+            v = q.get("value")
+            status.append(state)
+            real = state == PRESENT and (by_record or (
+                isinstance(v, float | int) and not isinstance(v, bool)))
+            unit.append(_as_text(q.get("unit", "unknown")) if real else "")
+            value.append(math.nan if not real or by_record else v)
+            per_record.append(real and by_record)
+        pick = (col.kinds + 1).astype(np.intp)
+        templated = np.array(per_record, dtype=bool)
+        table = np.array(value, dtype=np.float64)
+        bad = ~np.isfinite(table) & ~templated  # an infinite "present" value is no value
+        table[bad] = math.nan
+        unit = ["" if gone else u for u, gone in zip(unit, bad.tolist(), strict=True)]
+        status_of = np.empty(len(status), dtype=object)
+        status_of[:] = status
+        unit_of = np.empty(len(unit), dtype=object)
+        unit_of[:] = unit
+        from_record = templated[pick]
+        values = _take(table, pick)
+        units = _take(unit_of, pick)
+        if from_record.any():
+            values = np.array(values)
+            values[from_record] = col.values[from_record]
+            lost = from_record & ~np.isfinite(values)
+            if lost.any():
+                values[lost] = math.nan
+                units = np.array(units)
+                units[lost] = ""
+        return cls(_take(status_of, pick), values, units)
 
 
 #: The statuses of a reference ``Quantity`` (openauc 0.1.0a1
@@ -147,7 +193,7 @@ class Facts:
     """Everything the checks and the summary need, read once.
 
     Scan columns (one entry per ``experiment.scans`` record, in order):
-    ``scan_ids``, ``systems`` (``<U`` optical systems, ``"unknown"`` when
+    ``scan_ids``, ``systems`` (object array of str: optical systems, ``"unknown"`` when
     unstated), ``cells`` and ``channels`` (text or None), ``scan_q`` (one
     :class:`Quantities` per scan quantity field).
 
@@ -368,18 +414,12 @@ def gather_parts(*, metadata: Any, instrument: Any, provenance: Any, scans: Sequ
     malformed description never raises here; such inputs are the integrity
     checks' business.
     """
-    records = [_as_dict(s) for s in scans]
     sample_records = [_as_dict(s) for s in samples]
     return Facts(
         metadata=_as_dict(metadata),
         instrument=instrument if isinstance(instrument, dict) else None,
         provenance=provenance if isinstance(provenance, dict) else None,
-        scan_ids=tuple(str(s.get("scan_id", "")) for s in records),
-        systems=np.array([str(s.get("optical_system") or "unknown") for s in records],
-                         dtype=str),
-        cells=tuple(_text(s, "cell") for s in records),
-        channels=tuple(_text(s, "channel") for s in records),
-        scan_q={f: Quantities.of(records, f) for f in SCAN_QUANTITIES},
+        **_scan_facts(scans),
         sample_ids=tuple(str(s.get("sample_id", "")) for s in sample_records),
         buffers=tuple(_text(s, "buffer_description") for s in sample_records),
         sample_q={f: Quantities.of(sample_records, f) for f in SAMPLE_QUANTITIES},
@@ -395,6 +435,50 @@ def gather_parts(*, metadata: Any, instrument: Any, provenance: Any, scans: Sequ
         level=observations.level,
         repeats=observations.repeats,
     )
+
+
+def _scan_facts(scans: Sequence[Any]) -> dict[str, Any]:
+    """``scan_ids``, ``systems``, ``cells``, ``channels`` and ``scan_q`` of the records
+    (read from the columns of :class:`ScanRecords`, the same values)."""
+    if isinstance(scans, ScanRecords):
+        return _column_facts(scans)
+    records = [_as_dict(s) for s in scans]
+    systems = np.empty(len(records), dtype=object)
+    systems[:] = [str(s.get("optical_system") or "unknown") for s in records]
+    return {"scan_ids": tuple(str(s.get("scan_id", "")) for s in records),
+            "systems": systems,
+            "cells": tuple(_text(s, "cell") for s in records),
+            "channels": tuple(_text(s, "channel") for s in records),
+            "scan_q": {f: Quantities.of(records, f) for f in SCAN_QUANTITIES}}
+
+
+def _take(table: np.ndarray, pick: np.ndarray) -> np.ndarray:
+    """``table[pick]``; read-only and without a copy when ``pick`` is one value
+    repeated (a field every record has the same)."""
+    if pick.size and bool((pick == pick[0]).all()):
+        return np.broadcast_to(table[pick[:1]], pick.shape)
+    return table[pick]
+
+
+def _spread(records: ScanRecords, field: str, default: Any, text: Any) -> np.ndarray:
+    """Object array: ``text(value)`` of field ``field`` per record, each distinct value
+    converted once."""
+    codes, values = records.text(field, default)
+    out = np.empty(len(values), dtype=object)
+    out[:] = [text(v) for v in values]
+    return _take(out, codes)
+
+
+def _column_facts(records: ScanRecords) -> dict[str, Any]:
+    def as_text(v: Any) -> str | None:
+        return None if v is None else str(v)
+
+    return {"scan_ids": tuple(_spread(records, "scan_id", "", str).tolist()),
+            "systems": _spread(records, "optical_system", None,
+                               lambda v: str(v or "unknown")),
+            "cells": tuple(_spread(records, "cell", None, as_text).tolist()),
+            "channels": tuple(_spread(records, "channel", None, as_text).tolist()),
+            "scan_q": {f: Quantities.of_columns(records, f) for f in SCAN_QUANTITIES}}
 
 
 def gather(exp: AucExperiment) -> Facts:

@@ -52,7 +52,7 @@ Nothing here imports Qt or a format package (docs/architecture.md, "Layers").
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -119,7 +119,7 @@ class AucRule:
     def code(self) -> str:
         return self.rule.code
 
-    def path(self, subjects: tuple[int, ...] = (), field: str | None = None) -> str:
+    def path(self, subjects: Sequence[int] = (), field: str | None = None) -> str:
         """The model path of a finding about ``subjects`` (record indices).
 
         One subject: ``scans[3].rotor_speed``; several or none:
@@ -132,8 +132,9 @@ class AucRule:
             return name
         if self.record == "rows":
             base = f"observations.{name}"
-            return f"{base}[{subjects[0]}]" if len(subjects) == 1 else base
-        base = f"{self.record}[{subjects[0]}]" if len(subjects) == 1 else f"{self.record}[*]"
+            return f"{base}[{int(subjects[0])}]" if len(subjects) == 1 else base
+        base = (f"{self.record}[{int(subjects[0])}]" if len(subjects) == 1
+                else f"{self.record}[*]")
         return f"{base}.{name}" if name else base
 
 
@@ -352,7 +353,7 @@ class DelimitedLocator:
 
     manifest: str
     data_file: str
-    scan_rows: tuple[str, ...] = ()
+    scan_rows: Sequence[str] = ()
 
     def __call__(self, path: str) -> str:
         root = path.partition(".")[0].partition("[")[0]

@@ -141,3 +141,42 @@ def blank(block: Block, starts: np.ndarray, ends: np.ndarray) -> np.ndarray | No
     if m is None:
         return None
     return ((m == 0x20) | (m == 0x09) | (m == 0)).all(axis=1)
+
+
+def suspects(block: Block, delimiter: str, columns: int, text: int,
+             numeric: tuple[int, ...]) -> np.ndarray:
+    """``bool (lines,)``: lines the numpy path may refuse: another field count than
+    ``columns``, field ``text`` empty, untrimmed or long, or a field of ``numeric`` that
+    is not a plain decimal.  (A line not marked can still be refused, for a reason that
+    concerns several lines: the caller then reads them line by line.)"""
+    n = len(block)
+    bad = block.count(ord(delimiter)) != columns - 1
+    good = np.flatnonzero(~bad)
+    if not good.size:
+        return bad
+    sub = Block(block.data, block.at, block.starts[good], block.ends[good],
+                block.numbers[good], block.simple)
+    bounds = field_bounds(sub, delimiter, columns)
+    if bounds is None:
+        return np.ones(n, dtype=bool)
+    starts, ends = bounds
+    arr = np.frombuffer(block.data, dtype=np.uint8)
+    s, e = starts[:, text], ends[:, text]
+    lengths = e - s
+    wrong = (lengths <= 0) | (lengths > MAX_FAST_CELL)
+    ok = ~wrong
+    edges = np.zeros(good.size, dtype=bool)
+    edges[ok] = np.isin(arr[s[ok]], (0x20, 0x09)) | np.isin(arr[e[ok] - 1], (0x20, 0x09))
+    wrong |= edges
+    for i in numeric:
+        s, e = starts[:, i], ends[:, i]
+        lengths = e - s
+        long = lengths > MAX_FAST_CELL
+        wrong |= long
+        short = np.flatnonzero(~long)
+        if short.size:
+            m = cells(sub, s[short], e[short])
+            if m is not None:
+                wrong[short] |= ~_plain_decimals(m, lengths[short])
+    bad[good[wrong]] = True
+    return bad

@@ -24,6 +24,7 @@ must reach 0.5 and beat the runner-up (if that also reaches 0.5) by 0.15.
 
 from __future__ import annotations
 
+import math
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -86,8 +87,9 @@ LONG_NUMERIC = ("elapsed_seconds", "wavelength_nm", "rotor_speed_rpm", "temperat
 WIDE_SCAN_FIELDS = ("elapsed_seconds", "wavelength_nm", "optical_system", "rotor_speed_rpm",
                     "temperature_c", "cell", "channel", "source_scan_id")
 #: Scans a long table may name (Inspector's limit, docs/architecture.md "Contracts"):
-#: each scan costs a few kilobytes of metadata in the model; a run has hundreds.
-MAX_SCANS = 100_000
+#: scans are held as columns, about 350 bytes a scan from the parser to the verified
+#: document (``verify`` of 1 000 000 one-point scans peaks near 400 MB); a run has hundreds.
+MAX_SCANS = 1_000_000
 MINIMUM_CONFIDENCE = 0.5
 TIE_MARGIN = 0.15
 
@@ -125,23 +127,47 @@ class ParsedLayout:
     Attributes:
         format_id: ``"generic-long"`` or ``"generic-wide"``.
         scan_ids: in first-appearance (long) or mapping (wide) order.
-        radii, signals: float sequences per scan (lists, or typed ``array("d")``),
-            row order kept.
-        inputs: per-scan metadata supplied by the table or the mapping.
+        radius_values, signal_values: float64, every scan's values one scan after
+            another (row order kept within a scan); scan ``k`` is
+            ``bounds[k]:bounds[k + 1]`` (:meth:`radius`, :meth:`signal`).  A wide
+            table's ``radius_values`` is its one shared axis.
+        bounds: int64 ``(scans + 1,)``: where each scan's values start.
+        inputs: per-scan metadata supplied by the table or the mapping (a sequence
+            that may build each :class:`ScanInputs` when asked).
         signal_units: distinct ``signal_unit`` cell values -> where each first
             appears, in words (``"line 2"``).
         radius_column: name of the radius column.
         always_shared: wide tables share one axis by definition.
+        locations: per scan, the location of its first row or its mapping entry.
+        columns: a long table's optional per-scan columns, every scan at once
+            (:class:`ScanColumn`), when none of their values is a finding; else None.
     """
 
     format_id: str
     scan_ids: list[str]
-    radii: list[Sequence[float]]
-    signals: list[Sequence[float]]
-    inputs: list[ScanInputs]
+    radius_values: np.ndarray
+    signal_values: np.ndarray
+    bounds: np.ndarray
+    inputs: Sequence[ScanInputs]
     signal_units: dict[str, str]
     radius_column: str
     always_shared: bool = False
+    locations: Sequence[str] = ()
+    columns: dict[str, ScanColumn] | None = None
+
+    def lengths(self) -> np.ndarray:
+        """int64 per scan: its observations."""
+        return np.diff(self.bounds)
+
+    def radius(self, k: int) -> np.ndarray:
+        """The radius values of scan ``k``, row order."""
+        if self.always_shared:
+            return self.radius_values
+        return self.radius_values[self.bounds[k]:self.bounds[k + 1]]
+
+    def signal(self, k: int) -> np.ndarray:
+        """The signal values of scan ``k``, row order."""
+        return self.signal_values[self.bounds[k]:self.bounds[k + 1]]
 
 
 def select_layout(manifest: Manifest, table: Table, col: Stages) -> str | None:
@@ -220,82 +246,192 @@ def _field_count_ok(row: tuple[str, ...], line: int, table: Table, col: Stages) 
     return False
 
 
+class _FirstValues:
+    """The first non-blank value of one optional column per scan, and its line, as
+    columns: the text in one UTF-8 buffer (no string a scan), line 0 for none."""
+
+    def __init__(self) -> None:
+        self.blob = bytearray()
+        self.start = array("q")
+        self.end = array("q")
+        self.line = array("q")
+        self.seq = array("q")
+
+    def get(self, k: int) -> tuple[str, int] | None:
+        """``(value, line)`` of scan ``k``, or None."""
+        if k >= len(self.line) or not self.line[k]:
+            return None
+        return self.blob[self.start[k]:self.end[k]].decode("utf-8"), self.line[k]
+
+    def grow(self, n: int) -> None:
+        """Make room for ``n`` scans."""
+        missing = n - len(self.line)
+        if missing > 0:
+            zeros = bytes(8 * missing)
+            for column in (self.start, self.end, self.line, self.seq):
+                column.frombytes(zeros)
+
+    def keep_many(self, ks: np.ndarray, values: np.ndarray, lines: np.ndarray,
+                  seq: np.ndarray) -> None:
+        """:meth:`keep` for each scan of ``ks`` (room made: :meth:`grow`)."""
+        if not ks.size:
+            return
+        texts = values.tolist()
+        sizes = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        ends = len(self.blob) + np.cumsum(sizes)
+        self.blob += b"".join(texts)
+        for column, data in ((self.start, ends - sizes), (self.end, ends),
+                             (self.line, lines), (self.seq, seq)):
+            np.frombuffer(column, dtype=np.int64)[ks] = data
+
+    def keep(self, k: int, value: str, line: int, seq: int) -> None:
+        """Record ``value`` (first seen at ``line``; the ``seq``-th value kept) for scan
+        ``k``."""
+        missing = k + 1 - len(self.line)
+        if missing > 0:
+            zeros = bytes(8 * missing)
+            for column in (self.start, self.end, self.line, self.seq):
+                column.frombytes(zeros)
+        self.seq[k] = seq
+        self.start[k] = len(self.blob)
+        self.blob += value.encode("utf-8")
+        self.end[k] = len(self.blob)
+        self.line[k] = line
+
+
 @dataclass
 class _LongScans:
-    """The scans of a long table as its rows are read, in first-appearance order
-    (values in typed arrays: 24 bytes an observation, its line number included)."""
+    """The scans of a long table as its rows are read, in first-appearance order, as
+    columns: per observation its scan number, radius, signal and line (32 bytes), in
+    file order; per scan its first line and the first value of each optional column."""
 
     order: list[str] = field(default_factory=list)
-    radii: dict[str, array] = field(default_factory=dict)
-    signals: dict[str, array] = field(default_factory=dict)
-    lines: dict[str, array] = field(default_factory=dict)
-    first_line: dict[str, int] = field(default_factory=dict)
-    raw_cols: dict[str, dict[str, tuple[str, int]]] = field(default_factory=dict)
+    number: dict[str, int] = field(default_factory=dict)
+    first_line: array = field(default_factory=lambda: array("q"))
+    scan_of: array = field(default_factory=lambda: array("i"))
+    radius: array = field(default_factory=lambda: array("d"))
+    signal: array = field(default_factory=lambda: array("d"))
+    line: array = field(default_factory=lambda: array("q"))
+    first: dict[str, _FirstValues] = field(default_factory=dict)
     units: dict[str, str] = field(default_factory=dict)
+    kept: int = 0
+    suspicious: bool = False  # the last block read had suspect lines
 
-    def add(self, scan_id: str, radius: float, signal: float, line: int) -> None:
-        """Append one observation to its scan (creating the scan at its first row)."""
-        if scan_id not in self.radii:
+    def __contains__(self, scan_id: str) -> bool:
+        return scan_id in self.number
+
+    def scan(self, scan_id: str, line: int) -> int:
+        """The number of scan ``scan_id`` (a new scan starts at ``line``)."""
+        k = self.number.get(scan_id)
+        if k is None:
+            k = self.number[scan_id] = len(self.order)
             self.order.append(scan_id)
-            self.radii[scan_id] = array("d")
-            self.signals[scan_id] = array("d")
-            self.lines[scan_id] = array("q")
-            self.raw_cols[scan_id] = {}
-            self.first_line[scan_id] = line
-        self.radii[scan_id].append(radius)
-        self.signals[scan_id].append(signal)
-        self.lines[scan_id].append(line)
+            self.first_line.append(line)
+        return k
 
-    def extend(self, scan_id: str, radii: np.ndarray, signals: np.ndarray,
+    def add(self, scan_id: str, radius: float, signal: float, line: int) -> int:
+        """Append one observation to its scan (creating the scan at its first row)."""
+        k = self.scan(scan_id, line)
+        self.scan_of.append(k)
+        self.radius.append(radius)
+        self.signal.append(signal)
+        self.line.append(line)
+        return k
+
+    def extend(self, numbers: np.ndarray, radii: np.ndarray, signals: np.ndarray,
                lines: np.ndarray) -> None:
-        """Append observations (``float64``, ``float64``, ``int64``, row order) to a scan."""
-        if scan_id not in self.radii:
-            self.add(scan_id, float(radii[0]), float(signals[0]), int(lines[0]))
-            radii, signals, lines = radii[1:], signals[1:], lines[1:]
-        self.radii[scan_id].frombytes(np.ascontiguousarray(radii, np.float64).tobytes())
-        self.signals[scan_id].frombytes(np.ascontiguousarray(signals, np.float64).tobytes())
-        self.lines[scan_id].frombytes(np.ascontiguousarray(lines, np.int64).tobytes())
+        """Append observations (scan numbers, ``float64``, ``float64``, ``int64``; file
+        order) of scans already numbered."""
+        self.scan_of.frombytes(np.ascontiguousarray(numbers, np.int32).tobytes())
+        self.radius.frombytes(np.ascontiguousarray(radii, np.float64).tobytes())
+        self.signal.frombytes(np.ascontiguousarray(signals, np.float64).tobytes())
+        self.line.frombytes(np.ascontiguousarray(lines, np.int64).tobytes())
+
+    def value(self, column: str, k: int) -> tuple[str, int] | None:
+        """The first value of ``column`` for scan ``k`` and its line, or None."""
+        values = self.first.get(column)
+        return values.get(k) if values is not None else None
+
+    def keep(self, column: str, k: int, value: str, line: int) -> None:
+        """Record the first value of ``column`` for scan ``k``."""
+        self.kept += 1
+        self.first.setdefault(column, _FirstValues()).keep(k, value, line, self.kept)
+
+    def register(self, ids: list[str], lines: np.ndarray) -> np.ndarray:
+        """Number new scans ``ids`` (first rows at ``lines``); their numbers (int64)."""
+        base = len(self.order)
+        self.number.update(zip(ids, range(base, base + len(ids)), strict=True))
+        self.order.extend(ids)
+        self.first_line.frombytes(np.ascontiguousarray(lines, dtype=np.int64).tobytes())
+        return np.arange(base, base + len(ids), dtype=np.int64)
+
+    def keep_many(self, column: str, ks: np.ndarray, values: np.ndarray,
+                  lines: np.ndarray) -> None:
+        """:meth:`keep` for each scan of ``ks`` that has no value of ``column`` yet
+        (``values``: an ``S`` array of ASCII text)."""
+        store = self.first.setdefault(column, _FirstValues())
+        store.grow(len(self.order))
+        fresh = np.frombuffer(store.line, dtype=np.int64)[ks] == 0
+        ks, values, lines = ks[fresh], values[fresh], lines[fresh]
+        seq = np.arange(self.kept + 1, self.kept + 1 + ks.size, dtype=np.int64)
+        self.kept += int(ks.size)
+        store.keep_many(ks, values, lines, seq)
+
+    def values_of(self, k: int) -> list[tuple[str, tuple[str, int]]]:
+        """``(column, (value, line))`` of scan ``k``'s first values, in the order they
+        were kept."""
+        found = []
+        for column, values in self.first.items():
+            got = values.get(k)
+            if got is not None:
+                found.append((values.seq[k], column, got))
+        found.sort()
+        return [(column, got) for _, column, got in found]
+
+    def grouped(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(radius, signal, bounds)``: the values scan by scan (line order within a
+        scan; no copy when the rows already are) and where each scan starts."""
+        scan_of = np.frombuffer(self.scan_of, dtype=np.int32)
+        counts = np.bincount(scan_of, minlength=len(self.order))
+        bounds = np.zeros(len(self.order) + 1, dtype=np.int64)
+        np.cumsum(counts, out=bounds[1:])
+        radius = np.frombuffer(self.radius, dtype=np.float64)
+        signal = np.frombuffer(self.signal, dtype=np.float64)
+        if bool((scan_of[1:] >= scan_of[:-1]).all()):  # rows already scan by scan
+            return radius, signal, bounds
+        order = np.argsort(scan_of, kind="stable")
+        return radius[order], signal[order], bounds
 
     def duplicates(self, listed: int) -> tuple[list[tuple[int, str, float, int]], int]:
         """``(line, scan id, radius, first line)`` of the first ``listed`` observations (in
         line order) repeating an earlier radius of their scan, and how many there are
-        (found by sorting each scan's radii: about 17 bytes an observation at most)."""
-        found: list[tuple[int, str, float, int]] = []
-        total = 0
-        for scan_id in self.order:
-            r = np.frombuffer(self.radii[scan_id], dtype=np.float64)
-            repeats = _repeats(r)
-            if repeats is None:
-                continue
-            lines = np.frombuffer(self.lines[scan_id], dtype=np.int64)
-            total += int(np.count_nonzero(repeats))
-            for i in np.flatnonzero(repeats)[:listed]:  # rows are in line order
-                first = int(np.argmax(r == r[i]))
-                found.append((int(lines[i]), scan_id, float(r[i]), int(lines[first])))
-            found = sorted(found)[:listed]
+        (found by one sort of every observation by scan, radius and line)."""
+        if len(self.line) < 2:
+            return [], 0
+        scan_of = np.frombuffer(self.scan_of, dtype=np.int32)
+        radius = np.frombuffer(self.radius, dtype=np.float64)
+        lines = np.frombuffer(self.line, dtype=np.int64)
+        order = np.lexsort((lines, radius, scan_of))
+        s, r = scan_of[order], radius[order]
+        same = (s[1:] == s[:-1]) & (r[1:] == r[:-1])
+        total = int(np.count_nonzero(same))
+        if not total:
+            return [], 0
+        head = np.ones(order.size, dtype=bool)
+        head[1:] = ~same
+        group_first = lines[order][np.maximum.accumulate(np.where(head, np.arange(order.size),
+                                                                   0))]
+        repeat = np.flatnonzero(~head)
+        pick = repeat[np.argsort(lines[order][repeat], kind="stable")[:listed]]
+        found = [(int(lines[order[i]]), self.order[int(s[i])], float(r[i]),
+                  int(group_first[i])) for i in pick]
         return found, total
 
 
-def _repeats(r: np.ndarray) -> np.ndarray | None:
-    """``bool (n,)``: which values of ``r`` repeat an earlier one; None when none does."""
-    if r.size < 2:
-        return None
-    ordered = np.sort(r)
-    if not (ordered[1:] == ordered[:-1]).any():
-        return None
-    del ordered
-    order = np.argsort(r, kind="stable")
-    ordered = r[order]
-    same = ordered[1:] == ordered[:-1]
-    del ordered
-    repeats = np.zeros(r.size, dtype=bool)
-    repeats[order[1:]] = same
-    return repeats
-
-
 def _long_observation(row: tuple[str, ...], line: int, idx: dict[str, int], table: Table,
-                      scans: _LongScans, col: Stages) -> str | None:
-    """Read the scan, radius and signal of one row into ``scans``; its scan id, or None."""
+                      scans: _LongScans, col: Stages) -> tuple[str, int] | None:
+    """Read the scan, radius and signal of one row into ``scans``; its scan id and number,
+    or None."""
     scan_id = row[idx["scan"]].strip()
     if not scan_id:
         col.report(TABLE_EMPTY_SCAN_ID, f"line {line}: empty scan identifier", table.loc(line))
@@ -304,15 +440,15 @@ def _long_observation(row: tuple[str, ...], line: int, idx: dict[str, int], tabl
     signal = _cell_float(row[idx["signal"]], "signal", line, table, col)
     if radius is None or signal is None:
         return None
-    scans.add(scan_id, radius, signal, line)
-    return scan_id
+    return scan_id, scans.add(scan_id, radius, signal, line)
 
 
-def _long_optional(row: tuple[str, ...], line: int, scan_id: str,
+def _long_optional(row: tuple[str, ...], line: int, scan: tuple[str, int],
                    optional: list[tuple[str, int]], table: Table, scans: _LongScans,
                    col: Stages) -> None:
     """Keep the first non-blank value of each optional column per scan; a different later
     value is a conflict.  ``signal_unit`` is collected per file, not per scan."""
+    scan_id, k = scan
     for column, i in optional:
         value = row[i].strip()
         if not value:
@@ -320,7 +456,7 @@ def _long_optional(row: tuple[str, ...], line: int, scan_id: str,
         if column == "signal_unit":
             scans.units.setdefault(value, f"line {line}")
             continue
-        existing = scans.raw_cols[scan_id].get(column)
+        existing = scans.value(column, k)
         if existing is not None and existing[0] != value:
             col.report(TABLE_INCONSISTENT_SCAN_VALUE,
                        f"line {line}: scan {shown(scan_id)} has inconsistent {column!r} values "
@@ -328,7 +464,7 @@ def _long_optional(row: tuple[str, ...], line: int, scan_id: str,
                        table.loc(line))
             continue
         if existing is None:
-            scans.raw_cols[scan_id][column] = (value, line)
+            scans.keep(column, k, value, line)
 
 
 def _slow_long_block(block: Block, table: Table, idx: dict[str, int],
@@ -339,14 +475,14 @@ def _slow_long_block(block: Block, table: Table, idx: dict[str, int],
         line, row = int(block.numbers[k]), tuple(block.text(k).split(table.delimiter))
         if not _field_count_ok(row, line, table, col):
             continue
-        if len(scans.order) >= MAX_SCANS and row[idx["scan"]].strip() not in scans.radii:
+        if len(scans.order) >= MAX_SCANS and row[idx["scan"]].strip() not in scans:
             col.report(TABLE_TOO_MANY_SCANS, f"line {line} starts scan {MAX_SCANS + 1:,}; a "
                        f"table has at most {MAX_SCANS:,} scans (the rest is not read)",
                        table.loc(line))
             return False
-        scan_id = _long_observation(row, line, idx, table, scans, col)
-        if scan_id is not None:
-            _long_optional(row, line, scan_id, optional, table, scans, col)
+        scan = _long_observation(row, line, idx, table, scans, col)
+        if scan is not None:
+            _long_optional(row, line, scan, optional, table, scans, col)
     return True
 
 
@@ -359,7 +495,7 @@ class _FastBlock:
     starts: np.ndarray
     ends: np.ndarray
     ids: list[str]
-    rows: list[np.ndarray]
+    firsts: np.ndarray  # int64 (scans,): the block's row index of each scan's first row
     scan_of: np.ndarray  # int64 (lines,): index in ``ids`` of each row's scan
 
 
@@ -380,17 +516,26 @@ def _fast_scans(block: Block, table: Table, i_scan: int) -> _FastBlock | None:
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
     scan_of = rank[inverse.reshape(-1)]
-    by_scan = np.argsort(scan_of, kind="stable")
-    cuts = np.cumsum(np.bincount(scan_of, minlength=order.size))[:-1]
-    ids = [unique[k].decode("ascii") for k in order]
-    return _FastBlock(block, starts, ends, ids, np.split(by_scan, cuts), scan_of)
+    ids = unique[order].astype(str).tolist()
+    return _FastBlock(block, starts, ends, ids, first[order], scan_of)
 
 
-def _fast_optional(fb: _FastBlock, column: str, i: int,
-                   scans: _LongScans) -> list[tuple[str, int, int]] | None:
-    """``(value, line, scan index)`` of the first non-blank value of ``column`` per scan of
-    the block (``signal_unit``: per distinct value); None when a value is untrimmed, long
-    or differs from its scan's first."""
+@dataclass
+class _Found:
+    """The first non-blank value of an optional column per scan of a block (per distinct
+    value for ``signal_unit``), in row order: ``values`` (``S`` array), their ``lines``
+    and ``scans`` (index in the block's ``ids``)."""
+
+    values: np.ndarray
+    lines: np.ndarray
+    scans: np.ndarray
+
+
+def _fast_optional(fb: _FastBlock, column: str, i: int, scans: _LongScans,
+                   known: np.ndarray) -> _Found | None:
+    """The :class:`_Found` of ``column`` in the block; None when a value is untrimmed,
+    long or differs from its scan's first (``known``: the scan number of each of the
+    block's scans read before it, -1 for a new one)."""
     b = fb.block
     s, e = fb.starts[:, i], fb.ends[:, i]
     empty = fastrows.blank(b, s, e)
@@ -405,19 +550,24 @@ def _fast_optional(fb: _FastBlock, column: str, i: int,
     key = values if column == "signal_unit" else fb.scan_of[rows]
     _, first = np.unique(key, return_index=True)
     first.sort()
-    found = [(values[k].decode("ascii"), int(b.numbers[rows[k]]), int(fb.scan_of[rows[k]]))
-             for k in first]
+    found = _Found(values[first], b.numbers[rows[first]], fb.scan_of[rows[first]])
     if column == "signal_unit":
         return found
     firsts = np.empty(len(fb.ids), dtype=values.dtype)
-    firsts[fb.scan_of[rows[first]]] = values[first]
+    firsts[found.scans] = found.values
     if (values != firsts[fb.scan_of[rows]]).any():
         return None
-    for value, _, k in found:
-        old = scans.raw_cols.get(fb.ids[k], {}).get(column)
-        if old is not None and old[0] != value:
+    for j in np.flatnonzero(known[found.scans] >= 0).tolist():
+        old = scans.value(column, int(known[found.scans[j]]))
+        if old is not None and old[0] != found.values[j].decode("ascii"):
             return None
     return found
+
+
+def _known_scans(scans: _LongScans, ids: list[str]) -> np.ndarray:
+    """int64 per id: its scan number, -1 for an id not seen yet."""
+    return np.array([-1 if k is None else k for k in map(scans.number.get, ids)],
+                    dtype=np.int64)
 
 
 def _fast_long_block(block: Block, table: Table, idx: dict[str, int],
@@ -427,24 +577,63 @@ def _fast_long_block(block: Block, table: Table, idx: dict[str, int],
     fb = _fast_scans(block, table, idx["scan"])
     if fb is None:
         return False
-    new = sum(1 for sid in fb.ids if sid not in scans.radii)
-    if len(scans.order) + new > MAX_SCANS:
+    known = _known_scans(scans, fb.ids)
+    new = np.flatnonzero(known < 0)
+    if len(scans.order) + new.size > MAX_SCANS:
         return False
     radius = fastrows.numbers(block, fb.starts[:, idx["radius_cm"]], fb.ends[:, idx["radius_cm"]])
     signal = fastrows.numbers(block, fb.starts[:, idx["signal"]], fb.ends[:, idx["signal"]])
     if radius is None or signal is None:
         return False
-    extra = [(c, _fast_optional(fb, c, i, scans)) for c, i in optional]
+    extra = [(c, _fast_optional(fb, c, i, scans, known)) for c, i in optional]
     if any(found is None for _, found in extra):
         return False
-    for sid, rows in zip(fb.ids, fb.rows, strict=True):
-        scans.extend(sid, radius[rows], signal[rows], block.numbers[rows])
+    numbers = known
+    numbers[new] = scans.register([fb.ids[j] for j in new.tolist()],
+                                  block.numbers[fb.firsts[new]])
+    scans.extend(numbers[fb.scan_of], radius, signal, block.numbers)
     for column, found in extra:
-        for value, line, k in found or ():
-            if column == "signal_unit":
-                scans.units.setdefault(value, f"line {line}")
-            else:
-                scans.raw_cols[fb.ids[k]].setdefault(column, (value, line))
+        assert found is not None
+        if column == "signal_unit":
+            for value, line in zip(found.values.tolist(), found.lines.tolist(), strict=True):
+                scans.units.setdefault(value.decode("ascii"), f"line {line}")
+        else:
+            scans.keep_many(column, numbers[found.scans], found.values, found.lines)
+    return True
+
+
+#: Shortest run of lines between suspect lines read by numpy (a shorter one costs less
+#: line by line than numpy's fixed cost a call).
+MIN_RUN = 256
+
+
+def _long_block(block: Block, table: Table, idx: dict[str, int],
+                optional: list[tuple[str, int]], scans: _LongScans, col: Stages) -> bool:
+    """Read a block by numpy when it holds no finding; else its suspect lines
+    (:func:`~.fastrows.suspects`) line by line and the runs of lines between them by numpy
+    again (each run line by line if refused).  Lines are read in order either way, so the
+    findings and the scans are those of reading line by line, and a malformed line costs
+    about what a good one does (after a block with suspect lines, the next is searched
+    for them first).  False when reading stops (:data:`MAX_SCANS`)."""
+    if not block.simple:
+        return _slow_long_block(block, table, idx, optional, scans, col)
+    if not scans.suspicious and _fast_long_block(block, table, idx, optional, scans):
+        return True
+    bad = fastrows.suspects(block, table.delimiter, len(table.header), idx["scan"],
+                            (idx["radius_cm"], idx["signal"]))
+    scans.suspicious = bool(bad.any())
+    if not bad.any() and _fast_long_block(block, table, idx, optional, scans):
+        return True
+    if not bad.any() or bad.all():
+        return _slow_long_block(block, table, idx, optional, scans, col)
+    edges = np.flatnonzero(np.diff(bad.astype(np.int8))) + 1
+    for first, stop in zip(np.r_[0, edges].tolist(), np.r_[edges, len(block)].tolist(),
+                           strict=True):
+        part = block.lines(first, stop)
+        if bad[first] or stop - first < MIN_RUN \
+                or not _fast_long_block(part, table, idx, optional, scans):
+            if not _slow_long_block(part, table, idx, optional, scans, col):
+                return False
     return True
 
 
@@ -466,9 +655,7 @@ def parse_long(manifest: Manifest, table: Table, col: Stages) -> ParsedLayout | 
     optional = [(c, idx[c]) for c in LONG_OPTIONAL if c in idx]
     scans = _LongScans()
     for block in table.rows.blocks():
-        if block.simple and _fast_long_block(block, table, idx, optional, scans):
-            continue
-        if not _slow_long_block(block, table, idx, optional, scans, col):
+        if not _long_block(block, table, idx, optional, scans, col):
             return None
     listed, total = scans.duplicates(MAX_ERRORS_PER_STAGE + 1)
     for line, scan_id, radius, first in listed:
@@ -481,19 +668,149 @@ def parse_long(manifest: Manifest, table: Table, col: Stages) -> ParsedLayout | 
                    table.loc(table.header_line))
     if col.has_errors:
         return None
-    order = scans.order
-    inputs = [_long_inputs(s, scans.raw_cols[s], scans.first_line[s], table, col) for s in order]
+    radius_values, signal_values, bounds = scans.grouped()
+    scans.number = {}
+    scans.scan_of = scans.radius = scans.signal = scans.line = array("q")
+    inputs = _LongInputs(scans, table)
+    columns = long_columns(scans)
+    if columns is None:
+        for k in range(len(inputs)):
+            _long_inputs(k, scans, table, col)
     if col.has_errors:
         return None
-    return ParsedLayout(LONG, order, [scans.radii[s] for s in order],
-                        [scans.signals[s] for s in order], inputs, scans.units, "radius_cm")
+    return ParsedLayout(LONG, scans.order, radius_values, signal_values, bounds, inputs,
+                        scans.units,
+                        "radius_cm", locations=_FirstRows(scans, table), columns=columns)
 
 
-def _long_inputs(scan_id: str, cols: dict[str, tuple[str, int]], first: int, table: Table,
-                 col: Stages) -> ScanInputs:
-    """The per-scan metadata of one long-format scan, from its first values per column."""
+@dataclass
+class ScanColumn:
+    """One optional per-scan column of a long table, every scan at once.
+
+    Attributes:
+        present: bool per scan: the column supplies a value (its first non-blank one).
+        numbers: float64 per scan for a numeric column (NaN where absent), else None.
+        codes, values: for a text column, scan ``k``'s value is ``values[codes[k]]``
+            (parsed as :class:`ScanInputs` holds it: an ISO-8601 timestamp re-written,
+            an optical system named canonically); None where absent.
+    """
+
+    present: np.ndarray
+    numbers: np.ndarray | None = None
+    codes: np.ndarray | None = None
+    values: list[Any] = field(default_factory=list)
+
+
+def _first_texts(values: _FirstValues, n: int) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """``(present, codes, texts)``: the distinct first values of a column and a code per
+    scan (the text of scan ``k`` is ``texts[codes[k]]``; code 0 (``""``) where absent)."""
+    lines = np.zeros(n, dtype=np.int64)
+    lines[:len(values.line)] = np.frombuffer(values.line, dtype=np.int64)
+    present = lines > 0
+    codes = np.zeros(n, dtype=np.int32)
+    index: dict[bytes, int] = {b"": 0}
+    blob = bytes(values.blob)
+    start, end = values.start, values.end
+    for k in np.flatnonzero(present).tolist():
+        codes[k] = index.setdefault(blob[start[k]:end[k]], len(index))
+    return present, codes, [b.decode("utf-8") for b in index]
+
+
+def _cell_number(text: bytes) -> float | None:
+    """:func:`~.values.table_float` of a cell's UTF-8 bytes."""
+    try:
+        return float(text)  # the same syntax as float() of the text, for ASCII text
+    except ValueError:
+        return table_float(text.decode("utf-8"))
+
+
+def _numbers_column(values: _FirstValues, n: int) -> ScanColumn | None:
+    """A numeric column read value by value (no text kept); None when a value is not a
+    finite number."""
+    lines = np.zeros(n, dtype=np.int64)
+    lines[:len(values.line)] = np.frombuffer(values.line, dtype=np.int64)
+    present = lines > 0
+    numbers = np.full(n, math.nan)
+    blob, start, end = bytes(values.blob), values.start, values.end
+    for k in np.flatnonzero(present).tolist():
+        number = _cell_number(blob[start[k]:end[k]])
+        if number is None or not math.isfinite(number):
+            return None
+        numbers[k] = number
+    return ScanColumn(present, numbers=numbers)
+
+
+def _long_column(column: str, values: _FirstValues, n: int) -> ScanColumn | None:
+    """The :class:`ScanColumn` of ``column``; None when some value is one
+    :func:`_long_inputs` reports (not a finite number, a timestamp or an optical system)."""
+    if column in LONG_NUMERIC:
+        return _numbers_column(values, n)
+    present, codes, texts = _first_texts(values, n)
+    if column == "acquisition_timestamp":
+        stamps = [parse_timestamp(t) for t in texts]
+        if any(stamps[c] is None for c in np.unique(codes[present]).tolist()):
+            return None
+        out: list[Any] = [None, *(format_datetime(d) if d is not None else None
+                                  for d in stamps[1:])]
+    elif column == "optical_system":
+        out = [None, *(parse_optical_table(t) for t in texts[1:])]
+        if any(out[c] is None for c in np.unique(codes[present]).tolist()):
+            return None
+    else:
+        out = [None, *texts[1:]]
+    return ScanColumn(present, codes=codes, values=out)
+
+
+def long_columns(scans: _LongScans) -> dict[str, ScanColumn] | None:
+    """Every optional per-scan column of a long table as a :class:`ScanColumn`; None when
+    some scan's value is a finding (then each scan is read on its own, in order)."""
+    n = len(scans.order)
+    out = {}
+    for column, values in scans.first.items():
+        found = _long_column(column, values, n)
+        if found is None:
+            return None
+        out[column] = found
+    return out
+
+
+class _LongInputs(Sequence[ScanInputs]):
+    """The :class:`ScanInputs` of a long table's scans, each built when asked (from the
+    columns of :class:`_LongScans`: no object a scan is kept)."""
+
+    def __init__(self, scans: _LongScans, table: Table) -> None:
+        self._scans, self._table = scans, table
+
+    def __len__(self) -> int:
+        return len(self._scans.order)
+
+    def __getitem__(self, k: int) -> ScanInputs:  # type: ignore[override]
+        if not 0 <= k < len(self):
+            raise IndexError(k)
+        return _long_inputs(k, self._scans, self._table, Stages())
+
+
+class _FirstRows(Sequence[str]):
+    """Per scan of a long table, the location of its first row (``"name:LINE"``)."""
+
+    def __init__(self, scans: _LongScans, table: Table) -> None:
+        self._scans, self._table = scans, table
+
+    def __len__(self) -> int:
+        return len(self._scans.order)
+
+    def __getitem__(self, k: int) -> str:  # type: ignore[override]
+        if not 0 <= k < len(self):
+            raise IndexError(k)
+        return self._table.loc(self._scans.first_line[k])
+
+
+def _long_inputs(k: int, scans: _LongScans, table: Table, col: Stages) -> ScanInputs:
+    """The per-scan metadata of long-format scan ``k``, from its first values per column
+    (in the order they were first met; problems reported to ``col``)."""
+    scan_id, first = scans.order[k], scans.first_line[k]
     out = ScanInputs(scan_id=scan_id, location=table.loc(first), place=f"line {first}")
-    for column, (raw, line) in cols.items():
+    for column, (raw, line) in scans.values_of(k):
         out.origin[column] = table.loc(line)
         out.origin_text[column] = f"line {line}"
         if column in LONG_NUMERIC:
@@ -595,6 +912,12 @@ def parse_wide(manifest: Manifest, table: Table, col: Stages) -> ParsedLayout | 
     radius, signals = _wide_rows(table, radius_name, i_radius, mapped, col)
     if col.has_errors:
         return None
+    counts = [len(values) for values in signals]
+    bounds = np.zeros(len(signals) + 1, dtype=np.int64)
+    np.cumsum(counts, out=bounds[1:])
+    inputs = _wide_inputs(manifest, mapped)
     return ParsedLayout(WIDE, [sc["scan_id"] for sc, _, _ in mapped],
-                        [list(radius) for _ in mapped], list(signals),
-                        _wide_inputs(manifest, mapped), {}, radius_name, always_shared=True)
+                        np.asarray(radius, dtype=np.float64),
+                        np.asarray([v for values in signals for v in values], dtype=np.float64),
+                        bounds, inputs, {}, radius_name, always_shared=True,
+                        locations=tuple(si.location for si in inputs))

@@ -89,6 +89,15 @@ class Block:
         return (np.searchsorted(at, self.ends) - np.searchsorted(at, self.starts)).astype(
             np.int64)
 
+    def lines(self, first: int, stop: int) -> Block:
+        """The block of lines ``first:stop`` (their bytes only, offsets rebased)."""
+        if first >= stop:
+            return Block(b"", self.at, self.starts[:0], self.ends[:0], self.numbers[:0],
+                         self.simple)
+        base, end = int(self.starts[first]), int(self.ends[stop - 1])
+        return Block(self.data[base:end], self.at + base, self.starts[first:stop] - base,
+                     self.ends[first:stop] - base, self.numbers[first:stop], self.simple)
+
     def after(self, number: int) -> Block:
         """The block without its lines numbered ``number`` or less."""
         keep = self.numbers > number

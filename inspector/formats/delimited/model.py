@@ -19,13 +19,14 @@ own, NaN-padded, with the authoritative mask.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
 from typing import Any
 
 import numpy as np
 
 from inspector.formats.auc.model import AucExperiment
-from inspector.formats.delimited.layouts import WIDE, ParsedLayout, ScanInputs
+from inspector.formats.auc.scan_records import ScanRecords, coded, integers, quantities
+from inspector.formats.delimited.layouts import WIDE, ParsedLayout, ScanColumn, ScanInputs
 from inspector.formats.delimited.manifest import Manifest
 from inspector.formats.delimited.rules import (
     MODEL_DUPLICATE_SCAN_ID,
@@ -225,46 +226,152 @@ def _observations(parsed: ParsedLayout, table_name: str, manifest: Manifest,
         col.report(MODEL_NO_SCANS, "the source holds no scan (observations need at least one)",
                    where)
         return None
-    seen: dict[str, int] = {}
-    for k, sid in enumerate(ids):
-        if sid in seen:
-            col.report(MODEL_DUPLICATE_SCAN_ID, f"scan id {shown(sid)} is used by more than one "
-                       f"scan (scans {seen[sid]} and {k})", parsed.inputs[k].location)
-        seen.setdefault(sid, k)
-    first = parsed.radii[0]
-    if parsed.always_shared or all(r == first for r in parsed.radii):
-        return _shared_axis(parsed, first)
-    return _per_scan_axes(parsed)
+    if len(set(ids)) != len(ids):
+        seen: dict[str, int] = {}
+        for k, sid in enumerate(ids):
+            if sid in seen:
+                col.report(MODEL_DUPLICATE_SCAN_ID, f"scan id {shown(sid)} is used by more "
+                           f"than one scan (scans {seen[sid]} and {k})", parsed.locations[k])
+            seen.setdefault(sid, k)
+    lengths = parsed.lengths()
+    if parsed.always_shared:
+        return _shared_axis(parsed, parsed.radius_values, len(ids))
+    first = parsed.radius(0)
+    if bool((lengths == first.size).all()):
+        rows = parsed.radius_values.reshape(len(ids), first.size)
+        if bool((rows == first).all()):
+            return _shared_axis(parsed, first, len(ids))
+    return _per_scan_axes(parsed, lengths)
 
 
-def _shared_axis(parsed: ParsedLayout, radius_values: Sequence[float]) -> Observations:
+def _shared_axis(parsed: ParsedLayout, radius_values: np.ndarray, n: int) -> Observations:
     """Shared mode: one radius ``(points,)``; signal ``(scans, points)``; mask all True."""
-    radius = np.asarray(radius_values, dtype=np.float64).reshape(-1)
-    signal = np.empty((len(parsed.scan_ids), radius.shape[0]), dtype=np.float64)
-    for i, row in enumerate(parsed.signals):
-        signal[i] = row
+    radius = np.array(radius_values, dtype=np.float64).reshape(-1)
+    signal = np.array(parsed.signal_values, dtype=np.float64).reshape(n, radius.shape[0])
     return "shared", radius, signal, np.ones(signal.shape, dtype=bool)
 
 
-def _per_scan_axes(parsed: ParsedLayout) -> Observations:
+def _per_scan_axes(parsed: ParsedLayout, lengths: np.ndarray) -> Observations:
     """Per-scan mode: radius and signal ``(scans, width)`` NaN-padded, mask True where real."""
-    n = len(parsed.scan_ids)
-    width = max(len(r) for r in parsed.radii)
+    n = lengths.size
+    width = int(lengths.max())
+    mask = np.arange(width) < lengths[:, None]
     radius = np.full((n, width), np.nan)
     signal = np.full((n, width), np.nan)
-    mask = np.zeros((n, width), dtype=bool)
-    for i, (r, s) in enumerate(zip(parsed.radii, parsed.signals, strict=True)):
-        radius[i, : len(r)] = r
-        signal[i, : len(s)] = s
-        mask[i, : len(r)] = True
+    radius[mask] = parsed.radius_values
+    signal[mask] = parsed.signal_values
     return "per_scan", radius, signal, mask
+
+
+def _coded(values: list[Any]) -> tuple[np.ndarray, list[Any]]:
+    """``(codes, distinct)`` of a list of hashable values."""
+    index: dict[Any, int] = {}
+    codes = np.fromiter((index.setdefault((type(v), v), len(index)) for v in values),
+                        dtype=np.int32, count=len(values))
+    return codes, [v for _, v in index]
+
+
+def _text_field(column: ScanColumn | None, default: Any, n: int) -> tuple[np.ndarray, list[Any]]:
+    """``(codes, values)`` of a resolved text field: the supplied value, else ``default``;
+    raises :class:`_Conflict` where both are given and differ."""
+    if column is None:
+        return np.zeros(n, dtype=np.int32), [default]
+    assert column.codes is not None
+    values = list(column.values)
+    values[0] = default
+    if default is not None:
+        used = np.unique(column.codes[column.present]).tolist()
+        if any(values[c] != default for c in used):
+            raise _Conflict
+    return column.codes, values
+
+
+def _number_field(column: ScanColumn | None, default: Any, n: int, unit: str,
+                  non_negative: bool) -> Any:
+    """The quantity column of a resolved number field (supplied, else ``default``); raises
+    :class:`_Conflict` for a conflict or a value :func:`_finite_quantity` refuses."""
+    if default is not None and (type(default) not in (int, float) or not is_finite(default)
+                                or (non_negative and default < 0)):
+        raise _Conflict
+    if column is None:  # every scan has the default (or nothing)
+        return coded(np.zeros(n), [None if default is None else quantity(default, unit)])
+    values = np.full(n, math.nan if default is None else float(default))
+    present = column.present
+    assert column.numbers is not None
+    supplied = column.numbers[present]
+    if default is not None and bool((supplied != default).any()):
+        raise _Conflict
+    if non_negative and bool((supplied < 0).any()):
+        raise _Conflict
+    values[present] = supplied
+    templated = present | (default is not None)
+    return quantities(templated, quantity(0.0, unit), values, np.zeros(n, dtype=np.int32),
+                      [None])
+
+
+class _Conflict(Exception):
+    """A scan's value is a finding: the scans are built one by one, which reports it."""
+
+
+def _fast_scans(parsed: ParsedLayout, manifest: Manifest, source_file: str) -> ScanRecords | None:
+    """The scan records of a long table built column by column (equal to :func:`_scan`
+    for each scan); None when some scan's record would carry a finding."""
+    columns = parsed.columns
+    if columns is None or parsed.format_id == WIDE:
+        return None
+    n, d = len(parsed.scan_ids), manifest.defaults
+    try:
+        elapsed = columns.get("elapsed_seconds")
+        if elapsed is not None:
+            assert elapsed.numbers is not None
+            if bool((elapsed.numbers[elapsed.present] < 0).any()):
+                raise _Conflict
+        optical_codes, optical = _text_field(columns.get("optical_system"),
+                                             d["optical_system"], n)
+        source = columns.get("source_scan_id")
+        fields = {
+            "scan_id": coded(np.arange(n), list(parsed.scan_ids)),
+            "index": integers(np.arange(n)),
+            "elapsed_time": quantities(
+                np.zeros(n, dtype=bool) if elapsed is None else elapsed.present,
+                quantity(0.0, "s"),
+                np.zeros(n) if elapsed is None or elapsed.numbers is None else elapsed.numbers,
+                np.zeros(n, dtype=np.int32), [missing_quantity()]),
+            "acquired_at": coded(*_text_field(columns.get("acquisition_timestamp"), None, n)),
+            "cell": coded(*_text_field(columns.get("cell"), d["cell"], n)),
+            "channel": coded(*_text_field(columns.get("channel"), d["channel"], n)),
+            "wavelength": _number_field(columns.get("wavelength_nm"), d["wavelength_nm"], n,
+                                        "nm", True),
+            "optical_system": coded(optical_codes,
+                                    [v if v is not None else "unknown" for v in optical]),
+            "rotor_speed": _number_field(columns.get("rotor_speed_rpm"),
+                                         d["rotor_speed_rpm"], n, "rpm", True),
+            "temperature": _number_field(columns.get("temperature_c"), d["temperature_c"],
+                                         n, "degC", False),
+            "source_file": coded(np.zeros(n), [source_file]),
+            "annotations": coded(*_annotations(source, n)),
+        }
+    except _Conflict:
+        return None
+    return ScanRecords.from_columns(n, fields)
+
+
+def _annotations(source: ScanColumn | None, n: int) -> tuple[np.ndarray, list[Any]]:
+    """``annotations`` of each scan: ``["source_scan_id=<id>"]`` where supplied, else []."""
+    if source is None:
+        return np.zeros(n, dtype=np.int32), [[]]
+    assert source.codes is not None
+    return source.codes, [[]] + [[f"source_scan_id={v}"] if v else []
+                                 for v in source.values[1:]]
 
 
 def build_experiment(parsed: ParsedLayout, manifest: Manifest, table_name: str,
                      col: Stages) -> AucExperiment | None:
     """The canonical experiment (no provenance yet); None when an error was recorded."""
     signal_unit = _signal_unit(parsed, manifest, table_name, col)
-    scans = [_scan(si, i, manifest, table_name, col) for i, si in enumerate(parsed.inputs)]
+    scans = _fast_scans(parsed, manifest, table_name) or ScanRecords.of(
+        _scan(si, i, manifest, table_name, col) for i, si in enumerate(parsed.inputs))
+    parsed.columns = None  # (read: no longer needed)
     obs = _observations(parsed, table_name, manifest, col)
     metadata = _metadata(manifest, col)
     instrument = _instrument(manifest, col)

@@ -190,8 +190,9 @@ TABLE_TOO_MANY_COLUMNS = _rule(
     "split.", LIMITS, SourceParseError)
 TABLE_TOO_MANY_SCANS = _rule(
     "table.too-many-scans", E,
-    "A long table names more scans than Inspector reads (100 000); reading stops at the "
-    "first row of the scan past the limit, so memory stays bounded.", LIMITS,
+    "A long table names more scans than Inspector reads (1 000 000: about 400 MB to "
+    "verify); reading stops at the first row of the scan past the limit, so memory stays "
+    "bounded.", LIMITS,
     SourceParseError)
 TABLE_LINE_TOO_LONG = _rule(
     "table.line-too-long", E,

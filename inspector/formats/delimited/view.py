@@ -20,6 +20,7 @@ import numpy as np
 
 from inspector.formats.analysis.arrays import NumpyArrayRef
 from inspector.formats.auc.model import AucExperiment, summary_list, summary_model
+from inspector.formats.auc.scan_records import ScanRecords
 from inspector.formats.auc.structure import DelimitedLocator, examine, publish
 from inspector.formats.capabilities import AucScans, AucxExport
 from inspector.formats.delimited.layouts import LONG
@@ -27,7 +28,7 @@ from inspector.formats.delimited.loader import ImportResult
 from inspector.formats.delimited.manifest import key_path
 from inspector.formats.delimited.values import MAX_SHOWN, shown
 from inspector.formats.document import FORMAT_DELIMITED, Document, Node
-from inspector.formats.table import Table
+from inspector.formats.table import PlainColumn, Table, read_only_objects
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -43,6 +44,109 @@ def _qvalue(q: dict[str, Any] | None) -> float:
     if not q or q.get("value") is None:
         return math.nan
     return float(q["value"])
+
+
+def _text_column(label: str, values: np.ndarray) -> PlainColumn:
+    """A text column as pandas infers it from the rows: ``str`` (a missing value NaN)
+    when some value is text, ``object`` when every value is None."""
+    missing = np.array([v is None for v in values.tolist()], dtype=bool)
+    if missing.all():
+        return PlainColumn(label, read_only_objects(values.tolist()), "object")
+    if missing.any():
+        values = values.copy()
+        values[missing] = math.nan
+    values.setflags(write=False)
+    return PlainColumn(label, values, "str")
+
+
+def _number_column(label: str, values: np.ndarray, dtype: str) -> PlainColumn:
+    values = np.asarray(values, dtype=dtype)
+    values.setflags(write=False)
+    return PlainColumn(label, values, dtype)
+
+
+def _quantity_values(records: ScanRecords, field: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(value, status)`` per record of quantity ``field``: the value as a float (NaN
+    when absent) and the ``status`` (None when absent), each distinct dict read once."""
+    col = records.quantity(field)
+    value = [math.nan] + [_qvalue(q) if not t else math.nan
+                          for q, t in zip(col.dicts, col.templated, strict=True)]
+    status: list[Any] = [None] + [q.get("status") for q in col.dicts]
+    pick = (col.kinds + 1).astype(np.intp)
+    values = np.array(value, dtype=np.float64)[pick]
+    templated = np.array([False, *col.templated], dtype=bool)[pick]
+    values[templated] = col.values[templated]
+    statuses = np.empty(len(status), dtype=object)
+    statuses[:] = status
+    return values, statuses[pick]
+
+
+def _spread_text(records: ScanRecords, field: str, convert: Callable[[Any], Any]) -> np.ndarray:
+    codes, values = records.text(field)
+    out = np.empty(len(values), dtype=object)
+    out[:] = [convert(v) for v in values]
+    return out[codes]
+
+
+def _radius_ranges(exp: AucExperiment) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(points, radius_min, radius_max)`` per scan row, over its real points."""
+    mask = np.asarray(exp.mask, dtype=bool)
+    radius = np.broadcast_to(np.asarray(exp.radius, dtype=np.float64), mask.shape)
+    points = np.count_nonzero(mask, axis=1).astype(np.int64)
+    low = np.where(mask, radius, np.inf).min(axis=1, initial=np.inf)
+    high = np.where(mask, radius, -np.inf).max(axis=1, initial=-np.inf)
+    none = points == 0
+    low[none] = math.nan
+    high[none] = math.nan
+    return points, low, high
+
+
+def scans_columns(exp: AucExperiment) -> Table:
+    """:func:`scans_table` as plain columns (no pandas), read from the columns of
+    :class:`~inspector.formats.auc.scan_records.ScanRecords`: no record is built.
+    The frame it gives (:meth:`Table.frame`) equals :func:`scans_table`'s."""
+    records = exp.scans
+    if not isinstance(records, ScanRecords) or not len(records) \
+            or len(records) > exp.n_scans or exp.mask.ndim != 2:
+        return Table.of_frame(scans_table(exp))
+    if records.integers("index") is None:
+        return Table.of_frame(scans_table(exp))
+    return Table.of_lazy_columns(lambda: _scan_columns(exp, records), range(len(records)))
+
+
+def _same(v: Any) -> Any:
+    return v
+
+
+def _scan_columns(exp: AucExperiment, records: ScanRecords) -> tuple[PlainColumn, ...]:
+    """The columns of :func:`scans_columns`."""
+    n = len(records)
+    index = records.integers("index")
+    assert index is not None
+    points, low, high = (a[:n] for a in _radius_ranges(exp))
+    elapsed, elapsed_status = _quantity_values(records, "elapsed_time")
+
+    def text(field: str) -> PlainColumn:
+        return _text_column(field, _spread_text(records, field, _same))
+
+    columns = [
+        text("scan_id"), _number_column("index", index, "int64"),
+        _number_column("points", points, "int64"),
+        _number_column("radius_min", low, "float64"),
+        _number_column("radius_max", high, "float64"),
+        _number_column("elapsed_time_s", elapsed, "float64"),
+        _text_column("elapsed_status", elapsed_status),
+        text("acquired_at"), text("cell"), text("channel"), text("optical_system"),
+        _number_column("wavelength_nm", _quantity_values(records, "wavelength")[0], "float64"),
+        _number_column("rotor_speed_rpm", _quantity_values(records, "rotor_speed")[0],
+                       "float64"),
+        _number_column("temperature_c", _quantity_values(records, "temperature")[0],
+                       "float64"),
+        text("source_file"),
+        _text_column("annotations", _spread_text(records, "annotations",
+                                                 lambda v: "; ".join(v or []))),
+    ]
+    return tuple(columns)
 
 
 def scans_table(exp: AucExperiment) -> pd.DataFrame:
@@ -218,8 +322,9 @@ def _arrays(res: ImportResult, exp: AucExperiment) -> dict[str, NumpyArrayRef]:
                            sample_axis=0 if exp.radius.ndim == 1 else 1)
     signal = NumpyArrayRef("signal", exp.signal, location=sloc, sample_axis=1)
     mask = NumpyArrayRef("mask", exp.mask, location=data_name, sample_axis=1)
+    ids = list(exp.scan_ids)  # (one list shared by the three: nobody changes it)
     for ref in (radius, signal, mask):
-        ref.attrs.update({"unit": units.get(ref.name), "scan_ids": list(exp.scan_ids),
+        ref.attrs.update({"unit": units.get(ref.name), "scan_ids": ids,
                           "radius_axis_mode": exp.mode})
     return {"radius": radius, "signal": signal, "mask": mask}
 
@@ -263,7 +368,7 @@ def build_document(res: ImportResult) -> Document:
     if exp is None:
         return doc
     doc.provenance = _provenance_tree(exp.provenance or {})
-    doc.tables["scans"] = Table.of_frame(scans_table(exp))
+    doc.tables["scans"] = scans_columns(exp)
     doc.table_locations["scans"] = res.data_file.name if res.data_file else ""
     doc.arrays = dict(_arrays(res, exp))
     doc.auc = AucScans(scan_ids=tuple(exp.scan_ids), radius_unit=exp.radius_unit,
@@ -276,7 +381,7 @@ def build_document(res: ImportResult) -> Document:
 
 def _structure(doc: Document, res: ImportResult, exp: AucExperiment) -> None:
     """The structural validation, readiness and summary of the imported experiment."""
-    rows = tuple(si.location for si in res.parsed.inputs) if res.parsed is not None else ()
+    rows = res.parsed.locations if res.parsed is not None else ()
     locate = DelimitedLocator(res.manifest.name if res.manifest is not None else "",
                               res.data_file.name if res.data_file is not None else "", rows)
     doc.structure = examine(exp, locate=locate)

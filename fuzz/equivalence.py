@@ -1,0 +1,186 @@
+"""Do two checkouts of Inspector give the same reports on mutants of the CSV/TSV corpus?
+
+A change meant to keep every report (a faster parser, a new data layout) is checked
+against the code before it: the fuzzing harness's mutators (random edits of the real
+files in ``tests/fixtures/auc-delimited``, :mod:`fuzz.mutators.delimited`) write the
+mutants, then one process per checkout opens each as ``inspector verify --json`` does
+(:func:`fuzz.targets.inspect`) and the two JSON lines are compared byte for byte (the
+import time and the case folder are the only things that differ between two runs, and
+are written the same in both)::
+
+    git worktree add /tmp/before <commit>
+    python -m fuzz.equivalence --old /tmp/before --count 500 --seed 7
+
+Prints ONE JSON object: the settings, ``mutants``, ``identical``, ``different``,
+``imported`` (mutants whose source was imported: the scan records were built),
+``rejected`` (error findings) and up to ten ``examples`` of differences (mutant,
+first differing character).  Exit status 0 when every report was identical, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from fuzz.mutators import load_corpus, make_mutant
+
+_CHILD = """
+import json, re, sys
+from pathlib import Path
+sys.path.insert(0, {root!r})
+from fuzz.targets import inspect, warm_up
+warm_up()
+for line in sys.stdin:
+    path = line.rstrip("\\n")
+    try:
+        out = inspect(Path(path)).line
+    except Exception as exc:  # noqa: BLE001 - an escaped exception is a report too
+        out = "escaped " + type(exc).__name__
+    print(json.dumps(out), flush=True)
+"""
+_STAMP = re.compile(r'"imported_at": "[^"]*"')
+
+
+def _reports(root: Path, paths: list[str]) -> list[str]:
+    """The verify-JSON line of each path, from a process running the checkout ``root``."""
+    proc = subprocess.run([sys.executable, "-c", _CHILD.format(root=str(root))],
+                          input="\n".join(paths) + "\n", capture_output=True, text=True,
+                          cwd=root, check=False, timeout=3600)
+    lines = [json.loads(x) for x in proc.stdout.splitlines()]
+    if len(lines) != len(paths):
+        raise RuntimeError(f"{root}: {len(lines)} reports for {len(paths)} mutants\n"
+                           f"{proc.stderr[-2000:]}")
+    return [_STAMP.sub('"imported_at": "-"', x) for x in lines]
+
+
+def _first_difference(a: str, b: str) -> int:
+    return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
+                min(len(a), len(b)))
+
+
+#: Long-format seeds of the corpus that import (the scan-level edits start from them).
+_LONG_SEEDS = ("long_csv", "per_scan", "readiness_rich", "demo_experiment", "detect_long")
+#: ``(valid, invalid)`` values of each optional column ("" is blank: no value).
+_OPTIONAL_VALUES = {
+    "elapsed_seconds": (("0", "600", "1200.5", "1e3", ""), ("-1", "nan", "abc", " 7")),
+    "cell": (("1", "2", "A", ""), (" 1",)),
+    "channel": (("A", "B", ""), ()),
+    "wavelength_nm": (("280", "260", ""), ("-5", "inf", "x")),
+    "optical_system": (("absorbance", "interference", "Absorbance", ""), ("laser",)),
+    "rotor_speed_rpm": (("50000", "42000", ""), ("-1",)),
+    "temperature_c": (("20", "4.5", "-3", ""), ("nan",)),
+    "acquisition_timestamp": (("2024-01-02T03:04:05", "2024-01-02", ""), ("yesterday",)),
+    "source_scan_id": (("r1", "r2", ""), ()),
+    "signal_unit": (("absorbance_unit", ""), ("AU",)),
+}
+_DEFAULTS = {"cell": ("1", "2", None), "channel": ("A", "B", None),
+             "wavelength_nm": (280.0, 260.0, None, -1.0), "rotor_speed_rpm": (50000, None),
+             "temperature_c": (20.0, None), "optical_system": ("absorbance", "interference",
+                                                                None)}
+
+
+def scan_mutant(rng: random.Random, seed: Path, case: Path) -> str:
+    """A mutant of a long-format seed made by scan-level edits (optional columns added with
+    per-scan or random values, rows dropped, doubled or moved to another scan, radii
+    repeated, manifest defaults set): most still import, so the scan records are built.
+    Returns the folder."""
+    shutil.copytree(seed, case)
+    manifest_path = case / "manifest.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    data = case / manifest.get("data_file", "scans.csv")
+    delim = "\t" if data.suffix == ".tsv" else ","
+    lines = data.read_text(encoding="utf-8").splitlines()
+    header, rows = lines[0].split(delim), [x.split(delim) for x in lines[1:] if x.strip()]
+    for _ in range(rng.randint(1, 4)):
+        edit = rng.choices(["column", "default", "drop", "double", "move", "radius"],
+                           weights=[55, 20, 10, 5, 5, 5])[0]
+        if edit == "column" and rows:
+            name = rng.choice([c for c in _OPTIONAL_VALUES if c not in header] or ["cell"])
+            if name in header:
+                continue
+            per_scan = rng.random() < 0.9
+            valid, invalid = _OPTIONAL_VALUES[name]
+            chosen: dict[str, str] = {}
+            header.append(name)
+            for row in rows:
+                pick = rng.choice(invalid if invalid and rng.random() < 0.05 else valid)
+                row.append(chosen.setdefault(row[0], pick) if per_scan else pick)
+        elif edit == "default":
+            key = rng.choice(list(_DEFAULTS))
+            manifest.setdefault("defaults", {})[key] = rng.choice(_DEFAULTS[key])
+        elif edit == "drop" and len(rows) > 1:
+            rows.pop(rng.randrange(len(rows)))
+        elif edit == "double" and rows:
+            k = rng.randrange(len(rows))
+            rows.insert(rng.randrange(len(rows)), list(rows[k]))
+        elif edit == "move" and rows:
+            rows[rng.randrange(len(rows))][0] = rng.choice(["scan_new", rows[0][0],
+                                                            rows[-1][0]])
+        elif edit == "radius" and len(rows) > 1:
+            a, b = rng.randrange(len(rows)), rng.randrange(len(rows))
+            rows[a][1] = rows[b][1]
+    data.write_text("\n".join(delim.join(r) for r in [header, *rows]) + "\n",
+                    encoding="utf-8")
+    manifest_path.write_text(json.dumps(manifest), encoding="utf-8")
+    return str(case)
+
+
+def run(old: Path, new: Path, count: int, seed: int, out: Path) -> dict[str, Any]:
+    """Write ``count`` CSV/TSV mutants into ``out`` (half by the harness's mutators, half by
+    :func:`scan_mutant`) and compare the two checkouts' reports."""
+    fixtures = new / "tests" / "fixtures"
+    corpus = load_corpus(fixtures)
+    paths = []
+    for index in range(count):
+        case = out / f"m{index:05d}"
+        if index % 2:
+            rng = random.Random(f"equivalence/{seed}/{index}")
+            seed_dir = fixtures / "auc-delimited" / rng.choice(_LONG_SEEDS)
+            paths.append(scan_mutant(rng, seed_dir, case))
+            continue
+        mutant = make_mutant("csv", corpus, seed, index, case)
+        paths.append(str(case / mutant.target))
+    before, after = _reports(old, paths), _reports(new, paths)
+    result: dict[str, Any] = {"old": str(old), "new": str(new), "seed": seed,
+                              "mutants": count, "identical": 0, "different": 0,
+                              "imported": 0, "rejected": 0, "examples": []}
+    for path, a, b in zip(paths, before, after, strict=True):
+        if a == b:
+            result["identical"] += 1
+        else:
+            result["different"] += 1
+            if len(result["examples"]) < 10:
+                at = _first_difference(a, b)
+                result["examples"].append({"mutant": path, "at": at, "old": a[at - 80:at + 80],
+                                           "new": b[at - 80:at + 80]})
+        result["imported" if '"experiment_id"' in b else "rejected"] += 1
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m fuzz.equivalence", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--old", type=Path, required=True, help="checkout of the code before")
+    parser.add_argument("--new", type=Path, default=Path.cwd(),
+                        help="checkout of the code after (default: here)")
+    parser.add_argument("--count", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=None, help="folder for the mutants")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="equivalence-") as tmp:
+        out = args.out or Path(tmp)
+        result = run(args.old.resolve(), args.new.resolve(), args.count, args.seed, out)
+    print(json.dumps(result))
+    return 0 if result["different"] == 0 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -280,13 +280,16 @@ class NeuralView(PlotView):
             came on (``-trial_window[0]``, VneuroTK on-disk notes §3): time is
             then shown relative to the onset (negative before it); None shows
             time from the epoch's first sample.
+        time_axis: False for an array whose document declares no time axis for it
+            (not the array the trials cut): its x axis is its index, never time.
     """
 
     def __init__(self, ref: ArrayRef, jobs: JobRunner, markers: dict[str, Any] | None = None,
                  parent: QWidget | None = None, onset_sample: int | None = None,
-                 plot_widget: pg.PlotWidget | None = None) -> None:
+                 plot_widget: pg.PlotWidget | None = None, time_axis: bool = True) -> None:
         super().__init__(parent, plot_widget)
         self.ref = ref
+        self.declares_time = time_axis
         self.jobs = jobs
         self.epochs = ref.ndim == 3
         self.time_axis = 1 if self.epochs else (ref.sample_axis if ref.ndim == 2 else 0)
@@ -300,8 +303,8 @@ class NeuralView(PlotView):
             sf = float(sf) if sf is not None else None
         except (TypeError, ValueError):
             sf = None
-        self.sfreq = sf if sf and np.isfinite(sf) and sf > 0 else None
-        self.x_label = "s" if self.sfreq else "samples"
+        self.sfreq = sf if time_axis and sf and np.isfinite(sf) and sf > 0 else None
+        self.x_label = ("s" if self.sfreq else "samples") if time_axis else "index"
         unit = ref.attrs.get("unit")
         self.y_label = f"value ({unit})" if unit else "value"
         names = ref.attrs.get("ch_names")
@@ -351,6 +354,8 @@ class NeuralView(PlotView):
         label = f"{what} from stimulus onset" if self.origin else what
         if self.sfreq:  # seconds or h:mm:ss, never an SI prefix ("time (ks)")
             use_time_axis(self.plot_item, label)
+        elif not time_axis:
+            self.plot_item.setLabel("bottom", "index")
         else:
             self.plot_item.setLabel("bottom", label, units=self.x_label)
             no_si_prefix(self.plot_item.getAxis("bottom"))

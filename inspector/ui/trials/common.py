@@ -11,6 +11,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QColor
 
 from inspector.formats.analysis.trial_average import Condition, TrialAxis
+from inspector.formats.document import Document
 from inspector.jobs import JobRunner
 from inspector.ui.flow_layout import FlowLayout, group  # noqa: F401 - the trial views' import
 
@@ -103,3 +104,10 @@ def channel_label(axis: TrialAxis, ch: int) -> str:
     return axis.channel_names[ch] if ch < len(axis.channel_names) else f"ch {ch}"
 
 
+
+
+def neural_unit(doc: Document) -> str:
+    """The unit of the values of the array the trials cut (``""`` when it states none)."""
+    ref = doc.neural_array()
+    unit = ref.attrs.get("unit") if ref is not None else None
+    return str(unit) if unit else ""

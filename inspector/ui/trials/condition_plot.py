@@ -53,6 +53,7 @@ from inspector.ui.trials.common import (
     channel_label,
     color_onset,
     condition_colors,
+    neural_unit,
     onset_line,
     plain_values,
     time_label,
@@ -231,8 +232,7 @@ class ConditionPlot(PlotView):
         self._selection_grid: tuple[Grid, Bands] | None = None
         self._sel_items: list[Any] = []
         self.x_label = axis.time_unit
-        unit = doc.arrays["neuro"].attrs.get("unit")
-        self._unit = str(unit) if unit else ""
+        self._unit = neural_unit(doc)
         self.y_label = "mean"
         self._build(with_list)
         cancel_keys_on_destroy(self, jobs, self.job_keys())

@@ -71,7 +71,7 @@ def grouping_choices(doc: Document) -> list[tuple[str, Hashable]]:
     out: list[tuple[str, Hashable]] = []
     if doc.trials is not None and doc.trials.trial_stim_ids is not None:
         out.append(("stimulus", STIMULUS))
-    meta = doc.tables.get("trial_meta")
+    meta = doc.trial_table()
     if meta is not None:
         for col in meta.labels:
             if not (isinstance(col, str) and col == STIMULUS):  # "stimulus" means the IDs
@@ -95,7 +95,7 @@ def default_grouping(doc: Document, choices: list[tuple[str, Hashable]]) -> Hash
     """A column naming the conditions (:data:`CONDITION_COLUMNS`) with 2 to
     :data:`MAX_SHOWN` distinct values; else the stimulus when it has that few
     distinct IDs, else the first column with that few; else the first choice."""
-    meta = doc.tables.get("trial_meta")
+    meta = doc.trial_table()
     for _label, by in _condition_first(choices):
         if isinstance(by, str) and by == STIMULUS:
             ids = doc.trials.trial_stim_ids or ()
@@ -155,7 +155,7 @@ class TrialsPanel(QWidget):
     """Condition average and trial image of one recording, with their controls.
 
     Args:
-        doc: an epochs or continuous recording (``doc.trials``, ``doc.arrays["neuro"]``).
+        doc: an epochs or continuous recording (``doc.trials``, ``doc.neural_array()``).
         jobs: runs every computation.
         selection: the document's trial selection (None: no linking).
         views: the condition plot and trial image of ``doc``, already built (see

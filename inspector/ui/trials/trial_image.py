@@ -43,6 +43,7 @@ from inspector.ui.trials.common import (
     cancel_keys_on_destroy,
     channel_label,
     color_onset,
+    neural_unit,
     onset_line,
     plain_values,
     time_label,
@@ -175,8 +176,7 @@ class TrialImage(PlotView):
         self.plot_item.vb.autoRange(padding=0.0)
 
     def _unit_label(self) -> str:
-        unit = self.doc.arrays["neuro"].attrs.get("unit")
-        return str(unit) if unit else "response"
+        return neural_unit(self.doc) or "response"
 
     def job_keys(self) -> tuple[str, ...]:
         """The key of this view's image reads (see :meth:`PlotView.job_keys`)."""

@@ -57,6 +57,7 @@ from inspector.ui.checksum_panel import ChecksumPanel
 from inspector.ui.detail_pane import DetailPane
 from inspector.ui.failure_page import FailurePage
 from inspector.ui.scan_link import link_scans
+from inspector.ui.stimulus_link import link_stimuli
 from inspector.ui.tab_layout import lay_out_tab
 from inspector.ui.table_frames import TableFrames
 from inspector.ui.tree_panel import HeaderPanel, TreePanel, expand_within, make_tree_view
@@ -385,11 +386,12 @@ class DocumentTab(QWidget):
         self.selection = TrialSelection.for_document(doc, self)
         if self.selection is None:
             return
-        self.trial_links = TrialLinks(doc, self.jobs, self.selection,
-                                      self.tables.get("trial_meta"), self.stimuli, self)
+        table = doc.trial_table()
+        meta = next((p for p in self.tables.values() if p.model.table is table), None)
+        self.trial_links = TrialLinks(doc, self.jobs, self.selection, meta, self.stimuli, self)
         self.selection.changed.connect(
             lambda _source: self._finished_status() if self.verify_state != "running" else None)
-        if doc.trials.data_mode in ("epochs", "continuous") and "neuro" in doc.arrays:
+        if doc.trials.data_mode in ("epochs", "continuous") and doc.neural_array() is not None:
             self._trials_slot = QLabel("Preparing the trial views…")
             self._trials_slot.setAlignment(Qt.AlignmentFlag.AlignCenter)
             views = self.views
@@ -579,6 +581,7 @@ class DocumentTab(QWidget):
             self.plot = preload.loaded(preload.PLOTS).PlotPanel(self.doc, self.jobs, self)
             self.plot.finding.connect(self._view_finding)
             link_scans(self)  # one scan selection for the Scans table, the scan list and the plot
+            link_stimuli(self)  # and one choice of stimuli for the Stimuli tab and the features
             shown = self.plot
             if self.doc.object_data is not None:
                 yield  # (a child made after the tab was shown stays hidden until placed)

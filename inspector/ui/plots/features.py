@@ -37,6 +37,7 @@ from inspector.models.value_text import value_text
 from inspector.ui.colormaps import colormap
 from inspector.ui.image_convert import Unloadable, thumbnail
 from inspector.ui.plots.base import PlotView, ReadFailed, new_plot_widget, read_or_failure
+from inspector.ui.stimulus_link import id_key
 
 #: Values read at most for the heat map; more stimuli are shown every k-th row.
 MAX_VALUES = 4_000_000
@@ -46,13 +47,6 @@ MAX_ROW_TICKS = 40
 IMAGE_SIDE = 160
 #: Curves drawn at most (the first chosen stimuli).
 MAX_CURVES = 12
-
-
-def id_key(value: Any) -> tuple[str, str]:
-    """A hashable key of a typed stimulus ID that keeps ``1`` and ``"1"`` apart."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    return type(value).__name__, repr(value)
 
 
 def read_features(ref: ArrayRef, max_values: int = MAX_VALUES) -> tuple[np.ndarray, int]:

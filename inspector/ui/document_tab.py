@@ -6,17 +6,15 @@ its tables | Provenance | Stimuli | Checksums); on the right the plot panel
 be opened shows a page saying what failed, where and what to try
 (:mod:`inspector.models.open_failure`).
 
-Deferred checks (``doc.checks``) run one after the other on jobs; their
-:class:`~inspector.formats.capabilities.Progress` events fill in the checksum
-table, and each :class:`~inspector.formats.capabilities.CheckResult` is
-applied on the GUI thread with ``doc.apply`` before the affected views are
-reset (docs/architecture.md, "Deferred work").  Nothing here reads a format
+Deferred checks (``doc.checks``) run in a :class:`~inspector.ui.check_session.CheckSession`;
+their progress fills in the checksum table, and each result, applied on the GUI
+thread, resets the views it changed (docs/architecture.md, "Deferred work").  Nothing here
+reads a format
 name.
 """
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -33,9 +31,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.formats.capabilities import CheckResult, DeferredCheck, Progress
+from inspector.formats.capabilities import CheckResult
 from inspector.formats.core_rules import (
-    CHECK_FAILED,
     NODE_NOT_FOUND,
     OPEN_FAILED,
     STIMULUS_UNLOADABLE,
@@ -44,15 +41,16 @@ from inspector.formats.document import Document, Finding, Node, Stimulus
 from inspector.formats.file_identity import FILE_CHANGED
 from inspector.formats.nodes.node import LinkTarget
 from inspector.formats.remote.path import RemotePath, as_source
-from inspector.jobs import JobContext, JobRunner
+from inspector.jobs import JobRunner
 from inspector.models.checksum_model import FAILED
 from inspector.models.findings_model import count_text, severity_counts_text
 from inspector.models.node_rows import RowStyle, TreeRows, tree_rows
 from inspector.models.open_failure import open_failure
 from inspector.models.value_text import value_text, value_type_name
-from inspector.ui import preload
+from inspector.ui import preload, tab_views
 from inspector.ui.attribute_pages import AttributePager
 from inspector.ui.busy_indicator import BusyIndicator
+from inspector.ui.check_session import CheckSession, VerifyState
 from inspector.ui.checksum_panel import ChecksumPanel
 from inspector.ui.detail_pane import DetailPane
 from inspector.ui.failure_page import FailurePage
@@ -60,7 +58,8 @@ from inspector.ui.scan_link import link_scans
 from inspector.ui.stimulus_link import link_stimuli
 from inspector.ui.tab_layout import lay_out_tab
 from inspector.ui.table_frames import TableFrames
-from inspector.ui.tree_panel import HeaderPanel, TreePanel, expand_within, make_tree_view
+from inspector.ui.tree_panel import HeaderPanel, TreePanel, make_tree_view
+from inspector.ui.trials_tab import TRIALS
 from inspector.ui.turns import OffThread, Steps, run_in_turns
 
 if TYPE_CHECKING:  # imported when a document needs them (pandas, numpy, pyqtgraph)
@@ -73,15 +72,14 @@ if TYPE_CHECKING:  # imported when a document needs them (pandas, numpy, pyqtgra
     from inspector.ui.table_panel import TablePanel
     from inspector.ui.trial_link import TrialLinks
     from inspector.ui.trials import TrialsPanel
+    from inspector.ui.trials_tab import TrialsTab
 
-__all__ = ["DocumentTab", "make_tree_view"]
+__all__ = ["TRIALS", "DocumentTab", "make_tree_view"]
 
 #: The data views of any dataset or attribute (imported off the GUI thread, with the plots).
 DATA_VIEWS = "inspector.ui.data.viewer"
 #: Tree node kinds whose location may hold values (a link leads to a dataset too).
 DATA_KINDS = ("dataset", "attribute", "link")
-#: The package of the trial views (pyqtgraph), imported off the GUI thread.
-TRIALS = "inspector.ui.trials"
 
 #: Tab titles of tables with a well-known name (others are shown under their name).
 TABLE_TITLES = {"trial_meta": "Trial metadata", "scans": "Scans", "groups": "Groups"}
@@ -135,17 +133,19 @@ class DocumentTab(QWidget):
         self.doc: Document | None = None
         self.status_text = f"Opening {self.path}…"
         self.group_bar: GroupBar | None = None
+        self.session = CheckSession(jobs, self)
+        self.session.status.connect(self._set_status)
+        self.session.progress.connect(self._verify_progress)
+        self.session.applied.connect(self._reset_views)
+        self.session.over.connect(self._verification_over)
         self._init_view_state()
         self._plot_timer = QTimer(self)
         self._plot_timer.setSingleShot(True)
         self._plot_timer.timeout.connect(self._show_first_array)
         self._page: QWidget | None = None
         self._group_wanted: str | None = None
-        self._cancel = threading.Event()
-        self._vstate = {"closed": False, "running": False}
         self._remote_timer: QTimer | None = None
         self.cancel_open: QPushButton | None = None
-        self._vlock = threading.Lock()
         self._stack = QStackedWidget(self)
         self._stack.addWidget(self._busy_page())
         lay = QVBoxLayout(self)
@@ -159,7 +159,7 @@ class DocumentTab(QWidget):
         """No views yet (a new tab, or a tab about to show another group of its source)."""
         self.is_ready = False
         self.has_views = False
-        self.verify_state = "none"
+        self.session.reset()
         self.export_offered = False
         self.failure: FailurePage | None = None
         self.views: QTabWidget | None = None
@@ -176,16 +176,12 @@ class DocumentTab(QWidget):
         self.selection: TrialSelection | None = None
         self.trials_panel: TrialsPanel | None = None
         self.trial_links: TrialLinks | None = None
-        self._trials_slot: QLabel | None = None
-        self._trials_waiting = False  # built once a deferred check brings the trial IDs
-        self._trials_wanted = False  # the Trials tab was shown: its views are to be built
+        self.trials_tab: TrialsTab | None = None
         self.frames: TableFrames | None = None  # the tables' DataFrames, built once idle
-        self.trials_error = ""
         self.plot_error = ""
         self._plot_slot: QLabel | None = None
         self._plot_wanted: str | None = None
         self._array_names: dict[str, str] = {}
-        self._pending: list[DeferredCheck] = []
         self._notice = ""
         self._unloadable: list[tuple[Stimulus, str]] = []
 
@@ -239,28 +235,25 @@ class DocumentTab(QWidget):
         emitted when the last piece is shown; ``has_views`` is then true."""
         if self._remote_timer is not None:
             self._remote_timer.stop()
-        if self._vstate["closed"]:
+        if self.session.closed:
             doc.close()
             return
-        self.doc = doc
+        self.doc = self.session.doc = doc
         self._build(self._build_steps())
 
     def _build(self, steps: Steps) -> None:
         """Run ``steps`` one an event-loop turn, while this tab is open
         (:func:`~inspector.ui.turns.run_in_turns`)."""
-        run_in_turns(self, steps, jobs=self.jobs, stopped=lambda: self._vstate["closed"])
+        run_in_turns(self, steps, jobs=self.jobs, stopped=lambda: self.session.closed)
 
     def _build_steps(self) -> Steps:
         """The views of ``self.doc``; each ``yield`` ends an event-loop turn.  The
         busy page stays in front until the last piece is laid out."""
         yield from self._add_header()
         yield from self._add_tables()
-        self._add_provenance_and_stimuli()
-        yield
-        self._add_trials()
-        if self.doc.checksums is not None:
-            self._add_checksums()
-        yield
+        for view in tab_views.views_for(self.doc):  # (docs/architecture.md, "Views")
+            view.add(self)
+            yield
         self._lay_out()
         yield
         plot_module = self._place_plots()
@@ -290,7 +283,7 @@ class DocumentTab(QWidget):
         header_rows = yield OffThread(lambda _ctx: tree_rows(doc.header, style))
         self.header_panel = HeaderPanel(doc.header, None, doc.tree_title, self,
                                         header_rows=header_rows)
-        self.header_panel.node_selected.connect(self._node_selected)
+        self.header_panel.node_selected.connect(self.node_selected)
         self.header_panel.open_target.connect(self.open_target)
         self.attribute_pager: AttributePager | None = None
         self.views.addTab(self.header_panel, "Header")
@@ -336,122 +329,6 @@ class DocumentTab(QWidget):
             self.tables[name] = panel
             self.views.addTab(panel, title)
             yield
-
-    def _add_summary(self) -> None:
-        """The Summary tab of the experiment's structure, once it is checked."""
-        structure = self.doc.structure
-        if structure is None or self.summary is not None:
-            return
-        self.summary = TreePanel(structure.tree(), "Summary", self)
-        expand_within(self.summary.view, 1)
-        self.summary.view.setColumnWidth(0, 260)
-        self.summary.node_selected.connect(self._node_selected)
-        self.views.addTab(self.summary, "Summary")
-
-    def _add_provenance_and_stimuli(self) -> None:
-        doc = self.doc
-        if doc.provenance is not None and doc.provenance.children:
-            self.provenance = TreePanel(doc.provenance, "Provenance", self)
-            expand_within(self.provenance.view, 2)
-            self.provenance.view.setColumnWidth(0, 260)
-            self.provenance.node_selected.connect(self._node_selected)
-            self.views.addTab(self.provenance, "Provenance")
-        self._add_summary()
-        if doc.stimuli:
-            from inspector.ui.stimuli_panel import StimuliPanel
-
-            self.stimuli = StimuliPanel(doc.stimuli, self.jobs, self)
-            self.stimuli.load_failed.connect(self._stimulus_failed)
-            self.stimuli.stimulus_selected.connect(self._stimulus_selected)
-            self.views.addTab(self.stimuli, f"Stimuli ({len(doc.stimuli)})")
-
-    def _add_trials(self, wait: bool = True) -> None:
-        """The trial selection, shared by the table, the stimuli and the Trials tab
-        (epochs or continuous recordings only: patterns have no time axis).  The
-        trial views import pyqtgraph: a placeholder holds their tab until it is
-        first shown and ``inspector.ui.trials`` is imported off the GUI thread
-        (ui.preload: the window's warm-up imports it, or the first show asks for
-        it); only then are the views built and their averages run.
-        While a deferred check is to bring the trials' stimulus IDs
-        (``stim_ids_pending``), they wait for its result (``wait``)."""
-        doc = self.doc
-        if doc.trials is None:
-            return
-        self._trials_waiting = wait and doc.trials.stim_ids_pending and bool(doc.checks)
-        if self._trials_waiting:
-            return
-        from inspector.models.selection import TrialSelection
-        from inspector.ui.trial_link import TrialLinks
-
-        self.selection = TrialSelection.for_document(doc, self)
-        if self.selection is None:
-            return
-        table = doc.trial_table()
-        meta = next((p for p in self.tables.values() if p.model.table is table), None)
-        self.trial_links = TrialLinks(doc, self.jobs, self.selection, meta, self.stimuli, self)
-        self.selection.changed.connect(
-            lambda _source: self._finished_status() if self.verify_state != "running" else None)
-        if doc.trials.data_mode in ("epochs", "continuous") and doc.neural_array() is not None:
-            self._trials_slot = QLabel("Preparing the trial views…")
-            self._trials_slot.setAlignment(Qt.AlignmentFlag.AlignCenter)
-            views = self.views
-            assert views is not None  # (set_document made it)
-            views.addTab(self._trials_slot, "Trials")  # (its module: MainWindow.warm_up)
-            views.currentChanged.connect(self._trials_shown)
-
-    def _trials_shown(self, *_args: Any) -> None:
-        """The current view changed: the first time it is the Trials placeholder, its
-        views are built, on a later event-loop turn (the placeholder is drawn first)."""
-        if self._trials_wanted or not self._trials_current():
-            return
-        self._trials_wanted = True
-        QTimer.singleShot(0, self, lambda: preload.when_imported(
-            TRIALS, self._trials_imported, self._trials_failed))
-
-    def _trials_current(self) -> bool:
-        slot = self._trials_slot
-        return slot is not None and self.views is not None and self.views.currentWidget() is slot
-
-    def _trials_imported(self, trials: ModuleType) -> None:
-        """The trial views are importable: once the tables' DataFrames are built (the
-        views group trials by their columns), the views are built, one plot an
-        event-loop turn (``trials.build_in_steps``), and take the placeholder's place."""
-        if self._trials_gone():
-            return
-        if self.frames is not None and not self.frames.built:
-            self.frames.when_built(lambda: self._trials_imported(trials))
-            return
-        run_in_turns(self, trials.build_in_steps(self.doc, self.jobs, self.selection, self),
-                     on_result=self._trials_built, stopped=self._trials_gone)
-
-    def _trials_gone(self) -> bool:
-        return self._vstate["closed"] or self._trials_slot is None or self.doc is None
-
-    def _trials_built(self, panel: TrialsPanel) -> None:
-        slot = self._trials_slot
-        assert slot is not None and self.views is not None  # (else the drive stopped)
-        index = self.views.indexOf(slot)
-        current = self.views.currentIndex() == index
-        self.trials_panel = panel
-        self.views.removeTab(index)
-        self.views.insertTab(index, self.trials_panel, "Trials")
-        if current:
-            self.views.setCurrentIndex(index)
-        self._trials_slot = None
-        slot.deleteLater()
-
-    def _trials_failed(self, message: str) -> None:
-        self.trials_error = message
-        if self._trials_slot is not None:
-            self._trials_slot.setText(f"The trial views are not available: {message}")
-
-    def _add_checksums(self) -> None:
-        self.checksums = ChecksumPanel(list(self.doc.checksums.members), self)
-        self.checksums.cancel_requested.connect(self.cancel_verification)
-        self.checksums.member_selected.connect(self._member_selected)
-        self.views.addTab(self.checksums, "Checksums")
-        if not self.initial_node and self.failure is None:
-            self.views.setCurrentWidget(self.checksums)  # the verdict is what an archive is about
 
     def _lay_out(self) -> None:
         doc = self.doc
@@ -533,7 +410,7 @@ class DocumentTab(QWidget):
     def _group_opened(self, new: Document) -> None:
         """The chosen group's document: it replaces the shown one (GUI thread)."""
         self._group_wanted = None
-        if self._vstate["closed"]:
+        if self.session.closed:
             new.close()
             return
         current = self.views.tabText(self.views.currentIndex()) if self.views else ""
@@ -568,7 +445,7 @@ class DocumentTab(QWidget):
         """The plots (and, for documents with object data, the data views: ``module`` is
         then :data:`DATA_VIEWS`) were imported after the tab was laid out: they take the
         placeholder's place, on event-loop turns of their own (:meth:`_plot_steps`)."""
-        if self._vstate["closed"] or self._plot_slot is None or self.doc is None:
+        if self.session.closed or self._plot_slot is None or self.doc is None:
             return
         self._build(self._plot_steps(module))
 
@@ -606,10 +483,10 @@ class DocumentTab(QWidget):
 
     def _show_first_array(self) -> None:
         if self.viewer is not None and self._data_wanted is not None and \
-                not self._vstate["closed"]:
+                not self.session.closed:
             self.viewer.show_location(self._data_wanted)
             return
-        if self.plot is None or self._vstate["closed"]:
+        if self.plot is None or self.session.closed:
             return
         if self.plot.preparing:  # its plot widget is made on a turn of its own, first
             self._plot_timer.start(0)
@@ -634,11 +511,12 @@ class DocumentTab(QWidget):
 
     def trials_idle(self) -> bool:
         """The trial views show their final state (or there are none)."""
-        if self._trials_waiting:
-            return False
-        if self._trials_slot is not None:  # built once shown (or it cannot be)
-            return bool(self.trials_error) or not (self._trials_wanted or self._trials_current())
-        return self.trials_panel is None or self.trials_panel.is_idle()
+        return self.trials_tab is None or self.trials_tab.is_idle()
+
+    @property
+    def trials_error(self) -> str:
+        """Why the trial views are not available ("" when they are or there are none)."""
+        return self.trials_tab.error if self.trials_tab is not None else ""
 
     def plots_idle(self) -> bool:
         """The plot shows its final state: built, nothing read or waiting (``--screenshot``)."""
@@ -713,76 +591,27 @@ class DocumentTab(QWidget):
         self.set_document(doc)
 
     # -- deferred checks ------------------------------------------------
+    @property
+    def verify_state(self) -> VerifyState:
+        """Where the document's deferred checks are (:class:`CheckSession`)."""
+        return self.session.state
+
     def start_verification(self) -> None:
-        """Run the document's deferred checks, one job each, in order."""
-        self._pending = list(self.doc.checks)
-        self.verify_state = "running"
+        """Run the document's deferred checks, one job each, in order (:attr:`session`)."""
         if self.checksums is not None:
             self.checksums.start()
-        self._run_next()
+        self.session.start()
 
-    def _run_next(self) -> None:
-        if not self._pending or self._cancel.is_set():
-            self._verification_over("cancelled" if self._cancel.is_set() else "done")
-            return
-        check = self._pending.pop(0)
-        doc, cancel, state, lock = self.doc, self._cancel, self._vstate, self._vlock
-
-        style = RowStyle.current()
-
-        def work(ctx: JobContext) -> tuple[CheckResult, TreeRows | None]:
-            try:
-                result = check.run(progress=lambda p: ctx.progress(p.done, p.total, p),
-                                   cancelled=lambda: cancel.is_set() or ctx.cancelled)
-                return result, tree_rows(result.header, style)  # (None: no new header)
-            finally:
-                with lock:
-                    state["running"] = False
-                    if state["closed"]:
-                        doc.close()  # the tab closed while this check read the file
-
-        with lock:
-            state["running"] = True
-        self._set_status(f"{check.title or 'Verifying'}…")
-        self.jobs.submit(work, on_done=lambda done: self._check_done(check, *done),
-                         on_error=lambda message, tb: self._check_failed(check, message, tb),
-                         on_progress=self._verify_progress)
-
-    def _verify_progress(self, done: int, total: int, event: Any) -> None:
-        if self._vstate["closed"] or self.checksums is None:
-            return
-        member = event.member if isinstance(event, Progress) else None
-        self.checksums.on_progress(done, total, member)
+    def _verify_progress(self, done: int, total: int, member: Any) -> None:
+        if self.checksums is not None:
+            self.checksums.on_progress(done, total, member)
 
     def cancel_verification(self) -> None:
         """Ask the running check to stop after its current step; later checks do not run."""
-        self._cancel.set()
+        self.session.cancel()
         if self.checksums is not None:
             self.checksums.cancel.setEnabled(False)
             self.checksums.banner.setText("Cancelling…")
-
-    def _check_done(self, check: DeferredCheck, result: CheckResult,
-                    header_rows: TreeRows | None = None) -> None:
-        if self._vstate["closed"]:
-            return
-        doc = self.doc
-        doc.apply(check, result)
-        self._reset_views(result, header_rows)
-        if not result.complete:
-            self._pending.clear()
-            self._verification_over("cancelled")
-            return
-        self._run_next()
-
-    def _check_failed(self, check: DeferredCheck, message: str, tb: str) -> None:
-        if self._vstate["closed"]:
-            return
-        title = check.title or "a deferred check"
-        self.doc.report(CHECK_FAILED, f"{title} failed unexpectedly: {message}")
-        if tb and not self.doc.traceback:
-            self.doc.traceback = tb
-        self._pending.clear()
-        self._verification_over("error")
 
     def _reset_views(self, result: CheckResult, header_rows: TreeRows | None = None) -> None:
         """Reset every view that shows what ``result`` changed (GUI thread);
@@ -796,7 +625,7 @@ class DocumentTab(QWidget):
             panel.deleteLater()
         if doc.checksums is not None:
             if self.checksums is None:
-                self._add_checksums()
+                tab_views.add_checksums(self)
             self.checksums.model.set_members(list(doc.checksums.members))
         self._array_names = {ref.location: name for name, ref in doc.arrays.items()
                              if ref.location}
@@ -805,23 +634,22 @@ class DocumentTab(QWidget):
             self.summary.deleteLater()
             self.summary = None
         if result.structure is not None:  # checked by the verification (large archives)
-            self._add_summary()
+            tab_views.add_summary(self)
         if self.plot is not None:
             self.plot.refresh(tuple(result.withdraw_arrays))
-        if result.trials is not None and self._trials_waiting:
-            self._add_trials()
+        if result.trials is not None and self.trials_tab is not None and self.trials_tab.waiting:
+            self.trials_tab.add()
         if result.findings:
             self.findings_changed.emit()
 
-    def _verification_over(self, state: str) -> None:
-        self.verify_state = state
-        if self._trials_waiting:  # cancelled or failed before the trial IDs came
-            self._add_trials(wait=False)
+    def _verification_over(self, state: VerifyState) -> None:
+        if self.trials_tab is not None and self.trials_tab.waiting:  # no trial IDs came
+            self.trials_tab.add(wait=False)
         if self.plot is not None:
             self.plot.checks_over()  # a plot waiting for a check's result reads itself
         waiting, self._unloadable = self._unloadable, []
         for stim, message in waiting:
-            self._stimulus_failed(stim, message)
+            self.stimulus_failed(stim, message)
         if self.checksums is not None:
             members = list(self.doc.checksums.members) if self.doc.checksums is not None else []
             self.checksums.finish(members, state)
@@ -850,7 +678,7 @@ class DocumentTab(QWidget):
         self.checksums.set_state(self.checksums.state)
 
     # -- selection → detail pane / plot ----------------------------------
-    def _node_selected(self, n: Node) -> None:
+    def node_selected(self, n: Node) -> None:
         self.detail.show()
         self.detail.show_node(n)
         name = self._array_names.get(n.location)
@@ -906,7 +734,7 @@ class DocumentTab(QWidget):
         did, the document gains ``file.changed`` and the tab offers Reload."""
         doc = self.doc
         if doc is None or doc.snapshot_check is None or self.reload_bar is not None \
-                or self._vstate["closed"]:
+                or self.session.closed:
             return
         self.jobs.submit(lambda ctx, d=doc: d.changed_on_disk(),
                          on_done=lambda message, d=doc: self._file_changed(d, message),
@@ -914,7 +742,7 @@ class DocumentTab(QWidget):
 
     def _file_changed(self, doc: Document, message: str | None) -> None:
         """GUI thread: record what :meth:`check_file_on_disk` found."""
-        if message is None or doc is not self.doc or self._vstate["closed"]:
+        if message is None or doc is not self.doc or self.session.closed:
             return
         if doc.note_changed(message) is not None:
             self.findings_changed.emit()
@@ -938,7 +766,7 @@ class DocumentTab(QWidget):
     def _cell_selected(self, title: str, value: Any, extra: str) -> None:
         self.detail.show_value(title, value, extra)
 
-    def _member_selected(self, name: str) -> None:
+    def member_selected(self, name: str) -> None:
         row = self.checksums.model.row_of(name)
         m = self.checksums.model.member(row)
         self.detail.show_text(name, f"status: {m.status}\n"
@@ -954,12 +782,12 @@ class DocumentTab(QWidget):
         if self.plot is not None and not self._plot_timer.isActive():
             self.plot.show_array(name)
 
-    def _stimulus_selected(self, stim: Stimulus) -> None:
+    def stimulus_selected(self, stim: Stimulus) -> None:
         self.detail.show_text(f"stimulus {value_text(stim.stim_id)}",
                               f"ID: {value_text(stim.stim_id)} ({value_type_name(stim.stim_id)})\n"
                               f"stored as: {stim.kind}\nlocation: {stim.location}")
 
-    def _stimulus_failed(self, stim: Stimulus, message: str) -> None:
+    def stimulus_failed(self, stim: Stimulus, message: str) -> None:
         """A thumbnail could not be decoded: a finding, unless a reader finding says so.
 
         While the deferred checks run (they may decode the same image and
@@ -1043,16 +871,10 @@ class DocumentTab(QWidget):
 
     def close_document(self) -> None:
         """Cancel the checks and release the file (now, or when the running check stops)."""
-        self._cancel.set()
-        self._pending.clear()
         if isinstance(self.path, RemotePath):
             self.path.cancel()
         self._shutdown_views()
-        with self._vlock:
-            self._vstate["closed"] = True
-            running = self._vstate["running"]
-        if self.doc is not None and not running:
-            self.doc.close()
+        self.session.close()
 
     def _shutdown_views(self) -> None:
         """Stop the views' background work (the tab closes or shows another group)."""

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QLabel,
-    QLineEdit,
     QPushButton,
     QStackedWidget,
     QTabWidget,
@@ -38,25 +37,24 @@ from inspector.formats.core_rules import (
     STIMULUS_UNLOADABLE,
 )
 from inspector.formats.document import Document, Finding, Node, Stimulus
-from inspector.formats.file_identity import FILE_CHANGED
 from inspector.formats.nodes.node import LinkTarget
 from inspector.formats.remote.path import RemotePath, as_source
 from inspector.jobs import JobRunner
-from inspector.models.checksum_model import FAILED
-from inspector.models.findings_model import count_text, severity_counts_text
 from inspector.models.node_rows import RowStyle, TreeRows, tree_rows
 from inspector.models.open_failure import open_failure
 from inspector.models.value_text import value_text, value_type_name
-from inspector.ui import preload, tab_views
+from inspector.ui import file_watch, preload, tab_navigation, tab_views
 from inspector.ui.attribute_pages import AttributePager
-from inspector.ui.busy_indicator import BusyIndicator
 from inspector.ui.check_session import CheckSession, VerifyState
 from inspector.ui.checksum_panel import ChecksumPanel
 from inspector.ui.detail_pane import DetailPane
 from inspector.ui.failure_page import FailurePage
+from inspector.ui.group_switch import GroupSwitch
+from inspector.ui.opening_page import OpeningPage
 from inspector.ui.scan_link import link_scans
 from inspector.ui.stimulus_link import link_stimuli
 from inspector.ui.tab_layout import lay_out_tab
+from inspector.ui.tab_status import checksum_note, status_line
 from inspector.ui.table_frames import TableFrames
 from inspector.ui.tree_panel import HeaderPanel, TreePanel, make_tree_view
 from inspector.ui.trials_tab import TRIALS
@@ -133,8 +131,9 @@ class DocumentTab(QWidget):
         self.doc: Document | None = None
         self.status_text = f"Opening {self.path}…"
         self.group_bar: GroupBar | None = None
+        self.group_switch = GroupSwitch(self)
         self.session = CheckSession(jobs, self)
-        self.session.status.connect(self._set_status)
+        self.session.status.connect(self.set_status)
         self.session.progress.connect(self._verify_progress)
         self.session.applied.connect(self._reset_views)
         self.session.over.connect(self._verification_over)
@@ -143,11 +142,9 @@ class DocumentTab(QWidget):
         self._plot_timer.setSingleShot(True)
         self._plot_timer.timeout.connect(self._show_first_array)
         self._page: QWidget | None = None
-        self._group_wanted: str | None = None
-        self._remote_timer: QTimer | None = None
-        self.cancel_open: QPushButton | None = None
         self._stack = QStackedWidget(self)
-        self._stack.addWidget(self._busy_page())
+        self._opening = OpeningPage(self.path)
+        self._stack.addWidget(self._opening)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self._stack)
@@ -185,45 +182,14 @@ class DocumentTab(QWidget):
         self._notice = ""
         self._unloadable: list[tuple[Stimulus, str]] = []
 
-    def _busy_page(self) -> QWidget:
-        busy = QWidget()
-        bl = QVBoxLayout(busy)
-        bl.addStretch(1)
-        label = QLabel(f"Opening {self.path.name}…")
-        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        bar = BusyIndicator()
-        bl.addWidget(label)
-        bl.addWidget(bar, 0, Qt.AlignmentFlag.AlignHCenter)
-        if isinstance(self.path, RemotePath):
-            self._watch_remote(bl, label)
-        bl.addStretch(2)
-        return busy
-
-    def _watch_remote(self, layout: QVBoxLayout, label: QLabel) -> None:
-        """A URL opens over the network: show the bytes read so far, offer Cancel."""
-        path = self.path
-        assert isinstance(path, RemotePath)
-        self.cancel_open = QPushButton("Cancel", self)
-        self.cancel_open.clicked.connect(path.cancel)
-        layout.addWidget(self.cancel_open, 0, Qt.AlignmentFlag.AlignHCenter)
-        self._remote_timer = QTimer(self)
-        self._remote_timer.setInterval(250)
-
-        def show() -> None:
-            got = path.progress()
-            if got is not None and self.doc is None:
-                label.setText(f"Opening {path.name}… {got[1] / 1e6:.1f} MB read in "
-                              f"{got[0]} requests")
-        self._remote_timer.timeout.connect(show)
-        self._remote_timer.start()
-
-    # -- compatibility accessors ------------------------------------------
     @property
-    def header_view(self) -> QTreeView | None:
-        return self.header_panel.header.view if self.header_panel else None
+    def cancel_open(self) -> QPushButton | None:
+        """Cancel on the opening page of a URL (None for a local file)."""
+        return self._opening.cancel_open
 
     @property
     def tree_view(self) -> QTreeView | None:
+        """The object tree's view (None before the views are built or without a tree)."""
         raw = self.header_panel.raw if self.header_panel else None
         return raw.view if raw else None
 
@@ -233,8 +199,7 @@ class DocumentTab(QWidget):
         event-loop turn (:meth:`_build_steps`), so that no turn holds the GUI
         thread long (docs/architecture.md, "Contracts").  ``views_ready`` is
         emitted when the last piece is shown; ``has_views`` is then true."""
-        if self._remote_timer is not None:
-            self._remote_timer.stop()
+        self._opening.stop()
         if self.session.closed:
             doc.close()
             return
@@ -344,7 +309,7 @@ class DocumentTab(QWidget):
             self.detail.hide()  # nothing to detail on the failure page; shown on a selection
         self.splitter = split
         self.right = split  # the splitter holding the plot's place
-        self._page = self._with_group_bar(split)
+        self._page = self.group_switch.with_group_bar(split)
         self._stack.addWidget(self._page)
         self._stack.setCurrentWidget(self._page)
         self.setFocusProxy(self.views)  # keyboard: the tab hands focus to its views
@@ -364,82 +329,6 @@ class DocumentTab(QWidget):
             preload.when_imported(self._plot_module(), self._plots_imported,
                                   self._plots_failed)
         return module
-
-    def _with_group_bar(self, split: QWidget) -> QWidget:
-        """``split`` under the experiment-group chooser when the document offers several
-        experiments (``doc.groups``), else ``split`` itself."""
-        groups = self.doc.groups
-        if groups is None or len(groups.keys) < 2:
-            self.group_bar = None
-            return split
-        from inspector.ui.group_bar import GroupBar
-
-        page = QWidget()
-        lay = QVBoxLayout(page)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.setSpacing(0)
-        self.group_bar = GroupBar(groups, page)
-        self.group_bar.group_chosen.connect(self.choose_group)
-        lay.addWidget(self.group_bar)
-        lay.addWidget(split, 1)
-        return page
-
-    # -- experiment groups ----------------------------------------------
-    def choose_group(self, key: str) -> None:
-        """Show group ``key`` of the source instead of the current one.
-
-        The group's document is opened on a job (``doc.groups.open``: it
-        reads the source again); the views are then rebuilt from it on the
-        GUI thread.  Ignored while a check runs or another group opens.
-        """
-        doc = self.doc
-        groups = doc.groups if doc is not None else None
-        if groups is None or key == groups.selected or key not in groups.keys:
-            return
-        if self.verify_state == "running" or self._group_wanted is not None:
-            if self.group_bar is not None:
-                self.group_bar.set_current(groups.selected)
-            return
-        self._group_wanted = key
-        if self.group_bar is not None:
-            self.group_bar.set_busy(key)
-        self._set_status(f"Opening group {key}…")
-        self.jobs.submit(lambda _ctx: groups.open(key), on_done=self._group_opened,
-                         on_error=self._group_failed)
-
-    def _group_opened(self, new: Document) -> None:
-        """The chosen group's document: it replaces the shown one (GUI thread)."""
-        self._group_wanted = None
-        if self.session.closed:
-            new.close()
-            return
-        current = self.views.tabText(self.views.currentIndex()) if self.views else ""
-        old, page = self.doc, self._page
-        self._shutdown_views()
-        if page is not None:
-            self._stack.removeWidget(page)
-            page.deleteLater()  # the plot's jobs are cancelled as it goes
-        self._page = None
-        self._init_view_state()
-        if old is not None:
-            old.close()
-        self.views_ready.connect(lambda: self._show_view_titled(current),
-                                 Qt.ConnectionType.SingleShotConnection)
-        self.set_document(new)
-
-    def _show_view_titled(self, title: str) -> None:
-        """The group's views are built: show the view the old group showed, if any."""
-        titles = [self.views.tabText(i) for i in range(self.views.count())]
-        if title in titles:
-            self.views.setCurrentIndex(titles.index(title))
-        self.findings_changed.emit()
-
-    def _group_failed(self, message: str, tb: str) -> None:
-        self._group_wanted = None
-        if self.group_bar is not None and self.doc is not None and self.doc.groups is not None:
-            self.group_bar.set_busy(None)
-            self.group_bar.set_current(self.doc.groups.selected)
-        self._set_status(f"The group could not be opened: {message}")
 
     def _plots_imported(self, module: ModuleType) -> None:
         """The plots (and, for documents with object data, the data views: ``module`` is
@@ -500,6 +389,36 @@ class DocumentTab(QWidget):
             if self.viewer is not None and self._plot_wanted is not None and location:
                 self.viewer.show_plot(location)  # (the switch to its values, its type)
 
+    def choose_group(self, key: str) -> None:
+        """Show group ``key`` of the source instead of the current one
+        (:meth:`GroupSwitch.choose <inspector.ui.group_switch.GroupSwitch.choose>`)."""
+        self.group_switch.choose(key)
+
+    def replace_document(self, new: Document) -> None:
+        """Show ``new`` (another group of the same source) instead of the current document;
+        the view shown now stays shown when the new document has it."""
+        current = self.views.tabText(self.views.currentIndex()) if self.views else ""
+        old, page = self.doc, self._page
+        self._shutdown_views()
+        if page is not None:
+            self._stack.removeWidget(page)
+            page.deleteLater()  # the plot's jobs are cancelled as it goes
+        self._page = None
+        self._init_view_state()
+        if old is not None:
+            old.close()
+        self.views_ready.connect(lambda: self._show_view_titled(current),
+                                 Qt.ConnectionType.SingleShotConnection)
+        self.set_document(new)
+
+    def _show_view_titled(self, title: str) -> None:
+        """The group's views are built: show the view the old group showed, if any."""
+        assert self.views is not None
+        titles = [self.views.tabText(i) for i in range(self.views.count())]
+        if title in titles:
+            self.views.setCurrentIndex(titles.index(title))
+        self.findings_changed.emit()
+
     def is_settled(self) -> bool:
         """Nothing left to fill in: the models are complete, the plot and trial views idle,
         no page of attributes being read, no rows of the header left to expand.  (The
@@ -554,34 +473,13 @@ class DocumentTab(QWidget):
         if self.frames is not None:  # for the table's sort and filter
             self.frames.start_when_idle(lambda: self.is_settled() and not self.jobs.busy)
 
-    def _set_status(self, text: str) -> None:
+    def set_status(self, text: str) -> None:
         self.status_text = text
         self.status_message.emit(text)
 
     def _finished_status(self) -> None:
-        doc = self.doc
-        missing = any(f.code == "file.not-found" for f in doc.findings)
-        parts = ["No such file or folder" if missing else doc.kind_label]
-        if self.checksums is not None:
-            parts.append(self.checksums.verdict)
-        parts.append(self._counts_text())
-        if doc.structure_unchecked is not None and "structure: not checked" not in parts[1]:
-            parts.append("structure not checked")  # (once: the verdict may say it)
-        if self._notice:
-            parts.append(self._notice)
-        if self.selection is not None and not self.selection.is_empty():
-            parts.append(self.selection.text())
-        self._set_status(" — ".join(parts))
-
-    def _counts_text(self) -> str:
-        """The findings by severity; for a file of another kind than the format checked,
-        those about the file apart from those saying it is not of the format."""
-        doc = self.doc
-        if doc.mismatch is None:
-            return severity_counts_text(doc.findings)
-        others = [f for f in doc.findings if f.code in doc.mismatch.codes]
-        return (f"{severity_counts_text(doc.file_findings())}; as a {doc.mismatch.format}: "
-                f"{severity_counts_text(others)} (see Findings)")
+        """The status line once nothing runs (:func:`~inspector.ui.tab_status.status_line`)."""
+        self.set_status(status_line(self.doc, self.checksums, self._notice, self.selection))
 
     def set_failed(self, message: str, tb: str = "") -> None:
         """The open job itself raised (it should not: ``open_document`` never raises)."""
@@ -659,22 +557,8 @@ class DocumentTab(QWidget):
         self._set_ready()
 
     def _note_errors(self) -> None:
-        failed = {m.name for m in self.checksums.model.members() if m.status in FAILED}
-        integrity = [f for f in self.doc.findings
-                     if f.severity == "error" and f.scope == "integrity"]
-        n = sum(1 for f in integrity if f.location not in failed)
-        structure = sum(1 for f in self.doc.findings
-                        if f.severity == "error" and f.scope != "integrity")
-        notes = []
-        if n:
-            errors = count_text(n, "other error finding" if failed else "error finding")
-            notes.append(f"{errors} (see Findings)")
-        if self.doc.structure_unchecked is not None:
-            notes.append("structure: not checked (see Findings)")
-        elif structure:
-            notes.append(f"structure: {count_text(structure, 'error')}")
-        note = " · ".join(notes)
-        self.checksums.extra_note = note
+        assert self.checksums is not None and self.doc is not None
+        self.checksums.extra_note = checksum_note(self.doc, self.checksums.model.members())
         self.checksums.set_state(self.checksums.state)
 
     # -- selection → detail pane / plot ----------------------------------
@@ -696,7 +580,7 @@ class DocumentTab(QWidget):
         if not target.in_this_file:
             self.open_requested.emit(target.address())
         elif not self.select_location(target.path):
-            self._set_status(f"{target.path} is not a node of this file")
+            self.set_status(f"{target.path} is not a node of this file")
 
     def _plot_location(self, location: str) -> None:
         """The viewer's switch asked for the plot of the array at ``location``."""
@@ -730,38 +614,12 @@ class DocumentTab(QWidget):
             self._finished_status()
 
     def check_file_on_disk(self) -> None:
-        """Ask, on a job, whether the file changed on disk since it was opened; if it
-        did, the document gains ``file.changed`` and the tab offers Reload."""
-        doc = self.doc
-        if doc is None or doc.snapshot_check is None or self.reload_bar is not None \
-                or self.session.closed:
-            return
-        self.jobs.submit(lambda ctx, d=doc: d.changed_on_disk(),
-                         on_done=lambda message, d=doc: self._file_changed(d, message),
-                         key=f"file-changed:{id(self)}")
-
-    def _file_changed(self, doc: Document, message: str | None) -> None:
-        """GUI thread: record what :meth:`check_file_on_disk` found."""
-        if message is None or doc is not self.doc or self.session.closed:
-            return
-        if doc.note_changed(message) is not None:
-            self.findings_changed.emit()
+        """Ask, on a job, whether the file changed on disk since it was opened
+        (:func:`~inspector.ui.file_watch.check_file_on_disk`)."""
+        file_watch.check_file_on_disk(self)
 
     def _offer_reload(self) -> None:
-        """Show the Reload bar once a finding says the file changed on disk since it was
-        opened (any format: ``file.changed``); nothing more is read from it here."""
-        if self.reload_bar is not None or self.doc is None:
-            return
-        changed = next((f for f in self.doc.findings if f.code == FILE_CHANGED.code), None)
-        if changed is None:
-            return
-        from inspector.ui.reload_bar import ReloadBar
-
-        self.reload_bar = ReloadBar(changed.message, self)
-        self.reload_bar.reload_requested.connect(self.reload_requested)
-        layout = self.layout()
-        assert isinstance(layout, QVBoxLayout)
-        layout.insertWidget(0, self.reload_bar)
+        file_watch.offer_reload(self)
 
     def _cell_selected(self, title: str, value: Any, extra: str) -> None:
         self.detail.show_value(title, value, extra)
@@ -808,62 +666,12 @@ class DocumentTab(QWidget):
     # -- navigation -----------------------------------------------------
     def focus_filter(self) -> bool:
         """Focus the filter box of the current view (Ctrl+F)."""
-        if self.views is None:
-            return False
-        w = self.views.currentWidget()
-        edit = getattr(w, "filter_edit", None)
-        if not isinstance(edit, QLineEdit):
-            if self.header_panel is None:
-                return False
-            self.views.setCurrentWidget(self.header_panel)
-            edit = self.header_panel.filter_edit
-        edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
-        edit.selectAll()
-        return True
+        return tab_navigation.focus_filter(self)
 
     def select_location(self, location: str) -> bool:
-        """Select the node, member, stimulus or table column a finding concerns."""
-        if not self.has_views or not location:
-            return False
-        if self.checksums is not None and self.checksums.select_member(location):
-            self.views.setCurrentWidget(self.checksums)
-            return True
-        if self._select_table_column(location):
-            return True
-        from inspector.ui.scan_link import select_scan_of
-
-        if select_scan_of(self, location):  # a finding about one scan: that scan
-            return True
-        if self.stimuli is not None and self.stimuli.select_location(location):
-            self.views.setCurrentWidget(self.stimuli)
-            return True
-        if self.header_panel.select_location(location):
-            self.views.setCurrentWidget(self.header_panel)
-            return True
-        if self.provenance is not None and self.provenance.select_location(location):
-            self.views.setCurrentWidget(self.provenance)
-            return True
-        base = location.rsplit(":", 1)[0] if ":" in location else ""
-        if base and self.header_panel.select_location(base):
-            self.views.setCurrentWidget(self.header_panel)
-            return True
-        return False
-
-    def _select_table_column(self, location: str) -> bool:
-        for panel in self.tables.values():
-            if not (panel.location and location.startswith(panel.location + "/")):
-                continue
-            parts = [p.split("@")[0] for p in location[len(panel.location) + 1:].split("/")]
-            if parts[0] == "columns" and len(parts) > 1 and parts[1].isdigit():
-                found = panel.select_column_index(int(parts[1]))  # schema 1: columns/<i>
-            else:
-                found = panel.select_column(parts[0])  # schema 0: one dataset per column
-            if found:
-                if self.header_panel.raw is not None:
-                    self.header_panel.raw.select_location(location)
-                self.views.setCurrentWidget(panel)
-                return True
-        return False
+        """Select the node, member, stimulus or table column a finding concerns
+        (:func:`~inspector.ui.tab_navigation.select_location`)."""
+        return tab_navigation.select_location(self, location)
 
     def findings(self) -> list[Finding]:
         """The document's findings (empty while it opens)."""

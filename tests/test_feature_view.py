@@ -74,7 +74,7 @@ def test_hovering_a_row_shows_that_stimulus(qtbot, win):
     vb = view.plot_item.vb
     scene = vb.mapViewToScene(QPointF(3.0, 2.0))  # feature 3 of the row of stimulus 11
     view._hovered(scene)
-    assert view.shown_id == 11 and view.cursor.isVisible() and view.cursor.value() == 2
+    assert view.shown_id == 11 and view.row_line.isVisible() and view.row_line.value() == 2
 
 
 def test_the_choice_travels_with_the_stimuli_tab(qtbot, win):

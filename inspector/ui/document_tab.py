@@ -79,15 +79,6 @@ DATA_VIEWS = "inspector.ui.data.viewer"
 #: Tree node kinds whose location may hold values (a link leads to a dataset too).
 DATA_KINDS = ("dataset", "attribute", "link")
 
-#: Tab titles of tables with a well-known name (others are shown under their name).
-TABLE_TITLES = {"trial_meta": "Trial metadata", "scans": "Scans", "groups": "Groups"}
-
-
-def table_title(name: str) -> str:
-    """The tab title of ``doc.tables[name]``: :data:`TABLE_TITLES`, else the name itself."""
-    return TABLE_TITLES.get(name, name)
-
-
 class DocumentTab(QWidget):
     """Shows one document.
 
@@ -182,6 +173,25 @@ class DocumentTab(QWidget):
         self._notice = ""
         self._unloadable: list[tuple[Stimulus, str]] = []
 
+    # -- typed access to what the views being built or shown rely on --------------
+    @property
+    def _doc(self) -> Document:
+        """The document (delivered: the views exist or are being built)."""
+        assert self.doc is not None
+        return self.doc
+
+    @property
+    def _views(self) -> QTabWidget:
+        """The view tabs (made by the first build step)."""
+        assert self.views is not None
+        return self.views
+
+    @property
+    def _detail(self) -> DetailPane:
+        """The detail pane (made when the tab is laid out)."""
+        assert self.detail is not None
+        return self.detail
+
     @property
     def cancel_open(self) -> QPushButton | None:
         """Cancel on the opening page of a URL (None for a local file)."""
@@ -215,8 +225,8 @@ class DocumentTab(QWidget):
         """The views of ``self.doc``; each ``yield`` ends an event-loop turn.  The
         busy page stays in front until the last piece is laid out."""
         yield from self._add_header()
-        yield from self._add_tables()
-        for view in tab_views.views_for(self.doc):  # (docs/architecture.md, "Views")
+        yield from tab_views.table_steps(self)
+        for view in tab_views.views_for(self._doc):  # (docs/architecture.md, "Views")
             view.add(self)
             yield
         self._lay_out()
@@ -235,15 +245,15 @@ class DocumentTab(QWidget):
         """The view tabs, with the failure page (if opening failed) and the header; the
         raw tree beside it on a later turn.  Their rows are made on jobs
         (:func:`~inspector.models.node_rows.tree_rows`)."""
-        doc = self.doc
+        doc = self._doc
         self.export_offered = doc.export is not None
         self.views = QTabWidget(self)
-        self.views.setDocumentMode(True)
-        self.views.setObjectName("documentViews")
+        self._views.setDocumentMode(True)
+        self._views.setObjectName("documentViews")
         failure = open_failure(doc)
         if failure is not None:
             self.failure = FailurePage(failure, self)
-            self.views.addTab(self.failure, "Could not open")
+            self._views.addTab(self.failure, "Could not open")
         style = RowStyle.current()
         header_rows = yield OffThread(lambda _ctx: tree_rows(doc.header, style))
         self.header_panel = HeaderPanel(doc.header, None, doc.tree_title, self,
@@ -251,72 +261,50 @@ class DocumentTab(QWidget):
         self.header_panel.node_selected.connect(self.node_selected)
         self.header_panel.open_target.connect(self.open_target)
         self.attribute_pager: AttributePager | None = None
-        self.views.addTab(self.header_panel, "Header")
+        self._views.addTab(self.header_panel, "Header")
         yield
         if doc.tree is not None:
             rows = yield OffThread(lambda _ctx: tree_rows(doc.tree, style))
             self.header_panel.add_tree(doc.tree, doc.tree_title, rows)
-            if doc.object_data is not None:
+            if doc.object_data is not None and self.header_panel.raw is not None:
                 self.attribute_pager = AttributePager(self.header_panel.raw, doc.object_data,
                                                       self.jobs, self)
             yield
 
     def _start_checks(self) -> None:
         """Run the deferred checks, or, with none, show the final state at once."""
-        doc = self.doc
+        doc = self._doc
         if doc.checks:
             self.start_verification()
             return
-        if self.checksums is not None:
+        if self.checksums is not None and doc.checksums is not None:
             self.checksums.finish(list(doc.checksums.members), "done")
             self._note_errors()
         self._finished_status()
         self._set_ready()
 
-    def _add_tables(self) -> Steps:
-        """One table view a turn (a table of a few hundred rows sizes its columns from
-        their text, some tens of milliseconds), its columns made on a job first
-        (:func:`~inspector.models.table_model.column_arrays`).  A table of plain
-        columns is shown without pandas; its DataFrame is built later
-        (:attr:`frames`: once the tab has stayed idle, or when the trial views ask)."""
-        doc = self.doc
-        if not doc.tables:
-            return
-        from inspector.models.table_model import column_arrays
-        from inspector.ui.table_panel import TablePanel
-
-        self.frames = TableFrames(doc.tables.values(), self.jobs, self)
-        for name, table in doc.tables.items():
-            title = table_title(name)
-            columns = yield OffThread(lambda _ctx, table=table: column_arrays(table))
-            panel = TablePanel(table, title, doc.table_locations.get(name, ""), self, columns)
-            panel.cell_selected.connect(self._cell_selected)
-            self.tables[name] = panel
-            self.views.addTab(panel, title)
-            yield
-
     def _lay_out(self) -> None:
-        doc = self.doc
+        doc = self._doc
         self._array_names = {ref.location: name for name, ref in doc.arrays.items() if ref.location}
         if doc.arrays or doc.object_data is not None:
             # The plot comes once pyqtgraph is imported off the GUI thread (ui.preload).
             self._plot_slot = QLabel("Preparing the plot…")
             self._plot_slot.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.detail = DetailPane(self)
-        self.detail.open_target.connect(self.open_target)
-        split = lay_out_tab(self.views, self.detail, self._plot_slot)  # the plot: half and more
+        self._detail.open_target.connect(self.open_target)
+        split = lay_out_tab(self._views, self._detail, self._plot_slot)  # the plot: half and more
         if self.failure is not None:
-            self.detail.hide()  # nothing to detail on the failure page; shown on a selection
+            self._detail.hide()  # nothing to detail on the failure page; shown on a selection
         self.splitter = split
         self.right = split  # the splitter holding the plot's place
         self._page = self.group_switch.with_group_bar(split)
         self._stack.addWidget(self._page)
         self._stack.setCurrentWidget(self._page)
-        self.setFocusProxy(self.views)  # keyboard: the tab hands focus to its views
+        self.setFocusProxy(self._views)  # keyboard: the tab hands focus to its views
 
     def _plot_module(self) -> str:
         """The module of the views in the plot's place: the data views, else the plots."""
-        return DATA_VIEWS if self.doc.object_data is not None else preload.PLOTS
+        return DATA_VIEWS if self._doc.object_data is not None else preload.PLOTS
 
     def _place_plots(self) -> ModuleType | None:
         """The module of the plot's views when they can be built now (it is imported);
@@ -343,22 +331,24 @@ class DocumentTab(QWidget):
         them in the placeholder's place.  The first array (or the node asked for) is
         shown on the turn after (``_plot_timer``)."""
         shown = None
-        if self.doc.arrays:
-            self.plot = preload.loaded(preload.PLOTS).PlotPanel(self.doc, self.jobs, self)
+        if self._doc.arrays:
+            plots = preload.loaded(preload.PLOTS)
+            assert plots is not None  # (imported before the steps were run)
+            self.plot = plots.PlotPanel(self._doc, self.jobs, self)
             self.plot.finding.connect(self._view_finding)
             link_scans(self)  # one scan selection for the Scans table, the scan list and the plot
             link_stimuli(self)  # and one choice of stimuli for the Stimuli tab and the features
             shown = self.plot
-            if self.doc.object_data is not None:
+            if self._doc.object_data is not None:
                 yield  # (a child made after the tab was shown stays hidden until placed)
-        if self.doc.object_data is not None:
+        if self._doc.object_data is not None:
             shown = self.viewer = module.NodeViewer(
-                self.doc.object_data, self.plot, self.detail, self.jobs, self,
+                self._doc.object_data, self.plot, self.detail, self.jobs, self,
                 plotted=lambda location: location in self._array_names)
             self.viewer.plot_requested.connect(self._plot_location)
             self.viewer.data.finding.connect(self._view_finding)
             self.viewer.data.node_missing.connect(self._node_missing)
-        if self._plot_slot is None:
+        if self._plot_slot is None or shown is None:
             return
         self.right.replaceWidget(self.right.indexOf(self._plot_slot), shown)
         self._plot_slot.deleteLater()
@@ -385,7 +375,7 @@ class DocumentTab(QWidget):
             name = self.plot.default_array()
         if name is not None:
             self.plot.show_array(name)
-            location = self.doc.arrays[name].location if name in self.doc.arrays else ""
+            location = self._doc.arrays[name].location if name in self._doc.arrays else ""
             if self.viewer is not None and self._plot_wanted is not None and location:
                 self.viewer.show_plot(location)  # (the switch to its values, its type)
 
@@ -397,7 +387,7 @@ class DocumentTab(QWidget):
     def replace_document(self, new: Document) -> None:
         """Show ``new`` (another group of the same source) instead of the current document;
         the view shown now stays shown when the new document has it."""
-        current = self.views.tabText(self.views.currentIndex()) if self.views else ""
+        current = self._views.tabText(self._views.currentIndex()) if self.views else ""
         old, page = self.doc, self._page
         self._shutdown_views()
         if page is not None:
@@ -414,9 +404,9 @@ class DocumentTab(QWidget):
     def _show_view_titled(self, title: str) -> None:
         """The group's views are built: show the view the old group showed, if any."""
         assert self.views is not None
-        titles = [self.views.tabText(i) for i in range(self.views.count())]
+        titles = [self._views.tabText(i) for i in range(self._views.count())]
         if title in titles:
-            self.views.setCurrentIndex(titles.index(title))
+            self._views.setCurrentIndex(titles.index(title))
         self.findings_changed.emit()
 
     def is_settled(self) -> bool:
@@ -461,8 +451,8 @@ class DocumentTab(QWidget):
         if self.header_panel is None:
             self.initial_node = location  # shown once the views are built
         elif self.header_panel.select_location(location, prefer_raw=True, expand=True):
-            self.views.setCurrentWidget(self.header_panel)
-        elif self.doc.object_data is not None:  # not listed: the data views decide
+            self._views.setCurrentWidget(self.header_panel)
+        elif self._doc.object_data is not None:  # not listed: the data views decide
             self._show_data(location)
         else:
             self._node_missing(location)
@@ -479,7 +469,7 @@ class DocumentTab(QWidget):
 
     def _finished_status(self) -> None:
         """The status line once nothing runs (:func:`~inspector.ui.tab_status.status_line`)."""
-        self.set_status(status_line(self.doc, self.checksums, self._notice, self.selection))
+        self.set_status(status_line(self._doc, self.checksums, self._notice, self.selection))
 
     def set_failed(self, message: str, tb: str = "") -> None:
         """The open job itself raised (it should not: ``open_document`` never raises)."""
@@ -514,21 +504,23 @@ class DocumentTab(QWidget):
     def _reset_views(self, result: CheckResult, header_rows: TreeRows | None = None) -> None:
         """Reset every view that shows what ``result`` changed (GUI thread);
         ``header_rows``: the rows of its new header, made on the check's job."""
-        doc = self.doc
+        doc = self._doc
         if result.header is not None:
+            assert self.header_panel is not None
             self.header_panel.set_header(doc.header, header_rows)
         for name in [n for n in self.tables if n not in doc.tables]:
             panel = self.tables.pop(name)
-            self.views.removeTab(self.views.indexOf(panel))
+            self._views.removeTab(self._views.indexOf(panel))
             panel.deleteLater()
         if doc.checksums is not None:
             if self.checksums is None:
                 tab_views.add_checksums(self)
+            assert self.checksums is not None
             self.checksums.model.set_members(list(doc.checksums.members))
         self._array_names = {ref.location: name for name, ref in doc.arrays.items()
                              if ref.location}
         if self.summary is not None and doc.structure is None:
-            self.views.removeTab(self.views.indexOf(self.summary))
+            self._views.removeTab(self._views.indexOf(self.summary))
             self.summary.deleteLater()
             self.summary = None
         if result.structure is not None:  # checked by the verification (large archives)
@@ -549,7 +541,7 @@ class DocumentTab(QWidget):
         for stim, message in waiting:
             self.stimulus_failed(stim, message)
         if self.checksums is not None:
-            members = list(self.doc.checksums.members) if self.doc.checksums is not None else []
+            members = list(self._doc.checksums.members) if self._doc.checksums is not None else []
             self.checksums.finish(members, state)
             self._note_errors()
         self._finished_status()
@@ -563,15 +555,15 @@ class DocumentTab(QWidget):
 
     # -- selection → detail pane / plot ----------------------------------
     def node_selected(self, n: Node) -> None:
-        self.detail.show()
-        self.detail.show_node(n)
+        self._detail.show()
+        self._detail.show_node(n)
         name = self._array_names.get(n.location)
         if name is not None:
             self._plot_array(name)
             self._data_wanted = None
             if self.viewer is not None:
                 self.viewer.show_plot(n.location)
-        elif n.kind in DATA_KINDS and n.location and self.doc.object_data is not None:
+        elif n.kind in DATA_KINDS and n.location and self._doc.object_data is not None:
             self._show_data(n.location)
 
     def open_target(self, target: LinkTarget) -> None:
@@ -607,8 +599,8 @@ class DocumentTab(QWidget):
         """A view could not open or read a node: its finding, once; the status says it
         (unless a check is running: the status it ends with does)."""
         if not any(f.code == finding.code and f.location == finding.location
-                   for f in self.doc.findings):
-            self.doc.findings.add(finding)
+                   for f in self._doc.findings):
+            self._doc.findings.add(finding)
             self.findings_changed.emit()
         if self.verify_state != "running":
             self._finished_status()
@@ -621,13 +613,14 @@ class DocumentTab(QWidget):
     def _offer_reload(self) -> None:
         file_watch.offer_reload(self)
 
-    def _cell_selected(self, title: str, value: Any, extra: str) -> None:
-        self.detail.show_value(title, value, extra)
+    def cell_selected(self, title: str, value: Any, extra: str) -> None:
+        self._detail.show_value(title, value, extra)
 
     def member_selected(self, name: str) -> None:
+        assert self.checksums is not None
         row = self.checksums.model.row_of(name)
         m = self.checksums.model.member(row)
-        self.detail.show_text(name, f"status: {m.status}\n"
+        self._detail.show_text(name, f"status: {m.status}\n"
                                     f"recorded: {m.recorded or '(not listed)'}\n"
                                     f"computed: {m.computed or '(not computed)'}")
         arr = self._array_names.get(name)
@@ -641,7 +634,7 @@ class DocumentTab(QWidget):
             self.plot.show_array(name)
 
     def stimulus_selected(self, stim: Stimulus) -> None:
-        self.detail.show_text(f"stimulus {value_text(stim.stim_id)}",
+        self._detail.show_text(f"stimulus {value_text(stim.stim_id)}",
                               f"ID: {value_text(stim.stim_id)} ({value_type_name(stim.stim_id)})\n"
                               f"stored as: {stim.kind}\nlocation: {stim.location}")
 
@@ -654,7 +647,7 @@ class DocumentTab(QWidget):
         if self.verify_state == "running":
             self._unloadable.append((stim, message))
             return
-        doc = self.doc
+        doc = self._doc
         if doc is None:
             return
         if not any(f.location == stim.location and f.severity != "info" for f in doc.findings):
@@ -675,7 +668,7 @@ class DocumentTab(QWidget):
 
     def findings(self) -> list[Finding]:
         """The document's findings (empty while it opens)."""
-        return list(self.doc.findings) if self.doc else []
+        return list(self._doc.findings) if self.doc else []
 
     def close_document(self) -> None:
         """Cancel the checks and release the file (now, or when the running check stops)."""

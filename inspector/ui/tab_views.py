@@ -16,12 +16,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from inspector.formats.document import Document
 from inspector.ui.checksum_panel import ChecksumPanel
+from inspector.ui.table_frames import TableFrames
 from inspector.ui.tree_panel import TreePanel, expand_within
 from inspector.ui.trials_tab import TrialsTab
+from inspector.ui.turns import OffThread, Steps
 
 #: A :class:`~inspector.ui.document_tab.DocumentTab` (which imports this module).
 Tab = Any
@@ -43,6 +46,44 @@ class TabView:
     order: int
     wanted: Callable[[Document], bool]
     add: Callable[[Tab], None]
+
+
+#: Tab titles of tables with a well-known name (others are shown under their name).
+TABLE_TITLES = {"trial_meta": "Trial metadata", "scans": "Scans", "groups": "Groups"}
+
+
+def _columns(table: Any, _ctx: object) -> Any:
+    """The column arrays of ``table``, on a job (:func:`~.table_model.column_arrays`)."""
+    from inspector.models.table_model import column_arrays
+
+    return column_arrays(table)
+
+
+def table_title(name: str) -> str:
+    """The tab title of ``doc.tables[name]``: :data:`TABLE_TITLES`, else the name itself."""
+    return TABLE_TITLES.get(name, name)
+
+
+def table_steps(tab: Tab) -> Steps:
+    """One table view a turn (a table of a few hundred rows sizes its columns from
+    their text, some tens of milliseconds), its columns made on a job first
+    (:func:`~inspector.models.table_model.column_arrays`).  A table of plain
+    columns is shown without pandas; its DataFrame is built later
+    (``tab.frames``: once the tab has stayed idle, or when the trial views ask)."""
+    doc = tab.doc
+    if not doc.tables:
+        return
+    from inspector.ui.table_panel import TablePanel
+
+    tab.frames = TableFrames(doc.tables.values(), tab.jobs, tab)
+    for name, table in doc.tables.items():
+        title = table_title(name)
+        columns = yield OffThread(partial(_columns, table))
+        panel = TablePanel(table, title, doc.table_locations.get(name, ""), tab, columns)
+        panel.cell_selected.connect(tab.cell_selected)
+        tab.tables[name] = panel
+        tab.views.addTab(panel, title)
+        yield
 
 
 def add_provenance(tab: Tab) -> None:

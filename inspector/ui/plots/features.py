@@ -15,6 +15,7 @@ choice of stimuli in step with the Stimuli tab (:mod:`inspector.ui.stimulus_link
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -114,9 +115,9 @@ class FeatureView(PlotView):
         self.plot_item.setLabel("bottom", self._feature_label())
         self.plot_item.setLabel("left", "stimulus (ID)")
         self.colorbar: pg.ColorBarItem | None = None
-        self.cursor = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen("w", width=1))
-        self.cursor.hide()
-        self.plot_item.addItem(self.cursor, ignoreBounds=True)
+        self.row_line = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen("w", width=1))
+        self.row_line.hide()
+        self.plot_item.addItem(self.row_line, ignoreBounds=True)
         self._lay_out_body()
         self.plot_widget.scene().sigMouseMoved.connect(self._hovered)
         self.plot_widget.scene().sigMouseClicked.connect(self._clicked)
@@ -244,10 +245,10 @@ class FeatureView(PlotView):
     def _hovered(self, scene_pos: QPointF) -> None:
         row = self._row_at(scene_pos)
         if row is None:
-            self.cursor.hide()
+            self.row_line.hide()
             return
-        self.cursor.setPos(row * self.step)
-        self.cursor.show()
+        self.row_line.setPos(row * self.step)
+        self.row_line.show()
         self.show_stimulus(self.row_id(row))
 
     def _clicked(self, event: Any) -> None:
@@ -312,8 +313,8 @@ class FeatureView(PlotView):
             self._set_picture(self._images[key])
         else:
             self._set_picture(f"stimulus {value_text(stim_id)}: decoding…")
-            self.jobs.submit(lambda ctx, s=stim: _decode(s), key=self.job_keys()[1],
-                             on_done=lambda img, k=key: self._decoded(k, img))
+            self.jobs.submit(partial(_decode, stim), key=self.job_keys()[1],
+                             on_done=partial(self._decoded, key))
 
     def _decoded(self, key: tuple[str, str], image: QImage | Unloadable) -> None:
         got = image if isinstance(image, QImage) else f"cannot be shown: {image.reason}"
@@ -341,7 +342,7 @@ class FeatureView(PlotView):
         return out
 
 
-def _decode(stim: Stimulus) -> QImage | Unloadable:
+def _decode(stim: Stimulus, _ctx: object = None) -> QImage | Unloadable:
     """The stimulus image fitted in :data:`IMAGE_SIDE` (a job: ``Stimulus.load`` reads)."""
     try:
         return thumbnail(stim.load(), IMAGE_SIDE)

@@ -38,7 +38,10 @@ def cancel_on_destroy(obj: QObject, jobs: JobRunner, keys: tuple[str, ...]) -> N
     """Cancel the jobs of ``keys`` when ``obj`` is destroyed (its tab closed while a read
     was on its way), so that no result is delivered to a deleted widget."""
     if keys:
-        obj.destroyed.connect(lambda *_args: [jobs.cancel(k) for k in keys])
+        def cancel(*_args: object) -> None:
+            for key in keys:
+                jobs.cancel(key)
+        obj.destroyed.connect(cancel)
 
 
 #: Milliseconds after a view took the spare plot widget before the next one is made
@@ -198,6 +201,7 @@ class PlotPanel(QWidget):
             changed = self.current in withdrawn_arrays
         elif self._same_scans(before, auc) and isinstance(self.view, AucView):
             self._auc = auc
+            assert auc is not None  # (_same_scans)
             self.view.take_overview(auc)
             changed = self.current in withdrawn_arrays
         else:

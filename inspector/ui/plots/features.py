@@ -21,9 +21,10 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
-from PySide6.QtGui import QImage, QPixmap
+from PySide6.QtGui import QImage, QPalette, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QHBoxLayout,
     QLabel,
     QListWidget,
     QSplitter,
@@ -107,6 +108,7 @@ class FeatureView(PlotView):
         self._stimuli = {id_key(s.stim_id): s for s in stimuli}
         self._images: dict[tuple[str, str], QImage | str] = {}
         self._reading = False
+        self._decoding = False
         self._syncing = False
         self.img_item = pg.ImageItem(axisOrder="row-major")
         self.plot_item.addItem(self.img_item)
@@ -144,21 +146,22 @@ class FeatureView(PlotView):
         side_lay.setContentsMargins(0, 0, 0, 0)
         side_lay.addWidget(self.row_list, 1)
         side_lay.addWidget(self.picture)
-        side.setMaximumWidth(IMAGE_SIDE + 24)
+        side.setFixedWidth(IMAGE_SIDE + 24)
         self.curve_widget = new_plot_widget()
-        self.curve_widget.setBackground(self.palette().color(self.backgroundRole()))
         self.curve_plot = self.curve_widget.getPlotItem()
         self.curve_plot.setLabel("bottom", self._feature_label())
         self.curve_plot.setLabel("left", str(self.ref.attrs.get("unit") or "value"))
         self.curve_plot.showGrid(x=True, y=True, alpha=0.2)
         self.curve_plot.addLegend(offset=(-10, 10))
-        top = QSplitter(Qt.Orientation.Horizontal)
+        self.palette_changed()
+        top = QWidget()
+        row = QHBoxLayout(top)
+        row.setContentsMargins(0, 0, 0, 0)
         lay = self.layout()
         assert isinstance(lay, QVBoxLayout)
         lay.removeWidget(self._stack)
-        top.addWidget(self._stack)
-        top.addWidget(side)
-        top.setStretchFactor(0, 1)
+        row.addWidget(self._stack, 1)
+        row.addWidget(side)
         self.body = QSplitter(Qt.Orientation.Vertical)
         self.body.addWidget(top)
         self.body.addWidget(self.curve_widget)
@@ -166,14 +169,28 @@ class FeatureView(PlotView):
         self.body.setStretchFactor(1, 2)
         lay.insertWidget(1, self.body, 1)
 
+    def palette_changed(self) -> None:
+        """The theme changed (:func:`~inspector.ui.plots.theming.follow_palette` restyles the
+        heat map): the curves plot in the new colours too."""
+        palette = self.palette()
+        text = pg.mkPen(palette.color(QPalette.ColorRole.Text))
+        self.curve_widget.setBackground(palette.color(QPalette.ColorRole.Base))
+        for name in ("left", "bottom"):
+            self.curve_plot.getAxis(name).setPen(text)
+            self.curve_plot.getAxis(name).setTextPen(text)
+        legend = self.curve_plot.legend
+        if legend is not None:
+            legend.setLabelTextColor(palette.color(QPalette.ColorRole.Text))
+
     # -- reading ------------------------------------------------------------------
     def job_keys(self) -> tuple[str, ...]:
         """The keys of this view's read and image jobs (see :meth:`PlotView.job_keys`)."""
         return (f"features:{id(self)}", f"features-image:{id(self)}")
 
     def is_idle(self) -> bool:
-        """True once the values were read (or could not be)."""
-        return not self._reading
+        """True once the values were read (or could not be) and the stimulus image asked
+        for is shown (or said missing)."""
+        return not self._reading and not self._decoding
 
     def _start_read(self) -> None:
         ref = self.ref
@@ -313,14 +330,20 @@ class FeatureView(PlotView):
             self._set_picture(self._images[key])
         else:
             self._set_picture(f"stimulus {value_text(stim_id)}: decoding…")
+            self._decoding = True
             self.jobs.submit(partial(_decode, stim), key=self.job_keys()[1],
-                             on_done=partial(self._decoded, key))
+                             on_done=partial(self._decoded, key),
+                             on_error=partial(self._decode_failed, key))
 
     def _decoded(self, key: tuple[str, str], image: QImage | Unloadable) -> None:
+        self._decoding = False
         got = image if isinstance(image, QImage) else f"cannot be shown: {image.reason}"
         self._images[key] = got
         if self.shown_id is not None and id_key(self.shown_id) == key:
             self._set_picture(got)
+
+    def _decode_failed(self, key: tuple[str, str], message: str, _tb: str) -> None:
+        self._decoded(key, Unloadable(message))
 
     def _set_picture(self, what: QImage | str) -> None:
         if isinstance(what, QImage):

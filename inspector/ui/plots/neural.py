@@ -291,6 +291,21 @@ class NeuralView(PlotView):
         self.ref = ref
         self.declares_time = time_axis
         self.jobs = jobs
+        self._read_shape(onset_sample)
+        self._read_attrs(markers, time_axis)
+        self._init_state()
+        self._use_line_axis()
+        self._build_controls()
+        self.read_progress = ReadProgress(self.plot_widget, "channel reads",
+                                          "Stop reading: the plot keeps what is drawn")
+        self.read_progress.cancel_requested.connect(self.cancel_read)
+        self._label_axes(time_axis)
+        self._set_up_view_box()
+        self._setup()
+
+    def _read_shape(self, onset_sample: int | None) -> None:
+        """Time axis, samples, channels and trials of :attr:`ref`."""
+        ref = self.ref
         self.epochs = ref.ndim == 3
         self.time_axis = 1 if self.epochs else (ref.sample_axis if ref.ndim == 2 else 0)
         self.n = int(ref.shape[self.time_axis]) if ref.ndim else 0
@@ -298,6 +313,10 @@ class NeuralView(PlotView):
             if ref.ndim >= 2 else 1
         self.n_trials = int(ref.shape[0]) if self.epochs else 0
         self.origin = int(onset_sample) if self.epochs and onset_sample is not None else 0
+
+    def _read_attrs(self, markers: dict[str, Any] | None, time_axis: bool) -> None:
+        """Sampling rate, unit, channel names and markers from what the document says."""
+        ref = self.ref
         sf = ref.attrs.get("sfreq")
         try:
             sf = float(sf) if sf is not None else None
@@ -322,6 +341,9 @@ class NeuralView(PlotView):
         self.ch_names = names[: self.listed_channels]
         self.markers = {k: a for k, a in ((k, _as_array(v)) for k, v in (markers or {}).items())
                         if a is not None}
+
+    def _init_state(self) -> None:
+        """The lines, the reads in flight and the timers that drive them (none yet)."""
         self.generation = 0
         self.all_lines: list[_Line] = []  # every line of the selection
         self.lines: list[_Line] = []  # the lines drawn: the page shown when stacked
@@ -344,12 +366,9 @@ class NeuralView(PlotView):
         self._build.setSingleShot(True)
         self._build.setInterval(0)
         self._build.timeout.connect(self.rebuild)
-        self._use_line_axis()
-        self._build_controls()
-        self.read_progress = ReadProgress(self.plot_widget, "channel reads",
-                                          "Stop reading: the plot keeps what is drawn")
-        self.read_progress.cancel_requested.connect(self.cancel_read)
-        vb = self.plot_item.vb
+
+    def _label_axes(self, time_axis: bool) -> None:
+        """Time (or samples) from the onset, or the index when no time axis is declared."""
         what = "time" if self.sfreq else "sample"
         label = f"{what} from stimulus onset" if self.origin else what
         if self.sfreq:  # seconds or h:mm:ss, never an SI prefix ("time (ks)")
@@ -363,6 +382,10 @@ class NeuralView(PlotView):
         # grid lines at the labelled and the first minor ticks only: finer ones crowd
         # the traces and look like markers
         self.plot_item.getAxis("bottom").setStyle(maxTickLevel=1)
+
+    def _set_up_view_box(self) -> None:
+        """Mouse, wheel, Reset view, the legend and the marker tips."""
+        vb = self.plot_item.vb
         vb.setMouseEnabled(x=True, y=True)
         vb.enableAutoRange(axis="y")
         vb.setAutoVisible(y=True)
@@ -377,7 +400,6 @@ class NeuralView(PlotView):
         self._marker_samples: list[LineKey] = []
         self.marker_tips = MarkerTips(self.plot_widget, self._drawn_markers, self._marker_text)
         self.trial_spans: list[pg.LinearRegionItem] = []  # the selected trials (continuous)
-        self._setup()
 
     def _stacked_gain_wheel(self, vb: pg.ViewBox) -> None:
         """Ctrl+wheel over stacked lines scales their amplitude about their offsets (the
@@ -442,6 +464,11 @@ class NeuralView(PlotView):
                        self.markers_box, self.page_label, self.reset_button):
             row.addWidget(widget)
         self.controls.addLayout(row)
+        self._build_lists()
+        self._connect_controls()
+
+    def _build_lists(self) -> None:
+        """The channel and trial lists left of the plot, the page scroll bar right of it."""
         self.channel_list = QListWidget()
         self.channel_list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.channel_list.addItems(self.ch_names)
@@ -482,6 +509,9 @@ class NeuralView(PlotView):
         split.setStretchFactor(1, 1)
         split.setSizes([140, 600])
         self.splitter = split
+
+    def _connect_controls(self) -> None:
+        """The first channels (and trial) chosen; every control wired to what it changes."""
         for i in range(min(DEFAULT_CHANNELS, self.listed_channels)):
             self.channel_list.item(i).setSelected(True)
         if self.epochs and self.n_trials:

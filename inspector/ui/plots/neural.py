@@ -326,10 +326,11 @@ class NeuralView(PlotView):
         self.x_label = ("s" if self.sfreq else "samples") if time_axis else "index"
         unit = ref.attrs.get("unit")
         self.y_label = f"value ({unit})" if unit else "value"
-        names = ref.attrs.get("ch_names")
+        stored: Any = ref.attrs.get("ch_names")
+        names: list[str] | None = None
         try:
-            fits = names is not None and len(names) == self.n_channels
-            names = [str(c) for c in names] if fits else None
+            if stored is not None and len(stored) == self.n_channels:
+                names = [str(c) for c in stored]
         except TypeError:
             names = None
         # Lists stay proportional to the screen, not to the array: a declared
@@ -492,7 +493,8 @@ class NeuralView(PlotView):
             sl.addWidget(self.trial_list, 1)
         # put the lists left of the plot, the page scroll bar right of it
         stack_parent = self._stack.parentWidget()
-        lay = stack_parent.layout()
+        lay = stack_parent.layout() if stack_parent is not None else None
+        assert lay is not None  # (PlotView lays the stack out)
         split = QSplitter(Qt.Orientation.Horizontal)
         lay.replaceWidget(self._stack, split)
         self.page_bar = QScrollBar(Qt.Orientation.Vertical)
@@ -932,11 +934,11 @@ class NeuralView(PlotView):
         if ln.x is None:
             ln.item.setData([], [])
             return
-        y = ln.y
-        if stacked:
+        y: Any = ln.y
+        if stacked and y is not None:
             if self._fit or ln.mid is None:
-                ln.mid = float(np.nanmean(ln.y)) if np.isfinite(ln.y).any() else 0.0
-            y = (ln.y - ln.mid) * self.gain - ln.slot * self.spacing * 1.1
+                ln.mid = float(np.nanmean(y)) if np.isfinite(y).any() else 0.0
+            y = (y - ln.mid) * self.gain - ln.slot * self.spacing * 1.1
         ln.item.setData(self._to_x(ln.x), y, connect="finite")
 
     def _update_markers(self, *args: Any) -> None:

@@ -252,6 +252,7 @@ class ConditionPlot(PlotView):
         row.addWidget(self.cancel_button)
         row.addStretch(1)
         lay = self.layout()
+        assert isinstance(lay, QVBoxLayout)  # (PlotView's)
         lay.insertLayout(lay.indexOf(self.status), row)
         self.progress_row = row
         time_label(self.plot_item, self.axis)
@@ -427,7 +428,8 @@ class ConditionPlot(PlotView):
         if sel_chans != chans:
             return
         text = self.palette().color(QPalette.ColorRole.Text)
-        count = len(self.selection_request.trials) if self.selection_request else 0
+        request = self.selection_request
+        count = len(request.trials) if request is not None and request.trials is not None else 0
         for ci, ch in enumerate(chans):
             before = len(self._items)
             curve = self._add_curve(x, cube["mean"][0, ci], cube["sem"][0, ci], bands[0][ci],
@@ -654,6 +656,7 @@ class ConditionPlot(PlotView):
 
     def _summary(self) -> str:
         df = self.frame
+        assert df is not None  # (said once computed)
         w0, w1 = df.attrs["window_samples"]
         rate = df.attrs["sampling_rate_hz"]
         span = (f"{w0 / rate * 1000:.4g} to {w1 / rate * 1000:.4g} ms at {rate:g} Hz"

@@ -98,7 +98,7 @@ def default_grouping(doc: Document, choices: list[tuple[str, Hashable]]) -> Hash
     meta = doc.trial_table()
     for _label, by in _condition_first(choices):
         if isinstance(by, str) and by == STIMULUS:
-            ids = doc.trials.trial_stim_ids or ()
+            ids = (doc.trials.trial_stim_ids if doc.trials is not None else None) or ()
             distinct = len({(type(v).__name__, repr(v)) for v in ids})
         elif meta is not None:
             try:
@@ -171,6 +171,12 @@ class TrialsPanel(QWidget):
     """
 
     requested = Signal()
+
+    @property
+    def _axis(self) -> TrialAxis:
+        """The trial axis (the controls that use it exist only when there is one)."""
+        assert self.axis is not None
+        return self.axis
 
     def __init__(self, doc: Document, jobs: JobRunner, selection: TrialSelection | None = None,
                  parent: QWidget | None = None, *,
@@ -268,8 +274,8 @@ class TrialsPanel(QWidget):
         self.channel_button.setAccessibleName("Channels averaged")
         self.channel_button.setMinimumWidth(64)
         self.channel_list = QListWidget()
-        for ch in range(min(self.axis.channels, MAX_LISTED)):
-            item = QListWidgetItem(channel_label(self.axis, ch))
+        for ch in range(min(self._axis.channels, MAX_LISTED)):
+            item = QListWidgetItem(channel_label(self._axis, ch))
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked if ch == 0 else Qt.CheckState.Unchecked)
             self.channel_list.addItem(item)
@@ -289,7 +295,7 @@ class TrialsPanel(QWidget):
 
     def _spin(self) -> QDoubleSpinBox:
         spin = QDoubleSpinBox()
-        rate = self.axis.sampling_rate_hz
+        rate = self._axis.sampling_rate_hz
         spin.setDecimals(3 if rate is not None else 0)
         spin.setRange(-1e7, 1e7)
         spin.setMaximumWidth(104)
@@ -307,7 +313,7 @@ class TrialsPanel(QWidget):
         self.base_combo = QComboBox()
         self.base_combo.setAccessibleName("Baseline")
         for label, value in BASELINES:
-            if value == RECORDED and not self.axis.has_recorded_baseline:
+            if value == RECORDED and not self._axis.has_recorded_baseline:
                 continue
             self.base_combo.addItem(label, value)
         # baseline correction by default when the recording gives one (trial_info/baseline)
@@ -321,26 +327,26 @@ class TrialsPanel(QWidget):
                 group(QLabel("Baseline"), self.base_combo, self.base_from, self.base_to)]
 
     def _to_spin(self, samples: float) -> float:
-        rate = self.axis.sampling_rate_hz
+        rate = self._axis.sampling_rate_hz
         return samples * 1000.0 / rate if rate is not None else float(samples)
 
     def _samples(self, value: float) -> int:
         """A spin box value as the nearest sample offset."""
-        rate = self.axis.sampling_rate_hz
+        rate = self._axis.sampling_rate_hz
         return round(value * rate / 1000.0) if rate is not None else round(value)
 
     def _from_spin(self, value: float) -> float:
         """A spin box value in the unit of ``window`` (seconds, or samples), on a sample."""
-        return self.axis.to_time(self._samples(value))
+        return self._axis.to_time(self._samples(value))
 
     def set_default_window(self) -> None:
         """Show the recording's window (and use it, with each trial's own limits)."""
-        w0, w1 = self.axis.window_samples
+        w0, w1 = self._axis.window_samples
         for spin, v in ((self.win_from, w0), (self.win_to, w1)):
             spin.blockSignals(True)
             spin.setValue(self._to_spin(v))
             spin.blockSignals(False)
-        b0, b1 = self.axis.baseline_samples or (w0, 0)
+        b0, b1 = self._axis.baseline_samples or (w0, 0)
         for spin, v in ((self.base_from, b0), (self.base_to, b1)):
             spin.blockSignals(True)
             spin.setValue(self._to_spin(v))
@@ -366,7 +372,7 @@ class TrialsPanel(QWidget):
 
     def _label_channels(self) -> None:
         chans = self.channels()
-        names = [channel_label(self.axis, c) for c in chans]
+        names = [channel_label(self._axis, c) for c in chans]
         text = ", ".join(names[:3]) + (f" +{len(names) - 3}" if len(names) > 3 else "")
         self.channel_button.setText(text or "none")
         self.channel_button.setToolTip("Channels averaged: " + (", ".join(names) or "none"))
@@ -398,7 +404,7 @@ class TrialsPanel(QWidget):
     def time_window(self) -> tuple[float, float] | None:
         """The window asked for; None when it is the recording's own."""
         shown = (self.win_from.value(), self.win_to.value())
-        if tuple(self._samples(v) for v in shown) == self.axis.window_samples:
+        if tuple(self._samples(v) for v in shown) == self._axis.window_samples:
             return None
         return self._from_spin(shown[0]), self._from_spin(shown[1])
 
@@ -474,7 +480,8 @@ class TrialsPanel(QWidget):
                                   else "Selected trials only")
 
     def _selection_changed(self, source: object) -> None:
-        self.image.show_selection(self.selection.trials)
+        if self.selection is not None:
+            self.image.show_selection(self.selection.trials)
         self._update_selected_box()
         if self.selected_box.isChecked():
             self.schedule()

@@ -277,6 +277,7 @@ class TrialImage(PlotView):
     def extent(self) -> tuple[float, float, int]:
         """``(t0, t1, positions)``: the time span and the sorted positions drawn."""
         m = self.matrix
+        assert m is not None  # (drawn once computed)
         return float(m.edges[0]), float(m.edges[-1]), int(m.order.shape[0])
 
     def draw(self) -> None:
@@ -324,6 +325,7 @@ class TrialImage(PlotView):
 
     def _summary(self) -> str:
         m = self.matrix
+        assert m is not None  # (said once computed)
         name = channel_label(self.axis, m.channel)
         parts = [f"{name}: {m.order.shape[0]} trials × {m.values.shape[1]} time bins"]
         if m.bin_samples > 1:

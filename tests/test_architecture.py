@@ -175,6 +175,50 @@ def _gated(module: str) -> bool:
     return module not in REWRITTEN_ELSEWHERE
 
 
+#: Mappings of a document's offers: the UI reaches an array or a table through the
+#: capability that holds it (``doc.neural_array()``, ``AucScans.table``...), never by a name.
+NAMED_OFFERS = ("arrays", "tables")
+
+
+def _offer_name(node: ast.AST) -> str | None:
+    """``"arrays"``/``"tables"`` when ``node`` is ``x.arrays``/``arrays`` (or ``tables``)."""
+    name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", None)
+    return name if name in NAMED_OFFERS else None
+
+
+def _is_text(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def _offers_by_name(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    """``(line, what)`` of every ``x.arrays["name"]``, ``x.tables.get("name")``,
+    ``"name" in x.arrays`` (and the like) in ``tree``."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and _offer_name(node.value) and _is_text(node.slice):
+            yield node.lineno, f"{_offer_name(node.value)}[...]"
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and _offer_name(node.func.value) and node.args and _is_text(node.args[0]):
+            yield node.lineno, f"{_offer_name(node.func.value)}.{node.func.attr}(...)"
+        elif isinstance(node, ast.Compare) and _is_text(node.left) and any(
+                _offer_name(c) for c in node.comparators):
+            yield node.lineno, "... in arrays/tables"
+
+
+def test_ui_and_models_never_look_arrays_or_tables_up_by_name() -> None:
+    bad = []
+    for module, path in MODULES.items():
+        if module.startswith(("inspector.ui", "inspector.models")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            bad += [f"{module}:{line}: {what}" for line, what in _offers_by_name(tree)]
+    assert bad == []
+
+
+def test_the_name_lookup_rule_sees_every_form() -> None:
+    code = ('doc.arrays["neuro"]\nself.doc.tables.get("trial_meta")\n'
+            '"neuro" in doc.arrays\ntables.get("scans")\ndoc.arrays[name]\n')
+    assert [line for line, _ in _offers_by_name(ast.parse(code))] == [1, 2, 3, 4]
+
+
 def _long_functions(prefix: str) -> list[str]:
     out = []
     for module, path in MODULES.items():

@@ -507,7 +507,7 @@ def test_window_plots_the_overview_its_verification_built(qtbot, tmp_path, lazy)
 
 
 def test_extent_from_the_envelopes_is_that_of_the_drawn_points():
-    from inspector.ui.plots.auc import _extent, _limits
+    from inspector.ui.plots.auc_scans import drawn_extent, limits
 
     rng = np.random.default_rng(5)
     for _ in range(40):
@@ -521,8 +521,8 @@ def test_extent_from_the_envelopes_is_that_of_the_drawn_points():
         env = scan_envelopes(radius, signal, mask, *framed_range(ext), int(rng.choice([4, 32])),
                              max_exact=int(rng.choice([0, 20, 10_000])))
         curves = env.curves()
-        lo_x, hi_x, lo_y, hi_y = _limits(curves)
-        box = _extent(env, curves)
+        lo_x, hi_x, lo_y, hi_y = limits(curves)
+        box = drawn_extent(env, curves)
         if lo_x > hi_x:
             assert box.isNull()
             continue

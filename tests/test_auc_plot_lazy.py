@@ -436,7 +436,7 @@ def test_untrusted_arrays_are_noted_on_the_plot(qtbot, jobs):
     assert view2.note in view2.plot_item.titleLabel.text and len(arrays["signal"].reads) == reads
     view2.set_untrusted(())
     assert view2.note == "" and not view2.plot_item.titleLabel.isVisible()
-    from inspector.ui.plots.auc import untrusted_note
+    from inspector.ui.plots.auc_scans import untrusted_note
 
     two = AucScans(scan_ids=("a",), untrusted_arrays=frozenset({"signal", "radius"}))
     assert untrusted_note(two, {}) == ("radius.npy and signal.npy failed their checksums: "

@@ -153,8 +153,8 @@ def test_bootstrap_says_what_it_is_doing(tmp_path: Path) -> None:
 
 def test_table_tabs_are_capitalised_like_the_others(qtbot) -> None:
     """The Beckman run's group table was the one lower-case tab ('groups')."""
-    from inspector.ui.document_tab import table_title
     from inspector.ui.main_window import MainWindow
+    from inspector.ui.tab_views import table_title
 
     assert table_title("groups") == "Groups" and table_title("other") == "other"
     assert table_title("trial_meta") == "Trial metadata"

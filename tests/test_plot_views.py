@@ -413,6 +413,8 @@ def test_a_checksum_failure_found_after_the_plot_is_noted_on_the_same_view(qtbot
 
 
 def test_trials_choose_heatmap_and_markers(qtbot, jobs):
+    from dataclasses import replace
+
     from inspector.formats.capabilities import TrialStructure
 
     doc = _doc(np.arange(40.0).reshape(10, 4))
@@ -421,11 +423,17 @@ def test_trials_choose_heatmap_and_markers(qtbot, jobs):
     qtbot.addWidget(panel)
     panel.show_array("neuro")
     assert isinstance(panel.view, PatternView)
-    doc.trials = TrialStructure("continuous", trial_starts=np.array([2, 6]),
+    undeclared = TrialStructure("continuous", trial_starts=np.array([2, 6]),
                                 trial_ends=np.array([5, 9]))
+    doc.trials = undeclared  # the trials cut no array: no array gets their markers
+    panel.show_array("neuro")
+    assert isinstance(panel.view, NeuralView) and panel.view.markers == {}
+    assert panel.view.plot_item.getAxis("bottom").labelText == "index"
+    doc.trials = replace(undeclared, neural=doc.arrays["neuro"])
     panel.show_array("neuro")
     assert isinstance(panel.view, NeuralView)
     assert set(panel.view.markers) == {"trial_starts", "trial_ends"}
+    assert panel.view.plot_item.getAxis("bottom").labelText == "sample"
 
 
 @pytest.mark.slow

@@ -80,7 +80,7 @@ def test_a_finding_about_one_scan_selects_that_scan(qtbot):
 def test_scans_of_different_cells_differ_in_hue_and_their_ids_are_whole(qtbot):
     from PySide6.QtGui import QColor
 
-    from inspector.ui.plots.auc import cell_colors, scan_cells
+    from inspector.ui.plots.auc_scans import cell_colors, scan_cells
     from tests.conftest import FIXTURES
     from tests.test_plot_views import auc_view_for
 

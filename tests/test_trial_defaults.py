@@ -13,7 +13,8 @@ from inspector.ui.trials.panel import default_grouping
 def _doc(frame: pd.DataFrame, stim_ids):
     table = types.SimpleNamespace(frame=lambda: frame, labels=list(frame.columns))
     trials = types.SimpleNamespace(trial_stim_ids=stim_ids)
-    return types.SimpleNamespace(tables={"trial_meta": table}, trials=trials)
+    return types.SimpleNamespace(tables={"trial_meta": table}, trials=trials,
+                                 trial_table=lambda: table)
 
 
 def test_the_condition_column_groups_the_trials_first():

@@ -4,6 +4,8 @@ The UI chooses its views by which of these a :class:`~.document.Document`
 has, never by its format name (docs/architecture.md, "Seams"):
 
 * :class:`TrialStructure`: trials and stimulus-onset markers of a recording.
+* :class:`StimulusFeatures`: an array of one row per stimulus (features of
+  a visual representation), with no time axis.
 * :class:`AucScans`: an AUC experiment (scans against radius).
 * :class:`ChecksumTable`: an archive's member digests and their statuses.
 * :class:`AucxExport`: the document can be exported to an AUCX archive.
@@ -40,6 +42,7 @@ if TYPE_CHECKING:  # annotations only: importing a document type never imports n
     from inspector.formats.auc.structure import AucStructure
     from inspector.formats.nodes.data import NodeData
     from inspector.formats.nodes.node import Node
+    from inspector.formats.table import Table
 
 
 class MemberStatus(StrEnum):
@@ -126,6 +129,10 @@ class TrialStructure:
             ``baseline``, ``[start, stop)`` sample offsets relative to each
             onset, or None (VneuroTK on-disk notes §3; the reference writes
             both in samples, ``vneurotk.neuro.trial``).
+        neural: the array the trials cut (its time axis is the one the
+            markers and sample offsets count in), or None.
+        table: the table of one row per trial (its columns name conditions),
+            or None.
     """
 
     data_mode: str
@@ -140,12 +147,35 @@ class TrialStructure:
     trial_window: np.ndarray | None = None
     baseline: np.ndarray | None = None
     stim_ids_pending: bool = False
+    neural: ArrayRef | None = field(default=None, compare=False, repr=False)
+    table: Table | None = field(default=None, compare=False, repr=False)
 
     def markers(self) -> dict[str, np.ndarray]:
         """The marker arrays that are present, by name (``trial_starts``...)."""
         named = {"trial_starts": self.trial_starts, "trial_ends": self.trial_ends,
                  "vision_onsets": self.vision_onsets}
         return {k: v for k, v in named.items() if v is not None}
+
+
+@dataclass(frozen=True)
+class StimulusFeatures:
+    """An array computed from the stimuli: one row per stimulus on its first axis.
+
+    The array has no time axis: its further axes are what the document names
+    in :attr:`axes` (a vision model's tokens and features).
+
+    Attributes:
+        array: the array, shape ``(stimuli, ...)``.
+        stim_ids: the typed stimulus ID of each row (``len == array.shape[0]``
+            when the document is consistent; a view labels the rows it has IDs for).
+        axes: one name per axis of ``array`` (``("stimulus", "token", "feature")``).
+        source: what computed it, for titles (``"dinov2 blocks.11"``), or ``""``.
+    """
+
+    array: ArrayRef
+    stim_ids: tuple[Any, ...]
+    axes: tuple[str, ...]
+    source: str = ""
 
 
 @dataclass(frozen=True)
@@ -168,6 +198,7 @@ class AucScans:
         overview_pending: True while a pending deferred check will deliver
             ``overview`` (a plot waits for it instead of reading the arrays
             alongside the check); every result of that check clears it.
+        table: the table of one row per scan, or None.
     """
 
     scan_ids: tuple[str, ...]
@@ -181,6 +212,7 @@ class AucScans:
     untrusted_arrays: frozenset[str] = frozenset()
     overview: ScanOverview | None = field(default=None, compare=False, repr=False)
     overview_pending: bool = False
+    table: Table | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

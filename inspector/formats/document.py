@@ -34,6 +34,7 @@ from inspector.formats.capabilities import (
     Progress,
     ProgressFn,
     Stimulus,
+    StimulusFeatures,
     TrialStructure,
 )
 from inspector.formats.findings import SEVERITIES, Finding, Findings, Rule, Scope, Severity
@@ -94,6 +95,8 @@ class Document:
             ``"scans"``, ``"groups"``).
         table_locations: the file location of each table, for findings.
         arrays: named lazy :class:`ArrayRef` objects for plotting.
+        features: the arrays of one row per stimulus (no time axis), each
+            one of :attr:`arrays`.
         stimuli: stimulus images.
         checksums: the checksum table, for archives.
         trials: the trial structure, for recordings.
@@ -132,6 +135,7 @@ class Document:
     table_locations: dict[str, str] = field(default_factory=dict)
     arrays: dict[str, ArrayRef] = field(default_factory=dict)
     stimuli: list[Stimulus] = field(default_factory=list)
+    features: list[StimulusFeatures] = field(default_factory=list)
     checksums: ChecksumTable | None = None
     trials: TrialStructure | None = None
     auc: AucScans | None = None
@@ -219,6 +223,28 @@ class Document:
     def members(self) -> tuple[MemberCheck, ...]:
         """The checksum table's rows (empty when the document has none)."""
         return self.checksums.members if self.checksums is not None else ()
+
+    def offers_array(self, ref: ArrayRef | None) -> bool:
+        """True when ``ref`` is one of :attr:`arrays` (not withdrawn by a check)."""
+        return ref is not None and any(a is ref for a in self.arrays.values())
+
+    def offers_table(self, table: Table | None) -> bool:
+        """True when ``table`` is one of :attr:`tables` (not withdrawn by a check)."""
+        return table is not None and any(t is table for t in self.tables.values())
+
+    def neural_array(self) -> ArrayRef | None:
+        """The array the trials cut (``trials.neural``) while it is offered, else None."""
+        ref = self.trials.neural if self.trials is not None else None
+        return ref if self.offers_array(ref) else None
+
+    def trial_table(self) -> Table | None:
+        """The table of one row per trial (``trials.table``) while it is offered, else None."""
+        table = self.trials.table if self.trials is not None else None
+        return table if self.offers_table(table) else None
+
+    def features_of(self, ref: ArrayRef) -> StimulusFeatures | None:
+        """The :class:`StimulusFeatures` declared for ``ref``, or None."""
+        return next((f for f in self.features if f.array is ref), None)
 
     def apply(self, check: DeferredCheck, result: CheckResult) -> None:
         """Apply what ``check`` found; call from the thread that owns the document.

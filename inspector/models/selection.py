@@ -36,12 +36,12 @@ def trial_count(doc: Document) -> int | None:
         return None
     if trials.trial_stim_ids is not None:
         return len(trials.trial_stim_ids)
-    meta = doc.tables.get("trial_meta")
+    meta = doc.trial_table()
     if meta is not None:
         return len(meta)
     if trials.vision_onsets is not None:
         return int(trials.vision_onsets.shape[0])
-    ref = doc.arrays.get("neuro")
+    ref = doc.neural_array()
     if trials.data_mode == "epochs" and ref is not None and ref.ndim == 3:
         return int(ref.shape[0])
     return None

@@ -3,7 +3,7 @@
 Selecting scans in any of them selects the same scans in the others:
 
 - rows of the document's scan table (the table with a ``scan_id`` column,
-  else the one named ``scans``) select those scans in the AUC plot's list,
+  else the one ``AucScans.table`` declares) select those scans in the AUC plot's list,
   which highlights their curves;
 - selecting in the scan list, or clicking a curve on the plot (the view
   selects its list row itself), selects the scans' rows in the table.
@@ -38,12 +38,20 @@ def is_scan_view(view: object) -> bool:
                                                   "selected_scans"))
 
 
-def scan_table(tables: dict[str, TablePanel]) -> TablePanel | None:
-    """The table listing the scans: one with a ``scan_id`` column, else the one named ``scans``."""
+def scan_table(tables: dict[str, TablePanel], declared: object = None) -> TablePanel | None:
+    """The table listing the scans: one with a ``scan_id`` column, else the one whose
+    table is ``declared`` (``AucScans.table``, the document's table of one row per scan)."""
     for panel in tables.values():
         if ID_COLUMN in [str(c) for c in panel.model.labels]:
             return panel
-    return tables.get("scans")
+    return next((p for p in tables.values() if declared is not None
+                 and p.model.table is declared), None)
+
+
+def _declared_scans(tab: Any) -> object:
+    """``tab.doc.auc.table`` (None when the document offers no AUC experiment)."""
+    auc = getattr(getattr(tab, "doc", None), "auc", None)
+    return getattr(auc, "table", None)
 
 
 class ScanLink(QObject):
@@ -148,7 +156,7 @@ def link_scans(tab: Any) -> ScanLink | None:
     doc = getattr(tab, "doc", None)
     if doc is None or doc.auc is None or getattr(tab, "plot", None) is None:
         return None
-    link = ScanLink(scan_table(tab.tables), tab.plot)
+    link = ScanLink(scan_table(tab.tables, doc.auc.table), tab.plot)
     tab.scan_link = link
     return link
 
@@ -169,7 +177,7 @@ def select_scan_of(tab: Any, location: str) -> bool:
     scan list follows, :class:`ScanLink`) and show the table; False when it names none or
     the tab has no such scan."""
     position = scan_of_location(location)
-    table = scan_table(getattr(tab, "tables", {}) or {})
+    table = scan_table(getattr(tab, "tables", {}) or {}, _declared_scans(tab))
     if position is None or table is None or position >= len(table.model.table):
         return False
     import numpy as np

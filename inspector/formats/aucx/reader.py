@@ -487,7 +487,8 @@ def _auc(op: _Opening, loaded: AucExperiment | None) -> AucScans | None:
     return AucScans(scan_ids=tuple(ids),
                     radius_unit=str(obs.get("radius_unit") or ""),
                     signal_unit=str(obs.get("signal_unit") or ""),
-                    experiment_id=op.doc.summary["experiment_id"], experiment=loaded)
+                    experiment_id=op.doc.summary["experiment_id"], experiment=loaded,
+                    table=op.doc.tables.get("scans"))
 
 
 def _not_checked(doc: Document, why: str) -> None:

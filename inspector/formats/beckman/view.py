@@ -259,5 +259,5 @@ def build_document(run: Run, imported_at: datetime | None = None) -> Document:
         doc.provenance = _provenance_tree(exp.provenance or {})
         doc.auc = AucScans(scan_ids=tuple(exp.scan_ids), radius_unit=exp.radius_unit,
                            signal_unit=exp.signal_unit, experiment_id=exp.experiment_id,
-                           experiment=exp)
+                           experiment=exp, table=doc.tables["scans"])
     return doc

@@ -374,7 +374,7 @@ def build_document(res: ImportResult) -> Document:
     doc.auc = AucScans(scan_ids=tuple(exp.scan_ids), radius_unit=exp.radius_unit,
                        signal_unit=exp.signal_unit, experiment_id=exp.experiment_id,
                        experiment=exp, radius_array="radius", signal_array="signal",
-                       mask_array="mask")
+                       mask_array="mask", table=doc.tables["scans"])
     _structure(doc, res, exp)
     return doc
 

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import h5py
 import numpy as np
 
-from inspector.formats.capabilities import FormatMismatch, TrialStructure
+from inspector.formats.capabilities import FormatMismatch, StimulusFeatures, TrialStructure
 from inspector.formats.document import FORMAT_RECORDING, Document, Stimulus
 from inspector.formats.findings import Finding, Rule
 from inspector.formats.hdf5.arrays import H5DatasetRef
@@ -482,6 +482,15 @@ def _array_hash(ctx: _Ctx, r: VisionRecord, ref: H5DatasetRef) -> str | None:
         return None
 
 
+def feature_axes(ndim: int) -> tuple[str, ...]:
+    """The names of the axes of a ``vision_store`` array of ``ndim`` axes: one row per
+    stimulus (its ``stim_ids``, recording notes §5), the last axis the features; the
+    format names no axis between them."""
+    if ndim < 2:
+        return ("stimulus",)[:ndim]
+    return ("stimulus", *(f"axis {i}" for i in range(1, ndim - 1)), "feature")
+
+
 def _record_facts(ctx: _Ctx, r: VisionRecord,
                   trial_ids: list[Any] | None) -> tuple[dict[str, Any], RecordIds]:
     """Offer the record's array; its ``vision_records`` summary entry (aligned to
@@ -493,6 +502,8 @@ def _record_facts(ctx: _Ctx, r: VisionRecord,
     ref.attrs.update({"model": r.model, "module_name": r.module_name,
                       "module_type": r.module_type, "stim_ids": r.stim_ids})
     ctx.doc.arrays[name] = ref
+    ctx.doc.features.append(StimulusFeatures(ref, tuple(r.stim_ids), feature_axes(ref.ndim),
+                                             source=f"{r.model} {r.module_name}".strip()))
     arr: dict[str, Any] = {"shape": list(ref.shape), "dtype": ref.dtype.name}
     if ctx.hash_arrays:
         digest = _array_hash(ctx, r, ref)
@@ -664,4 +675,6 @@ def _trial_structure(got: _Read) -> TrialStructure:
         trial_window=_trial_offsets(got, "trial_window"),
         baseline=_trial_offsets(got, "baseline"),
         stim_ids_pending=got.label_positions is not None,
+        neural=got.neuro,
+        table=got.trial_meta,
     )

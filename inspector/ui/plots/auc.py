@@ -56,7 +56,6 @@ import time
 from collections.abc import Iterable, Mapping
 from concurrent.futures import Executor
 from dataclasses import replace
-from pathlib import PurePosixPath
 from typing import Any
 
 import numpy as np
@@ -84,6 +83,14 @@ from inspector.formats.capabilities import AucScans
 from inspector.formats.decoding import workers
 from inspector.jobs import Job, JobContext, JobRunner
 from inspector.ui.colormaps import colormap
+from inspector.ui.plots.auc_scans import (
+    cell_colors,
+    distance,
+    drawn_extent,
+    pens,
+    scan_cells,
+    untrusted_note,
+)
 from inspector.ui.plots.base import PlotView
 from inspector.ui.plots.raster_layer import LinePaths, RasterLayer
 from inspector.ui.plots.scan_list import ScanList
@@ -113,24 +120,6 @@ CLICK_PIXELS = 6
 PROGRESS_EVERY_S = 0.1
 
 
-def untrusted_note(auc: AucScans, arrays: Mapping[str, ArrayRef]) -> str:
-    """The plot's warning when members failed their checksum, else ``""``.
-
-    E.g. ``"signal.npy failed its checksum: values shown are not verified"``.
-    """
-    names = []
-    for name in sorted(auc.untrusted_arrays):
-        ref = arrays.get(name)
-        loc = PurePosixPath(str(getattr(ref, "location", "") or "")).name
-        names.append(loc if loc.endswith(".npy") else f"{name}.npy")
-    if not names:
-        return ""
-    if len(names) == 1:
-        return f"{names[0]} failed its checksum: values shown are not verified"
-    listed = f"{', '.join(names[:-1])} and {names[-1]}"
-    return f"{listed} failed their checksums: values shown are not verified"
-
-
 def _sources(auc: AucScans, arrays: Mapping[str, ArrayRef]) -> tuple[Source, Source, Source | None]:
     """The radius, signal and mask to plot: the loaded experiment's, else the lazy arrays."""
     exp = auc.experiment
@@ -156,67 +145,6 @@ _VIRIDIS = colormap("viridis")
 
 #: Widest the scan list is made at first (pixels; its splitter handle widens it).
 LIST_MAX_PX = 200
-#: Hues (degrees) of the cells of an experiment with several: blue, orange, green, red,
-#: purple, brown, pink, olive, cyan, grey-blue (then again).
-CELL_HUES = (210, 30, 120, 0, 280, 20, 320, 60, 185, 240)
-
-
-def scan_cells(auc: AucScans, n: int) -> list[str]:
-    """The cell of each of the first ``n`` scans, as text ("" when unknown, or when the
-    experiment is not held: then every scan is in one group)."""
-    experiment = auc.experiment
-    scans = getattr(experiment, "scans", None) or []
-    if len(scans) < n:
-        return [""] * n
-    out = []
-    for scan in scans[:n]:
-        cell = scan.get("cell") if isinstance(scan, Mapping) else getattr(scan, "cell", None)
-        out.append("" if cell is None else str(cell))
-    return out
-
-
-def cell_colors(cells: list[str], dark: bool) -> list[QColor]:
-    """One colour per scan: the hue of its cell (:data:`CELL_HUES`, cells in order of
-    first appearance), light to dark (dark to light on a dark background) over the
-    cell's scans in scan order."""
-    order = list(dict.fromkeys(cells))
-    counts = {c: cells.count(c) for c in order}
-    seen = dict.fromkeys(order, 0)
-    out = []
-    for cell in cells:
-        k, n = seen[cell], counts[cell]
-        seen[cell] += 1
-        t = k / max(n - 1, 1)
-        value = 0.55 + 0.45 * t if dark else 0.95 - 0.45 * t
-        hue = CELL_HUES[order.index(cell) % len(CELL_HUES)]
-        out.append(QColor.fromHsv(hue, 200 if hue != 240 else 90, int(255 * value)))
-    return out
-
-
-def _pens(colors: list[Any], width: int) -> list[QPen]:
-    """Cosmetic pens (``width`` pixels whatever the zoom) in ``colors``, as ``pg.mkPen``
-    makes them, built directly (``pg.mkPen`` costs about 30 us each: 1000 pens are 30 ms)."""
-    pens = []
-    for c in colors:
-        pen = QPen(QColor(c))
-        pen.setCosmetic(True)
-        pen.setWidth(width)
-        pens.append(pen)
-    return pens
-
-
-def _limits(curves: list[tuple[np.ndarray, np.ndarray]]) -> tuple[float, float, float, float]:
-    """``(lo_x, hi_x, lo_y, hi_y)`` of the curves' finite points (infinities when none)."""
-    lo_x = lo_y = math.inf
-    hi_x = hi_y = -math.inf
-    for x, y in curves:
-        fin = np.isfinite(x) & np.isfinite(y)
-        if fin.any():
-            lo_x, hi_x = min(lo_x, float(x[fin].min())), max(hi_x, float(x[fin].max()))
-            lo_y, hi_y = min(lo_y, float(y[fin].min())), max(hi_y, float(y[fin].max()))
-    return lo_x, hi_x, lo_y, hi_y
-
-
 class _Guard:
     """Shared with jobs and the ``destroyed`` signal: is the view still alive?"""
 
@@ -340,7 +268,7 @@ class AucView(PlotView):
         empty = (np.empty(0), np.empty(0))
         self._curves: list[tuple[np.ndarray, np.ndarray]] = [empty] * n
         self._paths: LinePaths = LinePaths(self._curves)
-        self._plain = _pens(self.colors, 1)
+        self._plain = pens(self.colors, 1)
         self._wide_pens: list[QPen] | None = None  # built at the first highlight
         self.lines = RasterLayer(self.jobs)
         self.highlights = RasterLayer(self.jobs, pixels_from=self.lines)
@@ -775,7 +703,7 @@ class AucView(PlotView):
         for i, (cx, cy) in enumerate(self._curves):
             if not self._shown[i] or len(cx) == 0:
                 continue
-            d = _distance((np.asarray(cx) - x) * sx, (np.asarray(cy) - y) * sy)
+            d = distance((np.asarray(cx) - x) * sx, (np.asarray(cy) - y) * sy)
             if d <= best_d:
                 best, best_d = i, d
         return best
@@ -815,7 +743,7 @@ class AucView(PlotView):
             return
         self.colors = self._palette_colors(self.shape.scans)
         self.scan_list.model_.set_colors(self.colors)
-        self._plain, self._wide_pens = _pens(self.colors, 1), None
+        self._plain, self._wide_pens = pens(self.colors, 1), None
         self.lines.set_pens(self._plain)
         self.highlights.set_pens(self._highlight_pens(self._selected()))
         if self._symbol_points:
@@ -832,7 +760,7 @@ class AucView(PlotView):
         if len(sel) > WIDE_HIGHLIGHTS or not sel:
             return self._plain
         if self._wide_pens is None:
-            self._wide_pens = _pens(self.colors, 3)
+            self._wide_pens = pens(self.colors, 3)
         return self._wide_pens
 
     def _show_lines(self) -> None:
@@ -873,41 +801,10 @@ class _Throttled:
             self.ctx.progress(int(done), int(total), None)
 
 
-def _distance(px: np.ndarray, py: np.ndarray) -> float:
-    """Distance in pixels from the origin to the polyline through ``(px, py)`` (NaN: breaks)."""
-    if len(px) == 1:
-        return float(np.hypot(px[0], py[0])) if np.isfinite(py[0]) else math.inf
-    ax, ay, bx, by = px[:-1], py[:-1], px[1:], py[1:]
-    dx, dy = bx - ax, by - ay
-    length2 = dx * dx + dy * dy
-    with np.errstate(invalid="ignore", divide="ignore"):
-        t = np.clip(np.where(length2 > 0, -(ax * dx + ay * dy) / length2, 0.0), 0.0, 1.0)
-    d = np.hypot(ax + t * dx, ay + t * dy)
-    d = d[np.isfinite(d)]
-    return float(d.min()) if len(d) else math.inf
-
-
 def _drawn(env: ScanEnvelopes, n: int) -> tuple[list[tuple[np.ndarray, np.ndarray]],
                                                 tuple[LinePaths, QRectF]]:
     """The lines of ``n`` scans from ``env`` and their paths, built on the job's thread
     (the GUI thread only hands them to the layers)."""
     curves = env.curves()[:n]
     env.value_range(env.r0, env.r1)  # gathers its exact points here, not on the GUI thread
-    return curves, (LinePaths(curves), _extent(env, curves))
-
-
-def _extent(env: ScanEnvelopes, curves: list[tuple[np.ndarray, np.ndarray]]) -> QRectF:
-    """The rectangle holding every drawn point (computed on the job's thread: the GUI
-    thread only paints): the scans drawn as envelopes from the envelope arrays at once,
-    the others from their points."""
-    n = len(curves)
-    rows = np.array([p is None for p in env.points[:n]], dtype=bool).reshape(n)
-    lo_x, hi_x, lo_y, hi_y = _limits([curves[i] for i in np.flatnonzero(~rows)])
-    lo, hi = (env.lo[:n], env.hi[:n]) if rows.all() else (env.lo[:n][rows], env.hi[:n][rows])
-    cols = np.flatnonzero(np.isfinite(lo).any(axis=0))
-    if cols.size:
-        c, a, b = env.centers(), int(cols[0]), int(cols[-1]) + 1
-        lo_x, hi_x = min(lo_x, float(c[a])), max(hi_x, float(c[b - 1]))
-        lo_y = min(lo_y, float(np.fmin.reduce(lo[:, a:b], axis=None)))  # fmin: NaN ignored
-        hi_y = max(hi_y, float(np.fmax.reduce(hi[:, a:b], axis=None)))
-    return QRectF(lo_x, lo_y, hi_x - lo_x, hi_y - lo_y) if lo_x <= hi_x else QRectF()
+    return curves, (LinePaths(curves), drawn_extent(env, curves))

@@ -12,7 +12,7 @@ palette when the theme changes (:mod:`inspector.ui.plots.theming`).
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -70,7 +70,7 @@ AXIS_SIDES = ("left", "bottom", "right", "top")
 SHOWN_AXES = ("left", "bottom")
 
 
-def plot_widget_in_steps() -> Iterator[pg.PlotWidget | None]:
+def plot_widget_in_steps() -> Generator[pg.PlotWidget | None, None, None]:
     """Make a bare ``pg.PlotWidget`` over four calls of ``next`` (GUI thread): each gives
     None but the last, which gives the widget.
 

@@ -298,14 +298,32 @@ class NeuralView(PlotView):
             came on (``-trial_window[0]``, VneuroTK on-disk notes §3): time is
             then shown relative to the onset (negative before it); None shows
             time from the epoch's first sample.
+        time_axis: False for an array whose document declares no time axis for it
+            (not the array the trials cut): its x axis is its index, never time.
     """
 
     def __init__(self, ref: ArrayRef, jobs: JobRunner, markers: dict[str, Any] | None = None,
                  parent: QWidget | None = None, onset_sample: int | None = None,
-                 plot_widget: pg.PlotWidget | None = None) -> None:
+                 plot_widget: pg.PlotWidget | None = None, time_axis: bool = True) -> None:
         super().__init__(parent, plot_widget)
         self.ref = ref
+        self.declares_time = time_axis
         self.jobs = jobs
+        self._read_shape(onset_sample)
+        self._read_attrs(markers, time_axis)
+        self._init_state()
+        self._use_line_axis()
+        self._build_controls()
+        self.read_progress = ReadProgress(self.plot_widget, "chunks",
+                                          "Stop reading: the plot keeps what is drawn")
+        self.read_progress.cancel_requested.connect(self.cancel_read)
+        self._label_axes(time_axis)
+        self._set_up_view_box()
+        self._setup()
+
+    def _read_shape(self, onset_sample: int | None) -> None:
+        """Time axis, samples, channels and trials of :attr:`ref`."""
+        ref = self.ref
         self.epochs = ref.ndim == 3
         self.time_axis = 1 if self.epochs else (ref.sample_axis if ref.ndim == 2 else 0)
         self.n = int(ref.shape[self.time_axis]) if ref.ndim else 0
@@ -313,19 +331,24 @@ class NeuralView(PlotView):
             if ref.ndim >= 2 else 1
         self.n_trials = int(ref.shape[0]) if self.epochs else 0
         self.origin = int(onset_sample) if self.epochs and onset_sample is not None else 0
+
+    def _read_attrs(self, markers: dict[str, Any] | None, time_axis: bool) -> None:
+        """Sampling rate, unit, channel names and markers from what the document says."""
+        ref = self.ref
         sf = ref.attrs.get("sfreq")
         try:
             sf = float(sf) if sf is not None else None
         except (TypeError, ValueError):
             sf = None
-        self.sfreq = sf if sf and np.isfinite(sf) and sf > 0 else None
-        self.x_label = "s" if self.sfreq else "samples"
+        self.sfreq = sf if time_axis and sf and np.isfinite(sf) and sf > 0 else None
+        self.x_label = ("s" if self.sfreq else "samples") if time_axis else "index"
         unit = ref.attrs.get("unit")
         self.y_label = f"value ({unit})" if unit else "value"
-        names = ref.attrs.get("ch_names")
+        stored: Any = ref.attrs.get("ch_names")
+        names: list[str] | None = None
         try:
-            fits = names is not None and len(names) == self.n_channels
-            names = [str(c) for c in names] if fits else None
+            if stored is not None and len(stored) == self.n_channels:
+                names = [str(c) for c in stored]
         except TypeError:
             names = None
         # Lists stay proportional to the screen, not to the array: a declared
@@ -337,6 +360,9 @@ class NeuralView(PlotView):
         self.ch_names = names[: self.listed_channels]
         self.markers = {k: a for k, a in ((k, _as_array(v)) for k, v in (markers or {}).items())
                         if a is not None}
+
+    def _init_state(self) -> None:
+        """The lines, the reads in flight and the timers that drive them (none yet)."""
         self.generation = 0
         self.all_lines: list[_Line] = []  # every line of the selection
         self.lines: list[_Line] = []  # the lines drawn: the page shown when stacked
@@ -359,16 +385,15 @@ class NeuralView(PlotView):
         self._build.setSingleShot(True)
         self._build.setInterval(0)
         self._build.timeout.connect(self.rebuild)
-        self._use_line_axis()
-        self._build_controls()
-        self.read_progress = ReadProgress(self.plot_widget, "chunks",
-                                          "Stop reading: the plot keeps what is drawn")
-        self.read_progress.cancel_requested.connect(self.cancel_read)
-        vb = self.plot_item.vb
+
+    def _label_axes(self, time_axis: bool) -> None:
+        """Time (or samples) from the onset, or the index when no time axis is declared."""
         what = "time" if self.sfreq else "sample"
         label = f"{what} from stimulus onset" if self.origin else what
         if self.sfreq:  # seconds or h:mm:ss, never an SI prefix ("time (ks)")
             use_time_axis(self.plot_item, label)
+        elif not time_axis:
+            self.plot_item.setLabel("bottom", "index")
         else:
             self.plot_item.setLabel("bottom", label, units=self.x_label)
             no_si_prefix(self.plot_item.getAxis("bottom"))
@@ -376,6 +401,10 @@ class NeuralView(PlotView):
         # grid lines at the labelled and the first minor ticks only: finer ones crowd
         # the traces and look like markers
         self.plot_item.getAxis("bottom").setStyle(maxTickLevel=1)
+
+    def _set_up_view_box(self) -> None:
+        """Mouse, wheel, Reset view, the legend and the marker tips."""
+        vb = self.plot_item.vb
         vb.setMouseEnabled(x=True, y=True)
         vb.enableAutoRange(axis="y")
         vb.setAutoVisible(y=True)
@@ -390,7 +419,6 @@ class NeuralView(PlotView):
         self._marker_samples: list[LineKey] = []
         self.marker_tips = MarkerTips(self.plot_widget, self._drawn_markers, self._marker_text)
         self.trial_spans: list[pg.LinearRegionItem] = []  # the selected trials (continuous)
-        self._setup()
 
     def _stacked_gain_wheel(self, vb: pg.ViewBox) -> None:
         """Ctrl+wheel over stacked lines scales their amplitude about their offsets (the
@@ -455,6 +483,11 @@ class NeuralView(PlotView):
                        self.markers_box, self.page_label, self.reset_button):
             row.addWidget(widget)
         self.controls.addLayout(row)
+        self._build_lists()
+        self._connect_controls()
+
+    def _build_lists(self) -> None:
+        """The channel and trial lists left of the plot, the page scroll bar right of it."""
         self.channel_list = QListWidget()
         self.channel_list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.channel_list.addItems(self.ch_names)
@@ -478,7 +511,8 @@ class NeuralView(PlotView):
             sl.addWidget(self.trial_list, 1)
         # put the lists left of the plot, the page scroll bar right of it
         stack_parent = self._stack.parentWidget()
-        lay = stack_parent.layout()
+        lay = stack_parent.layout() if stack_parent is not None else None
+        assert lay is not None  # (PlotView lays the stack out)
         split = QSplitter(Qt.Orientation.Horizontal)
         lay.replaceWidget(self._stack, split)
         self.page_bar = QScrollBar(Qt.Orientation.Vertical)
@@ -495,6 +529,9 @@ class NeuralView(PlotView):
         split.setStretchFactor(1, 1)
         split.setSizes([140, 600])
         self.splitter = split
+
+    def _connect_controls(self) -> None:
+        """The first channels (and trial) chosen; every control wired to what it changes."""
         for i in range(min(DEFAULT_CHANNELS, self.listed_channels)):
             self.channel_list.item(i).setSelected(True)
         if self.epochs and self.n_trials:
@@ -915,11 +952,11 @@ class NeuralView(PlotView):
         if ln.x is None:
             ln.item.setData([], [])
             return
-        y = ln.y
-        if stacked:
+        y: Any = ln.y
+        if stacked and y is not None:
             if self._fit or ln.mid is None:
-                ln.mid = float(np.nanmean(ln.y)) if np.isfinite(ln.y).any() else 0.0
-            y = (ln.y - ln.mid) * self.gain - ln.slot * self.spacing * 1.1
+                ln.mid = float(np.nanmean(y)) if np.isfinite(y).any() else 0.0
+            y = (y - ln.mid) * self.gain - ln.slot * self.spacing * 1.1
         ln.item.setData(self._to_x(ln.x), y, connect="finite")
 
     def _update_markers(self, *args: Any) -> None:

@@ -1,13 +1,9 @@
-"""The plot area of a document tab: picks the view for an array by capability.
+"""The plot area of a document tab: shows an array with the view the registry chooses.
 
-The choice never looks at the format (docs/architecture.md, "Seams"):
-
-- the arrays of the document's AUC experiment (``doc.auc``): :class:`AucView`,
-  every scan overlaid;
-- a recording whose trial structure says ``data_mode == "patterns"``
-  (``doc.trials``), 2-D arrays: :class:`PatternView` heatmap;
-- other 1-D to 3-D arrays: :class:`NeuralView`, with the trial markers of
-  ``doc.trials.markers()`` when the document has a trial structure.
+The views and their priorities are listed in one place,
+:mod:`inspector.ui.plots.registry` (docs/architecture.md, "Seams"); the
+panel asks it and shows what it returns.  ``view_shown`` tells the tab's links
+(scans, stimuli) which view is now shown.
 
 After a deferred check was applied to the document, :meth:`PlotPanel.refresh`
 re-reads the capabilities: a withdrawn AUC experiment or array is said so
@@ -18,22 +14,19 @@ panel adds nothing, so the warning is said once.
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import fields, replace
 
-import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from inspector.formats.analysis.arrays import ArrayRef
-from inspector.formats.capabilities import AucScans, TrialStructure
+from inspector.formats.capabilities import AucScans
 from inspector.formats.document import Document
 from inspector.jobs import JobRunner
 from inspector.ui.message_label import wrap_freely
 from inspector.ui.plots.auc import AucView
 from inspector.ui.plots.base import PlotView, plot_widget_in_steps
-from inspector.ui.plots.neural import NeuralView
-from inspector.ui.plots.patterns import PatternView
+from inspector.ui.plots.registry import ViewRequest, auc_array_names, choose
 from inspector.ui.turns import run_in_turns
 
 #: Said on the plot when a check withdrew the document's AUC experiment.
@@ -45,25 +38,10 @@ def cancel_on_destroy(obj: QObject, jobs: JobRunner, keys: tuple[str, ...]) -> N
     """Cancel the jobs of ``keys`` when ``obj`` is destroyed (its tab closed while a read
     was on its way), so that no result is delivered to a deleted widget."""
     if keys:
-        obj.destroyed.connect(lambda *_args: [jobs.cancel(k) for k in keys])
-
-
-def onset_sample(trials: TrialStructure | None, ref: ArrayRef) -> int | None:
-    """The sample of every epoch of ``ref`` at which the stimulus came on, when the
-    recording's ``trial_window`` gives one start for all trials (None otherwise)."""
-    if trials is None or trials.trial_window is None or ref.ndim != 3:
-        return None
-    starts = np.unique(np.asarray(trials.trial_window, dtype=np.int64).reshape(-1, 2)[:, 0])
-    if starts.size != 1 or not -int(ref.shape[1]) < int(starts[0]) <= 0:
-        return None
-    return -int(starts[0])
-
-
-def auc_array_names(auc: AucScans | None) -> tuple[str, ...]:
-    """The names in ``Document.arrays`` that belong to the AUC experiment ``auc``."""
-    if auc is None:
-        return ()
-    return (auc.radius_array, auc.signal_array, auc.mask_array)
+        def cancel(*_args: object) -> None:
+            for key in keys:
+                jobs.cancel(key)
+        obj.destroyed.connect(cancel)
 
 
 #: Milliseconds after a view took the spare plot widget before the next one is made
@@ -85,6 +63,7 @@ class PlotPanel(QWidget):
 
     Signals:
         finding(Finding): a view's read failed because of the file (``PlotView.finding``).
+        view_shown(PlotView): a new view is shown.
 
     The panel keeps one bare ``pg.PlotWidget`` made ahead, over event-loop
     turns of its own (:func:`~inspector.ui.plots.base.plot_widget_in_steps`),
@@ -93,6 +72,7 @@ class PlotPanel(QWidget):
     """
 
     finding = Signal(object)
+    view_shown = Signal(object)
 
     def __init__(self, doc: Document, jobs: JobRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -169,6 +149,7 @@ class PlotPanel(QWidget):
         view.finding.connect(self.finding)
         cancel_on_destroy(view, self.jobs, view.job_keys())
         self._lay.addWidget(view, 1)
+        self.view_shown.emit(view)
 
     def _drop_view(self) -> None:
         if self.view is not None:
@@ -185,30 +166,25 @@ class PlotPanel(QWidget):
 
     # -- choosing the view ------------------------------------------------
     def show_array(self, name: str) -> None:
-        """Plot ``doc.arrays[name]`` with the view its capabilities call for."""
+        """Plot ``doc.arrays[name]`` with the view of the highest priority for it
+        (:func:`~inspector.ui.plots.registry.choose`)."""
         self.current = name
-        auc = self.doc.auc
         if name in self._withdrawn:
             self._say(self._withdrawn[name])
             return
-        if auc is not None and name in auc_array_names(auc) and auc.signal_array in self.doc.arrays:
-            self._show_auc(auc)
-            return
         ref = self.doc.arrays.get(name)
-        if ref is None:
-            self._say(f"No array named {name!r} in {self.doc.name}.")
+        request = ViewRequest(self.doc, name, ref, self.jobs)
+        chosen = choose(request)
+        if chosen is None:
+            self._say(f"No array named {name!r} in {self.doc.name}." if ref is None else
+                      f"{name}: {ref.ndim}-D arrays are not plotted (shape {tuple(ref.shape)}).")
             return
-        trials = self.doc.trials
-        if trials is not None and trials.data_mode == "patterns" and ref.ndim == 2:
-            self._set_view(PatternView(ref, self.jobs, plot_widget=self._take_spare()))
+        try:
+            view = chosen.make(replace(request, plot_widget=self._take_spare()))
+        except (ValueError, TypeError) as exc:  # damaged arrays: say why, never guess
+            self._say(chosen.refused.format(exc))
             return
-        if ref.ndim <= 3:
-            markers = trials.markers() if trials is not None else {}
-            self._set_view(NeuralView(ref, self.jobs, markers,
-                                      onset_sample=onset_sample(trials, ref),
-                                      plot_widget=self._take_spare()))
-            return
-        self._say(f"{name}: {ref.ndim}-D arrays are not plotted (shape {tuple(ref.shape)}).")
+        self._set_view(view)
 
     def refresh(self, withdrawn_arrays: tuple[str, ...] = ()) -> None:
         """Re-read the document's capabilities after a check was applied.
@@ -225,6 +201,7 @@ class PlotPanel(QWidget):
             changed = self.current in withdrawn_arrays
         elif self._same_scans(before, auc) and isinstance(self.view, AucView):
             self._auc = auc
+            assert auc is not None  # (_same_scans)
             self.view.take_overview(auc)
             changed = self.current in withdrawn_arrays
         else:
@@ -253,21 +230,3 @@ class PlotPanel(QWidget):
         view waiting for ``AucScans.overview``) stops waiting."""
         if self.view is not None:
             self.view.checks_over()
-
-    # -- AUC --------------------------------------------------------------
-    def _show_auc(self, auc: AucScans) -> None:
-        # The view notes untrusted arrays on the plot itself (AucView.note).
-        self.construct_auc_view(auc, self.doc.arrays)
-
-    def construct_auc_view(self, auc: AucScans, arrays: dict[str, ArrayRef]) -> None:
-        """The one place where the AUC view is constructed, from ``doc.auc`` and ``doc.arrays``.
-
-        The view reads what it draws itself, on jobs (:class:`AucView`); arrays
-        that do not fit together are said instead of a plot.
-        """
-        try:
-            view = AucView(auc, arrays, self.jobs, plot_widget=self._take_spare())
-        except (ValueError, TypeError) as exc:  # damaged arrays: say why, never guess
-            self._say(f"cannot plot the scans: {exc} (see Findings)")
-            return
-        self._set_view(view)

@@ -107,7 +107,7 @@ class PatternView(PlotView):
     def curves(self) -> list[tuple[str, np.ndarray, np.ndarray]]:
         return []
 
-    def export_csv(self, path) -> int:
+    def export_csv(self, path: Any) -> int:
         """Write the drawn image as CSV: one line per row, one column per feature."""
         if self.image is None:
             return 0

@@ -369,6 +369,18 @@ class RasterLayer(LineLayer):
         key = (id(self._token), affine, size)  # the layer holds the token: a unique id
         return _Plan(device, QTransform(dt), dpr, self._generation, key, affine, size)
 
+    def _cache_for(self, key: Any) -> dict[int, Runs]:
+        """A copy of the runs already drawn in the geometry ``key``: this layer's, else its
+        source's (the same lines); empty for another geometry (the old runs are freed)."""
+        src = self._source
+        if key != self._cache_key:
+            self._cache_key, self._cache = None, {}  # another geometry: free them now
+        if key == self._cache_key:
+            return dict(self._cache)
+        if src is not None and key == src._cache_key:
+            return dict(src._cache)  # the same lines in the same geometry: their pixels
+        return {}
+
     def draw_some(self) -> None:
         """The layer's timer: start the job of the image the view needs (one at a time)."""
         self._timer.stop()
@@ -381,15 +393,7 @@ class RasterLayer(LineLayer):
         data = self._data or ()
         colours = [premultiplied(self._pens[i]) for i in order]
         widths = [max(1, round(self._pens[i].widthF())) for i in order]
-        src = self._source
-        if plan.key != self._cache_key:
-            self._cache_key, self._cache = None, {}  # another geometry: free them now
-        if plan.key == self._cache_key:
-            cache = dict(self._cache)
-        elif src is not None and plan.key == src._cache_key:
-            cache = dict(src._cache)  # the same lines in the same geometry: their pixels
-        else:
-            cache = {}
+        cache = self._cache_for(plan.key)
         width, height = plan.size
         curves = [data[i] for i in order]
 

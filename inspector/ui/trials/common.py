@@ -13,6 +13,7 @@ from PySide6.QtGui import QColor
 from inspector.formats.analysis.read_meter import ChunkMeter
 from inspector.formats.analysis.trial_conditions import Condition
 from inspector.formats.analysis.trial_matrix import TrialAxis
+from inspector.formats.document import Document
 from inspector.jobs import JobContext, JobRunner
 from inspector.ui.flow_layout import FlowLayout, group  # noqa: F401 - the trial views' import
 
@@ -137,3 +138,10 @@ def chunk_meter(ctx: JobContext) -> ChunkMeter:
     chunks_expected`) and report each one read; run them inside
     :func:`~inspector.formats.analysis.read_meter.metering` with it."""
     return ChunkMeter(0, lambda done, needed: ctx.progress(done, needed))
+
+
+def neural_unit(doc: Document) -> str:
+    """The unit of the values of the array the trials cut (``""`` when it states none)."""
+    ref = doc.neural_array()
+    unit = ref.attrs.get("unit") if ref is not None else None
+    return str(unit) if unit else ""

@@ -57,6 +57,7 @@ from inspector.ui.trials.common import (
     chunk_meter,
     color_onset,
     condition_colors,
+    neural_unit,
     onset_line,
     plain_values,
     time_label,
@@ -235,8 +236,7 @@ class ConditionPlot(PlotView):
         self._selection_grid: tuple[Grid, Bands] | None = None
         self._sel_items: list[Any] = []
         self.x_label = axis.time_unit
-        unit = doc.arrays["neuro"].attrs.get("unit")
-        self._unit = str(unit) if unit else ""
+        self._unit = neural_unit(doc)
         self.y_label = "mean"
         self._build(with_list)
         cancel_keys_on_destroy(self, jobs, self.job_keys())
@@ -419,7 +419,8 @@ class ConditionPlot(PlotView):
         if sel_chans != chans:
             return
         text = self.palette().color(QPalette.ColorRole.Text)
-        count = len(self.selection_request.trials) if self.selection_request else 0
+        request = self.selection_request
+        count = len(request.trials) if request is not None and request.trials is not None else 0
         for ci, ch in enumerate(chans):
             before = len(self._items)
             curve = self._add_curve(x, cube["mean"][0, ci], cube["sem"][0, ci], bands[0][ci],
@@ -640,6 +641,7 @@ class ConditionPlot(PlotView):
 
     def _summary(self) -> str:
         df = self.frame
+        assert df is not None  # (said once computed)
         w0, w1 = df.attrs["window_samples"]
         rate = df.attrs["sampling_rate_hz"]
         span = (f"{w0 / rate * 1000:.4g} to {w1 / rate * 1000:.4g} ms at {rate:g} Hz"

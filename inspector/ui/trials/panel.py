@@ -67,7 +67,7 @@ def grouping_choices(doc: Document) -> list[tuple[str, Hashable]]:
     out: list[tuple[str, Hashable]] = []
     if doc.trials is not None and doc.trials.trial_stim_ids is not None:
         out.append(("stimulus", STIMULUS))
-    meta = doc.tables.get("trial_meta")
+    meta = doc.trial_table()
     if meta is not None:
         for col in meta.labels:
             if not (isinstance(col, str) and col == STIMULUS):  # "stimulus" means the IDs
@@ -91,10 +91,10 @@ def default_grouping(doc: Document, choices: list[tuple[str, Hashable]]) -> Hash
     """A column naming the conditions (:data:`CONDITION_COLUMNS`) with 2 to
     :data:`MAX_SHOWN` distinct values; else the stimulus when it has that few
     distinct IDs, else the first column with that few; else the first choice."""
-    meta = doc.tables.get("trial_meta")
+    meta = doc.trial_table()
     for _label, by in _condition_first(choices):
         if isinstance(by, str) and by == STIMULUS:
-            ids = doc.trials.trial_stim_ids or ()
+            ids = (doc.trials.trial_stim_ids if doc.trials is not None else None) or ()
             distinct = len({(type(v).__name__, repr(v)) for v in ids})
         elif meta is not None:
             try:
@@ -151,7 +151,7 @@ class TrialsPanel(QWidget):
     """Condition average and trial image of one recording, with their controls.
 
     Args:
-        doc: an epochs or continuous recording (``doc.trials``, ``doc.arrays["neuro"]``).
+        doc: an epochs or continuous recording (``doc.trials``, ``doc.neural_array()``).
         jobs: runs every computation.
         selection: the document's trial selection (None: no linking).
         views: the condition plot and trial image of ``doc``, already built (see
@@ -167,6 +167,12 @@ class TrialsPanel(QWidget):
     """
 
     requested = Signal()
+
+    @property
+    def _axis(self) -> TrialAxis:
+        """The trial axis (the controls that use it exist only when there is one)."""
+        assert self.axis is not None
+        return self.axis
 
     def __init__(self, doc: Document, jobs: JobRunner, selection: TrialSelection | None = None,
                  parent: QWidget | None = None, *,
@@ -264,8 +270,8 @@ class TrialsPanel(QWidget):
         self.channel_button.setAccessibleName("Channels averaged")
         self.channel_button.setMinimumWidth(64)
         self.channel_list = QListWidget()
-        for ch in range(min(self.axis.channels, MAX_LISTED)):
-            item = QListWidgetItem(channel_label(self.axis, ch))
+        for ch in range(min(self._axis.channels, MAX_LISTED)):
+            item = QListWidgetItem(channel_label(self._axis, ch))
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked if ch == 0 else Qt.CheckState.Unchecked)
             self.channel_list.addItem(item)
@@ -285,7 +291,7 @@ class TrialsPanel(QWidget):
 
     def _spin(self) -> QDoubleSpinBox:
         spin = QDoubleSpinBox()
-        rate = self.axis.sampling_rate_hz
+        rate = self._axis.sampling_rate_hz
         spin.setDecimals(3 if rate is not None else 0)
         spin.setRange(-1e7, 1e7)
         spin.setMaximumWidth(104)
@@ -303,7 +309,7 @@ class TrialsPanel(QWidget):
         self.base_combo = QComboBox()
         self.base_combo.setAccessibleName("Baseline")
         for label, value in BASELINES:
-            if value == RECORDED and not self.axis.has_recorded_baseline:
+            if value == RECORDED and not self._axis.has_recorded_baseline:
                 continue
             self.base_combo.addItem(label, value)
         # baseline correction by default when the recording gives one (trial_info/baseline)
@@ -317,26 +323,26 @@ class TrialsPanel(QWidget):
                 group(QLabel("Baseline"), self.base_combo, self.base_from, self.base_to)]
 
     def _to_spin(self, samples: float) -> float:
-        rate = self.axis.sampling_rate_hz
+        rate = self._axis.sampling_rate_hz
         return samples * 1000.0 / rate if rate is not None else float(samples)
 
     def _samples(self, value: float) -> int:
         """A spin box value as the nearest sample offset."""
-        rate = self.axis.sampling_rate_hz
+        rate = self._axis.sampling_rate_hz
         return round(value * rate / 1000.0) if rate is not None else round(value)
 
     def _from_spin(self, value: float) -> float:
         """A spin box value in the unit of ``window`` (seconds, or samples), on a sample."""
-        return self.axis.to_time(self._samples(value))
+        return self._axis.to_time(self._samples(value))
 
     def set_default_window(self) -> None:
         """Show the recording's window (and use it, with each trial's own limits)."""
-        w0, w1 = self.axis.window_samples
+        w0, w1 = self._axis.window_samples
         for spin, v in ((self.win_from, w0), (self.win_to, w1)):
             spin.blockSignals(True)
             spin.setValue(self._to_spin(v))
             spin.blockSignals(False)
-        b0, b1 = self.axis.baseline_samples or (w0, 0)
+        b0, b1 = self._axis.baseline_samples or (w0, 0)
         for spin, v in ((self.base_from, b0), (self.base_to, b1)):
             spin.blockSignals(True)
             spin.setValue(self._to_spin(v))
@@ -362,7 +368,7 @@ class TrialsPanel(QWidget):
 
     def _label_channels(self) -> None:
         chans = self.channels()
-        names = [channel_label(self.axis, c) for c in chans]
+        names = [channel_label(self._axis, c) for c in chans]
         text = ", ".join(names[:3]) + (f" +{len(names) - 3}" if len(names) > 3 else "")
         self.channel_button.setText(text or "none")
         self.channel_button.setToolTip("Channels averaged: " + (", ".join(names) or "none"))
@@ -394,7 +400,7 @@ class TrialsPanel(QWidget):
     def time_window(self) -> tuple[float, float] | None:
         """The window asked for; None when it is the recording's own."""
         shown = (self.win_from.value(), self.win_to.value())
-        if tuple(self._samples(v) for v in shown) == self.axis.window_samples:
+        if tuple(self._samples(v) for v in shown) == self._axis.window_samples:
             return None
         return self._from_spin(shown[0]), self._from_spin(shown[1])
 
@@ -470,7 +476,8 @@ class TrialsPanel(QWidget):
                                   else "Selected trials only")
 
     def _selection_changed(self, source: object) -> None:
-        self.image.show_selection(self.selection.trials)
+        if self.selection is not None:
+            self.image.show_selection(self.selection.trials)
         self._update_selected_box()
         if self.selected_box.isChecked():
             self.schedule()

@@ -240,7 +240,7 @@ class StimulusViewer(QDialog):
         return side
 
     def _trial_text(self, t: int) -> str:
-        meta = self.doc.tables.get("trial_meta")
+        meta = self.doc.trial_table()
         if meta is not None and len(meta) == (self.selection.n_trials if self.selection else -1):
             label = meta.index_label(t)
             if not (isinstance(label, (int, np.integer)) and int(label) == t):

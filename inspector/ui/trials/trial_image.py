@@ -45,6 +45,7 @@ from inspector.ui.trials.common import (
     channel_label,
     chunk_meter,
     color_onset,
+    neural_unit,
     onset_line,
     plain_values,
     time_label,
@@ -177,8 +178,7 @@ class TrialImage(PlotView):
         self.plot_item.vb.autoRange(padding=0.0)
 
     def _unit_label(self) -> str:
-        unit = self.doc.arrays["neuro"].attrs.get("unit")
-        return str(unit) if unit else "response"
+        return neural_unit(self.doc) or "response"
 
     def job_keys(self) -> tuple[str, ...]:
         """The key of this view's image reads (see :meth:`PlotView.job_keys`)."""
@@ -279,6 +279,7 @@ class TrialImage(PlotView):
     def extent(self) -> tuple[float, float, int]:
         """``(t0, t1, positions)``: the time span and the sorted positions drawn."""
         m = self.matrix
+        assert m is not None  # (drawn once computed)
         return float(m.edges[0]), float(m.edges[-1]), int(m.order.shape[0])
 
     def draw(self) -> None:
@@ -326,6 +327,7 @@ class TrialImage(PlotView):
 
     def _summary(self) -> str:
         m = self.matrix
+        assert m is not None  # (said once computed)
         name = channel_label(self.axis, m.channel)
         parts = [f"{name}: {m.order.shape[0]} trials × {m.values.shape[1]} time bins"]
         if m.bin_samples > 1:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QLabel
 
-from inspector.ui import preload
+from inspector.runtime import preload
 from inspector.ui.turns import run_in_turns
 
 if TYPE_CHECKING:

@@ -167,7 +167,7 @@ def test_no_function_in_formats_is_longer_than_60_lines() -> None:
 
 
 #: Packages of ``formats/`` that are libraries the readers build on, not formats.
-LIBRARY_PACKAGES = {"analysis", "auc", "nodes", "remote"}
+LIBRARY_PACKAGES = {"analysis", "auc", "compare", "nodes", "remote"}
 
 
 def test_every_format_package_registers_a_reader() -> None:

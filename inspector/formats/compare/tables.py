@@ -217,7 +217,9 @@ def _compare_cells(out: Collector, name: str, section: str, rows: list[tuple[str
                 more += 1
                 continue
             listed += 1
-            out.add(Difference(section, CHANGED, f"{label}.{c}", plain(x), plain(y)))
+            out.add(Difference(section, CHANGED, f"{label}.{c}", plain(x), plain(y),
+                               detail={"table": name, "row_a": i, "row_b": j,
+                                       "column": plain(c)}))
     if more:
         out.add(Difference(section, CHANGED, name, detail={"unlisted_cells": more},
                            note=f"{more} more cells differ"))

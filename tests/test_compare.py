@@ -351,3 +351,19 @@ def test_cli_exit_status_and_json(capsys: pytest.CaptureFixture[str], tmp_path: 
         with pytest.raises(SystemExit) as exc:
             main(bad)
         assert exc.value.code == 2
+
+
+def test_an_array_declaring_billions_of_chunks_is_not_compared() -> None:
+    hostile = FIX / "fuzz" / "billions_of_unallocated_chunks.h5"
+    report = compare_paths(str(hostile), str(hostile))
+    assert [(n.section, n.path) for n in report.not_compared] == [("arrays", "neuro")]
+    assert "51539607552 chunks" in report.not_compared[0].reason
+    assert not report.equal
+
+
+@pytest.mark.parametrize("name", ["heap_free_list_cycle_root.h5", "heap_loop_stimuli_db.h5"])
+def test_damaged_files_give_findings(name: str) -> None:
+    damaged = FIX / "fuzz" / name
+    report = compare_paths(str(damaged), str(V1))
+    assert any(f["severity"] == "error" for f in report.a.findings)
+    assert not report.equal

@@ -42,8 +42,9 @@ if TYPE_CHECKING:
 
 #: Bytes of one side of a block of rows (the plain path).
 BLOCK_BYTES = 4 << 20
-#: Most chunks a chunk-by-chunk comparison visits; an array declaring more is compared
-#: block by block (a hostile file can declare billions of one-element chunks).
+#: Most chunks an array may declare to be compared (a hostile file can declare billions
+#: of one-element chunks, none stored: reading them would never end); an array declaring
+#: more is reported as not compared.
 MAX_CHUNKS = 1 << 22
 Region = tuple[slice, ...]
 
@@ -85,6 +86,11 @@ def compare_values(ra: ArrayRef, rb: ArrayRef, options: DiffOptions,
     """
     if ra.shape != rb.shape:
         raise ValueError(f"arrays of shapes {ra.shape} and {rb.shape}")
+    for ref in (ra, rb):
+        grid = _grid(ref)
+        if grid > MAX_CHUNKS:
+            raise ValueError(f"{ref.name} declares {grid} chunks, more than the {MAX_CHUNKS} "
+                             "compared chunk by chunk: its values are not compared")
     layout = _shared_layout(ra, rb)
     if layout is not None:
         regions: Iterator[Region] = _chunk_regions(ra.shape, layout.chunks)
@@ -132,8 +138,15 @@ def _shared_layout(ra: ArrayRef, rb: ArrayRef) -> Any:
     if (la.chunks != lb.chunks or la.dtype != lb.dtype or la.filters != lb.filters
             or not la.decodable or len(la.chunks) != len(ra.shape)):
         return None
-    grid = math.prod(-(-n // c) for n, c in zip(ra.shape, la.chunks, strict=True))
-    return la if grid <= MAX_CHUNKS else None
+    return la
+
+
+def _grid(ref: ArrayRef) -> int:
+    """How many chunks ``ref`` declares (0 when it is not chunked)."""
+    layout = _layout(ref)
+    if layout is None or len(layout.chunks) != len(ref.shape):
+        return 0
+    return math.prod(-(-n // max(1, c)) for n, c in zip(ref.shape, layout.chunks, strict=True))
 
 
 def _layout(ref: ArrayRef) -> Any:

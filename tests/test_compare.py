@@ -162,13 +162,18 @@ def test_compare_block_against_numpy() -> None:
 
 
 # -- recordings ----------------------------------------------------------------------------
-def test_schema0_and_its_schema1_rewrite_are_equal_in_content() -> None:
-    rewrite = CMP / "v001_continuous_dense_f32_intids_schema1.h5"
-    with h5py.File(V0) as f0, h5py.File(rewrite) as f1:  # the oracle: the same data
+@pytest.mark.parametrize(("schema0", "rewrite"), [
+    (V0, CMP / "v001_continuous_dense_f32_intids_schema1.h5"),
+    (FIX / "vneurotk" / "historical" / "v0_dense_numeric.h5",
+     CMP / "v0_dense_numeric_schema1.h5"),
+])
+def test_schema0_and_its_schema1_rewrite_are_equal_in_content(schema0: Path,
+                                                              rewrite: Path) -> None:
+    with h5py.File(schema0) as f0, h5py.File(rewrite) as f1:  # the oracle: the same data
         assert np.array_equal(f0["neuro"][...], f1["neuro"][...])
         assert "vneurotk_schema_version" not in f0.attrs
         assert int(f1.attrs["vneurotk_schema_version"]) == 1
-    report = compare_paths(str(V0), str(rewrite))
+    report = compare_paths(str(schema0), str(rewrite))
     assert report.equal and report.complete, _diffs(report)
     schema = [d for d in _diffs(report) if "schema" in d["path"]]
     assert schema == [{"section": "format", "kind": "changed", "path": "schema_version",

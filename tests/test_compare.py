@@ -372,3 +372,12 @@ def test_damaged_files_give_findings(name: str) -> None:
     report = compare_paths(str(damaged), str(V1))
     assert any(f["severity"] == "error" for f in report.a.findings)
     assert not report.equal
+
+
+def test_json_values_are_strict_json(tmp_path: Path, base: np.ndarray) -> None:
+    a = _h5(tmp_path / "a.h5", base, limit=np.inf, gap=np.nan)
+    b = _h5(tmp_path / "b.h5", base, limit=-np.inf, gap=1.0)
+    obj = compare_paths(str(a), str(b)).to_json()
+    text = json.dumps(obj, allow_nan=False)  # raises on NaN or Infinity numbers
+    got = {d["path"]: (d["a"], d["b"]) for d in json.loads(text)["differences"]}
+    assert set(got) == {"/x@limit", "/x@gap"}

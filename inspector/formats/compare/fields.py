@@ -23,8 +23,10 @@ def plain(value: Any) -> Any:
     tuples as lists, bytes decoded (UTF-8, escaped), other objects as their text."""
     if value is None or isinstance(value, bool | int | str):
         return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else repr(value)
+    if isinstance(value, float):  # non-finite as the corpus and verify --json write them
+        if math.isfinite(value):
+            return value
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
     if isinstance(value, bytes):
         return value.decode("utf-8", "backslashreplace")
     if isinstance(value, Mapping):

@@ -46,6 +46,7 @@ class CompareTab(QWidget):
         split.addWidget(self.detail)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
+        split.setSizes([600, 400])  # (scaled to the splitter's width)
         box.addWidget(split, 1)
         self.tree.itemSelectionChanged.connect(self._selected)
         opts = options or DiffOptions()

@@ -15,6 +15,8 @@ from inspector.formats.compare.text import line
 
 #: Item data role holding the :class:`Difference` of a row.
 DIFF_ROLE = Qt.ItemDataRole.UserRole + 1
+#: Widest a column is made to fit its contents, pixels (the rest is elided; tooltips).
+COLUMN_MAX = (360, 220, 220)
 #: Characters of a value shown in a cell.
 CELL_CHARS = 60
 
@@ -43,8 +45,10 @@ class DiffTree(QTreeWidget):
             if side.findings:
                 top = self._top(f"Findings of {label} ({len(side.findings)})")
                 for f in side.findings:
-                    item = QTreeWidgetItem(top, [f"{f['severity']} {f['code']}", f["message"]])
-                    item.setToolTip(1, f["message"])
+                    text = f"{f['severity']} {f['code']}: {f['message']}"
+                    item = QTreeWidgetItem(top, [text])
+                    item.setFirstColumnSpanned(True)
+                    item.setToolTip(0, text)
         muted = self.palette().color(QPalette.ColorRole.PlaceholderText)
         for section in SECTIONS:
             diffs = [d for d in report.differences if d.section == section]
@@ -54,7 +58,8 @@ class DiffTree(QTreeWidget):
             top = self._top(f"{section} ({content} content, {len(diffs) - content} "
                             "representation)")
             for d in diffs:
-                head = line(d) if d.kind == "values" else line(d).split(":", 1)[0]
+                head = line(d) if d.kind == "values" else line(
+                    Difference(d.section, d.kind, d.path, content=d.content, note=d.note))
                 item = QTreeWidgetItem(top, [head, _short(d.a), _short(d.b)])
                 item.setData(0, DIFF_ROLE, d)
                 item.setToolTip(0, line(d))
@@ -64,11 +69,14 @@ class DiffTree(QTreeWidget):
         if report.not_compared:
             top = self._top(f"Not compared ({len(report.not_compared)})")
             for n in report.not_compared:
-                QTreeWidgetItem(top, [f"{n.section} {n.path}".strip(), n.reason])
+                text = f"{n.section} {n.path}".strip() + f": {n.reason}"
+                item = QTreeWidgetItem(top, [text])
+                item.setFirstColumnSpanned(True)
+                item.setToolTip(0, text)
         self.expandAll()
         for col in range(3):
             self.resizeColumnToContents(col)
-            self.setColumnWidth(col, min(self.columnWidth(col), 320))
+            self.setColumnWidth(col, min(self.columnWidth(col), COLUMN_MAX[col]))
 
     def _top(self, text: str) -> QTreeWidgetItem:
         item = QTreeWidgetItem(self, [text])

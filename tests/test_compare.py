@@ -198,6 +198,9 @@ def test_recording_header_trials_and_arrays(recording: tuple[Path, Path]) -> Non
         neuro[100, 4] += 0.25
         f["neuro"][...] = neuro
         f.create_dataset("notes", data=np.arange(3))
+        labels = f["stim_labels"][...]
+        at = int(np.flatnonzero(np.isnan(labels))[7])
+        f["stim_labels"][at] = 99.0
     with h5py.File(a) as f:
         original = f["neuro"][...]
     report = compare_paths(str(a), str(b))
@@ -205,6 +208,8 @@ def test_recording_header_trials_and_arrays(recording: tuple[Path, Path]) -> Non
     assert (sfreq["a"], sfreq["b"]) == (250.0, 500.0)
     onsets = _one(report, "trials", "vision_onsets")
     assert onsets["detail"]["differing"] == 1 and onsets["detail"]["first_index"] == [2]
+    label = _one(report, "trials", "stim_labels")
+    assert label["detail"]["differing"] == 1 and label["detail"]["first_index"] == [at]
     neuro = _one(report, "arrays", "neuro")
     assert neuro["detail"]["differing"] == int((original != neuro_after(b)).sum()) == 1
     assert neuro["detail"]["first_index"] == [100, 4]

@@ -32,12 +32,10 @@ def compare_paths(path_a: str, path_b: str, options: DiffOptions | None = None) 
 
     Never raises for bad input: an unreadable file is a document with error findings.
     """
-    from inspector.formats.registry import open_document
-
     options = options or DiffOptions()
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="diff-open") as pool:
-        fa = pool.submit(_opened, open_document, path_a)
-        fb = pool.submit(_opened, open_document, path_b)
+        fa = pool.submit(_opened, path_a)
+        fb = pool.submit(_opened, path_b)
         doc_a, doc_b = fa.result(), fb.result()
     try:
         return compare_documents(doc_a, doc_b, options)
@@ -46,8 +44,11 @@ def compare_paths(path_a: str, path_b: str, options: DiffOptions | None = None) 
         doc_b.close()
 
 
-def _opened(open_document: object, path: str) -> Document:
-    doc = open_document(path)  # type: ignore[operator]
+def _opened(path: str) -> Document:
+    """``path`` opened and verified (its deferred checks run, as ``inspector verify`` does)."""
+    from inspector.formats.registry import open_document
+
+    doc = open_document(path)
     doc.verify()
     return doc
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from inspector.formats.compare.fields import compare_fields
+from inspector.formats.compare.fields import compare_fields, plain
 from inspector.formats.compare.model import ADDED, REMOVED, SHAPE, VALUES, Collector, Difference
 from inspector.formats.compare.values import compare_block
 
@@ -45,8 +45,8 @@ def compare_scan_ids(out: Collector, a: AucScans, b: AucScans) -> list[str]:
 def compare_experiment_fields(out: Collector, a: AucExperiment, b: AucExperiment) -> None:
     """The experiment's own fields (header section)."""
     for name in ("metadata", "instrument", "samples"):
-        compare_fields(out, "header", f"experiment.{name}", _plain(getattr(a, name)),
-                       _plain(getattr(b, name)))
+        compare_fields(out, "header", f"experiment.{name}", plain(getattr(a, name)),
+                       plain(getattr(b, name)))
     for name in ("radius_unit", "signal_unit"):
         compare_fields(out, "header", name, getattr(a, name), getattr(b, name))
     compare_fields(out, "header", "radius_axis_mode", a.mode, b.mode, content=False)
@@ -69,7 +69,7 @@ def compare_scans(out: Collector, a: AucExperiment, b: AucExperiment,
 def _scan_fields(exp: AucExperiment, i: int) -> dict[str, Any]:
     scan = exp.scans[i]
     fields = dict(scan) if not hasattr(scan, "to_dict") else scan.to_dict()
-    return {k: _plain(v) for k, v in fields.items() if k not in PLACE_FIELDS}
+    return {k: plain(v) for k, v in fields.items() if k not in PLACE_FIELDS}
 
 
 def _compare_line(out: Collector, path: str, a: np.ndarray, b: np.ndarray) -> None:
@@ -83,8 +83,3 @@ def _compare_line(out: Collector, path: str, a: np.ndarray, b: np.ndarray) -> No
         out.add(Difference(SECTION, VALUES, path, detail=stats.to_json(),
                            note=f"{stats.differing} of {stats.compared} points differ"))
 
-
-def _plain(v: Any) -> Any:
-    from inspector.formats.compare.fields import plain
-
-    return plain(v)

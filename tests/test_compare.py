@@ -386,3 +386,13 @@ def test_json_values_are_strict_json(tmp_path: Path, base: np.ndarray) -> None:
     text = json.dumps(obj, allow_nan=False)  # raises on NaN or Infinity numbers
     got = {d["path"]: (d["a"], d["b"]) for d in json.loads(text)["differences"]}
     assert set(got) == {"/x@limit", "/x@gap"}
+
+
+def test_an_archive_whose_member_fails_its_checksum() -> None:
+    good, bad = FIX / "aucx" / "src_readiness_rich.aucx", FIX / "aucx" / "bad_signal_byte_flip.aucx"
+    report = compare_paths(str(good), str(bad))
+    assert "checksums.mismatch" in {f["code"] for f in report.b.findings}
+    signal = _one(report, "arrays", "signal")  # the flipped byte: the first float's lowest
+    assert signal["detail"]["differing"] == 1 and signal["detail"]["first_index"] == [0, 0]
+    assert [(n.section, n.path) for n in report.not_compared] == [("members", "")]
+    assert not report.equal

@@ -396,3 +396,18 @@ def test_an_archive_whose_member_fails_its_checksum() -> None:
     assert signal["detail"]["differing"] == 1 and signal["detail"]["first_index"] == [0, 0]
     assert [(n.section, n.path) for n in report.not_compared] == [("members", "")]
     assert not report.equal
+
+
+def test_attributes_beyond_the_first_page_are_compared(tmp_path: Path, base: np.ndarray) -> None:
+    from inspector.formats.hdf5.tree import MAX_ATTRIBUTES
+
+    n = MAX_ATTRIBUTES + 500
+    a, b = _h5(tmp_path / "a.h5", base), _h5(tmp_path / "b.h5", base)
+    for path, changed in ((a, None), (b, n - 3)):
+        with h5py.File(path, "a") as f:
+            for i in range(n):
+                f["x"].attrs[f"a{i:05d}"] = i + (1 if i == changed else 0)
+    report = compare_paths(str(a), str(b))
+    d = _one(report, "objects", f"/x@a{n - 3:05d}")
+    assert d["detail"]["max_abs"] == 1.0
+    assert [x["path"] for x in _diffs(report)] == [f"/x@a{n - 3:05d}"]

@@ -38,6 +38,9 @@ if TYPE_CHECKING:
     from inspector.formats.nodes.node import Node
 
 SECTION = "objects"
+#: Most attributes of one object compared (an object's tree lists the first ones; the
+#: others are paged in).
+MAX_PAGED_ATTRIBUTES = 100_000
 #: Node kinds of the object tree compared here.
 OBJECT_KINDS = frozenset({"group", "dataset", "attribute", "link", "datatype"})
 
@@ -57,6 +60,8 @@ def compare_objects(out: Collector, a: Document, b: Document,
     if a.tree is None or b.tree is None or a.object_data is None or b.object_data is None:
         return
     na, nb = nodes_of(a, skip), nodes_of(b, skip)
+    for doc, nodes in ((a, na), (b, nb)):
+        _page_attributes(out, doc, nodes, skip)
     for loc in [x for x in na if x not in nb]:
         out.add(Difference(SECTION, REMOVED, loc, na[loc].kind, None))
     for loc in [x for x in nb if x not in na]:
@@ -71,6 +76,38 @@ def compare_objects(out: Collector, a: Document, b: Document,
             _compare_values(out, loc, a, b)
         elif x.kind == "link" and x.detail != y.detail:
             out.add(Difference(SECTION, CHANGED, loc, x.detail, y.detail))
+
+
+def _page_attributes(out: Collector, doc: Document, nodes: dict[str, Node],
+                     skip: Callable[[str], bool]) -> None:
+    """Add the attributes an object's tree node does not list (its ``more attributes``
+    row) to ``nodes``, page by page through ``ObjectData.attributes``; an object with more
+    than :data:`MAX_PAGED_ATTRIBUTES` is listed as not compared."""
+    from inspector.formats.capabilities import ATTRIBUTE_PAGE, MORE_ATTRIBUTES
+    from inspector.formats.nodes.data import NodeReadError
+
+    assert doc.tree is not None and doc.object_data is not None
+    pager = doc.object_data.attributes
+    owners = [n for n in doc.tree.walk() if any(c.kind == MORE_ATTRIBUTES for c in n.children)]
+    for owner in owners:
+        loc = owner.location or "/"
+        if pager is None:
+            out.skip(SECTION, loc, "its further attributes cannot be paged in")
+            continue
+        start = sum(1 for c in owner.children if c.kind == "attribute")
+        try:
+            while True:
+                page = pager(loc, start, ATTRIBUTE_PAGE)
+                if page.total > MAX_PAGED_ATTRIBUTES:
+                    out.skip(SECTION, loc, f"{page.total} attributes, more than the "
+                             f"{MAX_PAGED_ATTRIBUTES} compared")
+                    break
+                nodes.update((n.location, n) for n in page.nodes if not skip(n.location))
+                if not page.nodes or page.end >= page.total:
+                    break
+                start = page.end
+        except (NodeReadError, OSError) as exc:
+            out.skip(SECTION, loc, f"its further attributes cannot be read: {exc}")
 
 
 def _compare_values(out: Collector, loc: str, a: Document, b: Document) -> None:

@@ -339,7 +339,10 @@ def test_a_url_that_fails(tmp_path: Path) -> None:
 
     with RangeServer() as srv:
         srv.add("gone.h5", V1, fault="404")
+        srv.add("same.h5", V1)
         report = compare_paths(srv.url("gone.h5"), str(V1))
+        served = compare_paths(srv.url("same.h5"), str(V1))
+    assert served.equal and served.complete, _diffs(served)
     assert any(f["code"].startswith("remote.") for f in report.a.findings)
     assert not report.equal and report.not_compared
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMenu
 
-from inspector.ui.compare.tab import CompareTab
+if TYPE_CHECKING:  # the tab imports numpy and pyqtgraph: only when a comparison opens
+    from inspector.ui.compare.tab import CompareTab
 
 
 def ask_path(window: Any, title: str) -> str | None:
@@ -44,6 +45,8 @@ def compare_with(window: Any) -> CompareTab | None:
 
 def open_compare(window: Any, a: Path | str, b: Path | str) -> CompareTab:
     """Open a Compare tab of ``a`` and ``b`` in ``window``'s tabs."""
+    from inspector.ui.compare.tab import CompareTab
+
     tab = CompareTab(a, b, window.jobs)
     i = window.tabs.addTab(tab, tab.name)
     window.tabs.setTabToolTip(i, f"{a}\n{b}")

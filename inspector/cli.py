@@ -9,6 +9,7 @@
     inspector dump FILE::/path [--slice SLICE] [--format csv|json|npy] [--out FILE] [--all]
                    [--allow-external DIR]
     inspector dump ARCHIVE.aucx::MEMBER [...]   (an .npy member's values, a JSON member's text)
+    inspector diff A B [--json] [--tolerance REL[,ABS]] [--exact] [--jobs N] [--first]
     inspector install-desktop [--uninstall]
 
 FILE may be an http://, https:// or s3://bucket/key URL (read by range
@@ -366,6 +367,13 @@ def _dispatch(argv: list[str]) -> int:
             return cmd_dump(argv[1:])
         except BrokenPipeError:  # `inspector dump ... | head`
             return _reader_left(0)
+    if argv and argv[0] == "diff":
+        from inspector.diff_cli import cmd_diff
+
+        try:
+            return cmd_diff(argv[1:], Parser, json_line)
+        except BrokenPipeError:  # `inspector diff ... | head`
+            return _reader_left(1)
     if argv and argv[0] == "install-desktop":
         try:
             return cmd_install_desktop(argv[1:])

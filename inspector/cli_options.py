@@ -15,6 +15,8 @@ SUBCOMMANDS = {
     "dump": "print or write the values of a dataset or attribute (FILE::/path[@attr]) "
             "as the data views show them, the members and attributes of a group "
             "(FILE::/group), or an archive member (ARCHIVE::member)",
+    "diff": "compare two documents and print only what differs (exit 0 equal in content, "
+            "1 different)",
     "install-desktop": "install (or --uninstall) the desktop entry, MIME types and icons "
                        "for this user",
 }

@@ -253,7 +253,8 @@ def test_the_exclusion_lists_name_existing_modules() -> None:
 
 
 #: Packages of ``formats/`` that are libraries the readers build on, not formats.
-LIBRARY_PACKAGES = {"analysis", "auc", "decoding", "nodes", "remote", "sources", "values"}
+LIBRARY_PACKAGES = {"analysis", "auc", "compare", "decoding", "nodes", "remote", "sources",
+                    "values"}
 
 
 def test_every_format_package_registers_a_reader() -> None:

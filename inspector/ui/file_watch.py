@@ -12,7 +12,7 @@ from typing import Any
 from PySide6.QtWidgets import QVBoxLayout
 
 from inspector.formats.document import Document
-from inspector.formats.file_identity import FILE_CHANGED
+from inspector.formats.sources.file_identity import FILE_CHANGED
 
 #: A :class:`~inspector.ui.document_tab.DocumentTab` (which imports this module).
 Tab = Any

@@ -201,6 +201,9 @@ class MainWindow(QMainWindow):
         m.addAction(self.act_reload)
         m.addSeparator()
         m.addAction(self.act_export)
+        from inspector.ui.compare.action import add_compare_action
+
+        self.act_compare = add_compare_action(self, m)
         m.addSeparator()
         m.addAction(self.act_close)
         m.addAction(QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit,
@@ -443,7 +446,8 @@ class MainWindow(QMainWindow):
         return all(t.is_ready and t.is_settled() for t in self.document_tabs())
 
     def document_tabs(self) -> list[DocumentTab]:
-        return [self.tabs.widget(i) for i in range(self.tabs.count())]
+        widgets = (self.tabs.widget(i) for i in range(self.tabs.count()))
+        return [w for w in widgets if isinstance(w, DocumentTab)]
 
     def current_tab(self) -> DocumentTab | None:
         w = self.tabs.currentWidget()
@@ -456,6 +460,9 @@ class MainWindow(QMainWindow):
         self.tabs.removeTab(index)
         if isinstance(tab, DocumentTab):
             tab.close_document()
+            tab.deleteLater()
+        elif hasattr(tab, "close_comparison"):  # a Compare tab
+            tab.close_comparison()
             tab.deleteLater()
         self.refresh_findings()
         self._update_actions()
@@ -735,6 +742,8 @@ class MainWindow(QMainWindow):
         self.jobs.wait(3000)
         for tab in self.document_tabs():
             tab.close_document()
+        for i in range(self.tabs.count()):  # Compare tabs hold two documents
+            getattr(self.tabs.widget(i), "close_comparison", lambda: None)()
         super().closeEvent(event)
 
     def restore_geometry(self) -> None:

@@ -3,7 +3,7 @@ the first time the tab is shown.
 
 The trial views import pyqtgraph: a placeholder holds their tab until it is
 first shown and ``inspector.ui.trials`` is imported off the GUI thread
-(:mod:`inspector.ui.preload`).  Registered in :mod:`inspector.ui.tab_views`.
+(:mod:`inspector.runtime.preload`).  Registered in :mod:`inspector.ui.tab_views`.
 """
 
 from __future__ import annotations

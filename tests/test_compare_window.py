@@ -1,0 +1,71 @@
+"""The Compare tab (File > Compare With…): the tree of differences, an array's curves
+and their difference, a table row with its changed cells (h5py and numpy as oracles)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import h5py
+import numpy as np
+from conftest import open_window
+
+from inspector.ui.compare import action
+from inspector.ui.compare.tab import CompareTab
+
+V1 = Path(__file__).parent / "fixtures" / "vneurotk" / "v1" / "continuous_dense_f32_intids.h5"
+
+
+def _edited(tmp_path: Path) -> tuple[Path, Path, float, int]:
+    a, b = tmp_path / "a.h5", tmp_path / "b.h5"
+    shutil.copyfile(V1, a)
+    shutil.copyfile(V1, b)
+    with h5py.File(b, "a") as f:
+        neuro = f["neuro"][...]
+        neuro[200:210, 2] += 0.5
+        f["neuro"][...] = neuro
+        cols = f["trial_meta/columns"]
+        rt = next(k for k in cols if cols[k].attrs.get("dtype") == "float64")
+        old = float(cols[rt]["values"][1])
+        cols[rt]["values"][1] = old + 2.0
+    return a, b, old, 1
+
+
+def test_compare_with_opens_a_tab_of_what_differs(qtbot, tmp_path, monkeypatch) -> None:
+    a, b, old_rt, row = _edited(tmp_path)
+    win = open_window(qtbot, a)
+    monkeypatch.setattr(action, "ask_path", lambda window, title: str(b))
+    win.act_compare.trigger()
+    tab = win.tabs.currentWidget()
+    assert isinstance(tab, CompareTab)
+    qtbot.waitUntil(lambda: tab.is_ready, timeout=60_000)
+    assert tab.comparison is not None and not tab.comparison.report.equal
+    tops = [tab.tree.topLevelItem(i).text(0) for i in range(tab.tree.topLevelItemCount())]
+    assert tops == ["trials (1 content, 0 representation)",
+                    "arrays (1 content, 0 representation)"]
+    assert win.document_tabs() == [win.tabs.widget(0)]  # the Compare tab is no document tab
+
+    assert tab.tree.select_path("arrays", "neuro")
+    qtbot.waitUntil(tab.is_settled, timeout=60_000)
+    assert tab.detail.currentWidget() is tab.detail.curves_page
+    with h5py.File(a) as fa, h5py.File(b) as fb:
+        oracle = fa["neuro"][:, 2].astype(np.float64) - fb["neuro"][:, 2].astype(np.float64)
+    curve = tab.detail.difference.listDataItems()[0]
+    x, y = curve.getData()
+    assert np.array_equal(y, oracle[x.astype(int)])
+    assert np.count_nonzero(y) == 10
+
+    cell = next(d for d in tab.comparison.report.differences if d.section == "trials")
+    assert (cell.a, cell.b) == (old_rt, old_rt + 2.0) and cell.detail["row_a"] == row
+    assert tab.tree.select_path("trials", cell.path)
+    qtbot.waitUntil(tab.is_settled, timeout=60_000)
+    assert tab.detail.currentWidget() is tab.detail.rows_page
+    table = tab.detail.rows
+    labels = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
+    col = labels.index(cell.detail["column"])
+    assert table.item(0, col).text() == str(old_rt)
+    assert table.item(1, col).text() == str(old_rt + 2.0)
+    assert table.item(0, col).toolTip() == "differs"
+    assert table.item(0, 0 if col else 1).toolTip() == ""
+    win.close_tab(win.tabs.indexOf(tab))
+    assert win.tabs.count() == 1

@@ -34,16 +34,15 @@ import numpy as np
 
 from inspector.formats.delimited import fastrows
 from inspector.formats.delimited.lines import Block
+from inspector.formats.delimited.long_scans import FirstValues, LongScans
 from inspector.formats.delimited.manifest import Manifest
 from inspector.formats.delimited.rules import (
     LAYOUT_AMBIGUOUS,
     LAYOUT_NOT_DETECTED,
     LAYOUT_UNKNOWN_FORMAT,
-    MANIFEST_WIDE_NEEDS_COLUMNS,
     TABLE_BAD_TIMESTAMP,
     TABLE_DUPLICATE_COLUMN,
     TABLE_DUPLICATE_OBSERVATION,
-    TABLE_DUPLICATE_RADIUS,
     TABLE_EMPTY_SCAN_ID,
     TABLE_FIELD_COUNT,
     TABLE_IGNORED_COLUMN,
@@ -204,7 +203,7 @@ def select_layout(manifest: Manifest, table: Table, col: Stages) -> str | None:
     return best_id
 
 
-def _cell_float(raw: str, column: str, line: int, table: Table, col: Stages) -> float | None:
+def cell_float(raw: str, column: str, line: int, table: Table, col: Stages) -> float | None:
     """The finite number in a cell; None (and an error at ``name:line``) otherwise."""
     value = table_float(raw)
     if value is None:
@@ -218,7 +217,7 @@ def _cell_float(raw: str, column: str, line: int, table: Table, col: Stages) -> 
     return value
 
 
-def _check_header(table: Table, used: set[str] | None, layout: str, col: Stages) -> None:
+def check_header(table: Table, used: set[str] | None, layout: str, col: Stages) -> None:
     """Warn about repeated column names; note the columns ``layout`` does not read."""
     seen: set[str] = set()
     for name in table.header:
@@ -234,7 +233,7 @@ def _check_header(table: Table, used: set[str] | None, layout: str, col: Stages)
                        table.loc(name))
 
 
-def _field_count_ok(row: tuple[str, ...], line: int, table: Table, col: Stages) -> bool:
+def field_count_ok(row: tuple[str, ...], line: int, table: Table, col: Stages) -> bool:
     """False (and an error) when ``row`` has another field count than the header.
 
     Cannot happen after delimiter detection; kept for safety.
@@ -246,205 +245,23 @@ def _field_count_ok(row: tuple[str, ...], line: int, table: Table, col: Stages) 
     return False
 
 
-class _FirstValues:
-    """The first non-blank value of one optional column per scan, and its line, as
-    columns: the text in one UTF-8 buffer (no string a scan), line 0 for none."""
-
-    def __init__(self) -> None:
-        self.blob = bytearray()
-        self.start = array("q")
-        self.end = array("q")
-        self.line = array("q")
-        self.seq = array("q")
-
-    def get(self, k: int) -> tuple[str, int] | None:
-        """``(value, line)`` of scan ``k``, or None."""
-        if k >= len(self.line) or not self.line[k]:
-            return None
-        return self.blob[self.start[k]:self.end[k]].decode("utf-8"), self.line[k]
-
-    def grow(self, n: int) -> None:
-        """Make room for ``n`` scans."""
-        missing = n - len(self.line)
-        if missing > 0:
-            zeros = bytes(8 * missing)
-            for column in (self.start, self.end, self.line, self.seq):
-                column.frombytes(zeros)
-
-    def keep_many(self, ks: np.ndarray, values: np.ndarray, lines: np.ndarray,
-                  seq: np.ndarray) -> None:
-        """:meth:`keep` for each scan of ``ks`` (room made: :meth:`grow`)."""
-        if not ks.size:
-            return
-        texts = values.tolist()
-        sizes = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-        ends = len(self.blob) + np.cumsum(sizes)
-        self.blob += b"".join(texts)
-        for column, data in ((self.start, ends - sizes), (self.end, ends),
-                             (self.line, lines), (self.seq, seq)):
-            np.frombuffer(column, dtype=np.int64)[ks] = data
-
-    def keep(self, k: int, value: str, line: int, seq: int) -> None:
-        """Record ``value`` (first seen at ``line``; the ``seq``-th value kept) for scan
-        ``k``."""
-        missing = k + 1 - len(self.line)
-        if missing > 0:
-            zeros = bytes(8 * missing)
-            for column in (self.start, self.end, self.line, self.seq):
-                column.frombytes(zeros)
-        self.seq[k] = seq
-        self.start[k] = len(self.blob)
-        self.blob += value.encode("utf-8")
-        self.end[k] = len(self.blob)
-        self.line[k] = line
-
-
-@dataclass
-class _LongScans:
-    """The scans of a long table as its rows are read, in first-appearance order, as
-    columns: per observation its scan number, radius, signal and line (32 bytes), in
-    file order; per scan its first line and the first value of each optional column."""
-
-    order: list[str] = field(default_factory=list)
-    number: dict[str, int] = field(default_factory=dict)
-    first_line: array = field(default_factory=lambda: array("q"))
-    scan_of: array = field(default_factory=lambda: array("i"))
-    radius: array = field(default_factory=lambda: array("d"))
-    signal: array = field(default_factory=lambda: array("d"))
-    line: array = field(default_factory=lambda: array("q"))
-    first: dict[str, _FirstValues] = field(default_factory=dict)
-    units: dict[str, str] = field(default_factory=dict)
-    kept: int = 0
-    suspicious: bool = False  # the last block read had suspect lines
-
-    def __contains__(self, scan_id: str) -> bool:
-        return scan_id in self.number
-
-    def scan(self, scan_id: str, line: int) -> int:
-        """The number of scan ``scan_id`` (a new scan starts at ``line``)."""
-        k = self.number.get(scan_id)
-        if k is None:
-            k = self.number[scan_id] = len(self.order)
-            self.order.append(scan_id)
-            self.first_line.append(line)
-        return k
-
-    def add(self, scan_id: str, radius: float, signal: float, line: int) -> int:
-        """Append one observation to its scan (creating the scan at its first row)."""
-        k = self.scan(scan_id, line)
-        self.scan_of.append(k)
-        self.radius.append(radius)
-        self.signal.append(signal)
-        self.line.append(line)
-        return k
-
-    def extend(self, numbers: np.ndarray, radii: np.ndarray, signals: np.ndarray,
-               lines: np.ndarray) -> None:
-        """Append observations (scan numbers, ``float64``, ``float64``, ``int64``; file
-        order) of scans already numbered."""
-        self.scan_of.frombytes(np.ascontiguousarray(numbers, np.int32).tobytes())
-        self.radius.frombytes(np.ascontiguousarray(radii, np.float64).tobytes())
-        self.signal.frombytes(np.ascontiguousarray(signals, np.float64).tobytes())
-        self.line.frombytes(np.ascontiguousarray(lines, np.int64).tobytes())
-
-    def value(self, column: str, k: int) -> tuple[str, int] | None:
-        """The first value of ``column`` for scan ``k`` and its line, or None."""
-        values = self.first.get(column)
-        return values.get(k) if values is not None else None
-
-    def keep(self, column: str, k: int, value: str, line: int) -> None:
-        """Record the first value of ``column`` for scan ``k``."""
-        self.kept += 1
-        self.first.setdefault(column, _FirstValues()).keep(k, value, line, self.kept)
-
-    def register(self, ids: list[str], lines: np.ndarray) -> np.ndarray:
-        """Number new scans ``ids`` (first rows at ``lines``); their numbers (int64)."""
-        base = len(self.order)
-        self.number.update(zip(ids, range(base, base + len(ids)), strict=True))
-        self.order.extend(ids)
-        self.first_line.frombytes(np.ascontiguousarray(lines, dtype=np.int64).tobytes())
-        return np.arange(base, base + len(ids), dtype=np.int64)
-
-    def keep_many(self, column: str, ks: np.ndarray, values: np.ndarray,
-                  lines: np.ndarray) -> None:
-        """:meth:`keep` for each scan of ``ks`` that has no value of ``column`` yet
-        (``values``: an ``S`` array of ASCII text)."""
-        store = self.first.setdefault(column, _FirstValues())
-        store.grow(len(self.order))
-        fresh = np.frombuffer(store.line, dtype=np.int64)[ks] == 0
-        ks, values, lines = ks[fresh], values[fresh], lines[fresh]
-        seq = np.arange(self.kept + 1, self.kept + 1 + ks.size, dtype=np.int64)
-        self.kept += int(ks.size)
-        store.keep_many(ks, values, lines, seq)
-
-    def values_of(self, k: int) -> list[tuple[str, tuple[str, int]]]:
-        """``(column, (value, line))`` of scan ``k``'s first values, in the order they
-        were kept."""
-        found = []
-        for column, values in self.first.items():
-            got = values.get(k)
-            if got is not None:
-                found.append((values.seq[k], column, got))
-        found.sort()
-        return [(column, got) for _, column, got in found]
-
-    def grouped(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(radius, signal, bounds)``: the values scan by scan (line order within a
-        scan; no copy when the rows already are) and where each scan starts."""
-        scan_of = np.frombuffer(self.scan_of, dtype=np.int32)
-        counts = np.bincount(scan_of, minlength=len(self.order))
-        bounds = np.zeros(len(self.order) + 1, dtype=np.int64)
-        np.cumsum(counts, out=bounds[1:])
-        radius = np.frombuffer(self.radius, dtype=np.float64)
-        signal = np.frombuffer(self.signal, dtype=np.float64)
-        if bool((scan_of[1:] >= scan_of[:-1]).all()):  # rows already scan by scan
-            return radius, signal, bounds
-        order = np.argsort(scan_of, kind="stable")
-        return radius[order], signal[order], bounds
-
-    def duplicates(self, listed: int) -> tuple[list[tuple[int, str, float, int]], int]:
-        """``(line, scan id, radius, first line)`` of the first ``listed`` observations (in
-        line order) repeating an earlier radius of their scan, and how many there are
-        (found by one sort of every observation by scan, radius and line)."""
-        if len(self.line) < 2:
-            return [], 0
-        scan_of = np.frombuffer(self.scan_of, dtype=np.int32)
-        radius = np.frombuffer(self.radius, dtype=np.float64)
-        lines = np.frombuffer(self.line, dtype=np.int64)
-        order = np.lexsort((lines, radius, scan_of))
-        s, r = scan_of[order], radius[order]
-        same = (s[1:] == s[:-1]) & (r[1:] == r[:-1])
-        total = int(np.count_nonzero(same))
-        if not total:
-            return [], 0
-        head = np.ones(order.size, dtype=bool)
-        head[1:] = ~same
-        group_first = lines[order][np.maximum.accumulate(np.where(head, np.arange(order.size),
-                                                                   0))]
-        repeat = np.flatnonzero(~head)
-        pick = repeat[np.argsort(lines[order][repeat], kind="stable")[:listed]]
-        found = [(int(lines[order[i]]), self.order[int(s[i])], float(r[i]),
-                  int(group_first[i])) for i in pick]
-        return found, total
-
-
 def _long_observation(row: tuple[str, ...], line: int, idx: dict[str, int], table: Table,
-                      scans: _LongScans, col: Stages) -> tuple[str, int] | None:
+                      scans: LongScans, col: Stages) -> tuple[str, int] | None:
     """Read the scan, radius and signal of one row into ``scans``; its scan id and number,
     or None."""
     scan_id = row[idx["scan"]].strip()
     if not scan_id:
         col.report(TABLE_EMPTY_SCAN_ID, f"line {line}: empty scan identifier", table.loc(line))
         return None
-    radius = _cell_float(row[idx["radius_cm"]], "radius_cm", line, table, col)
-    signal = _cell_float(row[idx["signal"]], "signal", line, table, col)
+    radius = cell_float(row[idx["radius_cm"]], "radius_cm", line, table, col)
+    signal = cell_float(row[idx["signal"]], "signal", line, table, col)
     if radius is None or signal is None:
         return None
     return scan_id, scans.add(scan_id, radius, signal, line)
 
 
 def _long_optional(row: tuple[str, ...], line: int, scan: tuple[str, int],
-                   optional: list[tuple[str, int]], table: Table, scans: _LongScans,
+                   optional: list[tuple[str, int]], table: Table, scans: LongScans,
                    col: Stages) -> None:
     """Keep the first non-blank value of each optional column per scan; a different later
     value is a conflict.  ``signal_unit`` is collected per file, not per scan."""
@@ -468,12 +285,12 @@ def _long_optional(row: tuple[str, ...], line: int, scan: tuple[str, int],
 
 
 def _slow_long_block(block: Block, table: Table, idx: dict[str, int],
-                     optional: list[tuple[str, int]], scans: _LongScans, col: Stages) -> bool:
+                     optional: list[tuple[str, int]], scans: LongScans, col: Stages) -> bool:
     """Read a block line by line (every finding in line order); False when a row starts
     one scan more than :data:`MAX_SCANS` (reported; the rest is not read)."""
     for k in range(len(block)):
         line, row = int(block.numbers[k]), tuple(block.text(k).split(table.delimiter))
-        if not _field_count_ok(row, line, table, col):
+        if not field_count_ok(row, line, table, col):
             continue
         if len(scans.order) >= MAX_SCANS and row[idx["scan"]].strip() not in scans:
             col.report(TABLE_TOO_MANY_SCANS, f"line {line} starts scan {MAX_SCANS + 1:,}; a "
@@ -531,7 +348,7 @@ class _Found:
     scans: np.ndarray
 
 
-def _fast_optional(fb: _FastBlock, column: str, i: int, scans: _LongScans,
+def _fast_optional(fb: _FastBlock, column: str, i: int, scans: LongScans,
                    known: np.ndarray) -> _Found | None:
     """The :class:`_Found` of ``column`` in the block; None when a value is untrimmed,
     long or differs from its scan's first (``known``: the scan number of each of the
@@ -564,14 +381,14 @@ def _fast_optional(fb: _FastBlock, column: str, i: int, scans: _LongScans,
     return found
 
 
-def _known_scans(scans: _LongScans, ids: list[str]) -> np.ndarray:
+def _known_scans(scans: LongScans, ids: list[str]) -> np.ndarray:
     """int64 per id: its scan number, -1 for an id not seen yet."""
     return np.array([-1 if k is None else k for k in map(scans.number.get, ids)],
                     dtype=np.int64)
 
 
 def _fast_long_block(block: Block, table: Table, idx: dict[str, int],
-                     optional: list[tuple[str, int]], scans: _LongScans) -> bool:
+                     optional: list[tuple[str, int]], scans: LongScans) -> bool:
     """Read a simple block by numpy when it holds no finding (see :mod:`.fastrows`);
     False (nothing read) otherwise."""
     fb = _fast_scans(block, table, idx["scan"])
@@ -608,7 +425,7 @@ MIN_RUN = 256
 
 
 def _long_block(block: Block, table: Table, idx: dict[str, int],
-                optional: list[tuple[str, int]], scans: _LongScans, col: Stages) -> bool:
+                optional: list[tuple[str, int]], scans: LongScans, col: Stages) -> bool:
     """Read a block by numpy when it holds no finding; else its suspect lines
     (:func:`~.fastrows.suspects`) line by line and the runs of lines between them by numpy
     again (each run line by line if refused).  Lines are read in order either way, so the
@@ -650,10 +467,10 @@ def parse_long(manifest: Manifest, table: Table, col: Stages) -> ParsedLayout | 
     """Read a ``generic-long`` table (see module rules); None when an error was recorded."""
     if _missing_long_columns(table, col):
         return None
-    _check_header(table, None, LONG, col)
+    check_header(table, None, LONG, col)
     idx = {name: table.index(name) for name in table.header}
     optional = [(c, idx[c]) for c in LONG_OPTIONAL if c in idx]
-    scans = _LongScans()
+    scans = LongScans()
     for block in table.rows.blocks():
         if not _long_block(block, table, idx, optional, scans, col):
             return None
@@ -701,7 +518,7 @@ class ScanColumn:
     values: list[Any] = field(default_factory=list)
 
 
-def _first_texts(values: _FirstValues, n: int) -> tuple[np.ndarray, np.ndarray, list[str]]:
+def _first_texts(values: FirstValues, n: int) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """``(present, codes, texts)``: the distinct first values of a column and a code per
     scan (the text of scan ``k`` is ``texts[codes[k]]``; code 0 (``""``) where absent)."""
     lines = np.zeros(n, dtype=np.int64)
@@ -724,7 +541,7 @@ def _cell_number(text: bytes) -> float | None:
         return table_float(text.decode("utf-8"))
 
 
-def _numbers_column(values: _FirstValues, n: int) -> ScanColumn | None:
+def _numbers_column(values: FirstValues, n: int) -> ScanColumn | None:
     """A numeric column read value by value (no text kept); None when a value is not a
     finite number."""
     lines = np.zeros(n, dtype=np.int64)
@@ -740,7 +557,7 @@ def _numbers_column(values: _FirstValues, n: int) -> ScanColumn | None:
     return ScanColumn(present, numbers=numbers)
 
 
-def _long_column(column: str, values: _FirstValues, n: int) -> ScanColumn | None:
+def _long_column(column: str, values: FirstValues, n: int) -> ScanColumn | None:
     """The :class:`ScanColumn` of ``column``; None when some value is one
     :func:`_long_inputs` reports (not a finite number, a timestamp or an optical system)."""
     if column in LONG_NUMERIC:
@@ -761,7 +578,7 @@ def _long_column(column: str, values: _FirstValues, n: int) -> ScanColumn | None
     return ScanColumn(present, codes=codes, values=out)
 
 
-def long_columns(scans: _LongScans) -> dict[str, ScanColumn] | None:
+def long_columns(scans: LongScans) -> dict[str, ScanColumn] | None:
     """Every optional per-scan column of a long table as a :class:`ScanColumn`; None when
     some scan's value is a finding (then each scan is read on its own, in order)."""
     n = len(scans.order)
@@ -776,9 +593,9 @@ def long_columns(scans: _LongScans) -> dict[str, ScanColumn] | None:
 
 class _LongInputs(Sequence[ScanInputs]):
     """The :class:`ScanInputs` of a long table's scans, each built when asked (from the
-    columns of :class:`_LongScans`: no object a scan is kept)."""
+    columns of :class:`LongScans`: no object a scan is kept)."""
 
-    def __init__(self, scans: _LongScans, table: Table) -> None:
+    def __init__(self, scans: LongScans, table: Table) -> None:
         self._scans, self._table = scans, table
 
     def __len__(self) -> int:
@@ -793,7 +610,7 @@ class _LongInputs(Sequence[ScanInputs]):
 class _FirstRows(Sequence[str]):
     """Per scan of a long table, the location of its first row (``"name:LINE"``)."""
 
-    def __init__(self, scans: _LongScans, table: Table) -> None:
+    def __init__(self, scans: LongScans, table: Table) -> None:
         self._scans, self._table = scans, table
 
     def __len__(self) -> int:
@@ -805,7 +622,7 @@ class _FirstRows(Sequence[str]):
         return self._table.loc(self._scans.first_line[k])
 
 
-def _long_inputs(k: int, scans: _LongScans, table: Table, col: Stages) -> ScanInputs:
+def _long_inputs(k: int, scans: LongScans, table: Table, col: Stages) -> ScanInputs:
     """The per-scan metadata of long-format scan ``k``, from its first values per column
     (in the order they were first met; problems reported to ``col``)."""
     scan_id, first = scans.order[k], scans.first_line[k]
@@ -814,7 +631,7 @@ def _long_inputs(k: int, scans: _LongScans, table: Table, col: Stages) -> ScanIn
         out.origin[column] = table.loc(line)
         out.origin_text[column] = f"line {line}"
         if column in LONG_NUMERIC:
-            setattr(out, column, _cell_float(raw, column, line, table, col))
+            setattr(out, column, cell_float(raw, column, line, table, col))
         elif column == "acquisition_timestamp":
             dt = parse_timestamp(raw)
             if dt is None:
@@ -831,93 +648,3 @@ def _long_inputs(k: int, scans: _LongScans, table: Table, col: Stages) -> ScanIn
         else:  # cell, channel, source_scan_id: text kept verbatim (stripped)
             setattr(out, column, raw)
     return out
-
-
-_WideColumn = tuple[dict[str, Any], int, str]
-
-
-def _wide_columns(manifest: Manifest, table: Table,
-                  col: Stages) -> tuple[int, list[_WideColumn]] | None:
-    """The radius column index and ``(mapping entry, column index, key path)`` per scan;
-    None (and errors) when the mapping is absent or names columns the header lacks."""
-    columns = manifest.columns
-    if columns is None:
-        col.report(MANIFEST_WIDE_NEEDS_COLUMNS, "the wide format needs a 'columns' mapping in "
-                   "the manifest (radius column and scan columns)", manifest.loc("columns"))
-        return None
-    radius_name = columns["radius"]
-    i_radius = table.index(radius_name)
-    if i_radius < 0:
-        col.report(TABLE_MISSING_COLUMN, f"radius column {shown(radius_name)} (manifest "
-                   "columns.radius) is not in the header", table.loc(radius_name))
-    mapped: list[_WideColumn] = []
-    for k, sc in enumerate(columns["scans"]):
-        i = table.index(sc["column"])
-        if i < 0:
-            col.report(TABLE_MISSING_COLUMN, f"scan column {shown(sc['column'])} (manifest "
-                       f"columns.scans[{k}]) is not in the header", table.loc(sc["column"]))
-        mapped.append((sc, i, f"columns.scans[{k}]"))
-    return (i_radius, mapped) if not col.has_errors else None
-
-
-def _wide_rows(table: Table, radius_name: str, i_radius: int, mapped: list[_WideColumn],
-               col: Stages) -> tuple[list[float], list[list[float]]]:
-    """The shared radius axis and one signal list per mapped scan column."""
-    radius: list[float] = []
-    seen: dict[float, int] = {}
-    signals: list[list[float]] = [[] for _ in mapped]
-    for line, row in table.rows:
-        if not _field_count_ok(row, line, table, col):
-            continue
-        r = _cell_float(row[i_radius], radius_name, line, table, col)
-        if r is not None:
-            if r in seen:
-                col.report(TABLE_DUPLICATE_RADIUS, f"line {line}: duplicate radius {r} (first "
-                           f"at line {seen[r]}); wide scans share one radius axis",
-                           table.loc(line))
-            else:
-                seen[r] = line
-            radius.append(r)
-        for pos, (sc, i, _) in enumerate(mapped):
-            s = _cell_float(row[i], sc["column"], line, table, col)
-            if s is not None:
-                signals[pos].append(s)
-    return radius, signals
-
-
-def _wide_inputs(manifest: Manifest, mapped: list[_WideColumn]) -> list[ScanInputs]:
-    """The per-scan metadata the manifest's mapping supplies for each scan column."""
-    inputs = []
-    for sc, _, key in mapped:
-        loc = manifest.loc(key)
-        si = ScanInputs(scan_id=sc["scan_id"], location=loc, place=key)
-        for name in WIDE_SCAN_FIELDS:
-            if sc[name] is not None:
-                setattr(si, name, sc[name])
-                si.origin[name] = f"{loc}.{name}"
-                si.origin_text[name] = f"{key}.{name}"
-        inputs.append(si)
-    return inputs
-
-
-def parse_wide(manifest: Manifest, table: Table, col: Stages) -> ParsedLayout | None:
-    """Read a ``generic-wide`` table (see module rules); None when an error was recorded."""
-    found = _wide_columns(manifest, table, col)
-    if found is None:
-        return None
-    i_radius, mapped = found
-    assert manifest.columns is not None
-    radius_name = manifest.columns["radius"]
-    _check_header(table, {radius_name, *(sc["column"] for sc, _, _ in mapped)}, WIDE, col)
-    radius, signals = _wide_rows(table, radius_name, i_radius, mapped, col)
-    if col.has_errors:
-        return None
-    counts = [len(values) for values in signals]
-    bounds = np.zeros(len(signals) + 1, dtype=np.int64)
-    np.cumsum(counts, out=bounds[1:])
-    inputs = _wide_inputs(manifest, mapped)
-    return ParsedLayout(WIDE, [sc["scan_id"] for sc, _, _ in mapped],
-                        np.asarray(radius, dtype=np.float64),
-                        np.asarray([v for values in signals for v in values], dtype=np.float64),
-                        bounds, inputs, {}, radius_name, always_shared=True,
-                        locations=tuple(si.location for si in inputs))

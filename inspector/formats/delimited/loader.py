@@ -21,7 +21,6 @@ from inspector.formats.delimited.layouts import (
     LONG,
     ParsedLayout,
     parse_long,
-    parse_wide,
     select_layout,
 )
 from inspector.formats.delimited.manifest import Manifest, delimiter_token, read_manifest
@@ -38,6 +37,7 @@ from inspector.formats.delimited.table import (
     detect_delimiter,
     read_lines,
 )
+from inspector.formats.delimited.wide import parse_wide
 from inspector.formats.findings import Findings
 from inspector.formats.sources.file_identity import (
     FILE_CHANGED,

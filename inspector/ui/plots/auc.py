@@ -236,6 +236,18 @@ class AucView(PlotView):
         self.drawn = 0
         self._guard = _Guard()
         self.destroyed.connect(self._guard.close)
+        self._set_up_view_box()
+        self.read_progress = ReadProgress(self.plot_widget, "scans",
+                                          "Stop reading: the plot keeps what is drawn")
+        self.read_progress.cancel_requested.connect(self.cancel_read)
+        if n == 0:
+            self.show_placeholder("No scans to plot.")
+        doing = "verifying…" if self._waiting else "reading…"
+        self.status.setText(f"{n} scans: {doing}" if n else "0 scans")
+
+    # -- construction ----------------------------------------------------------------
+    def _set_up_view_box(self) -> None:
+        """Mouse, ranges and the layers in the view box; pans, resizes and clicks wired."""
         vb = self.plot_item.vb
         vb.setMouseEnabled(x=True, y=True)
         vb.disableAutoRange(axis="x")  # the first result frames the data
@@ -254,15 +266,7 @@ class AucView(PlotView):
         vb.sigResized.connect(self.request)
         self.plot_widget.installEventFilter(self)  # resizes: wrap the title to the new width
         self.plot_widget.scene().sigMouseClicked.connect(self._clicked)
-        self.read_progress = ReadProgress(self.plot_widget, "scans",
-                                          "Stop reading: the plot keeps what is drawn")
-        self.read_progress.cancel_requested.connect(self.cancel_read)
-        if n == 0:
-            self.show_placeholder("No scans to plot.")
-        doing = "verifying…" if self._waiting else "reading…"
-        self.status.setText(f"{n} scans: {doing}" if n else "0 scans")
 
-    # -- construction ----------------------------------------------------------------
     def _make_layers(self, n: int) -> None:
         """The two line layers, with ``n`` empty lines until the first result."""
         empty = (np.empty(0), np.empty(0))

@@ -116,18 +116,12 @@ def _collect_after_each_test(_application):
 
 
 # -- exit -----------------------------------------------------------------------------------
-# A test process leaves right after pytest has finished with it, before the interpreter
-# finalises: at finalisation PySide's QtCore shutdown (``__moduleShutdown`` ->
-# ``destroyQCoreApplication``) deletes every QObject Python still owns, in no set order, and
-# deleting a pyqtgraph ``PlotItem`` that ``ui.plots.base.plot_widget_in_steps`` left half
-# built (its window closed between the steps) crashes in ``~QGraphicsWidget`` (SIGSEGV,
-# backtraces from core dumps of a loop over the window tests).  Until that is fixed the run's
-# own status is what CI sees.  ``INSPECTOR_TEST_FINALIZE=1`` finalises as usual, with
-# faulthandler on to the end, to reproduce it; a worker that then dies fails the run (below).
+# A test process finalises as the application does (no early exit).  faulthandler stays on to
+# the end, so that a crash while the interpreter finalises prints its stacks; an xdist worker
+# that dies then fails the run (``_fail_on_unclean_workers``, below).
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     _fail_on_unclean_workers(session)
-    session.config._inspector_exitstatus = int(session.exitstatus)  # type: ignore[attr-defined]
 
 
 @pytest.hookimpl(trylast=True)
@@ -135,15 +129,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     import faulthandler
     import sys
 
-    status = getattr(config, "_inspector_exitstatus", None)
-    if os.environ.get("INSPECTOR_TEST_FINALIZE") == "1" or status is None:
-        # (pytest's faulthandler plugin turned it off in its own pytest_unconfigure)
-        faulthandler.enable(file=sys.__stderr__, all_threads=True)
-        return
-    sys.stdout.flush()
-    sys.stderr.flush()
-    # An xdist worker has reported every result to the controller, which decides the status.
-    os._exit(0 if hasattr(config, "workerinput") else status)
+    # (pytest's faulthandler plugin turned it off in its own pytest_unconfigure)
+    faulthandler.enable(file=sys.__stderr__, all_threads=True)
 
 
 _WORKER_GATEWAYS: list = []

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
+from shiboken6 import Shiboken
 
 from inspector.jobs import JobContext, JobRunner
 
@@ -41,14 +42,19 @@ def run_in_turns(owner: QObject, steps: Steps, *,
     :class:`OffThread` (the result), or when the steps end (the result is what
     they return); ``on_result`` is then called with it.  It stops without a
     result once ``stopped()`` is true before a step (its owner closed), or
-    when ``owner`` is deleted (the timers of the next turns belong to it).
+    once ``owner`` is deleted: the steps are then closed (``GeneratorExit``
+    at the step they were at) on the next turn, so that whatever they made
+    so far goes with them.  (The next turn's timer has no context object:
+    PySide keeps a ``QTimer.singleShot`` callable whose context object was
+    deleted before it fired, and with it the steps and what they made, alive
+    until the application is shut down.)
 
     Raises:
         ValueError: a step yielded an :class:`OffThread` and no ``jobs`` were given.
     """
 
     def step(sent: Any = None) -> None:
-        if stopped():
+        if not Shiboken.isValid(owner) or stopped():
             steps.close()
             return
         try:
@@ -58,7 +64,7 @@ def run_in_turns(owner: QObject, steps: Steps, *,
                 on_result(end.value)
             return
         if out is None:
-            QTimer.singleShot(0, owner, step)
+            QTimer.singleShot(0, step)  # (no context object: see above)
         elif isinstance(out, OffThread):
             if jobs is None:
                 raise ValueError("a step asked for a job and the drive has no jobs")

@@ -22,6 +22,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
+from shiboken6 import Shiboken
 
 from inspector.ui import plot_export
 from inspector.ui.message_label import MessageLabel, wrap_freely
@@ -82,14 +83,42 @@ def plot_widget_in_steps() -> Generator[pg.PlotWidget | None, None, None]:
     :class:`~inspector.ui.plots.grid_axis.GridAxis` axes (a cheaper grid):
     pyqtgraph's ``PlotItem`` takes a view box and axes made ahead (``viewBox=``,
     ``axisItems=``) and ``PlotWidget`` a plot item (``plotItem=``).
+
+    Closed before the last step (its window closed), it deletes the parts made so far
+    on the spot (:func:`discard_parts`): they are in no scene and no widget owns them.
     """
-    view_box = pg.ViewBox()
-    yield None
-    axes = {side: GridAxis(side) for side in SHOWN_AXES}  # (axes given are shown)
-    yield None
-    item = pg.PlotItem(viewBox=view_box, axisItems=axes)
-    yield None
-    yield pg.PlotWidget(plotItem=item)
+    parts: list[pg.GraphicsWidget] = []
+    try:
+        view_box = pg.ViewBox()
+        parts.append(view_box)
+        yield None
+        axes = {side: GridAxis(side) for side in SHOWN_AXES}  # (axes given are shown)
+        parts.extend(axes.values())
+        yield None
+        item = pg.PlotItem(viewBox=view_box, axisItems=axes)
+        parts[:] = [item]  # (its children now: it deletes them)
+        yield None
+        widget = pg.PlotWidget(plotItem=item)
+        parts.clear()  # (the widget's scene owns the item)
+        yield widget
+    finally:
+        discard_parts(parts)
+
+
+def discard_parts(parts: list[pg.GraphicsWidget]) -> None:
+    """Delete the C++ objects of graphics items in no scene that nothing else owns
+    (parents before their children's turn: a parent deletes its children).
+
+    Left to Python, such an item lives until its last reference goes, which can be
+    the application's end (PySide's shutdown then deletes what is left, in no
+    particular order).  ``deleteLater`` is no way either: once Python let go of a
+    plot item waiting for its deferred delete, its pending layout request crashed
+    (SIGSEGV in ``QGraphicsWidget::setGeometry``).
+    """
+    for part in parts:
+        if Shiboken.isValid(part):
+            Shiboken.delete(part)
+    parts.clear()
 
 
 def new_plot_widget() -> pg.PlotWidget:

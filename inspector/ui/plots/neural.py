@@ -1035,7 +1035,7 @@ class NeuralView(PlotView):
         for ln in named[:MAX_LEGEND_LINES]:
             legend.addItem(ln.item, ln.label)
         if len(named) > MAX_LEGEND_LINES:
-            legend.addItem(pg.PlotDataItem(pen=None),
+            legend.addItem(LineKey(pg.mkPen(None)),  # (no graphics item outside a scene)
                            f"… {len(named) - MAX_LEGEND_LINES} more")
         self._marker_samples = add_marker_legend(legend, kinds)
         fit_legend_columns(self.plot_item, legend)

@@ -10,6 +10,7 @@
                    [--allow-external DIR]
     inspector dump ARCHIVE.aucx::MEMBER [...]   (an .npy member's values, a JSON member's text)
     inspector install-desktop [--uninstall]
+    inspector rsa FILE [--record N] [--metric correlation|euclidean|cosine] [--json] [--out DIR]
 
 FILE may be an http://, https:// or s3://bucket/key URL (read by range
 requests); ``--s3-endpoint URL`` before or after the subcommand names an
@@ -58,6 +59,8 @@ SUBCOMMANDS = {
             "(FILE::/group), or an archive member (ARCHIVE::member)",
     "install-desktop": "install (or --uninstall) the desktop entry, MIME types and icons "
                        "for this user",
+    "rsa": "compare each vision record (model layer) of a recording with its neural "
+           "responses: representational similarity",
 }
 
 
@@ -768,6 +771,13 @@ def _dispatch(argv: list[str]) -> int:
         try:
             return cmd_dump(argv[1:])
         except BrokenPipeError:  # `inspector dump ... | head`
+            return _reader_left(0)
+    if argv and argv[0] == "rsa":
+        from inspector.rsa_cli import cmd_rsa
+
+        try:
+            return cmd_rsa(argv[1:])
+        except BrokenPipeError:  # `inspector rsa ... | head`
             return _reader_left(0)
     if argv and argv[0] == "install-desktop":
         try:

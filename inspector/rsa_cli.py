@@ -238,7 +238,6 @@ def cmd_rsa(argv: Sequence[str]) -> int:
     args = p.parse_args(argv)
     if args.permutations < 0:
         p.error("--permutations must be 0 or more")
-    from inspector.cli import json_line
     from inspector.formats import open_document
     from inspector.formats.analysis.rsa.compute import representational_similarity
 
@@ -252,6 +251,7 @@ def cmd_rsa(argv: Sequence[str]) -> int:
     if args.out is not None:
         for path in write_out(args.out, result):
             print(f"wrote {path}", file=sys.stderr)
-    print(json_line(result_json(args.file, result)) if args.json
+    print(json.dumps(result_json(args.file, result), ensure_ascii=False, allow_nan=False)
+          if args.json
           else result_text(args.file, result), flush=True)
     return 0

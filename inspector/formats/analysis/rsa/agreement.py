@@ -3,7 +3,9 @@
 :func:`spearman` is the Pearson correlation of the average ranks of the two
 upper triangles (``scipy.stats.spearmanr``; rsatoolbox
 ``compare(method="spearman")``), ties sharing their average rank
-(``scipy.stats.rankdata(method="average")``).
+(``scipy.stats.rankdata(method="average")``); dissimilarities within
+:data:`TIE_RELATIVE` of the largest are tied, so that rounding in the
+products never orders two equal dissimilarities.
 
 :func:`agreement` adds a permutation p-value (Kriegeskorte, Mur and
 Bandettini 2008, "stimulus-label randomization test"): the stimulus labels of
@@ -38,16 +40,21 @@ PERMUTATIONS = 1000
 SEED = 0
 #: Above this many stimuli the permutation test holds its ranks as float32.
 FLOAT64_STIMULI = 4096
+#: Dissimilarities within this fraction of the largest one are tied (rounding
+#: must not order two stimulus pairs whose dissimilarities are equal).
+TIE_RELATIVE = 1e-10
 #: Up to this many stimuli, several permutations are gathered at once.
 BATCH_STIMULI = 64
 #: Values gathered at once by a batch of permutations.
 BATCH_VALUES = 1 << 20
 
 
-def rankdata(values: np.ndarray) -> np.ndarray:
+def rankdata(values: np.ndarray, tolerance: float = 0.0) -> np.ndarray:
     """Average ranks (1-based, float64) of a 1-D array; ties share their mean rank.
 
-    Equal to ``scipy.stats.rankdata(values, method="average")`` for finite values.
+    Equal to ``scipy.stats.rankdata(values, method="average")`` for finite
+    values when ``tolerance`` is 0; otherwise sorted neighbours closer than
+    ``tolerance`` are tied too.
     """
     v = np.asarray(values).reshape(-1)
     order = np.argsort(v, kind="stable")
@@ -55,13 +62,18 @@ def rankdata(values: np.ndarray) -> np.ndarray:
     new = np.empty(sv.shape[0], dtype=bool)
     if sv.shape[0]:
         new[0] = True
-        new[1:] = sv[1:] != sv[:-1]
+        new[1:] = (sv[1:] - sv[:-1]) > tolerance
     starts = np.flatnonzero(new)
     ends = np.append(starts[1:], sv.shape[0])
     mean_rank = (starts + ends + 1) / 2.0
     ranks = np.empty(v.shape[0])
     ranks[order] = np.repeat(mean_rank, ends - starts)
     return ranks
+
+
+def tie_tolerance(values: np.ndarray) -> float:
+    """Dissimilarities closer than this are tied: :data:`TIE_RELATIVE` of the largest."""
+    return float(np.abs(values).max()) * TIE_RELATIVE if values.size else 0.0
 
 
 def spearman(a: np.ndarray, b: np.ndarray) -> float:
@@ -74,7 +86,7 @@ def spearman(a: np.ndarray, b: np.ndarray) -> float:
         raise ValueError(f"matrices of different sizes: {a.shape} and {b.shape}")
     if not (np.isfinite(a).all() and np.isfinite(b).all()):
         raise ValueError("the dissimilarities hold NaN or infinity")
-    ra, rb = rankdata(a), rankdata(b)
+    ra, rb = rankdata(a, tie_tolerance(a)), rankdata(b, tie_tolerance(b))
     ra -= ra.mean()
     rb -= rb.mean()
     den = math.sqrt(float(ra @ ra) * float(rb @ rb))
@@ -102,14 +114,14 @@ class Agreement:
 
 def _centred_ranks(condensed: np.ndarray, m: int, dtype: type) -> np.ndarray:
     """``(m, m)`` matrix of ``2 * rank - (M + 1)`` (zero diagonal): integers, mean zero."""
-    r = rankdata(condensed)
+    r = rankdata(condensed, tie_tolerance(condensed))
     r *= 2.0
     r -= condensed.shape[0] + 1
     return square_form(r, m, dtype)
 
 
 def _permuted_sums(ra: np.ndarray, rb: np.ndarray, perms: list[np.ndarray]) -> np.ndarray:
-    """``sum(ra * rb[p][:, p])`` for each permutation ``p``."""
+    """``sum(ra * rb[p][:, p])`` for each permutation ``p`` (``rb``'s labels permuted)."""
     if len(perms) == 1:
         p = perms[0]
         return np.array([float(np.einsum("ij,ij->", ra, rb.take(p, axis=0).take(p, axis=1)))])
@@ -124,7 +136,8 @@ def agreement(a: np.ndarray, b: np.ndarray, m: int, *, permutations: int = PERMU
     """Spearman correlation of two condensed ``m``-stimulus matrices and its p-value.
 
     Args:
-        a, b: float64 condensed matrices (``m (m - 1) / 2``), finite.
+        a, b: float64 condensed matrices (``m (m - 1) / 2``), finite; the
+            stimulus labels of ``a`` (the neural matrix) are permuted.
         m: number of stimuli.
         permutations: stimulus-label permutations (0: no p-value).
         seed: seed of ``numpy.random.default_rng``.
@@ -151,7 +164,7 @@ def agreement(a: np.ndarray, b: np.ndarray, m: int, *, permutations: int = PERMU
         if cancelled is not None and cancelled():
             raise Cancelled()
         perms = [rng.permutation(m) for _ in range(min(batch, permutations - done))]
-        hits += int(np.count_nonzero(_permuted_sums(ra, rb, perms) >= observed - tol))
+        hits += int(np.count_nonzero(_permuted_sums(rb, ra, perms) >= observed - tol))
         done += len(perms)
         if progress is not None:
             progress(Progress(done, permutations))

@@ -46,8 +46,8 @@ if TYPE_CHECKING:
 
 #: ``Document.arrays`` names of vision records start with this.
 RECORD_PREFIX = "vision_store/"
-#: ``baseline`` value: the recording's baseline when it gives one, else none
-#: (what the Trials tab starts with).
+#: ``baseline`` value: the recording's baseline when it gives one that holds
+#: samples, else none (what the Trials tab starts with).
 AUTO = "auto"
 
 
@@ -171,9 +171,14 @@ def _chosen(document: Document, names: tuple[str, ...] | None) -> list[tuple[str
 
 
 def _baseline(document: Document, baseline: Any) -> Any:
+    """:data:`AUTO`: the recorded baseline when it holds samples for every trial, else none."""
     if isinstance(baseline, str) and baseline == AUTO:
         trials = document.trials
-        return RECORDED if trials is not None and trials.baseline is not None else None
+        recorded = None if trials is None else trials.baseline
+        if recorded is None:
+            return None
+        pairs = np.asarray(recorded).reshape(-1, 2)
+        return RECORDED if pairs.size and bool(np.all(pairs[:, 1] > pairs[:, 0])) else None
     return baseline
 
 

@@ -53,6 +53,8 @@ MEMORY_BUDGET = 256 << 20
 STRIP_BYTES = 8 << 20
 #: Most rows in one tile (one Gram product is at most this square).
 TILE_ROWS = 1024
+#: Target bytes of stored rows in one tile.
+TILE_BYTES = 64 << 20
 
 
 @dataclass(frozen=True)
@@ -112,13 +114,16 @@ def sub_condensed(condensed: np.ndarray, n: int, rows: np.ndarray) -> np.ndarray
 
 
 def _tile_rows(ref: Any, row_bytes: int) -> int:
-    """Rows per tile: a multiple of the chunk rows when chunked, bounded by TILE_ROWS."""
-    step = 1
+    """Rows per tile: about :data:`TILE_BYTES` of stored rows (at most :data:`TILE_ROWS`),
+    a whole number of chunk rows when chunked and one chunk row is at most
+    :data:`TILE_BYTES` (so that no chunk is decoded twice for one tile)."""
+    want = max(1, min(TILE_ROWS, TILE_BYTES // max(1, row_bytes)))
     layout = ref.chunk_layout() if hasattr(ref, "chunk_layout") else None
-    if layout is not None and getattr(layout, "chunks", None):
-        step = max(1, int(layout.chunks[0]))
-    want = max(1, min(TILE_ROWS, (32 << 20) // max(1, row_bytes)))
-    return step * (want // step) if step <= want else want
+    chunks = getattr(layout, "chunks", None) if layout is not None else None
+    step = max(1, int(chunks[0])) if chunks else 1
+    if step == 1 or step * row_bytes > TILE_BYTES:
+        return want
+    return step * max(1, want // step)
 
 
 def _tiles(n: int, size: int) -> list[tuple[int, int]]:

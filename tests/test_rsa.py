@@ -348,3 +348,18 @@ def test_corpus_recording_with_two_layers():
         assert layer.agreement.stimuli == 4
         assert layer.agreement.rho == pytest.approx(spearmanr(
             result.neural_rdms[layer.name], layer.feature_rdm.condensed)[0], abs=1e-12)
+
+
+def test_clustered_order_follows_the_average_linkage_merges():
+    from scipy.cluster.hierarchy import fcluster, linkage
+
+    from inspector.formats.analysis.rsa.order import clustered_order, order_by_values
+
+    rng = np.random.default_rng(0)
+    x = np.concatenate([rng.standard_normal((7, 3)) + k * 6 for k in range(3)])[rng.permutation(21)]
+    d = pdist(x)
+    order = clustered_order(squareform(d))
+    assert sorted(order.tolist()) == list(range(21))
+    labels = fcluster(linkage(d, "average"), 3, "maxclust")[order]
+    assert (np.diff(labels) != 0).sum() == 2  # each of scipy's 3 clusters is contiguous
+    assert order_by_values([3, None, "b", 1.5, "a"]).tolist() == [3, 0, 4, 2, 1]

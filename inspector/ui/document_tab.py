@@ -396,6 +396,9 @@ class DocumentTab(QWidget):
             assert views is not None  # (set_document made it)
             views.addTab(self._trials_slot, "Trials")  # (its module: MainWindow.warm_up)
             views.currentChanged.connect(self._trials_shown)
+        from inspector.ui.representations import offer_tab
+
+        offer_tab(self)  # the Representations tab, when there are vision records
 
     def _trials_shown(self, *_args: Any) -> None:
         """The current view changed: the first time it is the Trials placeholder, its

@@ -124,6 +124,7 @@ class RsaResult:
         neural_rdms: per record name, the neural dissimilarities of its
             compared stimuli (condensed float64, the order of ``layer.used``).
         findings: every ``rsa.*`` finding, in record order.
+        groups: the trials' stimuli (the conditions ``match.groups`` index).
     """
 
     options: RsaOptions
@@ -131,6 +132,7 @@ class RsaResult:
     neural: NeuralPatterns | None
     neural_rdms: dict[str, np.ndarray]
     findings: tuple[Finding, ...]
+    groups: tuple[Condition, ...] = ()
 
 
 def vision_records(document: Document) -> list[tuple[str, ArrayRef]]:
@@ -291,4 +293,4 @@ def representational_similarity(document: Document, options: RsaOptions | None =
         if pair is not None:
             rdms[name] = pair
     found = tuple(f for layer in layers for f in layer.findings)
-    return RsaResult(options, tuple(layers), neural, rdms, found)
+    return RsaResult(options, tuple(layers), neural, rdms, found, tuple(groups))

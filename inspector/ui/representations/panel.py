@@ -44,6 +44,8 @@ ORDERS = (("record order", "record"), ("clustered by the features", "features"),
           ("clustered by the responses", "neural"))
 #: p-values below this fill the layer's marker.
 ALPHA = 0.05
+#: Up to this many stimuli, the matrices' axes name each one.
+MAX_NAMED = 40
 
 
 @dataclass(frozen=True)
@@ -173,12 +175,19 @@ class RepresentationsPanel(QWidget):
         self.features_plot, self.features_image = self._matrix_plot("Features")
         self.neural_plot, self.neural_image = self._matrix_plot("Responses")
         self.curve_plot = pg.PlotWidget(self)
-        self.curve_plot.setTitle("Agreement by layer (Spearman ρ)")
+        self.curve_plot.setTitle("Spearman ρ by layer (filled: p below 0.05)")
         self.curve_plot.setMaximumHeight(200)
+        self.curve_plot.setMinimumHeight(130)
+        self.curve_plot.setYRange(-1.0, 1.0, padding=0.05)
+        self.curve_plot.getAxis("left").setTicks([[(-1.0, "-1"), (0.0, "0"), (1.0, "1")]])
+        self.curve_plot.addItem(pg.InfiniteLine(0.0, angle=0, pen=pg.mkPen((128, 128, 128),
+                                                                           width=1)))
         self.curve_plot.setMenuEnabled(False)
         self.curve = pg.PlotDataItem(symbol="o", symbolSize=9)
         self.curve_plot.addItem(self.curve)
-        self.hover = QLabel("Hover a cell to name the stimulus pair.", self)
+        self.hover = QLabel("Hover a cell to name the stimulus pair; click it to select the "
+                            "two stimuli and their trials.", self)
+        self.hover.setWordWrap(True)
         self.hover.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         pair = QHBoxLayout()
         pair.addWidget(self.features_plot, 1)
@@ -258,7 +267,12 @@ class RepresentationsPanel(QWidget):
             finite = values[np.isfinite(values)]
             hi = float(finite.max()) if finite.size else 1.0
             item.setImage(values, levels=(0.0, hi if hi > 0 else 1.0))
+        m = len(arranged.record_ids)
+        ticks = ([(i + 0.5, str(v)) for i, v in enumerate(arranged.record_ids)]
+                 if m <= MAX_NAMED else [])
         for widget in (self.features_plot, self.neural_plot):
+            for side in ("left", "bottom"):
+                widget.getAxis(side).setTicks([ticks] if ticks else None)
             widget.getViewBox().autoRange(padding=0.02)
         a = arranged.layer.agreement
         assert a is not None

@@ -363,3 +363,34 @@ def test_clustered_order_follows_the_average_linkage_merges():
     labels = fcluster(linkage(d, "average"), 3, "maxclust")[order]
     assert (np.diff(labels) != 0).sum() == 2  # each of scipy's 3 clusters is contiguous
     assert order_by_values([3, None, "b", 1.5, "a"]).tolist() == [3, 0, 4, 2, 1]
+
+
+def test_patterns_recording_averages_the_rows_of_each_stimulus():
+    """Patterns mode: each stimulus's pattern is the mean of its rows (trial_meta stim_index)."""
+    import h5py
+
+    path = FIXTURES / "patterns_stim_index.h5"
+    with h5py.File(path, "r") as f:
+        rows = f["neuro"][()].astype(np.float64)
+    result = analyse(path, permutations=50)
+    with worker_pool(), open_document(path) as doc:
+        doc.verify()
+        ids = list(doc.trials.trial_stim_ids)
+    layer = result.layers[0]
+    want = np.stack([rows[[i for i, s in enumerate(ids) if s == v]].mean(axis=0)
+                     for v in layer.compared_ids()])
+    np.testing.assert_allclose(result.neural.values, want, rtol=1e-12)
+    assert result.neural.trials.tolist() == [ids.count(v) for v in layer.compared_ids()]
+    np.testing.assert_allclose(result.neural_rdms[layer.name], pdist(want, "correlation"),
+                               atol=1e-12)
+
+
+def test_timecourse_pattern_keeps_every_sample_of_the_window(tmp_path):
+    ids = [3, 7, 11, 15, 19, 23]
+    path, neuro, trial_ids = _recording(tmp_path, ids, _features(np.random.default_rng(4), 6))
+    result = analyse(path, permutations=10, pattern="timecourse", baseline=None)
+    x = neuro.astype(np.float64)  # (trials, 20 samples, 5 channels); no baseline
+    want = np.stack([x[[t for t, s in enumerate(trial_ids) if s == v]].mean(axis=0).T.ravel()
+                     for v in ids])
+    np.testing.assert_allclose(result.neural.values, want, atol=1e-12)
+    assert result.neural.values.shape == (6, 100)

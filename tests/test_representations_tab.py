@@ -89,3 +89,23 @@ def test_clustered_order_keeps_the_two_matrices_in_one_order(qtbot):
 def test_no_tab_without_vision_records(qtbot):
     win = open_window(qtbot, NO_RECORDS)
     assert TITLE not in _titles(win.current_tab())
+
+
+@pytest.mark.slow
+def test_the_responses_follow_the_trials_tab_choices(qtbot):
+    from test_trial_views import settled
+
+    win = open_window(qtbot, CONTINUOUS, size=(1280, 800), show=True)
+    tab = win.current_tab()
+    tab.views.setCurrentIndex(_titles(tab).index("Trials"))
+    qtbot.waitUntil(lambda: tab.trials_panel is not None and settled(tab.trials_panel),
+                    timeout=20000)
+    tab.trials_panel.set_channels([1, 3, 4])
+    tab.trials_panel.set_baseline("no baseline")
+    _tab, panel = _panel(qtbot, win)
+    assert panel.result.neural.channels == (1, 3, 4)
+    assert panel.result.neural.baseline_samples is None
+    tab.trials_panel.set_channels([0, 2])
+    tab.views.setCurrentIndex(_titles(tab).index("Trials"))
+    tab.views.setCurrentIndex(_titles(tab).index(TITLE))
+    qtbot.waitUntil(lambda: panel.result.neural.channels == (0, 2), timeout=20000)

@@ -33,6 +33,18 @@ def offers(doc: Any) -> bool:
             and trials.trial_stim_ids is not None and bool(vision_records(doc)))
 
 
+def trial_choices(tab: Any) -> dict[str, Any]:
+    """The Trials tab's window, baseline and channels, as ``RsaOptions`` fields (none
+    while it is not built; all channels when it averages fewer than two, which give no
+    pattern to compare)."""
+    panel = getattr(tab, "trials_panel", None)
+    if panel is None:
+        return {}
+    channels = panel.channels()
+    return {"window": panel.time_window(), "baseline": panel.baseline(),
+            "channels": channels if len(channels) >= 2 else None}
+
+
 def offer_tab(tab: Any) -> None:
     """Add the Representations placeholder to a document tab (``tab.views``, ``tab.doc``,
     ``tab.jobs``, ``tab.selection``); the panel replaces it when first shown."""
@@ -45,7 +57,11 @@ def offer_tab(tab: Any) -> None:
     views.addTab(slot, TITLE)
 
     def shown(*_args: Any) -> None:
-        if views.currentWidget() is not slot or getattr(slot, "_wanted", False):
+        current = views.currentWidget()
+        if current is not None and current is getattr(tab, "representations", None) \
+                and hasattr(current, "refresh"):
+            current.refresh()  # shown again: the Trials tab's choices may have changed
+        if current is not slot or getattr(slot, "_wanted", False):
             return
         slot._wanted = True  # type: ignore[attr-defined]
         QTimer.singleShot(0, slot, lambda: preload.when_imported(
@@ -54,7 +70,8 @@ def offer_tab(tab: Any) -> None:
     def built(module: Any) -> None:
         if tab.doc is None or views.indexOf(slot) < 0:
             return
-        panel = module.RepresentationsPanel(tab.doc, tab.jobs, tab.selection, tab)
+        panel = module.RepresentationsPanel(tab.doc, tab.jobs, tab.selection, tab,
+                                            choices=lambda: trial_choices(tab))
         index = views.indexOf(slot)
         current = views.currentIndex() == index
         views.removeTab(index)

@@ -15,6 +15,7 @@ then the arrangement of one layer); the GUI thread only draws the results.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -119,10 +120,13 @@ class RepresentationsPanel(QWidget):
     """
 
     def __init__(self, doc: Any, jobs: JobRunner, selection: Any, parent: QWidget | None = None,
-                 permutations: int | None = None) -> None:
+                 permutations: int | None = None,
+                 choices: Callable[[], dict[str, Any]] | None = None) -> None:
         super().__init__(parent)
         self.doc, self.jobs, self.selection = doc, jobs, selection
         self.permutations = permutations
+        self.choices = choices
+        self.asked: RsaOptions | None = None
         self.result: RsaResult | None = None
         self.arranged: Arranged | None = None
         self._key = f"rsa-{id(self)}"
@@ -203,15 +207,24 @@ class RepresentationsPanel(QWidget):
 
     # -- computing (job runner) -------------------------------------------------------------
     def options(self) -> RsaOptions:
-        """What the panel asks for: the chosen metric, every record."""
+        """What the panel asks for: the chosen metric, every record, and the Trials tab's
+        window, baseline and channels (``choices``) when it has them."""
         kw: dict[str, Any] = {"metric": self.metric.currentText()}
         if self.permutations is not None:
             kw["permutations"] = self.permutations
+        if self.choices is not None:
+            kw.update(self.choices())
         return RsaOptions(**kw)
+
+    def refresh(self) -> None:
+        """Compute again when the options changed since the last computation."""
+        if self.options() != self.asked:
+            self.compute()
 
     def compute(self) -> None:
         """Compare every record again (the metric changed, or first shown)."""
         options = self.options()
+        self.asked = options
         doc = self.doc
         self.status.setText(f"Computing the {options.metric} matrices…")
 
@@ -277,8 +290,19 @@ class RepresentationsPanel(QWidget):
         a = arranged.layer.agreement
         assert a is not None
         text = (f"{arranged.layer.name} {arranged.layer.module_name}: ρ = {a.rho:.3f}, "
-                f"p = {a.p_value:.4f} ({a.permutations} permutations), {a.stimuli} stimuli")
+                f"p = {a.p_value:.4f} ({a.permutations} permutations), {a.stimuli} stimuli"
+                f"{self._neural_text()}")
         self.status.setText(text + (f". {arranged.note}" if arranged.note else ""))
+
+    def _neural_text(self) -> str:
+        n = self.result.neural if self.result is not None else None
+        if n is None or n.window_samples is None:
+            return ""
+        chans = "all channels" if n.channels is None or len(n.channels) == int(
+            self.doc.arrays["neuro"].shape[-1]) else f"{len(n.channels)} channels"
+        base = "no baseline" if n.baseline_samples is None else "baseline corrected"
+        return (f"; responses: {chans}, window {list(n.window_samples)} samples, {base} "
+                "(the Trials tab's choices)")
 
     def _draw_curve(self, result: RsaResult) -> None:
         rho = [math.nan if layer.agreement is None else layer.agreement.rho

@@ -113,15 +113,15 @@ def sub_condensed(condensed: np.ndarray, n: int, rows: np.ndarray) -> np.ndarray
 # -- reading --------------------------------------------------------------------------------
 
 
-def _tile_rows(ref: Any, row_bytes: int) -> int:
-    """Rows per tile: about :data:`TILE_BYTES` of stored rows (at most :data:`TILE_ROWS`),
-    a whole number of chunk rows when chunked and one chunk row is at most
-    :data:`TILE_BYTES` (so that no chunk is decoded twice for one tile)."""
+def _tile_rows(ref: Any, row_bytes: int, budget: int) -> int:
+    """Rows per tile: about :data:`TILE_BYTES` of stored rows (at most :data:`TILE_ROWS`);
+    when chunked, a whole number of chunk rows as long as one chunk row fits in half the
+    memory budget (so that no chunk is decoded twice for one pass)."""
     want = max(1, min(TILE_ROWS, TILE_BYTES // max(1, row_bytes)))
     layout = ref.chunk_layout() if hasattr(ref, "chunk_layout") else None
     chunks = getattr(layout, "chunks", None) if layout is not None else None
     step = max(1, int(chunks[0])) if chunks else 1
-    if step == 1 or step * row_bytes > TILE_BYTES:
+    if step == 1 or step * row_bytes > budget // 2:
         return want
     return step * max(1, want // step)
 
@@ -291,7 +291,7 @@ def _plan(ref: Any, metric: str, memory_budget: int) -> _Plan:
     if features < 1:
         raise ValueError(f"the rows hold no values (shape {list(shape)})")
     row_bytes = features * np.dtype(ref.dtype).itemsize
-    size = _tile_rows(ref, row_bytes)
+    size = _tile_rows(ref, row_bytes, memory_budget)
     tiles = _tiles(shape[0], size)
     resident = shape[0] * row_bytes <= memory_budget
     panel = len(tiles) if resident else max(1, (memory_budget // 2) // (size * row_bytes))

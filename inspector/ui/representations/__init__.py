@@ -16,6 +16,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLabel
+from shiboken6 import isValid
 
 from inspector.formats.analysis.rsa.compute import vision_records
 from inspector.ui import preload
@@ -51,8 +52,9 @@ def offer_tab(tab: Any) -> None:
     views = getattr(tab, "views", None)
     if views is None or not offers(tab.doc) or getattr(tab, "representations", None) is not None:
         return
-    slot = QLabel("Preparing the representational similarity views…")
+    slot = QLabel("Preparing the representations…")
     slot.setAlignment(Qt.AlignmentFlag.AlignCenter)
+    slot.setWordWrap(True)  # (a hidden tab's text must not widen the window)
     tab.representations = slot
     views.addTab(slot, TITLE)
 
@@ -61,14 +63,21 @@ def offer_tab(tab: Any) -> None:
         if current is not None and current is getattr(tab, "representations", None) \
                 and hasattr(current, "refresh"):
             current.refresh()  # shown again: the Trials tab's choices may have changed
-        if current is not slot or getattr(slot, "_wanted", False):
+        if current is slot and not getattr(slot, "_wanted", False):
+            # on the next turn: a tab replaced next to it (the Trials tab) makes it
+            # current for a moment
+            QTimer.singleShot(0, slot, still_shown)
+
+    def still_shown() -> None:
+        if views.currentWidget() is not slot or getattr(slot, "_wanted", False):
             return
         slot._wanted = True  # type: ignore[attr-defined]
-        QTimer.singleShot(0, slot, lambda: preload.when_imported(
-            PANEL, built, lambda message: slot.setText(f"Not available: {message}")))
+        preload.when_imported(PANEL, built,
+                              lambda message: slot.setText(f"Not available: {message}"))
 
     def built(module: Any) -> None:
-        if tab.doc is None or views.indexOf(slot) < 0:
+        if tab.doc is None or not isValid(views) or not isValid(slot) \
+                or views.indexOf(slot) < 0:  # the tab closed while the module was imported
             return
         panel = module.RepresentationsPanel(tab.doc, tab.jobs, tab.selection, tab,
                                             choices=lambda: trial_choices(tab))

@@ -149,6 +149,9 @@ class RepresentationsPanel(QWidget):
         for name in (table.labels if table is not None else []):
             if isinstance(name, str):
                 self.order.addItem(f"by {name}", name)
+        for box in (self.metric, self.layer, self.order):
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(8)
         self.status = QLabel("", self)
         self.status.setWordWrap(True)
         bar = QHBoxLayout()

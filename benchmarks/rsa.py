@@ -223,6 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     result: dict = {"cpus": os.cpu_count(), "load_before": round(load0, 2)}
     for size in args.sizes.split(","):
         result[size] = measure(size, args.ways.split(","))
+        print(json.dumps({size: result[size]}), file=sys.stderr, flush=True)  # as it comes
     result["load_after"] = round(os.getloadavg()[0], 2)
     print(json.dumps(result))
     return 0

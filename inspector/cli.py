@@ -11,6 +11,7 @@
     inspector dump ARCHIVE.aucx::MEMBER [...]   (an .npy member's values, a JSON member's text)
     inspector diff A B [--json] [--tolerance REL[,ABS]] [--exact] [--jobs N] [--first]
     inspector install-desktop [--uninstall]
+    inspector rsa FILE [--record N] [--metric correlation|euclidean|cosine] [--json] [--out DIR]
 
 FILE may be an http://, https:// or s3://bucket/key URL (read by range
 requests); ``--s3-endpoint URL`` before or after the subcommand names an
@@ -374,6 +375,13 @@ def _dispatch(argv: list[str]) -> int:
             return cmd_diff(argv[1:], Parser, json_line)
         except BrokenPipeError:  # `inspector diff ... | head`
             return _reader_left(1)
+    if argv and argv[0] == "rsa":
+        from inspector.rsa_cli import cmd_rsa
+
+        try:
+            return cmd_rsa(argv[1:])
+        except BrokenPipeError:  # `inspector rsa ... | head`
+            return _reader_left(0)
     if argv and argv[0] == "install-desktop":
         try:
             return cmd_install_desktop(argv[1:])

@@ -19,6 +19,8 @@ SUBCOMMANDS = {
             "1 different)",
     "install-desktop": "install (or --uninstall) the desktop entry, MIME types and icons "
                        "for this user",
+    "rsa": "compare each vision record (model layer) of a recording with its neural "
+           "responses: representational similarity",
 }
 
 

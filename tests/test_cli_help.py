@@ -27,7 +27,7 @@ def test_help_lists_each_subcommand_on_one_line():
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("usage: inspector")
-    assert set(SUBCOMMANDS) == {"verify", "export", "dump", "diff", "install-desktop"}
+    assert set(SUBCOMMANDS) == {"verify", "export", "dump", "diff", "install-desktop", "rsa"}
     for name, summary in SUBCOMMANDS.items():
         hits = [line for line in lines if line.split()[:1] == [name]]
         assert len(hits) == 1, f"{name} not listed once in --help"

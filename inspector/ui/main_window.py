@@ -47,7 +47,8 @@ from inspector.ui.theme import add_theme_menu
 
 #: Views imported ahead of need with the readers (see :meth:`MainWindow.warm_up`).
 VIEW_MODULES = ("inspector.ui.table_panel", "inspector.ui.stimuli_panel", preload.PLOTS,
-                DATA_VIEWS, "inspector.ui.trial_link", TRIALS)
+                DATA_VIEWS, "inspector.ui.trial_link", TRIALS, "inspector.ui.representations",
+                "inspector.ui.representations.panel")
 #: Library modules imported on first use that the warm-up imports too: ``numpy.unique``
 #: imports ``numpy.ma`` (the stimulus-label scan of every recording calls it).
 WARM_LIBRARIES = ("numpy.ma",)

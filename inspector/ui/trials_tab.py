@@ -88,6 +88,9 @@ class TrialsTab(QObject):
             assert views is not None  # (set_document made it)
             views.addTab(self.slot, "Trials")  # (its module: MainWindow.warm_up)
             views.currentChanged.connect(self._shown)
+        from inspector.ui.representations import offer_tab
+
+        offer_tab(tab)  # the Representations tab, when there are vision records
 
     def _shown(self, *_args: Any) -> None:
         """The current view changed: the first time it is the Trials placeholder, its

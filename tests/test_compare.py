@@ -402,7 +402,7 @@ def test_an_archive_whose_member_fails_its_checksum() -> None:
 
 
 def test_attributes_beyond_the_first_page_are_compared(tmp_path: Path, base: np.ndarray) -> None:
-    from inspector.formats.hdf5.tree import MAX_ATTRIBUTES
+    from inspector.formats.hdf5.attributes import MAX_ATTRIBUTES
 
     n = MAX_ATTRIBUTES + 500
     a, b = _h5(tmp_path / "a.h5", base), _h5(tmp_path / "b.h5", base)

@@ -30,7 +30,12 @@ def _panel(qtbot, win):
     tab.views.setCurrentIndex(_titles(tab).index(TITLE))
     qtbot.waitUntil(lambda: getattr(tab.representations, "arranged", None) is not None,
                     timeout=30000)
-    return tab, tab.representations
+    panel = tab.representations
+    # the Trials tab's panel is built in the background; once it is, the tab computes
+    # again with its choices when shown again: wait for the figures of those choices
+    qtbot.waitUntil(lambda: tab.trials_panel is not None and panel.asked == panel.options()
+                    and "ρ =" in panel.status.text(), timeout=30000)
+    return tab, panel
 
 
 @pytest.mark.slow

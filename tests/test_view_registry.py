@@ -79,14 +79,14 @@ def test_a_tab_view_registered_in_one_line_appears_in_its_order(qtbot, monkeypat
     monkeypatch.setattr(tab_views, "TAB_VIEWS", list(tab_views.TAB_VIEWS))
 
     def add(tab) -> None:
-        tab.views.addTab(QLabel(f"{len(tab.doc.features)} representations"), "Representations")
+        tab.views.addTab(QLabel(f"{len(tab.doc.features)} feature records"), "Features")
 
-    tab_views.register(tab_views.TabView("Representations", 55,
+    tab_views.register(tab_views.TabView("Features", 55,
                                          lambda doc: bool(doc.features), add))
     win = open_window(qtbot, REC, ARCHIVE)
     rec, archive = win.document_tabs()
     titles = [rec.views.tabText(i) for i in range(rec.views.count())]
     assert titles == ["Header", "Trial metadata", "Provenance", "Stimuli (4)",
-                      "Representations", "Trials"]
-    assert "Representations" not in [archive.views.tabText(i)
+                      "Features", "Trials", "Representations"]
+    assert "Features" not in [archive.views.tabText(i)
                                      for i in range(archive.views.count())]

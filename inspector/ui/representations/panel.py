@@ -73,7 +73,10 @@ def _meta_values(doc: Any, column: str, trial_ids: list[Any]) -> list[Any]:
     """Each stimulus's value of ``column``: that of the first trial that showed it."""
     from inspector.formats.analysis.trial_matrix import condition_of_value
 
-    frame = doc.tables["trial_meta"].frame()
+    table = doc.trial_table()
+    if table is None:
+        return [None] * len(trial_ids)
+    frame = table.frame()
     values = frame[column].tolist()
     first: dict[Any, Any] = {}
     for stim, value in zip(doc.trials.trial_stim_ids, values, strict=False):
@@ -145,7 +148,7 @@ class RepresentationsPanel(QWidget):
         self.order.setAccessibleName("Stimulus order")
         for label, key in ORDERS:
             self.order.addItem(label, key)
-        table = self.doc.tables.get("trial_meta")
+        table = self.doc.trial_table()
         for name in (table.labels if table is not None else []):
             if isinstance(name, str):
                 self.order.addItem(f"by {name}", name)
@@ -301,8 +304,9 @@ class RepresentationsPanel(QWidget):
         n = self.result.neural if self.result is not None else None
         if n is None or n.window_samples is None:
             return ""
-        chans = "all channels" if n.channels is None or len(n.channels) == int(
-            self.doc.arrays["neuro"].shape[-1]) else f"{len(n.channels)} channels"
+        neural = self.doc.neural_array()
+        every = n.channels is None or neural is None or len(n.channels) == int(neural.shape[-1])
+        chans = "all channels" if every else f"{len(n.channels or ())} channels"
         base = "no baseline" if n.baseline_samples is None else "baseline corrected"
         return (f"; responses: {chans}, window {list(n.window_samples)} samples, {base} "
                 "(the Trials tab's choices)")

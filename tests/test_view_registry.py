@@ -87,6 +87,6 @@ def test_a_tab_view_registered_in_one_line_appears_in_its_order(qtbot, monkeypat
     rec, archive = win.document_tabs()
     titles = [rec.views.tabText(i) for i in range(rec.views.count())]
     assert titles == ["Header", "Trial metadata", "Provenance", "Stimuli (4)",
-                      "Features", "Trials", "Representations"]
+                      "Features", "Trials", "RSA"]
     assert "Features" not in [archive.views.tabText(i)
                                      for i in range(archive.views.count())]

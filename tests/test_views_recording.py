@@ -31,7 +31,7 @@ def test_recording_views_present(qtbot):
     win = open_window(qtbot, FIXTURES / "vneurotk" / REC)
     tab = win.current_tab()
     assert _tab_titles(tab) == ["Header", "Trial metadata", "Provenance", "Stimuli (4)", "Trials",
-                               "Representations"]
+                               "RSA"]
     assert tab.checksums is None
     assert tab.header_panel.raw.label.text() == "HDF5 objects"
 

@@ -24,7 +24,10 @@ from inspector.runtime import preload
 #: The module of the panel (imports pyqtgraph).
 PANEL = "inspector.ui.representations.panel"
 #: The tab's title.
-TITLE = "Representations"
+TITLE = "RSA"
+#: The tab's tooltip: what the short title stands for.
+TOOLTIP = ("Representations: how dissimilar the stimuli are to each vision model layer and to "
+           "the neural responses, and how far the two agree")
 
 
 def offers(doc: Any) -> bool:
@@ -56,7 +59,7 @@ def offer_tab(tab: Any) -> None:
     slot.setAlignment(Qt.AlignmentFlag.AlignCenter)
     slot.setWordWrap(True)  # (a hidden tab's text must not widen the window)
     tab.representations = slot
-    views.addTab(slot, TITLE)
+    views.setTabToolTip(views.addTab(slot, TITLE), TOOLTIP)
 
     def shown(*_args: Any) -> None:
         current = views.currentWidget()
@@ -85,7 +88,7 @@ def offer_tab(tab: Any) -> None:
         index = views.indexOf(slot)
         current = views.currentIndex() == index
         views.removeTab(index)
-        views.insertTab(index, panel, TITLE)
+        views.setTabToolTip(views.insertTab(index, panel, TITLE), TOOLTIP)
         if current:
             views.setCurrentIndex(index)
         tab.representations = panel

@@ -296,7 +296,7 @@ class ScanRecords(Sequence[dict[str, Any]]):
     def __repr__(self) -> str:
         return f"ScanRecords({self._n} records)"
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> list[dict[str, Any]]:
+    def __deepcopy__(self, _memo: dict[int, Any]) -> list[dict[str, Any]]:
         return list(self)
 
     def present(self, field: str) -> np.ndarray:

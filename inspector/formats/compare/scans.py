@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from inspector.formats.compare.fields import compare_fields, plain
-from inspector.formats.compare.model import ADDED, REMOVED, SHAPE, VALUES, Collector, Difference
-from inspector.formats.compare.values import compare_block
+from inspector.formats.compare.model import ADDED, REMOVED, Collector, Difference
+from inspector.formats.compare.values import compare_arrays_in_memory
 
 if TYPE_CHECKING:
     from inspector.formats.auc.model import AucExperiment
@@ -73,13 +73,5 @@ def _scan_fields(exp: AucExperiment, i: int) -> dict[str, Any]:
 
 
 def _compare_line(out: Collector, path: str, a: np.ndarray, b: np.ndarray) -> None:
-    if a.shape != b.shape:
-        out.add(Difference(SECTION, SHAPE, path, list(a.shape), list(b.shape),
-                           note="points per scan differ"))
-        return
-    o = out.options
-    stats = compare_block(a, b, (), o.rtol, o.atol, o.exact)
-    if stats.differing:
-        out.add(Difference(SECTION, VALUES, path, detail=stats.to_json(),
-                           note=f"{stats.differing} of {stats.compared} points differ"))
+    compare_arrays_in_memory(out, SECTION, path, a, b, "points", "points per scan differ")
 

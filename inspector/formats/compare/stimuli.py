@@ -18,13 +18,11 @@ from inspector.formats.compare.fields import MISSING, compare_fields, typed, typ
 from inspector.formats.compare.model import (
     ADDED,
     REMOVED,
-    SHAPE,
     STORAGE,
-    VALUES,
     Collector,
     Difference,
 )
-from inspector.formats.compare.values import compare_block
+from inspector.formats.compare.values import compare_arrays_in_memory
 
 if TYPE_CHECKING:
     from inspector.formats.capabilities import Stimulus
@@ -63,14 +61,7 @@ def _compare_image(out: Collector, sa: Stimulus, sb: Stimulus) -> None:
     except (OSError, ValueError) as exc:
         out.skip(SECTION, path, f"the image cannot be decoded: {exc}")
         return
-    if ia.shape != ib.shape:
-        out.add(Difference(SECTION, SHAPE, path, list(ia.shape), list(ib.shape)))
-        return
-    o = out.options
-    stats = compare_block(ia, ib, (), o.rtol, o.atol, o.exact)
-    if stats.differing:
-        out.add(Difference(SECTION, VALUES, path, detail=stats.to_json(),
-                           note=f"{stats.differing} of {stats.compared} pixel values differ"))
+    compare_arrays_in_memory(out, SECTION, path, ia, ib, "pixel values")
 
 
 def compare_records(out: Collector, a: Any, b: Any) -> None:

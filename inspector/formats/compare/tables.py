@@ -26,7 +26,7 @@ from inspector.formats.compare.model import (
     Collector,
     Difference,
 )
-from inspector.formats.compare.values import compare_block
+from inspector.formats.compare.values import compare_arrays_in_memory
 
 if TYPE_CHECKING:
     from inspector.formats.capabilities import TrialStructure
@@ -69,15 +69,7 @@ def compare_numbers(out: Collector, section: str, path: str, a: Any, b: Any) -> 
             out.add(Difference(section, ADDED if a is None else REMOVED, path,
                                plain(a), plain(b)))
         return
-    va, vb = np.asarray(a), np.asarray(b)
-    if va.shape != vb.shape:
-        out.add(Difference(section, SHAPE, path, list(va.shape), list(vb.shape)))
-        return
-    o = out.options
-    stats = compare_block(va, vb, (), o.rtol, o.atol, o.exact)
-    if stats.differing:
-        out.add(Difference(section, VALUES, path, detail=stats.to_json(),
-                           note=f"{stats.differing} of {stats.compared} values differ"))
+    compare_arrays_in_memory(out, section, path, np.asarray(a), np.asarray(b))
 
 
 def compare_ids(out: Collector, path: str, a: tuple[Any, ...] | None,

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from inspector.formats.compare.model import SHAPE, VALUES, Collector, Difference
+
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
@@ -138,3 +140,20 @@ def _extremes(a: np.ndarray, b: np.ndarray) -> tuple[float | None, float | None]
         rel = d[nz] / np.abs(fb[nz])
         max_rel = float(rel.max()) if rel.size else None
     return max_abs, max_rel
+
+
+def compare_arrays_in_memory(out: Collector, section: str, path: str, a: np.ndarray,
+                             b: np.ndarray, unit: str = "values",
+                             shape_note: str = "") -> None:
+    """Add to ``out`` a ``shape`` difference when ``a`` and ``b`` differ in shape, else a
+    ``values`` difference (``"N of M <unit> differ"``, :class:`ValueStats` as detail)
+    when any element differs under ``out.options`` (tolerance or exact)."""
+    if a.shape != b.shape:
+        out.add(Difference(section, SHAPE, path, list(a.shape), list(b.shape),
+                           note=shape_note))
+        return
+    o = out.options
+    stats = compare_block(a, b, (), o.rtol, o.atol, o.exact)
+    if stats.differing:
+        out.add(Difference(section, VALUES, path, detail=stats.to_json(),
+                           note=f"{stats.differing} of {stats.compared} {unit} differ"))

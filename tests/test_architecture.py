@@ -159,7 +159,6 @@ MAX_MODULE_LINES = 700
 OVER_SIZE_TO_SPLIT: dict[str, int] = {
     "inspector.ui.main_window": 757,
     "inspector.ui.plots.auc": 814,
-    "inspector.ui.plots.neural": 1172,
 }
 
 

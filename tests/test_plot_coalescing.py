@@ -15,7 +15,7 @@ import pytest
 from inspector.formats.analysis.arrays import EnvelopeCancelled, NumpyArrayRef
 from inspector.formats.document import Document
 from inspector.ui.plots import NeuralView, PlotPanel
-from inspector.ui.plots import neural as neural_mod
+from inspector.ui.plots import neural_reads as neural_mod
 
 
 class GatedRef(NumpyArrayRef):

@@ -93,7 +93,7 @@ def test_screenshot_waits_for_the_exact_plot(tmp_path):
         import json, time
         from inspector import app as app_mod
         from inspector.ui.main_window import MainWindow
-        from inspector.ui.plots import neural as neural_mod
+        from inspector.ui.plots import neural_reads as neural_mod
 
         real = neural_mod.envelope_with_preview
 

@@ -53,21 +53,15 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from concurrent.futures import Executor
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QPainterPath, QPalette, QPen, QShowEvent
-from PySide6.QtWidgets import (
-    QLabel,
-    QSplitter,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import QRectF, QTimer, Signal
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QWidget
 
 from inspector.formats.analysis.arrays import ArrayRef, EnvelopeCancelled
 from inspector.formats.analysis.scan_envelope import (
@@ -82,40 +76,19 @@ from inspector.formats.analysis.scan_envelope import (
 from inspector.formats.capabilities import AucScans
 from inspector.formats.decoding import workers
 from inspector.jobs import Job, JobContext, JobRunner
-from inspector.ui.colormaps import colormap
-from inspector.ui.plots.auc_scans import (
-    cell_colors,
-    distance,
-    drawn_extent,
-    pens,
-    scan_cells,
-    untrusted_note,
-)
-from inspector.ui.plots.base import PlotView
-from inspector.ui.plots.raster_layer import LinePaths, RasterLayer
-from inspector.ui.plots.scan_list import ScanList
+from inspector.ui.plots.auc_list import AucScanList
+from inspector.ui.plots.auc_scans import drawn_extent
+from inspector.ui.plots.raster_layer import LinePaths
 from inspector.ui.read_progress import ReadProgress
 
 #: Extra radius requested on each side, as a fraction of the visible width.
 PAD_FRACTION = 0.25
-#: Symbols are drawn when every scan shows its exact points and all scans
-#: together have at most this many in range.
-MAX_SYMBOL_POINTS = 3000
 #: Widest column kept, in pixels, before envelopes are requested again.
 COARSEST_COLUMN = 1.25
 #: Symbol diameter in pixels.
 SYMBOL_SIZE = 5
-#: Alpha (of 255) of the scans not selected while others are highlighted.
-DIM_ALPHA = 50
-#: Highlighted scans are drawn 3 pixels wide when at most this many are
-#: selected, else 1 (wide pens cost about ten times as much to draw).
-WIDE_HIGHLIGHTS = 16
 #: Fewest columns requested (a view not laid out yet has no width).
 MIN_COLUMNS = 100
-#: Warning colour of the untrusted-data note (readable on light and dark bases).
-NOTE_COLOR = "#e8590c"
-#: A click this close to a curve (pixels) selects its scan.
-CLICK_PIXELS = 6
 #: Least time between two progress reports of one read (seconds).
 PROGRESS_EVERY_S = 0.1
 
@@ -139,12 +112,6 @@ def _executor() -> Executor | None:
         return None
 
 
-#: The scans' colour map, read as the module is imported (off the GUI thread: runtime.preload).
-_VIRIDIS = colormap("viridis")
-
-
-#: Widest the scan list is made at first (pixels; its splitter handle widens it).
-LIST_MAX_PX = 200
 class _Guard:
     """Shared with jobs and the ``destroyed`` signal: is the view still alive?"""
 
@@ -158,7 +125,7 @@ class _Guard:
             self.job.cancel()
 
 
-class AucView(PlotView):
+class AucView(AucScanList):
     """Every scan of an AUC experiment overlaid (signal vs radius), read lazily.
 
     Args:
@@ -267,18 +234,6 @@ class AucView(PlotView):
         self.plot_widget.installEventFilter(self)  # resizes: wrap the title to the new width
         self.plot_widget.scene().sigMouseClicked.connect(self._clicked)
 
-    def _make_layers(self, n: int) -> None:
-        """The two line layers, with ``n`` empty lines until the first result."""
-        empty = (np.empty(0), np.empty(0))
-        self._curves: list[tuple[np.ndarray, np.ndarray]] = [empty] * n
-        self._paths: LinePaths = LinePaths(self._curves)
-        self._plain = pens(self.colors, 1)
-        self._wide_pens: list[QPen] | None = None  # built at the first highlight
-        self.lines = RasterLayer(self.jobs)
-        self.highlights = RasterLayer(self.jobs, pixels_from=self.lines)
-        self.highlights.setZValue(10)
-        for layer in (self.lines, self.highlights):
-            layer.set_lines(self._paths, self._plain, QRectF(), self._curves, self._curves)
 
     def _labels(self, radius_unit: str, signal_unit: str) -> None:
         self.plot_item.setLabel("bottom", f"radius ({radius_unit})" if radius_unit else "radius")
@@ -286,46 +241,6 @@ class AucView(PlotView):
         for ax in ("left", "bottom"):
             self.plot_item.getAxis(ax).enableAutoSIPrefix(False)  # units are given, never rescaled
 
-    def _palette_colors(self, n: int) -> list[Any]:
-        dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128
-        if n == 0:
-            return []
-        cells = scan_cells(self.auc, n)
-        if len(set(cells)) > 1:  # each cell its own hue, its scans light to dark in order
-            return cell_colors(cells, dark)
-        cmap = _VIRIDIS
-        # viridis runs from dark purple to yellow: on a dark background skip its darkest end
-        first = 0.3 if dark else 0.0
-        at = first + (0.9 - first) * np.arange(n) / max(n - 1, 1)
-        return list(cmap.map(at, mode="qcolor"))
-
-    def _build_list(self) -> None:
-        # a view over the scans' IDs and colours: built in constant time (scan_list.py)
-        self.scan_list = ScanList(self.scan_ids, self.colors)
-        self.scan_list.setToolTip("The legend: uncheck a scan to hide it, select scans (or click "
-                                  "a curve) to highlight them")
-        self.scan_list.itemChanged.connect(self._visibility)
-        self.scan_list.itemSelectionChanged.connect(self._highlight)
-        side = QWidget()
-        sl = QVBoxLayout(side)
-        sl.setContentsMargins(0, 0, 0, 0)
-        sl.addWidget(QLabel(f"Scans ({len(self.scan_ids)})"))
-        sl.addWidget(self.scan_list, 1)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        outer = self.layout()
-        assert outer is not None  # PlotView lays itself out
-        outer.replaceWidget(self._stack, split)
-        split.addWidget(side)
-        split.addWidget(self._stack)
-        split.setCollapsible(1, False)  # the list folds away, the plot never does
-        split.setStretchFactor(1, 1)
-        split.setSizes([min(max(self.scan_list.width_hint(), 90), LIST_MAX_PX), 600])
-        self.splitter = split
-
-    @property
-    def ready(self) -> bool:
-        """True when what was drawn last is on screen: no line layer still drawing."""
-        return not (self.lines.pending or self.highlights.pending)
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
@@ -552,242 +467,6 @@ class AucView(PlotView):
         if self._pending and message != "cancelled":
             self._pending = False
             self.request()
-
-    # -- drawing ---------------------------------------------------------------------
-    def _frame(self, env: ScanEnvelopes) -> None:
-        """First result: show all of it and keep pans near the data."""
-        vb = self.plot_item.vb
-        span = env.r1 - env.r0
-        vb.setLimits(xMin=env.r0 - 0.5 * span, xMax=env.r1 + 0.5 * span)
-        vb.setXRange(env.r0, env.r1, padding=0)
-
-    def _draw(self, env: ScanEnvelopes, curves: list[tuple[np.ndarray, np.ndarray]],
-              paths: LinePaths, extent: QRectF) -> None:
-        self.envelopes = env
-        exact = all(p is not None or c == 0 for p, c in zip(env.points, env.counts, strict=True))
-        real = int(env.counts.sum())
-        self._draw_lines(curves, paths, extent)
-        symbols = exact and real <= MAX_SYMBOL_POINTS
-        self._symbol_points = list(curves) if symbols else []
-        self._draw_symbols()
-        self._update_bounds()
-        whole = self.extent is None or (env.r0 <= self.extent[0] and env.r1 >= self.extent[1])
-        where = "" if whole else " in range"
-        how = "" if exact else ", showing the range of values per screen pixel"
-        self.status.setText(f"{self.shape.scans} scans, {real} measured points{where}{how}")
-
-    def _draw_lines(self, curves: list[tuple[np.ndarray, np.ndarray]],
-                    paths: LinePaths, extent: QRectF) -> None:
-        """Hand the scans' lines (built on the job's thread) to the two layers."""
-        self._curves, self._paths = curves, paths
-        self.lines.set_lines(paths, self._plain, extent, curves, token=curves)
-        self.highlights.set_lines(paths, self._highlight_pens(self._selected()), extent, curves,
-                                  token=curves)  # the same lines: it reuses their pixels
-        self._show_lines()
-
-    def _update_bounds(self, *args: Any) -> None:
-        """Give auto-range the data's extent (x) and the visible scans' range (y, this view)."""
-        env, ext = self.envelopes, self.extent
-        if env is None or ext is None:
-            self._bounds.setData([], [])
-            return
-        (x0, x1), _ = self.plot_item.vb.viewRange()
-        yr = env.value_range(x0, x1, self._shown)
-        if yr is None:
-            self._bounds.setData([], [])
-            return
-        mid = (max(x0, ext[0]) + min(x1, ext[1])) / 2
-        self._bounds.setData(np.array([ext[0], mid, mid, ext[1]]),
-                             np.array([yr[0], yr[0], yr[1], yr[1]]))
-
-    @property
-    def symbols_shown(self) -> bool:
-        """True when the scans' points are drawn with symbols (few points on screen)."""
-        return bool(self._symbol_points)
-
-    def _draw_symbols(self) -> None:
-        """One scatter item for every visible scan's points, in the scans' (dimmed) colours."""
-        if not self._symbol_points:
-            self.symbols.setData([], [])
-            return
-        sel = self._selected()
-        xs, ys, brushes = [], [], []
-        for i, (x, y) in enumerate(self._symbol_points):
-            if not self._shown[i]:
-                continue
-            keep = np.isfinite(y)
-            xs.append(x[keep])
-            ys.append(y[keep])
-            brushes += [self._brush(i, sel)] * int(keep.sum())
-        x = np.concatenate(xs) if xs else np.empty(0)
-        y = np.concatenate(ys) if ys else np.empty(0)
-        self.symbols.setData(x=x, y=y, brush=brushes)
-
-    def curves(self) -> list[tuple[str, np.ndarray, np.ndarray]]:
-        """``(scan ID, x, y)`` of every visible scan as drawn (NaN = break).
-
-        Scans without a real point in the range draw nothing and are left out.
-        """
-        out = []
-        for i, (x, y) in enumerate(self._curves):
-            if self._shown[i] and len(x):
-                out.append((self.scan_ids[i], np.asarray(x, dtype=np.float64),
-                            np.asarray(y, dtype=np.float64)))
-        return out
-
-    def curve(self, i: int) -> tuple[np.ndarray, np.ndarray]:
-        """float64 ``(x, y)`` of scan ``i`` as last computed, shown or not (empty when none)."""
-        return self._curves[i]
-
-    def path(self, i: int) -> QPainterPath:
-        """The line of scan ``i`` as an export paints it (built when asked for)."""
-        return self._paths[i]
-
-    def is_shown(self, i: int) -> bool:
-        """True when scan ``i`` is checked in the list (drawn when it has points)."""
-        return bool(self._shown[i])
-
-    def pen(self, i: int) -> QPen:
-        """The pen scan ``i`` appears with: 3 px when highlighted (few selected), its colour
-        at alpha :data:`DIM_ALPHA` when others are highlighted, else 1 px in its colour."""
-        sel = self._selected()
-        if sel and i not in sel:
-            c = QColor(self.colors[i])
-            c.setAlpha(DIM_ALPHA)
-            return pg.mkPen(c, width=1)
-        return QPen(self._highlight_pens(sel)[i] if sel else self._plain[i])
-
-    # -- list ------------------------------------------------------------------------
-    def set_untrusted(self, names: Iterable[str]) -> None:
-        """Say on the plot which arrays failed their checksum (none: no note); reads nothing.
-
-        For a verification that ends after the plot is shown (its new
-        ``AucScans.untrusted_arrays``).
-        """
-        auc = replace(self.auc, untrusted_arrays=frozenset(names))
-        self.auc = auc
-        self.note = untrusted_note(auc, self._arrays)
-        self.plot_item.setTitle(f"⚠ {self.note}" if self.note else None, color=NOTE_COLOR,
-                                size="9pt")
-        self._wrap_title(self.plot_widget.width())
-
-    def set_visible(self, i: int, visible: bool) -> None:
-        """Show or hide scan ``i`` (also its check box)."""
-        state = Qt.CheckState.Checked if visible else Qt.CheckState.Unchecked
-        self.scan_list.item(i).setCheckState(state)
-
-    def highlight(self, i: int | None) -> None:
-        """Highlight scan ``i`` (others dimmed); None restores all."""
-        if i is None:
-            self.scan_list.clearSelection()
-        else:
-            self.scan_list.setCurrentRow(i)
-
-    def _selected(self) -> set[int]:
-        return self.scan_list.selected_rows()
-
-    def selected_scans(self) -> list[int]:
-        """The selected (highlighted) scans, in scan order."""
-        return sorted(self._selected())
-
-    def select_scans(self, scans: set[int] | list[int]) -> None:
-        """Select exactly ``scans`` (indices; others ignored) in the list: highlights them."""
-        wanted = {i for i in scans if 0 <= i < self.scan_list.count()}
-        if wanted == self._selected():
-            return
-        self.scan_list.select_rows(wanted)  # one selection change
-
-    def scan_at(self, x: float, y: float, pixels: float = CLICK_PIXELS) -> int | None:
-        """The visible scan whose drawn line passes within ``pixels`` of view point ``(x, y)``."""
-        vb = self.plot_item.vb
-        (x0, x1), (y0, y1) = vb.viewRange()
-        sx = vb.width() / max(x1 - x0, 1e-300)
-        sy = vb.height() / max(y1 - y0, 1e-300)
-        best, best_d = None, float(pixels)
-        for i, (cx, cy) in enumerate(self._curves):
-            if not self._shown[i] or len(cx) == 0:
-                continue
-            d = distance((np.asarray(cx) - x) * sx, (np.asarray(cy) - y) * sy)
-            if d <= best_d:
-                best, best_d = i, d
-        return best
-
-    def _clicked(self, event: Any) -> None:
-        """A left click on a curve selects its scan (Ctrl adds it); elsewhere clears."""
-        if event.button() != Qt.MouseButton.LeftButton or event.double():
-            return
-        vb = self.plot_item.vb
-        if not vb.sceneBoundingRect().contains(event.scenePos()):
-            return
-        point = vb.mapSceneToView(event.scenePos())
-        i = self.scan_at(point.x(), point.y())
-        adding = bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier)
-        chosen = self._selected() if adding else set()
-        if i is not None:
-            chosen ^= {i}
-        self.select_scans(chosen)
-
-    def eventFilter(self, obj: Any, event: Any) -> bool:  # noqa: N802 - Qt override
-        if obj is self.plot_widget and event.type() == QEvent.Type.Resize:
-            self._wrap_title(event.size().width())
-        return super().eventFilter(obj, event)
-
-    def _wrap_title(self, width: int) -> None:
-        """Wrap the untrusted-data note to the plot's width (it never widens the plot)."""
-        if not self.note:
-            return
-        label = self.plot_item.titleLabel
-        axis = self.plot_item.getAxis("left")
-        label.item.setTextWidth(max(80.0, width - axis.width() - 24.0))
-        label.updateMin()
-
-    def palette_changed(self) -> None:
-        """The theme changed: scan colours for the new background (list swatches too)."""
-        if not hasattr(self, "_guard"):  # a palette event while the view is being built
-            return
-        self.colors = self._palette_colors(self.shape.scans)
-        self.scan_list.model_.set_colors(self.colors)
-        self._plain, self._wide_pens = pens(self.colors, 1), None
-        self.lines.set_pens(self._plain)
-        self.highlights.set_pens(self._highlight_pens(self._selected()))
-        if self._symbol_points:
-            self._draw_symbols()
-
-    def _brush(self, i: int, sel: set[int]) -> Any:
-        c = pg.mkColor(self.colors[i])
-        if sel and i not in sel:
-            c.setAlpha(50)
-        return pg.mkBrush(c)
-
-    def _highlight_pens(self, sel: set[int]) -> list[QPen]:
-        """Pens of the highlight layer: wide unless many scans are selected."""
-        if len(sel) > WIDE_HIGHLIGHTS or not sel:
-            return self._plain
-        if self._wide_pens is None:
-            self._wide_pens = pens(self.colors, 3)
-        return self._wide_pens
-
-    def _show_lines(self) -> None:
-        """What each layer draws: the shown scans; the selected ones on top, the rest dimmed."""
-        sel = self._selected()
-        self.lines.set_order(np.flatnonzero(self._shown).tolist())
-        self.lines.setOpacity(DIM_ALPHA / 255 if sel else 1.0)
-        self.highlights.set_order([i for i in sorted(sel) if self._shown[i]])
-
-    def _visibility(self, item: Any) -> None:
-        i = self.scan_list.row(item)
-        self._shown[i] = item.checkState() == Qt.CheckState.Checked
-        self._show_lines()
-        if self._symbol_points:
-            self._draw_symbols()
-        self._update_bounds()
-
-    def _highlight(self) -> None:
-        sel = self._selected()
-        self.highlights.set_pens(self._highlight_pens(sel))
-        self._show_lines()
-        if self._symbol_points:
-            self._draw_symbols()
 
 
 class _Throttled:

@@ -10,40 +10,39 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
     QInputDialog,
     QLabel,
-    QMainWindow,
     QMessageBox,
-    QProgressDialog,
     QStackedWidget,
     QTabWidget,
 )
 
 from inspector import APP_NAME, __version__
-from inspector.formats.findings import Severity
 from inspector.formats.remote.path import RemotePath, as_source, is_url, split_location
-from inspector.formats.sources.folder_bounds import allow_folder
-from inspector.jobs import JobContext, JobRunner
+from inspector.jobs import JobRunner
 from inspector.runtime import preload
 from inspector.runtime.garbage import START_UP, freeze_long_lived, hold_full_collections
 from inspector.ui.busy_indicator import BusyIndicator
 from inspector.ui.document_tab import DATA_VIEWS, TRIALS, DocumentTab
-from inspector.ui.export_support import (
-    export_source,
-    export_unavailable_reason,
-    suggested_export_path,
-)
 from inspector.ui.findings_dock import FindingsDock
-from inspector.ui.icons import severity_icon
 from inspector.ui.open_dialog import OpenDialog
 from inspector.ui.recent_files import add_recent, fill_recent_menu, last_dir
 from inspector.ui.theme import add_theme_menu
+from inspector.ui.window_export import WindowExport
+from inspector.ui.window_paths import (
+    file_filter,
+    format_names,
+    open_with_overview,
+    remote_refusal,
+    split_node,
+)
+
+__all__ = ["MainWindow", "file_filter", "remote_refusal", "split_node"]
 
 #: Views imported ahead of need with the readers (see :meth:`MainWindow.warm_up`).
 VIEW_MODULES = ("inspector.ui.table_panel", "inspector.ui.stimuli_panel", preload.PLOTS,
@@ -59,62 +58,8 @@ WARM_UP_DELAY_MS = 200
 #: which would slow the views still being built or drawn.
 WARM_UP_IDLE_LOOKS = 3
 
-if TYPE_CHECKING:
-    from inspector.formats.auc.export import ExportSource
-    from inspector.formats.document import Document
 
-
-def _open_document(path: Path | RemotePath) -> Document:
-    """Open ``path`` (on a job: the readers are imported on first use, off the GUI thread);
-    a verification that streams AUC arrays also builds their overview for the plot."""
-    from inspector.formats.analysis.scan_envelope import OVERVIEW_COLUMNS
-    from inspector.formats.registry import open_document
-
-    return open_document(path, auc_overview_columns=OVERVIEW_COLUMNS)
-
-
-def _format_names() -> str:
-    """The registered formats' names, comma-separated (imports every reader: call on a job)."""
-    from inspector.formats.registry import open_filters
-
-    return ", ".join(name for name, _ in open_filters())
-
-
-def file_filter() -> str:
-    """The Open dialog's filter: every registered format, all of them, and all files."""
-    from inspector.formats.registry import open_filters
-
-    formats = open_filters()
-    patterns = " ".join(dict.fromkeys(p for _, pats in formats for p in pats))
-    entries = [f"Inspector files ({patterns})"] if patterns else []
-    entries += [f"{name} ({' '.join(pats)})" for name, pats in formats]
-    entries.append("All files (*)")
-    return ";;".join(entries)
-
-
-def _key(path: Path | RemotePath) -> str:
-    if isinstance(path, RemotePath):
-        return path.url
-    try:
-        return str(Path(path).resolve())
-    except (OSError, RuntimeError):  # RuntimeError: a symbolic-link loop (Python < 3.13)
-        return str(Path(path).absolute())
-
-
-def split_node(arg: str) -> tuple[Path | RemotePath, str | None]:
-    """Split ``FILE::/group/dataset`` (or ``URL::/group/dataset``) into the path and the node."""
-    path, node = split_location(arg)
-    return as_source(path), node
-
-
-def remote_refusal(urls: list[str]) -> str:
-    """The status message for dropped URLs that cannot be read (not http, https or s3)."""
-    shown = ", ".join(urls[:3]) + (f" and {len(urls) - 3} more" if len(urls) > 3 else "")
-    return (f"Not opened: {shown}. Local files and http://, https:// and s3:// URLs can be "
-            "opened; download the file first, or mount the share.")
-
-
-class MainWindow(QMainWindow):
+class MainWindow(WindowExport):
     """The application window.
 
     Signals:
@@ -123,9 +68,6 @@ class MainWindow(QMainWindow):
         export_finished(bool ok, str text): an export ended; ``text`` is the
             written path, or the reason it failed.
     """
-
-    all_ready = Signal()
-    export_finished = Signal(bool, str)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -276,10 +218,6 @@ class MainWindow(QMainWindow):
             self.tabs.setCurrentWidget(tabs[0])
         return tabs
 
-    def tab_for(self, path: Path) -> DocumentTab | None:
-        """The tab already showing ``path`` (None if it is not open)."""
-        key = _key(path)
-        return next((t for t in self.document_tabs() if _key(t.path) == key), None)
 
     def open_path(self, path: Path | RemotePath, node: str | None = None,
                   remember: bool = True) -> DocumentTab:
@@ -315,7 +253,7 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentIndex(i)
         self.statusBar().showMessage(tab.status_text)
         self.jobs.submit(
-            lambda ctx, p=path: _open_document(p),
+            lambda ctx, p=path: open_with_overview(p),
             on_done=tab.set_document,
             on_error=tab.set_failed,
         )
@@ -326,7 +264,7 @@ class MainWindow(QMainWindow):
         if self._kinds_asked:
             return
         self._kinds_asked = True
-        self.jobs.submit(lambda ctx: _format_names(), on_done=self._show_kinds)
+        self.jobs.submit(lambda ctx: format_names(), on_done=self._show_kinds)
 
     def _show_kinds(self, kinds: str) -> None:
         self.empty_label.setText(f"Drop files here ({kinds}), or use File > Open (Ctrl+O).")
@@ -389,70 +327,6 @@ class MainWindow(QMainWindow):
         if not self.document_tabs():
             freeze_long_lived()
 
-    def _tab_status(self, tab: DocumentTab, text: str) -> None:
-        """A tab's status line changed: shown while that tab is current."""
-        if tab is self.current_tab():
-            self.statusBar().showMessage(text)
-
-    def _tab_views_ready(self) -> None:
-        self.refresh_findings()
-        self._update_actions()
-
-    def _tab_ready(self) -> None:
-        self.refresh_findings()
-        self._update_actions()
-        tab = self.sender()
-        if isinstance(tab, DocumentTab) and tab.doc is not None:
-            self._mark_tab(tab)
-        if self.all_tabs_ready():
-            self.all_ready.emit()
-
-    def _tab_findings_changed(self) -> None:
-        """A tab's findings changed (a check ended, a view found the file to blame): the
-        dock lists them, and a tab already marked is marked again."""
-        self.refresh_findings()
-        tab = self.sender()
-        if isinstance(tab, DocumentTab) and tab.doc is not None and tab.is_ready:
-            self._mark_tab(tab)
-
-    def _mark_tab(self, tab: DocumentTab) -> None:
-        """Tab icon and tooltip by the worst severity of the findings about the file.
-
-        A file of another kind than the format checked (a plain HDF5 file) is
-        not marked for the findings that only say so (``Document.file_findings``).
-        """
-        i = self.tabs.indexOf(tab)
-        doc = tab.doc
-        severities = {f.severity for f in doc.file_findings()}
-        worst = next((s for s in (Severity.ERROR, Severity.WARNING) if s in severities), None)
-        if i < 0:
-            return
-        tip = f"{tab.path}\n{doc.kind_label}"
-        if doc.mismatch is not None:
-            tip += f": {doc.mismatch.reason}"
-        if worst is not None:
-            self.tabs.setTabIcon(i, severity_icon(worst))
-            tip += f"\n{worst}s, see Findings"
-        self.tabs.setTabToolTip(i, tip)
-
-    def all_tabs_ready(self) -> bool:
-        """Every tab has its views and finished verifying."""
-        return all(t.is_ready for t in self.document_tabs())
-
-    def is_idle(self) -> bool:
-        """Every tab ready, its models filled and its plot drawn in its final state.
-
-        What ``--screenshot`` waits for: no job in flight or pending anywhere.
-        """
-        return all(t.is_ready and t.is_settled() for t in self.document_tabs())
-
-    def document_tabs(self) -> list[DocumentTab]:
-        widgets = (self.tabs.widget(i) for i in range(self.tabs.count()))
-        return [w for w in widgets if isinstance(w, DocumentTab)]
-
-    def current_tab(self) -> DocumentTab | None:
-        w = self.tabs.currentWidget()
-        return w if isinstance(w, DocumentTab) else None
 
     def close_tab(self, index: int) -> None:
         if index < 0:
@@ -491,35 +365,6 @@ class MainWindow(QMainWindow):
         if tab is not None:
             tab.focus_filter()
 
-    # -- findings ---------------------------------------------------------
-    def refresh_findings(self) -> None:
-        """List the current tab's findings, or every tab's with "All open files"."""
-        all_files = self.findings.showing_all
-        current = self.current_tab()
-        tabs = self.document_tabs() if all_files else [current] if current is not None else []
-        rows = [(tab.path.name, f, tab) for tab in tabs for f in tab.findings()]
-        self.findings.set_rows(rows, all_files=all_files)
-
-    def allow_external(self, folder: str, owner: object = None) -> None:
-        """Let documents read external data (external storage, virtual sources, external
-        links) from regular files inside ``folder`` from now on, as ``--allow-external``
-        does, and reload ``owner`` (a tab; default the current one) to read them."""
-        allow_folder(folder)
-        tab = owner if isinstance(owner, DocumentTab) and self.tabs.indexOf(owner) >= 0 \
-            else self.current_tab()
-        if tab is not None:
-            self.reload_tab(tab)
-
-    def _finding_activated(self, finding, owner) -> None:
-        if isinstance(owner, DocumentTab) and self.tabs.indexOf(owner) >= 0:
-            self.tabs.setCurrentWidget(owner)
-            owner.select_location(finding.location)
-
-    def check_files_on_disk(self) -> None:
-        """Ask every open document whether its file changed on disk since it was opened
-        (when the application becomes active again): a tab whose file did offers Reload."""
-        for tab in self.document_tabs():
-            tab.check_file_on_disk()
 
     def _application_state(self, state: Qt.ApplicationState) -> None:
         if state == Qt.ApplicationState.ApplicationActive and not self._closed:
@@ -547,123 +392,6 @@ class MainWindow(QMainWindow):
         self.act_export.setToolTip(tip)
         self.act_export.setStatusTip(tip)
 
-    # -- export to AUCX ---------------------------------
-    @staticmethod
-    def _export_reason(tab: DocumentTab | None) -> str | None:
-        """Why the current tab cannot be exported (None when it can)."""
-        if tab is None or not tab.has_views or tab.doc is None:
-            return export_unavailable_reason(None)
-        return export_unavailable_reason(tab.doc, tab.export_offered)
-
-    def ask_export_path(self, suggested: str) -> str | None:
-        """Ask where to write the archive (None if cancelled). Tests override this."""
-        path, _ = QFileDialog.getSaveFileName(
-            self, "Export to AUCX", suggested, "AUCX archives (*.aucx)",
-            options=QFileDialog.Option.DontConfirmOverwrite)
-        return path or None
-
-    def confirm_replace(self, path: str) -> bool:
-        """Ask once before replacing an existing file. Tests override this."""
-        answer = QMessageBox.question(
-            self, "Replace file?", f"{path} already exists.\nReplace it with the exported archive?",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
-            QMessageBox.StandardButton.Cancel)
-        return answer == QMessageBox.StandardButton.Yes
-
-    def offer_open(self, path: str) -> bool:
-        """Tell that the export succeeded and offer to open it. Tests override this."""
-        answer = QMessageBox.question(
-            self, "Export finished", f"Wrote {path}.\nOpen the new archive?",
-            QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Close,
-            QMessageBox.StandardButton.Open)
-        return answer == QMessageBox.StandardButton.Open
-
-    def report_error(self, message: str) -> None:
-        """Say why an export failed. Tests override this."""
-        QMessageBox.warning(self, "Export to AUCX failed", message)
-
-    def export_current(self) -> None:
-        """File > Export to AUCX…: ask for a destination, write it on a job."""
-        tab = self.current_tab()
-        reason = self._export_reason(tab)
-        if reason is not None or tab is None or tab.doc is None:
-            self.report_error(reason or "")
-            return
-        doc = tab.doc
-        answer = self.ask_export_path(str(suggested_export_path(doc)))
-        if not answer:
-            return
-        dest = Path(answer)
-        if not dest.suffix:
-            dest = dest.with_suffix(".aucx")
-        if _key(dest) == _key(doc.path):
-            self.report_error(f"{dest} is the document being exported; an opened file is never "
-                              "overwritten. Choose another file name.")
-            return
-        overwrite = False
-        if dest.exists():
-            if not self.confirm_replace(str(dest)):
-                return
-            overwrite = True
-        self.start_export(export_source(doc), dest, overwrite)
-
-    def start_export(self, source: ExportSource, dest: Path, overwrite: bool) -> None:
-        """Run ``export_to_aucx(source, dest)`` on a job with a progress dialog.
-
-        ``source`` is a verified document (never mutated by the job) or a
-        path the exporter opens and verifies itself (see ``export_source``).
-        """
-        from inspector.formats.auc.export import ExportError, export_to_aucx
-
-        dlg = QProgressDialog(f"Exporting to {dest.name}…", "", 0, 0, self)
-        dlg.setWindowTitle("Export to AUCX")
-        dlg.setCancelButton(None)
-        dlg.setWindowModality(Qt.WindowModality.WindowModal)
-        dlg.setMinimumDuration(300)
-        dlg.setAutoClose(False)
-        dlg.setValue(0)
-        self.export_dialog = dlg
-
-        def work(ctx: JobContext) -> tuple[bool, str]:
-            def progress(done: int, total: int, message: str | None = None, *_rest: object) -> None:
-                ctx.progress(int(done), int(total), message)
-
-            try:
-                export_to_aucx(source, dest, overwrite=overwrite, progress=progress)
-            except ExportError as exc:
-                return False, str(exc)
-            return True, str(dest)
-
-        def on_progress(done: int, total: int, message) -> None:
-            dlg.setMaximum(max(total, 1))
-            dlg.setValue(done)
-            if isinstance(message, str) and message:
-                dlg.setLabelText(f"Exporting to {dest.name}: {message}…")
-
-        def done(result) -> None:
-            dlg.close()
-            ok, text = result
-            self._export_done(ok, text)
-
-        def failed(message: str, _tb: str) -> None:
-            dlg.close()
-            self._export_done(False, message)
-
-        self.statusBar().showMessage(f"Exporting to {dest}…")
-        self.jobs.submit(work, on_done=done, on_error=failed, on_progress=on_progress)
-
-    def _export_done(self, ok: bool, text: str) -> None:
-        self.export_finished.emit(ok, text)
-        if not ok:
-            self.statusBar().showMessage("Export failed", 8000)
-            self.report_error(text)
-            return
-        self.statusBar().showMessage(f"Exported {text}", 8000)
-        stale = self.tab_for(Path(text))
-        if stale is not None:
-            self.reload_tab(stale)
-        if self.offer_open(text):
-            self.open_path(Path(text))
 
     # -- drag and drop ----------------------------------------------------
     def dragEnterEvent(self, event) -> None:
@@ -692,11 +420,6 @@ class MainWindow(QMainWindow):
     def _fill_recent(self) -> None:
         fill_recent_menu(self.recent_menu, self.open_path)
 
-    def _restyle(self) -> None:
-        """After a theme switch: what the palette-change events do not reach (tab icons)."""
-        for tab in self.document_tabs():
-            if tab.is_ready and tab.doc is not None:
-                self._mark_tab(tab)
 
     def show_about(self) -> None:
         import PySide6
@@ -706,7 +429,7 @@ class MainWindow(QMainWindow):
 
         v = library_versions()
 
-        kinds = _format_names()
+        kinds = format_names()
         QMessageBox.about(
             self,
             f"About {APP_NAME}",

@@ -9,14 +9,25 @@ shown and painted first and never waits for an import.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 
 from PySide6.QtCore import QSettings, Qt, QTimer
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QGuiApplication,
+    QKeySequence,
+    QShowEvent,
+)
 from PySide6.QtWidgets import (
     QLabel,
+    QMainWindow,
     QMessageBox,
     QStackedWidget,
     QTabWidget,
+    QWidget,
 )
 
 from inspector import APP_NAME, __version__
@@ -53,6 +64,16 @@ WARM_UP_DELAY_MS = 200
 WARM_UP_IDLE_LOOKS = 3
 
 
+def _action(window: QMainWindow, text: str, slot: Callable[[], object],
+            shortcut: QKeySequence | QKeySequence.StandardKey | None = None) -> QAction:
+    """A menu action of ``window`` that calls ``slot`` when triggered, on ``shortcut``."""
+    action = QAction(text, window)
+    if shortcut is not None:
+        action.setShortcut(shortcut)
+    action.triggered.connect(slot)
+    return action
+
+
 class MainWindow(WindowOpening):
     """The application window.
 
@@ -63,7 +84,7 @@ class MainWindow(WindowOpening):
             written path, or the reason it failed.
     """
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(APP_NAME)
         self.setAcceptDrops(True)
@@ -114,27 +135,25 @@ class MainWindow(WindowOpening):
     def _build_menus(self) -> None:
         mb = self.menuBar()
         m = mb.addMenu("&File")
-        self.act_open = QAction("&Open…", self, shortcut=QKeySequence.StandardKey.Open,
-                                triggered=self.open_dialog)
+        self.act_open = _action(self, "&Open…", self.open_dialog, QKeySequence.StandardKey.Open)
         m.addAction(self.act_open)
-        self.act_open_folder = QAction("Open &Folder…", self,
-                                       shortcut=QKeySequence("Ctrl+Alt+O"),
-                                       triggered=self.open_folder_dialog)
+        self.act_open_folder = _action(self, "Open &Folder…", self.open_folder_dialog,
+                                       QKeySequence("Ctrl+Alt+O"))
         self.act_open_folder.setStatusTip("Open a folder of CSV/TSV scan tables with a manifest")
         m.addAction(self.act_open_folder)
-        self.act_open_url = QAction("Open &URL…", self, shortcut=QKeySequence("Ctrl+Shift+O"),
-                                    triggered=self.open_url_dialog)
+        self.act_open_url = _action(self, "Open &URL…", self.open_url_dialog,
+                                    QKeySequence("Ctrl+Shift+O"))
         self.act_open_url.setStatusTip("Open a file at an https://, http:// or s3:// URL")
         m.addAction(self.act_open_url)
         self.recent_menu = m.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         m.addSeparator()
-        self.act_reload = QAction("&Reload", self, shortcut=QKeySequence(Qt.Key.Key_F5),
-                                  triggered=self.reload_current)
-        self.act_close = QAction("&Close", self, shortcut=QKeySequence("Ctrl+W"),
-                                 triggered=lambda: self.close_tab(self.tabs.currentIndex()))
-        self.act_export = QAction("&Export to AUCX…", self, shortcut=QKeySequence("Ctrl+E"),
-                                  triggered=self.export_current)
+        self.act_reload = _action(self, "&Reload", self.reload_current,
+                                  QKeySequence(Qt.Key.Key_F5))
+        self.act_close = _action(self, "&Close", lambda: self.close_tab(self.tabs.currentIndex()),
+                                 QKeySequence("Ctrl+W"))
+        self.act_export = _action(self, "&Export to AUCX…", self.export_current,
+                                  QKeySequence("Ctrl+E"))
         m.addAction(self.act_reload)
         m.addSeparator()
         m.addAction(self.act_export)
@@ -143,13 +162,12 @@ class MainWindow(WindowOpening):
         self.act_compare = add_compare_action(self, m)
         m.addSeparator()
         m.addAction(self.act_close)
-        m.addAction(QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit,
-                            triggered=self.close))
+        m.addAction(_action(self, "&Quit", self.close, QKeySequence.StandardKey.Quit))
         m.setToolTipsVisible(True)
         self.file_menu = m
         e = mb.addMenu("&Edit")
-        self.act_find = QAction("&Filter…", self, shortcut=QKeySequence.StandardKey.Find,
-                                triggered=self.focus_filter)
+        self.act_find = _action(self, "&Filter…", self.focus_filter,
+                                QKeySequence.StandardKey.Find)
         self.act_find.setStatusTip("Focus the filter box of the current view")
         e.addAction(self.act_find)
         self.edit_menu = e
@@ -159,7 +177,7 @@ class MainWindow(WindowOpening):
         self.theme_menu = add_theme_menu(v, self, lambda _theme: self._restyle())
         self.view_menu = v
         h = mb.addMenu("&Help")
-        h.addAction(QAction("&About Inspector", self, triggered=self.show_about))
+        h.addAction(_action(self, "&About Inspector", self.show_about))
         self._update_actions()
         # a menu entry's status tip replaces the tab's status, and leaves the bar empty
         self.statusBar().messageChanged.connect(self._status_cleared)
@@ -258,11 +276,11 @@ class MainWindow(WindowOpening):
         self.act_export.setStatusTip(tip)
 
     # -- drag and drop ----------------------------------------------------
-    def dragEnterEvent(self, event) -> None:
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt override
         if event.mimeData().hasUrls():
             event.acceptProposedAction()
 
-    def dropEvent(self, event) -> None:
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt override
         urls = event.mimeData().urls()
         paths = [u.toLocalFile() for u in urls if u.isLocalFile()]
         links = [u.toString() for u in urls if not u.isLocalFile()]
@@ -297,7 +315,7 @@ class MainWindow(WindowOpening):
             f"numpy {v['numpy']}, pandas {v['pandas']}",
         )
 
-    def showEvent(self, event) -> None:
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
         self._ask_kinds()
         if not self._warmed and not self._warm_timer.isActive():
@@ -307,7 +325,7 @@ class MainWindow(WindowOpening):
             self._docks_sized = True
             self.findings.open_to_fit()
 
-    def closeEvent(self, event) -> None:
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         if self.keep_geometry:
             s = QSettings()
             s.setValue("geometry", self.saveGeometry())

@@ -14,7 +14,7 @@ from inspector.cli import main
 from inspector.formats import open_document
 from inspector.formats.auc.export import ExportError, export_to_aucx, load_source
 from inspector.formats.aucx import read_experiment
-from inspector.formats.capabilities import AucxExport
+from inspector.formats.capabilities import ExperimentExport
 from inspector.formats.delimited import load_delimited
 from inspector.formats.document import Document
 from inspector.formats.findings import Finding
@@ -194,7 +194,7 @@ class _Rejected(Exception):
 
 def _offering(tmp_path, load) -> Document:
     doc = Document(tmp_path / "src.thing", kind_label="thing")
-    doc.export = AucxExport("x", load)
+    doc.export = ExperimentExport("x", load)
     return doc
 
 

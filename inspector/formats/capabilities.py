@@ -8,7 +8,7 @@ has, never by its format name (docs/architecture.md, "Seams"):
   a visual representation), with no time axis.
 * :class:`AucScans`: an AUC experiment (scans against radius).
 * :class:`ChecksumTable`: an archive's member digests and their statuses.
-* :class:`AucxExport`: the document can be exported to an AUCX archive.
+* :class:`ExperimentExport`: the document's AUC experiment can be exported.
 * :class:`ObjectData`: the values of any dataset or attribute of the object
   tree, decoded lazily (:class:`~inspector.formats.nodes.data.NodeData`).
 * :class:`FormatMismatch`: the file is a readable container of another kind
@@ -105,14 +105,16 @@ class TrialStructure:
     """The trials of a recording, in samples of the neural array's time axis.
 
     Attributes:
-        data_mode: ``"continuous"``, ``"epochs"`` or ``"patterns"``.
+        data_mode: ``"continuous"`` (one time axis, the trials marked on it),
+            ``"epochs"`` (one row of samples per trial) or ``"patterns"`` (one
+            row per trial, no time axis).
         trial_starts, trial_ends: int64 ``(trials,)`` sample positions, or None.
         vision_onsets: int64 ``(trials,)`` stimulus-onset samples, or None.
         trial_stim_ids: the stimulus ID of each trial (typed), or None.
         stim_ids_pending: True while ``trial_stim_ids`` is still to come from
-            a deferred check (a recording's IDs are its per-sample labels at
-            each onset, scanned after opening); the check's result carries
-            the structure with them.
+            a deferred check (one that finds them after opening, as a scan of
+            per-sample labels at each onset); the check's result carries the
+            structure with them.
         stim_labels: the per-sample stimulus labels, or None: a lazy object
             with ``shape``, ``dtype``, ``count`` and ``read(selection)``
             returning an object or numeric array (missing labels are NaN,
@@ -121,14 +123,13 @@ class TrialStructure:
         time_unit: the unit of one sample step when known (``"ms"``), else ``""``.
         trial: the per-sample trial array (lazy, continuous ``(time,)``,
             epochs ``(trials, time)``), or None.
-        trial_window: int64 ``(2,)`` or ``(trials, 2)``: ``trial_info``
-            ``trial_window``, the ``[start, stop)`` sample offsets of each
-            trial relative to its onset (``[-16, 48]``: 16 samples before the
-            onset to 47 after), or None when absent or not read.
-        baseline: int64 ``(2,)`` or ``(trials, 2)``: ``trial_info``
-            ``baseline``, ``[start, stop)`` sample offsets relative to each
-            onset, or None (VneuroTK on-disk notes §3; the reference writes
-            both in samples, ``vneurotk.neuro.trial``).
+        trial_window: int64 ``(2,)`` or ``(trials, 2)``: the ``[start, stop)``
+            sample offsets of each trial relative to its onset (``[-16, 48]``:
+            16 samples before the onset to 47 after), or None when the file
+            gives none.
+        baseline: int64 ``(2,)`` or ``(trials, 2)``: the ``[start, stop)``
+            sample offsets of each trial's baseline relative to its onset, or
+            None.
         neural: the array the trials cut (its time axis is the one the
             markers and sample offsets count in), or None.
         table: the table of one row per trial (its columns name conditions),
@@ -216,8 +217,8 @@ class AucScans:
 
 
 @dataclass(frozen=True)
-class AucxExport:
-    """The document can be exported to AUCX.
+class ExperimentExport:
+    """The document's AUC experiment can be exported (File > Export, ``inspector export``).
 
     Attributes:
         experiment_id: used for the suggested file name (None when unknown).

@@ -21,11 +21,11 @@ from inspector.formats.capabilities import (
     MEMBER_STATUSES,
     ArchiveMembers,
     AucScans,
-    AucxExport,
     CancelFn,
     CheckResult,
     ChecksumTable,
     DeferredCheck,
+    ExperimentExport,
     ExperimentGroups,
     FormatMismatch,
     MemberCheck,
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FORMAT_AUCX", "FORMAT_DELIMITED", "FORMAT_RECORDING", "FORMAT_UNKNOWN", "MEMBER_STATUSES",
-    "SEVERITIES", "AucScans", "AucxExport", "CancelFn", "CheckResult", "ChecksumTable",
+    "SEVERITIES", "AucScans", "ExperimentExport", "CancelFn", "CheckResult", "ChecksumTable",
     "DeferredCheck", "Document", "Finding", "Findings", "FormatId", "FormatMismatch",
     "MemberCheck",
     "MemberStatus", "Node", "ObjectData", "Progress", "ProgressFn", "Rule", "Scope", "Severity",
@@ -139,7 +139,7 @@ class Document:
     checksums: ChecksumTable | None = None
     trials: TrialStructure | None = None
     auc: AucScans | None = None
-    export: AucxExport | None = None
+    export: ExperimentExport | None = None
     structure: AucStructure | None = None
     groups: ExperimentGroups | None = None
     object_data: ObjectData | None = None

@@ -1,7 +1,7 @@
 """What File > Export to AUCX… needs to know about a document, from its capabilities.
 
 A document can be exported when it offers :class:`~inspector.formats.
-capabilities.AucxExport` (``doc.export``) and it is not known to be bad: once
+capabilities.ExperimentExport` (``doc.export``) and it is not known to be bad: once
 its deferred checks ran, a document with an error is not exported, so that a
 corrupt archive is never re-checksummed as if it were valid.  Nothing here
 names a format.

@@ -1,7 +1,7 @@
 """Export an AUC experiment to a new AUCX archive.
 
 The source is any file or folder whose document offers export
-(``Document.export``, an :class:`~inspector.formats.capabilities.AucxExport`),
+(``Document.export``, an :class:`~inspector.formats.capabilities.ExperimentExport`),
 an already opened :class:`~inspector.formats.document.Document`, or an
 already loaded :class:`~inspector.formats.auc.model.AucExperiment`.  This
 module never asks which format a source is: it opens a path with
@@ -92,7 +92,7 @@ def rejected(name: str, kind: str, findings: Iterable[Finding],
 
 
 def _from_exception(name: str, kind: str, exc: Exception) -> ExportError:
-    """Map an exception of ``AucxExport.load`` to an :class:`ExportError`.
+    """Map an exception of ``ExperimentExport.load`` to an :class:`ExportError`.
 
     An exception carrying ``findings`` (``DelimitedError``,
     ``ArchiveReadError``...) lists them; any other says its type and text.

@@ -1,7 +1,7 @@
 """The public entry points of AUCX reading: open an archive, load a verified one.
 
 :func:`open_archive` is :func:`.reader.read_archive` plus the export
-capability (:class:`~inspector.formats.capabilities.AucxExport`), whose
+capability (:class:`~inspector.formats.capabilities.ExperimentExport`), whose
 ``load`` is :func:`read_experiment`: an archive is exported only from its
 fully verified bytes (AUCX 1.0 format document, "Checksums": every digest is verified before any
 model is constructed).
@@ -17,7 +17,7 @@ from pathlib import Path
 from inspector.formats.auc.model import AucExperiment
 from inspector.formats.aucx.model import build_experiment
 from inspector.formats.aucx.reader import read_archive
-from inspector.formats.capabilities import AucxExport
+from inspector.formats.capabilities import ExperimentExport
 from inspector.formats.document import Document, Finding
 from inspector.formats.remote.path import as_source
 
@@ -38,7 +38,7 @@ def open_archive(path: str | os.PathLike[str], *, overview_columns: int = 0) -> 
     """Open ``path`` as an AUCX archive; never raises for bad input.
 
     The document of :func:`.reader.read_archive`, plus ``export``: an
-    :class:`AucxExport` whose ``load()`` returns :func:`read_experiment`
+    :class:`ExperimentExport` whose ``load()`` returns :func:`read_experiment`
     ``(path)`` and raises :class:`ArchiveReadError` when the archive does not
     verify.  Call ``doc.verify()`` (or run ``doc.checks``) for the streamed
     checksum pass; with ``overview_columns`` above 0 it also builds the
@@ -49,7 +49,7 @@ def open_archive(path: str | os.PathLike[str], *, overview_columns: int = 0) -> 
     """
     doc, state = read_archive(as_source(path), overview_columns=overview_columns)
     if state is not None:  # the export reads this document's snapshot, or refuses
-        doc.export = AucxExport(doc.summary.get("experiment_id"),
+        doc.export = ExperimentExport(doc.summary.get("experiment_id"),
                                 functools.partial(read_experiment, state.path))
     return doc
 

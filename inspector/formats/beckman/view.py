@@ -5,7 +5,7 @@ The document offers what the other AUC sources offer (docs/architecture.md,
 description, the eight header fields), the ``groups`` and ``scans`` tables,
 the arrays of the offered group, its AUC experiment
 (:class:`~inspector.formats.capabilities.AucScans`) and export to AUCX
-(:class:`~inspector.formats.capabilities.AucxExport`), the import provenance
+(:class:`~inspector.formats.capabilities.ExperimentExport`), the import provenance
 and a ``verify --json`` summary.  A group of wavelength scans (WA/WI) is shown
 but offers neither ``auc`` nor ``export``.
 """
@@ -25,7 +25,7 @@ from inspector.formats.beckman.model import build_experiment, experiment_id, mas
 from inspector.formats.beckman.names import SCAN_TYPES
 from inspector.formats.beckman.run import Group, Run, number_text, read_run
 from inspector.formats.beckman.scanfile import ScanFile
-from inspector.formats.capabilities import AucScans, AucxExport, ExperimentGroups
+from inspector.formats.capabilities import AucScans, ExperimentExport, ExperimentGroups
 from inspector.formats.document import Document, FormatId, Node
 from inspector.formats.findings import Finding
 from inspector.formats.table import Table
@@ -218,7 +218,7 @@ def _summary(run: Run, exp: AucExperiment | None) -> dict[str, Any]:
 
 
 def _loader(run: Run, exp: AucExperiment | None) -> Callable[[], AucExperiment]:
-    """The ``AucxExport.load`` of the offered group: its experiment, or BeckmanError."""
+    """The ``ExperimentExport.load`` of the offered group: its experiment, or BeckmanError."""
 
     def load() -> AucExperiment:
         if exp is None:
@@ -254,7 +254,7 @@ def build_document(run: Run, imported_at: datetime | None = None) -> Document:
     doc.table_locations["scans"] = g.files[0].name.name
     doc.arrays = dict(_arrays(g, exp))
     if g.radial:
-        doc.export = AucxExport(experiment_id(run, g), _loader(run, exp))
+        doc.export = ExperimentExport(experiment_id(run, g), _loader(run, exp))
     if exp is not None:
         doc.provenance = _provenance_tree(exp.provenance or {})
         doc.auc = AucScans(scan_ids=tuple(exp.scan_ids), radius_unit=exp.radius_unit,

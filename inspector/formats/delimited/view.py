@@ -4,7 +4,7 @@ The document offers the same capabilities as an AUCX archive: a header tree,
 a raw tree of the source files, an import-provenance tree, a ``scans`` table,
 the ``radius``/``signal``/``mask`` arrays, the AUC experiment
 (:class:`~inspector.formats.capabilities.AucScans`), export to AUCX
-(:class:`~inspector.formats.capabilities.AucxExport`) and a ``verify --json``
+(:class:`~inspector.formats.capabilities.ExperimentExport`) and a ``verify --json``
 summary.  A rejected source still shows what was resolved (files, digests,
 manifest content) next to its findings, and still offers export, whose
 ``load`` raises the import's :class:`~.errors.DelimitedError`.
@@ -22,7 +22,7 @@ from inspector.formats.analysis.arrays import NumpyArrayRef
 from inspector.formats.auc.model import AucExperiment, summary_list, summary_model
 from inspector.formats.auc.scan_records import ScanRecords
 from inspector.formats.auc.structure import DelimitedLocator, examine, publish
-from inspector.formats.capabilities import AucScans, AucxExport
+from inspector.formats.capabilities import AucScans, ExperimentExport
 from inspector.formats.delimited.layouts import LONG
 from inspector.formats.delimited.loader import ImportResult
 from inspector.formats.delimited.manifest import key_path
@@ -278,7 +278,7 @@ def _provenance_tree(prov: dict[str, Any]) -> Node:
 
 
 def _loader(res: ImportResult) -> Callable[[], AucExperiment]:
-    """The ``AucxExport.load`` of an import: its experiment, or its error raised."""
+    """The ``ExperimentExport.load`` of an import: its experiment, or its error raised."""
 
     def load() -> AucExperiment:
         if not res.ok or res.experiment is None:
@@ -359,7 +359,7 @@ def build_document(res: ImportResult) -> Document:
     """
     doc = Document(res.path, format=FORMAT_DELIMITED, kind_label=KIND_LABEL,
                    tree_title=TREE_TITLE, findings=res.findings)
-    doc.export = AucxExport(res.experiment.experiment_id if res.experiment else None,
+    doc.export = ExperimentExport(res.experiment.experiment_id if res.experiment else None,
                             _loader(res))
     doc.tree = _source_tree(res)
     _header(doc, res)

@@ -98,17 +98,17 @@ def test_walk_rules_match_the_format():
     valid[24:32] = (5).to_bytes(8, "little")
     free_at = 16 + objhdr + 8
     valid[free_at + 8:free_at + 16] = (4096 - free_at).to_bytes(8, "little")
-    walk = heap_sizes._walk_objects(bytes(valid), 8, "c")
+    walk = heap_sizes.walk_objects(bytes(valid), 8, "c")
     assert walk.problem is None and walk.sizes == {1: 5}
 
     looping = bytearray(valid)
     looping[free_at + 8:free_at + 16] = bytes(8)
-    walk = heap_sizes._walk_objects(bytes(looping), 8, "c")
+    walk = heap_sizes.walk_objects(bytes(looping), 8, "c")
     assert "size 0" in walk.problem and walk.sizes == {1: 5}
 
     overrun = bytearray(valid)
     overrun[24:32] = (1 << 40).to_bytes(8, "little")
-    walk = heap_sizes._walk_objects(bytes(overrun), 8, "c")
+    walk = heap_sizes.walk_objects(bytes(overrun), 8, "c")
     assert "runs past" in walk.problem and walk.sizes == {}
 
 

@@ -585,7 +585,7 @@ def test_chunk_pipelines(tmp_path, dtype, filters, decoded_here):
     write(path, arr, mode="epochs", onsets=onsets, ids=ids, chunks=(2, 7, 2), filters=kw)
     doc = opened(path)
     source = trial_reads.source_for(doc.arrays["neuro"], np.array([1, 2]))
-    assert isinstance(source, trial_reads._ChunkSource) is decoded_here
+    assert source.decodes_chunks is decoded_here
     # the window reaches beyond both ends of every epoch: those samples are missing
     df = trial_average(doc, "stimulus", channels=[1, 2], window=(-0.08, 0.3))
     expected = naive(arr, epochs=True, anchors=onsets, window=(-8, 30),

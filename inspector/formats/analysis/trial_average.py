@@ -8,8 +8,9 @@ exposes the grouping alone (for legends).  For the trial views,
 :func:`trial_axis` gives the default window without reading samples,
 :func:`trial_order` sorts trials by condition and :func:`trial_matrix`
 returns one channel as a bounded trials x time image.  All read only the
-document's capabilities (``Document.trials``, ``Document.arrays["neuro"]``,
-``Document.tables["trial_meta"]``), never its ``summary``.
+document's capabilities (``Document.trials``, the array the trials cut
+``Document.neural_array()`` and the table of one row per trial
+``Document.trial_table()``), never its ``summary``.
 
 Time axis (VneuroTK on-disk notes §3; the reference's ``trial_window`` and
 ``baseline`` are ``[start, stop)`` sample offsets relative to each onset,
@@ -530,7 +531,7 @@ def trial_average(document: Document, by: Hashable, *, channels: Any = None,
     if rows > MAX_RESULT_ROWS:
         raise ValueError(f"the result would have {rows} rows (limit {MAX_RESULT_ROWS}): "
                          "choose fewer channels, a shorter window or a coarser grouping")
-    ref = document.arrays["neuro"]
+    ref = trials_and_neuro(document)[1]
     moments = _accumulate(ref, plan, chosen, codes, len(conditions), progress, cancelled)
     return _frame(conditions, plan, moments, ref, by)
 

@@ -226,7 +226,7 @@ def _column_conditions(column: pd.Series,
 
 def trials_and_neuro(document: Document) -> tuple[TrialStructure, ArrayRef]:
     trials = document.trials
-    ref = document.arrays.get("neuro")
+    ref = document.neural_array()
     if trials is None or ref is None:
         raise ValueError("the document offers no trial structure and neural array "
                          "(a VneuroTK recording, VneuroTK on-disk notes §3)")
@@ -291,7 +291,7 @@ def condition_of_trials(document: Document, by: Hashable, *,
             raise ValueError(f"the document offers no stimulus ID per trial ({n} trials)")
         labels = [typed_condition(v) for v in ids]
     else:
-        table = document.tables.get("trial_meta")
+        table = document.trial_table()
         meta = table.frame() if table is not None else None
         if meta is None or by not in meta.columns:
             raise ValueError(f"no trial_meta column {by!r} (nor the special value {STIMULUS!r})")

@@ -95,7 +95,7 @@ def trial_axis(document: Document) -> TrialAxis:
             a patterns recording or non-numeric samples.
     """
     plan = read_plan(document, None, None, None)
-    ref = document.arrays["neuro"]
+    ref = trials_and_neuro(document)[1]
     names = ref.attrs.get("ch_names")
     n_ch = int(ref.shape[-1])
     listed = [str(x) for x in names] if isinstance(names, list) and len(names) == n_ch else []
@@ -145,7 +145,7 @@ def trial_order(document: Document, by: Hashable | None, *,
     position = {c: i for i, c in enumerate(conditions)}
     codes = np.fromiter((position[c] for c in labels), dtype=np.int64, count=len(labels))
     within = np.zeros(len(labels))
-    table = document.tables.get("trial_meta")
+    table = document.trial_table()
     binned = any(c.kind == "bin" for c in conditions)
     if binned and table is not None and not (isinstance(by, str) and by == STIMULUS):
         within = table.frame()[by].to_numpy(dtype=np.float64, na_value=np.nan)
@@ -252,7 +252,7 @@ def trial_matrix(document: Document, channel: int | str, *, order: Any = None,
         np.add.at(total, row_of[idx], np.where(ok, binned, 0.0).sum(axis=2))
         np.add.at(count, row_of[idx], ok.sum(axis=2))
 
-    each_block(document.arrays["neuro"], plan, chosen, fold, progress, cancelled)
+    each_block(trials_and_neuro(document)[1], plan, chosen, fold, progress, cancelled)
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(count > 0, total / np.maximum(count, 1), np.nan)
     w0, w1 = plan.window

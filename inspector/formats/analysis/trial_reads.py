@@ -71,6 +71,9 @@ _Box = tuple[tuple[int, int] | None, tuple[int, int]]
 class _PlainSource:
     """Boxes read with ``ArrayRef.read`` on the calling thread (HDF5 decodes)."""
 
+    #: Whether this source decodes the stored chunks itself (False: HDF5 decodes).
+    decodes_chunks = False
+
     def __init__(self, ref: ArrayRef, channels: np.ndarray) -> None:
         self.ref = ref
         self.c0, self.c1 = int(channels.min()), int(channels.max()) + 1
@@ -195,6 +198,9 @@ def _as_slice(index: np.ndarray) -> np.ndarray | slice:
 
 class _ChunkSource:
     """Boxes assembled from chunks decoded in parallel on the shared pool."""
+
+    #: Whether this source decodes the stored chunks itself (True: on the shared pool).
+    decodes_chunks = True
 
     def __init__(self, ref: ArrayRef, layout: _Layout, channels: np.ndarray) -> None:
         self.ref = ref

@@ -76,11 +76,20 @@ def walk_collection(guard: HeapReader, addr: int) -> CollectionWalk:
     chunk = guard._read(addr + lay.base, size)
     if len(chunk) < size:
         return CollectionWalk(None)
-    return _walk_objects(chunk, lay.sizeof_size, where)
+    return walk_objects(chunk, lay.sizeof_size, where)
 
 
-def _walk_objects(chunk: bytes, sizeof_size: int, where: str) -> CollectionWalk:
-    """Walk the objects of one collection; the first that would stop HDF5 is the problem."""
+def walk_objects(chunk: bytes, sizeof_size: int, where: str) -> CollectionWalk:
+    """Walk the objects of one collection; the first that would stop HDF5 is the problem.
+
+    ``chunk`` is the whole collection (its ``GCOL`` header first), ``sizeof_size`` the
+    file's size of lengths (bytes), ``where`` the collection's place for the problem's text.
+    Each object is a 2-byte index, a 2-byte reference count, 4 reserved bytes, a
+    ``sizeof_size`` length and its data padded to 8 bytes; index 0 is the free space,
+    whose length counts its header (HDF5 file format specification, "Global Heap").
+    Returns the lengths by index of the objects walked, and the problem (None when HDF5
+    can walk them all).
+    """
     objhdr = 8 + sizeof_size
     pos, end = 8 + sizeof_size, len(chunk)
     sizes: dict[int, int] = {}

@@ -78,7 +78,7 @@ def stimulus_groups(document: Document) -> list[Condition]:
 
 
 def _pattern_labels(document: Document) -> tuple[list[Condition], list[Condition]]:
-    trials, ref = document.trials, document.arrays.get("neuro")
+    trials, ref = document.trials, document.neural_array()
     ids = trials.trial_stim_ids if trials is not None else None
     if ref is None or ids is None or len(ids) != ref.shape[0]:
         raise ValueError("the patterns recording offers no stimulus ID per row "
@@ -139,7 +139,9 @@ def _row_means(document: Document, stimuli: Sequence[Condition],
                progress: ProgressFn | None, cancelled: CancelFn | None) -> NeuralPatterns:
     """Mean of the rows of each stimulus of a patterns recording (NaN skipped)."""
     labels, _ = _pattern_labels(document)
-    ref = document.arrays["neuro"]
+    ref = document.neural_array()
+    if ref is None:  # (_pattern_labels has said so)
+        raise ValueError("the patterns recording offers no neural array")
     if np.dtype(ref.dtype).kind not in "biuf":
         raise ValueError(f"neural values of dtype {ref.dtype} cannot be averaged")
     where = {c: i for i, c in enumerate(stimuli)}

@@ -52,7 +52,6 @@ plot's title says so, wrapped to the plot's width (docs/architecture.md,
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Iterable, Mapping
 from concurrent.futures import Executor
 from dataclasses import replace
@@ -70,6 +69,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.formats.analysis.arrays import ArrayRef, EnvelopeCancelled
+from inspector.formats.analysis.read_meter import ChunkMeter, metering
 from inspector.formats.analysis.scan_envelope import (
     ScanEnvelopes,
     ScanOverview,
@@ -116,8 +116,6 @@ MIN_COLUMNS = 100
 NOTE_COLOR = "#e8590c"
 #: A click this close to a curve (pixels) selects its scan.
 CLICK_PIXELS = 6
-#: Least time between two progress reports of one read (seconds).
-PROGRESS_EVERY_S = 0.1
 
 
 def _sources(auc: AucScans, arrays: Mapping[str, ArrayRef]) -> tuple[Source, Source, Source | None]:
@@ -237,7 +235,7 @@ class AucView(PlotView):
         self._guard = _Guard()
         self.destroyed.connect(self._guard.close)
         self._set_up_view_box()
-        self.read_progress = ReadProgress(self.plot_widget, "scans",
+        self.read_progress = ReadProgress(self.plot_widget, "blocks",
                                           "Stop reading: the plot keeps what is drawn")
         self.read_progress.cancel_requested.connect(self.cancel_read)
         if n == 0:
@@ -448,24 +446,25 @@ class AucView(PlotView):
             def cancelled() -> bool:
                 return ctx.cancelled
 
-            progress = _Throttled(ctx)
-
+            meter = ChunkMeter(0, lambda d, m: ctx.progress(d, m, None))
             try:
                 if overview is not None:  # built by verification: combined, nothing read
                     env = overview.at_pixels(px, COARSEST_COLUMN)
                     if env is None:
                         return None, None, [], ([], QRectF())
                     return overview.extent, env, *_drawn(env, n)
-                if want is None:  # first request: the data's extent, then all of it
-                    ext = scan_extent(radius, signal, mask, cancelled=cancelled)
-                    if ext is None:
-                        return ext, None, [], ([], QRectF())
-                    r0, r1, cols = *framed_range(ext), px
-                else:
-                    ext = None
-                    r0, r1, cols = want
-                env = scan_envelopes(radius, signal, mask, r0, r1, cols, cancelled=cancelled,
-                                     progress=progress, executor=pool)
+                with metering(meter):  # progress: blocks read of blocks needed
+                    if want is None:  # first request: the data's extent, then all of it
+                        ext = scan_extent(radius, signal, mask, cancelled=cancelled)
+                        if ext is None:
+                            return ext, None, [], ([], QRectF())
+                        r0, r1, cols = *framed_range(ext), px
+                    else:
+                        ext = None
+                        r0, r1, cols = want
+                    env = scan_envelopes(radius, signal, mask, r0, r1, cols,
+                                         cancelled=cancelled, executor=pool)
+                meter.flush()
             except EnvelopeCancelled:
                 ctx.check()
                 raise
@@ -488,7 +487,7 @@ class AucView(PlotView):
         self._in_flight = True
         self._pending = False
         self._stopped = False
-        self.read_progress.start(0 if overview is not None else n)
+        self.read_progress.start(0)  # (the blocks needed are counted by the job)
         for layer in (self.lines, self.highlights):  # lines for this view are on their way
             layer.hold(True)
         self.submitted += 1
@@ -788,21 +787,6 @@ class AucView(PlotView):
         self._show_lines()
         if self._symbol_points:
             self._draw_symbols()
-
-
-class _Throttled:
-    """``progress(done, total)`` of :func:`scan_envelopes` (any thread) sent to the job at
-    most every :data:`PROGRESS_EVERY_S`, and always the last (``done == total``)."""
-
-    def __init__(self, ctx: JobContext) -> None:
-        self.ctx = ctx
-        self.next = 0.0
-
-    def __call__(self, done: int, total: int) -> None:
-        now = time.monotonic()
-        if now >= self.next or done >= total:
-            self.next = now + PROGRESS_EVERY_S
-            self.ctx.progress(int(done), int(total), None)
 
 
 def _drawn(env: ScanEnvelopes, n: int) -> tuple[list[tuple[np.ndarray, np.ndarray]],

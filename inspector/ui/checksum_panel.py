@@ -43,22 +43,22 @@ def verdict_text(members: list[MemberCheck], state: str) -> tuple[str, str]:
     if state == "verifying":
         return "pending", verifying_text(done, n)
     if state == "error":
-        return "bad", f"Verification could not finish ({done} of {n} {noun} checked)"
+        return "bad", f"Verification could not finish ({done:,} of {n:,} {noun} checked)"
     if failed:
         shown = ", ".join(f"{m.name} ({STATUS_TEXT.get(m.status, m.status)})" for m in failed[:4])
-        more = f", and {len(failed) - 4} more" if len(failed) > 4 else ""
-        text = f"{len(failed)} of {n} {noun} failed: {shown}{more}"
+        more = f", and {len(failed) - 4:,} more" if len(failed) > 4 else ""
+        text = f"{len(failed):,} of {n:,} {noun} failed: {shown}{more}"
         if state == "cancelled":
-            text += f" (cancelled after {done} of {n})"
+            text += f" (cancelled after {done:,} of {n:,})"
         return "bad", text
     if state == "cancelled":
-        return "pending", (f"Verification cancelled: {done} of {n} {noun} checked, "
+        return "pending", (f"Verification cancelled: {done:,} of {n:,} {noun} checked, "
                            "none failed so far")
     if done < n:  # the check ended without reading them (the file changed on disk)
-        return "bad", f"Not verified: {n - done} of {n} {noun} not checked"
+        return "bad", f"Not verified: {n - done:,} of {n:,} {noun} not checked"
     if n == 0:
         return "bad", "No members to verify"
-    return "ok", f"All {n} {noun} verified"
+    return "ok", f"All {n:,} {noun} verified"
 
 
 def status_width(view: QTableView, statuses: Iterable[str] = ()) -> int:
@@ -108,7 +108,8 @@ MEMBER_FLOOR = 80
 
 def verifying_text(checked: int, members: int) -> str:
     """The banner while verifying: ``"Verifying… 2 of 3 members checked"``."""
-    return f"Verifying… {checked} of {members} {'member' if members == 1 else 'members'} checked"
+    noun = "member" if members == 1 else "members"
+    return f"Verifying… {checked:,} of {members:,} {noun} checked"
 
 
 class ChecksumPanel(QWidget):
@@ -136,7 +137,7 @@ class ChecksumPanel(QWidget):
         self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.progress = QProgressBar(self)
         self.progress.setMaximumWidth(220)
-        self.progress.setFormat("%v / %m")
+        self.progress.setFormat("0 / 0")
         self.cancel = QPushButton("Cancel", self)
         self.cancel.setToolTip("Stop verifying the remaining members")
         self.cancel.clicked.connect(self.cancel_requested)
@@ -216,6 +217,7 @@ class ChecksumPanel(QWidget):
         bar.setUpdatesEnabled(False)
         bar.setRange(0, max(total, 1))
         bar.setValue(done)
+        bar.setFormat(f"{done:,} / {total:,}")  # (Qt's %v and %m are not grouped)
         bar.setUpdatesEnabled(True)  # (schedules the repaint)
 
     def finish(self, members: list[MemberCheck], state: str = "done") -> None:

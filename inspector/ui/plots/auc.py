@@ -241,7 +241,7 @@ class AucView(PlotView):
         if n == 0:
             self.show_placeholder("No scans to plot.")
         doing = "verifying…" if self._waiting else "reading…"
-        self.status.setText(f"{n} scans: {doing}" if n else "0 scans")
+        self.status.setText(f"{n:,} scans: {doing}" if n else "0 scans")
 
     # -- construction ----------------------------------------------------------------
     def _set_up_view_box(self) -> None:
@@ -432,7 +432,7 @@ class AucView(PlotView):
         """The document's checks ended: a view still waiting for an overview reads itself."""
         if self._waiting:
             self._waiting = False
-            self.status.setText(f"{self.shape.scans} scans: reading…")
+            self.status.setText(f"{self.shape.scans:,} scans: reading…")
             self.request()
 
     def _submit(self, want: tuple[float, float, int] | None) -> None:
@@ -521,7 +521,7 @@ class AucView(PlotView):
             if env is None:
                 nothing = [(np.empty(0), np.empty(0))] * self.shape.scans
                 self._draw_lines(nothing, LinePaths(nothing), QRectF())
-                self.status.setText(f"{self.shape.scans} scans, no measured points")
+                self.status.setText(f"{self.shape.scans:,} scans, no measured points")
             else:
                 self._draw(env, curves, *built)
                 if first:
@@ -573,7 +573,7 @@ class AucView(PlotView):
         whole = self.extent is None or (env.r0 <= self.extent[0] and env.r1 >= self.extent[1])
         where = "" if whole else " in range"
         how = "" if exact else ", showing the range of values per screen pixel"
-        self.status.setText(f"{self.shape.scans} scans, {real} measured points{where}{how}")
+        self.status.setText(f"{self.shape.scans:,} scans, {real:,} measured points{where}{how}")
 
     def _draw_lines(self, curves: list[tuple[np.ndarray, np.ndarray]],
                     paths: LinePaths, extent: QRectF) -> None:

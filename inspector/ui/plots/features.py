@@ -232,8 +232,8 @@ class FeatureView(PlotView):
         self.colorbar.setImageItem(self.img_item, insert_in=self.plot_item)
         self.plot_item.vb.autoRange(padding=0)
         note = f", every {self.step}th stimulus" if self.step > 1 else ""
-        self.status.setText(f"{int(self.ref.shape[0])} stimuli × {img.shape[1]} features{note}; "
-                            f"range {lo:.4g} … {hi:.4g}")
+        self.status.setText(f"{int(self.ref.shape[0]):,} stimuli × {img.shape[1]:,} features"
+                            f"{note}; range {lo:.4g} … {hi:.4g}")
 
     # -- rows and their stimuli ---------------------------------------------------------
     def row_id(self, row: int) -> Any:

@@ -102,7 +102,7 @@ class PatternView(PlotView):
         self.colorbar.setImageItem(self.img_item, insert_in=self.plot_item)
         self.plot_item.vb.autoRange(padding=0)
         note = f", every {step}th row" if step > 1 else ""
-        self.status.setText(f"{img.shape[0]} × {img.shape[1]}{note}; range {lo:.4g} … {hi:.4g}")
+        self.status.setText(f"{img.shape[0]:,} × {img.shape[1]:,}{note}; range {lo:.4g} … {hi:.4g}")
 
     def curves(self) -> list[tuple[str, np.ndarray, np.ndarray]]:
         return []

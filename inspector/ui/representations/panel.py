@@ -97,7 +97,7 @@ def arrange(doc: Any, result: RsaResult, index: int, how: str) -> Arranged:
     order, note = np.arange(m), ""
     if how in ("features", "neural"):
         if m > MAX_CLUSTERED:
-            note = f"{m} stimuli: clustering orders at most {MAX_CLUSTERED}; record order shown"
+            note = f"{m:,} stimuli: clustering orders at most {MAX_CLUSTERED:,}; record order shown"
         else:
             order = clustered_order(feats if how == "features" else neural)
     elif how != "record":
@@ -296,7 +296,7 @@ class RepresentationsPanel(QWidget):
         a = arranged.layer.agreement
         assert a is not None
         text = (f"{arranged.layer.name} {arranged.layer.module_name}: ρ = {a.rho:.3f}, "
-                f"p = {a.p_value:.4f} ({a.permutations} permutations), {a.stimuli} stimuli"
+                f"p = {a.p_value:.4f} ({a.permutations:,} permutations), {a.stimuli:,} stimuli"
                 f"{self._neural_text()}")
         self.status.setText(text + (f". {arranged.note}" if arranged.note else ""))
 
@@ -306,7 +306,7 @@ class RepresentationsPanel(QWidget):
             return ""
         neural = self.doc.neural_array()
         every = n.channels is None or neural is None or len(n.channels) == int(neural.shape[-1])
-        chans = "all channels" if every else f"{len(n.channels or ())} channels"
+        chans = "all channels" if every else f"{len(n.channels or ()):,} channels"
         base = "no baseline" if n.baseline_samples is None else "baseline corrected"
         return (f"; responses: {chans}, window {list(n.window_samples)} samples, {base} "
                 "(the Trials tab's choices)")

@@ -526,7 +526,7 @@ class ConditionPlot(PlotView):
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             shown = self._checked.get(cond.label, k < MAX_SHOWN)
             item.setCheckState(Qt.CheckState.Checked if shown else Qt.CheckState.Unchecked)
-            item.setToolTip(f"{cond.label}: {cond.kind} value, {n} trials"
+            item.setToolTip(f"{cond.label}: {cond.kind} value, {n:,} trials"
                             if not cond.missing else f"trials without a value: {n}")
             if cond.missing:
                 font = QFont(item.font())
@@ -538,7 +538,7 @@ class ConditionPlot(PlotView):
 
     def _count_shown(self) -> None:
         shown = sum(self.shown())
-        self.list_label.setText(f"Conditions: {shown} of {len(self.conditions)} shown")
+        self.list_label.setText(f"Conditions: {shown:,} of {len(self.conditions):,} shown")
 
     def shown(self) -> list[bool]:
         """Per condition: checked in the list."""
@@ -647,10 +647,10 @@ class ConditionPlot(PlotView):
         w0, w1 = df.attrs["window_samples"]
         rate = df.attrs["sampling_rate_hz"]
         span = (f"{w0 / rate * 1000:.4g} to {w1 / rate * 1000:.4g} ms at {rate:g} Hz"
-                if rate else f"samples {w0} to {w1}")
+                if rate else f"samples {w0:,} to {w1:,}")
         trials, g = sum(self.trial_counts()), len(self.conditions)
-        return (f"{g} condition{'s' if g != 1 else ''}, {trials} trial{'s' if trials != 1 else ''}"
-                f", window {span}"
+        return (f"{g:,} condition{'s' if g != 1 else ''}, "
+                f"{trials:,} trial{'s' if trials != 1 else ''}, window {span}"
                 + (", baseline-corrected" if df.attrs["baseline_samples"] is not None else ""))
 
     # -- export ------------------------------------------------------------------

@@ -114,3 +114,22 @@ def test_the_responses_follow_the_trials_tab_choices(qtbot):
     tab.views.setCurrentIndex(_titles(tab).index("Trials"))
     tab.views.setCurrentIndex(_titles(tab).index(TITLE))
     qtbot.waitUntil(lambda: panel.result.neural.channels == (0, 2), timeout=20000)
+
+
+@pytest.mark.slow
+def test_at_900x640_every_choice_is_whole(qtbot):
+    """The choices wrap onto a second line rather than cut a layer's name."""
+    win = open_window(qtbot, CONTINUOUS, size=(900, 640), show=True)
+    _tab, panel = _panel(qtbot, win)
+    from PySide6.QtWidgets import QStyle, QStyleOptionComboBox
+
+    for box in (panel.metric_box, panel.layer, panel.order):
+        assert box.isVisible() and box.width() >= box.sizeHint().width()
+        opt = QStyleOptionComboBox()
+        box.initStyleOption(opt)
+        field = box.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, opt,
+                                           QStyle.SubControl.SC_ComboBoxEditField, box)
+        assert box.fontMetrics().horizontalAdvance(box.currentText()) <= field.width(), \
+            box.currentText()
+        assert panel.rect().contains(box.geometry().translated(
+            box.mapTo(panel, box.rect().topLeft()) - box.geometry().topLeft()))

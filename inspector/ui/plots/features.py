@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt, Signal
-from PySide6.QtGui import QImage, QPalette, QPixmap
+from PySide6.QtCore import QPointF, Qt, QTimer, Signal
+from PySide6.QtGui import QFontMetrics, QImage, QPalette, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -49,6 +49,11 @@ MAX_ROW_TICKS = 40
 IMAGE_SIDE = 160
 #: Curves drawn at most (the first chosen stimuli).
 MAX_CURVES = 12
+#: Narrowest view (pixels) whose heat map keeps the stimulus list and image beside it;
+#: a narrower view puts them beside the curves, so that the heat map has the width.
+SIDE_BESIDE_HEAT_MAP = 600
+#: Room an axis label leaves at the ends of its axis (pixels).
+LABEL_MARGIN = 10
 
 
 def read_features(ref: ArrayRef, max_values: int = MAX_VALUES) -> tuple[np.ndarray, int]:
@@ -146,20 +151,46 @@ class FeatureView(HeatMapView):
         self.curve_plot.showGrid(x=True, y=True, alpha=0.2)
         self.curve_plot.addLegend(offset=(-10, 10))
         self.palette_changed()
-        top = QWidget()
-        row = QHBoxLayout(top)
-        row.setContentsMargins(0, 0, 0, 0)
+        self.side = side
+        top, bottom = QWidget(), QWidget()
+        self._rows = (QHBoxLayout(top), QHBoxLayout(bottom))
+        for row in self._rows:
+            row.setContentsMargins(0, 0, 0, 0)
         lay = self.layout()
         assert isinstance(lay, QVBoxLayout)
         lay.removeWidget(self._stack)
-        row.addWidget(self._stack, 1)
-        row.addWidget(side)
+        self._rows[0].addWidget(self._stack, 1)
+        self._rows[1].addWidget(self.curve_widget, 1)
+        self._rows[0].addWidget(side)
         self.body = QSplitter(Qt.Orientation.Vertical)
         self.body.addWidget(top)
-        self.body.addWidget(self.curve_widget)
+        self.body.addWidget(bottom)
         self.body.setStretchFactor(0, 3)
         self.body.setStretchFactor(1, 2)
         lay.insertWidget(1, self.body, 1)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        """Narrow: the stimulus list and image go beside the curves (the heat map keeps
+        the width); each feature axis names its axes in full where the label fits."""
+        super().resizeEvent(event)
+        row = self._rows[0] if self.width() >= SIDE_BESIDE_HEAT_MAP else self._rows[1]
+        if row.indexOf(self.side) < 0:
+            row.addWidget(self.side)
+        QTimer.singleShot(0, self._fit_feature_labels)  # once the rows are laid out
+
+    def _fit_feature_labels(self) -> None:
+        """Each feature axis's label: the full one (naming the flattened axes) where it fits
+        the axis, else the widest shorter one that does; the full one is its tooltip."""
+        full = self._feature_label()
+        for item in (self.plot_item, self.curve_plot):
+            axis = item.getAxis("bottom")
+            room = axis.geometry().width() - LABEL_MARGIN
+            metrics = QFontMetrics(axis.label.font())
+            text = next((t for t in (full, "feature (flattened)")
+                         if metrics.horizontalAdvance(t) <= room), "feature")
+            if axis.labelText != text:
+                item.setLabel("bottom", text)
+            axis.setToolTip(full)
 
     def palette_changed(self) -> None:
         """The theme changed (:func:`~inspector.ui.plots.theming.follow_palette` restyles the

@@ -39,6 +39,7 @@ from inspector.formats.analysis.rsa.order import (
 )
 from inspector.jobs import JobContext, JobRunner
 from inspector.ui.colormaps import colormap
+from inspector.ui.flow_layout import FlowLayout, group
 
 #: Order choices before the trial-metadata columns.
 ORDERS = (("record order", "record"), ("clustered by the features", "features"),
@@ -152,17 +153,14 @@ class RepresentationsPanel(QWidget):
         for name in (table.labels if table is not None else []):
             if isinstance(name, str):
                 self.order.addItem(f"by {name}", name)
-        for box in (self.metric_box, self.layer, self.order):
-            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            box.setMinimumContentsLength(8)
+        for box in (self.metric_box, self.layer, self.order):  # whole choices, never cut
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.status = QLabel("", self)
         self.status.setWordWrap(True)
-        bar = QHBoxLayout()
+        bar = FlowLayout()  # a narrow pane wraps the choices onto a second line
         for text, box in (("Dissimilarity", self.metric_box), ("Layer", self.layer),
                           ("Order", self.order)):
-            bar.addWidget(QLabel(text, self))
-            bar.addWidget(box)
-        bar.addStretch(1)
+            bar.addWidget(group(QLabel(text, self), box))
         self._bar = bar
         self.metric_box.currentIndexChanged.connect(lambda _i: self.compute())
         self.layer.currentIndexChanged.connect(lambda _i: self.rearrange())

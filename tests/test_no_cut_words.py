@@ -33,6 +33,13 @@ def chars(width):
     return lambda s: len(s) <= width
 
 
+def test_a_number_keeps_its_unit():
+    # "manifest, 303 …" dropped the unit; the number and its unit are one word
+    assert elide_words("manifest, 303 bytes", chars(15)) == "… 303 bytes"
+    assert elide_words("data file, 12,924 bytes", chars(18)) == "… 12,924 bytes"
+    assert elide_words("2 of 2 scan(s) have no rotor speed", chars(16)) == "2 of 2 scan(s) …"
+
+
 def test_words_and_numbers_stay_whole():
     assert elide_words("manifest, 12 924 bytes", chars(16)) == "… 12 924 bytes"
     assert elide_words("(480, 6) float32, chunked (60, 6), gzip, shuffle",

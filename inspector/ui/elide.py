@@ -31,12 +31,28 @@ def _has_digit(word: str) -> bool:
 _DIGIT_GROUP = re.compile(r"\d{3}\W*")
 
 
+#: Words that are the unit of the number before them: kept with it ("303 bytes" is
+#: never "303 …").
+UNITS = frozenset({
+    "bytes", "byte", "B", "kB", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB",
+    "ms", "s", "µs", "us", "ns", "min", "h", "Hz", "kHz", "MHz", "cm", "mm", "µm", "nm",
+    "px", "%", "samples", "points", "values", "elements", "items", "members", "chunks",
+    "scans", "trials", "channels", "rows", "columns", "stimuli", "features", "files",
+    "entries", "compressed",
+})
+
+
+def _is_unit_after(previous: str, word: str) -> bool:
+    return bool(previous) and previous[-1].isdigit() and word.rstrip(",;:.)]") in UNITS
+
+
 def words_of(text: str) -> list[str]:
-    """``text`` split at single spaces, a number's digit groups kept as one word
-    ("12 924 bytes" is ``["12 924", "bytes"]``)."""
+    """``text`` split at single spaces, a number's digit groups and its unit kept as one
+    word ("manifest, 12 924 bytes" is ``["manifest,", "12 924 bytes"]``)."""
     words: list[str] = []
     for word in text.split(" "):
-        if words and words[-1][-1:].isdigit() and _DIGIT_GROUP.fullmatch(word):
+        if words and words[-1][-1:].isdigit() and (_DIGIT_GROUP.fullmatch(word)
+                                                   or _is_unit_after(words[-1], word)):
             words[-1] += " " + word
         else:
             words.append(word)

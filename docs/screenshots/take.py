@@ -95,6 +95,9 @@ def main() -> None:
                 titles = [views.tabText(i) for i in range(views.count())]
                 views.setCurrentIndex(next(i for i, t in enumerate(titles)
                                            if t.startswith(want)))
+                if want == "RSA":  # its matrices are computed once the tab is shown
+                    until(lambda: getattr(tab.representations, "arranged", None) is not None
+                          and "ρ =" in tab.representations.status.text())
             elif mode == "scan-finding":
                 finding = next(f for f in tab.doc.findings if ":scans[" in f.location)
                 win._finding_activated(finding, tab)

@@ -49,6 +49,13 @@ def test_the_tab_shows_both_matrices_and_the_layer_curve(qtbot):
     layer = want.layers[0]
     np.testing.assert_allclose(a.neural, squareform(want.neural_rdms[layer.name]))
     assert a.record_ids == [3, 7, 11, 15]
+    from inspector.ui.representations.panel import coloured
+
+    for values, image, item in ((a.features, a.images[0], panel.features_image),
+                                (a.neural, a.images[1], panel.neural_image)):
+        np.testing.assert_array_equal(image, coloured(values, panel._lut))
+        np.testing.assert_array_equal(item.image, image)
+        assert item.levels is None and item.image.dtype == np.uint8  # drawn as it is
     xs, ys = panel.curve.getData()
     assert xs.tolist() == [0.0, 1.0]
     np.testing.assert_allclose(ys, [x.agreement.rho for x in want.layers])
@@ -133,3 +140,19 @@ def test_at_900x640_every_choice_is_whole(qtbot):
             box.currentText()
         assert panel.rect().contains(box.geometry().translated(
             box.mapTo(panel, box.rect().topLeft()) - box.geometry().topLeft()))
+
+
+def test_matrices_are_coloured_off_the_gui_thread():
+    """``coloured``: 0 to the largest finite value over the colour map, not finite
+    transparent (the GUI thread draws the RGBA as it is)."""
+    from inspector.ui.representations.panel import coloured
+
+    lut = np.stack([np.arange(256), 255 - np.arange(256), np.zeros(256),
+                    np.full(256, 255)], axis=1).astype(np.uint8)
+    values = np.array([[0.0, 0.5], [np.nan, 2.0]])
+    rgba = coloured(values, lut)
+    assert rgba.dtype == np.uint8 and rgba.shape == (2, 2, 4)
+    assert rgba[0, 0].tolist() == lut[0].tolist() and rgba[1, 1].tolist() == lut[255].tolist()
+    assert rgba[0, 1].tolist() == lut[63].tolist()  # 0.5 of 2.0: index floor(63.75)
+    assert rgba[1, 0].tolist() == [0, 0, 0, 0]
+    assert coloured(np.zeros((2, 2)), lut)[0, 0].tolist() == lut[0].tolist()

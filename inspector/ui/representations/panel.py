@@ -60,6 +60,9 @@ class Arranged:
         record_ids: the record's ID of each row, in ``order``.
         trial_ids: the trials' typed ID of each row (what the selection takes).
         note: why the order asked for could not be used, or ``""``.
+        images: both matrices coloured, uint8 RGBA ``(m, m, 4)`` (0 to each matrix's
+            largest finite value through the colour map; not finite: transparent),
+            so that the GUI thread only hands them to the image items.
     """
 
     layer: LayerResult
@@ -68,6 +71,22 @@ class Arranged:
     record_ids: list[Any]
     trial_ids: list[Any]
     note: str = ""
+    images: tuple[np.ndarray, ...] = ()
+
+
+def coloured(values: np.ndarray, lut: np.ndarray) -> np.ndarray:
+    """uint8 RGBA ``values.shape + (4,)`` of a dissimilarity matrix: 0 to its largest
+    finite value (1 when none is above 0) spread over ``lut`` (uint8 ``(256, 4)``); cells
+    not finite are transparent.  Runs on a job: a 2 000-stimulus matrix coloured by
+    pyqtgraph on the GUI thread took 60-75 ms a paint."""
+    finite = np.isfinite(values)
+    top = float(values[finite].max()) if finite.any() else 1.0
+    top = top if top > 0 else 1.0
+    scaled = np.where(finite, values, 0.0) * ((len(lut) - 1) / top)
+    index = np.clip(scaled, 0, len(lut) - 1).astype(np.uint8)
+    out = lut[index]
+    out[~finite] = 0
+    return out
 
 
 def _meta_values(doc: Any, column: str, trial_ids: list[Any]) -> list[Any]:
@@ -85,9 +104,11 @@ def _meta_values(doc: Any, column: str, trial_ids: list[Any]) -> list[Any]:
     return [first.get(condition_of_value(v)) for v in trial_ids]
 
 
-def arrange(doc: Any, result: RsaResult, index: int, how: str) -> Arranged:
+def arrange(doc: Any, result: RsaResult, index: int, how: str,
+            lut: np.ndarray | None = None) -> Arranged:
     """Layer ``index``'s matrices in the order ``how`` (``record``, ``features``,
-    ``neural`` or a trial-metadata column)."""
+    ``neural`` or a trial-metadata column), coloured through ``lut`` when given
+    (:func:`coloured`)."""
     layer = result.layers[index]
     m = int(layer.used.shape[0])
     feats = square_form(_sub(layer), m)
@@ -104,8 +125,10 @@ def arrange(doc: Any, result: RsaResult, index: int, how: str) -> Arranged:
     elif how != "record":
         order = order_by_values(_meta_values(doc, how, trial_ids))
     pick = np.ix_(order, order)
-    return Arranged(layer, feats[pick], neural[pick], [record_ids[i] for i in order],
-                    [trial_ids[i] for i in order], note)
+    feats, neural = feats[pick], neural[pick]
+    images = () if lut is None else (coloured(feats, lut), coloured(neural, lut))
+    return Arranged(layer, feats, neural, [record_ids[i] for i in order],
+                    [trial_ids[i] for i in order], note, images)
 
 
 def _sub(layer: LayerResult) -> np.ndarray:
@@ -170,7 +193,6 @@ class RepresentationsPanel(QWidget):
         widget = pg.PlotWidget(self)
         widget.setTitle(title)
         item = pg.ImageItem(axisOrder="row-major")
-        item.setColorMap(colormap("viridis"))
         widget.addItem(item)
         widget.getViewBox().invertY(True)
         widget.getViewBox().setAspectLocked(True)
@@ -180,6 +202,9 @@ class RepresentationsPanel(QWidget):
         return widget, item
 
     def _build_plots(self) -> None:
+        #: The matrices' colours (viridis, uint8 RGBA (256, 4)), applied on the job.
+        self._lut = np.asarray(colormap("viridis").getLookupTable(nPts=256, alpha=True),
+                               dtype=np.uint8)
         self.features_plot, self.features_image = self._matrix_plot("Features")
         self.neural_plot, self.neural_image = self._matrix_plot("Responses")
         self.curve_plot = pg.PlotWidget(self)
@@ -273,17 +298,16 @@ class RepresentationsPanel(QWidget):
             self.status.setText(f"{layer.name} is not compared: {why}")
             return
         how, doc = self.order.currentData(), self.doc
-        self.jobs.submit(lambda ctx: arrange(doc, result, index, how), on_done=self._draw,
+        lut = self._lut
+        self.jobs.submit(lambda ctx: arrange(doc, result, index, how, lut), on_done=self._draw,
                          on_error=self._failed, key=self._key + "-order")
 
     # -- drawing -----------------------------------------------------------------------------
     def _draw(self, arranged: Arranged) -> None:
         self.arranged = arranged
-        for item, values in ((self.features_image, arranged.features),
-                             (self.neural_image, arranged.neural)):
-            finite = values[np.isfinite(values)]
-            hi = float(finite.max()) if finite.size else 1.0
-            item.setImage(values, levels=(0.0, hi if hi > 0 else 1.0))
+        for item, image in zip((self.features_image, self.neural_image), arranged.images,
+                               strict=True):
+            item.setImage(image, levels=None, autoLevels=False)  # (coloured on the job)
         m = len(arranged.record_ids)
         ticks = ([(i + 0.5, str(v)) for i, v in enumerate(arranged.record_ids)]
                  if m <= MAX_NAMED else [])

@@ -46,6 +46,10 @@ def test_the_tab_shows_both_matrices_and_the_layer_curve(qtbot):
         doc.verify()
         want = representational_similarity(doc, RsaOptions())
     a = panel.arranged
+    from inspector.ui.plots.grid_axis import GridAxis
+
+    for plot in (panel.features_plot, panel.neural_plot, panel.curve_plot):  # made ahead,
+        assert isinstance(plot.getAxis("left"), GridAxis)  # over turns (plot_widget_in_steps)
     layer = want.layers[0]
     np.testing.assert_allclose(a.neural, squareform(want.neural_rdms[layer.name]))
     assert a.record_ids == [3, 7, 11, 15]
@@ -156,3 +160,22 @@ def test_matrices_are_coloured_off_the_gui_thread():
     assert rgba[0, 1].tolist() == lut[63].tolist()  # 0.5 of 2.0: index floor(63.75)
     assert rgba[1, 0].tolist() == [0, 0, 0, 0]
     assert coloured(np.zeros((2, 2)), lut)[0, 0].tolist() == lut[0].tolist()
+
+
+def test_the_panel_plots_are_made_over_event_loop_turns(qtbot):
+    import pyqtgraph as pg
+
+    from inspector.ui.representations.panel import PLOTS, plot_widgets_in_steps
+
+    steps = plot_widgets_in_steps()
+    turns = 0
+    try:
+        while True:
+            assert next(steps) is None
+            turns += 1
+    except StopIteration as end:
+        plots = end.value
+    assert len(plots) == PLOTS and all(isinstance(p, pg.PlotWidget) for p in plots)
+    assert turns >= 3 * PLOTS  # (each widget in several steps)
+    for p in plots:
+        qtbot.addWidget(p)

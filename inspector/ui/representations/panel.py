@@ -15,7 +15,7 @@ then the arrangement of one layer); the GUI thread only draws the results.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,12 +40,15 @@ from inspector.formats.analysis.rsa.order import (
 from inspector.jobs import JobContext, JobRunner
 from inspector.ui.colormaps import colormap
 from inspector.ui.flow_layout import FlowLayout, group
+from inspector.ui.plots.base import plot_widget_in_steps
 
 #: Order choices before the trial-metadata columns.
 ORDERS = (("record order", "record"), ("clustered by the features", "features"),
           ("clustered by the responses", "neural"))
 #: p-values below this fill the layer's marker.
 ALPHA = 0.05
+#: Plot widgets of the panel: the two matrices and the agreement by layer.
+PLOTS = 3
 #: Up to this many stimuli, the matrices' axes name each one.
 MAX_NAMED = 40
 
@@ -131,6 +134,28 @@ def arrange(doc: Any, result: RsaResult, index: int, how: str,
                     [trial_ids[i] for i in order], note, images)
 
 
+def plot_widgets_in_steps(n: int = PLOTS) -> Generator[None, None, list[pg.PlotWidget]]:
+    """``n`` bare plot widgets for :class:`RepresentationsPanel` (``plots=``), made over
+    event-loop turns (:func:`~inspector.ui.turns.run_in_turns`; each
+    :func:`~inspector.ui.plots.base.plot_widget_in_steps`): made at once with the
+    panel, its three plots took 40-65 ms of the GUI thread.  Closed early, the widgets
+    made so far are deleted."""
+    made: list[pg.PlotWidget] = []
+    try:
+        for _ in range(n):
+            for widget in plot_widget_in_steps():
+                if widget is None:
+                    yield None
+                else:
+                    made.append(widget)
+                    break
+    except GeneratorExit:
+        for widget in made:
+            widget.deleteLater()
+        raise
+    return made
+
+
 def _sub(layer: LayerResult) -> np.ndarray:
     from inspector.formats.analysis.rsa.features import sub_condensed
 
@@ -148,9 +173,11 @@ class RepresentationsPanel(QWidget):
 
     def __init__(self, doc: Any, jobs: JobRunner, selection: Any, parent: QWidget | None = None,
                  permutations: int | None = None,
-                 choices: Callable[[], dict[str, Any]] | None = None) -> None:
+                 choices: Callable[[], dict[str, Any]] | None = None,
+                 plots: Sequence[pg.PlotWidget] = ()) -> None:
         super().__init__(parent)
         self.doc, self.jobs, self.selection = doc, jobs, selection
+        self._made = list(plots)  # bare plot widgets made ahead (plot_widgets_in_steps)
         self.permutations = permutations
         self.choices = choices
         self.asked: RsaOptions | None = None
@@ -189,8 +216,16 @@ class RepresentationsPanel(QWidget):
         self.layer.currentIndexChanged.connect(lambda _i: self.rearrange())
         self.order.currentIndexChanged.connect(lambda _i: self.rearrange())
 
+    def _plot_widget(self) -> pg.PlotWidget:
+        """One of the bare plot widgets made ahead, else a new one."""
+        if self._made:
+            widget = self._made.pop(0)
+            widget.setParent(self)
+            return widget
+        return pg.PlotWidget(self)
+
     def _matrix_plot(self, title: str) -> tuple[pg.PlotWidget, pg.ImageItem]:
-        widget = pg.PlotWidget(self)
+        widget = self._plot_widget()
         widget.setTitle(title)
         item = pg.ImageItem(axisOrder="row-major")
         widget.addItem(item)
@@ -207,7 +242,7 @@ class RepresentationsPanel(QWidget):
                                dtype=np.uint8)
         self.features_plot, self.features_image = self._matrix_plot("Features")
         self.neural_plot, self.neural_image = self._matrix_plot("Responses")
-        self.curve_plot = pg.PlotWidget(self)
+        self.curve_plot = self._plot_widget()
         self.curve_plot.setTitle("Spearman ρ by layer (filled: p below 0.05)")
         self.curve_plot.setMaximumHeight(200)
         self.curve_plot.setMinimumHeight(130)

@@ -257,6 +257,8 @@ class ConditionPlot(PlotView):
         self.condition_list = QListWidget()
         self.condition_list.setAccessibleName("Conditions shown")
         self.condition_list.setToolTip("Check the conditions to plot")
+        # one row height for all: laying out 2,000 conditions' rows took 20 ms more
+        self.condition_list.setUniformItemSizes(True)
         self.condition_list.itemChanged.connect(self._item_changed)
         # a narrow list keeps each label's end, "(n=…)", in view (the tooltip has it all)
         self.condition_list.setTextElideMode(Qt.TextElideMode.ElideMiddle)
@@ -520,14 +522,15 @@ class ConditionPlot(PlotView):
         lst.blockSignals(True)
         lst.clear()
         colors = condition_colors(self.conditions)
+        flags = QListWidgetItem().flags() | Qt.ItemFlag.ItemIsUserCheckable  # (once: enum
+        on, off = Qt.CheckState.Checked, Qt.CheckState.Unchecked  # operations are slow)
         for k, (cond, color, n) in enumerate(zip(self.conditions, colors, self.trial_counts(),
                                                  strict=True)):
-            item = QListWidgetItem(_swatch(color), f"{cond.label}  (n={n})")
-            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            shown = self._checked.get(cond.label, k < MAX_SHOWN)
-            item.setCheckState(Qt.CheckState.Checked if shown else Qt.CheckState.Unchecked)
+            item = QListWidgetItem(_swatch(color), f"{cond.label}  (n={n:,})")
+            item.setFlags(flags)
+            item.setCheckState(on if self._checked.get(cond.label, k < MAX_SHOWN) else off)
             item.setToolTip(f"{cond.label}: {cond.kind} value, {n:,} trials"
-                            if not cond.missing else f"trials without a value: {n}")
+                            if not cond.missing else f"trials without a value: {n:,}")
             if cond.missing:
                 font = QFont(item.font())
                 font.setItalic(True)

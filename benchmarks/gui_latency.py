@@ -22,7 +22,17 @@ on it has them:
   checksum: a check that streams thousands of progress reports;
 * ``pan_zoom``: on the 1 GiB recording with its summary warm, a scripted
   sequence of zooms, pans and a drag (range changes every 16 ms), each
-  waited for until the exact curve is drawn.
+  waited for until the exact curve is drawn;
+* ``rsa_tab``: a VneuroTK epochs recording (written by vneurotk 0.0.1) with one
+  vision record of ``benchmarks/rsa.py``'s largest size (``--rsa-size``, default
+  2 000 stimuli x 50 000 features, one trial per stimulus): open it, show the RSA
+  tab until both matrices and the agreement are drawn, then hover every matrix
+  cell of a diagonal, select a cell (the two stimuli and their trials), and order
+  the stimuli clustered by the features, then by the responses;
+* ``compare_recordings_1gb``: File > Compare With… on ``benchmarks/diff.py``'s
+  largest pair (two 1 GiB recordings differing in one chunk): the Compare tab
+  through to its report, then every difference selected in turn, each waited for
+  until its detail (the differing values' curves) is shown.
 
 The inputs are built once in a cache folder (``--cache``, default
 ``$INSPECTOR_BENCH_DIR`` or ``/tmp/inspector-bench-gui``): the recording as
@@ -51,7 +61,7 @@ used within a gap (the work it did between two ticks).  ``--trace`` prints the G
 thread's stack during every stall over 50 ms to stderr.
 
 Usage: ``python benchmarks/gui_latency.py [--scenarios a,b] [--recording-mb N]
-[--archive-mb N] [--trace]``
+[--archive-mb N] [--rsa-size NxF] [--trace]``
 """
 
 from __future__ import annotations
@@ -75,7 +85,9 @@ from bytecode import compile_inspector
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ("open_recording_1gb", "start_with_recording_1gb", "open_archive_500mb",
-             "verify_archive_3000_members", "pan_zoom")
+             "verify_archive_3000_members", "pan_zoom", "rsa_tab", "compare_recordings_1gb")
+#: Samples per trial and channels of the ``rsa_tab`` recording.
+RSA_SAMPLES, RSA_CHANNELS = 20, 8
 #: Members added to the bundled sample archive for ``verify_archive_3000_members``.
 MANY_MEMBERS = 3000
 PROBE_MS = 5
@@ -163,6 +175,54 @@ def many_members_path(cache: Path, members: int = MANY_MEMBERS) -> Path:
     return path
 
 
+def rsa_recording_path(cache: Path, size: str) -> Path:
+    """An epochs recording written by vneurotk 0.0.1 with one vision record of ``size``
+    (``"2000x50000"``: stimuli x features, float32, the writer's chunks and gzip), one
+    trial per stimulus (built once, in a child process: the writer holds the array)."""
+    path = cache / f"rsa_recording_{size}.h5"
+    if not path.exists():
+        subprocess.run([sys.executable, __file__, "--child", "write_rsa", "--path", str(path),
+                        "--rsa-size", size], check=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    return path
+
+
+def write_rsa_recording(path: Path, size: str) -> None:
+    """Write :func:`rsa_recording_path`'s file (``VisionData._store_records``, as the
+    reference tests store records)."""
+    import numpy as np
+    from vneurotk import BaseData
+    from vneurotk.vision.data import VisionData
+    from vneurotk.vision.representation.visual_representations import (
+        VisualRepresentation,
+        VisualRepresentations,
+    )
+
+    n, f = (int(v) for v in size.split("x"))
+    rng = np.random.default_rng(38)
+    neuro = rng.standard_normal((n, RSA_SAMPLES, RSA_CHANNELS)).astype(np.float32)
+    ids = list(range(n))
+    bd = BaseData.for_epochs(neuro, {"sfreq": 100.0,
+                                     "ch_names": [f"c{i}" for i in range(RSA_CHANNELS)]})
+    bd.configure(ids, vision_onsets=np.full(n, 5))
+    vd = VisionData(bd.trial_stim_ids)
+    features = rng.standard_normal((n, f)).astype(np.float32)
+    rep = VisualRepresentation("bench/model", "blocks.11", "Linear", ids, features)
+    vd._store_records(VisualRepresentations([rep]), overwrite=False)
+    bd._restore_vision_data(vd)
+    tmp = path.with_suffix(".tmp")
+    bd.save(tmp)
+    os.replace(tmp, path)
+
+
+def diff_pair(cache: Path) -> tuple[Path, Path]:
+    """``benchmarks/diff.py``'s largest recording pair (built there once if missing)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from diff import _recordings
+
+    rec = _recordings()
+    return rec["a"], rec["one"]
+
+
 # -- the probe (child process) -------------------------------------------------------
 class Probe:
     """Ticks of a 5 ms QTimer on the GUI thread; optionally samples the GUI stack in stalls."""
@@ -230,13 +290,14 @@ class Probe:
         for last, stack in self.stacks:
             by_stall.setdefault(last, []).append(stack)
         for last, stacks in by_stall.items():
-            nxt = next((t for t in self.ticks if t > last), None)
-            dur = (nxt - last) * 1000 if nxt is not None else float("nan")
+            k = next((i for i, t in enumerate(self.ticks) if t > last), None)
+            dur = (self.ticks[k] - last) * 1000 if k is not None else float("nan")
+            cpu = (self.cpu[k] - self.cpu[k - 1]) * 1000 if k else float("nan")
             if dur < STALL_MS:
                 continue
             top, n = Counter(stacks).most_common(1)[0]
-            print(f"--- stall of {dur:.0f} ms ({n}/{len(stacks)} samples):\n{top}",
-                  file=sys.stderr)
+            print(f"--- stall of {dur:.0f} ms, {cpu:.0f} ms of GUI-thread CPU "
+                  f"({n}/{len(stacks)} samples):\n{top}", file=sys.stderr)
 
 
 def _spin(app: Any, cond: Callable[[], bool], timeout: float) -> bool:
@@ -336,6 +397,73 @@ def _pan_zoom_script(app: Any, win: Any) -> list[float]:
     return out
 
 
+def _rsa_script(app: Any, win: Any, path: Path) -> dict[str, Any]:
+    """Open the recording, show its RSA tab until drawn, hover, select, reorder twice."""
+    from inspector.ui.representations import TITLE
+
+    win.open_paths([str(path)])
+    _spin(app, lambda: _settled(win), TIMEOUT_S)
+    tab = win.current_tab()
+    titles = [tab.views.tabText(i) for i in range(tab.views.count())]
+    t0 = time.perf_counter()
+    tab.views.setCurrentIndex(titles.index(TITLE))
+
+    def drawn() -> bool:
+        panel = tab.representations
+        return (panel is not None and getattr(panel, "arranged", None) is not None
+                and panel.is_idle() and "ρ =" in panel.status.text() and win.is_idle())
+
+    ok = _spin(app, drawn, TIMEOUT_S)
+    out: dict[str, Any] = {"shown_ms": round((time.perf_counter() - t0) * 1000, 1),
+                           "timed_out": not ok}
+    panel = tab.representations
+    m = panel.arranged.features.shape[0] if ok else 0
+    out["stimuli"] = m
+    widget = panel.features_plot
+    for k in range(0, m, max(1, m // 50)):  # hover along the diagonal
+        scene = widget.getViewBox().mapViewToScene(pg_point(k + 0.5, k + 0.5))
+        panel._hover(widget, scene)
+        _spin(app, lambda: False, 0.005)
+    if m > 1:
+        panel.select_cell(0, 1)
+        _spin(app, lambda: win.is_idle(), TIMEOUT_S)
+    for how in ("features", "neural"):
+        arranged = panel.arranged
+        panel.order.setCurrentIndex(panel.order.findData(how))
+        _spin(app, lambda a=arranged: panel.arranged is not a and win.is_idle(), TIMEOUT_S)
+    return out
+
+
+def pg_point(x: float, y: float) -> Any:
+    from PySide6.QtCore import QPointF
+
+    return QPointF(x, y)
+
+
+def _compare_script(app: Any, win: Any, a: Path, b: Path) -> dict[str, Any]:
+    """Compare ``a`` with ``b`` (File > Compare With…), then select every difference."""
+    from inspector.ui.compare.action import open_compare
+
+    t0 = time.perf_counter()
+    tab = open_compare(win, a, b)
+    ok = _spin(app, tab.is_settled, TIMEOUT_S)
+    out: dict[str, Any] = {"report_ms": round((time.perf_counter() - t0) * 1000, 1),
+                           "timed_out": not ok}
+    items = []
+    stack = [tab.tree.topLevelItem(i) for i in range(tab.tree.topLevelItemCount())]
+    while stack:
+        it = stack.pop(0)
+        items.append(it)
+        stack.extend(it.child(i) for i in range(it.childCount()))
+    for it in items:
+        tab.tree.setCurrentItem(it)
+        _spin(app, tab.is_settled, TIMEOUT_S)
+        _spin(app, lambda: False, 0.02)
+    out["differences_selected"] = len(items)
+    tab.close_comparison()
+    return out
+
+
 def format_layer(path: Path, gui_switch: bool) -> dict[str, Any]:
     """Open the recording and compute the exact whole-range envelope of the channels a
     neural plot shows first, without a window (this fresh process)."""
@@ -371,7 +499,7 @@ def _cpu_s() -> float:
     return t.user + t.system
 
 
-def child(scenario: str, path: Path, trace: bool) -> dict[str, Any]:
+def child(scenario: str, path: Path, trace: bool, path_b: Path | None = None) -> dict[str, Any]:
     """Run one scenario in this (fresh) process; returns its measurements."""
     from inspector.app import make_application
     from inspector.formats.decoding.workers import worker_pool
@@ -400,6 +528,11 @@ def child(scenario: str, path: Path, trace: bool) -> dict[str, Any]:
             steps = _pan_zoom_script(app, win)
             out["steps_ms"] = [round(s, 1) for s in steps]
             out["median_step_ms"] = round(statistics.median(steps), 1)
+        elif scenario == "rsa_tab":
+            out.update(_rsa_script(app, win, path))
+        elif scenario == "compare_recordings_1gb":
+            assert path_b is not None
+            out.update(_compare_script(app, win, path, path_b))
         else:
             win.open_paths([str(path)])
             ok = _spin(app, lambda: _settled(win) and _exact(win), TIMEOUT_S)
@@ -416,14 +549,16 @@ def child(scenario: str, path: Path, trace: bool) -> dict[str, Any]:
     return {**res, **out, "decoder": DECODER}
 
 
-def _run_child(scenario: str, path: Path, cache: Path | None, trace: bool) -> dict[str, Any]:
+def _run_child(scenario: str, path: Path, cache: Path | None, trace: bool,
+               path_b: Path | None = None) -> dict[str, Any]:
     """One scenario in a fresh interpreter (a cold summary cache unless ``cache``)."""
     with tempfile.TemporaryDirectory(prefix="inspector-gui-latency-") as cold:
         env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
                    XDG_CACHE_HOME=str(cache or cold), PYTHONPATH=str(ROOT))
         proc = subprocess.run(
             [sys.executable, __file__, "--child", scenario, "--path", str(path)]
-            + (["--trace"] if trace else []),
+            + (["--trace"] if trace else [])
+            + (["--path-b", str(path_b)] if path_b is not None else []),
             capture_output=True, text=True, env=env, cwd=ROOT, check=False)
     if trace or proc.returncode:
         sys.stderr.write(proc.stderr)
@@ -452,15 +587,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--archive-mb", type=int, default=500)
     ap.add_argument("--cache", type=Path, default=Path(os.environ.get(
         "INSPECTOR_BENCH_DIR", "/tmp/inspector-bench-gui")))
+    ap.add_argument("--rsa-size", default="2000x50000")
     ap.add_argument("--trace", action="store_true")
+    ap.add_argument("--path-b", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--path", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child in ("format_layer", "format_layer_gui_switch"):
         print(json.dumps(format_layer(args.path, args.child.endswith("switch"))), flush=True)
         return 0
+    if args.child == "write_rsa":
+        write_rsa_recording(args.path, args.rsa_size)
+        return 0
     if args.child:
-        print(json.dumps(child(args.child, args.path, args.trace)), flush=True)
+        print(json.dumps(child(args.child, args.path, args.trace, args.path_b)), flush=True)
         return 0
     args.cache.mkdir(parents=True, exist_ok=True)
     compile_inspector()  # the byte code bootstrap.sh leaves: no module compiles in a child
@@ -468,14 +608,19 @@ def main(argv: list[str] | None = None) -> int:
     out: dict[str, Any] = {}
     warm = args.cache / "summary-cache"
     for scenario in args.scenarios.split(","):
-        if scenario == "open_archive_500mb":
+        path_b = None
+        if scenario == "rsa_tab":
+            path = rsa_recording_path(args.cache, args.rsa_size)
+        elif scenario == "compare_recordings_1gb":
+            path, path_b = diff_pair(args.cache)
+        elif scenario == "open_archive_500mb":
             path = archive_path(args.cache, args.archive_mb)
         elif scenario == "verify_archive_3000_members":
             path = many_members_path(args.cache)
         else:
             path = recording_path(args.cache, args.recording_mb)
         out[scenario] = _run_child(scenario, path, warm if scenario == "pan_zoom" else None,
-                                   args.trace)
+                                   args.trace, path_b)
         out[scenario]["input_mb"] = round(path.stat().st_size / 1e6, 1)
         if scenario == "open_recording_1gb" and "wall_ms" in out[scenario]:
             _compare_format_layer(out[scenario], path)

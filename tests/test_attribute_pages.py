@@ -51,8 +51,8 @@ def test_opening_lists_a_bounded_number_and_a_row_for_the_rest(many):
         assert all(_value_is_its_index(a) for a in attrs)
         more = g.children[-1]
         assert more.kind == MORE_ATTRIBUTES and more.location == "/g"
-        assert more.name == f"{N - MAX_ATTRIBUTES} more attributes"
-        assert f"{MAX_ATTRIBUTES} of {N} shown" in more.detail
+        assert more.name == f"{N - MAX_ATTRIBUTES:,} more attributes"
+        assert f"{MAX_ATTRIBUTES:,} of {N:,} shown" in more.detail
         capped = {f.location: f for f in doc.findings if f.code == "tree.attributes-capped"}
         assert set(capped) == {"/g", "/h"}
         assert f"{N - MAX_ATTRIBUTES} are left out" in capped["/g"].message
@@ -108,7 +108,7 @@ def test_the_window_pages_attributes_in_up_to_the_last(qtbot, many):
     qtbot.waitUntil(lambda: not pager.busy, timeout=30000)
     g_index = model.index_of_node(g)
     assert model.rowCount(g_index) == MAX_ATTRIBUTES + ATTRIBUTE_PAGE + 1
-    assert more.name == f"{N - MAX_ATTRIBUTES - ATTRIBUTE_PAGE} more attributes"
+    assert more.name == f"{N - MAX_ATTRIBUTES - ATTRIBUTE_PAGE:,} more attributes"
     assert win.is_idle()
     # a smaller object, paged through to its last attribute as the user would
     h = model.root.find("/h")

@@ -18,6 +18,7 @@ import pytest
 
 from inspector.formats.analysis import scan_envelope as se
 from inspector.formats.analysis.arrays import EnvelopeCancelled, NumpyArrayRef
+from inspector.formats.analysis.read_meter import ChunkMeter, metering
 from inspector.formats.analysis.scan_envelope import scan_envelopes, scan_extent, scan_shape
 from inspector.formats.auc.model import AucExperiment
 from inspector.formats.capabilities import AucScans
@@ -239,10 +240,12 @@ def test_range_and_columns_checked_and_cancel():
         scan_envelopes(r, s, None, 0.0, 3.0, 5, cancelled=lambda: True)
     with pytest.raises(EnvelopeCancelled):
         scan_envelopes(r, s, None, 0.0, 3.0, 5, cancelled=lambda: True, executor=pool())
-    seen = []
-    scan_envelopes(r, s, None, 0.0, 3.0, 5, block_points=4,
-                   progress=lambda d, t: seen.append((d, t)))
-    assert seen == [(1, 2), (2, 2)]
+    seen: list[tuple[int, int]] = []
+    meter = ChunkMeter(0, lambda d, t: seen.append((d, t)))
+    with metering(meter):  # two blocks of one scan each, reported as each is read
+        scan_envelopes(r, s, None, 0.0, 3.0, 5, block_points=4)
+        scan_envelopes(r, s, None, 0.0, 3.0, 5, block_points=4)  # the same blocks again
+    assert sorted(set(seen)) == [(0, 2), (1, 2), (2, 2)] and (meter.done, meter.needed) == (2, 2)
 
 
 class RecordingRef(NumpyArrayRef):

@@ -109,3 +109,24 @@ def test_the_recording_array_keeps_its_time_axis_and_markers(qtbot, win):
     tab, view = _show(qtbot, win, "neuro")
     assert isinstance(view, NeuralView) and view.markers
     assert tab.doc.neural_array() is view.ref
+
+
+def test_at_900x640_the_heat_map_keeps_the_width_and_its_labels_fit(qtbot):
+    """A narrow view puts the stimulus list and image beside the curves; each feature
+    axis's label is the widest of its forms that fits the axis (Qt's metrics)."""
+    from PySide6.QtGui import QFontMetrics
+
+    win = open_window(qtbot, REC, size=(900, 640), show=True, idle=True)
+    _tab, view = _show(qtbot, win, "vision_store/1")
+    qtbot.wait(100)
+    assert view._rows[1].indexOf(view.side) >= 0  # beside the curves
+    assert view.plot_widget.width() >= view.width() - 10  # the heat map has the width
+    for item in (view.plot_item, view.curve_plot):
+        axis = item.getAxis("bottom")
+        text = axis.labelText
+        assert text.startswith("feature")
+        assert QFontMetrics(axis.label.font()).horizontalAdvance(text) <= axis.geometry().width()
+    win.resize(1600, 900)  # wide: the list and image beside the heat map again
+    qtbot.waitUntil(lambda: view._rows[0].indexOf(view.side) >= 0, timeout=5000)
+    qtbot.wait(100)
+    assert view.plot_item.getAxis("bottom").labelText == "feature (axis 1 × feature, flattened)"

@@ -6,6 +6,7 @@ channel names is shown as the names."""
 from __future__ import annotations
 
 import numpy as np
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QStyleOptionViewItem, QTreeView
 
@@ -30,6 +31,13 @@ def shown_text(view, index) -> str:
 
 def chars(width):
     return lambda s: len(s) <= width
+
+
+def test_a_number_keeps_its_unit():
+    # "manifest, 303 …" dropped the unit; the number and its unit are one word
+    assert elide_words("manifest, 303 bytes", chars(15)) == "… 303 bytes"
+    assert elide_words("data file, 12,924 bytes", chars(18)) == "… 12,924 bytes"
+    assert elide_words("2 of 2 scan(s) have no rotor speed", chars(16)) == "2 of 2 scan(s) …"
 
 
 def test_words_and_numbers_stay_whole():
@@ -78,24 +86,61 @@ def test_a_size_keeps_its_number_and_unit_in_a_narrow_column(qtbot):
     assert shown_text(view, view.model().index(0, 0)) == "manifest, 12 924 bytes"
 
 
-def test_the_checksum_status_column_holds_its_widest_status(qtbot):
+def _checksum_panel(qtbot, members, width):
     from inspector.ui.checksum_panel import ChecksumPanel
 
-    members = [MemberCheck(f"arrays/signal_{i:03d}.npy", "a" * 64, "b" * 64, status)
-               for i, status in enumerate(["ok", "mismatch", "missing-member", "unlisted"])]
     panel = ChecksumPanel(members)
     qtbot.addWidget(panel)
-    panel.resize(520, 300)  # the table of an archive at 1024x640
+    panel.resize(width, 300)
     panel.show()
     qtbot.waitExposed(panel)
     qtbot.wait(50)
+    return panel
+
+
+def test_the_checksum_status_column_holds_its_widest_status(qtbot):
+    members = [MemberCheck(f"arrays/signal_{i:03d}.npy", "a" * 64, "b" * 64, status)
+               for i, status in enumerate(["ok", "mismatch", "missing-member", "unlisted"])]
+    panel = _checksum_panel(qtbot, members, 520)  # the table of an archive at 1024x640
     view = panel.view
-    widest = max(view.fontMetrics().horizontalAdvance(t) for t in STATUS_TEXT.values())
-    assert view.columnWidth(1) >= widest + 16  # text and icon
+    widest = max(view.fontMetrics().horizontalAdvance(STATUS_TEXT[m.status]) for m in members)
+    assert widest + 16 <= view.columnWidth(1) <= widest + 16 + 24  # text and icon, no more
     for row in range(4):
         index = view.model().index(row, 1)
         assert shown_text(view, index) == index.data()  # "MISMATCH", never "MI…CH"
     assert sum(view.columnWidth(c) for c in range(4)) <= view.viewport().width() + 1
+    # a wider status streamed in widens the column
+    panel.on_progress(1, 4, MemberCheck("arrays/signal_000.npy", "a" * 64, None, "cancelled"))
+    qtbot.waitUntil(lambda: view.columnWidth(1) >= view.fontMetrics().horizontalAdvance(
+        STATUS_TEXT["cancelled"]) + 16, timeout=2000)
+    assert shown_text(view, view.model().index(0, 1)) == STATUS_TEXT["cancelled"]
+
+
+def test_a_narrow_checksum_table_keeps_names_ends_and_headers_whole(qtbot):
+    """The table of an archive in a 900 px window (its pane about 400 px wide)."""
+    names = ["manifest.json", "experiment.json", "provenance.json", "arrays/radius.npy",
+             "arrays/signal.npy", "extras/unlisted.bin", "checksums.sha256"]
+    statuses = ["ok", "ok", "malformed-entry", "ok", "mismatch", "unlisted", "ok"]
+    members = [MemberCheck(n, None if s == "unlisted" else "c" * 64, "d" * 64, s)
+               for n, s in zip(names, statuses, strict=True)]
+    panel = _checksum_panel(qtbot, members, 400)
+    view = panel.view
+    header = view.horizontalHeader()
+    for c in range(4):  # every header whole ("Recorded", never "Record…")
+        assert view.columnWidth(c) >= header.sectionSizeHint(c), header.model().headerData(
+            c, header.orientation())
+    assert sum(view.columnWidth(c) for c in range(4)) <= view.viewport().width() + 1
+    model = view.model()
+    for row, name in enumerate(names):
+        shown = shown_text(view, model.index(row, 0))
+        assert shown == name or (shown.startswith("…") and name.endswith(shown[1:])), shown
+        assert model.index(row, 0).data(Qt.ItemDataRole.ToolTipRole) == name
+        status = model.index(row, 1)
+        assert shown_text(view, status) == status.data()
+    assert model.index(5, 2).data() == "—"
+    assert "not listed" in model.index(5, 2).data(Qt.ItemDataRole.ToolTipRole)
+    assert "SHA-256" in model.headerData(2, Qt.Orientation.Horizontal,
+                                         Qt.ItemDataRole.ToolTipRole)
 
 
 def test_a_name_cut_takes_room_from_a_value_above_its_floor():

@@ -155,25 +155,32 @@ def test_the_overview_of_a_chunked_dataset_counts_stored_chunks(qtbot, jobs, tmp
     src.close()
 
 
-def test_the_auc_overview_shows_scans_read_and_cancel_stops_it(qtbot, jobs):
+def _auc_view(qtbot, jobs, radius, signal, mask):
     from inspector.formats.capabilities import AucScans
     from inspector.ui.plots.auc import AucView
 
-    rng = np.random.default_rng(5)
-    scans, points = 64, 8192  # two blocks of 32 scans (scan_envelope.BLOCK_POINTS)
-    signal = GatedRef(np.cumsum(rng.standard_normal((scans, points)), axis=1))
-    arrays = {"radius": NumpyArrayRef("radius", np.linspace(5.9, 7.2, points)),
-              "signal": signal, "mask": NumpyArrayRef("mask", np.ones((scans, points), bool))}
+    scans = signal.shape[0]
+    arrays = {"radius": radius, "signal": signal, "mask": mask}
     view = AucView(AucScans(scan_ids=tuple(f"s{i}" for i in range(scans)), radius_unit="cm",
                             signal_unit="AU"), arrays, jobs)
     qtbot.addWidget(view)
     view.resize(900, 450)
     view.show()
+    return view
+
+
+def test_the_auc_overview_shows_blocks_read_and_cancel_stops_it(qtbot, jobs):
+    rng = np.random.default_rng(5)
+    scans, points = 64, 8192  # two blocks of 32 scans (scan_envelope.BLOCK_POINTS)
+    signal = GatedRef(np.cumsum(rng.standard_normal((scans, points)), axis=1))
+    view = _auc_view(qtbot, jobs, NumpyArrayRef("radius", np.linspace(5.9, 7.2, points)),
+                     signal, NumpyArrayRef("mask", np.ones((scans, points), bool)))
     box = view.read_progress
     qtbot.waitUntil(lambda: box.running, timeout=10000)
+    # blocks needed: the radius axis (the extent) and the two blocks of scans
     signal.gate.release(1)  # the first block of scans is read, the second waits
-    qtbot.waitUntil(lambda: box.isVisible() and box.bar.value() == 32, timeout=10000)
-    assert box.bar.text() == "32 of 64 scans (50%)" and _inside(box)
+    qtbot.waitUntil(lambda: box.isVisible() and box.bar.value() == 2, timeout=10000)
+    assert box.bar.text() == "2 of 3 blocks (66%)" and _inside(box)
     assert not view.is_idle()
     qtbot.mouseClick(box.cancel, Qt.MouseButton.LeftButton)
     assert not box.isVisible() and not view.busy
@@ -183,3 +190,25 @@ def test_the_auc_overview_shows_scans_read_and_cancel_stops_it(qtbot, jobs):
     jobs.wait(10000)
     qtbot.wait(50)
     assert view.is_idle() and view.drawn == 0  # the cancelled read draws nothing
+
+
+def test_the_auc_overview_of_per_scan_radii_plans_both_passes(qtbot, jobs):
+    """The extent pass and the envelopes read the same pieces of every scan: all of
+    them are needed from the start, so the fraction done never falls back."""
+    rng = np.random.default_rng(6)
+    scans, points = 64, 8192
+    radius = np.tile(np.linspace(5.9, 7.2, points), (scans, 1))
+    signal = GatedRef(np.cumsum(rng.standard_normal((scans, points)), axis=1))
+    view = _auc_view(qtbot, jobs, NumpyArrayRef("radius", radius), signal,
+                     NumpyArrayRef("mask", np.ones((scans, points), bool)))
+    box = view.read_progress
+    maxima: list[int] = []
+    box.bar.valueChanged.connect(lambda _v: maxima.append(box.bar.maximum()))
+    qtbot.waitUntil(lambda: box.running, timeout=10000)
+    signal.gate.release(1)  # the radius of both blocks (the extent), then one of signal
+    qtbot.waitUntil(lambda: box.isVisible() and box.bar.value() == 3, timeout=10000)
+    assert box.bar.text() == "3 of 4 blocks (75%)"
+    assert set(maxima) == {4}
+    signal.gate.release(100)
+    qtbot.waitUntil(view.is_idle, timeout=10000)
+    assert view.drawn == 1 and not box.isVisible()

@@ -46,9 +46,20 @@ def test_the_tab_shows_both_matrices_and_the_layer_curve(qtbot):
         doc.verify()
         want = representational_similarity(doc, RsaOptions())
     a = panel.arranged
+    from inspector.ui.plots.grid_axis import GridAxis
+
+    for plot in (panel.features_plot, panel.neural_plot, panel.curve_plot):  # made ahead,
+        assert isinstance(plot.getAxis("left"), GridAxis)  # over turns (plot_widget_in_steps)
     layer = want.layers[0]
     np.testing.assert_allclose(a.neural, squareform(want.neural_rdms[layer.name]))
     assert a.record_ids == [3, 7, 11, 15]
+    from inspector.ui.representations.panel import coloured
+
+    for values, image, item in ((a.features, a.images[0], panel.features_image),
+                                (a.neural, a.images[1], panel.neural_image)):
+        np.testing.assert_array_equal(image, coloured(values, panel._lut))
+        np.testing.assert_array_equal(item.image, image)
+        assert item.levels is None and item.image.dtype == np.uint8  # drawn as it is
     xs, ys = panel.curve.getData()
     assert xs.tolist() == [0.0, 1.0]
     np.testing.assert_allclose(ys, [x.agreement.rho for x in want.layers])
@@ -114,3 +125,57 @@ def test_the_responses_follow_the_trials_tab_choices(qtbot):
     tab.views.setCurrentIndex(_titles(tab).index("Trials"))
     tab.views.setCurrentIndex(_titles(tab).index(TITLE))
     qtbot.waitUntil(lambda: panel.result.neural.channels == (0, 2), timeout=20000)
+
+
+@pytest.mark.slow
+def test_at_900x640_every_choice_is_whole(qtbot):
+    """The choices wrap onto a second line rather than cut a layer's name."""
+    win = open_window(qtbot, CONTINUOUS, size=(900, 640), show=True)
+    _tab, panel = _panel(qtbot, win)
+    from PySide6.QtWidgets import QStyle, QStyleOptionComboBox
+
+    for box in (panel.metric_box, panel.layer, panel.order):
+        assert box.isVisible() and box.width() >= box.sizeHint().width()
+        opt = QStyleOptionComboBox()
+        box.initStyleOption(opt)
+        field = box.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, opt,
+                                           QStyle.SubControl.SC_ComboBoxEditField, box)
+        assert box.fontMetrics().horizontalAdvance(box.currentText()) <= field.width(), \
+            box.currentText()
+        assert panel.rect().contains(box.geometry().translated(
+            box.mapTo(panel, box.rect().topLeft()) - box.geometry().topLeft()))
+
+
+def test_matrices_are_coloured_off_the_gui_thread():
+    """``coloured``: 0 to the largest finite value over the colour map, not finite
+    transparent (the GUI thread draws the RGBA as it is)."""
+    from inspector.ui.representations.panel import coloured
+
+    lut = np.stack([np.arange(256), 255 - np.arange(256), np.zeros(256),
+                    np.full(256, 255)], axis=1).astype(np.uint8)
+    values = np.array([[0.0, 0.5], [np.nan, 2.0]])
+    rgba = coloured(values, lut)
+    assert rgba.dtype == np.uint8 and rgba.shape == (2, 2, 4)
+    assert rgba[0, 0].tolist() == lut[0].tolist() and rgba[1, 1].tolist() == lut[255].tolist()
+    assert rgba[0, 1].tolist() == lut[63].tolist()  # 0.5 of 2.0: index floor(63.75)
+    assert rgba[1, 0].tolist() == [0, 0, 0, 0]
+    assert coloured(np.zeros((2, 2)), lut)[0, 0].tolist() == lut[0].tolist()
+
+
+def test_the_panel_plots_are_made_over_event_loop_turns(qtbot):
+    import pyqtgraph as pg
+
+    from inspector.ui.representations.panel import PLOTS, plot_widgets_in_steps
+
+    steps = plot_widgets_in_steps()
+    turns = 0
+    try:
+        while True:
+            assert next(steps) is None
+            turns += 1
+    except StopIteration as end:
+        plots = end.value
+    assert len(plots) == PLOTS and all(isinstance(p, pg.PlotWidget) for p in plots)
+    assert turns >= 3 * PLOTS  # (each widget in several steps)
+    for p in plots:
+        qtbot.addWidget(p)

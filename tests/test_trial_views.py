@@ -129,6 +129,10 @@ def test_missing_values_are_a_group_labelled_missing(qtbot, jobs):
     assert n_missing == 2
     last = view.condition_list.item(view.condition_list.count() - 1)
     assert last.text() == f"missing  (n={n_missing})" and last.font().italic()
+    assert last.toolTip() == f"trials without a value: {n_missing:,}"
+    assert view.condition_list.uniformItemSizes()  # (thousands of conditions lay out fast)
+    assert all(view.condition_list.item(i).flags() & Qt.ItemFlag.ItemIsUserCheckable
+               for i in range(view.condition_list.count()))
     assert f"missing (n={n_missing})" in legend_labels(view)
     band = [i for i in view.plot_item.items if isinstance(i, pg.FillBetweenItem)][-1]
     assert band.brush().color().name() == MISSING_COLOR

@@ -141,7 +141,7 @@ def test_checksum_model_live_updates(qapp):
     assert m.index(1, 1).data(D.DecorationRole) is not None
     assert m.index(1, 1).data(D.ForegroundRole) != m.index(0, 1).data(D.ForegroundRole)
     m.update_member(MemberCheck("extras/x.bin", None, "d" * 64, "unlisted"))
-    assert m.rowCount() == 3 and m.index(2, 2).data() == "(not listed)"
+    assert m.rowCount() == 3 and m.index(2, 2).data() == "—"
     assert m.index(2, 3).data(CopyRole) == "d" * 64
     kind, text = verdict_text(m.members(), "done")
     assert kind == "bad" and text.startswith("2 of 3 members failed: arrays/signal.npy (MISMATCH)")

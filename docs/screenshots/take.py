@@ -12,6 +12,8 @@ MODE:
   after the plot's progress box appeared (a recording that takes more than a second to
   read: ``python benchmarks/gui_latency.py --scenarios open_recording_1gb`` writes one,
   ``continuous_1024MiB.h5``, in its cache folder);
+* ``tab=TITLE``: FILE opened, the view tab whose title starts with TITLE shown once
+  every view is drawn (``tab=Checksums``, ``tab=Provenance``);
 * ``scan-finding``: no FILE: the long TSV fixture with a temperature for its first scan
   only, and its finding about the second scan activated (the scan selected).
 
@@ -86,11 +88,16 @@ def main() -> None:
             until(lambda: win.all_tabs_ready() and win.is_idle())
             wait(300)
             tab = win.current_tab()
-            if mode == "trials":
+            if mode == "trials" or mode.startswith("tab="):
+                want = "Trials" if mode == "trials" else mode[4:]
                 views = next(t for t in tab.findChildren(QTabWidget)
                              if t.objectName() == "documentViews")
                 titles = [views.tabText(i) for i in range(views.count())]
-                views.setCurrentIndex(titles.index("Trials"))
+                views.setCurrentIndex(next(i for i, t in enumerate(titles)
+                                           if t.startswith(want)))
+                if want == "RSA":  # its matrices are computed once the tab is shown
+                    until(lambda: getattr(tab.representations, "arranged", None) is not None
+                          and "ρ =" in tab.representations.status.text())
             elif mode == "scan-finding":
                 finding = next(f for f in tab.doc.findings if ":scans[" in f.location)
                 win._finding_activated(finding, tab)

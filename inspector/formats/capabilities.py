@@ -318,8 +318,8 @@ def more_attributes_text(shown: int, total: int, page: int) -> tuple[str, str]:
     """The name and details of the :data:`MORE_ATTRIBUTES` row when ``shown`` of an
     object's ``total`` attributes are listed and ``page`` are read at a time."""
     rest = total - shown
-    return (f"{rest} more attributes",
-            f"{shown} of {total} shown; open this row for the next {min(page, rest)}")
+    return (f"{rest:,} more attributes",
+            f"{shown:,} of {total:,} shown; open this row for the next {min(page, rest):,}")
 
 
 @dataclass(frozen=True)

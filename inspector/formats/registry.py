@@ -330,6 +330,6 @@ def _unrecognised(p: Path) -> Document:
     except OSError:
         size = 0
     doc.header.add("format", doc.kind_label)  # "Unrecognised file"
-    doc.header.add("size", f"{size} bytes")
+    doc.header.add("size", f"{size:,} bytes")
     doc.summary = {"size": size}
     return doc

@@ -21,7 +21,16 @@ from inspector.models.style import is_dark, monospace_font, muted_color, status_
 
 _D = Qt.ItemDataRole
 
-COLUMNS = ("Member", "Status", "Recorded digest", "Computed digest")
+COLUMNS = ("Member", "Status", "Recorded", "Computed")
+
+#: What each column holds (the headers' tooltips: the digest columns' titles are short,
+#: so that they stay whole in a narrow table).
+COLUMN_TIPS = (
+    "Member of the archive (its path inside the ZIP)",
+    "Result of comparing the member's bytes with its listed digest",
+    "Recorded digest: the SHA-256 listed for the member in checksums.sha256",
+    "Computed digest: the SHA-256 of the member's bytes as read",
+)
 
 #: Human text of each status.
 STATUS_TEXT = {
@@ -36,6 +45,12 @@ STATUS_TEXT = {
     "refused": "refused (unsafe)",
 }
 
+#: The recorded digest of a member checksums.sha256 does not list (its tooltip says so:
+#: the Status column already tells an unlisted member, and a dash keeps the column narrow).
+NOT_LISTED = "—"
+#: Tooltip of :data:`NOT_LISTED`.
+NOT_LISTED_TIP = "not listed in checksums.sha256"
+
 #: Statuses of a member not checked (yet): the rest count as checked in the verdict.
 UNCHECKED = frozenset({"pending", "cancelled"})
 
@@ -46,7 +61,8 @@ FAILED = frozenset(
 
 
 class ChecksumModel(OneEntryPerCell, QAbstractTableModel):
-    """Columns: member name, status, recorded digest, computed digest."""
+    """Columns: member name, status, recorded digest, computed digest (headed "Recorded"
+    and "Computed"; :data:`COLUMN_TIPS` says what each holds)."""
 
     def __init__(self, members: Sequence[MemberCheck] | None = None,
                  parent: QObject | None = None) -> None:
@@ -54,6 +70,8 @@ class ChecksumModel(OneEntryPerCell, QAbstractTableModel):
         self._rows: list[MemberCheck] = []
         self._by_name: dict[str, list[int]] = {}
         self.checked = 0  # rows whose status is not in UNCHECKED
+        #: Every status shown since :meth:`set_members` (a status column fits the widest).
+        self.statuses: set[str] = set()
         self._icons: dict[tuple[str, bool], object] = {}
         self.set_members(members or [])
 
@@ -65,6 +83,7 @@ class ChecksumModel(OneEntryPerCell, QAbstractTableModel):
         for i, m in enumerate(self._rows):
             self._by_name.setdefault(m.name, []).append(i)
         self.checked = sum(1 for m in self._rows if m.status not in UNCHECKED)
+        self.statuses = {m.status for m in self._rows}
         self.endResetModel()
 
     def update_member(self, m: MemberCheck) -> int:
@@ -77,6 +96,7 @@ class ChecksumModel(OneEntryPerCell, QAbstractTableModel):
         """
         rows = self._by_name.get(m.name)
         self.checked += m.status not in UNCHECKED
+        self.statuses.add(m.status)
         if not rows:
             row = len(self._rows)
             self.beginInsertRows(QModelIndex(), row, row)
@@ -119,6 +139,8 @@ class ChecksumModel(OneEntryPerCell, QAbstractTableModel):
                    role: int = _D.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == _D.DisplayRole:
             return COLUMNS[section]
+        if orientation == Qt.Orientation.Horizontal and role == _D.ToolTipRole:
+            return COLUMN_TIPS[section]
         if orientation == Qt.Orientation.Vertical and role == _D.DisplayRole:
             return str(section + 1)
         return None
@@ -136,12 +158,14 @@ class ChecksumModel(OneEntryPerCell, QAbstractTableModel):
             digest = m.recorded if col == 2 else m.computed
             if digest is None:
                 if col == 2:
-                    return "(not listed)"
+                    return NOT_LISTED
                 return "—" if m.status not in ("pending",) else ""
             return digest
         if role == _D.ToolTipRole:
             if col == 1:
                 return f"{m.name}: {STATUS_TEXT.get(m.status, m.status)}"
+            if col == 2 and m.recorded is None:
+                return NOT_LISTED_TIP
             return self.data(index, _D.DisplayRole)
         if role == CopyRole:
             return (m.name, m.status, m.recorded or "", m.computed or "")[col]

@@ -34,7 +34,7 @@ Row = tuple[str, Finding, Any]
 
 def count_text(n: int, word: str) -> str:
     """``"1 error"``, ``"2 errors"``, ``"0 notes"``."""
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+    return f"{n} {word}" if n == 1 else f"{n:,} {word}s"
 
 
 def severity_counts(findings: Iterable[Finding]) -> dict[Severity, int]:

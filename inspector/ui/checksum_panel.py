@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
@@ -16,11 +18,17 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.formats.document import MemberCheck
-from inspector.models.checksum_model import FAILED, STATUS_TEXT, UNCHECKED, ChecksumModel
+from inspector.models.checksum_model import (
+    FAILED,
+    STATUS_TEXT,
+    UNCHECKED,
+    ChecksumModel,
+)
 from inspector.models.roles import CopyRole
 from inspector.models.style import kind_color, status_icon
-from inspector.ui.columns import fit_columns_to_width
+from inspector.ui.columns import fit_columns_to_width, set_fixed_width
 from inspector.ui.copy_support import install_copy_actions
+from inspector.ui.elide import WordElideDelegate
 
 
 def verdict_text(members: list[MemberCheck], state: str) -> tuple[str, str]:
@@ -35,41 +43,73 @@ def verdict_text(members: list[MemberCheck], state: str) -> tuple[str, str]:
     if state == "verifying":
         return "pending", verifying_text(done, n)
     if state == "error":
-        return "bad", f"Verification could not finish ({done} of {n} {noun} checked)"
+        return "bad", f"Verification could not finish ({done:,} of {n:,} {noun} checked)"
     if failed:
         shown = ", ".join(f"{m.name} ({STATUS_TEXT.get(m.status, m.status)})" for m in failed[:4])
-        more = f", and {len(failed) - 4} more" if len(failed) > 4 else ""
-        text = f"{len(failed)} of {n} {noun} failed: {shown}{more}"
+        more = f", and {len(failed) - 4:,} more" if len(failed) > 4 else ""
+        text = f"{len(failed):,} of {n:,} {noun} failed: {shown}{more}"
         if state == "cancelled":
-            text += f" (cancelled after {done} of {n})"
+            text += f" (cancelled after {done:,} of {n:,})"
         return "bad", text
     if state == "cancelled":
-        return "pending", (f"Verification cancelled: {done} of {n} {noun} checked, "
+        return "pending", (f"Verification cancelled: {done:,} of {n:,} {noun} checked, "
                            "none failed so far")
     if done < n:  # the check ended without reading them (the file changed on disk)
-        return "bad", f"Not verified: {n - done} of {n} {noun} not checked"
+        return "bad", f"Not verified: {n - done:,} of {n:,} {noun} not checked"
     if n == 0:
         return "bad", "No members to verify"
-    return "ok", f"All {n} {noun} verified"
+    return "ok", f"All {n:,} {noun} verified"
 
 
-def status_width(view: QTableView) -> int:
-    """Width of the Status column (pixels): its widest status text with its icon, or its
-    header, whichever is wider (a status is never shortened)."""
+def status_width(view: QTableView, statuses: Iterable[str] = ()) -> int:
+    """Width of the Status column (pixels): the widest text of ``statuses`` (those shown)
+    with its icon, or its header, whichever is wider (a status is never shortened)."""
     metrics = view.fontMetrics()
     icon = view.iconSize().width() if view.iconSize().isValid() else 16
-    text = max(metrics.horizontalAdvance(t) for t in STATUS_TEXT.values())
+    text = max((metrics.horizontalAdvance(STATUS_TEXT.get(t, t)) for t in statuses), default=0)
     header = view.horizontalHeader().sectionSizeHint(1)
     return max(text + max(icon, 16) + STATUS_ROOM, header)
 
 
+def checksum_widths(natural: dict[int, int], available: int,
+                    floors: dict[int, int]) -> dict[int, int]:
+    """Widths of the member (0) and digest (2, 3) columns in ``available`` pixels.
+
+    Each gets what it needs (``natural``) while they fit, the spare going to the
+    recorded digest.  Else the digests give up room first, evenly, down to ``floors``
+    (their headers whole: a digest is whole in the tooltip and the detail pane), then
+    the member's name down to its floor (it then shows its end); below the floors the
+    table scrolls sideways.
+    """
+    widths = dict(natural)
+    over = sum(widths.values()) - available
+    if over <= 0:
+        if 2 in widths:
+            widths[2] -= over
+        return widths
+    digests = [c for c in (2, 3) if c in widths]
+    room = max(sum(floors.get(c, 0) for c in digests),
+               sum(widths[c] for c in digests) - over)
+    for k, c in enumerate(sorted(digests, key=lambda c: widths[c] - floors.get(c, 0))):
+        share = room // (len(digests) - k)
+        widths[c] = min(widths[c], max(floors.get(c, 0), share))
+        room -= widths[c]
+    over = sum(widths.values()) - available
+    if over > 0 and 0 in widths:
+        widths[0] = max(floors.get(0, 0), widths[0] - over)
+    return widths
+
+
 #: Room beside a status's icon and text (pixels): the cell's margins and the icon's spacing.
 STATUS_ROOM = 20
+#: Narrowest the member column is made (pixels) before the table scrolls sideways.
+MEMBER_FLOOR = 80
 
 
 def verifying_text(checked: int, members: int) -> str:
     """The banner while verifying: ``"Verifying… 2 of 3 members checked"``."""
-    return f"Verifying… {checked} of {members} {'member' if members == 1 else 'members'} checked"
+    noun = "member" if members == 1 else "members"
+    return f"Verifying… {checked:,} of {members:,} {noun} checked"
 
 
 class ChecksumPanel(QWidget):
@@ -97,7 +137,7 @@ class ChecksumPanel(QWidget):
         self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.progress = QProgressBar(self)
         self.progress.setMaximumWidth(220)
-        self.progress.setFormat("%v / %m")
+        self.progress.setFormat("0 / 0")
         self.cancel = QPushButton("Cancel", self)
         self.cancel.setToolTip("Stop verifying the remaining members")
         self.cancel.clicked.connect(self.cancel_requested)
@@ -117,12 +157,15 @@ class ChecksumPanel(QWidget):
         self.view.setWordWrap(False)
         self.view.verticalHeader().setVisible(False)
         self.view.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
-        self.view.setColumnWidth(0, 160)
-        self.view.setColumnWidth(1, status_width(self.view))
-        # every column stays in view: the status as wide as its widest word, the digests
-        # give up room first (the detail pane and the tooltip have them in full)
-        fit_columns_to_width(self.view, grow=2, shrink=((3, 0.2), (2, 0.2)),
-                             fixed={1: status_width(self.view)})
+        # the status as wide as its widest word shown; the digests give up room first (the
+        # detail pane and the tooltip have them in full), down to their headers; a
+        # member's name keeps its end ("…signal.npy")
+        self.view.setItemDelegate(WordElideDelegate(self.view, end_columns=frozenset({0})))
+        fit_columns_to_width(self.view, policy=self._widths,
+                             fixed={1: status_width(self.view, self.model.statuses)})
+        self._shown_statuses = len(self.model.statuses)
+        for signal in (self.model.dataChanged, self.model.rowsInserted, self.model.modelReset):
+            signal.connect(self._fit_status)
         install_copy_actions(self.view, value_column=None, extra=[
             ("Copy recorded digest", lambda: self._digest(2)),
             ("Copy computed digest", lambda: self._digest(3)),
@@ -133,6 +176,18 @@ class ChecksumPanel(QWidget):
         lay.addWidget(self.banner_box)
         lay.addWidget(self.view, 1)
         self.set_state("pending")
+
+    def _widths(self, natural: dict[int, int], available: int) -> dict[int, int]:
+        header = self.view.horizontalHeader()
+        floors = {0: MEMBER_FLOOR, 2: header.sectionSizeHint(2), 3: header.sectionSizeHint(3)}
+        return checksum_widths(natural, available, floors)
+
+    def _fit_status(self, *_args: object) -> None:
+        """A status not shown before may be wider: the Status column follows (constant
+        time while no new status appears: members stream in one at a time)."""
+        if len(self.model.statuses) != self._shown_statuses:
+            self._shown_statuses = len(self.model.statuses)
+            set_fixed_width(self.view, 1, status_width(self.view, self.model.statuses))
 
     def _digest(self, col: int) -> str:
         idx = self.view.currentIndex()
@@ -162,6 +217,7 @@ class ChecksumPanel(QWidget):
         bar.setUpdatesEnabled(False)
         bar.setRange(0, max(total, 1))
         bar.setValue(done)
+        bar.setFormat(f"{done:,} / {total:,}")  # (Qt's %v and %m are not grouped)
         bar.setUpdatesEnabled(True)  # (schedules the repaint)
 
     def finish(self, members: list[MemberCheck], state: str = "done") -> None:

@@ -304,6 +304,18 @@ def fit_columns_to_width(view: ItemView, grow: int | None = None,
         holder._column_fitter = _Fitter(view, grow, shrink, policy, fixed)
 
 
+def set_fixed_width(view: ItemView, column: int, width: int) -> None:
+    """Keep ``column`` of ``view`` (fitted by :func:`fit_columns_to_width`) at ``width``
+    pixels from now on (a status column as wide as the widest status shown), the other
+    columns refitted around it."""
+    fitter: _Fitter | None = getattr(view, "_column_fitter", None)
+    if fitter is None:
+        view.setColumnWidth(column, width)
+    elif fitter.fixed.get(column) != width:
+        fitter.fixed[column] = width
+        fitter._timer.start()
+
+
 def use_word_elision(view: ItemView) -> None:
     """Draw ``view``'s cells with :class:`~inspector.ui.elide.WordElideDelegate` (words and
     numbers whole; a single word too long keeps both ends, a number its end)."""

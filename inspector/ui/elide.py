@@ -7,7 +7,8 @@ whole words from the start and from the end around one "…", choosing the
 cut that keeps the most words holding digits (numbers with their units),
 then the most text.  A text of one word too wide for its cell is cut at
 characters, keeping its end (the end of a number, a path's file name).
-:class:`WordElideDelegate` draws the cells of a view so.
+:class:`WordElideDelegate` draws the cells of a view so (the cells of names, whose end
+is the part that tells them apart, keep their end).
 """
 
 from __future__ import annotations
@@ -30,12 +31,28 @@ def _has_digit(word: str) -> bool:
 _DIGIT_GROUP = re.compile(r"\d{3}\W*")
 
 
+#: Words that are the unit of the number before them: kept with it ("303 bytes" is
+#: never "303 …").
+UNITS = frozenset({
+    "bytes", "byte", "B", "kB", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB",
+    "ms", "s", "µs", "us", "ns", "min", "h", "Hz", "kHz", "MHz", "cm", "mm", "µm", "nm",
+    "px", "%", "samples", "points", "values", "elements", "items", "members", "chunks",
+    "scans", "trials", "channels", "rows", "columns", "stimuli", "features", "files",
+    "entries", "compressed",
+})
+
+
+def _is_unit_after(previous: str, word: str) -> bool:
+    return bool(previous) and previous[-1].isdigit() and word.rstrip(",;:.)]") in UNITS
+
+
 def words_of(text: str) -> list[str]:
-    """``text`` split at single spaces, a number's digit groups kept as one word
-    ("12 924 bytes" is ``["12 924", "bytes"]``)."""
+    """``text`` split at single spaces, a number's digit groups and its unit kept as one
+    word ("manifest, 12 924 bytes" is ``["manifest,", "12 924 bytes"]``)."""
     words: list[str] = []
     for word in text.split(" "):
-        if words and words[-1][-1:].isdigit() and _DIGIT_GROUP.fullmatch(word):
+        if words and words[-1][-1:].isdigit() and (_DIGIT_GROUP.fullmatch(word)
+                                                   or _is_unit_after(words[-1], word)):
             words[-1] += " " + word
         else:
             words.append(word)
@@ -115,13 +132,19 @@ class WordElideDelegate(QStyledItemDelegate):
     """Draws a view's cells with :func:`elide_in` (whole words and numbers, or a text's
     end) instead of Qt's elision at characters; everything else as Qt draws it."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, end_columns: frozenset[int] = frozenset()
+                 ) -> None:
         super().__init__(parent)
+        #: Columns whose values keep their end when cut ("…signal.npy": a member's or
+        #: a path's file name), whatever their words.
+        self.end_columns = end_columns
 
     def initStyleOption(self, option: QStyleOptionViewItem,  # noqa: N802 - Qt override
                         index: QModelIndex | QPersistentModelIndex) -> None:
         super().initStyleOption(option, index)
         text = option.text
+        if index.column() in self.end_columns:  # Qt's own elision keeps the end too
+            option.textElideMode = Qt.TextElideMode.ElideLeft
         if not text or "\n" in text:
             return
         widget = option.widget
@@ -134,5 +157,8 @@ class WordElideDelegate(QStyledItemDelegate):
         metrics = option.fontMetrics
         if room <= 0 or metrics.horizontalAdvance(text) <= room:
             return
-        option.text = elide_in(metrics, text, room)
-        option.textElideMode = Qt.TextElideMode.ElideRight
+        if index.column() in self.end_columns:
+            option.text = metrics.elidedText(text, Qt.TextElideMode.ElideLeft, room)
+        else:
+            option.text = elide_in(metrics, text, room)
+            option.textElideMode = Qt.TextElideMode.ElideRight

@@ -50,7 +50,7 @@ class GroupBar(QWidget):
                "File > Export to AUCX show the one chosen here.")
         self.combo.setToolTip(tip)
         label.setBuddy(self.combo)
-        self.note = QLabel(f"{len(self.keys)} groups")
+        self.note = QLabel(f"{len(self.keys):,} groups")
         self.note.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         lay.addWidget(label)
         lay.addWidget(self.combo)
@@ -73,7 +73,7 @@ class GroupBar(QWidget):
     def set_busy(self, key: str | None) -> None:
         """While group ``key`` opens the choice is disabled (None: enabled again)."""
         self.combo.setEnabled(key is None)
-        self.note.setText(f"opening {key}…" if key else f"{len(self.keys)} groups")
+        self.note.setText(f"opening {key}…" if key else f"{len(self.keys):,} groups")
 
     def _activated(self, index: int) -> None:
         if 0 <= index < len(self.keys):

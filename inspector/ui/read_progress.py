@@ -33,9 +33,9 @@ class ReadProgress(QFrame):
         self.setAutoFillBackground(True)
         self.unit = unit
         self.bar = QProgressBar(self)
-        self.bar.setFormat(self.counted_format)
+        self.bar.setFormat(f"counting {unit}…")
         self.bar.setMinimumWidth(self.fontMetrics().horizontalAdvance(
-            f"0000000 of 0000000 {unit} (100%)") + 24)
+            f"0,000,000 of 0,000,000 {unit} (100%)") + 24)
         self.cancel = QPushButton("Cancel", self)
         self.cancel.setToolTip(tooltip)
         self.cancel.clicked.connect(self._cancelled)
@@ -49,10 +49,10 @@ class ReadProgress(QFrame):
         host.installEventFilter(self)
         self.hide()
 
-    @property
-    def counted_format(self) -> str:
-        """The bar's text once the total is known: "``done`` of ``total`` unit (p%)"."""
-        return f"%v of %m {self.unit} (%p%)"
+    def counted_format(self, done: int, total: int) -> str:
+        """The bar's text once the total is known: "``done`` of ``total`` unit (p%)", the
+        counts grouped by thousands ("1,012 of 4,096 chunks (24%)")."""
+        return f"{done:,} of {total:,} {self.unit} (%p%)"
 
     def start(self, total: int = 0) -> None:
         """A read began: the box shows after :data:`SHOW_AFTER_MS` if it is still running.
@@ -61,14 +61,16 @@ class ReadProgress(QFrame):
         self.running = True
         self.bar.setRange(0, max(int(total), 1))
         self.bar.setValue(0)
-        self.bar.setFormat(self.counted_format if total > 0 else f"counting {self.unit}…")
+        self.bar.setFormat(self.counted_format(0, total) if total > 0
+                           else f"counting {self.unit}…")
         self._timer.start()
 
     def update_progress(self, done: int, total: int) -> None:
         """``done`` of ``total`` read."""
-        self.bar.setFormat(self.counted_format)
+        done = min(int(done), max(int(total), 1))
+        self.bar.setFormat(self.counted_format(done, int(total)))
         self.bar.setRange(0, max(int(total), 1))
-        self.bar.setValue(min(int(done), max(int(total), 1)))
+        self.bar.setValue(done)
 
     def finish(self) -> None:
         """The read ended (done, failed or cancelled): the box goes."""

@@ -59,7 +59,8 @@ class StimuliPanel(QWidget):
         self.view.doubleClicked.connect(
             lambda index: self.stimulus_activated.emit(self.model.stimulus(index.row())))
         self._syncing = False
-        self.note = QLabel(f"{len(stimuli)} stimuli; images are decoded as they scroll into view.")
+        self.note = QLabel(f"{len(stimuli):,} stimuli; images are decoded as they scroll "
+                           "into view.")
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         lay.addWidget(self.note)

@@ -100,8 +100,8 @@ class TablePanel(QWidget):
         n = len(self.model.table)
         shown = self.model.rowCount()
         cols = self.model.columnCount()
-        self.count.setText(f"{shown:,} of {n:,} rows × {cols} columns" if shown != n
-                           else f"{n:,} rows × {cols} columns")
+        self.count.setText(f"{shown:,} of {n:,} rows × {cols:,} columns" if shown != n
+                           else f"{n:,} rows × {cols:,} columns")
 
     def _current(self, cur: QModelIndex, _prev: QModelIndex) -> None:
         if not cur.isValid():

@@ -7,7 +7,9 @@ of the chunks, so that a chunk two lines share counts once), makes a
 :class:`ChunkMeter` of that many, and runs the reads inside
 :func:`metering`, or makes an empty meter and lets the reader add the chunks it
 plans (:func:`chunks_expected`: the trial averages and trial images of
-:mod:`~inspector.formats.analysis.trial_average`).  The readers then report each
+:mod:`~inspector.formats.analysis.trial_average`; :func:`chunks_planned` by
+the identities of the chunks, which a reader may plan twice: the AUC scans'
+envelopes of :mod:`~inspector.formats.analysis.scan_envelope`).  The readers then report each
 chunk they finish with :func:`chunk_read`, wherever they read it (the chunk summaries of an HDF5
 dataset, the plain envelope path), and :func:`chunks_waiting` while they wait
 for chunks decoded on other threads (so that the last count is not held back
@@ -16,7 +18,8 @@ nothing, so readers report unconditionally.
 
 A *chunk* is the piece a reader reads at once: a stored HDF5 chunk on the
 summary path, a block of :data:`~inspector.formats.analysis.arrays.READ_BLOCK_SAMPLES`
-samples (or one sampled window) on the plain path; in the trial computations a
+samples (or one sampled window) on the plain path; a block of whole scans
+(or a piece of one scan) of the AUC envelopes; in the trial computations a
 stored chunk's share of a block of trials (one read of a block when the array
 offers no chunks).
 
@@ -29,7 +32,7 @@ imports Qt.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
@@ -56,6 +59,7 @@ class ChunkMeter:
         self.needed = max(0, int(needed))
         self.report = report
         self._seen: set[Hashable] = set()
+        self._planned: set[Hashable] = set()
         self._next = 0.0
         self._reported = -1
 
@@ -76,6 +80,13 @@ class ChunkMeter:
     def expect(self, n: int) -> None:
         """``n`` more chunks are needed (a reader that plans its reads itself)."""
         self.needed += max(0, int(n))
+
+    def plan(self, keys: Iterable[Hashable]) -> None:
+        """The chunks ``keys`` are needed; a chunk planned twice counts once (a reader
+        that plans a later pass ahead, so that the fraction done never falls back)."""
+        new = set(keys) - self._planned
+        self._planned |= new
+        self.needed += len(new)
 
     def waiting(self) -> None:
         """The reader is waiting for chunks: report a count not reported yet."""
@@ -122,6 +133,14 @@ def chunks_expected(n: int) -> None:
     meter = _current.get()
     if meter is not None:
         meter.expect(n)
+
+
+def chunks_planned(keys: Iterable[Hashable]) -> None:
+    """The chunks ``keys`` are needed (:meth:`ChunkMeter.plan`; a no-op outside
+    :func:`metering`)."""
+    meter = _current.get()
+    if meter is not None:
+        meter.plan(keys)
 
 
 def chunks_waiting() -> None:

@@ -28,6 +28,11 @@ whatever the archive's size (a few blocks when an executor shares the
 reduction).  With a shared radius axis only the span of positions whose
 radius is in the range (plus one on each side) is read from signal and mask.
 
+Progress: inside :func:`~inspector.formats.analysis.read_meter.metering`,
+:func:`scan_extent` and :func:`scan_envelopes` plan the blocks they will read
+and report each block read (on the calling thread, where blocks are read;
+the pool threads only fold them), so a view shows blocks read of blocks needed.
+
 Radius order: each scan's radius is normally sorted, which lets every block
 be reduced with ``ufunc.reduceat`` over runs of equal columns.  That is never
 assumed: monotonicity (ascending or descending) is checked once for a shared
@@ -39,11 +44,10 @@ Nothing here imports Qt.
 
 from __future__ import annotations
 
-import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from concurrent.futures import Executor, Future, wait
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -61,13 +65,18 @@ from inspector.formats.analysis.envelope_fold import (
     shared_window,
     track_block,
 )
+from inspector.formats.analysis.read_meter import (
+    chunk_read,
+    chunks_planned,
+    chunks_waiting,
+    metered,
+)
 from inspector.formats.analysis.scan_layout import (
     BLOCK_POINTS,
     EXACT_PER_COLUMN,
     EXACT_SPAN_FACTOR,
     ROW_METHOD_POINTS,
     CancelledFn,
-    ProgressFn,
     ScanArrays,
     ScanPoints,
     ScanShape,
@@ -222,6 +231,14 @@ def _read_block(arrays: ScanArrays, grid: BinGrid, rows: slice, q0: int, q1: int
 Piece = tuple[slice, int, int]
 
 
+def _block_key(kind: str, piece: Piece) -> tuple[str, int, int, int, int]:
+    """The identity of one block read, for the job's chunk meter
+    (:mod:`~inspector.formats.analysis.read_meter`): ``kind`` "radius" (the
+    extent pass) or "scans" (the envelopes), the rows and the positions."""
+    rows, q0, q1 = piece
+    return kind, int(rows.start or 0), int(rows.stop), int(q0), int(q1)
+
+
 @dataclass
 class _Step:
     """Reads pieces in order and folds them into the accumulator (see :func:`_run`)."""
@@ -229,27 +246,20 @@ class _Step:
     arrays: ScanArrays
     acc: Accumulator
     sorted_axis: bool
-    p1: int
     cancelled: CancelledFn | None
-    progress: ProgressFn | None
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    done: int = 0
 
     def read(self, piece: Piece) -> FoldBlock:
         if self.cancelled is not None and self.cancelled():
             raise EnvelopeCancelled()
         rows, q0, q1 = piece
-        return _read_block(self.arrays, self.acc.grid, rows, q0, q1)
+        chunks_waiting()  # (a read may block: the count so far is not held back)
+        blk = _read_block(self.arrays, self.acc.grid, rows, q0, q1)
+        chunk_read(_block_key("scans", piece))
+        return blk
 
     def fold(self, blk: FoldBlock) -> None:
         """Add one block (any thread: blocks of whole scans touch disjoint rows)."""
-        n = blk.sig.shape[0]
         _add_block(self.acc, blk, self.sorted_axis)
-        if self.progress is not None and blk.q0 + blk.sel.shape[1] == self.p1:
-            with self.lock:
-                self.done += n
-                done = self.done
-            self.progress(done, self.acc.counts.shape[0])
 
 
 def _run(step: _Step, pieces: list[Piece], executor: Executor | None, parallel: int) -> None:
@@ -320,11 +330,26 @@ def scan_extent(radius: Source, signal: Source, mask: Source | None, *,
     shape = scan_shape(radius, signal, mask)
     arrays = ScanArrays(radius, signal, mask, shape)
     extent = ExtentBuilder()
-    for r, ok in _radius_pieces(arrays, block_points):
+    if metered():
+        chunks_planned(_extent_plan(shape, block_points))
+    for key, (r, ok) in _radius_pieces(arrays, block_points):
         if cancelled is not None and cancelled():
             raise EnvelopeCancelled()
         extent.add_values(r, ok)
+        chunk_read(key)
+        chunks_waiting()  # (the next read may block: this count is not held back)
     return extent.result()
+
+
+def _extent_plan(shape: ScanShape, block_points: int) -> list[Hashable]:
+    """The blocks :func:`scan_extent` reads and, with per-scan radii, those of the
+    envelopes of the whole range that follow it (the same pieces of every scan), so
+    that the fraction done of a first view never falls back."""
+    if not shape.per_scan:
+        return [("radius", 0, 1, q, min(shape.points, q + block_points))
+                for q in range(0, shape.points, block_points)]
+    pieces = list(row_blocks(shape, 0, shape.points, block_points))
+    return [_block_key(kind, p) for kind in ("radius", "scans") for p in pieces]
 
 
 class ExtentBuilder:
@@ -358,25 +383,28 @@ class ExtentBuilder:
         return (self.lo, self.hi) if self.lo <= self.hi else None
 
 
-def _radius_pieces(arrays: ScanArrays,
-                   block_points: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """``(radius, counted)`` pieces of the radius with the positions that count for the extent."""
+def _radius_pieces(arrays: ScanArrays, block_points: int
+                   ) -> Iterator[tuple[Hashable, tuple[np.ndarray, np.ndarray]]]:
+    """``(key, (radius, counted))``: pieces of the radius with the positions that count
+    for the extent, and each piece's identity (:func:`_block_key`)."""
     shape = arrays.shape
     if not shape.per_scan:
         for q in range(0, shape.points, block_points):
-            r = arrays.shared_radius(q, min(shape.points, q + block_points))
-            yield r, np.isfinite(r)
+            q1 = min(shape.points, q + block_points)
+            r = arrays.shared_radius(q, q1)
+            yield ("radius", 0, 1, q, q1), (r, np.isfinite(r))
         return
-    for rows, q0, q1 in row_blocks(shape, 0, shape.points, block_points):
+    for piece in row_blocks(shape, 0, shape.points, block_points):
+        rows, q0, q1 = piece
         r = arrays.radius_rows(rows, q0, q1)
-        yield r, arrays.mask_rows(rows, q0, q1, r.shape[0]) & np.isfinite(r)
+        yield (_block_key("radius", piece),
+               (r, arrays.mask_rows(rows, q0, q1, r.shape[0]) & np.isfinite(r)))
 
 
 def scan_envelopes(radius: Source, signal: Source, mask: Source | None,
                    r0: float, r1: float, columns: int, *,
                    max_exact: int | None = None,
                    cancelled: CancelledFn | None = None,
-                   progress: ProgressFn | None = None,
                    block_points: int = BLOCK_POINTS,
                    executor: Executor | None = None,
                    parallel: int = 2) -> ScanEnvelopes:
@@ -394,8 +422,6 @@ def scan_envelopes(radius: Source, signal: Source, mask: Source | None,
             also returns them (:class:`ScanPoints`); default
             ``EXACT_PER_COLUMN * columns``; 0 never.
         cancelled: polled between blocks.
-        progress: called with ``(scans done, scans)`` between blocks (from
-            the executor's threads too when one is given).
         block_points: points per block (memory bound), default :data:`BLOCK_POINTS`.
         executor: optional thread pool (``inspector.formats.decoding.workers.pool()``):
             blocks are still read in order by the calling thread, and reduced
@@ -424,8 +450,11 @@ def scan_envelopes(radius: Source, signal: Source, mask: Source | None,
         p0, p1, sorted_axis = 0, shape.points, False
     else:
         p0, p1, sorted_axis = shared_window(arrays, grid, block_points)
-    step = _Step(arrays, acc, sorted_axis, p1, cancelled, progress)
-    _run(step, list(row_blocks(shape, p0, p1, block_points)), executor, int(parallel))
+    step = _Step(arrays, acc, sorted_axis, cancelled)
+    pieces = list(row_blocks(shape, p0, p1, block_points))
+    if metered():
+        chunks_planned(_block_key("scans", p) for p in pieces)
+    _run(step, pieces, executor, int(parallel))
     points = tuple(None if t is None or acc.counts[i] > t.limit else t.build(p0, p1)
                    for i, t in enumerate(acc.tracks))
     return ScanEnvelopes(grid.r0, grid.r1, grid.columns, acc.lo, acc.hi, acc.counts, points)

@@ -44,9 +44,6 @@ class Shaped(Protocol):
     def dtype(self) -> np.dtype: ...
 
 
-#: ``progress(done_scans, total_scans)``, called between blocks.
-ProgressFn = Callable[[int, int], None]
-
 
 #: ``cancelled() -> bool``, polled between blocks.
 CancelledFn = Callable[[], bool]

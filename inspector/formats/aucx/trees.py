@@ -61,13 +61,13 @@ def member_tree(scan: ZipScan) -> Node:
     ``detail`` the sizes, compression, CRC-32, timestamp and permission bits.
     """
     root = Node(scan.path.name, None, kind="group", location="",
-                detail=f"ZIP archive, {len(scan.entries)} entr(y/ies), {scan.file_size} bytes")
+                detail=f"ZIP archive, {len(scan.entries):,} entr(y/ies), {scan.file_size:,} bytes")
     for e in scan.entries:
         method = "stored" if e.method == STORED else ("deflate" if e.method == 8 else
                                                       f"method {e.method}")
         perms = (e.external_attr >> 16) & 0o7777
         y, mo, d, h, mi, s = e.date_time
-        detail = (f"{e.file_size} bytes, {method}, {e.compressed_size} compressed, "
+        detail = (f"{e.file_size:,} bytes, {method}, {e.compressed_size:,} compressed, "
                   f"crc {e.crc:08x}, {y:04d}-{mo:02d}-{d:02d} {h:02d}:{mi:02d}:{s:02d}, "
                   f"mode {perms:04o}")
         if not e.safe:

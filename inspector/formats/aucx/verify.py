@@ -481,7 +481,7 @@ class _Run:
         rows = tuple(replace(r, status=MemberStatus.CANCELLED)
                      if r.status is MemberStatus.PENDING else r for r in self._ordered())
         note = R.VERIFY_CANCELLED.finding(
-            f"verification was cancelled after {self.done} of {self.total} member(s); the "
+            f"verification was cancelled after {self.done:,} of {self.total:,} member(s); the "
             "archive is not verified")
         return self._unverified(rows, note, "verification was cancelled", "cancelled",
                                 complete=False)

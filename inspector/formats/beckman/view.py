@@ -98,8 +98,8 @@ def scans_table(g: Group) -> pd.DataFrame:
 def _file_node(root: Node, f: ScanFile) -> None:
     """A scan file's node: size, digest, description and the header fields."""
     name = f.name.name
-    detail = (f"{f.name.type} cell {f.name.cell}, {f.points} point(s) ({f.third_points} with "
-              f"a third column), {f.size} bytes")
+    detail = (f"{f.name.type} cell {f.name.cell}, {f.points:,} point(s) ({f.third_points:,} with "
+              f"a third column), {f.size:,} bytes")
     node = root.add(name, kind="file", location=name, detail=detail)
     node.add("size", f.size, location=name)
     node.add("sha256", f.sha256, location=name)
@@ -133,7 +133,7 @@ def _header(doc: Document, run: Run, exp: AucExperiment | None) -> None:
     groups = h.add("groups", len(run.groups), kind="group")
     for each in run.groups:
         stype = SCAN_TYPES[each.type]
-        groups.add(each.key, f"{len(each.files)} scan(s)", location=each.files[0].name.name,
+        groups.add(each.key, f"{len(each.files):,} scan(s)", location=each.files[0].name.name,
                    detail=f"{stype.title}, cell {each.cell}, channel {each.channel or '-'}, "
                           f"{number_text(each.position)} {'nm' if each.radial else 'cm'}"
                           + (" (offered)" if each is run.selected else ""))

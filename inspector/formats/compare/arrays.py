@@ -100,6 +100,6 @@ def compare_pair(out: Collector, name: str, ra: ArrayRef, rb: ArrayRef,
         if result.stopped:
             detail["stopped"] = True
         out.add(Difference(section, VALUES, name, detail=detail,
-                           note=f"{result.stats.differing} of {ra.size} values differ"
+                           note=f"{result.stats.differing:,} of {ra.size:,} values differ"
                            + (" (stopped at the first differing chunk)" if result.stopped
                               else "")))

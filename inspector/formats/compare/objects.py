@@ -133,7 +133,7 @@ def _compare_values(out: Collector, loc: str, a: Document, b: Document) -> None:
     stats = _value_stats(out, loc, da, db)
     if stats is not None and stats.differing:
         out.add(Difference(SECTION, VALUES, loc, detail=stats.to_json(),
-                           note=f"{stats.differing} of {stats.compared} values differ"))
+                           note=f"{stats.differing:,} of {stats.compared:,} values differ"))
 
 
 def _storage(node: NodeData) -> dict[str, Any]:

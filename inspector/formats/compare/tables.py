@@ -88,7 +88,7 @@ def compare_ids(out: Collector, path: str, a: tuple[Any, ...] | None,
         out.add(Difference(SECTION, VALUES, path, typed(a[i]), typed(b[i]),
                            detail={"compared": len(a), "differing": len(bad),
                                    "first_index": [i]},
-                           note=f"{len(bad)} of {len(a)} IDs differ (first at {i})"))
+                           note=f"{len(bad):,} of {len(a):,} IDs differ (first at {i:,})"))
 
 
 def compare_labels(out: Collector, a: Any, b: Any) -> None:

@@ -156,4 +156,4 @@ def compare_arrays_in_memory(out: Collector, section: str, path: str, a: np.ndar
     stats = compare_block(a, b, (), o.rtol, o.atol, o.exact)
     if stats.differing:
         out.add(Difference(section, VALUES, path, detail=stats.to_json(),
-                           note=f"{stats.differing} of {stats.compared} {unit} differ"))
+                           note=f"{stats.differing:,} of {stats.compared:,} {unit} differ"))

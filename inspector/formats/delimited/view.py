@@ -233,7 +233,7 @@ def _source_tree(res: ImportResult) -> Node:
         m = root.add(mf.name, kind="file", location=mf.name, detail="manifest")
         if "manifest" in digests:
             d = digests["manifest"]
-            m.detail = f"manifest, {d.size} bytes"
+            m.detail = f"manifest, {d.size:,} bytes"
             m.add("size", d.size, location=mf.name)
             m.add("sha256", d.sha256, location=mf.name)
         if res.manifest is not None:
@@ -244,7 +244,7 @@ def _source_tree(res: ImportResult) -> Node:
         t = root.add(name, kind="file", location=name, detail="data file")
         if "data_file" in digests:
             d = digests["data_file"]
-            t.detail = f"data file, {d.size} bytes"
+            t.detail = f"data file, {d.size:,} bytes"
             t.add("size", d.size, location=name)
             t.add("sha256", d.sha256, location=name)
         if res.table is not None:

@@ -96,7 +96,7 @@ class ReferenceNames:
             return "[?] (region unreadable)"
         box = "[" + ", ".join(f"{a}:{b + 1}" for a, b in zip(lo, hi, strict=True)) + "]"
         full = math.prod(b - a + 1 for a, b in zip(lo, hi, strict=True))
-        return box if n == full else f"{box} ({n} of {full} elements)"
+        return box if n == full else f"{box} ({n:,} of {full:,} elements)"
 
 
 def _native(a: np.ndarray) -> np.ndarray:

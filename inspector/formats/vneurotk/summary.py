@@ -82,7 +82,7 @@ def build_header_tree(doc: Document, parts: HeaderParts | None) -> None:
               location="/stim_labels")
     tm = doc.tables.get("trial_meta")
     if tm is not None:
-        h.add("trial metadata", f"{len(tm)} rows x {tm.n_columns} columns",
+        h.add("trial metadata", f"{len(tm):,} rows x {tm.n_columns:,} columns",
               location="/trial_meta")
     if parts.records:
         h.add("visual representations", len(parts.records), location="/vision_store")

@@ -12,11 +12,10 @@ from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWidget
 
 from inspector.formats.compare.model import SECTIONS, Difference, DiffReport
 from inspector.formats.compare.text import line
+from inspector.ui.columns import fit_columns_to_width
 
 #: Item data role holding the :class:`Difference` of a row.
 DIFF_ROLE = Qt.ItemDataRole.UserRole + 1
-#: Widest a column is made to fit its contents, pixels (the rest is elided; tooltips).
-COLUMN_MAX = (360, 220, 220)
 #: Characters of a value shown in a cell.
 CELL_CHARS = 60
 
@@ -37,6 +36,9 @@ class DiffTree(QTreeWidget):
         self.setHeaderLabels(["Difference", "A", "B"])
         self.setUniformRowHeights(True)
         self.setAlternatingRowColors(True)
+        # A and B stay in view side by side: the difference's name gives up room first
+        # (its tooltip and the detail pane have it in full), then both values alike
+        fit_columns_to_width(self, shrink=((0, 0.4), (1, 0.25), (2, 0.25)))
 
     def show_report(self, report: DiffReport) -> None:
         """Fill the tree from ``report`` (GUI thread)."""
@@ -74,15 +76,13 @@ class DiffTree(QTreeWidget):
                 item.setFirstColumnSpanned(True)
                 item.setToolTip(0, text)
         self.expandAll()
-        for col in range(3):
-            self.resizeColumnToContents(col)
-            self.setColumnWidth(col, min(self.columnWidth(col), COLUMN_MAX[col]))
 
     def _top(self, text: str) -> QTreeWidgetItem:
         item = QTreeWidgetItem(self, [text])
         font = item.font(0)
         font.setBold(True)
         item.setFont(0, font)
+        item.setFirstColumnSpanned(True)  # a section's counts are whole across the row
         return item
 
     def selected_difference(self) -> Difference | None:

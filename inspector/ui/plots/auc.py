@@ -52,7 +52,6 @@ plot's title says so, wrapped to the plot's width (docs/architecture.md,
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Mapping
 from concurrent.futures import Executor
 from typing import Any
@@ -64,6 +63,7 @@ from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QWidget
 
 from inspector.formats.analysis.arrays import ArrayRef, EnvelopeCancelled
+from inspector.formats.analysis.read_meter import ChunkMeter, metering
 from inspector.formats.analysis.scan_envelope import (
     ScanEnvelopes,
     ScanOverview,
@@ -89,8 +89,6 @@ COARSEST_COLUMN = 1.25
 SYMBOL_SIZE = 5
 #: Fewest columns requested (a view not laid out yet has no width).
 MIN_COLUMNS = 100
-#: Least time between two progress reports of one read (seconds).
-PROGRESS_EVERY_S = 0.1
 
 
 def _sources(auc: AucScans, arrays: Mapping[str, ArrayRef]) -> tuple[Source, Source, Source | None]:
@@ -204,13 +202,13 @@ class AucView(AucScanList):
         self._guard = _Guard()
         self.destroyed.connect(self._guard.close)
         self._set_up_view_box()
-        self.read_progress = ReadProgress(self.plot_widget, "scans",
+        self.read_progress = ReadProgress(self.plot_widget, "blocks",
                                           "Stop reading: the plot keeps what is drawn")
         self.read_progress.cancel_requested.connect(self.cancel_read)
         if n == 0:
             self.show_placeholder("No scans to plot.")
         doing = "verifying…" if self._waiting else "reading…"
-        self.status.setText(f"{n} scans: {doing}" if n else "0 scans")
+        self.status.setText(f"{n:,} scans: {doing}" if n else "0 scans")
 
     # -- construction ----------------------------------------------------------------
     def _set_up_view_box(self) -> None:
@@ -349,7 +347,7 @@ class AucView(AucScanList):
         """The document's checks ended: a view still waiting for an overview reads itself."""
         if self._waiting:
             self._waiting = False
-            self.status.setText(f"{self.shape.scans} scans: reading…")
+            self.status.setText(f"{self.shape.scans:,} scans: reading…")
             self.request()
 
     def _submit(self, want: tuple[float, float, int] | None) -> None:
@@ -363,24 +361,25 @@ class AucView(AucScanList):
             def cancelled() -> bool:
                 return ctx.cancelled
 
-            progress = _Throttled(ctx)
-
+            meter = ChunkMeter(0, lambda d, m: ctx.progress(d, m, None))
             try:
                 if overview is not None:  # built by verification: combined, nothing read
                     env = overview.at_pixels(px, COARSEST_COLUMN)
                     if env is None:
                         return None, None, [], ([], QRectF())
                     return overview.extent, env, *_drawn(env, n)
-                if want is None:  # first request: the data's extent, then all of it
-                    ext = scan_extent(radius, signal, mask, cancelled=cancelled)
-                    if ext is None:
-                        return ext, None, [], ([], QRectF())
-                    r0, r1, cols = *framed_range(ext), px
-                else:
-                    ext = None
-                    r0, r1, cols = want
-                env = scan_envelopes(radius, signal, mask, r0, r1, cols, cancelled=cancelled,
-                                     progress=progress, executor=pool)
+                with metering(meter):  # progress: blocks read of blocks needed
+                    if want is None:  # first request: the data's extent, then all of it
+                        ext = scan_extent(radius, signal, mask, cancelled=cancelled)
+                        if ext is None:
+                            return ext, None, [], ([], QRectF())
+                        r0, r1, cols = *framed_range(ext), px
+                    else:
+                        ext = None
+                        r0, r1, cols = want
+                    env = scan_envelopes(radius, signal, mask, r0, r1, cols,
+                                         cancelled=cancelled, executor=pool)
+                meter.flush()
             except EnvelopeCancelled:
                 ctx.check()
                 raise
@@ -403,7 +402,7 @@ class AucView(AucScanList):
         self._in_flight = True
         self._pending = False
         self._stopped = False
-        self.read_progress.start(0 if overview is not None else n)
+        self.read_progress.start(0)  # (the blocks needed are counted by the job)
         for layer in (self.lines, self.highlights):  # lines for this view are on their way
             layer.hold(True)
         self.submitted += 1
@@ -437,7 +436,7 @@ class AucView(AucScanList):
             if env is None:
                 nothing = [(np.empty(0), np.empty(0))] * self.shape.scans
                 self._draw_lines(nothing, LinePaths(nothing), QRectF())
-                self.status.setText(f"{self.shape.scans} scans, no measured points")
+                self.status.setText(f"{self.shape.scans:,} scans, no measured points")
             else:
                 self._draw(env, curves, *built)
                 if first:
@@ -467,21 +466,6 @@ class AucView(AucScanList):
         if self._pending and message != "cancelled":
             self._pending = False
             self.request()
-
-
-class _Throttled:
-    """``progress(done, total)`` of :func:`scan_envelopes` (any thread) sent to the job at
-    most every :data:`PROGRESS_EVERY_S`, and always the last (``done == total``)."""
-
-    def __init__(self, ctx: JobContext) -> None:
-        self.ctx = ctx
-        self.next = 0.0
-
-    def __call__(self, done: int, total: int) -> None:
-        now = time.monotonic()
-        if now >= self.next or done >= total:
-            self.next = now + PROGRESS_EVERY_S
-            self.ctx.progress(int(done), int(total), None)
 
 
 def _drawn(env: ScanEnvelopes, n: int) -> tuple[list[tuple[np.ndarray, np.ndarray]],

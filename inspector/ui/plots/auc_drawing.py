@@ -110,7 +110,7 @@ class AucDrawing(PlotView):
         whole = self.extent is None or (env.r0 <= self.extent[0] and env.r1 >= self.extent[1])
         where = "" if whole else " in range"
         how = "" if exact else ", showing the range of values per screen pixel"
-        self.status.setText(f"{self.shape.scans} scans, {real} measured points{where}{how}")
+        self.status.setText(f"{self.shape.scans:,} scans, {real:,} measured points{where}{how}")
 
     def _draw_lines(self, curves: list[tuple[np.ndarray, np.ndarray]],
                     paths: LinePaths, extent: QRectF) -> None:

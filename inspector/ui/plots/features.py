@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt, Signal
-from PySide6.QtGui import QImage, QPalette, QPixmap
+from PySide6.QtCore import QPointF, Qt, QTimer, Signal
+from PySide6.QtGui import QFontMetrics, QImage, QPalette, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -36,9 +36,9 @@ from inspector.formats.analysis.arrays import ArrayRef
 from inspector.formats.capabilities import Stimulus, StimulusFeatures
 from inspector.jobs import JobRunner
 from inspector.models.value_text import value_text
-from inspector.ui.colormaps import colormap
 from inspector.ui.image_convert import Unloadable, thumbnail
-from inspector.ui.plots.base import PlotView, ReadFailed, new_plot_widget, read_or_failure
+from inspector.ui.plots.base import new_plot_widget
+from inspector.ui.plots.heat_map import HeatMapView
 from inspector.ui.stimulus_link import id_key
 
 #: Values read at most for the heat map; more stimuli are shown every k-th row.
@@ -49,6 +49,11 @@ MAX_ROW_TICKS = 40
 IMAGE_SIDE = 160
 #: Curves drawn at most (the first chosen stimuli).
 MAX_CURVES = 12
+#: Narrowest view (pixels) whose heat map keeps the stimulus list and image beside it;
+#: a narrower view puts them beside the curves, so that the heat map has the width.
+SIDE_BESIDE_HEAT_MAP = 600
+#: Room an axis label leaves at the ends of its axis (pixels).
+LABEL_MARGIN = 10
 
 
 def read_features(ref: ArrayRef, max_values: int = MAX_VALUES) -> tuple[np.ndarray, int]:
@@ -74,7 +79,7 @@ def row_ticks(labels: list[str], step: int) -> list[tuple[float, str]]:
     return [(float(r * step), labels[r]) for r in range(0, len(labels), every)]
 
 
-class FeatureView(PlotView):
+class FeatureView(HeatMapView):
     """Heat map (stimulus x feature), per-stimulus curves and the stimulus image.
 
     Args:
@@ -100,30 +105,22 @@ class FeatureView(PlotView):
 
     def __init__(self, features: StimulusFeatures, stimuli: list[Stimulus], jobs: JobRunner,
                  parent: QWidget | None = None, plot_widget: pg.PlotWidget | None = None) -> None:
-        super().__init__(parent, plot_widget)
-        self.features, self.ref, self.jobs = features, features.array, jobs
-        self.image: np.ndarray | None = None
-        self.step = 1
+        super().__init__(features.array, jobs, parent, plot_widget)
+        self.features = features
         self.shown_id: Any = None
         self._stimuli = {id_key(s.stim_id): s for s in stimuli}
         self._images: dict[tuple[str, str], QImage | str] = {}
-        self._reading = False
         self._decoding = False
         self._syncing = False
-        self.img_item = pg.ImageItem(axisOrder="row-major")
-        self.plot_item.addItem(self.img_item)
-        self.plot_item.invertY(True)
-        self.plot_item.showGrid(x=False, y=False)
         self.plot_item.setLabel("bottom", self._feature_label())
         self.plot_item.setLabel("left", "stimulus (ID)")
-        self.colorbar: pg.ColorBarItem | None = None
         self.row_line = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen("w", width=1))
         self.row_line.hide()
         self.plot_item.addItem(self.row_line, ignoreBounds=True)
         self._lay_out_body()
         self.plot_widget.scene().sigMouseMoved.connect(self._hovered)
         self.plot_widget.scene().sigMouseClicked.connect(self._clicked)
-        self._start_read()
+        self.start_read(lambda: read_features(self.ref))
 
     def _feature_label(self) -> str:
         axes = self.features.axes[1:]
@@ -154,20 +151,46 @@ class FeatureView(PlotView):
         self.curve_plot.showGrid(x=True, y=True, alpha=0.2)
         self.curve_plot.addLegend(offset=(-10, 10))
         self.palette_changed()
-        top = QWidget()
-        row = QHBoxLayout(top)
-        row.setContentsMargins(0, 0, 0, 0)
+        self.side = side
+        top, bottom = QWidget(), QWidget()
+        self._rows = (QHBoxLayout(top), QHBoxLayout(bottom))
+        for row in self._rows:
+            row.setContentsMargins(0, 0, 0, 0)
         lay = self.layout()
         assert isinstance(lay, QVBoxLayout)
         lay.removeWidget(self._stack)
-        row.addWidget(self._stack, 1)
-        row.addWidget(side)
+        self._rows[0].addWidget(self._stack, 1)
+        self._rows[1].addWidget(self.curve_widget, 1)
+        self._rows[0].addWidget(side)
         self.body = QSplitter(Qt.Orientation.Vertical)
         self.body.addWidget(top)
-        self.body.addWidget(self.curve_widget)
+        self.body.addWidget(bottom)
         self.body.setStretchFactor(0, 3)
         self.body.setStretchFactor(1, 2)
         lay.insertWidget(1, self.body, 1)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        """Narrow: the stimulus list and image go beside the curves (the heat map keeps
+        the width); each feature axis names its axes in full where the label fits."""
+        super().resizeEvent(event)
+        row = self._rows[0] if self.width() >= SIDE_BESIDE_HEAT_MAP else self._rows[1]
+        if row.indexOf(self.side) < 0:
+            row.addWidget(self.side)
+        QTimer.singleShot(0, self._fit_feature_labels)  # once the rows are laid out
+
+    def _fit_feature_labels(self) -> None:
+        """Each feature axis's label: the full one (naming the flattened axes) where it fits
+        the axis, else the widest shorter one that does; the full one is its tooltip."""
+        full = self._feature_label()
+        for item in (self.plot_item, self.curve_plot):
+            axis = item.getAxis("bottom")
+            room = axis.geometry().width() - LABEL_MARGIN
+            metrics = QFontMetrics(axis.label.font())
+            text = next((t for t in (full, "feature (flattened)")
+                         if metrics.horizontalAdvance(t) <= room), "feature")
+            if axis.labelText != text:
+                item.setLabel("bottom", text)
+            axis.setToolTip(full)
 
     def palette_changed(self) -> None:
         """The theme changed (:func:`~inspector.ui.plots.theming.follow_palette` restyles the
@@ -192,48 +215,17 @@ class FeatureView(PlotView):
         for is shown (or said missing)."""
         return not self._reading and not self._decoding
 
-    def _start_read(self) -> None:
-        ref = self.ref
-        if ref.size == 0 or ref.ndim == 0:
-            self.show_placeholder(f"{ref.name}: empty array (shape {tuple(ref.shape)}): "
-                                  "nothing to plot")
-            return
-        self.status.setText("reading…")
-        self._reading = True
-        self.jobs.submit(lambda ctx: read_or_failure(ref, lambda: read_features(ref)),
-                         on_done=self._show, on_error=self._failed, key=self.job_keys()[0])
-
-    def _failed(self, message: str, tb: str) -> None:
-        self._reading = False
-        self.show_placeholder(f"cannot read {self.ref.name}: {message}")
-
-    def _show(self, result: Any) -> None:
-        if isinstance(result, ReadFailed):
-            self._failed(result.message, "")
-            self.report(result)
-            return
-        self._reading = False
-        self.image, self.step = result
-        self._draw_heat_map(self.image)
+    def image_read(self, img: np.ndarray) -> None:
+        self._draw_heat_map(img)
         self._fill_rows()
         if self.row_list.count():
             self.row_list.setCurrentRow(0)
 
     def _draw_heat_map(self, img: np.ndarray) -> None:
-        finite = img[np.isfinite(img)]
-        lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-        hi = hi if hi > lo else lo + 1.0
-        self.img_item.setImage(img, levels=(lo, hi), autoLevels=False)
-        # cell (row r, feature f) is centred on (f, r * step): integer ticks name cells
-        self.img_item.setRect(-0.5, -0.5 * self.step, img.shape[1], img.shape[0] * self.step)
-        self.colorbar = pg.ColorBarItem(values=(lo, hi), colorMap=colormap("viridis"),
-                                        interactive=True,
-                                        label=str(self.ref.attrs.get("unit") or "value"))
-        self.colorbar.setImageItem(self.img_item, insert_in=self.plot_item)
-        self.plot_item.vb.autoRange(padding=0)
+        lo, hi = self.draw_heat_map(img)
         note = f", every {self.step}th stimulus" if self.step > 1 else ""
-        self.status.setText(f"{int(self.ref.shape[0])} stimuli × {img.shape[1]} features{note}; "
-                            f"range {lo:.4g} … {hi:.4g}")
+        self.status.setText(f"{int(self.ref.shape[0]):,} stimuli × {img.shape[1]:,} features"
+                            f"{note}; range {lo:.4g} … {hi:.4g}")
 
     # -- rows and their stimuli ---------------------------------------------------------
     def row_id(self, row: int) -> Any:

@@ -208,7 +208,7 @@ class NeuralState(PlotView):
     def _count_channels(self) -> None:
         shown = len(self.channel_list.selectedItems())
         self.channel_label.setText(
-            f"Channels: {shown} of {self.n_channels} shown{self._channel_more}")
+            f"Channels: {shown:,} of {self.n_channels:,} shown{self._channel_more}")
 
     def _build_controls(self) -> None:
         row = FlowLayout()
@@ -252,7 +252,7 @@ class NeuralState(PlotView):
         sl = QVBoxLayout(side)
         sl.setContentsMargins(0, 0, 0, 0)
         more = ("" if self.listed_channels == self.n_channels
-                else f" (first {self.listed_channels} of {self.n_channels})")
+                else f" (first {self.listed_channels:,} of {self.n_channels:,})")
         self.channel_label = QLabel("Channels" + more)
         self.channel_label.setToolTip("Ctrl-click or Shift-click to choose the channels plotted")
         self._channel_more = more
@@ -260,7 +260,7 @@ class NeuralState(PlotView):
         sl.addWidget(self.channel_list, 2)
         if self.epochs:
             more = ("" if self.listed_trials == self.n_trials
-                    else f" (first {self.listed_trials} of {self.n_trials})")
+                    else f" (first {self.listed_trials:,} of {self.n_trials:,})")
             sl.addWidget(QLabel("Trials" + more))
             sl.addWidget(self.trial_list, 1)
         # put the lists left of the plot, the page scroll bar right of it

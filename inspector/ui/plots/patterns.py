@@ -10,8 +10,7 @@ from PySide6.QtWidgets import QWidget
 
 from inspector.formats.analysis.arrays import ArrayRef
 from inspector.jobs import JobRunner
-from inspector.ui.colormaps import colormap
-from inspector.ui.plots.base import PlotView, ReadFailed, read_or_failure
+from inspector.ui.plots.heat_map import HeatMapView
 
 #: Rows x features drawn at most; taller arrays are shown every k-th row.
 MAX_PIXELS = 4_000_000
@@ -34,7 +33,7 @@ def read_image(ref: ArrayRef, max_pixels: int = MAX_PIXELS) -> tuple[np.ndarray,
     return img, step
 
 
-class PatternView(PlotView):
+class PatternView(HeatMapView):
     """Rows on y, features on x, values coloured (viridis) with a colour bar.
 
     Each cell is centred on its row and feature index, so that the axes'
@@ -46,63 +45,20 @@ class PatternView(PlotView):
 
     def __init__(self, ref: ArrayRef, jobs: JobRunner, parent: QWidget | None = None,
                  plot_widget: pg.PlotWidget | None = None) -> None:
-        super().__init__(parent, plot_widget)
-        self.ref = ref
-        self.jobs = jobs
-        self.image: np.ndarray | None = None
-        self.step = 1
-        self.img_item = pg.ImageItem(axisOrder="row-major")
-        self.plot_item.addItem(self.img_item)
+        super().__init__(ref, jobs, parent, plot_widget)
         self.plot_item.setLabel("bottom", "feature")
         self.plot_item.setLabel("left", "row")
-        self.plot_item.invertY(True)
-        self.plot_item.showGrid(x=False, y=False)
-        self.colorbar: pg.ColorBarItem | None = None
-        self._reading = False
-        if ref.size == 0:
-            self.show_placeholder(
-                f"{ref.name}: empty array (shape {tuple(ref.shape)}): nothing to plot")
-            return
-        self.status.setText("reading…")
-        self._reading = True
-        jobs.submit(lambda ctx: read_or_failure(ref, lambda: read_image(ref)),
-                    on_done=self._show, on_error=self._failed,
-                    key=self.job_keys()[0])
+        self.start_read(lambda: read_image(ref))
 
     def job_keys(self) -> tuple[str, ...]:
         """The key of this view's image read (see :meth:`PlotView.job_keys`)."""
         return (f"image:{id(self)}",)
 
-    def is_idle(self) -> bool:
-        """True once the image was read (or could not be)."""
-        return not self._reading
-
-    def _failed(self, message: str, tb: str) -> None:
-        self._reading = False
-        self.show_placeholder(f"cannot read {self.ref.name}: {message}")
-
-    def _show(self, result: Any) -> None:
-        if isinstance(result, ReadFailed):
-            self._failed(result.message, "")
-            self.report(result)
-            return
-        img, step = result
-        self._reading = False
-        self.image, self.step = img, step
-        finite = img[np.isfinite(img)]
-        lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-        if hi <= lo:
-            hi = lo + 1.0
-        self.img_item.setImage(img, levels=(lo, hi), autoLevels=False)
-        # cell (row r, feature f) is centred on (f, r): the integer ticks name cells
-        self.img_item.setRect(-0.5, -0.5 * step, img.shape[1], img.shape[0] * step)
-        cmap = colormap("viridis")
-        self.colorbar = pg.ColorBarItem(values=(lo, hi), colorMap=cmap, interactive=True,
-                                        label=str(self.ref.attrs.get("unit", "value")))
-        self.colorbar.setImageItem(self.img_item, insert_in=self.plot_item)
-        self.plot_item.vb.autoRange(padding=0)
-        note = f", every {step}th row" if step > 1 else ""
-        self.status.setText(f"{img.shape[0]} × {img.shape[1]}{note}; range {lo:.4g} … {hi:.4g}")
+    def image_read(self, img: np.ndarray) -> None:
+        lo, hi = self.draw_heat_map(img)
+        note = f", every {self.step}th row" if self.step > 1 else ""
+        self.status.setText(f"{img.shape[0]:,} × {img.shape[1]:,}{note}; "
+                            f"range {lo:.4g} … {hi:.4g}")
 
     def curves(self) -> list[tuple[str, np.ndarray, np.ndarray]]:
         return []

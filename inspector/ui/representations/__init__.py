@@ -20,6 +20,7 @@ from shiboken6 import isValid
 
 from inspector.formats.analysis.rsa.compute import vision_records
 from inspector.runtime import preload
+from inspector.ui.turns import run_in_turns
 
 #: The module of the panel (imports pyqtgraph).
 PANEL = "inspector.ui.representations.panel"
@@ -79,12 +80,22 @@ def offer_tab(tab: Any) -> None:
         preload.when_imported(PANEL, built,
                               lambda message: slot.setText(f"Not available: {message}"))
 
+    def gone() -> bool:  # the tab closed meanwhile
+        return tab.doc is None or not isValid(views) or not isValid(slot) \
+            or views.indexOf(slot) < 0
+
     def built(module: Any) -> None:
-        if tab.doc is None or not isValid(views) or not isValid(slot) \
-                or views.indexOf(slot) < 0:  # the tab closed while the module was imported
+        if not gone():  # its plots over event-loop turns, then the panel
+            run_in_turns(slot, module.plot_widgets_in_steps(),
+                         on_result=lambda plots: made(module, plots))
+
+    def made(module: Any, plots: list[Any]) -> None:
+        if gone():
+            for widget in plots:
+                widget.deleteLater()
             return
         panel = module.RepresentationsPanel(tab.doc, tab.jobs, tab.selection, tab,
-                                            choices=lambda: trial_choices(tab))
+                                            choices=lambda: trial_choices(tab), plots=plots)
         index = views.indexOf(slot)
         current = views.currentIndex() == index
         views.removeTab(index)

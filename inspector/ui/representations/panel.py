@@ -15,7 +15,7 @@ then the arrangement of one layer); the GUI thread only draws the results.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,12 +39,16 @@ from inspector.formats.analysis.rsa.order import (
 )
 from inspector.jobs import JobContext, JobRunner
 from inspector.ui.colormaps import colormap
+from inspector.ui.flow_layout import FlowLayout, group
+from inspector.ui.plots.base import plot_widget_in_steps
 
 #: Order choices before the trial-metadata columns.
 ORDERS = (("record order", "record"), ("clustered by the features", "features"),
           ("clustered by the responses", "neural"))
 #: p-values below this fill the layer's marker.
 ALPHA = 0.05
+#: Plot widgets of the panel: the two matrices and the agreement by layer.
+PLOTS = 3
 #: Up to this many stimuli, the matrices' axes name each one.
 MAX_NAMED = 40
 
@@ -59,6 +63,9 @@ class Arranged:
         record_ids: the record's ID of each row, in ``order``.
         trial_ids: the trials' typed ID of each row (what the selection takes).
         note: why the order asked for could not be used, or ``""``.
+        images: both matrices coloured, uint8 RGBA ``(m, m, 4)`` (0 to each matrix's
+            largest finite value through the colour map; not finite: transparent),
+            so that the GUI thread only hands them to the image items.
     """
 
     layer: LayerResult
@@ -67,6 +74,22 @@ class Arranged:
     record_ids: list[Any]
     trial_ids: list[Any]
     note: str = ""
+    images: tuple[np.ndarray, ...] = ()
+
+
+def coloured(values: np.ndarray, lut: np.ndarray) -> np.ndarray:
+    """uint8 RGBA ``values.shape + (4,)`` of a dissimilarity matrix: 0 to its largest
+    finite value (1 when none is above 0) spread over ``lut`` (uint8 ``(256, 4)``); cells
+    not finite are transparent.  Runs on a job: a 2 000-stimulus matrix coloured by
+    pyqtgraph on the GUI thread took 60-75 ms a paint."""
+    finite = np.isfinite(values)
+    top = float(values[finite].max()) if finite.any() else 1.0
+    top = top if top > 0 else 1.0
+    scaled = np.where(finite, values, 0.0) * ((len(lut) - 1) / top)
+    index = np.clip(scaled, 0, len(lut) - 1).astype(np.uint8)
+    out = lut[index]
+    out[~finite] = 0
+    return out
 
 
 def _meta_values(doc: Any, column: str, trial_ids: list[Any]) -> list[Any]:
@@ -84,9 +107,11 @@ def _meta_values(doc: Any, column: str, trial_ids: list[Any]) -> list[Any]:
     return [first.get(condition_of_value(v)) for v in trial_ids]
 
 
-def arrange(doc: Any, result: RsaResult, index: int, how: str) -> Arranged:
+def arrange(doc: Any, result: RsaResult, index: int, how: str,
+            lut: np.ndarray | None = None) -> Arranged:
     """Layer ``index``'s matrices in the order ``how`` (``record``, ``features``,
-    ``neural`` or a trial-metadata column)."""
+    ``neural`` or a trial-metadata column), coloured through ``lut`` when given
+    (:func:`coloured`)."""
     layer = result.layers[index]
     m = int(layer.used.shape[0])
     feats = square_form(_sub(layer), m)
@@ -97,14 +122,38 @@ def arrange(doc: Any, result: RsaResult, index: int, how: str) -> Arranged:
     order, note = np.arange(m), ""
     if how in ("features", "neural"):
         if m > MAX_CLUSTERED:
-            note = f"{m} stimuli: clustering orders at most {MAX_CLUSTERED}; record order shown"
+            note = f"{m:,} stimuli: clustering orders at most {MAX_CLUSTERED:,}; record order shown"
         else:
             order = clustered_order(feats if how == "features" else neural)
     elif how != "record":
         order = order_by_values(_meta_values(doc, how, trial_ids))
     pick = np.ix_(order, order)
-    return Arranged(layer, feats[pick], neural[pick], [record_ids[i] for i in order],
-                    [trial_ids[i] for i in order], note)
+    feats, neural = feats[pick], neural[pick]
+    images = () if lut is None else (coloured(feats, lut), coloured(neural, lut))
+    return Arranged(layer, feats, neural, [record_ids[i] for i in order],
+                    [trial_ids[i] for i in order], note, images)
+
+
+def plot_widgets_in_steps(n: int = PLOTS) -> Generator[None, None, list[pg.PlotWidget]]:
+    """``n`` bare plot widgets for :class:`RepresentationsPanel` (``plots=``), made over
+    event-loop turns (:func:`~inspector.ui.turns.run_in_turns`; each
+    :func:`~inspector.ui.plots.base.plot_widget_in_steps`): made at once with the
+    panel, its three plots took 40-65 ms of the GUI thread.  Closed early, the widgets
+    made so far are deleted."""
+    made: list[pg.PlotWidget] = []
+    try:
+        for _ in range(n):
+            for widget in plot_widget_in_steps():
+                if widget is None:
+                    yield None
+                else:
+                    made.append(widget)
+                    break
+    except GeneratorExit:
+        for widget in made:
+            widget.deleteLater()
+        raise
+    return made
 
 
 def _sub(layer: LayerResult) -> np.ndarray:
@@ -124,9 +173,11 @@ class RepresentationsPanel(QWidget):
 
     def __init__(self, doc: Any, jobs: JobRunner, selection: Any, parent: QWidget | None = None,
                  permutations: int | None = None,
-                 choices: Callable[[], dict[str, Any]] | None = None) -> None:
+                 choices: Callable[[], dict[str, Any]] | None = None,
+                 plots: Sequence[pg.PlotWidget] = ()) -> None:
         super().__init__(parent)
         self.doc, self.jobs, self.selection = doc, jobs, selection
+        self._made = list(plots)  # bare plot widgets made ahead (plot_widgets_in_steps)
         self.permutations = permutations
         self.choices = choices
         self.asked: RsaOptions | None = None
@@ -152,27 +203,31 @@ class RepresentationsPanel(QWidget):
         for name in (table.labels if table is not None else []):
             if isinstance(name, str):
                 self.order.addItem(f"by {name}", name)
-        for box in (self.metric_box, self.layer, self.order):
-            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            box.setMinimumContentsLength(8)
+        for box in (self.metric_box, self.layer, self.order):  # whole choices, never cut
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.status = QLabel("", self)
         self.status.setWordWrap(True)
-        bar = QHBoxLayout()
+        bar = FlowLayout()  # a narrow pane wraps the choices onto a second line
         for text, box in (("Dissimilarity", self.metric_box), ("Layer", self.layer),
                           ("Order", self.order)):
-            bar.addWidget(QLabel(text, self))
-            bar.addWidget(box)
-        bar.addStretch(1)
+            bar.addWidget(group(QLabel(text, self), box))
         self._bar = bar
         self.metric_box.currentIndexChanged.connect(lambda _i: self.compute())
         self.layer.currentIndexChanged.connect(lambda _i: self.rearrange())
         self.order.currentIndexChanged.connect(lambda _i: self.rearrange())
 
+    def _plot_widget(self) -> pg.PlotWidget:
+        """One of the bare plot widgets made ahead, else a new one."""
+        if self._made:
+            widget = self._made.pop(0)
+            widget.setParent(self)
+            return widget
+        return pg.PlotWidget(self)
+
     def _matrix_plot(self, title: str) -> tuple[pg.PlotWidget, pg.ImageItem]:
-        widget = pg.PlotWidget(self)
+        widget = self._plot_widget()
         widget.setTitle(title)
         item = pg.ImageItem(axisOrder="row-major")
-        item.setColorMap(colormap("viridis"))
         widget.addItem(item)
         widget.getViewBox().invertY(True)
         widget.getViewBox().setAspectLocked(True)
@@ -182,9 +237,12 @@ class RepresentationsPanel(QWidget):
         return widget, item
 
     def _build_plots(self) -> None:
+        #: The matrices' colours (viridis, uint8 RGBA (256, 4)), applied on the job.
+        self._lut = np.asarray(colormap("viridis").getLookupTable(nPts=256, alpha=True),
+                               dtype=np.uint8)
         self.features_plot, self.features_image = self._matrix_plot("Features")
         self.neural_plot, self.neural_image = self._matrix_plot("Responses")
-        self.curve_plot = pg.PlotWidget(self)
+        self.curve_plot = self._plot_widget()
         self.curve_plot.setTitle("Spearman ρ by layer (filled: p below 0.05)")
         self.curve_plot.setMaximumHeight(200)
         self.curve_plot.setMinimumHeight(130)
@@ -275,17 +333,16 @@ class RepresentationsPanel(QWidget):
             self.status.setText(f"{layer.name} is not compared: {why}")
             return
         how, doc = self.order.currentData(), self.doc
-        self.jobs.submit(lambda ctx: arrange(doc, result, index, how), on_done=self._draw,
+        lut = self._lut
+        self.jobs.submit(lambda ctx: arrange(doc, result, index, how, lut), on_done=self._draw,
                          on_error=self._failed, key=self._key + "-order")
 
     # -- drawing -----------------------------------------------------------------------------
     def _draw(self, arranged: Arranged) -> None:
         self.arranged = arranged
-        for item, values in ((self.features_image, arranged.features),
-                             (self.neural_image, arranged.neural)):
-            finite = values[np.isfinite(values)]
-            hi = float(finite.max()) if finite.size else 1.0
-            item.setImage(values, levels=(0.0, hi if hi > 0 else 1.0))
+        for item, image in zip((self.features_image, self.neural_image), arranged.images,
+                               strict=True):
+            item.setImage(image, levels=None, autoLevels=False)  # (coloured on the job)
         m = len(arranged.record_ids)
         ticks = ([(i + 0.5, str(v)) for i, v in enumerate(arranged.record_ids)]
                  if m <= MAX_NAMED else [])
@@ -296,7 +353,7 @@ class RepresentationsPanel(QWidget):
         a = arranged.layer.agreement
         assert a is not None
         text = (f"{arranged.layer.name} {arranged.layer.module_name}: ρ = {a.rho:.3f}, "
-                f"p = {a.p_value:.4f} ({a.permutations} permutations), {a.stimuli} stimuli"
+                f"p = {a.p_value:.4f} ({a.permutations:,} permutations), {a.stimuli:,} stimuli"
                 f"{self._neural_text()}")
         self.status.setText(text + (f". {arranged.note}" if arranged.note else ""))
 
@@ -306,7 +363,7 @@ class RepresentationsPanel(QWidget):
             return ""
         neural = self.doc.neural_array()
         every = n.channels is None or neural is None or len(n.channels) == int(neural.shape[-1])
-        chans = "all channels" if every else f"{len(n.channels or ())} channels"
+        chans = "all channels" if every else f"{len(n.channels or ()):,} channels"
         base = "no baseline" if n.baseline_samples is None else "baseline corrected"
         return (f"; responses: {chans}, window {list(n.window_samples)} samples, {base} "
                 "(the Trials tab's choices)")

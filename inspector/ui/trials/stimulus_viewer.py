@@ -208,7 +208,7 @@ class StimulusViewer(QDialog):
         lay.setContentsMargins(0, 0, 0, 0)
         n_all = self.selection.n_trials if self.selection is not None else 0
         k = int(self.trials.shape[0])
-        self.count_label = QLabel(f"Shown in {k} of {n_all} trials" if k
+        self.count_label = QLabel(f"Shown in {k:,} of {n_all:,} trials" if k
                                   else "Not shown in any trial")
         self.trial_list = QListWidget()
         self.trial_list.setAccessibleName("Trials that showed this stimulus")

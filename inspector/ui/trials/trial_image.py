@@ -258,7 +258,7 @@ class TrialImage(PlotView):
                             if self.matrix is not None else "cancelled")
 
     def _progress(self, done: int, total: int, _payload: Any) -> None:
-        self.status.setText(f"reading trials… {done} of {total} chunks")
+        self.status.setText(f"reading trials… {done:,} of {total:,} chunks")
         self.read_progress.update_progress(done, total)
 
     def _failed(self, message: str, _tb: str) -> None:
@@ -329,11 +329,11 @@ class TrialImage(PlotView):
         m = self.matrix
         assert m is not None  # (said once computed)
         name = channel_label(self.axis, m.channel)
-        parts = [f"{name}: {m.order.shape[0]} trials × {m.values.shape[1]} time bins"]
+        parts = [f"{name}: {m.order.shape[0]:,} trials × {m.values.shape[1]:,} time bins"]
         if m.bin_samples > 1:
-            parts.append(f"{m.bin_samples} samples per bin")
+            parts.append(f"{m.bin_samples:,} samples per bin")
         if m.trials_per_row > 1:
-            parts.append(f"{m.trials_per_row} trials per row")
+            parts.append(f"{m.trials_per_row:,} trials per row")
         return ", ".join(parts)
 
     def show_selection(self, trials: np.ndarray) -> None:

@@ -9,6 +9,7 @@ shown and painted first and never waits for an import.
 from __future__ import annotations
 
 import contextlib
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,7 @@ from inspector.formats.sources.folder_bounds import allow_folder
 from inspector.jobs import JobContext, JobRunner
 from inspector.runtime import preload
 from inspector.runtime.garbage import START_UP, freeze_long_lived, hold_full_collections
+from inspector.ui import drop_zone
 from inspector.ui.busy_indicator import BusyIndicator
 from inspector.ui.document_tab import DATA_VIEWS, TRIALS, DocumentTab
 from inspector.ui.export_support import (
@@ -107,13 +109,6 @@ def split_node(arg: str) -> tuple[Path | RemotePath, str | None]:
     return as_source(path), node
 
 
-def remote_refusal(urls: list[str]) -> str:
-    """The status message for dropped URLs that cannot be read (not http, https or s3)."""
-    shown = ", ".join(urls[:3]) + (f" and {len(urls) - 3} more" if len(urls) > 3 else "")
-    return (f"Not opened: {shown}. Local files and http://, https:// and s3:// URLs can be "
-            "opened; download the file first, or mount the share.")
-
-
 class MainWindow(QMainWindow):
     """The application window.
 
@@ -131,6 +126,7 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.setWindowTitle(APP_NAME)
         self.setAcceptDrops(True)
+        self.drop_zones = drop_zone.DropZones(self)
         self.jobs = JobRunner(self)
         self.tabs = QTabWidget(self)
         self.tabs.setTabsClosable(True)
@@ -262,7 +258,7 @@ class MainWindow(QMainWindow):
         if not text:
             return None
         if not is_url(split_location(text)[0]):
-            self.statusBar().showMessage(remote_refusal([text]), 8000)
+            self.statusBar().showMessage(drop_zone.remote_refusal([text]), 8000)
             return None
         return self.open_paths([text], remember=False)[0]
 
@@ -666,24 +662,17 @@ class MainWindow(QMainWindow):
             self.open_path(Path(text))
 
     # -- drag and drop ----------------------------------------------------
-    def dragEnterEvent(self, event) -> None:
-        if event.mimeData().hasUrls():
-            event.acceptProposedAction()
+    def dragEnterEvent(self, event) -> None:  # one file with a document open: two zones
+        drop_zone.drag_entered(self, self.drop_zones, event)
+
+    def dragMoveEvent(self, event) -> None:
+        drop_zone.drag_moved(self.drop_zones, event)
+
+    def dragLeaveEvent(self, event) -> None:
+        self.drop_zones.hide()
 
     def dropEvent(self, event) -> None:
-        urls = event.mimeData().urls()
-        paths = [u.toLocalFile() for u in urls if u.isLocalFile()]
-        links = [u.toString() for u in urls if not u.isLocalFile()]
-        remote = [u for u in links if is_url(u)]
-        other = [u for u in links if not is_url(u)]
-        if paths or links:
-            event.acceptProposedAction()
-        if paths:
-            self.open_paths(paths)
-        if remote:
-            self.open_paths(remote, remember=False)
-        if other:
-            self.statusBar().showMessage(remote_refusal(other))
+        drop_zone.dropped(self, self.drop_zones, event, partial(drop_zone.open_dropped, self))
 
     # -- settings ---------------------------------------------------------
     def _last_dir(self) -> str:

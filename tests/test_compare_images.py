@@ -77,7 +77,7 @@ def test_a_large_array_is_read_strided(qtbot, tmp_path: Path) -> None:
     assert np.array_equal(shown["a"], va) and np.array_equal(shown["b"], vb)
     assert np.array_equal(shown["diff"], va - vb)
     _check_scales(tab, va, vb, va - vb)
-    assert "every 5th row and 4th column" in tab.detail.images_title.text()
+    assert "one sample every 5 rows and 4 columns" in tab.detail.images_title.text()
 
 
 def test_a_differing_stimulus_image(qtbot, tmp_path: Path) -> None:

@@ -89,7 +89,6 @@ class DetailPane(QStackedWidget):
                                      ("diff", "A − B", 1, 0)):
             plot = self.image_plots.addPlot(row=row, col=col, title=title)
             plot.vb.invertY(True)
-            plot.vb.setAspectLocked(True)
             item = pg.ImageItem(axisOrder="row-major")
             plot.addItem(item)
             self.image_items[key], self.image_views[key] = item, plot
@@ -181,8 +180,9 @@ class DetailPane(QStackedWidget):
         rows, cols = im.diff.shape
         for key, item in self.image_items.items():  # data coordinates: element indices
             item.setRect(0, 0, cols * im.step[1], rows * im.step[0])
+            self.image_views[key].vb.setAspectLocked(im.picture)  # square pixels
             self.image_views[key].vb.autoRange(padding=0)
-        every = (f"; every {im.step[0]}th row and {im.step[1]}th column"
+        every = (f"; one sample every {im.step[0]} rows and {im.step[1]} columns"
                  if im.step != (1, 1) else "")
         self.images_title.setText(f"{im.name}: A and B (range {lo:.4g} … {hi:.4g}), "
                                   f"A − B (largest |A − B| {im.limit:.4g}){every}")

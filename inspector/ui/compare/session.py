@@ -138,6 +138,7 @@ class Images:
         step: elements per sample along rows and columns (1, 1: every element).
         levels: the colour scale shared by A and B (the finite min and max of both).
         limit: the largest finite ``|a - b|`` (the difference's scale is ±limit).
+        picture: True for a stimulus image (drawn with square pixels).
     """
 
     name: str
@@ -147,6 +148,7 @@ class Images:
     step: tuple[int, int]
     levels: tuple[float, float]
     limit: float
+    picture: bool = False
 
 
 def image_pair(comparison: Comparison, section: str, path: str) -> Images | None:
@@ -157,7 +159,10 @@ def image_pair(comparison: Comparison, section: str, path: str) -> Images | None
         if pair is None or pair[0].ndim < 2:
             return None
         step = max(1, -(-max(pair[0].shape[:2]) // max(IMAGE_PIXELS)))
-        return images(path, pair[0][::step, ::step], pair[1][::step, ::step], (step, step))
+        shown = images(path, pair[0][::step, ::step], pair[1][::step, ::step], (step, step))
+        if shown is not None:
+            shown.picture = True
+        return shown
     ra, rb = _image_ref(comparison.a, section, path), _image_ref(comparison.b, section, path)
     if ra is None or rb is None or ra.shape != rb.shape:
         return None

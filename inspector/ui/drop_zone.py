@@ -33,6 +33,7 @@ class DropZones(QWidget):
 
     def __init__(self, window: QWidget) -> None:
         super().__init__(window)
+        self.window_widget = window
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self.compare_name = ""
         self.hovered: str | None = None
@@ -42,7 +43,7 @@ class DropZones(QWidget):
         """Cover the window, offering to compare with the document ``name``."""
         self.compare_name = name
         self.hovered = None
-        self.setGeometry(self.parentWidget().rect())
+        self.setGeometry(self.window_widget.rect())
         self.raise_()
         self.show()
 

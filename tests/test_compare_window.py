@@ -133,3 +133,19 @@ def test_no_compare_zone_without_a_document(qtbot, tmp_path) -> None:
     qtbot.waitUntil(lambda: bool(win.document_tabs()) and win.all_tabs_ready(),
                     timeout=20_000)
     assert [t.path.name for t in win.document_tabs()] == [b.name]
+
+
+def test_two_archives_are_compared_unverified_and_the_tab_says_so(qtbot) -> None:
+    from inspector.formats.compare.members import NOT_VERIFIED
+
+    cmp = Path(__file__).parent / "fixtures" / "compare"
+    win = open_window(qtbot, cmp / "export_1.aucx")
+    tab = action.open_compare(win, cmp / "export_1.aucx", cmp / "export_2.aucx")
+    qtbot.waitUntil(lambda: tab.is_ready, timeout=60_000)
+    assert tab.comparison is not None and tab.comparison.report.equal
+    assert not tab.comparison.a.verified and not tab.comparison.b.verified
+    tops = {tab.tree.topLevelItem(i).text(0): tab.tree.topLevelItem(i)
+            for i in range(tab.tree.topLevelItemCount())}
+    checked = tops["Not checked (1)"]
+    assert [checked.child(i).text(0) for i in range(checked.childCount())] == [NOT_VERIFIED]
+    assert "members (0 content, 3 representation)" in tops

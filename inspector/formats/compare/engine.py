@@ -44,13 +44,19 @@ def compare_paths(path_a: str, path_b: str, options: DiffOptions | None = None) 
         fb = pool.submit(open_document, path_b)
         doc_a, doc_b = fa.result(), fb.result()
         try:
-            if options.verify or not (archive(doc_a) and archive(doc_b)):
+            if needs_verifying(doc_a, doc_b, options):
                 for f in [pool.submit(doc_a.verify), pool.submit(doc_b.verify)]:
                     f.result()
             return compare_documents(doc_a, doc_b, options)
         finally:
             doc_a.close()
             doc_b.close()
+
+
+def needs_verifying(a: Document, b: Document, options: DiffOptions) -> bool:
+    """True when both documents are verified before they are compared: always, except
+    two archives without ``options.verify`` (their members are compared by stored bytes)."""
+    return options.verify or not (archive(a) and archive(b))
 
 
 def archive(doc: Document) -> bool:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from inspector.formats.analysis.arrays import Envelope
-from inspector.formats.compare.engine import compare_documents
+from inspector.formats.compare.engine import compare_documents, needs_verifying
 from inspector.formats.compare.model import DiffOptions, DiffReport
 from inspector.formats.document import Document
 from inspector.formats.registry import open_document
@@ -41,12 +41,14 @@ class Comparison:
 
 def run_comparison(path_a: Path | str, path_b: Path | str, options: DiffOptions,
                    cancelled: Any = None) -> Comparison:
-    """Open, verify and compare (call on a job thread)."""
+    """Open, verify and compare (call on a job thread); two archives are verified only
+    with ``options.verify``, as ``inspector diff`` does."""
     a = open_document(path_a)
     b = open_document(path_b)
     try:
-        a.verify(cancelled=cancelled)
-        b.verify(cancelled=cancelled)
+        if needs_verifying(a, b, options):
+            a.verify(cancelled=cancelled)
+            b.verify(cancelled=cancelled)
         return Comparison(a, b, compare_documents(a, b, options))
     except BaseException:
         a.close()

@@ -14,6 +14,8 @@ MODE:
   ``continuous_1024MiB.h5``, in its cache folder);
 * ``scan-finding``: no FILE: the long TSV fixture with a temperature for its first scan
   only, and its finding about the second scan activated (the scan selected);
+* ``drop-compare``: FILE opened and a second file (FILE itself) dragged onto the window,
+  over its Compare zone;
 * ``compare-image``: no FILE: two HDF5 files holding a 600 x 800 image that differs in
   one patch, compared in a Compare tab, the image difference selected.
 
@@ -78,6 +80,22 @@ def show_compare(win, until) -> None:  # type: ignore[no-untyped-def]
     until(tab.is_settled)
 
 
+def drag_over_compare(win, path: str) -> None:  # type: ignore[no-untyped-def]
+    """A drag of ``path`` entering the window and moving over its Compare zone."""
+    from PySide6.QtCore import QMimeData, QPoint, Qt, QUrl
+    from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent
+
+    from inspector.ui.drop_zone import COMPARE
+
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(path)])
+    args = (Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+            Qt.KeyboardModifier.NoModifier)
+    win.dragEnterEvent(QDragEnterEvent(win.rect().center(), *args))
+    at = win.drop_zones.rects()[COMPARE].center()
+    win.dragMoveEvent(QDragMoveEvent(QPoint(int(at.x()), int(at.y())), *args))
+
+
 def main() -> None:
     mode, size, theme, out = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
     files = sys.argv[5:] or ([str(lab_folder())] if mode == "scan-finding" else [])
@@ -132,6 +150,8 @@ def main() -> None:
                 win._finding_activated(finding, tab)
             elif mode == "compare-image":
                 show_compare(win, until)
+            elif mode == "drop-compare":
+                drag_over_compare(win, files[0])
             until(lambda: win.is_idle())
             wait(500)
         win.grab().save(out)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QPainter, QPalette, QPen
+from PySide6.QtGui import QFont, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QWidget
 
 from inspector.formats.remote.path import is_url
@@ -69,18 +69,24 @@ class DropZones(QWidget):
         p = QPainter(self)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         texts = {OPEN: "Open", COMPARE: f"Compare with\n{self.compare_name}"}
+        p.fillRect(self.rect(), pal.color(QPalette.ColorRole.Window))
+        font = QFont(self.font())
+        if font.pointSizeF() > 0:
+            font.setPointSizeF(font.pointSizeF() * 1.5)
+        else:
+            font.setPixelSize(round(font.pixelSize() * 1.5))
+        p.setFont(font)
         for zone, rect in self.rects().items():
-            fill = pal.color(QPalette.ColorRole.Window)
-            fill.setAlpha(235)
-            border = pal.color(QPalette.ColorRole.Highlight if zone == self.hovered
-                               else QPalette.ColorRole.Mid)
+            hovered = zone == self.hovered
+            fill = pal.color(QPalette.ColorRole.Highlight if hovered else QPalette.ColorRole.Base)
+            if hovered:
+                fill.setAlpha(48)
             p.setBrush(fill)
-            p.setPen(QPen(border, 3 if zone == self.hovered else 2, Qt.PenStyle.DashLine))
+            p.setPen(QPen(pal.color(QPalette.ColorRole.Highlight if hovered
+                                    else QPalette.ColorRole.PlaceholderText),
+                          3 if hovered else 2, Qt.PenStyle.DashLine))
             p.drawRoundedRect(rect, 12, 12)
             p.setPen(pal.color(QPalette.ColorRole.WindowText))
-            font = p.font()
-            font.setPointSizeF(font.pointSizeF() * 1.4)
-            p.setFont(font)
             p.drawText(rect, Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
                        texts[zone])
         p.end()

@@ -19,7 +19,7 @@ from inspector.cli import main
 from inspector.formats.aucx import members as aucx_members
 from inspector.formats.aucx import reader as aucx_reader
 from inspector.formats.compare.engine import compare_paths
-from inspector.formats.compare.members import NOT_READ, NOT_VERIFIED
+from inspector.formats.compare.members import NOT_CONTENT, NOT_READ, NOT_VERIFIED
 from inspector.formats.compare.model import DiffOptions, DiffReport
 
 FIX = Path(__file__).parent / "fixtures"
@@ -99,13 +99,13 @@ def test_equal_archives_read_no_member_twice_and_say_digests_are_not_verified(
     report = compare_paths(str(a), str(b))
     assert report.identical and report.complete
     assert inflated == []  # equal stored bytes: nothing inflated
-    assert report.not_checked == [NOT_VERIFIED]
+    assert report.not_checked == [NOT_VERIFIED, NOT_CONTENT]
     assert report.a.verified is False and report.b.verified is False
     verified = compare_paths(str(a), str(b), VERIFY)
     assert verified.identical and verified.not_checked == []
     assert verified.a.verified and verified.b.verified
     digests = compare_paths(str(a), str(b), DIGESTS)
-    assert digests.identical and digests.not_checked == [NOT_VERIFIED, NOT_READ]
+    assert digests.identical and digests.not_checked == [NOT_VERIFIED, NOT_CONTENT, NOT_READ]
 
 
 def test_one_member_changed_in_bytes(pair: Callable[..., tuple[Path, Path]],
@@ -205,10 +205,25 @@ def test_cli_options(capsys: pytest.CaptureFixture[str],
     a, b = pair()
     assert main(["diff", str(a), str(b)]) == 0
     out = capsys.readouterr().out
-    assert f"not checked:\n  {NOT_VERIFIED}\nverdict: identical" in out
+    assert f"not checked:\n  {NOT_VERIFIED}\n  {NOT_CONTENT}\nverdict: identical" in out
     assert main(["diff", "--digests-only", "--json", str(a), str(b)]) == 0
     obj = json.loads(capsys.readouterr().out)
-    assert obj["not_checked"] == [NOT_VERIFIED, NOT_READ] and obj["a"]["verified"] is False
+    assert obj["not_checked"] == [NOT_VERIFIED, NOT_CONTENT, NOT_READ]
+    assert obj["a"]["verified"] is False
     with pytest.raises(SystemExit) as exc:
         main(["diff", "--verify", "--digests-only", str(a), str(b)])
     assert exc.value.code == 2
+
+
+def test_array_contents_are_checked_only_with_verify() -> None:
+    # a shared-mode mask with a False entry: the experiment models compare equal (the
+    # model ignores a shared mask); only verifying finds the mask, and then its values
+    good = FIX / "aucx" / "src_readiness_rich.aucx"
+    bad = FIX / "aucx" / "bad_shared_mask_not_all_true.aucx"
+    report = compare_paths(str(good), str(bad))
+    assert NOT_CONTENT in report.not_checked and report.b.findings == []
+    assert _by_path(report, "members")["arrays/mask.npy"]["detail"]["by"] == "content digests"
+    verified = compare_paths(str(good), str(bad), VERIFY)
+    assert "array.shared-mask-not-all-true" in {f["code"] for f in verified.b.findings}
+    assert _by_path(verified, "arrays")["mask"]["detail"]["differing"] == 1
+    assert not verified.equal

@@ -136,7 +136,7 @@ def test_no_compare_zone_without_a_document(qtbot, tmp_path) -> None:
 
 
 def test_two_archives_are_compared_unverified_and_the_tab_says_so(qtbot) -> None:
-    from inspector.formats.compare.members import NOT_VERIFIED
+    from inspector.formats.compare.members import NOT_CONTENT, NOT_VERIFIED
 
     cmp = Path(__file__).parent / "fixtures" / "compare"
     win = open_window(qtbot, cmp / "export_1.aucx")
@@ -146,6 +146,7 @@ def test_two_archives_are_compared_unverified_and_the_tab_says_so(qtbot) -> None
     assert not tab.comparison.a.verified and not tab.comparison.b.verified
     tops = {tab.tree.topLevelItem(i).text(0): tab.tree.topLevelItem(i)
             for i in range(tab.tree.topLevelItemCount())}
-    checked = tops["Not checked (1)"]
-    assert [checked.child(i).text(0) for i in range(checked.childCount())] == [NOT_VERIFIED]
+    checked = tops["Not checked (2)"]
+    assert ([checked.child(i).text(0) for i in range(checked.childCount())]
+            == [NOT_VERIFIED, NOT_CONTENT])
     assert "members (0 content, 3 representation)" in tops

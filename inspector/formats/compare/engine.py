@@ -77,6 +77,8 @@ def compare_documents(a: Document, b: Document, options: DiffOptions) -> DiffRep
     report = DiffReport(side(a), side(b), options)
     if any(d.checksums is not None and not d.checksums.verified for d in (a, b)):
         report.not_checked.append(members.NOT_VERIFIED)
+        if any(d.auc is not None for d in (a, b)):
+            report.not_checked.append(members.NOT_CONTENT)
         if options.digests_only:
             report.not_checked.append(members.NOT_READ)
     try:

@@ -54,6 +54,9 @@ RECORDED = "recorded digests"
 RANGE_BYTES = 8 << 20
 #: ``not_checked`` notes of the report (docs/diff.md).
 NOT_VERIFIED = "member digests not verified; use --verify"
+NOT_CONTENT = ("array contents not checked (mask, finite values); use --verify: an "
+               "array member whose content differs while the experiments compare equal is "
+               "listed under members only")
 NOT_READ = ("member bytes not read (--digests-only): members compared by their recorded "
             "digests and ZIP metadata")
 

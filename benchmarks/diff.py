@@ -16,16 +16,20 @@ Then prints one JSON object.  For each recording pair (``identical``,
 --json``, the whole command: interpreter, imports, opening, verification and
 comparison), ``h5diff_s`` and ``h5diff_peak_mb`` (``h5diff A B``, output to
 ``/dev/null``) and ``h5diff_q_s`` (``h5diff -q``), ``speedup`` (``h5diff_s /
-ours_s``) and both exit statuses.  For the archives: ``ours_s``, ``ours_peak_mb``,
-``verify_both_s`` (``inspector verify A`` plus ``inspector verify B``: reading and
-checking both archives' checksums) and ``ours_vs_verify``.  Peak memory is the
+ours_s``) and both exit statuses.  For the identical archives (``archives_identical``):
+``checksums_read_s`` (a Python process reading both archives' ``checksums.sha256``
+with ``zipfile``), ``raw_read_s`` (``cat A B > /dev/null``: reading both files once,
+the floor), ``ours_s`` and ``ours_peak_mb`` (``inspector diff --json A B``: members by
+stored bytes), ``digests_only_s`` (``--digests-only``), ``verify_s`` (``--verify``),
+``verify_both_s`` (``inspector verify A`` plus ``inspector verify B``) and the ratios
+``ours_vs_raw``, ``ours_vs_verify_both``, ``digests_only_vs_checksums``.  Peak memory is the
 maximum resident set of the command (``/usr/bin/time -f %M``, the kernel's
 ``VmHWM`` at exit).  Every file is read once before each run (warm page cache for
 every tool alike).  Times are medians of ``--repeat`` runs (default 1); ``cpus``,
 the 1-minute load average before and after, and the h5diff version are included.
 Usage::
 
-    python benchmarks/diff.py [--repeat N] [--jobs N]
+    python benchmarks/diff.py [--repeat N] [--jobs N] [--archives-only]
 """
 
 from __future__ import annotations
@@ -128,36 +132,62 @@ def _recording_pair(a: Path, b: Path, repeat: int, jobs: int) -> dict[str, objec
             "speedup": round(h5[0] / ours[0], 1) if ours[0] else None}
 
 
+_READ_CHECKSUMS = ("import sys, zipfile\n"
+                   "for p in sys.argv[1:]:\n"
+                   "    with zipfile.ZipFile(p) as z:\n"
+                   "        z.read('checksums.sha256')\n")
+
+
+def _ratio(x: float, y: float) -> float | None:
+    return round(x / y, 2) if y else None
+
+
 def _archive_pair(a: Path, b: Path, repeat: int, jobs: int) -> dict[str, object]:
-    ours = _measure([*_ours(jobs), str(a), str(b)], (a, b), repeat)
+    files = (a, b)
+    sums = _measure([sys.executable, "-c", _READ_CHECKSUMS, str(a), str(b)], files, repeat)
+    raw = _measure(["sh", "-c", 'cat "$1" "$2" > /dev/null', "sh", str(a), str(b)], files,
+                   repeat)
+    ours = _measure([*_ours(jobs), str(a), str(b)], files, repeat)
+    digests = _measure([*_ours(jobs), "--digests-only", str(a), str(b)], files, repeat)
+    verified = _measure([*_ours(jobs), "--verify", str(a), str(b)], files, repeat)
     verify = [_measure([sys.executable, "-m", "inspector", "verify", str(p)], (p,), repeat)
-              for p in (a, b)]
+              for p in files]
     both = verify[0][0] + verify[1][0]
-    return {"file_mb": round(a.stat().st_size / 1e6, 1), "ours_s": round(ours[0], 2),
-            "ours_peak_mb": round(ours[1], 1), "ours_exit": ours[2],
-            "verify_both_s": round(both, 2),
-            "verify_peak_mb": round(max(v[1] for v in verify), 1),
-            "ours_vs_verify": round(ours[0] / both, 2) if both else None}
+    return {"file_mb": round(a.stat().st_size / 1e6, 1),
+            "checksums_read_s": round(sums[0], 2), "raw_read_s": round(raw[0], 2),
+            "ours_s": round(ours[0], 2), "ours_peak_mb": round(ours[1], 1),
+            "ours_exit": ours[2], "digests_only_s": round(digests[0], 2),
+            "digests_only_peak_mb": round(digests[1], 1), "verify_s": round(verified[0], 2),
+            "verify_peak_mb": round(verified[1], 1), "verify_both_s": round(both, 2),
+            "ours_vs_raw": _ratio(ours[0], raw[0]),
+            "ours_vs_verify_both": _ratio(ours[0], both),
+            "digests_only_vs_checksums": _ratio(digests[0], sums[0])}
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=0, help="inspector diff --jobs (0: CPUs)")
+    ap.add_argument("--archives-only", action="store_true",
+                    help="only the identical archives (no recordings, no h5diff)")
     args = ap.parse_args(argv)
-    rec = _recordings()
+    rec = None if args.archives_only else _recordings()
     arch = _archives()
     load_before = os.getloadavg()[0]
-    version = subprocess.run(["h5diff", "--version"], capture_output=True, text=True,
-                             check=False).stdout.strip()
-    result = {
-        "recording_mb": round(rec["a"].stat().st_size / 1e6, 1),
-        "identical": _recording_pair(rec["a"], rec["same"], args.repeat, args.jobs),
-        "one_chunk": _recording_pair(rec["a"], rec["one"], args.repeat, args.jobs),
+    result: dict[str, object] = {}
+    if rec is not None:
+        version = subprocess.run(["h5diff", "--version"], capture_output=True, text=True,
+                                 check=False).stdout.strip()
+        result.update({
+            "recording_mb": round(rec["a"].stat().st_size / 1e6, 1),
+            "identical": _recording_pair(rec["a"], rec["same"], args.repeat, args.jobs),
+            "one_chunk": _recording_pair(rec["a"], rec["one"], args.repeat, args.jobs),
+            "h5diff": version})
+    result.update({
         "archives_identical": _archive_pair(*arch, args.repeat, args.jobs),
-        "h5diff": version, "cpus": os.cpu_count(), "repeat": args.repeat,
+        "cpus": os.cpu_count(), "repeat": args.repeat,
         "load_before": round(load_before, 2), "load_after": round(os.getloadavg()[0], 2),
-    }
+    })
     print(json.dumps(result))
     return 0
 

@@ -1,7 +1,7 @@
 """``inspector diff A B``: compare two documents headless (docs/diff.md).
 
     inspector diff A B [--json] [--tolerance REL[,ABS]] [--exact] [--jobs N] [--first]
-                       [--allow-external DIR]
+                       [--verify | --digests-only] [--allow-external DIR]
 
 Exit status: 0 when the documents are equal in content (within the tolerance;
 differences of representation alone, such as the schema version or the
@@ -36,6 +36,14 @@ def parser(base: type[argparse.ArgumentParser]) -> argparse.ArgumentParser:
                    help="threads comparing array chunks (default: the number of CPUs)")
     p.add_argument("--first", action="store_true",
                    help="stop at the first content difference (exit 1)")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--verify", action="store_true",
+                     help="verify both archives' member digests first (as inspector verify; "
+                          "their findings are listed); by default two archives' members are "
+                          "compared by their stored bytes and the digests are not verified")
+    how.add_argument("--digests-only", action="store_true",
+                     help="compare two archives' members by their recorded digests and ZIP "
+                          "metadata alone, reading no member bytes")
     p.add_argument("--allow-external", action="append", default=[], metavar="DIR",
                    help="also read data an HDF5 file names in other files from DIR")
     return p
@@ -77,7 +85,8 @@ def cmd_diff(argv: Sequence[str], base: type[argparse.ArgumentParser],
     for folder in args.allow_external:
         allow_folder(folder)
     options = DiffOptions(rtol=rtol, atol=atol, exact=args.exact, first=args.first,
-                          jobs=args.jobs)
+                          jobs=args.jobs, verify=args.verify,
+                          digests_only=args.digests_only)
     report = compare_paths(args.a, args.b, options)
     if args.json:
         print(json_line(report.to_json()), flush=True)  # type: ignore[operator]

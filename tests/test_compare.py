@@ -355,7 +355,7 @@ def test_cli_exit_status_and_json(capsys: pytest.CaptureFixture[str], tmp_path: 
     assert capsys.readouterr().out.strip().endswith("verdict: identical")
     assert main(["diff", "--json", str(a), str(b)]) == 1
     obj = json.loads(capsys.readouterr().out)
-    assert obj["diff_schema"] == 1 and obj["equal"] is False
+    assert obj["diff_schema"] == 2 and obj["equal"] is False
     assert obj["counts"] == {"objects": {"content": 1, "representation": 0}}
     assert main(["diff", "--tolerance", "0,1.5", str(a), str(b)]) == 0
     capsys.readouterr()
@@ -393,7 +393,7 @@ def test_json_values_are_strict_json(tmp_path: Path, base: np.ndarray) -> None:
 
 def test_an_archive_whose_member_fails_its_checksum() -> None:
     good, bad = FIX / "aucx" / "src_readiness_rich.aucx", FIX / "aucx" / "bad_signal_byte_flip.aucx"
-    report = compare_paths(str(good), str(bad))
+    report = compare_paths(str(good), str(bad), DiffOptions(verify=True))
     assert "checksums.mismatch" in {f["code"] for f in report.b.findings}
     signal = _one(report, "arrays", "signal")  # the flipped byte: the first float's lowest
     assert signal["detail"]["differing"] == 1 and signal["detail"]["first_index"] == [0, 0]

@@ -69,3 +69,84 @@ def test_compare_with_opens_a_tab_of_what_differs(qtbot, tmp_path, monkeypatch) 
     assert table.item(0, 0 if col else 1).toolTip() == ""
     win.close_tab(win.tabs.indexOf(tab))
     assert win.tabs.count() == 1
+
+
+def _drag(win, kind, pos, path: Path) -> None:
+    from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+    from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
+
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path))])
+    args = (Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+            Qt.KeyboardModifier.NoModifier)
+    if kind == "enter":
+        ev = QDragEnterEvent(QPoint(int(pos.x()), int(pos.y())), *args)
+        win.dragEnterEvent(ev)
+    elif kind == "move":
+        ev = QDragMoveEvent(QPoint(int(pos.x()), int(pos.y())), *args)
+        win.dragMoveEvent(ev)
+    else:
+        ev = QDropEvent(QPointF(pos), *args)
+        win.dropEvent(ev)
+    assert ev.isAccepted()
+
+
+def test_dropping_a_file_on_the_compare_zone_opens_a_compare_tab(qtbot, tmp_path) -> None:
+    from inspector.ui.drop_zone import COMPARE, OPEN
+
+    a, b, _old, _row = _edited(tmp_path)
+    win = open_window(qtbot, a, show=True)
+    zones = win.drop_zones
+    assert not zones.isVisible()
+    _drag(win, "enter", win.rect().center(), b)
+    assert zones.isVisible() and zones.geometry() == win.rect()
+    assert zones.compare_name == a.name
+    compare_at = zones.rects()[COMPARE].center()
+    open_at = zones.rects()[OPEN].center()
+    _drag(win, "move", compare_at, b)
+    assert zones.hovered == COMPARE
+    _drag(win, "move", open_at, b)
+    assert zones.hovered == OPEN
+    _drag(win, "move", compare_at, b)
+    _drag(win, "drop", compare_at, b)
+    assert not zones.isVisible()
+    tab = win.tabs.currentWidget()
+    assert isinstance(tab, CompareTab) and (tab.path_a, tab.path_b) == (a, str(b))
+    qtbot.waitUntil(lambda: tab.is_ready, timeout=60_000)
+    assert tab.comparison is not None and not tab.comparison.report.equal
+    assert len(win.document_tabs()) == 1
+
+    win.tabs.setCurrentIndex(0)  # back to the document: a drop on "Open" opens
+    _drag(win, "enter", open_at, b)
+    _drag(win, "drop", open_at, b)
+    qtbot.waitUntil(lambda: len(win.document_tabs()) == 2 and win.all_tabs_ready(),
+                    timeout=20_000)
+    assert [t.path.name for t in win.document_tabs()] == [a.name, b.name]
+
+
+def test_no_compare_zone_without_a_document(qtbot, tmp_path) -> None:
+    a, b, _old, _row = _edited(tmp_path)
+    win = open_window(qtbot, show=True)
+    _drag(win, "enter", win.rect().center(), b)
+    assert not win.drop_zones.isVisible()
+    _drag(win, "drop", win.rect().center(), b)
+    qtbot.waitUntil(lambda: bool(win.document_tabs()) and win.all_tabs_ready(),
+                    timeout=20_000)
+    assert [t.path.name for t in win.document_tabs()] == [b.name]
+
+
+def test_two_archives_are_compared_unverified_and_the_tab_says_so(qtbot) -> None:
+    from inspector.formats.compare.members import NOT_CONTENT, NOT_VERIFIED
+
+    cmp = Path(__file__).parent / "fixtures" / "compare"
+    win = open_window(qtbot, cmp / "export_1.aucx")
+    tab = action.open_compare(win, cmp / "export_1.aucx", cmp / "export_2.aucx")
+    qtbot.waitUntil(lambda: tab.is_ready, timeout=60_000)
+    assert tab.comparison is not None and tab.comparison.report.equal
+    assert not tab.comparison.a.verified and not tab.comparison.b.verified
+    tops = {tab.tree.topLevelItem(i).text(0): tab.tree.topLevelItem(i)
+            for i in range(tab.tree.topLevelItemCount())}
+    checked = tops["Not checked (2)"]
+    assert ([checked.child(i).text(0) for i in range(checked.childCount())]
+            == [NOT_VERIFIED, NOT_CONTENT])
+    assert "members (0 content, 3 representation)" in tops

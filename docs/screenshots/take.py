@@ -15,7 +15,11 @@ MODE:
 * ``tab=TITLE``: FILE opened, the view tab whose title starts with TITLE shown once
   every view is drawn (``tab=Checksums``, ``tab=Provenance``);
 * ``scan-finding``: no FILE: the long TSV fixture with a temperature for its first scan
-  only, and its finding about the second scan activated (the scan selected).
+  only, and its finding about the second scan activated (the scan selected);
+* ``drop-compare``: FILE opened and a second file (FILE itself) dragged onto the window,
+  over its Compare zone;
+* ``compare-image``: no FILE: two HDF5 files holding a 600 x 800 image that differs in
+  one patch, compared in a Compare tab, the image difference selected.
 
 THEME is ``light`` or ``dark``.  Prints the saved path (and, for ``reading``, the box's text).
 """
@@ -46,9 +50,59 @@ def lab_folder() -> Path:
     return folder
 
 
+def image_files() -> list[str]:
+    """Two HDF5 files with a 600 x 800 float32 image ``/image``; in B one patch is
+    brighter and one darker."""
+    import h5py
+    import numpy as np
+
+    y, x = np.mgrid[0:600, 0:800].astype(np.float32)
+    a = (np.sin(x / 37.0) * np.cos(y / 23.0) + np.exp(-((x - 400) ** 2 + (y - 300) ** 2)
+                                                     / 2e4)).astype(np.float32)
+    b = a.copy()
+    b[100:180, 520:640] += 0.6
+    b[380:460, 150:230] -= 0.4
+    folder = Path(tempfile.mkdtemp())
+    out = []
+    for name, values in (("image_a.h5", a), ("image_b.h5", b)):
+        with h5py.File(folder / name, "w") as f:
+            f.create_dataset("image", data=values, chunks=(100, 100), compression="gzip")
+        out.append(str(folder / name))
+    return out
+
+
+def show_compare(win, until) -> None:  # type: ignore[no-untyped-def]
+    """Open the Compare tab of the two files of ``compare-image`` and select the image."""
+    from inspector.ui.compare.action import open_compare
+
+    first = win.current_tab()
+    tab = open_compare(win, first.path, first.path.parent / "image_b.h5")
+    until(lambda: tab.is_ready)
+    tab.tree.select_path("objects", "/image")
+    until(tab.is_settled)
+
+
+def drag_over_compare(win, path: str) -> None:  # type: ignore[no-untyped-def]
+    """A drag of ``path`` entering the window and moving over its Compare zone."""
+    from PySide6.QtCore import QMimeData, QPoint, Qt, QUrl
+    from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent
+
+    from inspector.ui.drop_zone import COMPARE
+
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(path)])
+    args = (Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+            Qt.KeyboardModifier.NoModifier)
+    win.dragEnterEvent(QDragEnterEvent(win.rect().center(), *args))
+    at = win.drop_zones.rects()[COMPARE].center()
+    win.dragMoveEvent(QDragMoveEvent(QPoint(int(at.x()), int(at.y())), *args))
+
+
 def main() -> None:
     mode, size, theme, out = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
     files = sys.argv[5:] or ([str(lab_folder())] if mode == "scan-finding" else [])
+    if mode == "compare-image":
+        files = image_files()[:1]
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp()  # cold chunk summaries
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication, QTabWidget
@@ -101,6 +155,10 @@ def main() -> None:
             elif mode == "scan-finding":
                 finding = next(f for f in tab.doc.findings if ":scans[" in f.location)
                 win._finding_activated(finding, tab)
+            elif mode == "compare-image":
+                show_compare(win, until)
+            elif mode == "drop-compare":
+                drag_over_compare(win, files[0])
             until(lambda: win.is_idle())
             wait(500)
         win.grab().save(out)

@@ -246,6 +246,34 @@ class MemberContent:
 
 
 @dataclass(frozen=True)
+class StoredMember:
+    """How one archive member is stored, from its ZIP entry; and its stored bytes.
+
+    Attributes:
+        name: the member name.
+        method: the ZIP compression method (0 stored, 8 deflate).
+        compressed_size, file_size: the stored and the inflated size in bytes.
+        crc: the CRC-32 the ZIP directory records for the inflated bytes.
+        read_stored: ``read_stored(offset, size)`` returns up to ``size`` stored
+            (compressed) bytes from ``offset`` within the member's data; raises
+            ``OSError`` when the archive cannot be read or was replaced since it
+            was opened.
+        content_digest: ``content_digest()`` inflates the member and returns
+            ``(sha256 hex, problem)``, ``problem`` a sentence when the member's
+            ZIP checks fail (CRC-32, sizes, corrupt data), else None; raises
+            ``OSError`` like ``read_stored``.
+    """
+
+    name: str
+    method: int
+    compressed_size: int
+    file_size: int
+    crc: int
+    read_stored: Callable[[int, int], bytes]
+    content_digest: Callable[[], tuple[str, str | None]]
+
+
+@dataclass(frozen=True)
 class ArchiveMembers:
     """The members of an archive, each read only once its digest verified
     (``inspector dump ARCHIVE::member``).
@@ -257,10 +285,15 @@ class ArchiveMembers:
             ``NodeReadError`` (:mod:`inspector.formats.nodes.data`) whose finding
             says why it is refused (no such member, not listed, digest or ZIP
             mismatch, unreadable, the file changed since it was opened).
+        stored: how a member is stored, and its stored bytes unverified
+            (``inspector diff`` compares two archives' members by them).
     """
 
     names: tuple[str, ...]
     read: Callable[[str], MemberContent]
+    #: ``stored(name)``: the :class:`StoredMember` of a present, safe member that
+    #: occurs once, or None (no such member, unsafe, duplicated, no local header).
+    stored: Callable[[str], StoredMember | None] = lambda name: None
 
 
 @dataclass(frozen=True)

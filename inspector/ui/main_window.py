@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from functools import partial
 
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
     QDragEnterEvent,
+    QDragLeaveEvent,
+    QDragMoveEvent,
     QDropEvent,
     QGuiApplication,
     QKeySequence,
@@ -31,10 +34,10 @@ from PySide6.QtWidgets import (
 )
 
 from inspector import APP_NAME, __version__
-from inspector.formats.remote.path import is_url
 from inspector.jobs import JobRunner
 from inspector.runtime import preload
 from inspector.runtime.garbage import START_UP, freeze_long_lived, hold_full_collections
+from inspector.ui import drop_zone
 from inspector.ui.busy_indicator import BusyIndicator
 from inspector.ui.document_tab import DATA_VIEWS, TRIALS
 from inspector.ui.findings_dock import FindingsDock
@@ -88,6 +91,7 @@ class MainWindow(WindowOpening):
         super().__init__(parent)
         self.setWindowTitle(APP_NAME)
         self.setAcceptDrops(True)
+        self.drop_zones = drop_zone.DropZones(self)
         self.jobs = JobRunner(self)
         self.tabs = QTabWidget(self)
         self.tabs.setTabsClosable(True)
@@ -277,23 +281,16 @@ class MainWindow(WindowOpening):
 
     # -- drag and drop ----------------------------------------------------
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt override
-        if event.mimeData().hasUrls():
-            event.acceptProposedAction()
+        drop_zone.drag_entered(self, self.drop_zones, event)  # one file, a document open: 2 zones
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:  # noqa: N802 - Qt override
+        drop_zone.drag_moved(self.drop_zones, event)
+
+    def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:  # noqa: N802 - Qt override
+        self.drop_zones.hide()
 
     def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt override
-        urls = event.mimeData().urls()
-        paths = [u.toLocalFile() for u in urls if u.isLocalFile()]
-        links = [u.toString() for u in urls if not u.isLocalFile()]
-        remote = [u for u in links if is_url(u)]
-        other = [u for u in links if not is_url(u)]
-        if paths or links:
-            event.acceptProposedAction()
-        if paths:
-            self.open_paths(paths)
-        if remote:
-            self.open_paths(remote, remember=False)
-        if other:
-            self.statusBar().showMessage(remote_refusal(other))
+        drop_zone.dropped(self, self.drop_zones, event, partial(drop_zone.open_dropped, self))
 
     # -- settings ---------------------------------------------------------
     def show_about(self) -> None:

@@ -23,6 +23,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer
+from shiboken6 import Shiboken
 
 from inspector.jobs import JobContext, JobRunner
 from inspector.runtime import preload
@@ -96,6 +97,9 @@ class TableFrames(QObject):
             preload.when_imported("pandas", self._pandas_imported, self._failed)
 
     def _pandas_imported(self, _pandas: ModuleType) -> None:
+        if not (Shiboken.isValid(self) and Shiboken.isValid(self._jobs)
+                and Shiboken.isValid(self._jobs.pool)):
+            return  # its tab (or window) was deleted while pandas was being imported
         pending = list(self._pending)
         self._jobs.submit(lambda ctx: _build(ctx, pending), on_done=self._done,
                           on_error=lambda message, _tb: self._failed(message))

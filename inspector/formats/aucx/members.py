@@ -27,14 +27,14 @@ from inspector.formats.aucx.npyfmt import MAX_HEADER_BYTES, NpyHeaderError, pars
 from inspector.formats.aucx.state import DUPLICATE, OpenedArchive
 from inspector.formats.aucx.stream import MemberStream, read_member
 from inspector.formats.aucx.zipscan import ZipEntry
-from inspector.formats.capabilities import ArchiveMembers, MemberContent
+from inspector.formats.capabilities import ArchiveMembers, MemberContent, StoredMember
 from inspector.formats.core_rules import NODE_NOT_FOUND
 from inspector.formats.findings import Finding, Rule
 from inspector.formats.nodes.array_node import ArrayNode
 from inspector.formats.nodes.data import NodeReadError, StorageInfo
 from inspector.formats.sources.file_identity import FILE_CHANGED, FileChangedError
 
-__all__ = ["TEXT_LIMIT", "archive_members", "member_content"]
+__all__ = ["TEXT_LIMIT", "archive_members", "member_content", "stored_member"]
 
 #: Largest JSON member (or checksum list) written as text, in bytes.
 TEXT_LIMIT = 64 << 20
@@ -42,7 +42,47 @@ TEXT_LIMIT = 64 << 20
 
 def archive_members(opened: OpenedArchive) -> ArchiveMembers:
     """The :class:`ArchiveMembers` capability of an opened archive."""
-    return ArchiveMembers(tuple(opened.scan.names), functools.partial(member_content, opened))
+    return ArchiveMembers(tuple(opened.scan.names), functools.partial(member_content, opened),
+                          functools.partial(stored_member, opened))
+
+
+def stored_member(opened: OpenedArchive, name: str) -> StoredMember | None:
+    """How member ``name`` is stored, with readers of its stored bytes and of its
+    inflated digest (nothing verified), or None when it is absent, occurs more than
+    once, failed a ZIP safety check or its local header could not be read."""
+    entry = opened.scan.first(name)
+    if entry is None or entry.duplicate or not entry.safe or entry.data_offset is None:
+        return None
+    return StoredMember(name, entry.method, entry.compressed_size, entry.file_size, entry.crc,
+                        functools.partial(_read_stored, opened, entry),
+                        functools.partial(_content_digest, opened, entry))
+
+
+def _read_stored(opened: OpenedArchive, entry: ZipEntry, offset: int, size: int) -> bytes:
+    """Up to ``size`` stored bytes of ``entry`` from ``offset`` within its data.
+
+    Raises:
+        OSError: the archive cannot be read, or was replaced since it was opened.
+    """
+    assert entry.data_offset is not None
+    size = max(0, min(size, entry.compressed_size - offset))
+    with opened.path.open("rb") as fh:
+        fh.seek(entry.data_offset + offset)
+        return fh.read(size)
+
+
+def _content_digest(opened: OpenedArchive, entry: ZipEntry) -> tuple[str, str | None]:
+    """The SHA-256 of the inflated member and its ZIP problem (a sentence), or None.
+
+    Raises:
+        OSError: the archive cannot be read, or was replaced since it was opened.
+    """
+    stream = MemberStream(opened.path, entry)
+    digest = hashlib.sha256()
+    for block in stream:
+        digest.update(block)
+    problem = stream.result.problem
+    return digest.hexdigest(), problem.message if problem is not None else None
 
 
 def _refuse(rule: Rule, message: str, name: str) -> NodeReadError:

@@ -3,8 +3,9 @@
 Shape and element type are content; how the values are stored (dense or
 sparse, chunk shape, filters) is representation (``content=False``), noted
 apart from the values, which are compared chunk by chunk (:mod:`.chunked`).
-An archive's array whose member has the same verified digest in both archives
-is equal without being read again (:mod:`.members`).  Nothing here imports Qt.
+An archive's array whose member has the same content in both archives (the same
+verified digest, or the same stored bytes) is equal without being read
+(:mod:`.members`).  Nothing here imports Qt.
 """
 
 from __future__ import annotations
@@ -32,15 +33,17 @@ SECTION = "arrays"
 
 def compare_arrays(out: Collector, a: Mapping[str, ArrayRef], b: Mapping[str, ArrayRef],
                    skip: Collection[str] = (), same_members: Collection[str] = (),
-                   section: str = SECTION) -> None:
+                   section: str = SECTION, unread_members: Collection[str] = ()) -> None:
     """Compare the arrays of two documents by name (A's order, then B's others).
 
     Args:
         out: the collector.
         a, b: ``Document.arrays`` of each side.
         skip: names compared by another section (the scans of an AUC experiment).
-        same_members: archive member names whose verified digests are equal in both.
+        same_members: archive member names whose content is equal in both.
         section: the section the differences go in.
+        unread_members: archive member names whose values are not read
+            (``--digests-only``): such arrays' values are listed as not compared.
     """
     for name in [n for n in a if n not in skip] + [n for n in b if n not in a and n not in skip]:
         ra, rb = a.get(name), b.get(name)
@@ -51,7 +54,7 @@ def compare_arrays(out: Collector, a: Mapping[str, ArrayRef], b: Mapping[str, Ar
                                describe(ra) if ra is not None else None,
                                describe(rb) if rb is not None else None))
             continue
-        compare_pair(out, name, ra, rb, same_members, section)
+        compare_pair(out, name, ra, rb, same_members, section, unread_members)
 
 
 def describe(ref: ArrayRef) -> dict[str, Any]:
@@ -75,7 +78,8 @@ def storage_of(ref: ArrayRef) -> dict[str, Any]:
 
 
 def compare_pair(out: Collector, name: str, ra: ArrayRef, rb: ArrayRef,
-                 same_members: Collection[str] = (), section: str = SECTION) -> None:
+                 same_members: Collection[str] = (), section: str = SECTION,
+                 unread_members: Collection[str] = ()) -> None:
     """Compare one pair of arrays: shape, dtype, storage, then values."""
     if tuple(ra.shape) != tuple(rb.shape):
         out.add(Difference(section, SHAPE, name, list(ra.shape), list(rb.shape),
@@ -87,7 +91,11 @@ def compare_pair(out: Collector, name: str, ra: ArrayRef, rb: ArrayRef,
     if sa != sb:
         out.add(Difference(section, STORAGE, name, sa, sb, content=False))
     if ra.location and ra.location == rb.location and ra.location in same_members:
-        return  # the same verified member digest: the same bytes
+        return  # the same member content (verified digests, or equal stored bytes)
+    if ra.location and ra.location in unread_members:
+        out.skip(section, name, "values not read (--digests-only): the checksum files record "
+                 "different digests for its member")
+        return
     try:
         result = compare_values(ra, rb, out.options)
     except (OSError, ValueError, MemoryError) as exc:

@@ -30,39 +30,57 @@ if TYPE_CHECKING:
 def compare_paths(path_a: str, path_b: str, options: DiffOptions | None = None) -> DiffReport:
     """Open, verify and compare two files; the documents are closed on return.
 
-    Never raises for bad input: an unreadable file is a document with error findings.
+    Both are verified (their deferred checks run, as ``inspector verify`` does), except
+    two archives without ``options.verify``: their members are then compared by their
+    stored bytes (or recorded digests) instead, and the report says the digests were not
+    verified.  Never raises for bad input: an unreadable file is a document with error
+    findings.
     """
-    options = options or DiffOptions()
-    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="diff-open") as pool:
-        fa = pool.submit(_opened, path_a)
-        fb = pool.submit(_opened, path_b)
-        doc_a, doc_b = fa.result(), fb.result()
-    try:
-        return compare_documents(doc_a, doc_b, options)
-    finally:
-        doc_a.close()
-        doc_b.close()
-
-
-def _opened(path: str) -> Document:
-    """``path`` opened and verified (its deferred checks run, as ``inspector verify`` does)."""
     from inspector.formats.registry import open_document
 
-    doc = open_document(path)
-    doc.verify()
-    return doc
+    options = options or DiffOptions()
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="diff-open") as pool:
+        fa = pool.submit(open_document, path_a)
+        fb = pool.submit(open_document, path_b)
+        doc_a, doc_b = fa.result(), fb.result()
+        try:
+            if needs_verifying(doc_a, doc_b, options):
+                for f in [pool.submit(doc_a.verify), pool.submit(doc_b.verify)]:
+                    f.result()
+            return compare_documents(doc_a, doc_b, options)
+        finally:
+            doc_a.close()
+            doc_b.close()
+
+
+def needs_verifying(a: Document, b: Document, options: DiffOptions) -> bool:
+    """True when both documents are verified before they are compared: always, except
+    two archives without ``options.verify`` (their members are compared by stored bytes)."""
+    return options.verify or not (archive(a) and archive(b))
+
+
+def archive(doc: Document) -> bool:
+    """True when ``doc`` is an archive whose members can be compared unverified."""
+    return doc.checksums is not None and doc.member_data is not None
 
 
 def side(doc: Document) -> Side:
     """The report's account of one document (its findings in discovery order)."""
     return Side(str(doc.path), str(doc.format), doc.kind_label, doc.ok,
-                [f.to_json() for f in doc.findings])
+                [f.to_json() for f in doc.findings], verified=doc.verified)
 
 
 def compare_documents(a: Document, b: Document, options: DiffOptions) -> DiffReport:
-    """Compare two opened (and verified) documents, section by section."""
+    """Compare two opened documents, section by section (verified, or two archives
+    whose members are compared by stored bytes: see :func:`compare_paths`)."""
     out = Collector(options)
     report = DiffReport(side(a), side(b), options)
+    if any(d.checksums is not None and not d.checksums.verified for d in (a, b)):
+        report.not_checked.append(members.NOT_VERIFIED)
+        if any(d.auc is not None for d in (a, b)):
+            report.not_checked.append(members.NOT_CONTENT)
+        if options.digests_only:
+            report.not_checked.append(members.NOT_READ)
     try:
         _sections(out, a, b)
     except FirstFound:
@@ -109,10 +127,10 @@ def _sections(out: Collector, a: Document, b: Document) -> None:
             tables.compare_tables(out, {"scans": a.tables["scans"]} if "scans" in a.tables
                                   else {}, {"scans": b.tables["scans"]} if "scans" in b.tables
                                   else {}, section="scans")
-    same = members.same_members(a.checksums, b.checksums)
+    match = members.match_members(a, b, out.options.digests_only, out.options.jobs)
     arrays.compare_arrays(out, a.arrays, b.arrays, skip=skip_arrays + _trial_arrays(a, b),
-                          same_members=same)
-    members.compare_members(out, a.checksums, b.checksums)
+                          same_members=match.same, unread_members=match.unread)
+    match.emit(out)
     skip = objects.interpreted_by_recording if "vneurotk-recording" in (
         str(a.format), str(b.format)) else (lambda loc: False)
     objects.compare_objects(out, a, b, skip)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 #: Version of the JSON object ``inspector diff --json`` prints (docs/diff.md).
-DIFF_SCHEMA = 1
+DIFF_SCHEMA = 2
 
 #: The sections of a report, in the order they are compared and listed.
 SECTIONS: tuple[str, ...] = (
@@ -48,6 +48,10 @@ class DiffOptions:
             ``0.0`` differ); the tolerance is then unused.
         first: stop at the first content difference found.
         jobs: threads reading and comparing array chunks (0: the number of CPUs).
+        verify: verify both archives' member digests before comparing (else two
+            archives' members are compared by their stored bytes, unverified).
+        digests_only: compare two archives' members by their recorded digests and
+            ZIP metadata alone, reading no member bytes.
     """
 
     rtol: float = 0.0
@@ -55,11 +59,14 @@ class DiffOptions:
     exact: bool = False
     first: bool = False
     jobs: int = 0
+    verify: bool = False
+    digests_only: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The ``options`` object of the JSON report."""
         return {"rtol": self.rtol, "atol": self.atol, "exact": self.exact,
-                "first": self.first}
+                "first": self.first, "verify": self.verify,
+                "digests_only": self.digests_only}
 
 
 @dataclass(frozen=True)
@@ -120,10 +127,11 @@ class Side:
     kind: str
     ok: bool
     findings: list[dict[str, str]]
+    verified: bool = True
 
     def to_json(self) -> dict[str, Any]:
         return {"path": self.path, "format": self.format, "kind": self.kind, "ok": self.ok,
-                "findings": self.findings}
+                "verified": self.verified, "findings": self.findings}
 
 
 @dataclass
@@ -136,6 +144,8 @@ class DiffReport:
         differences: in :data:`SECTIONS` order, then in the order found.
         not_compared: what could not be compared.
         stopped: True when ``--first`` stopped the comparison at a difference.
+        not_checked: sentences naming the checks not made (``"member digests not
+            verified; use --verify"``); what was compared is still compared.
     """
 
     a: Side
@@ -144,6 +154,7 @@ class DiffReport:
     differences: list[Difference] = field(default_factory=list)
     not_compared: list[NotCompared] = field(default_factory=list)
     stopped: bool = False
+    not_checked: list[str] = field(default_factory=list)
 
     @property
     def content_differences(self) -> list[Difference]:
@@ -182,6 +193,7 @@ class DiffReport:
             "counts": self.counts(),
             "differences": [d.to_json() for d in self.differences],
             "not_compared": [n.to_json() for n in self.not_compared],
+            "not_checked": list(self.not_checked),
         }
 
 

@@ -52,8 +52,13 @@ def _label(stim_id: Any) -> str:
     return repr(stim_id) if isinstance(stim_id, str) else str(stim_id)
 
 
+def stimulus_path(stim_id: Any) -> str:
+    """The ``path`` of a stimulus's differences (``stimulus 15``, ``stimulus '15'``)."""
+    return f"stimulus {_label(stim_id)}"
+
+
 def _compare_image(out: Collector, sa: Stimulus, sb: Stimulus) -> None:
-    path = f"stimulus {_label(sa.stim_id)}"
+    path = stimulus_path(sa.stim_id)
     if sa.kind != sb.kind:
         out.add(Difference(SECTION, STORAGE, path, sa.kind, sb.kind, content=False))
     try:

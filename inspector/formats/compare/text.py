@@ -37,6 +37,9 @@ def render(report: DiffReport) -> str:
     if report.not_compared:
         lines.append("not compared:")
         lines += [f"  {n.section} {n.path or '(all)'}: {n.reason}" for n in report.not_compared]
+    if report.not_checked:
+        lines.append("not checked:")
+        lines += [f"  {n}" for n in report.not_checked]
     lines.append(verdict(report))
     return "\n".join(lines)
 

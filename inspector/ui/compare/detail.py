@@ -1,6 +1,7 @@
 """What a selected difference of a Compare tab shows: an array's line in both
-documents overlaid with their difference, a table row in both with the changed
-cells marked, or the two values."""
+documents overlaid with their difference, a 2-D array or stimulus image in both side
+by side (one shared colour scale) above their difference (a diverging scale centred
+on 0), a table row in both with the changed cells marked, or the two values."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.formats.compare.model import Difference
-from inspector.ui.compare.session import Curves, Rows
+from inspector.ui.colormaps import colormap
+from inspector.ui.compare.session import Curves, Images, Rows
 
 #: Colours of A, B and their difference (readable on light and dark backgrounds).
 COLOR_A = QColor(31, 119, 180)
@@ -28,6 +30,9 @@ COLOR_B = QColor(255, 127, 14)
 COLOR_DIFF = QColor(214, 39, 40)
 #: Width of the y axes, in pixels.
 AXIS_WIDTH = 64
+#: Colour maps of A and B (shared) and of their difference (diverging, white at 0).
+IMAGE_MAP = "viridis"
+DIFF_MAP = "CET-D1"
 
 
 def _xy(env: object) -> tuple[np.ndarray, np.ndarray]:
@@ -73,6 +78,39 @@ class DetailPane(QStackedWidget):
         self.rows = QTableWidget()
         rbox.addWidget(self.rows, 1)
         self.addWidget(self.rows_page)
+        self._build_images_page()
+
+    def _build_images_page(self) -> None:
+        self.images_page = QWidget()
+        box = QVBoxLayout(self.images_page)
+        box.setContentsMargins(0, 0, 0, 0)
+        self.images_title = QLabel()
+        self.images_title.setWordWrap(True)
+        box.addWidget(self.images_title)
+        self.image_plots = pg.GraphicsLayoutWidget()
+        box.addWidget(self.image_plots, 1)
+        self.image_items: dict[str, pg.ImageItem] = {}
+        self.image_views: dict[str, pg.PlotItem] = {}
+        for key, title, row, col in (("a", "A", 0, 0), ("b", "B", 0, 1),
+                                     ("diff", "A − B", 1, 0)):
+            plot = self.image_plots.addPlot(row=row, col=col, title=title)
+            plot.vb.invertY(True)
+            item = pg.ImageItem(axisOrder="row-major")
+            plot.addItem(item)
+            self.image_items[key], self.image_views[key] = item, plot
+        self.image_views["b"].setXLink(self.image_views["a"])
+        self.image_views["b"].setYLink(self.image_views["a"])
+        self.image_views["diff"].setXLink(self.image_views["a"])
+        self.image_views["diff"].setYLink(self.image_views["a"])
+        self.scale_bar = pg.ColorBarItem(values=(0, 1), colorMap=colormap(IMAGE_MAP),
+                                         interactive=False, width=14)
+        self.scale_bar.setImageItem([self.image_items["a"], self.image_items["b"]])
+        self.image_plots.addItem(self.scale_bar, row=0, col=2)
+        self.diff_bar = pg.ColorBarItem(values=(-1, 1), colorMap=colormap(DIFF_MAP),
+                                        interactive=False, width=14)
+        self.diff_bar.setImageItem(self.image_items["diff"])
+        self.image_plots.addItem(self.diff_bar, row=1, col=2)
+        self.addWidget(self.images_page)
 
     def show_text(self, d: Difference | None, extra: str = "") -> None:
         """The difference's values and facts as text."""
@@ -132,3 +170,26 @@ class DetailPane(QStackedWidget):
         self.rows_title.setText(f"{r.table}: the row in A and in B "
                                 f"({len(r.changed)} cell(s) differ)")
         self.setCurrentWidget(self.rows_page)
+
+    def show_images(self, im: Images) -> None:
+        """A and B side by side on one colour scale, and A − B on a scale centred on 0."""
+        self.image_plots.setBackground(self.palette().color(QPalette.ColorRole.Base))
+        lo, hi = im.levels
+        limit = im.limit if im.limit > 0 else 1.0
+        colour = im.a.ndim == 3
+        for key, values in (("a", im.a), ("b", im.b)):
+            self.image_items[key].setImage(values, levels=(lo, hi), autoLevels=False)
+        self.image_items["diff"].setImage(im.diff, levels=(-limit, limit), autoLevels=False)
+        self.scale_bar.setLevels((lo, hi))
+        self.scale_bar.setVisible(not colour)  # a colour image has no colour map
+        self.diff_bar.setLevels((-limit, limit))
+        rows, cols = im.diff.shape
+        for key, item in self.image_items.items():  # data coordinates: element indices
+            item.setRect(0, 0, cols * im.step[1], rows * im.step[0])
+            self.image_views[key].vb.setAspectLocked(im.picture)  # square pixels
+            self.image_views[key].vb.autoRange(padding=0)
+        every = (f"; one sample every {im.step[0]} rows and {im.step[1]} columns"
+                 if im.step != (1, 1) else "")
+        self.images_title.setText(f"{im.name}: A and B (range {lo:.4g} … {hi:.4g}), "
+                                  f"A − B (largest |A − B| {im.limit:.4g}){every}")
+        self.setCurrentWidget(self.images_page)

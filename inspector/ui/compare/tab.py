@@ -12,7 +12,15 @@ from inspector.formats.compare.model import DiffOptions
 from inspector.formats.compare.text import verdict
 from inspector.jobs import JobRunner
 from inspector.ui.compare.detail import DetailPane
-from inspector.ui.compare.session import Comparison, array_curves, run_comparison, table_rows
+from inspector.ui.compare.session import (
+    Comparison,
+    Curves,
+    Images,
+    array_curves,
+    image_pair,
+    run_comparison,
+    table_rows,
+)
 from inspector.ui.compare.tree import DiffTree
 
 
@@ -83,14 +91,23 @@ class CompareTab(QWidget):
             self.detail.show_text(None)
             return
         first = d.detail.get("first_index")
-        if d.kind == "values" and d.section in ("arrays", "trials") and first and \
-                d.path in c.a.arrays:
+        if d.kind == "values" and d.section in ("arrays", "objects", "stimuli"):
+            self._run(lambda ctx: image_pair(c, d.section, d.path) or (
+                array_curves(c, d.path, first) if first and d.section == "arrays" else None),
+                self._show, d)
+        elif d.kind == "values" and d.section == "trials" and first and d.path in c.a.arrays:
             self._run(lambda ctx: array_curves(c, d.path, first), self.detail.show_curves, d)
         elif "row_a" in d.detail:
             self._run(lambda ctx: table_rows(c, d.detail["table"], d.detail["row_a"],
                                              d.detail["row_b"]), self.detail.show_rows, d)
         else:
             self.detail.show_text(d)
+
+    def _show(self, result: Images | Curves) -> None:
+        if isinstance(result, Images):
+            self.detail.show_images(result)
+        else:
+            self.detail.show_curves(result)
 
     def _run(self, fn: Any, show: Any, d: Any) -> None:
         self._pending += 1

@@ -1,5 +1,6 @@
 """The tree of differences of a Compare tab: sections with their counts, then the
-differences; the findings of both documents first, what was not compared last."""
+differences; the findings of both documents first, then what was not compared and
+the checks not made."""
 
 from __future__ import annotations
 
@@ -72,6 +73,12 @@ class DiffTree(QTreeWidget):
             top = self._top(f"Not compared ({len(report.not_compared)})")
             for n in report.not_compared:
                 text = f"{n.section} {n.path}".strip() + f": {n.reason}"
+                item = QTreeWidgetItem(top, [text])
+                item.setFirstColumnSpanned(True)
+                item.setToolTip(0, text)
+        if report.not_checked:
+            top = self._top(f"Not checked ({len(report.not_checked)})")
+            for text in report.not_checked:
                 item = QTreeWidgetItem(top, [text])
                 item.setFirstColumnSpanned(True)
                 item.setToolTip(0, text)

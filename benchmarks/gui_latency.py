@@ -279,6 +279,13 @@ def _exact(win: Any) -> bool:
     return True
 
 
+def _plotted_exact(win: Any) -> bool:
+    """A neural plot is shown and every one of its lines is exact."""
+    view = _view(win)
+    lines = getattr(view, "lines", None)
+    return isinstance(lines, list) and bool(lines) and all(ln.exact for ln in lines)
+
+
 def _view(win: Any) -> Any:
     tab = win.current_tab()
     return tab.plot.view if tab is not None and tab.plot is not None else None
@@ -336,32 +343,61 @@ def _pan_zoom_script(app: Any, win: Any) -> list[float]:
     return out
 
 
-def format_layer(path: Path, gui_switch: bool) -> dict[str, Any]:
+def format_layer(path: Path, runtime: str) -> dict[str, Any]:
     """Open the recording and compute the exact whole-range envelope of the channels a
-    neural plot shows first, without a window (this fresh process)."""
+    neural plot shows first, without a window (this fresh process).
+
+    ``runtime``: ``"plain"`` (the interpreter's defaults),
+    ``"gui_switch"`` (the app's switch interval), or ``"app"`` (the app's runtime
+    settings for a job: the switch interval, and the work on a thread that lowers its
+    priority as :mod:`inspector.jobs` does, so the decoding threads it starts inherit it).
+    """
     from inspector.formats import open_document
     from inspector.formats.decoding.workers import worker_pool
 
-    if gui_switch:
+    if runtime in ("gui_switch", "app"):
         from inspector.runtime.interpreter_lock import GUI_SWITCH_INTERVAL_S
 
         sys.setswitchinterval(GUI_SWITCH_INTERVAL_S)
     from inspector.ui.plots.neural import DEFAULT_CHANNELS
 
-    with worker_pool():
-        t0, c0 = time.perf_counter(), _cpu_s()
+    def work() -> None:
+        if runtime == "app":
+            from inspector.runtime.threads import lower_thread_priority
+
+            lower_thread_priority()
         doc = open_document(path)
         ref = doc.arrays["neuro"]
         n = int(ref.shape[0])
         for ch in range(min(DEFAULT_CHANNELS, int(ref.shape[1]))):
             env = ref.envelope((None, ch), 0, n, 2000)
             assert env.exact
-        ms, cpu_ms = (time.perf_counter() - t0) * 1000, (_cpu_s() - c0) * 1000
         doc.close()
+
+    with worker_pool():
+        t0, c0 = time.perf_counter(), _cpu_s()
+        job = threading.Thread(target=work, name="format-layer-job")
+        job.start()
+        job.join()
+        ms, cpu_ms = (time.perf_counter() - t0) * 1000, (_cpu_s() - c0) * 1000
+        nice = _thread_nice()
     from inspector.formats.decoding.inflate import DECODER
 
     return {"ms": round(ms, 1), "cpu_ms": round(cpu_ms, 1),
-            "switch_interval_s": sys.getswitchinterval(), "decoder": DECODER}
+            "switch_interval_s": sys.getswitchinterval(), "thread_nice": nice,
+            "decoder": DECODER}
+
+
+def _thread_nice() -> dict[str, list[int]]:
+    """The nice value of this process's live threads, by name prefix (Linux; else {})."""
+    out: dict[str, list[int]] = {}
+    for t in threading.enumerate():
+        try:
+            nice = os.getpriority(os.PRIO_PROCESS, t.native_id or 0)
+        except (AttributeError, OSError):
+            continue
+        out.setdefault(t.name.split("_")[0].rstrip("-0123456789"), []).append(nice)
+    return {k: sorted(set(v)) for k, v in out.items()}
 
 
 def _cpu_s() -> float:
@@ -395,17 +431,34 @@ def child(scenario: str, path: Path, trace: bool) -> dict[str, Any]:
             _spin(app, lambda: _settled(win) and _exact(win), TIMEOUT_S)
             _spin(app, lambda: False, 0.3)
         probe.reset()
-        t0, c0 = time.perf_counter(), _cpu_s()
+        t0, c0, g0 = time.perf_counter(), _cpu_s(), time.thread_time()
         if scenario == "pan_zoom":
             steps = _pan_zoom_script(app, win)
             out["steps_ms"] = [round(s, 1) for s in steps]
             out["median_step_ms"] = round(statistics.median(steps), 1)
         else:
             win.open_paths([str(path)])
-            ok = _spin(app, lambda: _settled(win) and _exact(win), TIMEOUT_S)
+            seen: dict[str, float] = {}
+
+            shown: set[tuple[int, int]] = set()
+
+            def done() -> bool:
+                if "exact" not in seen and _plotted_exact(win):
+                    seen["exact"] = time.perf_counter()
+                bar = getattr(getattr(_view(win), "read_progress", None), "bar", None)
+                if bar is not None and bar.isVisible():
+                    shown.add((bar.value(), bar.maximum()))
+                return _settled(win) and _exact(win)
+
+            ok = _spin(app, done, TIMEOUT_S)
             out["timed_out"] = not ok
+            if "exact" in seen:
+                out["exact_curve_ms"] = round((seen["exact"] - t0) * 1000, 1)
+            out["progress_updates"] = len(shown)
         out["wall_ms"] = round((time.perf_counter() - t0) * 1000, 1)
         out["cpu_ms"] = round((_cpu_s() - c0) * 1000, 1)
+        out["gui_thread_cpu_ms"] = round((time.thread_time() - g0) * 1000, 1)
+        out["thread_nice"] = _thread_nice()
         res = probe.result()
         if trace:
             probe.report_stalls()
@@ -432,17 +485,22 @@ def _run_child(scenario: str, path: Path, cache: Path | None, trace: bool) -> di
 
 
 def _compare_format_layer(result: dict[str, Any], path: Path) -> None:
-    """Add the format layer's figures for the same recording to ``result``."""
-    plain = _run_child("format_layer", path, None, False)
-    gui = _run_child("format_layer_gui_switch", path, None, False)
-    plain.pop("decoder", None)
-    gui.pop("decoder", None)
-    result["format_layer_ms"] = plain.get("ms")
-    result["format_layer_gui_switch_ms"] = gui.get("ms")
-    result["format_layer_cpu_ms"] = plain.get("cpu_ms")
-    result["format_layer_gui_switch_cpu_ms"] = gui.get("cpu_ms")
-    if gui.get("ms"):
-        result["window_vs_format_layer"] = round(result["wall_ms"] / gui["ms"], 2)
+    """Add the format layer's figures for the same recording to ``result``: with the
+    interpreter's defaults, the app's switch interval, and the app's runtime settings
+    for a job (switch interval and lowered thread priority)."""
+    runs = {mode: _run_child(f"format_layer_{mode}", path, None, False)
+            for mode in ("plain", "gui_switch", "app")}
+    for mode, run in runs.items():
+        run.pop("decoder", None)
+        tag = "" if mode == "plain" else f"_{mode}"
+        result[f"format_layer{tag}_ms"] = run.get("ms")
+        result[f"format_layer{tag}_cpu_ms"] = run.get("cpu_ms")
+    result["format_layer_app_thread_nice"] = runs["app"].get("thread_nice")
+    if runs["app"].get("ms"):
+        result["window_vs_format_layer"] = round(result["wall_ms"] / runs["app"]["ms"], 2)
+    if runs["plain"].get("ms"):
+        result["window_vs_format_layer_plain"] = round(
+            result["wall_ms"] / runs["plain"]["ms"], 2)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -456,8 +514,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--path", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    if args.child in ("format_layer", "format_layer_gui_switch"):
-        print(json.dumps(format_layer(args.path, args.child.endswith("switch"))), flush=True)
+    if args.child and args.child.startswith("format_layer_"):
+        print(json.dumps(format_layer(args.path, args.child.removeprefix("format_layer_"))),
+              flush=True)
         return 0
     if args.child:
         print(json.dumps(child(args.child, args.path, args.trace)), flush=True)

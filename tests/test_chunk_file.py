@@ -99,3 +99,64 @@ def test_other_drivers_and_systems_use_hdf5(monkeypatch):
     with h5py.File(SMALL_CHUNKS, "r") as f:
         assert doc.arrays["neuro"].read_raw_chunk((128, 0)) == read_raw_chunk(f["neuro"], (128, 0))
     doc.close()
+
+
+def test_prefetched_chunks_read_the_same_bytes(tmp_path):
+    """A chunk looked up and hinted ahead (``prefetch``) reads exactly the bytes HDF5
+    gives; a chunk that is not stored is no error for the hint, and still one for the
+    read."""
+    path = tmp_path / "sparse.h5"
+    with h5py.File(path, "w") as f:
+        ds = f.create_dataset("x", shape=(40, 4), chunks=(10, 4), dtype="f4",
+                              compression="gzip", shuffle=True)
+        ds[10:40] = np.arange(120, dtype="f4").reshape(30, 4)
+    with h5py.File(path, "r") as f:
+        reader = ChunkFile.open(f["x"])
+        assert reader is not None
+        for off in ((10, 0), (20, 0), (30, 0)):
+            reader.prefetch(off)
+        reader.prefetch((0, 0))  # not stored: the hint says nothing
+        assert sorted(reader._where) == [(10, 0), (20, 0), (30, 0)]
+        for off in ((30, 0), (10, 0), (20, 0)):
+            assert reader.read(off) == read_raw_chunk(f["x"], off)
+        assert reader._where == {}  # each location is used once
+        with pytest.raises(OSError, match="not stored"):
+            reader.read((0, 0))
+        reader.close()
+        reader.prefetch((10, 0))  # closed: still no error
+
+
+def test_a_summary_prefetches_the_chunks_ahead_in_its_order(tmp_path, monkeypatch):
+    """The chunk summary asks for each stored chunk's bytes ``PREFETCH_AHEAD`` chunks
+    before it submits it, in its own (interleaved) order, and never for a chunk
+    already summarised; the envelope is numpy's."""
+    from inspector.formats.analysis.arrays import minmax_bins
+    from inspector.formats.decoding.workers import worker_pool
+    from inspector.formats.hdf5 import chunk_summary as cs
+    from inspector.formats.hdf5.arrays import H5DatasetRef
+
+    monkeypatch.setattr(cs, "SUMMARY_MIN_BYTES", 0)
+    monkeypatch.setattr(cs, "PREFETCH_AHEAD", 3)
+    a = np.random.default_rng(3).standard_normal((40_000, 4)).astype("<f4")
+    path = tmp_path / "c.h5"
+    with h5py.File(path, "w") as f:
+        f.create_dataset("neuro", data=a, chunks=(1000, 4), compression="gzip", shuffle=True)
+    hinted: list[tuple[int, ...]] = []
+    real = H5DatasetRef.prefetch_chunk
+    monkeypatch.setattr(H5DatasetRef, "prefetch_chunk",
+                        lambda self, off: (hinted.append(off), real(self, off))[1])
+    from inspector.formats.hdf5.source import H5Source
+
+    src = H5Source(path)
+    ref = H5DatasetRef(src, src.file["neuro"], "neuro")
+    with worker_pool():
+        s = ref.chunk_summary()
+        order = [int(i) for i in cs.interleaved_order(40)]
+        env = ref.envelope((None, 1), 0, 40_000, 100)
+        assert hinted == [(order[i] * 1000, 0) for i in range(3, 40)]
+        lo, hi = minmax_bins(a[:, 1], env.edges().astype(np.int64))
+        assert np.array_equal(lo, env.lo) and np.array_equal(hi, env.hi)
+        hinted.clear()
+        cs.summarise_all(s)  # everything is summarised: nothing to ask for
+        assert hinted == []
+    src.close()

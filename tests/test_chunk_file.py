@@ -113,6 +113,7 @@ def test_prefetched_chunks_read_the_same_bytes(tmp_path):
     with h5py.File(path, "r") as f:
         reader = ChunkFile.open(f["x"])
         assert reader is not None
+        reader.warm = False  # as if its pages were on disk only
         for off in ((10, 0), (20, 0), (30, 0)):
             reader.prefetch(off)
         reader.prefetch((0, 0))  # not stored: the hint says nothing
@@ -160,3 +161,34 @@ def test_a_summary_prefetches_the_chunks_ahead_in_its_order(tmp_path, monkeypatc
         cs.summarise_all(s)  # everything is summarised: nothing to ask for
         assert hinted == []
     src.close()
+
+
+def test_hints_stop_while_reads_come_from_memory(tmp_path, monkeypatch):
+    """A chunk read without a hint as fast as memory gives it (``warm``) stops the hints
+    (each would walk pages the system holds); one as slow as a disk starts them again."""
+    import inspector.formats.hdf5.chunks as chunks_module
+
+    path = tmp_path / "c.h5"
+    with h5py.File(path, "w") as f:
+        f.create_dataset("x", data=np.arange(4000, dtype="f4").reshape(1000, 4),
+                         chunks=(100, 4), compression="gzip")
+    # (t0, t1) of each read: opening reads the first chunk at once (memory), then a
+    # read as slow as a disk, a hinted one, and one at once again
+    clock = iter([0.0, 0.0, 1.0, 2.0, 2.0, 3.0, 3.0, 3.0])
+    monkeypatch.setattr(chunks_module.time, "perf_counter", lambda: next(clock))
+    with h5py.File(path, "r") as f:
+        reader = ChunkFile.open(f["x"])
+        assert reader is not None and reader.warm
+        reader.prefetch((100, 0))
+        assert reader._where == {}  # no hint while warm
+        assert reader.read((0, 0)) == read_raw_chunk(f["x"], (0, 0))  # 1 s: a disk
+        assert not reader.warm
+        reader.prefetch((100, 0))
+        assert list(reader._where) == [(100, 0)]
+        reader.read((100, 0))  # hinted: its speed is the hint's, the state stays
+        assert not reader.warm
+        reader.read((200, 0))  # no hint, no time: memory
+        assert reader.warm
+        reader.prefetch((300, 0))
+        assert reader._where == {}
+        reader.close()

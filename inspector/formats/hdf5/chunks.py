@@ -22,6 +22,7 @@ Nothing here imports Qt.
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -149,6 +150,11 @@ def read_raw_chunk(dataset: h5py.Dataset, offset: tuple[int, ...]) -> tuple[int,
 
 #: Most chunk locations :meth:`ChunkFile.prefetch` keeps for reads to come.
 PREFETCH_MAX = 1024
+#: A chunk read taking at most ``WARM_READ_S + size / WARM_BYTES_PER_S`` seconds is
+#: taken to have come from memory (the page cache: microseconds and several GB/s)
+#: rather than from a disk (a tenth of a millisecond or more per read).
+WARM_BYTES_PER_S = 2e9
+WARM_READ_S = 30e-6
 
 
 class ChunkFile:
@@ -179,6 +185,8 @@ class ChunkFile:
         self._fd = fd
         #: Where chunks :meth:`prefetch` looked up lie, until :meth:`read` takes them.
         self._where: dict[tuple[int, ...], tuple[int, int, int]] = {}
+        #: The last chunk read without a hint came from memory (see :meth:`prefetch`).
+        self.warm = False
 
     @classmethod
     def open(cls, dataset: h5py.Dataset) -> ChunkFile | None:
@@ -217,11 +225,15 @@ class ChunkFile:
                 bytes in the file than the index records.
         """
         key = tuple(int(o) for o in offset)
-        where = self._where.pop(key, None) or self._locate(key)
+        hinted = self._where.pop(key, None)
+        byte_offset, size, mask = hinted or self._locate(key)
         if self._fd < 0:
             raise OSError("the chunk reader was closed")
-        byte_offset, size, mask = where
+        t0 = time.perf_counter()
         data = os.pread(self._fd, size, byte_offset)
+        if hinted is None:  # (a hinted chunk's speed says how well the hint worked)
+            took = time.perf_counter() - t0
+            self.warm = took <= WARM_READ_S + len(data) / WARM_BYTES_PER_S
         if len(data) != size:
             raise OSError(f"chunk {offset} of {self._name}: the file holds {len(data)} of its "
                           f"{size} bytes")
@@ -241,7 +253,12 @@ class ChunkFile:
         """Ask the system to start reading the chunk at ``offset`` from disk now
         (``posix_fadvise(POSIX_FADV_WILLNEED)``), so that a later :meth:`read` finds its
         bytes in memory: a cold file's reads then overlap the decoding.  A hint only:
-        nothing is raised (a chunk that cannot be located is left to :meth:`read`)."""
+        nothing is raised (a chunk that cannot be located is left to :meth:`read`).
+        Nothing is done while the file's pages are in memory (:attr:`warm`: the last
+        chunk read without a hint came as fast as from memory, :data:`WARM_READ_S`), where the
+        hint would only cost the system a walk over pages it already holds."""
+        if self.warm:
+            return
         key = tuple(int(o) for o in offset)
         try:
             where = self._locate(key)

@@ -192,3 +192,24 @@ def test_hints_stop_while_reads_come_from_memory(tmp_path, monkeypatch):
         reader.prefetch((300, 0))
         assert reader._where == {}
         reader.close()
+
+
+def test_a_summary_queues_fewer_chunks_the_larger_they_are(tmp_path, monkeypatch):
+    """Up to 8 chunks per worker are queued for summaries, as many as 8 MB hold (a chunk
+    may be decoded whole), never fewer than 2; 2 when the samples are wanted."""
+    from inspector.formats.hdf5 import chunk_summary as cs
+    from inspector.formats.hdf5.arrays import H5DatasetRef
+    from inspector.formats.hdf5.source import H5Source
+
+    monkeypatch.setattr(cs, "SUMMARY_MIN_BYTES", 0)
+    path = tmp_path / "c.h5"
+    with h5py.File(path, "w") as f:
+        for name, chunk_rows in (("small", 1000), ("mid", 1 << 17), ("big", 1 << 20)):
+            f.create_dataset(name, shape=(1 << 21, 4), dtype="f4", chunks=(chunk_rows, 4))
+    src = H5Source(path)
+    got = {}
+    for name in ("small", "mid", "big"):  # 16 KB, 2 MB, 16 MB chunks
+        s = H5DatasetRef(src, src.file[name], name).chunk_summary()
+        got[name] = (s._in_flight(False), s._in_flight(True))
+    src.close()
+    assert got == {"small": (8, 2), "mid": (4, 2), "big": (2, 2)}

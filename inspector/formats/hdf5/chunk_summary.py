@@ -85,6 +85,8 @@ PREFETCH_AHEAD = 16
 #: Chunks per worker queued at once when only summaries are wanted: the workers keep
 #: decoding while the collecting thread waits for a core on a busy machine.
 SUMMARY_IN_FLIGHT = 8
+#: Bytes of decoded chunks per worker a summary visit may have queued at once.
+IN_FLIGHT_BYTES = 8 << 20
 
 Coord = tuple[int, ...]
 
@@ -389,6 +391,16 @@ class ChunkSummary:
                 self._inflight[coord] = fut
             return fut, None, False
 
+    def _in_flight(self, need_data: bool) -> int:
+        """Chunks per worker a visit queues at once: 2 when it wants their samples, up to
+        :data:`SUMMARY_IN_FLIGHT` when only summaries (as many as hold
+        :data:`IN_FLIGHT_BYTES` per worker, should the chunks be decoded whole)."""
+        if need_data:
+            return 2
+        itemsize = np.dtype(self.layout.dtype).itemsize
+        chunk_bytes = int(np.prod(self.chunks, dtype=np.int64)) * itemsize
+        return max(2, min(SUMMARY_IN_FLIGHT, IN_FLIGHT_BYTES // max(chunk_bytes, 1)))
+
     def _hint(self, coord: Coord, need_data: bool) -> None:
         """Start reading stored chunk ``coord`` from disk before a worker reads it."""
         offset = tuple(c * k for c, k in zip(coord, self.chunks, strict=True))
@@ -418,7 +430,7 @@ class ChunkSummary:
         pending: dict[Future[np.ndarray | None], Coord] = {}
         finished: queue.SimpleQueue[Future[np.ndarray | None]] = queue.SimpleQueue()
         order = list(coords)
-        window = (2 if need_data else SUMMARY_IN_FLIGHT) * default_workers()
+        window = self._in_flight(need_data) * default_workers()
         i = 0
         while True:
             while i < len(order) and len(pending) < window:

@@ -232,6 +232,19 @@ def _window(path: Path) -> dict[str, Any]:
     return out
 
 
+def _read(args: argparse.Namespace) -> dict[str, Any]:
+    """The read ``args.child`` names, in this (fresh) process."""
+    if args.child == "plain":
+        return read_plain(args.path, args.channel, args.npz)
+    if args.child == "ours_no_prefetch":
+        from inspector.formats.hdf5 import chunk_summary
+
+        chunk_summary.PREFETCH_AHEAD = args.samples  # never reached: no read-ahead
+        return {k.replace("ours", "ours_no_prefetch"): v
+                for k, v in read_ours(args.path, args.channel, args.npz).items()}
+    return read_ours(args.path, args.channel, args.npz)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--cache", type=Path, default=Path(os.environ.get(
@@ -249,18 +262,9 @@ def main(argv: list[str] | None = None) -> int:
         _write(args.path, args.samples)
         return 0
     if args.child in ("ours", "ours_no_prefetch", "plain"):
-        os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="inspector-cold-")
-        if args.child == "ours_no_prefetch":
-            from inspector.formats.hdf5 import chunk_summary
-
-            chunk_summary.PREFETCH_AHEAD = args.samples  # never reached: no read-ahead
-            res = {k.replace("ours", "ours_no_prefetch"): v for k, v in
-                   read_ours(args.path, args.channel, args.npz).items()}
-        elif args.child == "ours":
-            res = read_ours(args.path, args.channel, args.npz)
-        else:
-            res = read_plain(args.path, args.channel, args.npz)
-        print(json.dumps(res), flush=True)
+        with tempfile.TemporaryDirectory(prefix="inspector-cold-") as cache:
+            os.environ["XDG_CACHE_HOME"] = cache  # no summary saved by an earlier run
+            print(json.dumps(_read(args)), flush=True)
         return 0
     return run(args)
 

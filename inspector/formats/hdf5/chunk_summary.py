@@ -8,7 +8,11 @@ channel).  Blocks never straddle chunks: ``block`` divides the chunk length.
 Chunks are read raw and decoded by the one decoder (:mod:`inspector.formats.decoding.inflate`,
 through :mod:`inspector.formats.hdf5.chunks`) on the shared worker pool
 (:func:`inspector.formats.decoding.workers.pool`, opened by the entry points);
-chunks whose filters cannot be undone here are read through HDF5.
+chunks whose filters cannot be undone here are read through HDF5.  While a file's
+reads come from a disk, each chunk's stored bytes are asked of it
+:data:`PREFETCH_AHEAD` chunks before a worker reads them
+(:meth:`~inspector.formats.hdf5.chunks.ChunkFile.prefetch`), so that reading a cold
+file overlaps decoding.
 Unallocated chunks (a sparse dataset) hold the fill value and are never
 read.
 

@@ -72,6 +72,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from decoder_info import decoder
 
 SEED = 20260101
 BLOCK_SCANS = 10
@@ -417,6 +418,7 @@ def main() -> None:
                   "archive_mb": round(path.stat().st_size / 2**20, 1),
                   "build_s": round(build_s, 1),
                   **json.loads(child.stdout.strip().splitlines()[-1])}
+        result["decoder"] = decoder()
         print(json.dumps(result))
     finally:
         if not args.keep:

@@ -35,6 +35,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from decoder_info import decoder
+
 CACHE = Path("/tmp/inspector-beckman-bench")
 BUDGET_S = 2.0
 _BUILD_VERSION = "1"
@@ -168,6 +170,7 @@ def main() -> None:
         "format": str(doc.format), "groups": len(doc.tables["groups"]),
         "findings": len(doc.findings), "runs": [round(w, 3) for w in walls],
     }
+    result["decoder"] = decoder()
     print(json.dumps(result))
 
 

@@ -44,6 +44,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from decoder_info import decoder
+
 HERE = Path(__file__).resolve().parent
 CACHE = Path("/tmp/inspector-diff-bench")
 CHUNK_ROWS = 4096
@@ -188,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         "cpus": os.cpu_count(), "repeat": args.repeat,
         "load_before": round(load_before, 2), "load_after": round(os.getloadavg()[0], 2),
     })
+    result["decoder"] = decoder()
     print(json.dumps(result))
     return 0
 

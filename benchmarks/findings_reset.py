@@ -31,6 +31,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
+from decoder_info import decoder  # noqa: E402 - a sibling script
 from gil_convoy import BusyThread  # noqa: E402 - a sibling script, found through sys.path
 
 
@@ -89,7 +90,8 @@ def main() -> None:
     alone = measure(app, dock, args.findings, args.repeats)
     with BusyThread():
         busy = measure(app, dock, args.findings, args.repeats)
-    print(json.dumps({"findings": args.findings, "alone": alone, "busy": busy}))
+    print(json.dumps({"decoder": decoder(), "findings": args.findings, "alone": alone,
+                      "busy": busy}))
 
 
 if __name__ == "__main__":

@@ -45,6 +45,7 @@ import zlib
 from pathlib import Path
 
 import numpy as np
+from decoder_info import decoder
 
 CACHE = Path("/tmp/inspector-generic-views-bench")
 ROW_CHUNK = 1 << 16
@@ -199,6 +200,7 @@ def main() -> None:
     result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     result["load_average"] = round(os.getloadavg()[0], 2)
     result["targets"] = {"image_ms": 1000, "peak_rss_mb": 300, "whole_dataset": False}
+    result["decoder"] = decoder()
     print(json.dumps(result))
 
 

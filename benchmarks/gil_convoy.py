@@ -27,6 +27,8 @@ import threading
 import time
 from typing import Any
 
+from decoder_info import decoder
+
 INTERVALS = (0.005, 0.0005, 0.0001, 0.00005)
 ROWS, COLUMNS = 2000, 6
 
@@ -110,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     app.processEvents()
     _paint_ms(view)  # the first paint lays out and caches glyphs
     out = {f"{i:g}": measure(view, i, args.repeats) for i in INTERVALS}
-    print(json.dumps({"rows": ROWS, "columns": COLUMNS, "intervals": out}))
+    print(json.dumps({"decoder": decoder(), "rows": ROWS, "columns": COLUMNS, "intervals": out}))
     return 0
 
 

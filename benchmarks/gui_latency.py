@@ -43,13 +43,22 @@ The inputs are built once in a cache folder (``--cache``, default
 For ``open_recording_1gb`` the same recording is also opened without a
 window, each in a fresh interpreter with a cold summary, through the format
 layer alone (``open_document``, then the exact whole-range envelope of the
-channels the window plots first): ``format_layer_ms`` with the
-interpreter's default thread switch interval, ``format_layer_gui_switch_ms``
-with the one the app sets for every thread
-(``inspector.runtime.interpreter_lock.GUI_SWITCH_INTERVAL_S``), and ``window_vs_format_layer``,
-the window's ``wall_ms`` over the latter; ``cpu_ms`` and
-``format_layer*_cpu_ms`` are the CPU time of the whole process (all threads)
-over the same spans.
+channels the window plots first, on a thread of its own as a job runs):
+``format_layer_ms`` with the interpreter's defaults,
+``format_layer_gui_switch_ms`` with the switch interval the app sets for every
+thread (``inspector.runtime.interpreter_lock.GUI_SWITCH_INTERVAL_S``), and
+``format_layer_app_ms`` with the app's runtime settings for a job (that switch
+interval, and the priority :func:`inspector.runtime.threads.lower_thread_priority`
+gives the job thread and the decoding threads it starts).
+``window_vs_format_layer`` is the window's ``exact_curve_ms`` (from opening the
+file to every plotted line exact) over ``format_layer_app_ms``;
+``window_settled_vs_format_layer`` uses ``wall_ms`` instead (the window idle, its
+tables built too); ``window_vs_format_layer_plain`` compares with the defaults.
+``cpu_ms`` and ``format_layer*_cpu_ms`` are the CPU time of the whole process (all
+threads) over the same spans, ``gui_thread_cpu_ms`` the GUI thread's own,
+``thread_nice`` the nice values of the process's threads by name,
+``progress_updates`` the distinct fractions the plot's progress bar showed.
+``INSPECTOR_BENCH_PROFILE=1`` prints a profile of the GUI thread to stderr.
 
 Prints one JSON object: per scenario ``max_gap_ms``, ``p99_gap_ms``,
 ``gaps_over_50ms``, ``ticks`` and ``wall_ms`` (from the start of the
@@ -92,6 +101,9 @@ RSA_SAMPLES, RSA_CHANNELS = 20, 8
 MANY_MEMBERS = 3000
 PROBE_MS = 5
 STALL_MS = 50.0
+#: How often an open scenario checks whether the window is done (ms): its checks run on
+#: the GUI thread, which a shorter interval would busy at the decoding's expense.
+OPEN_POLL_MS = 10
 #: Most seconds one scenario may take before it is reported as timed out.
 TIMEOUT_S = 600.0
 
@@ -300,14 +312,14 @@ class Probe:
                   f"({n}/{len(stacks)} samples):\n{top}", file=sys.stderr)
 
 
-def _spin(app: Any, cond: Callable[[], bool], timeout: float) -> bool:
-    """Run the event loop until ``cond()`` (polled every 2 ms) or ``timeout`` seconds."""
+def _spin(app: Any, cond: Callable[[], bool], timeout: float, poll_ms: int = 2) -> bool:
+    """Run the event loop until ``cond()`` (polled every ``poll_ms``) or ``timeout`` seconds."""
     from PySide6.QtCore import QEventLoop, QTimer
 
     loop = QEventLoop()
     end = time.perf_counter() + timeout
     poll = QTimer()
-    poll.setInterval(2)
+    poll.setInterval(poll_ms)
 
     def check() -> None:
         if cond() or time.perf_counter() > end:
@@ -338,6 +350,13 @@ def _exact(win: Any) -> bool:
         if isinstance(lines, list) and any(not ln.exact for ln in lines):
             return False  # (an AUC view's lines are one layer: is_idle covers it)
     return True
+
+
+def _plotted_exact(win: Any) -> bool:
+    """A neural plot is shown and every one of its lines is exact."""
+    view = _view(win)
+    lines = getattr(view, "lines", None)
+    return isinstance(lines, list) and bool(lines) and all(ln.exact for ln in lines)
 
 
 def _view(win: Any) -> Any:
@@ -464,32 +483,73 @@ def _compare_script(app: Any, win: Any, a: Path, b: Path) -> dict[str, Any]:
     return out
 
 
-def format_layer(path: Path, gui_switch: bool) -> dict[str, Any]:
+def format_layer(path: Path, runtime: str) -> dict[str, Any]:
     """Open the recording and compute the exact whole-range envelope of the channels a
-    neural plot shows first, without a window (this fresh process)."""
+    neural plot shows first, without a window (this fresh process).
+
+    ``runtime``: ``"plain"`` (the interpreter's defaults),
+    ``"gui_switch"`` (the app's switch interval), or ``"app"`` (the app's runtime
+    settings for a job: the switch interval, and the work on a thread that lowers its
+    priority as :mod:`inspector.jobs` does, so the decoding threads it starts inherit it).
+    """
     from inspector.formats import open_document
     from inspector.formats.decoding.workers import worker_pool
 
-    if gui_switch:
+    if runtime in ("gui_switch", "app"):
         from inspector.runtime.interpreter_lock import GUI_SWITCH_INTERVAL_S
 
         sys.setswitchinterval(GUI_SWITCH_INTERVAL_S)
     from inspector.ui.plots.neural import DEFAULT_CHANNELS
 
-    with worker_pool():
-        t0, c0 = time.perf_counter(), _cpu_s()
+    def work() -> None:
+        if runtime == "app":
+            from inspector.runtime.threads import lower_thread_priority
+
+            lower_thread_priority()
         doc = open_document(path)
         ref = doc.arrays["neuro"]
         n = int(ref.shape[0])
         for ch in range(min(DEFAULT_CHANNELS, int(ref.shape[1]))):
             env = ref.envelope((None, ch), 0, n, 2000)
             assert env.exact
-        ms, cpu_ms = (time.perf_counter() - t0) * 1000, (_cpu_s() - c0) * 1000
         doc.close()
+
+    with worker_pool():
+        t0, c0 = time.perf_counter(), _cpu_s()
+        job = threading.Thread(target=work, name="format-layer-job")
+        job.start()
+        job.join()
+        ms, cpu_ms = (time.perf_counter() - t0) * 1000, (_cpu_s() - c0) * 1000
+        nice = _thread_nice()
     from inspector.formats.decoding.inflate import DECODER
 
     return {"ms": round(ms, 1), "cpu_ms": round(cpu_ms, 1),
-            "switch_interval_s": sys.getswitchinterval(), "decoder": DECODER}
+            "switch_interval_s": sys.getswitchinterval(), "thread_nice": nice,
+            "decoder": DECODER}
+
+
+def _thread_nice() -> dict[str, list[int]]:
+    """The nice value of this process's live threads, by name prefix (Linux; else {})."""
+    out: dict[str, list[int]] = {}
+    for t in threading.enumerate():
+        try:
+            nice = os.getpriority(os.PRIO_PROCESS, t.native_id or 0)
+        except (AttributeError, OSError):
+            continue
+        out.setdefault(t.name.split("_")[0].rstrip("-0123456789"), []).append(nice)
+    return {k: sorted(set(v)) for k, v in out.items()}
+
+
+def _gui_profile() -> Any:
+    """A running ``cProfile`` of the GUI thread when ``INSPECTOR_BENCH_PROFILE`` is set
+    (its 30 costliest functions go to stderr at the end of the scenario), else None."""
+    if not os.environ.get("INSPECTOR_BENCH_PROFILE"):
+        return None
+    import cProfile
+
+    profile = cProfile.Profile(time.thread_time)
+    profile.enable()
+    return profile
 
 
 def _cpu_s() -> float:
@@ -523,7 +583,8 @@ def child(scenario: str, path: Path, trace: bool, path_b: Path | None = None) ->
             _spin(app, lambda: _settled(win) and _exact(win), TIMEOUT_S)
             _spin(app, lambda: False, 0.3)
         probe.reset()
-        t0, c0 = time.perf_counter(), _cpu_s()
+        profile = _gui_profile()
+        t0, c0, g0 = time.perf_counter(), _cpu_s(), time.thread_time()
         if scenario == "pan_zoom":
             steps = _pan_zoom_script(app, win)
             out["steps_ms"] = [round(s, 1) for s in steps]
@@ -535,10 +596,32 @@ def child(scenario: str, path: Path, trace: bool, path_b: Path | None = None) ->
             out.update(_compare_script(app, win, path, path_b))
         else:
             win.open_paths([str(path)])
-            ok = _spin(app, lambda: _settled(win) and _exact(win), TIMEOUT_S)
+            seen: dict[str, float] = {}
+
+            shown: set[tuple[int, int]] = set()
+
+            def done() -> bool:
+                if "exact" not in seen and _plotted_exact(win):
+                    seen["exact"] = time.perf_counter()
+                bar = getattr(getattr(_view(win), "read_progress", None), "bar", None)
+                if bar is not None and bar.isVisible():
+                    shown.add((bar.value(), bar.maximum()))
+                return _settled(win) and _exact(win)
+
+            ok = _spin(app, done, TIMEOUT_S, OPEN_POLL_MS)
             out["timed_out"] = not ok
+            if "exact" in seen:
+                out["exact_curve_ms"] = round((seen["exact"] - t0) * 1000, 1)
+            out["progress_updates"] = len(shown)
         out["wall_ms"] = round((time.perf_counter() - t0) * 1000, 1)
         out["cpu_ms"] = round((_cpu_s() - c0) * 1000, 1)
+        out["gui_thread_cpu_ms"] = round((time.thread_time() - g0) * 1000, 1)
+        out["thread_nice"] = _thread_nice()
+        if profile is not None:
+            import pstats
+
+            profile.disable()
+            pstats.Stats(profile, stream=sys.stderr).sort_stats("tottime").print_stats(30)
         res = probe.result()
         if trace:
             probe.report_stalls()
@@ -567,17 +650,24 @@ def _run_child(scenario: str, path: Path, cache: Path | None, trace: bool,
 
 
 def _compare_format_layer(result: dict[str, Any], path: Path) -> None:
-    """Add the format layer's figures for the same recording to ``result``."""
-    plain = _run_child("format_layer", path, None, False)
-    gui = _run_child("format_layer_gui_switch", path, None, False)
-    plain.pop("decoder", None)
-    gui.pop("decoder", None)
-    result["format_layer_ms"] = plain.get("ms")
-    result["format_layer_gui_switch_ms"] = gui.get("ms")
-    result["format_layer_cpu_ms"] = plain.get("cpu_ms")
-    result["format_layer_gui_switch_cpu_ms"] = gui.get("cpu_ms")
-    if gui.get("ms"):
-        result["window_vs_format_layer"] = round(result["wall_ms"] / gui["ms"], 2)
+    """Add the format layer's figures for the same recording to ``result``: with the
+    interpreter's defaults, the app's switch interval, and the app's runtime settings
+    for a job (switch interval and lowered thread priority)."""
+    runs = {mode: _run_child(f"format_layer_{mode}", path, None, False)
+            for mode in ("plain", "gui_switch", "app")}
+    for mode, run in runs.items():
+        run.pop("decoder", None)
+        tag = "" if mode == "plain" else f"_{mode}"
+        result[f"format_layer{tag}_ms"] = run.get("ms")
+        result[f"format_layer{tag}_cpu_ms"] = run.get("cpu_ms")
+    result["format_layer_app_thread_nice"] = runs["app"].get("thread_nice")
+    window = result.get("exact_curve_ms") or result["wall_ms"]
+    if runs["app"].get("ms"):
+        result["window_vs_format_layer"] = round(window / runs["app"]["ms"], 2)
+        result["window_settled_vs_format_layer"] = round(result["wall_ms"] / runs["app"]["ms"],
+                                                         2)
+    if runs["plain"].get("ms"):
+        result["window_vs_format_layer_plain"] = round(window / runs["plain"]["ms"], 2)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -593,8 +683,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--path", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    if args.child in ("format_layer", "format_layer_gui_switch"):
-        print(json.dumps(format_layer(args.path, args.child.endswith("switch"))), flush=True)
+    if args.child and args.child.startswith("format_layer_"):
+        print(json.dumps(format_layer(args.path, args.child.removeprefix("format_layer_"))),
+              flush=True)
         return 0
     if args.child == "write_rsa":
         write_rsa_recording(args.path, args.rsa_size)

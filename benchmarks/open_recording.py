@@ -29,6 +29,7 @@ from pathlib import Path
 
 import h5py
 import numpy as np
+from decoder_info import decoder
 
 from inspector.formats.vneurotk import open_recording
 
@@ -210,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"writing {path} ...", file=sys.stderr)
             write_recording(path, SIZES[label])
         out[label] = round(time_open(path, args.runs), 2)
-    print(json.dumps({"open_ms": out}))
+    print(json.dumps({"decoder": decoder(), "open_ms": out}))
     return 0
 
 

@@ -67,12 +67,24 @@ def reference_chunks(
     return tuple(chunks)
 
 
-def write_recording(path: Path) -> None:
-    """Write the benchmark recording (child process, so its memory is not measured)."""
+def write_recording(path: Path, n_samples: int = N_SAMPLES,
+                    repeat_rows: int | None = None) -> None:
+    """Write the benchmark recording (child process, so its memory is not measured).
+
+    ``n_samples`` rows of ``N_CHANNELS`` float32 channels at ``SFREQ`` (the default:
+    1 GiB).  With ``repeat_rows`` (a multiple of the chunk length), the rows from
+    there on repeat the stored (compressed) chunks of the first ``repeat_rows`` rows,
+    written with ``write_direct_chunk``: a long recording is written at the disk's
+    speed instead of the compressor's, and every chunk still decodes exactly as
+    much as one of the computed chunks (``cold_overview.py``'s 9-hour recording).
+    """
     import h5py
 
+    N_SAMPLES = n_samples  # noqa: N806 - the module constant's name, for this recording
     rng = np.random.default_rng(6)
     chunks = reference_chunks((N_SAMPLES, N_CHANNELS), 4)
+    if repeat_rows is not None and (repeat_rows <= 0 or repeat_rows % chunks[0]):
+        raise ValueError(f"repeat_rows {repeat_rows} is not a multiple of {chunks[0]}")
     tmp = path.with_suffix(".tmp")
     with h5py.File(tmp, "w") as f:
         f.attrs["vneurotk_format"] = "recording"
@@ -92,13 +104,17 @@ def write_recording(path: Path) -> None:
         freqs = rng.uniform(0.5, 40.0, N_CHANNELS)
         amp = rng.uniform(5.0, 50.0, N_CHANNELS)
         step = chunks[0] * 16
-        for s in range(0, N_SAMPLES, step):
-            t = (np.arange(s, min(s + step, N_SAMPLES)) / SFREQ)[:, None]
+        computed = N_SAMPLES if repeat_rows is None else min(N_SAMPLES, repeat_rows)
+        for s in range(0, computed, step):
+            t = (np.arange(s, min(s + step, computed)) / SFREQ)[:, None]
             block = (
                 amp * np.sin(2 * np.pi * freqs * t)
                 + rng.standard_normal((t.shape[0], N_CHANNELS)) * 3
             )
             ds[s : s + t.shape[0]] = block.astype(np.float32)
+        for s in range(computed, N_SAMPLES, chunks[0]):
+            mask, data = ds.id.read_direct_chunk(((s - computed) % computed, 0))
+            ds.id.write_direct_chunk((s, 0), data, mask)
         n_trials = 400
         starts = np.linspace(0, N_SAMPLES - 5000, n_trials).astype(np.int64)
         f.create_dataset("trial_starts", data=starts)

@@ -59,6 +59,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 
 import trial_average  # noqa: E402  (the builders of the other benchmarks)
 import verify_archive  # noqa: E402
+from decoder_info import decoder  # noqa: E402 - a sibling script
 from range_server import RangeServer  # noqa: E402
 
 from inspector.formats.analysis.arrays import EnvelopeCancelled  # noqa: E402
@@ -304,6 +305,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.no_s3:
             os.environ["XDG_CACHE_HOME"] = os.path.join(cache, "s3")
             result["s3"] = s3_costs(recording, archive)
+    result["decoder"] = decoder()
     print(json.dumps(result))
     return 0
 

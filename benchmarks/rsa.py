@@ -42,6 +42,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from decoder_info import decoder
 
 # the checkout this script belongs to, before any installed copy
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -225,6 +226,7 @@ def main(argv: list[str] | None = None) -> int:
         result[size] = measure(size, args.ways.split(","))
         print(json.dumps({size: result[size]}), file=sys.stderr, flush=True)  # as it comes
     result["load_after"] = round(os.getloadavg()[0], 2)
+    result["decoder"] = decoder()
     print(json.dumps(result))
     return 0
 

@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import gui_latency  # noqa: E402
+from decoder_info import decoder  # noqa: E402 - a sibling script
 
 from inspector.runtime.switches import ENV, MEASURES  # noqa: E402
 
@@ -94,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     for scenario in args.scenarios.split(","):
         out[scenario] = run(scenario, path, measures, args.rounds)
     out["load_1min_after"] = round(os.getloadavg()[0], 2)
+    out["decoder"] = decoder()
     print(json.dumps(out))
     return 0
 

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import h5py
 import numpy as np
+from decoder_info import decoder
 
 from inspector.formats import open_document
 from inspector.formats.analysis.arrays import EnvelopeCancelled
@@ -104,6 +105,7 @@ def main() -> None:
         out["file_mb"] = round(path.stat().st_size / 1e6, 1)
         out["declared_gb"] = round(np.prod(SHAPE) * 4 / 1e9, 1)
     out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    out["decoder"] = decoder()
     print(json.dumps(out))
 
 

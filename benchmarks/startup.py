@@ -51,6 +51,7 @@ import time
 from pathlib import Path
 
 from bytecode import compile_inspector
+from decoder_info import decoder
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -167,7 +168,7 @@ def main() -> None:
     med = {k: round(statistics.median(v), 3) for k, v in times.items()}
     ratios = {f"ratio_recording_to_{peer}": round(med["recording"] / med[peer], 2)
               for peer in peers}
-    print(json.dumps({
+    print(json.dumps({"decoder": decoder(),
         "runs": args.runs,
         "median_s": med,
         "ratio_recording_to_bare": round(med["recording"] / med["bare"], 2),

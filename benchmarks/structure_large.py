@@ -31,6 +31,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from decoder_info import decoder
+
 CACHE = Path("/tmp/inspector-structure-bench")
 #: label -> (scenario, scans, points)
 SIZES = {
@@ -97,8 +99,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--sizes", default=",".join(SIZES))
     args = parser.parse_args()
-    print(json.dumps({label: measure(label, args.repeat)
-                      for label in args.sizes.split(",")}))
+    result: dict[str, object] = {label: measure(label, args.repeat)
+                                 for label in args.sizes.split(",")}
+    result["decoder"] = decoder()
+    print(json.dumps(result))
 
 
 if __name__ == "__main__":

@@ -38,6 +38,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from decoder_info import decoder  # noqa: E402 - a sibling script
+
 from fuzz.hostile import tables  # noqa: E402
 
 
@@ -117,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         folder.mkdir(parents=True, exist_ok=True)
         target = build(folder, args.scale)
         results[name] = measure(target, mode, folder)
-    print(json.dumps({"scale": args.scale, "results": results}))
+    print(json.dumps({"decoder": decoder(), "scale": args.scale, "results": results}))
     return 0
 
 

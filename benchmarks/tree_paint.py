@@ -40,6 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RECORDING_MB = 16
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
+from decoder_info import decoder  # noqa: E402 - a sibling script
 from gil_convoy import BusyThread  # noqa: E402 - a sibling script, found through sys.path
 
 
@@ -135,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         "rows_made_ms": round(made, 1),
         "rows_added_ms": round(added, 1),
     }
+    out["decoder"] = decoder()
     print(json.dumps(out))
     return 0
 

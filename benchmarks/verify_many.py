@@ -40,6 +40,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from decoder_info import decoder
+
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "tests" / "fixtures" / "aucx" / "syn_moving_boundary_s42_20x300.aucx"
 
@@ -100,7 +102,7 @@ def main() -> None:
         here = run_in_process(paths)
     same = one.pop("_digest") == two.pop("_digest")
     assert one.pop("_files") == two.pop("_files") == args.files
-    print(json.dumps({
+    print(json.dumps({"decoder": decoder(),
         "files": args.files, "archive_bytes": SOURCE.stat().st_size,
         "cpus": os.cpu_count(),
         "jobs1": one, "jobs2": two, "in_process": here,

@@ -99,3 +99,117 @@ def test_other_drivers_and_systems_use_hdf5(monkeypatch):
     with h5py.File(SMALL_CHUNKS, "r") as f:
         assert doc.arrays["neuro"].read_raw_chunk((128, 0)) == read_raw_chunk(f["neuro"], (128, 0))
     doc.close()
+
+
+def test_prefetched_chunks_read_the_same_bytes(tmp_path):
+    """A chunk looked up and hinted ahead (``prefetch``) reads exactly the bytes HDF5
+    gives; a chunk that is not stored is no error for the hint, and still one for the
+    read."""
+    path = tmp_path / "sparse.h5"
+    with h5py.File(path, "w") as f:
+        ds = f.create_dataset("x", shape=(40, 4), chunks=(10, 4), dtype="f4",
+                              compression="gzip", shuffle=True)
+        ds[10:40] = np.arange(120, dtype="f4").reshape(30, 4)
+    with h5py.File(path, "r") as f:
+        reader = ChunkFile.open(f["x"])
+        assert reader is not None
+        reader.warm = False  # as if its pages were on disk only
+        for off in ((10, 0), (20, 0), (30, 0)):
+            reader.prefetch(off)
+        reader.prefetch((0, 0))  # not stored: the hint says nothing
+        assert sorted(reader._where) == [(10, 0), (20, 0), (30, 0)]
+        for off in ((30, 0), (10, 0), (20, 0)):
+            assert reader.read(off) == read_raw_chunk(f["x"], off)
+        assert reader._where == {}  # each location is used once
+        with pytest.raises(OSError, match="not stored"):
+            reader.read((0, 0))
+        reader.close()
+        reader.prefetch((10, 0))  # closed: still no error
+
+
+def test_a_summary_prefetches_the_chunks_ahead_in_its_order(tmp_path, monkeypatch):
+    """The chunk summary asks for each stored chunk's bytes ``PREFETCH_AHEAD`` chunks
+    before it submits it, in its own (interleaved) order, and never for a chunk
+    already summarised; the envelope is numpy's."""
+    from inspector.formats.analysis.arrays import minmax_bins
+    from inspector.formats.decoding.workers import worker_pool
+    from inspector.formats.hdf5 import chunk_summary as cs
+    from inspector.formats.hdf5.arrays import H5DatasetRef
+
+    monkeypatch.setattr(cs, "SUMMARY_MIN_BYTES", 0)
+    monkeypatch.setattr(cs, "PREFETCH_AHEAD", 3)
+    a = np.random.default_rng(3).standard_normal((40_000, 4)).astype("<f4")
+    path = tmp_path / "c.h5"
+    with h5py.File(path, "w") as f:
+        f.create_dataset("neuro", data=a, chunks=(1000, 4), compression="gzip", shuffle=True)
+    hinted: list[tuple[int, ...]] = []
+    real = H5DatasetRef.prefetch_chunk
+    monkeypatch.setattr(H5DatasetRef, "prefetch_chunk",
+                        lambda self, off: (hinted.append(off), real(self, off))[1])
+    from inspector.formats.hdf5.source import H5Source
+
+    src = H5Source(path)
+    ref = H5DatasetRef(src, src.file["neuro"], "neuro")
+    with worker_pool():
+        s = ref.chunk_summary()
+        order = [int(i) for i in cs.interleaved_order(40)]
+        env = ref.envelope((None, 1), 0, 40_000, 100)
+        assert hinted == [(order[i] * 1000, 0) for i in range(3, 40)]
+        lo, hi = minmax_bins(a[:, 1], env.edges().astype(np.int64))
+        assert np.array_equal(lo, env.lo) and np.array_equal(hi, env.hi)
+        hinted.clear()
+        cs.summarise_all(s)  # everything is summarised: nothing to ask for
+        assert hinted == []
+    src.close()
+
+
+def test_hints_stop_while_reads_come_from_memory(tmp_path, monkeypatch):
+    """A chunk read without a hint as fast as memory gives it (``warm``) stops the hints
+    (each would walk pages the system holds); one as slow as a disk starts them again."""
+    import inspector.formats.hdf5.chunks as chunks_module
+
+    path = tmp_path / "c.h5"
+    with h5py.File(path, "w") as f:
+        f.create_dataset("x", data=np.arange(4000, dtype="f4").reshape(1000, 4),
+                         chunks=(100, 4), compression="gzip")
+    # (t0, t1) of each read: opening reads the first chunk at once (memory), then a
+    # read as slow as a disk, a hinted one, and one at once again
+    clock = iter([0.0, 0.0, 1.0, 2.0, 2.0, 3.0, 3.0, 3.0])
+    monkeypatch.setattr(chunks_module.time, "perf_counter", lambda: next(clock))
+    with h5py.File(path, "r") as f:
+        reader = ChunkFile.open(f["x"])
+        assert reader is not None and reader.warm
+        reader.prefetch((100, 0))
+        assert reader._where == {}  # no hint while warm
+        assert reader.read((0, 0)) == read_raw_chunk(f["x"], (0, 0))  # 1 s: a disk
+        assert not reader.warm
+        reader.prefetch((100, 0))
+        assert list(reader._where) == [(100, 0)]
+        reader.read((100, 0))  # hinted: its speed is the hint's, the state stays
+        assert not reader.warm
+        reader.read((200, 0))  # no hint, no time: memory
+        assert reader.warm
+        reader.prefetch((300, 0))
+        assert reader._where == {}
+        reader.close()
+
+
+def test_a_summary_queues_fewer_chunks_the_larger_they_are(tmp_path, monkeypatch):
+    """Up to 8 chunks per worker are queued for summaries, as many as 8 MB hold (a chunk
+    may be decoded whole), never fewer than 2; 2 when the samples are wanted."""
+    from inspector.formats.hdf5 import chunk_summary as cs
+    from inspector.formats.hdf5.arrays import H5DatasetRef
+    from inspector.formats.hdf5.source import H5Source
+
+    monkeypatch.setattr(cs, "SUMMARY_MIN_BYTES", 0)
+    path = tmp_path / "c.h5"
+    with h5py.File(path, "w") as f:
+        for name, chunk_rows in (("small", 1000), ("mid", 1 << 17), ("big", 1 << 20)):
+            f.create_dataset(name, shape=(1 << 21, 4), dtype="f4", chunks=(chunk_rows, 4))
+    src = H5Source(path)
+    got = {}
+    for name in ("small", "mid", "big"):  # 16 KB, 2 MB, 16 MB chunks
+        s = H5DatasetRef(src, src.file[name], name).chunk_summary()
+        got[name] = (s._in_flight(False), s._in_flight(True))
+    src.close()
+    assert got == {"small": (8, 2), "mid": (4, 2), "big": (2, 2)}

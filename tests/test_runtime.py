@@ -73,6 +73,28 @@ def test_a_background_thread_runs_at_a_lower_priority(monkeypatch):
     assert got == [min(threads.BACKGROUND_NICE, 19 - os.getpriority(os.PRIO_PROCESS, 0))]
 
 
+def test_threads_started_by_background_threads_run_at_the_same_priority(monkeypatch):
+    """A thread inherits its starter's nice value: a background thread started by a
+    background thread (Qt's pool threads started from a job, the decoding threads a job
+    starts) still runs BACKGROUND_NICE below the main thread, not 10, 15 or 19."""
+    monkeypatch.delenv(switches.ENV, raising=False)
+    base = os.getpriority(os.PRIO_PROCESS, 0)
+    got: list[int] = []
+
+    def run(depth: int) -> None:
+        threads.lower_thread_priority()
+        got.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+        if depth:
+            child = threading.Thread(target=run, args=(depth - 1,))
+            child.start()
+            child.join()
+
+    t = threading.Thread(target=run, args=(3,))
+    t.start()
+    t.join()
+    assert got == [min(19, base + threads.BACKGROUND_NICE)] * 4
+
+
 def test_importing_the_runtime_package_loads_no_qt():
     code = ("import sys, inspector.runtime, inspector.runtime.switches; "
             "print(sorted(m for m in sys.modules if m.startswith('PySide6')))")

@@ -4,7 +4,8 @@ When the GUI thread and the jobs both want a CPU, the GUI thread gets it first
 (docs/architecture.md, "Contracts": the GUI thread never blocks for more than 50 ms).
 Job threads (:mod:`inspector.jobs`) and the preload thread (:mod:`.preload`) call
 :func:`lower_thread_priority` as they start; threads a job starts (decompression,
-hashing) inherit the value on Linux.
+hashing) inherit the value on Linux.  Every background thread runs at the same
+priority, :data:`BACKGROUND_NICE` below the main thread's.
 """
 
 from __future__ import annotations
@@ -21,10 +22,17 @@ _thread_state = threading.local()
 
 
 def lower_thread_priority() -> None:
-    """Lower the calling thread's priority by :data:`BACKGROUND_NICE`, once per thread.
+    """Run the calling thread :data:`BACKGROUND_NICE` below the main thread's priority.
 
-    A no-op where threads have no nice value of their own (not Linux) or it
-    cannot be changed, and when the measure is left out (``thread-priority``).
+    The nice value set is the main (GUI) thread's plus :data:`BACKGROUND_NICE` (at
+    most 19), never more than that however the thread was started: a thread inherits
+    the nice value of the thread that starts it, so adding to its own value made the
+    threads that background threads start (Qt's pool threads started from the
+    preload thread or a job, and the decoding threads those start) 10, 15 and then 19
+    below the GUI, where a busy machine's other processes leave them almost no CPU.
+    Once per thread; a thread already at or below that priority is left alone.
+    A no-op where threads have no nice value of their own (not Linux) or it cannot
+    be changed, and when the measure is left out (``thread-priority``).
     """
     if getattr(_thread_state, "lowered", False):
         return
@@ -33,7 +41,8 @@ def lower_thread_priority() -> None:
         return
     try:
         tid = threading.get_native_id()
-        nice = os.getpriority(os.PRIO_PROCESS, tid)
-        os.setpriority(os.PRIO_PROCESS, tid, min(19, nice + BACKGROUND_NICE))
+        target = min(19, os.getpriority(os.PRIO_PROCESS, os.getpid()) + BACKGROUND_NICE)
+        if os.getpriority(os.PRIO_PROCESS, tid) < target:
+            os.setpriority(os.PRIO_PROCESS, tid, target)
     except (AttributeError, OSError):
         pass

@@ -192,14 +192,27 @@ class H5DatasetRef(ArrayRef):
             OSError: the file changed, or the chunk cannot be read.
         """
         self._source.check()
+        chunk_file = self._chunk_reader()
+        if chunk_file is not None:
+            return chunk_file.read(offset)
+        return read_raw_chunk(self._ds, offset)
+
+    def prefetch_chunk(self, offset: tuple[int, ...]) -> None:
+        """Start reading the stored chunk at ``offset`` from disk ahead of its
+        :meth:`read_raw_chunk` (:meth:`ChunkFile.prefetch`; a hint: never raises, and
+        does nothing where the chunks are not read with ``os.pread``)."""
+        chunk_file = self._chunk_reader()
+        if chunk_file is not None:
+            chunk_file.prefetch(offset)
+
+    def _chunk_reader(self) -> ChunkFile | None:
+        """The dataset's :class:`ChunkFile` (opened once), or None."""
         if not self._chunk_file_known:
             with self._chunk_file_lock:
                 if not self._chunk_file_known:
                     self._chunk_file = ChunkFile.open(self._ds)
                     self._chunk_file_known = True
-        if self._chunk_file is not None:
-            return self._chunk_file.read(offset)
-        return read_raw_chunk(self._ds, offset)
+        return self._chunk_file
 
     def chunk_summary(self) -> ChunkSummary | None:
         """The (single, lazily built) per-chunk min/max summary of this dataset,

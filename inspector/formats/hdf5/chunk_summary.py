@@ -8,7 +8,11 @@ channel).  Blocks never straddle chunks: ``block`` divides the chunk length.
 Chunks are read raw and decoded by the one decoder (:mod:`inspector.formats.decoding.inflate`,
 through :mod:`inspector.formats.hdf5.chunks`) on the shared worker pool
 (:func:`inspector.formats.decoding.workers.pool`, opened by the entry points);
-chunks whose filters cannot be undone here are read through HDF5.
+chunks whose filters cannot be undone here are read through HDF5.  While a file's
+reads come from a disk, each chunk's stored bytes are asked of it
+:data:`PREFETCH_AHEAD` chunks before a worker reads them
+(:meth:`~inspector.formats.hdf5.chunks.ChunkFile.prefetch`), so that reading a cold
+file overlaps decoding.
 Unallocated chunks (a sparse dataset) hold the fill value and are never
 read.
 
@@ -26,12 +30,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import queue
 import tempfile
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -52,6 +57,7 @@ from inspector.formats.decoding.inflate import ChunkOverflow
 from inspector.formats.decoding.workers import default_workers, pool
 from inspector.formats.hdf5.block_minmax import block_minmax, seg_minmax, snapped_edges
 from inspector.formats.hdf5.chunk_minmax import stored_block_minmax
+from inspector.formats.hdf5.chunk_queue import drain, interleaved_order
 from inspector.formats.hdf5.chunks import ChunkLayout, decode_chunk
 
 #: Arrays smaller than this are enveloped by plain reads (no summary).
@@ -78,6 +84,13 @@ FIRST_PREVIEW_S = 0.12
 FIRST_PREVIEW_CHUNKS = 48
 #: Later previews at most this often (seconds).
 PREVIEW_EVERY_S = 0.5
+#: Chunks ahead of the one submitted whose reads from disk start at once (a cold file).
+PREFETCH_AHEAD = 16
+#: Chunks per worker queued at once when only summaries are wanted: the workers keep
+#: decoding while the collecting thread waits for a core on a busy machine.
+SUMMARY_IN_FLIGHT = 8
+#: Bytes of decoded chunks per worker a summary visit may have queued at once.
+IN_FLIGHT_BYTES = 8 << 20
 
 Coord = tuple[int, ...]
 
@@ -153,22 +166,6 @@ def worth_summarising(shape: tuple[int, ...], sample_axis: int, layout: ChunkLay
     nblocks = -(-shape[sample_axis] // block)
     others = size // max(shape[sample_axis], 1)
     return nblocks * others * 2 * _summary_dtype(layout.dtype).itemsize <= MAX_SUMMARY_BYTES
-
-
-def interleaved_order(n: int) -> np.ndarray:
-    """``0..n-1`` in an order that spreads early items over the whole range.
-
-    Bit-reversal order: the first k items of the order are roughly evenly
-    spaced for every k, so a partial pass already covers the whole range.
-    """
-    if n <= 1:
-        return np.arange(n)
-    bits = int(n - 1).bit_length()
-    i = np.arange(1 << bits, dtype=np.int64)
-    r = np.zeros_like(i)
-    for b in range(bits):
-        r |= ((i >> b) & 1) << (bits - 1 - b)
-    return r[r < n]
 
 
 class ChunkSummary:
@@ -398,6 +395,24 @@ class ChunkSummary:
                 self._inflight[coord] = fut
             return fut, None, False
 
+    def _in_flight(self, need_data: bool) -> int:
+        """Chunks per worker a visit queues at once: 2 when it wants their samples, up to
+        :data:`SUMMARY_IN_FLIGHT` when only summaries (as many as hold
+        :data:`IN_FLIGHT_BYTES` per worker, should the chunks be decoded whole)."""
+        if need_data:
+            return 2
+        itemsize = np.dtype(self.layout.dtype).itemsize
+        chunk_bytes = int(np.prod(self.chunks, dtype=np.int64)) * itemsize
+        return max(2, min(SUMMARY_IN_FLIGHT, IN_FLIGHT_BYTES // max(chunk_bytes, 1)))
+
+    def _hint(self, coord: Coord, need_data: bool) -> None:
+        """Start reading stored chunk ``coord`` from disk before a worker reads it."""
+        offset = tuple(c * k for c, k in zip(coord, self.chunks, strict=True))
+        prefetch = getattr(self.ref, "prefetch_chunk", None)
+        if (prefetch is not None and self.fast and (need_data or not self.done[coord])
+                and not self._is_unallocated(offset)):
+            prefetch(offset)
+
     def visit(self, coords: Iterable[Coord], need_data: bool,
               on_chunk: Callable[[Coord, np.ndarray], None] | None = None,
               cancelled: CancelledFn | None = None,
@@ -417,30 +432,32 @@ class ChunkSummary:
             RuntimeError: no worker pool is open (see :mod:`inspector.formats.decoding.workers`).
         """
         pending: dict[Future[np.ndarray | None], Coord] = {}
-        it = iter(coords)
-        window = 2 * default_workers()
-        exhausted = False
+        finished: queue.SimpleQueue[Future[np.ndarray | None]] = queue.SimpleQueue()
+        order = list(coords)
+        window = self._in_flight(need_data) * default_workers()
+        i = 0
         while True:
-            while not exhausted and len(pending) < window:
-                coord = next(it, None)
-                if coord is None:
-                    exhausted = True
-                    break
+            while i < len(order) and len(pending) < window:
+                coord = order[i]
+                if i + PREFETCH_AHEAD < len(order):
+                    self._hint(order[i + PREFETCH_AHEAD], need_data)
+                i += 1
                 fut, arr, skip = self._start(coord, need_data)
                 if fut is not None:
                     pending[fut] = coord
+                    fut.add_done_callback(finished.put)
                 else:
                     if not skip and on_chunk is not None and arr is not None:
                         on_chunk(coord, arr)
                     chunk_read(coord)
             if not pending:
                 return
-            self._collect(pending, need_data, on_chunk, cancelled, on_tick)
+            self._collect(pending, drain(finished), need_data, on_chunk, cancelled, on_tick)
 
-    def _collect(self, pending: dict[Future[np.ndarray | None], Coord], need_data: bool,
+    def _collect(self, pending: dict[Future[np.ndarray | None], Coord],
+                 finished: list[Future[np.ndarray | None]], need_data: bool,
                  on_chunk: Callable[[Coord, np.ndarray], None] | None,
                  cancelled: CancelledFn | None, on_tick: Callable[[], None] | None) -> None:
-        finished, _ = wait(list(pending), timeout=0.05, return_when=FIRST_COMPLETED)
         if cancelled is not None and cancelled():
             raise EnvelopeCancelled()
         for fut in finished:

@@ -22,6 +22,7 @@ Nothing here imports Qt.
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -147,6 +148,15 @@ def read_raw_chunk(dataset: h5py.Dataset, offset: tuple[int, ...]) -> tuple[int,
     return int(mask), data if isinstance(data, bytes) else bytes(data)
 
 
+#: Most chunk locations :meth:`ChunkFile.prefetch` keeps for reads to come.
+PREFETCH_MAX = 1024
+#: A chunk read taking at most ``WARM_READ_S + size / WARM_BYTES_PER_S`` seconds is
+#: taken to have come from memory (the page cache: microseconds and several GB/s)
+#: rather than from a disk (a tenth of a millisecond or more per read).
+WARM_BYTES_PER_S = 2e9
+WARM_READ_S = 30e-6
+
+
 class ChunkFile:
     """Stored chunk bytes read with ``os.pread``, outside h5py's lock.
 
@@ -173,6 +183,10 @@ class ChunkFile:
         self._dsid = dataset.id
         self._name = dataset.name
         self._fd = fd
+        #: Where chunks :meth:`prefetch` looked up lie, until :meth:`read` takes them.
+        self._where: dict[tuple[int, ...], tuple[int, int, int]] = {}
+        #: The last chunk read without a hint came from memory (see :meth:`prefetch`).
+        self.warm = False
 
     @classmethod
     def open(cls, dataset: h5py.Dataset) -> ChunkFile | None:
@@ -210,19 +224,55 @@ class ChunkFile:
             OSError: unallocated chunk, damaged index, closed reader, or fewer
                 bytes in the file than the index records.
         """
+        key = tuple(int(o) for o in offset)
+        hinted = self._where.pop(key, None)
+        byte_offset, size, mask = hinted or self._locate(key)
+        if self._fd < 0:
+            raise OSError("the chunk reader was closed")
+        t0 = time.perf_counter()
+        data = os.pread(self._fd, size, byte_offset)
+        if hinted is None:  # (a hinted chunk's speed says how well the hint worked)
+            took = time.perf_counter() - t0
+            self.warm = took <= WARM_READ_S + len(data) / WARM_BYTES_PER_S
+        if len(data) != size:
+            raise OSError(f"chunk {offset} of {self._name}: the file holds {len(data)} of its "
+                          f"{size} bytes")
+        return mask, data
+
+    def _locate(self, offset: tuple[int, ...]) -> tuple[int, int, int]:
+        """``(byte offset, stored size, filter mask)`` of the chunk at ``offset``."""
         try:
-            info = self._dsid.get_chunk_info_by_coord(tuple(int(o) for o in offset))
+            info = self._dsid.get_chunk_info_by_coord(offset)
         except (KeyError, ValueError, RuntimeError, OSError, TypeError) as exc:
             raise OSError(f"cannot locate chunk {offset} of {self._name}: {exc}") from exc
         if info.byte_offset is None or info.size is None:
             raise OSError(f"chunk {offset} of {self._name} is not stored")
-        if self._fd < 0:
-            raise OSError("the chunk reader was closed")
-        data = os.pread(self._fd, int(info.size), int(info.byte_offset))
-        if len(data) != int(info.size):
-            raise OSError(f"chunk {offset} of {self._name}: the file holds {len(data)} of its "
-                          f"{int(info.size)} bytes")
-        return int(info.filter_mask), data
+        return int(info.byte_offset), int(info.size), int(info.filter_mask)
+
+    def prefetch(self, offset: tuple[int, ...]) -> None:
+        """Ask the system to start reading the chunk at ``offset`` from disk now
+        (``posix_fadvise(POSIX_FADV_WILLNEED)``), so that a later :meth:`read` finds its
+        bytes in memory: a cold file's reads then overlap the decoding.  A hint only:
+        nothing is raised (a chunk that cannot be located is left to :meth:`read`).
+        Nothing is done while the file's pages are in memory (:attr:`warm`: the last
+        chunk read without a hint came as fast as from memory, :data:`WARM_READ_S`), where the
+        hint would only cost the system a walk over pages it already holds."""
+        if self.warm:
+            return
+        key = tuple(int(o) for o in offset)
+        try:
+            where = self._locate(key)
+        except OSError:
+            return
+        if len(self._where) >= PREFETCH_MAX:
+            self._where.clear()  # (chunks looked up and never read: a cancelled visit)
+        self._where[key] = where
+        advise = getattr(os, "posix_fadvise", None)
+        if advise is not None and self._fd >= 0:
+            try:
+                advise(self._fd, where[0], where[1], os.POSIX_FADV_WILLNEED)
+            except OSError:
+                pass
 
     def close(self) -> None:
         """Close the descriptor (idempotent)."""

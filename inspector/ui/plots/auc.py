@@ -79,6 +79,7 @@ from inspector.jobs import Job, JobContext, JobRunner
 from inspector.ui.plots.auc_list import AucScanList
 from inspector.ui.plots.auc_scans import drawn_extent
 from inspector.ui.plots.raster_layer import LinePaths
+from inspector.ui.plots.view_request import ArrayView, ViewRequest, auc_array_names
 from inspector.ui.read_progress import ReadProgress
 
 #: Extra radius requested on each side, as a fraction of the visible width.
@@ -475,3 +476,19 @@ def _drawn(env: ScanEnvelopes, n: int) -> tuple[list[tuple[np.ndarray, np.ndarra
     curves = env.curves()[:n]
     env.value_range(env.r0, env.r1)  # gathers its exact points here, not on the GUI thread
     return curves, (LinePaths(curves), drawn_extent(env, curves))
+
+
+# -- its place in the view registry (inspector.ui.plots.registry) ---------------------
+def _auc_priority(r: ViewRequest) -> int | None:
+    auc = r.doc.auc
+    shown = auc is not None and r.name in auc_array_names(auc) and auc.signal_array in r.doc.arrays
+    return 100 if shown else None
+
+
+def _make_auc(r: ViewRequest) -> AucView:
+    assert r.doc.auc is not None
+    return AucView(r.doc.auc, r.doc.arrays, r.jobs, plot_widget=r.plot_widget)
+
+
+AUC = ArrayView("AUC scans, every scan overlaid", _auc_priority, _make_auc,
+                "cannot plot the scans: {} (see Findings)")

@@ -39,6 +39,7 @@ from inspector.models.value_text import value_text
 from inspector.ui.image_convert import Unloadable, thumbnail
 from inspector.ui.plots.base import new_plot_widget
 from inspector.ui.plots.heat_map import HeatMapView
+from inspector.ui.plots.view_request import ArrayView, ViewRequest
 from inspector.ui.stimulus_link import id_key
 
 #: Values read at most for the heat map; more stimuli are shown every k-th row.
@@ -363,3 +364,18 @@ def _decode(stim: Stimulus, _ctx: object = None) -> QImage | Unloadable:
         return thumbnail(stim.load(), IMAGE_SIDE)
     except (OSError, ValueError) as exc:  # Stimulus.load's failures; not a bug
         return Unloadable(str(exc) or type(exc).__name__)
+
+
+# -- its place in the view registry (inspector.ui.plots.registry) ---------------------
+def _features_priority(r: ViewRequest) -> int | None:
+    return 50 if r.ref is not None and r.doc.features_of(r.ref) is not None else None
+
+
+def _make_features(r: ViewRequest) -> FeatureView:
+    assert r.ref is not None
+    features = r.doc.features_of(r.ref)
+    assert features is not None
+    return FeatureView(features, r.doc.stimuli, r.jobs, plot_widget=r.plot_widget)
+
+
+FEATURES = ArrayView("features of the stimuli", _features_priority, _make_features)

@@ -41,6 +41,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QWidget
 
 from inspector.formats.analysis.arrays import ArrayRef
+from inspector.formats.capabilities import TrialStructure
 from inspector.jobs import JobRunner
 from inspector.ui.plots.base import ReadFailed
 from inspector.ui.plots.neural_lines import MAX_AUTO_PAGE, MAX_OVERLAY_TRIALS, MIN_LINE_PX
@@ -59,6 +60,7 @@ from inspector.ui.plots.neural_reads import (
     zigzag,
 )
 from inspector.ui.plots.neural_state import MAX_LISTED, LineLabelAxis
+from inspector.ui.plots.view_request import ArrayView, ViewRequest
 from inspector.ui.read_progress import ReadProgress
 
 __all__ = ["COARSEST_BIN_PX", "DEFAULT_CHANNELS", "FINEST_BIN_PX", "LineLabelAxis",
@@ -370,3 +372,31 @@ class NeuralView(NeuralMarkers):
         self._next()
 
 
+# -- its place in the view registry (inspector.ui.plots.registry) ---------------------
+def onset_sample(trials: TrialStructure | None, ref: ArrayRef) -> int | None:
+    """The sample of every epoch of ``ref`` at which the stimulus came on, when the
+    recording's ``trial_window`` gives one start for all trials (None otherwise)."""
+    if trials is None or trials.trial_window is None or ref.ndim != 3:
+        return None
+    starts = np.unique(np.asarray(trials.trial_window, dtype=np.int64).reshape(-1, 2)[:, 0])
+    if starts.size != 1 or not -int(ref.shape[1]) < int(starts[0]) <= 0:
+        return None
+    return -int(starts[0])
+
+
+def _lines_priority(r: ViewRequest) -> int | None:
+    return 10 if r.ref is not None and r.ref.ndim <= 3 else None
+
+
+def _make_lines(r: ViewRequest) -> NeuralView:
+    """Lines of a 1-D to 3-D array: with the trials' markers and time axis only for the
+    array the trials cut (``doc.neural_array()``); any other array on its indices."""
+    ref, trials = r.ref, r.doc.trials
+    assert ref is not None
+    if trials is not None and ref is r.doc.neural_array():
+        return NeuralView(ref, r.jobs, trials.markers(), onset_sample=onset_sample(trials, ref),
+                          plot_widget=r.plot_widget)
+    return NeuralView(ref, r.jobs, {}, plot_widget=r.plot_widget, time_axis=False)
+
+
+LINES = ArrayView("lines (channels, trials)", _lines_priority, _make_lines)

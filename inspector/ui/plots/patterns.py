@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QWidget
 from inspector.formats.analysis.arrays import ArrayRef
 from inspector.jobs import JobRunner
 from inspector.ui.plots.heat_map import HeatMapView
+from inspector.ui.plots.view_request import ArrayView, ViewRequest
 
 #: Rows x features drawn at most; taller arrays are shown every k-th row.
 MAX_PIXELS = 4_000_000
@@ -70,3 +71,18 @@ class PatternView(HeatMapView):
         np.savetxt(path, self.image, delimiter=",", fmt="%.9g",
                    header=",".join(f"f{i}" for i in range(self.image.shape[1])), comments="")
         return int(self.image.shape[0])
+
+
+# -- its place in the view registry (inspector.ui.plots.registry) ---------------------
+def _patterns_priority(r: ViewRequest) -> int | None:
+    trials = r.doc.trials
+    patterns = trials is not None and trials.data_mode == "patterns"
+    return 20 if patterns and r.ref is not None and r.ref.ndim == 2 else None
+
+
+def _make_patterns(r: ViewRequest) -> PatternView:
+    assert r.ref is not None
+    return PatternView(r.ref, r.jobs, plot_widget=r.plot_widget)
+
+
+PATTERNS = ArrayView("patterns heat map", _patterns_priority, _make_patterns)

@@ -8,11 +8,13 @@ after, width = longest scan); shared mode carries an all-true mask.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from inspector.formats.auc.model import AucExperiment
+from inspector.formats.auc.scan_records import ScanRecords
 from inspector.formats.table import Table, table_of_rows
 
 
@@ -61,7 +63,7 @@ def build_experiment(experiment: dict[str, Any], provenance: dict[str, Any] | No
         metadata=experiment.get("metadata") or {},
         instrument=experiment.get("instrument"),
         samples=list(experiment.get("samples") or []),
-        scans=list(experiment.get("scans") or []),
+        scans=scan_records(experiment.get("scans")),
         provenance=provenance,
         mode=mode,
         radius_unit=str(observations["radius_unit"]),
@@ -73,17 +75,30 @@ def build_experiment(experiment: dict[str, Any], provenance: dict[str, Any] | No
     )
 
 
+def scan_records(scans: Any) -> Sequence[dict[str, Any]]:
+    """``experiment.json`` ``scans`` as the experiment's scan records: a
+    :class:`~inspector.formats.auc.scan_records.ScanRecords` (kept as it is when it is
+    one) when every record is an object, else a list (``[]`` for a missing or empty
+    value)."""
+    if isinstance(scans, ScanRecords):
+        return scans
+    items = list(scans or [])
+    if items and all(type(s) is dict for s in items):
+        return ScanRecords.of(items)
+    return items
+
+
 def _is_quantity(v: Any) -> bool:
     return isinstance(v, dict) and "status" in v and "value" in v and "unit" in v
 
 
-def scans_table(scans: list[Any]) -> Table:
+def scans_table(scans: Sequence[Any]) -> Table:
     """The scans table: one row per scan of ``experiment.json`` ``scans`` (:func:`scan_rows`);
     plain columns when they are (:func:`~inspector.formats.table.table_of_rows`)."""
     return table_of_rows(scan_rows(scans))
 
 
-def scan_rows(scans: list[Any]) -> list[dict[str, Any]]:
+def scan_rows(scans: Sequence[Any]) -> list[dict[str, Any]]:
     """One row per scan of ``experiment.json`` ``scans``.
 
     Scalar fields become columns as stored; a quantity field ``q``

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.formats.auc.model import AucExperiment
+from inspector.formats.auc.scan_records import ScanRecords
 from inspector.formats.auc.structure import aucx_location, examine_facts, publish
 from inspector.formats.aucx import arraycheck
 from inspector.formats.aucx import layout as L
@@ -39,7 +40,7 @@ from inspector.formats.aucx.arraycheck import short
 from inspector.formats.aucx.checksums import ChecksumFile, parse_checksums
 from inspector.formats.aucx.jsonmember import parse_json_member
 from inspector.formats.aucx.members import archive_members
-from inspector.formats.aucx.model import build_experiment, scans_table
+from inspector.formats.aucx.model import build_experiment, scan_records, scans_table
 from inspector.formats.aucx.modelcheck import (
     experiment_problems,
     finite,
@@ -392,8 +393,10 @@ def _payload_json(op: _Opening) -> None:
                       f"{'null' if payload is None else type(payload).__name__}", member)
             continue
         if member == L.EXPERIMENT:
-            op.experiment = payload
             problems = experiment_problems(payload)
+            if isinstance(payload.get("scans"), list):
+                payload["scans"] = scan_records(payload["scans"])
+            op.experiment = payload
         else:
             export, imported = payload.get("export"), payload.get("import")
             op.export = export if isinstance(export, dict) else None
@@ -549,7 +552,7 @@ def _finish(op: _Opening, overview_columns: int = 0) -> OpenedArchive:
     doc.header = header_tree(header_parts, op.headers)
     doc.provenance = provenance_tree(op.imported, record)
     scans = op.experiment.get("scans") if op.experiment is not None else None
-    if isinstance(scans, list):
+    if isinstance(scans, list | ScanRecords):
         doc.tables["scans"] = scans_table(scans)
         doc.table_locations["scans"] = L.EXPERIMENT
     parts = _model_parts(op)

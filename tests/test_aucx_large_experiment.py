@@ -163,9 +163,12 @@ def test_verify_json_summarises_the_scan_ids_of_a_large_archive(tmp_path):
     doc = open_archive(dest)
     try:
         doc.verify()
-        ids = doc.to_json()["summary"]["scan_ids"]
+        summary = doc.to_json()["summary"]
+        ids = summary["scan_ids"]
     finally:
         doc.close()
+    assert summary["structure"]["points_per_scan"] == {"summarised": True, "count": 10_001,
+                                                       "first": [3] * 5, "last": [3] * 5}
     assert ids == {"summarised": True, "count": 10_001,
                    "first": [f"scan{i:06d}" for i in range(5)],
                    "last": [f"scan{i:06d}" for i in range(9996, 10_001)]}

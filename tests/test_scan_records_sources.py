@@ -64,3 +64,32 @@ def test_beckman_scans_are_columns_with_the_recorded_values(tmp_path):
         "annotations": ["omega2t_rad2_per_s=1.3160E10",
                         "count=1"],
     }
+
+
+@pytest.mark.parametrize("name", ARCHIVES)
+def test_scans_table_of_columns_equals_the_table_of_rows(name):
+    from inspector.formats.aucx.model import scan_rows, scans_table
+    from inspector.formats.table import table_of_rows
+
+    doc = open_archive(CORPUS / name)
+    try:
+        records = doc.auc.experiment.scans
+        rows = json.loads(json.dumps(list(records)))
+    finally:
+        doc.close()
+    ours, theirs = scans_table(records), table_of_rows(scan_rows(rows))
+    assert ours.plain and ours.facts() == theirs.facts()
+    assert ours.frame().equals(theirs.frame())
+
+
+def test_scans_table_of_uneven_records_is_the_frame_of_rows():
+    from inspector.formats.aucx.model import scan_rows, scans_table
+    from inspector.formats.table import table_of_rows
+
+    rows = [{"scan_id": "a", "index": 0, "cell": "1"}, {"scan_id": "b", "index": 1},
+            {"scan_id": "c", "index": 2, "cell": 3}]
+    ours = scans_table(ScanRecords.of(rows))
+    assert not ours.plain
+    assert ours.frame().equals(table_of_rows(scan_rows(rows)).frame())
+    mixed = [{"scan_id": "a", "index": 0, "cell": "1"}, {"scan_id": "b", "index": 1, "cell": 2}]
+    assert not scans_table(ScanRecords.of(mixed)).plain

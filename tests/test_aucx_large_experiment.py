@@ -193,3 +193,19 @@ def test_npy_header_messages_name_no_memory_address():
         parse_header(b"\x93NUMPY\x01\x00" + len(body).to_bytes(2, "little") + body)
     assert str(caught.value) == ("malformed .npy header: malformed node or string on line 1: "
                                  "<ast.Call object>")
+
+
+def test_the_read_back_of_an_export_builds_no_scans_table(tmp_path, monkeypatch):
+    def no_table(_scans):
+        raise AssertionError("the scans table was built")
+
+    monkeypatch.setattr(aucx_reader, "scans_table", no_table)
+    dest = write_aucx(_experiment(50), tmp_path / "x.aucx", exported_at=STAMP)
+    monkeypatch.undo()
+    doc = open_archive(dest)
+    try:
+        doc.verify()
+        assert doc.ok and len(doc.tables["scans"]) == 50
+        assert doc.tables["scans"].column(0).tolist() == [f"scan{i:06d}" for i in range(50)]
+    finally:
+        doc.close()

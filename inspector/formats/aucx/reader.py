@@ -154,8 +154,8 @@ def _summary_defaults() -> dict[str, Any]:
             "checksum_verified": False}
 
 
-def read_archive(path: Path, *,
-                 overview_columns: int = 0) -> tuple[Document, OpenedArchive | None]:
+def read_archive(path: Path, *, overview_columns: int = 0,
+                 with_table: bool = True) -> tuple[Document, OpenedArchive | None]:
     """Open ``path`` as an AUCX archive; never raises for bad input.
 
     Returns the :class:`Document` (format ``"aucx"``) and what opening
@@ -172,7 +172,9 @@ def read_archive(path: Path, *,
     when small and safe), ``summary`` (the reference ``info`` keys plus
     ``members`` and ``checksum_verified``) and ``checks`` (the streamed
     checksum and content verification; with ``overview_columns`` above 0 it
-    also builds ``doc.auc.overview``, :mod:`.overview`).  Rules: AUCX 1.0 format document
+    also builds ``doc.auc.overview``, :mod:`.overview`).  ``with_table=False`` leaves
+    out ``tables["scans"]`` (the export's read-back: a million scans' table is a view
+    no verdict rests on).  Rules: AUCX 1.0 format document
     ("Safety", "Checksums", "Structure", "Both radius modes") and AUCX
     on-disk notes §4; see :mod:`.rules`.
     """
@@ -197,7 +199,7 @@ def read_archive(path: Path, *,
     _manifest(op)
     _payload_json(op)
     _arrays(op)
-    return doc, _finish(op, overview_columns)
+    return doc, _finish(op, overview_columns, with_table)
 
 
 # -- reading small members -------------------------------------------------------
@@ -586,7 +588,7 @@ def _structure(op: _Opening, parts: ModelParts | None) -> bool:
     return False
 
 
-def _finish(op: _Opening, overview_columns: int = 0) -> OpenedArchive:
+def _finish(op: _Opening, overview_columns: int = 0, table: bool = True) -> OpenedArchive:
     """Fill the document's views and capabilities and freeze what opening learned
     (and plan the overview the verification builds, when one is asked for)."""
     doc = op.doc
@@ -596,7 +598,7 @@ def _finish(op: _Opening, overview_columns: int = 0) -> OpenedArchive:
     doc.header = header_tree(header_parts, op.headers)
     doc.provenance = provenance_tree(op.imported, record)
     scans = op.experiment.get("scans") if op.experiment is not None else None
-    if isinstance(scans, list | ScanRecords):
+    if table and isinstance(scans, list | ScanRecords):
         doc.tables["scans"] = scans_table(scans)
         doc.table_locations["scans"] = L.EXPERIMENT
     parts = _model_parts(op)

@@ -1,18 +1,22 @@
-"""Do two checkouts of Inspector give the same reports on mutants of the CSV/TSV corpus?
+"""Do two checkouts of Inspector give the same reports on mutants of the AUC sources?
 
 A change meant to keep every report (a faster parser, a new data layout) is checked
-against the code before it: the fuzzing harness's mutators (random edits of the real
-files in ``tests/fixtures/auc-delimited``, :mod:`fuzz.mutators.delimited`) write the
-mutants, then one process per checkout opens each as ``inspector verify --json`` does
-(:func:`fuzz.targets.inspect`) and the two JSON lines are compared byte for byte (the
-import time and the case folder are the only things that differ between two runs, and
-are written the same in both)::
+against the code before it: mutants of the CSV/TSV corpus (``--format csv``: random
+edits of the real files in ``tests/fixtures/auc-delimited``, :mod:`fuzz.mutators.delimited`,
+and scan-level edits), of the AUCX corpus (``aucx``) or Beckman XL-A/XL-I run folders
+(``beckman``; both :mod:`fuzz.equivalence_sources`) are written, then one process per
+checkout opens each as ``inspector verify --json`` does (:func:`fuzz.targets.inspect`)
+and, with ``--export``, exports it as ``inspector export`` does (a fixed export time);
+the JSON lines and the exported members (or the refusal) are compared byte for byte
+(the import time is the only thing that differs between two runs, and is written the
+same in both)::
 
     git worktree add /tmp/before <commit>
-    python -m fuzz.equivalence --old /tmp/before --count 500 --seed 7
+    python -m fuzz.equivalence --old /tmp/before --format beckman --export --count 500 --seed 7
 
 Prints ONE JSON object: the settings, ``mutants``, ``identical``, ``different``,
 ``imported`` (mutants whose source was imported: the scan records were built),
+``exported`` (with ``--export``: mutants written as an archive),
 ``rejected`` (error findings) and up to ten ``examples`` of differences (mutant,
 first differing character).  Exit status 0 when every report was identical, 1 otherwise.
 """
@@ -30,28 +34,47 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from fuzz.equivalence_sources import aucx_mutant, beckman_mutant
 from fuzz.mutators import load_corpus, make_mutant
 
 _CHILD = """
-import json, re, sys
+import hashlib, json, os, re, sys, zipfile
 from pathlib import Path
 sys.path.insert(0, {root!r})
 from fuzz.targets import inspect, warm_up
 warm_up()
+STAMP = re.compile(rb'"imported_at": "[^"]*"')
+
+def export(path):
+    from inspector.formats.auc.export import export_to_aucx
+    dest = Path(path + ".exported.aucx")
+    try:
+        export_to_aucx(Path(path), dest, exported_at="2026-01-02T03:04:05Z")
+    except Exception as exc:  # noqa: BLE001 - a refusal is compared as its message
+        return " export refused: " + str(exc)
+    with zipfile.ZipFile(dest) as zf:
+        parts = [name + ":" + hashlib.sha256(STAMP.sub(b"-", zf.read(name))).hexdigest()
+                 for name in zf.namelist() if name != "checksums.sha256"]
+    os.unlink(dest)
+    return " export " + " ".join(parts)
+
 for line in sys.stdin:
     path = line.rstrip("\\n")
     try:
         out = inspect(Path(path)).line
     except Exception as exc:  # noqa: BLE001 - an escaped exception is a report too
         out = "escaped " + type(exc).__name__
+    if {export!r}:
+        out += export(path)
     print(json.dumps(out), flush=True)
 """
 _STAMP = re.compile(r'"imported_at": "[^"]*"')
 
 
-def _reports(root: Path, paths: list[str]) -> list[str]:
-    """The verify-JSON line of each path, from a process running the checkout ``root``."""
-    proc = subprocess.run([sys.executable, "-c", _CHILD.format(root=str(root))],
+def _reports(root: Path, paths: list[str], export: bool = False) -> list[str]:
+    """The verify-JSON line of each path (and what exporting it gave), from a process
+    running the checkout ``root``."""
+    proc = subprocess.run([sys.executable, "-c", _CHILD.format(root=str(root), export=export)],
                           input="\n".join(paths) + "\n", capture_output=True, text=True,
                           cwd=root, check=False, timeout=3600)
     lines = [json.loads(x) for x in proc.stdout.splitlines()]
@@ -133,24 +156,34 @@ def scan_mutant(rng: random.Random, seed: Path, case: Path) -> str:
     return str(case)
 
 
-def run(old: Path, new: Path, count: int, seed: int, out: Path) -> dict[str, Any]:
-    """Write ``count`` CSV/TSV mutants into ``out`` (half by the harness's mutators, half by
-    :func:`scan_mutant`) and compare the two checkouts' reports."""
+def _mutant(fmt: str, fixtures: Path, corpus: Any, seed: int, index: int, case: Path) -> str:
+    """Mutant ``index`` of format ``fmt`` written at ``case``; its path."""
+    rng = random.Random(f"equivalence/{seed}/{index}" if fmt == "csv"
+                        else f"equivalence/{fmt}/{seed}/{index}")
+    if fmt == "aucx":
+        return aucx_mutant(rng, corpus, seed, index, case)
+    if fmt == "beckman":
+        return beckman_mutant(rng, case)
+    if index % 2:
+        seed_dir = fixtures / "auc-delimited" / rng.choice(_LONG_SEEDS)
+        return scan_mutant(rng, seed_dir, case)
+    mutant = make_mutant("csv", corpus, seed, index, case)
+    return str(case / mutant.target)
+
+
+def run(old: Path, new: Path, count: int, seed: int, out: Path, fmt: str = "csv",
+        export: bool = False) -> dict[str, Any]:
+    """Write ``count`` mutants of ``fmt`` into ``out`` (CSV/TSV: half by the harness's
+    mutators, half by :func:`scan_mutant`) and compare the two checkouts' reports (and,
+    with ``export``, what exporting each gave)."""
     fixtures = new / "tests" / "fixtures"
     corpus = load_corpus(fixtures)
-    paths = []
-    for index in range(count):
-        case = out / f"m{index:05d}"
-        if index % 2:
-            rng = random.Random(f"equivalence/{seed}/{index}")
-            seed_dir = fixtures / "auc-delimited" / rng.choice(_LONG_SEEDS)
-            paths.append(scan_mutant(rng, seed_dir, case))
-            continue
-        mutant = make_mutant("csv", corpus, seed, index, case)
-        paths.append(str(case / mutant.target))
-    before, after = _reports(old, paths), _reports(new, paths)
-    result: dict[str, Any] = {"old": str(old), "new": str(new), "seed": seed,
-                              "mutants": count, "identical": 0, "different": 0,
+    paths = [_mutant(fmt, fixtures, corpus, seed, index, out / f"m{index:05d}")
+             for index in range(count)]
+    before, after = _reports(old, paths, export), _reports(new, paths, export)
+    result: dict[str, Any] = {"old": str(old), "new": str(new), "seed": seed, "format": fmt,
+                              "export": export, "mutants": count, "identical": 0,
+                              "different": 0, "exported": 0,
                               "imported": 0, "rejected": 0, "examples": []}
     for path, a, b in zip(paths, before, after, strict=True):
         if a == b:
@@ -162,6 +195,7 @@ def run(old: Path, new: Path, count: int, seed: int, out: Path) -> dict[str, Any
                 result["examples"].append({"mutant": path, "at": at, "old": a[at - 80:at + 80],
                                            "new": b[at - 80:at + 80]})
         result["imported" if '"experiment_id"' in b else "rejected"] += 1
+        result["exported"] += " export manifest.json:" in b
     return result
 
 
@@ -173,11 +207,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="checkout of the code after (default: here)")
     parser.add_argument("--count", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--format", choices=("csv", "aucx", "beckman"), default="csv")
+    parser.add_argument("--export", action="store_true",
+                        help="also export each mutant and compare the archives' members")
     parser.add_argument("--out", type=Path, default=None, help="folder for the mutants")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="equivalence-") as tmp:
         out = args.out or Path(tmp)
-        result = run(args.old.resolve(), args.new.resolve(), args.count, args.seed, out)
+        result = run(args.old.resolve(), args.new.resolve(), args.count, args.seed, out,
+                     args.format, args.export)
     print(json.dumps(result))
     return 0 if result["different"] == 0 else 1
 

@@ -259,19 +259,26 @@ def _plain_columns(rows: list[dict[str, Any]],
         return None
     if any(type(k) is not str for k in keys) or any(list(r) != keys for r in rows):
         return None
+    return plain_columns_of(keys, [[r[key] for r in rows] for key in keys])
+
+
+def plain_columns_of(keys: list[str],
+                     values: list[list[Any]]) -> tuple[PlainColumn, ...] | None:
+    """The plain columns ``keys`` (text) holding ``values`` (one list per key, the rows
+    in order), as :func:`table_of_rows` makes them; None when a column's values are not
+    all of one of the plain types (see there)."""
     out = []
-    for key in keys:
-        values = [r[key] for r in rows]
-        kind = type(values[0])
+    for key, column in zip(keys, values, strict=True):
+        kind = type(column[0])
         dtype = _ROW_DTYPES.get(kind)
-        if dtype is None or any(type(v) is not kind for v in values):
+        if dtype is None or any(type(v) is not kind for v in column):
             return None
-        if kind is int and not all(_INT64[0] <= v <= _INT64[1] for v in values):
+        if kind is int and not all(_INT64[0] <= v <= _INT64[1] for v in column):
             return None
         if kind is str or dtype == "object":
-            array = read_only_objects(values)
+            array = read_only_objects(column)
         else:
-            array = np.asarray(values, dtype=dtype)
+            array = np.asarray(column, dtype=dtype)
             array.setflags(write=False)
         out.append(PlainColumn(key, array, dtype))
     return tuple(out)

@@ -228,10 +228,19 @@ class ScanRecords(Sequence[dict[str, Any]]):
         out = cls()
         for record in records:
             out._append(record)
-        for column in out._columns.values():
-            column.seal(out._n)
-        out._shape_index = {}
-        return out
+        return out.sealed()
+
+    def append(self, record: dict[str, Any]) -> None:
+        """Add ``record`` (a dict; not kept) at the end, while building (before
+        :meth:`sealed`)."""
+        self._append(record)
+
+    def sealed(self) -> ScanRecords:
+        """End building: drop the build-time indexes; returns ``self``."""
+        for column in self._columns.values():
+            column.seal(self._n)
+        self._shape_index = {}
+        return self
 
     @classmethod
     def from_columns(cls, n: int, columns: dict[str, _Column]) -> ScanRecords:

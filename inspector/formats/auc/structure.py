@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from inspector.formats.auc.model import AucExperiment
+from inspector.formats.auc.model import AucExperiment, summary_list
 from inspector.formats.auc.structure_checks import Issue, run_checks
 from inspector.formats.auc.structure_facts import (
     ABSENT,
@@ -492,5 +492,9 @@ def publish(result: AucStructure, findings: Findings, summary: dict[str, Any]) -
     --json`` summary and ``summary["readiness"]`` the readiness entries.
     """
     findings.extend(result.findings)
-    summary["structure"] = result.summary
+    structure = result.summary
+    if isinstance(structure, dict) and isinstance(structure.get("points_per_scan"), list):
+        structure = {**structure, "points_per_scan": summary_list(
+            structure["points_per_scan"])}  # one count per scan: summarised past the limit
+    summary["structure"] = structure
     summary["readiness"] = [entry.to_json() for entry in result.readiness]

@@ -8,12 +8,14 @@ after, width = longest scan); shared mode carries an all-true mask.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from inspector.formats.auc.model import AucExperiment
-from inspector.formats.table import Table, table_of_rows
+from inspector.formats.auc.scan_records import ScanRecords
+from inspector.formats.table import Table, plain_columns_of, table_of_rows
 
 
 def normalise_arrays(mode: str, radius: np.ndarray, signal: np.ndarray,
@@ -61,7 +63,7 @@ def build_experiment(experiment: dict[str, Any], provenance: dict[str, Any] | No
         metadata=experiment.get("metadata") or {},
         instrument=experiment.get("instrument"),
         samples=list(experiment.get("samples") or []),
-        scans=list(experiment.get("scans") or []),
+        scans=scan_records(experiment.get("scans")),
         provenance=provenance,
         mode=mode,
         radius_unit=str(observations["radius_unit"]),
@@ -73,17 +75,56 @@ def build_experiment(experiment: dict[str, Any], provenance: dict[str, Any] | No
     )
 
 
+def scan_records(scans: Any) -> Sequence[dict[str, Any]]:
+    """``experiment.json`` ``scans`` as the experiment's scan records: a
+    :class:`~inspector.formats.auc.scan_records.ScanRecords` (kept as it is when it is
+    one) when every record is an object, else a list (``[]`` for a missing or empty
+    value)."""
+    if isinstance(scans, ScanRecords):
+        return scans
+    items = list(scans or [])
+    if items and all(type(s) is dict for s in items):
+        return ScanRecords.of(items)
+    return items
+
+
 def _is_quantity(v: Any) -> bool:
     return isinstance(v, dict) and "status" in v and "value" in v and "unit" in v
 
 
-def scans_table(scans: list[Any]) -> Table:
+def scans_table(scans: Sequence[Any]) -> Table:
     """The scans table: one row per scan of ``experiment.json`` ``scans`` (:func:`scan_rows`);
-    plain columns when they are (:func:`~inspector.formats.table.table_of_rows`)."""
+    plain columns when they are (:func:`~inspector.formats.table.table_of_rows`).  Scans
+    held as :class:`~inspector.formats.auc.scan_records.ScanRecords` are turned into rows
+    one at a time, straight into the columns (no list of row dicts: a million scans)."""
+    if isinstance(scans, ScanRecords) and len(scans):
+        table = _columns_of_records(scans)
+        if table is not None:
+            return table
     return table_of_rows(scan_rows(scans))
 
 
-def scan_rows(scans: list[Any]) -> list[dict[str, Any]]:
+def _columns_of_records(scans: ScanRecords) -> Table | None:
+    """:func:`scans_table` of ``scans`` as plain columns, or None when the rows differ
+    in their keys or a column is not plain (then the rows are built as a frame)."""
+    keys: list[str] | None = None
+    values: list[list[Any]] = []
+    for scan in scans:
+        row = scan_rows([scan])[0]
+        if keys is None:
+            keys = list(row)
+            if any(type(k) is not str for k in keys):
+                return None
+            values = [[] for _ in keys]
+        elif len(row) != len(keys) or list(row) != keys:
+            return None
+        for column, key in zip(values, keys, strict=True):
+            column.append(row[key])
+    columns = plain_columns_of(keys or [], values)
+    return Table.of_columns(columns, range(len(scans))) if columns else None
+
+
+def scan_rows(scans: Sequence[Any]) -> list[dict[str, Any]]:
     """One row per scan of ``experiment.json`` ``scans``.
 
     Scalar fields become columns as stored; a quantity field ``q``

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from typing import Any
 
 from inspector.formats.aucx import layout as L
@@ -94,15 +95,20 @@ def _kind(value: Any) -> str:
             type(None): "null"}.get(type(value), "a number")
 
 
+def _each(items: Iterable[Any], key: str, model: str) -> list[Problem]:
+    """Every way the records ``items`` of ``experiment.json`` ``key`` break ``model``."""
+    problems: list[Problem] = []
+    for i, item in enumerate(items):
+        problems += model_problems(model, item, L.EXPERIMENT, f"{key}[{i}]")
+    return problems
+
+
 def _records(payload: dict[str, Any], key: str, model: str) -> list[Problem]:
     """``payload[key]`` (default ``[]``) iterated as openauc iterates it."""
     value = payload.get(key, [])
     where = f"{L.EXPERIMENT}:{key}"
     if isinstance(value, list):
-        problems: list[Problem] = []
-        for i, item in enumerate(value):
-            problems += model_problems(model, item, L.EXPERIMENT, f"{key}[{i}]")
-        return problems
+        return _each(value, key, model)
     if isinstance(value, dict | str):
         if not value:
             return []  # nothing to iterate: openauc reads no record
@@ -116,8 +122,11 @@ def _records(payload: dict[str, Any], key: str, model: str) -> list[Problem]:
              f"{_kind(value)}; found {shown(value)}", where)]
 
 
-def experiment_problems(payload: dict[str, Any]) -> list[Problem]:
-    """Every way the ``experiment.json`` object breaks openauc's loader and models."""
+def experiment_problems(payload: dict[str, Any],
+                        scans: Iterable[Any] | None = None) -> list[Problem]:
+    """Every way the ``experiment.json`` object breaks openauc's loader and models
+    (with ``scans``, the scan records are those, read once, one at a time, and
+    ``payload["scans"]`` is not looked at)."""
     problems: list[Problem] = []
     if "metadata" not in payload:
         where = f"{L.EXPERIMENT}:metadata"
@@ -126,7 +135,8 @@ def experiment_problems(payload: dict[str, Any]) -> list[Problem]:
                          "missing", where))
     else:
         problems += model_problems("metadata", payload["metadata"], L.EXPERIMENT, "metadata")
-    problems += _records(payload, "scans", "scan")
+    problems += (_records(payload, "scans", "scan") if scans is None
+                 else _each(scans, "scans", "scan"))
     problems += _records(payload, "samples", "sample")
     instrument = payload.get("instrument")
     if instrument is not None:

@@ -16,6 +16,7 @@ AUCX on-disk notes §2: ``.npy`` members are written with pickling disabled).
 from __future__ import annotations
 
 import io
+import re
 import tokenize
 from dataclasses import dataclass
 
@@ -98,6 +99,9 @@ def parse_header(head: bytes) -> NpyHeader:
     return NpyHeader(dims, dt, bool(fortran_order), fp.tell(), (major, minor))
 
 
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+>")
+
+
 def _why(exc: BaseException) -> str:
     """A bounded one-line reason in words (NumPy quotes the whole header in some messages).
 
@@ -112,6 +116,7 @@ def _why(exc: BaseException) -> str:
     text = str(exc).splitlines()[0] if str(exc) else ""
     if text.startswith("Cannot parse header"):  # NumPy quotes the header after this
         return "the header dict cannot be parsed"
+    text = _ADDRESS.sub(">", text)  # ast's "<ast.Call object at 0x7f...>": not reproducible
     if len(text) > 160:
         text = text[:157] + "..."
     return text or "the header dict is invalid"

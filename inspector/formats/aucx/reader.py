@@ -30,7 +30,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from inspector.formats.auc.model import AucExperiment
+from inspector.formats.auc.model import AucExperiment, summary_list
+from inspector.formats.auc.scan_records import ScanRecords
 from inspector.formats.auc.structure import aucx_location, examine_facts, publish
 from inspector.formats.aucx import arraycheck
 from inspector.formats.aucx import layout as L
@@ -38,8 +39,9 @@ from inspector.formats.aucx import rules as R
 from inspector.formats.aucx.arraycheck import short
 from inspector.formats.aucx.checksums import ChecksumFile, parse_checksums
 from inspector.formats.aucx.jsonmember import parse_json_member
+from inspector.formats.aucx.jsonstream import parse_experiment_stream
 from inspector.formats.aucx.members import archive_members
-from inspector.formats.aucx.model import build_experiment, scans_table
+from inspector.formats.aucx.model import build_experiment, scan_records, scans_table
 from inspector.formats.aucx.modelcheck import (
     experiment_problems,
     finite,
@@ -65,7 +67,7 @@ from inspector.formats.aucx.stream import read_member
 from inspector.formats.aucx.structure import facts_in_memory
 from inspector.formats.aucx.trees import header_tree, member_tree, provenance_tree
 from inspector.formats.aucx.verify import ArchiveVerification
-from inspector.formats.aucx.zipscan import ZipScan, scan_zip, unsafe_name_reason
+from inspector.formats.aucx.zipscan import ZipEntry, ZipScan, scan_zip, unsafe_name_reason
 from inspector.formats.capabilities import AucScans, ChecksumTable, MemberCheck
 from inspector.formats.document import FORMAT_AUCX, Document
 from inspector.formats.findings import Rule, Scope, Severity
@@ -73,21 +75,27 @@ from inspector.formats.remote.path import RemotePath, as_source
 from inspector.formats.sources.file_identity import FILE_CHANGED, FileChangedError, snapshot_path
 
 #: Largest ``manifest.json`` / ``provenance.json`` parsed, in bytes.  Real
-#: ones are about 1 KiB (10 000 scans: a 0.2 MiB manifest); larger members
-#: are reported (``member.too-large``) and not parsed.
-JSON_MEMBER_LIMIT = 4 << 20
+#: ones are about 1 KiB; the manifest lists every scan id (a million scans: about
+#: 18 MiB), the provenance one source checksum per Beckman scan file (100 000
+#: files: about 25 MiB); larger members are reported (``member.too-large``) and
+#: not parsed.  Parsing 32 MiB of hostile JSON (a list of floats) takes about 300 MB.
+JSON_MEMBER_LIMIT = 32 << 20
 #: Largest ``experiment.json`` parsed: it grows by about 1 KiB per scan
 #: (10 000 scans: 9 MiB; open + verify 2.6 s, 120 MB resident).  Parsing
 #: JSON can take ~20 bytes of memory per byte of text, so the limit also
 #: bounds memory (16 MiB of hostile JSON: about 300 MB).
 EXPERIMENT_MEMBER_LIMIT = 16 << 20
+#: Largest ``experiment.json`` read at all (openauc 0.1.0a1's member limit, 512 MiB:
+#: about a million scans); one above :data:`EXPERIMENT_MEMBER_LIMIT` is parsed as it
+#: inflates, one value at a time (:mod:`.jsonstream`), its scans straight into columns.
+EXPERIMENT_STREAM_LIMIT = 512 << 20
 #: Largest ``checksums.sha256`` parsed (7 lines of ~80 bytes in practice).
 CHECKSUM_MEMBER_LIMIT = 4 << 20
 #: Most ``[`` and ``{`` a JSON member may contain: bounds the objects built
 #: by parsing (10 000 scans need about 90 000).
 MAX_JSON_CONTAINERS = 1_000_000
 _LIMITS = {L.MANIFEST: JSON_MEMBER_LIMIT, L.PROVENANCE: JSON_MEMBER_LIMIT,
-           L.EXPERIMENT: EXPERIMENT_MEMBER_LIMIT, L.CHECKSUMS: CHECKSUM_MEMBER_LIMIT}
+           L.EXPERIMENT: EXPERIMENT_STREAM_LIMIT, L.CHECKSUMS: CHECKSUM_MEMBER_LIMIT}
 #: Arrays totalling at most this many bytes are loaded into
 #: ``doc.auc.experiment`` at open; larger ones stay lazy only.  The same
 #: bound decides where the structure is checked: radius and mask of at most
@@ -146,8 +154,8 @@ def _summary_defaults() -> dict[str, Any]:
             "checksum_verified": False}
 
 
-def read_archive(path: Path, *,
-                 overview_columns: int = 0) -> tuple[Document, OpenedArchive | None]:
+def read_archive(path: Path, *, overview_columns: int = 0,
+                 with_table: bool = True) -> tuple[Document, OpenedArchive | None]:
     """Open ``path`` as an AUCX archive; never raises for bad input.
 
     Returns the :class:`Document` (format ``"aucx"``) and what opening
@@ -164,7 +172,9 @@ def read_archive(path: Path, *,
     when small and safe), ``summary`` (the reference ``info`` keys plus
     ``members`` and ``checksum_verified``) and ``checks`` (the streamed
     checksum and content verification; with ``overview_columns`` above 0 it
-    also builds ``doc.auc.overview``, :mod:`.overview`).  Rules: AUCX 1.0 format document
+    also builds ``doc.auc.overview``, :mod:`.overview`).  ``with_table=False`` leaves
+    out ``tables["scans"]`` (the export's read-back: a million scans' table is a view
+    no verdict rests on).  Rules: AUCX 1.0 format document
     ("Safety", "Checksums", "Structure", "Both radius modes") and AUCX
     on-disk notes §4; see :mod:`.rules`.
     """
@@ -189,7 +199,7 @@ def read_archive(path: Path, *,
     _manifest(op)
     _payload_json(op)
     _arrays(op)
-    return doc, _finish(op, overview_columns)
+    return doc, _finish(op, overview_columns, with_table)
 
 
 # -- reading small members -------------------------------------------------------
@@ -380,11 +390,7 @@ def _payload_json(op: _Opening) -> None:
     openauc's models accept (:mod:`.modelcheck`), every violation a finding at
     its JSON path."""
     for member in (L.EXPERIMENT, L.PROVENANCE):
-        raw = _read_small(op, member) if not op.duplicate(member) else None
-        if raw is None:
-            continue
-        parsed, payload = _parse_json(op, member, raw, R.JSON_INVALID)
-        del raw
+        parsed, payload = _payload(op, member)
         if not parsed:
             continue
         if not isinstance(payload, dict):
@@ -392,8 +398,12 @@ def _payload_json(op: _Opening) -> None:
                       f"{'null' if payload is None else type(payload).__name__}", member)
             continue
         if member == L.EXPERIMENT:
+            streamed = payload.get("scans")
+            problems = experiment_problems(
+                payload, streamed if isinstance(streamed, ScanRecords) else None)
+            if isinstance(payload.get("scans"), list):
+                payload["scans"] = scan_records(payload["scans"])
             op.experiment = payload
-            problems = experiment_problems(payload)
         else:
             export, imported = payload.get("export"), payload.get("import")
             op.export = export if isinstance(export, dict) else None
@@ -401,6 +411,45 @@ def _payload_json(op: _Opening) -> None:
             problems = provenance_problems(payload)
         for rule, message, location in problems:
             op.report(rule, message, location)
+
+
+def _payload(op: _Opening, member: str) -> tuple[bool, Any]:
+    """``(True, value)`` of a payload JSON member, or ``(False, None)`` (reported).
+    An ``experiment.json`` above :data:`EXPERIMENT_MEMBER_LIMIT` (and at most
+    :data:`EXPERIMENT_STREAM_LIMIT`) is parsed as it inflates, its scans into columns
+    (:mod:`.jsonstream`)."""
+    if op.duplicate(member):
+        return False, None
+    e = op.scan.first(member)
+    if (member == L.EXPERIMENT and e is not None and e.safe
+            and EXPERIMENT_MEMBER_LIMIT < e.file_size <= EXPERIMENT_STREAM_LIMIT):
+        return _parse_streamed(op, e)
+    raw = _read_small(op, member)
+    if raw is None:
+        return False, None
+    return _parse_json(op, member, raw, R.JSON_INVALID)
+
+
+def _parse_streamed(op: _Opening, e: ZipEntry) -> tuple[bool, Any]:
+    """``experiment.json`` parsed as it inflates (:func:`.jsonstream.parse_experiment_stream`)."""
+    notes: list[str] = []
+    try:
+        value, why, unreadable = parse_experiment_stream(op.path, e, notes)
+    except FileChangedError as exc:
+        op.report(FILE_CHANGED, str(exc))
+        return False, None
+    except OSError as exc:
+        value, why, unreadable = None, exc.strerror or type(exc).__name__, True
+    if why is not None:
+        if unreadable:
+            op.report(R.MEMBER_UNREADABLE, f"{L.EXPERIMENT} could not be read: {why}",
+                      L.EXPERIMENT)
+        else:
+            op.report(R.JSON_INVALID, f"{L.EXPERIMENT} is not valid JSON: {why}", L.EXPERIMENT)
+        return False, None
+    for note in notes:
+        op.report(R.JSON_NON_FINITE, f"{L.EXPERIMENT}: {note}", L.EXPERIMENT)
+    return True, value
 
 
 # -- arrays ------------------------------------------------------------------
@@ -444,7 +493,7 @@ def _facts(op: _Opening, record: dict[str, Any] | None) -> None:
         "radius_axis_mode": obs.get("mode") if obs.get("mode") in L.MODES else op.mode,
         "n_scans": openauc_int(obs.get("n_scans", 0)) or 0,
         "n_points": openauc_int(obs.get("n_points", 0)) or 0,
-        "scan_ids": ids,
+        "scan_ids": summary_list(ids),
         "radius_unit": obs.get("radius_unit"),
         "signal_unit": obs.get("signal_unit"),
         "experiment_id": (str(md.get("experiment_id")) if md is not None
@@ -539,7 +588,7 @@ def _structure(op: _Opening, parts: ModelParts | None) -> bool:
     return False
 
 
-def _finish(op: _Opening, overview_columns: int = 0) -> OpenedArchive:
+def _finish(op: _Opening, overview_columns: int = 0, table: bool = True) -> OpenedArchive:
     """Fill the document's views and capabilities and freeze what opening learned
     (and plan the overview the verification builds, when one is asked for)."""
     doc = op.doc
@@ -549,7 +598,7 @@ def _finish(op: _Opening, overview_columns: int = 0) -> OpenedArchive:
     doc.header = header_tree(header_parts, op.headers)
     doc.provenance = provenance_tree(op.imported, record)
     scans = op.experiment.get("scans") if op.experiment is not None else None
-    if isinstance(scans, list):
+    if table and isinstance(scans, list | ScanRecords):
         doc.tables["scans"] = scans_table(scans)
         doc.table_locations["scans"] = L.EXPERIMENT
     parts = _model_parts(op)

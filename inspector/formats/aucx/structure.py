@@ -36,6 +36,7 @@ from inspector.formats.auc.structure_facts import (
     radius_rows,
 )
 from inspector.formats.aucx import layout as L
+from inspector.formats.aucx.model import scan_records
 from inspector.formats.aucx.npyfmt import NpyHeader
 from inspector.formats.aucx.state import ModelParts
 from inspector.formats.aucx.stream import MemberStream
@@ -63,7 +64,7 @@ def facts_from_parts(parts: ModelParts, n_obs: int, observations: ObservationFac
     obs = parts.observations
     return gather_parts(
         metadata=exp.get("metadata") or {}, instrument=exp.get("instrument"),
-        provenance=parts.imported, scans=list(exp.get("scans") or []),
+        provenance=parts.imported, scans=scan_records(exp.get("scans")),
         samples=list(exp.get("samples") or []),
         scan_ids=list(obs.get("scan_ids") or []), mode=str(obs.get("mode")),
         signal_unit=str(obs.get("signal_unit")), radius_unit=str(obs.get("radius_unit")),

@@ -24,6 +24,7 @@ import numpy as np
 
 from inspector import __version__
 from inspector.formats.auc.model import AucExperiment
+from inspector.formats.auc.scan_records import ScanRecords
 from inspector.formats.beckman.names import SCAN_TYPES
 from inspector.formats.beckman.run import Group, Run, number_text
 from inspector.formats.beckman.scanfile import ScanFile
@@ -172,7 +173,9 @@ def build_experiment(run: Run, g: Group, imported_at: datetime | None = None) ->
     """The experiment of the radial group ``g`` of ``run`` (every file read without error).
 
     Arrays: radius and signal float64 ``(scans, width)`` NaN-padded, mask bool
-    ``(scans, width)``; radius in cm, signal in the type's unit.
+    ``(scans, width)``; radius in cm, signal in the type's unit.  The scan records are
+    a :class:`~inspector.formats.auc.scan_records.ScanRecords` (columns, not a dict
+    per scan).
     """
     stype = SCAN_TYPES[g.type]
     shared = common_description(g.files)
@@ -182,7 +185,7 @@ def build_experiment(run: Run, g: Group, imported_at: datetime | None = None) ->
                   "operator": None, "notes": None},
         instrument=None,
         samples=[],
-        scans=[_scan(f, i, shared) for i, f in enumerate(g.files)],
+        scans=ScanRecords.of(_scan(f, i, shared) for i, f in enumerate(g.files)),
         provenance=_provenance(run, g, shared, imported_at or datetime.now(UTC)),
         mode="per_scan",
         radius_unit="cm",

@@ -386,7 +386,3 @@ def _structure(doc: Document, res: ImportResult, exp: AucExperiment) -> None:
                               res.data_file.name if res.data_file is not None else "", rows)
     doc.structure = examine(exp, locate=locate)
     publish(doc.structure, doc.findings, doc.summary)
-    structure = doc.summary.get("structure")
-    if isinstance(structure, dict) and isinstance(structure.get("points_per_scan"), list):
-        doc.summary["structure"] = {**structure, "points_per_scan": summary_list(
-            structure["points_per_scan"])}  # one count per scan: summarised past the limit

@@ -18,6 +18,7 @@ from PySide6.QtGui import QColor, QPen
 
 from inspector.formats.analysis.arrays import ArrayRef
 from inspector.formats.analysis.scan_envelope import ScanEnvelopes
+from inspector.formats.auc.scan_records import ScanRecords
 from inspector.formats.capabilities import AucScans
 
 
@@ -51,6 +52,10 @@ def scan_cells(auc: AucScans, n: int) -> list[str]:
     scans = getattr(experiment, "scans", None) or []
     if len(scans) < n:
         return [""] * n
+    if isinstance(scans, ScanRecords):  # read the column: no record is built
+        codes, values = scans.text("cell")
+        texts = ["" if v is None else str(v) for v in values]
+        return [texts[c] for c in codes[:n].tolist()]
     out = []
     for scan in scans[:n]:
         cell = scan.get("cell") if isinstance(scan, Mapping) else getattr(scan, "cell", None)

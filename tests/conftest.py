@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp/runtime-inspector-tests")
+
+# Bytecode caches are written even when the shell says not to (PYTHONDONTWRITEBYTECODE,
+# ``python -B``): without them every test process (each xdist worker) rewrites the asserts
+# of every test module and compiles the package from source (about 18 of its 26 CPU-s of
+# collection), and every ``python -m inspector`` a test starts compiles the package again.
+# Set here, before the package and the test modules are imported; the environment carries it
+# to the workers and to the commands the tests start.  ``__pycache__`` is in .gitignore.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 import pytest  # noqa: E402
 

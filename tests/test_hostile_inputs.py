@@ -249,7 +249,6 @@ def _peak_open(path) -> int:
     return peak
 
 
-@pytest.mark.slow
 def test_one_enormous_line_costs_a_small_multiple_of_the_file(tmp_path):
     from inspector.formats.delimited.lines import CHUNK
 
@@ -269,6 +268,26 @@ def test_one_enormous_line_costs_a_small_multiple_of_the_file(tmp_path):
         # joined: a few bytes per byte of the longest line (capped by MAX_LINE_BYTES), never
         # an object per field or per line.
         assert _peak_open(d) < 8 * len(table), name
+
+
+@pytest.mark.parametrize("window", [1, 3, 7, 1 << 16])
+def test_the_longest_field_is_the_longest_of_the_split_line(window, monkeypatch):
+    """``_longest_field`` (delimiters located a window at a time) against ``str.split``:
+    random lines of short, empty and non-ASCII fields (a lone surrogate too), both
+    delimiters, the first of equal lengths."""
+    import random
+
+    from inspector.formats.delimited import table
+
+    monkeypatch.setattr(table, "FIELD_WINDOW", window)
+    rng = random.Random(window)
+    for _ in range(400):
+        alphabet = rng.choice([",", ",a", ",\t", "ab,\udcff\u00e9,", "x", "\t\t,"])
+        line = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        for delimiter in ",\t":
+            lengths = [len(part) for part in line.split(delimiter)]
+            expected = (lengths.index(max(lengths)), max(lengths))
+            assert table._longest_field(line, delimiter) == expected, (line, delimiter)
 
 
 @pytest.mark.slow

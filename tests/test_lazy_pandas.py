@@ -174,7 +174,7 @@ def test_pandas_values_recognise_pandas_scalars_only():
 
 
 _WINDOW = """
-import json, sys, threading
+import json, sys, threading, time
 from PySide6.QtCore import Qt
 from inspector.app import make_application
 from inspector.formats.decoding.workers import worker_pool
@@ -198,9 +198,11 @@ with worker_pool():
     tab.views_ready.connect(content)
     while not (win.all_tabs_ready() and win.is_idle()):
         app.processEvents()
+        time.sleep(0.005)  # (a wait, not a spin: the jobs and timers run meanwhile)
     idle_at = "pandas" in sys.modules  # (the frames wait for the tab to stay idle)
     while not tab.frames.built:
         app.processEvents()
+        time.sleep(0.005)
     panel = tab.tables["trial_meta"]
     panel.view.sortByColumn(1, Qt.SortOrder.DescendingOrder)  # rt: missing last
     order = [panel.model.source_row(r) for r in range(panel.model.rowCount())]

@@ -28,10 +28,15 @@ from inspector.formats.analysis.trial_matrix import condition_of_value
 from inspector.formats.decoding.workers import worker_pool
 from inspector.formats.registry import open_document
 
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    import rsatoolbox.data as rsd
-    import rsatoolbox.rdm as rsr
+
+def _rsatoolbox():
+    """``(rsatoolbox.data, rsatoolbox.rdm)``, imported when a test first asks (about 4 CPU-s:
+    an xdist worker that runs no test of this file does not pay it at collection)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import rsatoolbox.data as rsd
+        import rsatoolbox.rdm as rsr
+    return rsd, rsr
 
 SFREQ = 100.0
 FIXTURES = Path(__file__).parent / "fixtures" / "vneurotk" / "v1"
@@ -85,6 +90,7 @@ def trial_patterns(neuro: np.ndarray, onset: int) -> np.ndarray:
 
 def toolbox_rdm(patterns: np.ndarray, ids: list, order: list, method: str) -> np.ndarray:
     """rsatoolbox's RDM of the trials averaged by stimulus, in the stimulus order ``order``."""
+    rsd, rsr = _rsatoolbox()
     labels = np.array([str(v) for v in ids])
     ds = rsd.Dataset(patterns, obs_descriptors={"stim": labels})
     rdm = rsr.calc_rdm(ds, method=method, descriptor="stim")
@@ -94,6 +100,7 @@ def toolbox_rdm(patterns: np.ndarray, ids: list, order: list, method: str) -> np
 
 
 def toolbox_spearman(a: np.ndarray, b: np.ndarray) -> float:
+    _, rsr = _rsatoolbox()
     return float(rsr.compare(rsr.RDMs(squareform(a, checks=False)[None, :]),
                              rsr.RDMs(squareform(b, checks=False)[None, :]),
                              method="spearman")[0, 0])
@@ -125,6 +132,7 @@ def test_feature_rdm_of_a_3d_array_equals_rsatoolbox_and_scipy(budget, monkeypat
     ref = NumpyArrayRef("features", x)
     got = {m: feature_rdm(ref, m, memory_budget=budget) for m in features_mod.METRICS}
     assert (got["correlation"].passes > 1) == (budget == 600)
+    rsd, rsr = _rsatoolbox()
     ds = rsd.Dataset(flat)
     corr = rsr.calc_rdm(ds, method="correlation").get_vectors()[0]
     np.testing.assert_allclose(got["correlation"].condensed, corr, rtol=0, atol=1e-12)

@@ -75,7 +75,7 @@ def test_opening_imports_on_the_job_and_the_plots_on_the_import_thread():
     import hook records the thread of each)."""
     rec = FIXTURES / "vneurotk" / "v1" / "continuous_dense_f32_intids.h5"
     got = _run(f"""
-        import builtins, json, sys, threading
+        import builtins, json, sys, threading, time
         first = {{}}
         real = builtins.__import__
 
@@ -103,9 +103,11 @@ def test_opening_imports_on_the_job_and_the_plots_on_the_import_thread():
             win.open_paths([{str(rec)!r}])
             while not (win.all_tabs_ready() and win.is_idle()):
                 app.processEvents()
+                time.sleep(0.005)  # (a wait, not a spin: jobs and timers run meanwhile)
             tab = win.current_tab()
             while not tab.frames.built:  # (built once the tab has stayed idle)
                 app.processEvents()
+                time.sleep(0.005)
             print(json.dumps([first, type(tab.plot.view).__name__]))
     """)
     first, view = got

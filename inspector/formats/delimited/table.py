@@ -270,18 +270,33 @@ def detect_delimiter(text: TableText, path: Path, declared: str | None,
     return None
 
 
+#: Characters of a long line looked at at once by :func:`_longest_field` (a few hundred kB of
+#: arrays each).
+FIELD_WINDOW = 1 << 16
+
+
 def _longest_field(line: str, delimiter: str) -> tuple[int, int]:
     """``(index, length)`` of the longest field of ``line`` (the first of equals), found
-    without splitting it: a line of a million short fields would be a million strings."""
+    without splitting it: a line of a million short fields would be a million strings.
+    The delimiters are located with NumPy, :data:`FIELD_WINDOW` characters at a time
+    (a Python step per field cost about 0.3 s per million fields)."""
+    code = ord(delimiter)
     best_index, best_length, index, start = 0, -1, 0, 0
-    while True:
-        end = line.find(delimiter, start)
-        length = (len(line) if end < 0 else end) - start
-        if length > best_length:
-            best_index, best_length = index, length
-        if end < 0:
-            return best_index, best_length
-        index, start = index + 1, end + 1
+    for offset in range(0, len(line), FIELD_WINDOW):
+        text = line[offset:offset + FIELD_WINDOW].encode("utf-32-le", "surrogatepass")
+        ends = np.flatnonzero(np.frombuffer(text, dtype="<u4") == code) + offset
+        if not ends.size:
+            continue
+        starts = np.empty_like(ends)
+        starts[0], starts[1:] = start, ends[:-1] + 1
+        lengths = ends - starts
+        k = int(np.argmax(lengths))
+        if lengths[k] > best_length:
+            best_index, best_length = index + k, int(lengths[k])
+        index, start = index + ends.size, int(ends[-1]) + 1
+    if len(line) - start > best_length:
+        best_index, best_length = index, len(line) - start
+    return best_index, best_length
 
 
 def check_limits(text: TableText, path: Path, delimiter: str, col: Stages) -> None:

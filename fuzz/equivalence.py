@@ -1,4 +1,4 @@
-"""Do two checkouts of Inspector give the same reports on mutants of the CSV/TSV corpus?
+"""Do two checkouts of Inspector give the same reports on mutants of the corpus?
 
 A change meant to keep every report (a faster parser, a new data layout) is checked
 against the code before it: the fuzzing harness's mutators (random edits of the real
@@ -10,6 +10,12 @@ are written the same in both)::
 
     git worktree add /tmp/before <commit>
     python -m fuzz.equivalence --old /tmp/before --count 500 --seed 7
+    python -m fuzz.equivalence --format hdf5 --old /tmp/before --count 500 --seed 7
+
+``--format csv`` (the default) mutates the CSV/TSV corpus; ``--format hdf5`` the HDF5
+corpus (:mod:`fuzz.mutators.hdf5`: VneuroTK recordings and plain HDF5 files), and
+compares the object tree the window shows besides the JSON line (every node's name,
+kind, location, value, detail and link target, in order).
 
 Prints ONE JSON object: the settings, ``mutants``, ``identical``, ``different``,
 ``imported`` (mutants whose source was imported: the scan records were built),
@@ -37,11 +43,32 @@ import json, re, sys
 from pathlib import Path
 sys.path.insert(0, {root!r})
 from fuzz.targets import inspect, warm_up
+from inspector.cli import json_line
+from inspector.formats import open_document
+from inspector.formats.decoding.workers import worker_pool
 warm_up()
+
+
+def tree_lines(node, out, depth=0):
+    out.append("  " * depth + repr((node.name, node.kind, node.location, repr(node.value),
+                                    node.detail, repr(getattr(node, "target", None)))))
+    for child in node.children:
+        tree_lines(child, out, depth + 1)
+    return out
+
+
+def with_tree(path):
+    with worker_pool(), open_document(path) as doc:
+        doc.verify()
+        line = json_line(doc.to_json())
+        tree = doc.tree
+        return line + "\\n" + "\\n".join(tree_lines(tree, []) if tree is not None else [])
+
+
 for line in sys.stdin:
     path = line.rstrip("\\n")
     try:
-        out = inspect(Path(path)).line
+        out = with_tree(Path(path)) if {tree!r} else inspect(Path(path)).line
     except Exception as exc:  # noqa: BLE001 - an escaped exception is a report too
         out = "escaped " + type(exc).__name__
     print(json.dumps(out), flush=True)
@@ -49,9 +76,10 @@ for line in sys.stdin:
 _STAMP = re.compile(r'"imported_at": "[^"]*"')
 
 
-def _reports(root: Path, paths: list[str]) -> list[str]:
-    """The verify-JSON line of each path, from a process running the checkout ``root``."""
-    proc = subprocess.run([sys.executable, "-c", _CHILD.format(root=str(root))],
+def _reports(root: Path, paths: list[str], tree: bool = False) -> list[str]:
+    """The verify-JSON line of each path (and with ``tree``, the document's object tree),
+    from a process running the checkout ``root``."""
+    proc = subprocess.run([sys.executable, "-c", _CHILD.format(root=str(root), tree=tree)],
                           input="\n".join(paths) + "\n", capture_output=True, text=True,
                           cwd=root, check=False, timeout=3600)
     lines = [json.loads(x) for x in proc.stdout.splitlines()]
@@ -133,9 +161,26 @@ def scan_mutant(rng: random.Random, seed: Path, case: Path) -> str:
     return str(case)
 
 
-def run(old: Path, new: Path, count: int, seed: int, out: Path) -> dict[str, Any]:
-    """Write ``count`` CSV/TSV mutants into ``out`` (half by the harness's mutators, half by
-    :func:`scan_mutant`) and compare the two checkouts' reports."""
+def _hdf5_mutants(new: Path, count: int, seed: int, out: Path) -> list[str]:
+    """``count`` mutants of the HDF5 corpus written into ``out`` by the harness's HDF5
+    mutators (structure and byte edits of the real files)."""
+    corpus = load_corpus(new / "tests" / "fixtures")
+    paths = []
+    for index in range(count):
+        case = out / f"m{index:05d}"
+        mutant = make_mutant("hdf5", corpus, seed, index, case)
+        paths.append(str(case / mutant.target))
+    return paths
+
+
+def run(old: Path, new: Path, count: int, seed: int, out: Path,
+        fmt: str = "csv") -> dict[str, Any]:
+    """Write ``count`` mutants of ``fmt`` into ``out`` (CSV/TSV: half by the harness's
+    mutators, half by :func:`scan_mutant`; HDF5: :func:`_hdf5_mutants`) and compare the
+    two checkouts' reports."""
+    if fmt == "hdf5":
+        paths = _hdf5_mutants(new, count, seed, out)
+        return _compare(old, new, seed, paths, tree=True)
     fixtures = new / "tests" / "fixtures"
     corpus = load_corpus(fixtures)
     paths = []
@@ -148,9 +193,15 @@ def run(old: Path, new: Path, count: int, seed: int, out: Path) -> dict[str, Any
             continue
         mutant = make_mutant("csv", corpus, seed, index, case)
         paths.append(str(case / mutant.target))
-    before, after = _reports(old, paths), _reports(new, paths)
+    return _compare(old, new, seed, paths)
+
+
+def _compare(old: Path, new: Path, seed: int, paths: list[str],
+             tree: bool = False) -> dict[str, Any]:
+    """The two checkouts' reports on ``paths``, compared (see the module's docstring)."""
+    before, after = _reports(old, paths, tree), _reports(new, paths, tree)
     result: dict[str, Any] = {"old": str(old), "new": str(new), "seed": seed,
-                              "mutants": count, "identical": 0, "different": 0,
+                              "mutants": len(paths), "identical": 0, "different": 0,
                               "imported": 0, "rejected": 0, "examples": []}
     for path, a, b in zip(paths, before, after, strict=True):
         if a == b:
@@ -161,7 +212,10 @@ def run(old: Path, new: Path, count: int, seed: int, out: Path) -> dict[str, Any
                 at = _first_difference(a, b)
                 result["examples"].append({"mutant": path, "at": at, "old": a[at - 80:at + 80],
                                            "new": b[at - 80:at + 80]})
-        result["imported" if '"experiment_id"' in b else "rejected"] += 1
+        if tree:
+            result["rejected" if '"ok": false' in b.split("\n", 1)[0] else "imported"] += 1
+        else:
+            result["imported" if '"experiment_id"' in b else "rejected"] += 1
     return result
 
 
@@ -171,13 +225,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--old", type=Path, required=True, help="checkout of the code before")
     parser.add_argument("--new", type=Path, default=Path.cwd(),
                         help="checkout of the code after (default: here)")
+    parser.add_argument("--format", choices=("csv", "hdf5"), default="csv",
+                        help="the corpus mutated (default: csv)")
     parser.add_argument("--count", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=None, help="folder for the mutants")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="equivalence-") as tmp:
         out = args.out or Path(tmp)
-        result = run(args.old.resolve(), args.new.resolve(), args.count, args.seed, out)
+        result = run(args.old.resolve(), args.new.resolve(), args.count, args.seed, out,
+                     args.format)
     print(json.dumps(result))
     return 0 if result["different"] == 0 else 1
 

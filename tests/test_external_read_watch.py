@@ -123,3 +123,25 @@ def test_release_opens_only_pipes(tmp_path):
     os.mkfifo(pipe)
     assert read_watch.release(str(pipe)) is False  # no reader waiting: nothing to release
     assert read_watch.release(str(tmp_path / "missing")) is False
+
+
+def test_a_blocking_target_that_cannot_be_released_is_interrupted(tmp_path, capsys,
+                                                                  monkeypatch):
+    """What no writer end releases (a device whose open(2) waits, stood for here by a
+    pipe whose release is taken away) ends too: the reading thread is interrupted."""
+    path, raw = _stored(tmp_path / "doc")
+    monkeypatch.chdir(path.parent)
+    monkeypatch.setattr(read_watch, "release", lambda _path: False)
+    with open_document(path) as doc:
+        node = doc.object_data.node("/x")
+        _swap_for_pipe(raw)
+        monkeypatch.setattr(external_guard, "file_kind", lambda _path: REGULAR)
+        out = _read_in_thread(node.read)
+        assert isinstance(out.get("error"), NodeReadError), out
+        finding = out["error"].finding
+        assert finding.code == "data.read-timeout" and finding.location == "/x"
+        assert f"{raw} is now a named pipe" in finding.message
+    assert not read_watch._reads
+    status = _read_in_thread(lambda: main(["dump", f"{path}::/x"]))["value"]
+    err = capsys.readouterr().err
+    assert status == 1 and "data.read-timeout" in err and str(raw) in err

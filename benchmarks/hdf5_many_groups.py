@@ -6,11 +6,14 @@ then runs, each in a fresh process, ``inspector verify --json FILE`` and the win
 opening it (``inspector --screenshot OUT FILE``, offscreen), and prints one JSON
 object::
 
-    {"groups": N, "load": [1, 5, 15 min], "new": {"verify_s", "verify_mb",
-     "window_s", "window_mb"}, "old": {...}, "ratio": {...}, "same_report": bool}
+    {"groups": N, "load": [1, 5, 15 min], "new": {"verify_s", "verify_cpu_s",
+     "verify_mb", "window_s", "window_cpu_s", "window_mb"}, "old": {...},
+     "ratio": {...}, "same_report": bool}
 
 * ``*_s``: wall time of the whole command (interpreter start and imports included),
   median of ``--repeat`` runs;
+* ``*_cpu_s``: its CPU time (user + system, every thread), median: steadier than the
+  wall time on a loaded machine;
 * ``*_mb``: its peak resident set (``VmHWM``), the largest of the runs;
 * ``old``/``ratio``/``same_report``: with ``--old DIR`` (a checkout of another
   commit, e.g. ``git worktree add /tmp/old <commit>``), the same commands run from
@@ -38,9 +41,10 @@ from pathlib import Path
 CACHE = Path("/tmp/inspector-many-groups")
 HERE = Path(__file__).resolve().parent.parent
 
-#: Runs ``inspector ARG...`` and writes its peak resident set (kB) to argv[1].
+#: Runs ``inspector ARG...`` and writes its peak resident set (kB) and CPU seconds (user +
+#: system, all its threads) to argv[1].
 _CHILD = r"""
-import runpy, sys
+import resource, runpy, sys
 from pathlib import Path
 out, *args = sys.argv[1:]
 sys.argv = ["inspector", *args]
@@ -49,7 +53,8 @@ try:
 finally:
     hwm = [l for l in Path("/proc/self/status").read_text().splitlines()
            if l.startswith("VmHWM:")]
-    Path(out).write_text(hwm[0].split()[1] if hwm else "0")
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    Path(out).write_text(f"{hwm[0].split()[1] if hwm else 0} {use.ru_utime + use.ru_stime}")
 """
 
 _BUILD = r"""
@@ -73,16 +78,17 @@ def build(groups: int) -> Path:
     return path
 
 
-def run(checkout: Path, args: list[str]) -> tuple[float, float, str]:
-    """``(seconds, peak MB, stdout)`` of ``inspector ARGS`` run from ``checkout``."""
+def run(checkout: Path, args: list[str]) -> tuple[float, float, float, str]:
+    """``(seconds, peak MB, CPU seconds, stdout)`` of ``inspector ARGS`` run from
+    ``checkout``."""
     env = dict(os.environ, PYTHONPATH=str(checkout), QT_QPA_PLATFORM="offscreen")
     with tempfile.NamedTemporaryFile(suffix=".hwm") as hwm:
         start = time.perf_counter()
         done = subprocess.run([sys.executable, "-c", _CHILD, hwm.name, *args], env=env,
                               capture_output=True, text=True, cwd=checkout)
         elapsed = time.perf_counter() - start
-        peak = int(Path(hwm.name).read_text() or 0) / 1024
-    return elapsed, peak, done.stdout
+        peak_kb, cpu = (Path(hwm.name).read_text() or "0 0").split()
+    return elapsed, int(peak_kb) / 1024, float(cpu), done.stdout
 
 
 def _stripped(report: str) -> object:
@@ -99,16 +105,17 @@ def _stripped(report: str) -> object:
 
 def measure(checkout: Path, path: Path, shot: Path) -> dict[str, object]:
     """One verify and one window run from ``checkout``."""
-    verify_s, verify_mb, report = run(checkout, ["verify", "--json", str(path)])
-    window_s, window_mb, _ = run(checkout, ["--screenshot", str(shot), str(path)])
-    return {"verify_s": verify_s, "verify_mb": verify_mb, "window_s": window_s,
-            "window_mb": window_mb, "report": report}
+    verify_s, verify_mb, verify_cpu, report = run(checkout, ["verify", "--json", str(path)])
+    window_s, window_mb, window_cpu, _ = run(checkout, ["--screenshot", str(shot), str(path)])
+    return {"verify_s": verify_s, "verify_mb": verify_mb, "verify_cpu_s": verify_cpu,
+            "window_s": window_s, "window_mb": window_mb, "window_cpu_s": window_cpu,
+            "report": report}
 
 
 def summary(runs: list[dict[str, object]]) -> dict[str, float]:
     """Median times, largest peaks."""
     out: dict[str, float] = {}
-    for key in ("verify_s", "window_s"):
+    for key in ("verify_s", "window_s", "verify_cpu_s", "window_cpu_s"):
         out[key] = round(statistics.median(float(r[key]) for r in runs), 2)  # type: ignore[arg-type]
     for key in ("verify_mb", "window_mb"):
         out[key] = round(max(float(r[key]) for r in runs), 1)  # type: ignore[arg-type]

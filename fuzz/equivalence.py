@@ -74,6 +74,9 @@ for line in sys.stdin:
     print(json.dumps(out), flush=True)
 """
 _STAMP = re.compile(r'"imported_at": "[^"]*"')
+#: A Python object's address quoted in a message (``<_io.BytesIO object at 0x7f...>``):
+#: differs from run to run.
+_ADDRESS = re.compile(r" object at 0x[0-9a-f]+")
 
 
 def _reports(root: Path, paths: list[str], tree: bool = False) -> list[str]:
@@ -86,7 +89,7 @@ def _reports(root: Path, paths: list[str], tree: bool = False) -> list[str]:
     if len(lines) != len(paths):
         raise RuntimeError(f"{root}: {len(lines)} reports for {len(paths)} mutants\n"
                            f"{proc.stderr[-2000:]}")
-    return [_STAMP.sub('"imported_at": "-"', x) for x in lines]
+    return [_ADDRESS.sub(" object at 0x-", _STAMP.sub('"imported_at": "-"', x)) for x in lines]
 
 
 def _first_difference(a: str, b: str) -> int:

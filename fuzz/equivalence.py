@@ -5,8 +5,8 @@ against the code before it: the fuzzing harness's mutators (random edits of the 
 files in ``tests/fixtures/auc-delimited``, :mod:`fuzz.mutators.delimited`) write the
 mutants, then one process per checkout opens each as ``inspector verify --json`` does
 (:func:`fuzz.targets.inspect`) and the two JSON lines are compared byte for byte (the
-import time and the case folder are the only things that differ between two runs, and
-are written the same in both)::
+import time, the case folder and a Python object's address quoted in a message are the
+only things that differ between two runs, and are written the same in both)::
 
     git worktree add /tmp/before <commit>
     python -m fuzz.equivalence --old /tmp/before --count 500 --seed 7

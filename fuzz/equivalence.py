@@ -1,18 +1,21 @@
-"""Do two checkouts of Inspector give the same reports on mutants of the AUC sources?
+"""Do two checkouts of Inspector give the same reports on mutants of the corpus?
 
 A change meant to keep every report (a faster parser, a new data layout) is checked
 against the code before it: mutants of the CSV/TSV corpus (``--format csv``: random
 edits of the real files in ``tests/fixtures/auc-delimited``, :mod:`fuzz.mutators.delimited`,
 and scan-level edits), of the AUCX corpus (``aucx``) or Beckman XL-A/XL-I run folders
-(``beckman``; both :mod:`fuzz.equivalence_sources`) are written, then one process per
+(``beckman``; both :mod:`fuzz.equivalence_sources`), or the HDF5 corpus (``hdf5``:
+:mod:`fuzz.mutators.hdf5`, VneuroTK recordings and plain HDF5 files, comparing the object
+tree the window shows besides the JSON line) are written, then one process per
 checkout opens each as ``inspector verify --json`` does (:func:`fuzz.targets.inspect`)
 and, with ``--export``, exports it as ``inspector export`` does (a fixed export time);
 the JSON lines and the exported members (or the refusal) are compared byte for byte
-(the import time is the only thing that differs between two runs, and is written the
-same in both)::
+(the import time and a Python object's address quoted in a message are the only things
+that differ between two runs, and are written the same in both)::
 
     git worktree add /tmp/before <commit>
     python -m fuzz.equivalence --old /tmp/before --format beckman --export --count 500 --seed 7
+    python -m fuzz.equivalence --old /tmp/before --format hdf5 --count 500 --seed 7
 
 Prints ONE JSON object: the settings, ``mutants``, ``identical``, ``different``,
 ``imported`` (mutants whose source was imported: the scan records were built),
@@ -42,6 +45,9 @@ import hashlib, json, os, re, sys, zipfile
 from pathlib import Path
 sys.path.insert(0, {root!r})
 from fuzz.targets import inspect, warm_up
+from inspector.cli import json_line
+from inspector.formats import open_document
+from inspector.formats.decoding.workers import worker_pool
 warm_up()
 STAMP = re.compile(rb'"imported_at": "[^"]*"')
 
@@ -58,10 +64,27 @@ def export(path):
     os.unlink(dest)
     return " export " + " ".join(parts)
 
+
+def tree_lines(node, out, depth=0):
+    out.append("  " * depth + repr((node.name, node.kind, node.location, repr(node.value),
+                                    node.detail, repr(getattr(node, "target", None)))))
+    for child in node.children:
+        tree_lines(child, out, depth + 1)
+    return out
+
+
+def with_tree(path):
+    with worker_pool(), open_document(path) as doc:
+        doc.verify()
+        line = json_line(doc.to_json())
+        tree = doc.tree
+        return line + "\\n" + "\\n".join(tree_lines(tree, []) if tree is not None else [])
+
+
 for line in sys.stdin:
     path = line.rstrip("\\n")
     try:
-        out = inspect(Path(path)).line
+        out = with_tree(Path(path)) if {tree!r} else inspect(Path(path)).line
     except Exception as exc:  # noqa: BLE001 - an escaped exception is a report too
         out = "escaped " + type(exc).__name__
     if {export!r}:
@@ -69,19 +92,23 @@ for line in sys.stdin:
     print(json.dumps(out), flush=True)
 """
 _STAMP = re.compile(r'"imported_at": "[^"]*"')
+#: A Python object's address quoted in a message (``<_io.BytesIO object at 0x7f...>``):
+#: differs from run to run.
+_ADDRESS = re.compile(r" object at 0x[0-9a-f]+")
 
 
-def _reports(root: Path, paths: list[str], export: bool = False) -> list[str]:
-    """The verify-JSON line of each path (and what exporting it gave), from a process
-    running the checkout ``root``."""
-    proc = subprocess.run([sys.executable, "-c", _CHILD.format(root=str(root), export=export)],
+def _reports(root: Path, paths: list[str], export: bool = False, tree: bool = False) -> list[str]:
+    """The verify-JSON line of each path (and what exporting it gave; with ``tree``, the
+    document's object tree), from a process running the checkout ``root``."""
+    child = _CHILD.format(root=str(root), export=export, tree=tree)
+    proc = subprocess.run([sys.executable, "-c", child],
                           input="\n".join(paths) + "\n", capture_output=True, text=True,
                           cwd=root, check=False, timeout=3600)
     lines = [json.loads(x) for x in proc.stdout.splitlines()]
     if len(lines) != len(paths):
         raise RuntimeError(f"{root}: {len(lines)} reports for {len(paths)} mutants\n"
                            f"{proc.stderr[-2000:]}")
-    return [_STAMP.sub('"imported_at": "-"', x) for x in lines]
+    return [_ADDRESS.sub(" object at 0x-", _STAMP.sub('"imported_at": "-"', x)) for x in lines]
 
 
 def _first_difference(a: str, b: str) -> int:
@@ -164,6 +191,8 @@ def _mutant(fmt: str, fixtures: Path, corpus: Any, seed: int, index: int, case: 
         return aucx_mutant(rng, corpus, seed, index, case)
     if fmt == "beckman":
         return beckman_mutant(rng, case)
+    if fmt == "hdf5":  # structure and byte edits of the HDF5 corpus
+        return str(case / make_mutant("hdf5", corpus, seed, index, case).target)
     if index % 2:
         seed_dir = fixtures / "auc-delimited" / rng.choice(_LONG_SEEDS)
         return scan_mutant(rng, seed_dir, case)
@@ -175,12 +204,13 @@ def run(old: Path, new: Path, count: int, seed: int, out: Path, fmt: str = "csv"
         export: bool = False) -> dict[str, Any]:
     """Write ``count`` mutants of ``fmt`` into ``out`` (CSV/TSV: half by the harness's
     mutators, half by :func:`scan_mutant`) and compare the two checkouts' reports (and,
-    with ``export``, what exporting each gave)."""
+    with ``export``, what exporting each gave; for HDF5, the object trees too)."""
     fixtures = new / "tests" / "fixtures"
     corpus = load_corpus(fixtures)
     paths = [_mutant(fmt, fixtures, corpus, seed, index, out / f"m{index:05d}")
              for index in range(count)]
-    before, after = _reports(old, paths, export), _reports(new, paths, export)
+    tree = fmt == "hdf5"
+    before, after = _reports(old, paths, export, tree), _reports(new, paths, export, tree)
     result: dict[str, Any] = {"old": str(old), "new": str(new), "seed": seed, "format": fmt,
                               "export": export, "mutants": count, "identical": 0,
                               "different": 0, "exported": 0,
@@ -194,7 +224,10 @@ def run(old: Path, new: Path, count: int, seed: int, out: Path, fmt: str = "csv"
                 at = _first_difference(a, b)
                 result["examples"].append({"mutant": path, "at": at, "old": a[at - 80:at + 80],
                                            "new": b[at - 80:at + 80]})
-        result["imported" if '"experiment_id"' in b else "rejected"] += 1
+        if tree:  # verified OK, or with an error finding
+            result["rejected" if '"ok": false' in b.split("\n", 1)[0] else "imported"] += 1
+        else:
+            result["imported" if '"experiment_id"' in b else "rejected"] += 1
         result["exported"] += " export manifest.json:" in b
     return result
 
@@ -207,7 +240,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="checkout of the code after (default: here)")
     parser.add_argument("--count", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--format", choices=("csv", "aucx", "beckman"), default="csv")
+    parser.add_argument("--format", choices=("csv", "aucx", "beckman", "hdf5"), default="csv",
+                        help="the corpus mutated (default: csv)")
     parser.add_argument("--export", action="store_true",
                         help="also export each mutant and compare the archives' members")
     parser.add_argument("--out", type=Path, default=None, help="folder for the mutants")

@@ -123,3 +123,56 @@ def test_release_opens_only_pipes(tmp_path):
     os.mkfifo(pipe)
     assert read_watch.release(str(pipe)) is False  # no reader waiting: nothing to release
     assert read_watch.release(str(tmp_path / "missing")) is False
+
+
+def test_a_blocking_target_that_cannot_be_released_is_interrupted(tmp_path, capsys,
+                                                                  monkeypatch):
+    """What no writer end releases (a device whose open(2) waits, stood for here by a
+    pipe whose release is taken away) ends too: the reading thread is interrupted."""
+    path, raw = _stored(tmp_path / "doc")
+    monkeypatch.chdir(path.parent)
+    monkeypatch.setattr(read_watch, "release", lambda _path: False)
+    with open_document(path) as doc:
+        node = doc.object_data.node("/x")
+        _swap_for_pipe(raw)
+        monkeypatch.setattr(external_guard, "file_kind", lambda _path: REGULAR)
+        out = _read_in_thread(node.read)
+        assert isinstance(out.get("error"), NodeReadError), out
+        finding = out["error"].finding
+        assert finding.code == "data.read-timeout" and finding.location == "/x"
+        assert f"{raw} is now a named pipe" in finding.message
+    assert not read_watch._reads
+    status = _read_in_thread(lambda: main(["dump", f"{path}::/x"]))["value"]
+    err = capsys.readouterr().err
+    assert status == 1 and "data.read-timeout" in err and str(raw) in err
+
+
+_DUMP_CHILD = """
+import sys
+from inspector.cli import main
+from inspector.formats.hdf5 import external_guard, read_watch
+from inspector.formats.sources.folder_bounds import REGULAR
+read_watch.READ_TIMEOUT_S = 0.3
+read_watch.RETRY_S = 0.05
+read_watch.release = lambda _path: False  # nothing to release: only the interrupt ends it
+external_guard.file_kind = lambda _path: REGULAR  # the swap lands after the last check
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_dump_exits_with_the_finding_when_the_read_blocks(tmp_path):
+    """``dump`` of a dataset whose external file blocks, read on the main thread of its
+    own process, exits with the finding, and the interpreter exits too (no thread left
+    blocked).  (``verify`` reads no external values of a plain HDF5 file.)"""
+    import subprocess
+    import sys
+
+    path, raw = _stored(tmp_path / "doc")
+    _swap_for_pipe(raw)
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    done = subprocess.run([sys.executable, "-c", _DUMP_CHILD, "dump", f"{path}::/x"],
+                          cwd=path.parent, env=env, capture_output=True, text=True,
+                          timeout=120)
+    out = done.stdout + done.stderr
+    assert "data.read-timeout: doc.h5: /x: reading its values did not end" in out, out
+    assert f"{raw} is now a named pipe" in out and done.returncode == 1, out

@@ -9,7 +9,10 @@ no answer may give more than one byte past the bytes asked for.
 
 from __future__ import annotations
 
+import socket
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -212,25 +215,121 @@ def test_the_limits_come_from_the_environment(monkeypatch):
     assert (options.request_deadline, options.document_deadline) == (120.0, 3600.0)
 
 
-def test_s3_answers_read_whole_by_botocore_are_capped():
-    """A listing page (or error document) without end: read up to the cap, then refused."""
-    awsrequest = pytest.importorskip("botocore.awsrequest")
-    from inspector.formats.remote.bounds import S3_ANSWER_CAP, BoundedS3Session
+class _RawS3:
+    """A hand-written S3 endpoint on 127.0.0.1 answering every request with
+    ``answer(conn)`` (each loop bounded; it stops when the client hangs up)."""
 
-    raw = _Endless()
+    def __init__(self, answer) -> None:
+        self._answer = answer
+        self._sock = socket.create_server(("127.0.0.1", 0))
+        self._sock.settimeout(0.2)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
 
-    class Inner:
-        def send(self, request):
-            assert request.stream_output  # asked streamed, so that botocore reads nothing
-            return awsrequest.AWSResponse("http://127.0.0.1:9/lab", 200, {}, raw)
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self._sock.getsockname()[1]}"
 
-    class Request:
-        stream_output = False
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._sock.accept()
+            except OSError:
+                continue
+            with conn:
+                conn.settimeout(5)
+                try:
+                    conn.recv(65536)  # the request (small, no body)
+                    self._answer(conn, self._stop)
+                except OSError:
+                    pass
 
-    session = BoundedS3Session(Inner(), 60.0, "s3://lab/run/")
-    with pytest.raises(RemoteError) as err:
-        session.send(Request())
-    assert err.value.rule is R.TOO_LARGE and raw.read_bytes == S3_ANSWER_CAP + 1
+    def __enter__(self) -> str:
+        self._thread.start()
+        return self.endpoint
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join(10)
+        self._sock.close()
+
+
+def _s3_env(monkeypatch) -> None:
+    pytest.importorskip("boto3")
+    for key, value in (("AWS_ACCESS_KEY_ID", "testing"), ("AWS_SECRET_ACCESS_KEY", "testing"),
+                       ("AWS_DEFAULT_REGION", "us-east-1")):
+        monkeypatch.setenv(key, value)
+
+
+def _trickled_headers(conn, stop) -> None:
+    """Headers one byte every 50 ms, never ending (at most 60 s)."""
+    conn.sendall(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+    for _ in range(1200):
+        if stop.is_set():
+            return
+        conn.sendall(b"a")
+        time.sleep(0.05)
+
+
+def _endless_page(conn, stop) -> None:
+    """A 200 answer whose body never ends (at most 64 MiB)."""
+    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/xml\r\n\r\n<x>")
+    for _ in range(256):
+        if stop.is_set():
+            return
+        conn.sendall(b"y" * (256 << 10))
+
+
+def _page_of(n: int):
+    def answer(conn, _stop) -> None:
+        keys = "".join(f"<Contents><Key>run/s{i}.RA1</Key><Size>1</Size></Contents>"
+                       for i in range(n))
+        body = ('<?xml version="1.0" encoding="UTF-8"?><ListBucketResult><Name>lab</Name>'
+                f"<Prefix>run/</Prefix><KeyCount>{n}</KeyCount><MaxKeys>1000</MaxKeys>"
+                f"<IsTruncated>false</IsTruncated>{keys}</ListBucketResult>").encode()
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/xml\r\n"
+                     b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    return answer
+
+
+def test_s3_headers_sent_without_end_meet_the_request_deadline(monkeypatch):
+    """The wait for the response headers is within the request deadline (a byte every
+    50 ms never trips the 5 s per-read timeout)."""
+    _s3_env(monkeypatch)
+    with _RawS3(_trickled_headers) as endpoint:
+        options = RemoteOptions(s3_endpoint=endpoint, timeout=5.0, request_deadline=1.0)
+        transport = remote_transport.S3Transport("s3://lab/x.h5", options)
+        with pytest.raises(RemoteError) as err:
+            transport.fetch(0, 100, None)
+        assert err.value.rule is R.REQUEST_DEADLINE, err.value
+        listing = remote_transport.S3Transport("s3://lab/run/", options)
+        with pytest.raises(RemoteError) as err:
+            listing.list_names(10)
+        assert err.value.rule is R.REQUEST_DEADLINE, err.value
+
+
+def test_s3_answers_read_whole_by_botocore_are_capped(monkeypatch):
+    """A listing page without end: read up to the cap, then refused."""
+    _s3_env(monkeypatch)
+    with _RawS3(_endless_page) as endpoint:
+        options = RemoteOptions(s3_endpoint=endpoint, timeout=5.0, request_deadline=60.0)
+        with pytest.raises(RemoteError) as err:
+            remote_transport.S3Transport("s3://lab/run/", options).list_names(10)
+    assert err.value.rule is R.TOO_LARGE
+
+
+def test_an_s3_listing_page_is_held_to_the_keys_asked_for(monkeypatch):
+    _s3_env(monkeypatch)
+    options_of = lambda endpoint: RemoteOptions(s3_endpoint=endpoint, timeout=5.0)  # noqa: E731
+    with _RawS3(_page_of(remote_transport.PAGE_KEYS)) as endpoint:
+        names, more = remote_transport.S3Transport(
+            "s3://lab/run/", options_of(endpoint)).list_names(5000)
+    assert len(names) == remote_transport.PAGE_KEYS and names[:2] == ["s0.RA1", "s1.RA1"]
+    assert more is False
+    with _RawS3(_page_of(remote_transport.PAGE_KEYS + 1)) as endpoint:
+        with pytest.raises(RemoteError) as err:
+            remote_transport.S3Transport("s3://lab/run/", options_of(endpoint)).list_names(5000)
+    assert err.value.rule is R.TOO_LARGE and "1001 keys" in str(err.value)
 
 
 def test_an_s3_listing_through_the_bounded_session_is_the_listing(tmp_path):

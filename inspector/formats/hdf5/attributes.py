@@ -39,8 +39,9 @@ MAX_ATTRIBUTE_BYTES = 1 << 20
 
 
 # -- attributes ------------------------------------------------------------------------
-def first_attribute_names(obj: Any) -> tuple[int, list[bytes]]:
-    """``(number of attributes, names of at most MAX_ATTRIBUTES of them)``.
+def first_attribute_names(obj: Any, count: int | None = None) -> tuple[int, list[bytes]]:
+    """``(number of attributes, names of at most MAX_ATTRIBUTES of them)``; ``count``:
+    the number of attributes when already asked for (``H5Oget_info``).
 
     All names in name order when there are few; otherwise the first ones in
     storage order (listing every name of 100 000 attributes to sort them
@@ -49,7 +50,7 @@ def first_attribute_names(obj: Any) -> tuple[int, list[bytes]]:
     Raises:
         OSError, RuntimeError, ValueError, KeyError: the attributes cannot be listed.
     """
-    n = h5py.h5a.get_num_attrs(obj.id)
+    n = h5py.h5a.get_num_attrs(obj.id) if count is None else count
     if n <= MAX_ATTRIBUTES:
         return n, _names_from(obj, 0, MAX_ATTRIBUTES, h5py.h5.ITER_INC) if n else []
     return n, sorted(_names_from(obj, 0, MAX_ATTRIBUTES, h5py.h5.ITER_NATIVE))
@@ -105,11 +106,12 @@ def _unreported(_rule: Rule, _message: str, _location: str = "") -> None:
     """Drops a finding of a page read after opening (its node says what is wrong)."""
 
 
-def _attribute_names(obj: Any, loc: str, report: Report) -> tuple[int, list[bytes]] | None:
-    """How many attributes ``obj`` has and the names of at most :data:`MAX_ATTRIBUTES`
-    of them (bytes, as stored)."""
+def _attribute_names(obj: Any, loc: str, report: Report,
+                     count: int | None = None) -> tuple[int, list[bytes]] | None:
+    """How many attributes ``obj`` has (``count`` when known) and the names of at most
+    :data:`MAX_ATTRIBUTES` of them (bytes, as stored)."""
     try:
-        n, names = first_attribute_names(obj)
+        n, names = first_attribute_names(obj, count)
     except (OSError, RuntimeError, ValueError, KeyError) as exc:
         report(R.TREE_ATTRIBUTES_UNREADABLE, f"{loc}: attributes cannot be listed: {exc}", loc)
         return None
@@ -204,13 +206,14 @@ def _attribute(obj: Any, attrs: Any, raw: bytes, loc0: str, node: Node,
     node.add(name, shown, kind="attribute", location=loc, detail=_value_detail(value))
 
 
-def attribute_nodes(obj: Any, node: Node, report: Report) -> None:
+def attribute_nodes(obj: Any, node: Node, report: Report, count: int | None = None) -> None:
     """Add one child node per attribute of ``obj`` (at most :data:`MAX_ATTRIBUTES`);
     their locations are ``node.location@name``.  When ``obj`` has more, a last child of
     kind :data:`~inspector.formats.capabilities.MORE_ATTRIBUTES` stands for the others
-    (location: the object's), which the views read with :func:`attribute_page`."""
+    (location: the object's), which the views read with :func:`attribute_page`.
+    ``count``: the number of attributes of ``obj`` when the caller asked for it already."""
     loc0 = node.location or "/"
-    listed = _attribute_names(obj, loc0, report)
+    listed = _attribute_names(obj, loc0, report, count)
     if listed is None:
         return
     n, names = listed
@@ -222,19 +225,18 @@ def attribute_nodes(obj: Any, node: Node, report: Report) -> None:
         node.add(name, None, kind=MORE_ATTRIBUTES, location=loc0, detail=detail)
 
 
-#: Largest attribute value read by :func:`attribute_values` (bytes): the facts of a
-#: metadata group a verdict rests on are read whole up to this (the views show at most
-#: :data:`MAX_ATTRIBUTE_BYTES` of an attribute).
-MAX_VALUE_BYTES = 64 << 20
-
-
 def attribute_values(obj: Any) -> dict[str, Any]:
     """The attributes of a metadata group (``neuro_info``, ``trial_info``...) by name.
 
     At most :data:`MAX_ATTRIBUTES` (the tree reports the others), in name
-    order; values larger than :data:`MAX_VALUE_BYTES`, and values of a
-    datatype numpy cannot hold, are left out (the tree describes them).
-    Nothing is reported here.
+    order.  Each value is sized before it is read and held to the tree's
+    limit: an attribute declaring more than :data:`MAX_ATTRIBUTE_BYTES` in all
+    (type × shape), or a variable-length value over the heap's per-value
+    limit (:func:`~.heap.check_attribute`), is left out, as are values of a
+    datatype numpy cannot hold.  Nothing is reported here: the tree reports
+    each one left out where it lists it (``data.value-too-large``, with the
+    ``h5dump -a`` command that reads it), and a rule needing the value finds
+    it absent.
 
     Raises:
         OSError, RuntimeError, KeyError: an attribute cannot be listed or
@@ -244,10 +246,10 @@ def attribute_values(obj: Any) -> dict[str, Any]:
     for raw in first_attribute_names(obj)[1]:
         aid = h5py.h5a.open(obj.id, raw)
         try:
-            size = element_count(aid.shape) * max(1, int(aid.dtype.itemsize))
-            if size <= MAX_VALUE_BYTES:
-                check_attribute(obj, raw)
-                out[raw.decode("utf-8", "backslashreplace")] = obj.attrs[raw]
+            if aid.shape is not None and _too_large(aid) is not None:
+                continue  # sized from its type and shape: never read
+            check_attribute(obj, raw)
+            out[raw.decode("utf-8", "backslashreplace")] = obj.attrs[raw]
         except (CorruptGlobalHeap, CorruptDatatype, ValueTooLarge, TypeError, ValueError):
             continue  # a datatype numpy (or HDF5) cannot hold: the tree reports it
     return out

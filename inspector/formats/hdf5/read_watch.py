@@ -10,21 +10,31 @@ it for writing and closing it again releases the blocked reader, whose read then
 sees end-of-file and HDF5 fails (external storage: "unable to seek") or fills the
 values (a virtual dataset's source).
 
+A device (a terminal or serial line whose ``open(2)`` waits for a carrier, anything
+that blocks) swapped in has no writer end to open.  What ends that read is a signal:
+the reading thread is sent :data:`INTERRUPT` (a handler that does nothing, installed
+without ``SA_RESTART``), so the ``open(2)`` it is blocked in fails with ``EINTR``;
+HDF5 does not retry an open (nor the ``read(2)`` of external storage; its ``pread``
+of a file fails at once on a pipe, terminal or socket), so the read fails and ends.
+
 So a read of a dataset whose values come from other files runs inside
 :func:`watch`: the paths it may open are registered with a deadline
 (:data:`READ_TIMEOUT_S` after the read starts).  One daemon thread, the watchdog,
-wakes at the earliest deadline; for a read still running then, every one of its
-paths that is now a named pipe is opened write-only and non-blocking and closed at
-once (never written to; a path that is anything else is left alone).  The read is
-then marked stopped, and whatever HDF5 returned or raised, :func:`watch` raises
-:class:`ReadStopped` (``data.read-timeout``): its values are not shown.  A read past
-its deadline with no pipe among its paths (a slow disk) is let run: nothing blocks it
-for good, and its values are sound.  Nothing here imports Qt or h5py.
+wakes at the earliest deadline; for a read still running then whose paths include one
+that is now a named pipe, device or socket, the read is marked stopped, every pipe is
+opened write-only and non-blocking and closed at once (never written to; a regular
+file is never opened), and the reading thread is interrupted, again every
+:data:`RETRY_S` while it runs.  Whatever HDF5 returned or raised, :func:`watch`
+raises :class:`ReadStopped` (``data.read-timeout``, naming the dataset and each such
+path): its values are not shown.  A read past its deadline with only regular files
+among its paths (a slow disk) is let run: nothing blocks it for good, and its values
+are sound.  Nothing here imports Qt or h5py.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import stat
 import threading
 import time
@@ -37,6 +47,10 @@ from dataclasses import dataclass, field
 READ_TIMEOUT_S = float(os.environ.get("INSPECTOR_EXTERNAL_READ_TIMEOUT", "10") or 10)
 #: Seconds between two releases of the pipes of one read still running past its deadline.
 RETRY_S = 0.2
+#: The signal that interrupts a reading thread blocked in ``open(2)`` (a real-time
+#: signal nothing else here uses; ``SIGUSR2`` where there are none).
+INTERRUPT: int | None = (int(signal.SIGRTMIN) + 5 if hasattr(signal, "SIGRTMIN")
+                         else getattr(signal, "SIGUSR2", None))
 
 
 class ReadStopped(OSError):
@@ -49,10 +63,11 @@ class ReadStopped(OSError):
     """
 
     def __init__(self, location: str, pipes: tuple[str, ...], seconds: float) -> None:
+        now = "; ".join(f"{p} is now {_kind_text(p)}" for p in pipes)
         super().__init__(
             f"{location}: reading its values did not end within {seconds:g} s: "
-            f"{', '.join(pipes)} is now a named pipe (swapped after it was checked); the read "
-            "was stopped and its values are not shown")
+            f"{now} (swapped after it was checked); the read was stopped and its values are "
+            "not shown")
         self.location = location
         self.pipes = pipes
         self.seconds = seconds
@@ -65,6 +80,8 @@ class _Read:
     paths: tuple[str, ...]
     deadline: float
     released: list[str] = field(default_factory=list)
+    thread: int = field(default_factory=threading.get_ident)
+    """The reading thread (interrupted when it blocks)."""
 
 
 _cond = threading.Condition()
@@ -85,6 +102,7 @@ def watch(paths: Iterable[str], location: str) -> Iterator[None]:
     if not targets:
         yield
         return
+    install()
     seconds = READ_TIMEOUT_S
     read = _Read(targets, time.monotonic() + seconds)
     _start(read)
@@ -129,30 +147,85 @@ def _watchdog() -> None:
                 _cond.wait(None if not pending else max(0.0, min(pending) - now))
                 continue
         for read in late:
-            for path in read.paths:
-                _release_for(read, path)
+            _stop(read)
 
 
-def _release_for(read: _Read, path: str) -> None:
-    """Release ``path`` for ``read`` when it is a named pipe.  The read is marked stopped
-    before the pipe is opened: the blocked reader may fail and finish the moment it is
-    released, and it must then see that it was stopped."""
-    if not _is_fifo(path):
-        return
+def _stop(read: _Read) -> None:
+    """Stop ``read`` when one of its paths is now a named pipe, device or socket: mark
+    it stopped first (the blocked reader may fail and finish the moment it is released,
+    and it must then see that it was stopped), release the pipes, interrupt the thread."""
+    special = [p for p in read.paths if _special(p)]
+    if not special:
+        return  # regular files only: a slow read, let run
     with _cond:
-        fresh = path not in read.released
-        if fresh:
-            read.released.append(path)
-    if not release(path) and fresh:  # no reader was waiting on it: not stopped by us
-        with _cond:
-            read.released.remove(path)
+        read.released.extend(p for p in special if p not in read.released)
+    for path in special:
+        release(path)
+    with _cond:  # still inside watch(): the signal cannot reach later work of the thread
+        if read in _reads:
+            interrupt(read.thread)
 
 
-def _is_fifo(path: str) -> bool:
+def _special(path: str) -> bool:
+    """True when ``path`` is a named pipe, device or socket (whatever may block)."""
     try:
-        return stat.S_ISFIFO(os.stat(path).st_mode)
+        mode = os.stat(path).st_mode
     except OSError:
         return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISBLK(mode) \
+        or stat.S_ISSOCK(mode)
+
+
+def _kind_text(path: str) -> str:
+    """What ``path`` is now, in words."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return "gone"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
+
+
+def _interrupted(_signum: int, _frame: object) -> None:
+    """The handler of :data:`INTERRUPT`: nothing (the signal's work is the ``EINTR``)."""
+
+
+_installed = False
+
+
+def install() -> bool:
+    """Install the handler of :data:`INTERRUPT` (without ``SA_RESTART``); True when it is
+    installed.  Only the main thread can install it (the module does at import, and each
+    :func:`watch` tries again); a signal some other code handles is left to it."""
+    global _installed
+    if _installed:
+        return True
+    if INTERRUPT is None or threading.current_thread() is not threading.main_thread():
+        return False
+    try:
+        if signal.getsignal(INTERRUPT) not in (signal.SIG_DFL, None, _interrupted):
+            return False
+        signal.signal(INTERRUPT, _interrupted)
+        signal.siginterrupt(INTERRUPT, True)
+    except (OSError, ValueError):
+        return False
+    _installed = True
+    return True
+
+
+def interrupt(thread: int) -> bool:
+    """Send :data:`INTERRUPT` to ``thread`` (a ``threading.get_ident``) so that a system
+    call it is blocked in fails with ``EINTR``; True when sent (the handler installed)."""
+    if not _installed or INTERRUPT is None:
+        return False
+    try:
+        signal.pthread_kill(thread, INTERRUPT)
+    except (OSError, ValueError, ProcessLookupError):
+        return False
+    return True
 
 
 def release(path: str) -> bool:
@@ -169,3 +242,6 @@ def release(path: str) -> bool:
         return stat.S_ISFIFO(os.fstat(fd).st_mode)
     finally:
         os.close(fd)
+
+
+install()

@@ -223,8 +223,9 @@ DATA_VALUE_TOO_LARGE = rule(
 DATA_READ_TIMEOUT = rule(
     "data.read-timeout", ERROR,
     "Reading values from another file (external storage or a virtual dataset's source) did "
-    "not end within the time limit because that file became a named pipe after it was "
-    "checked: the read was stopped and its values are not shown.",
+    "not end within the time limit because that file became a named pipe, a device or a "
+    "socket after it was checked: the read was stopped (the pipe released, the reading "
+    "thread interrupted) and its values are not shown.",
     f"{H5P_EXTERNAL}; {CONTRACT}")
 DATA_CHUNK_OVERFLOW = rule(
     "data.chunk-overflow", ERROR,

@@ -160,6 +160,14 @@ def _refusal(group: Any, raw_name: bytes, location: str, hops: int) -> TooManyMa
             return None
         return _refusal(owner, name, location, hops + 1) if isinstance(owner, h5py.Group) \
             else None
-    count = mapping_count(guard, int(info.u))
+    return refusal_at(guard, int(info.u), location)
+
+
+def refusal_at(guard: HeapGuard, addr: int, location: str) -> TooManyMappings | None:
+    """The refusal of the object whose header is at ``addr`` (relative to the base: a
+    hard link's address, ``H5Lget_info``) when it is a virtual dataset of more than
+    :data:`MAX_MAPPINGS` mappings, or None (:func:`member_refusal` once the link is
+    known to be a hard one; the tree asks for the link once and shares it)."""
+    count = mapping_count(guard, addr)
     return TooManyMappings(location, count) if count is not None and count > MAX_MAPPINGS \
         else None

@@ -19,6 +19,7 @@ Each fault is a :class:`~.remote_transport.RemoteError` with its rule of
 
 from __future__ import annotations
 
+import io
 import socket
 import threading
 import time
@@ -217,61 +218,103 @@ def check_declared(size: int, limit: int, url: str, said: str) -> None:
 S3_ANSWER_CAP = 8 << 20
 
 
-class BoundedS3Session:
-    """Stands for botocore's HTTP session of one client: the answers botocore would read
-    whole (every operation but ``GetObject``'s body, and every error document) are read
-    here within :data:`S3_ANSWER_CAP` bytes and the request deadline.
+class BoundedS3Sender:
+    """Sends botocore's requests of one client itself, bounded: registered for the
+    client's ``before-send`` event (botocore's documented hook: a handler returning an
+    ``AWSResponse`` is the answer, and botocore sends nothing), it sends each request
+    through a :func:`watched_pool`, so that the overall request deadline covers the wait
+    for the response headers too (botocore bounds it only by its per-read timeout, and
+    a server sending its headers a byte at a time would never end), and reads every
+    answer botocore would read whole (every operation but ``GetObject``'s body, and
+    every error document) within :data:`S3_ANSWER_CAP` bytes.
 
-    botocore reads such bodies with no limit (``AWSResponse.content``); this session
-    asks the wrapped one for a streamed answer and fills the answer's content itself.
+    A streamed answer (``GetObject``) is handed back unread: its reader reads it within
+    its own :class:`Deadline`, active on the thread while botocore sends.
 
     Args:
-        inner: botocore's ``URLLib3Session`` of the client.
         seconds: the request deadline.
+        timeout: seconds to connect and between two reads.
         url: the object or folder URL, for messages.
     """
 
-    def __init__(self, inner: Any, seconds: float, url: str) -> None:
-        self._inner = inner
+    def __init__(self, seconds: float, timeout: float, url: str) -> None:
         self._seconds = seconds
+        self._timeout = timeout
         self._url = url
+        self._pool = watched_pool(num_pools=2, maxsize=4)
 
-    def send(self, request: Any) -> Any:
-        """Send ``request``; the answer, its content read here unless streamed.
+    def __call__(self, request: Any, **_: Any) -> Any:
+        """The answer to botocore's prepared ``request``.
 
         Raises:
             RemoteError: ``remote.too-large`` (an answer beyond the cap) or
-                ``remote.request-deadline``; botocore's own errors as they are.
+                ``remote.request-deadline``; urllib3's errors as they are (botocore
+                names them).
         """
-        streamed = bool(request.stream_output)
-        request.stream_output = True
-        response = self._inner.send(request)
-        if streamed and response.status_code < 300:
-            return response
         what = f"an answer of the store for {self._url}"
-        raw = response.raw
-        complete = False
+        outer = getattr(_CURRENT, "deadline", None)
+        if request.stream_output and outer is not None:
+            response = self._send(request, outer)
+            if response.status < 300:
+                return _aws_response(request.url, response, None)
+            raw_answer = response
+        else:
+            raw_answer = None
         with Deadline(self._seconds, what) as deadline:
-            deadline.attach(getattr(raw, "connection", None))
             try:
-                content = read_body(chunks(raw), S3_ANSWER_CAP, deadline, what)
-                complete = True
-            except RemoteError as exc:
-                if exc.rule is R.ANSWER_TOO_LONG:
-                    raise RemoteError(R.TOO_LARGE, f"{what} is larger than the "
-                                      f"{S3_ANSWER_CAP} bytes read of one answer") from None
-                raise
+                response = raw_answer or self._send(request, deadline)
+                content = self._content(response, deadline, what)
             except Exception:
                 if deadline.expired:
                     raise deadline.error() from None
                 raise
-            finally:
-                _finish(raw, complete)
-        response._content = content  # what AWSResponse.content would have read, bounded
-        return response
+        return _aws_response(request.url, response, content)
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
+    def _send(self, request: Any, deadline: Deadline) -> Any:
+        import urllib3
+
+        deadline.check()
+        body = request.body
+        if hasattr(body, "read"):
+            body = body.read()
+        return self._pool.urlopen(
+            request.method, request.url, body=body, headers=dict(request.headers.items()),
+            preload_content=False, decode_content=False, redirect=False, retries=False,
+            timeout=urllib3.Timeout(connect=self._timeout, read=self._timeout))
+
+    @staticmethod
+    def _content(response: Any, deadline: Deadline, what: str) -> bytes:
+        deadline.attach(getattr(response, "connection", None))
+        complete = False
+        try:
+            content = read_body(chunks(response), S3_ANSWER_CAP, deadline, what)
+            complete = True
+        except RemoteError as exc:
+            if exc.rule is R.ANSWER_TOO_LONG:
+                raise RemoteError(R.TOO_LARGE, f"{what} is larger than the "
+                                  f"{S3_ANSWER_CAP} bytes read of one answer") from None
+            raise
+        finally:
+            _finish(response, complete)
+        return content
+
+
+class _Read(io.BytesIO):
+    """An answer's body already read, as botocore's ``AWSResponse`` reads a raw body
+    (``stream``) or its ``StreamingBody`` one (``read``)."""
+
+    def stream(self, *_: Any, **__: Any) -> Any:
+        yield self.getvalue()
+
+
+def _aws_response(url: str, response: Any, content: bytes | None) -> Any:
+    """botocore's ``AWSResponse`` of a urllib3 ``response``: its raw stream unread, or
+    ``content`` when it was read here."""
+    from botocore.awsrequest import AWSResponse
+
+    headers = {k: v for k, v in response.headers.items()}
+    raw = response if content is None else _Read(content)
+    return AWSResponse(url, response.status, headers, raw)
 
 
 def _finish(raw: Any, complete: bool) -> None:

@@ -51,8 +51,10 @@ UNREACHABLE = rule(
 TOO_LARGE = rule(
     "remote.too-large", Severity.ERROR,
     "A file that is read whole (a CSV/TSV scan table or its manifest) is larger than the cap "
-    "for whole reads over the network, or a folder's directory index page is larger than "
-    "the cap for index pages (8 MiB).", _CONTRACT)
+    "for whole reads over the network, a folder's directory index page is larger than "
+    "the cap for index pages (8 MiB), an answer of an S3 store read whole (a listing page, "
+    "an error document) is larger than 8 MiB, or an S3 listing page holds more keys than "
+    "the 1 000 asked for.", _CONTRACT)
 CANCELLED = rule(
     "remote.cancelled", Severity.ERROR,
     "Reading was cancelled before the object was read.", _CONTRACT)
@@ -86,8 +88,9 @@ RANGE_MISMATCH = rule(
 REQUEST_DEADLINE = rule(
     "remote.request-deadline", Severity.ERROR,
     "One request took longer than its overall deadline (RemoteOptions.request_deadline, "
-    "120 s by default; INSPECTOR_REMOTE_REQUEST_DEADLINE_S), however steadily its bytes "
-    "came: the read is abandoned.",
+    "120 s by default; INSPECTOR_REMOTE_REQUEST_DEADLINE_S), from sending it to the last "
+    "byte of its answer, the wait for the response headers included, however steadily its "
+    "bytes came: the read is abandoned.",
     _CONTRACT)
 DOCUMENT_DEADLINE = rule(
     "remote.document-deadline", Severity.ERROR,

@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 
 from inspector.formats.remote import rules as R
 from inspector.formats.remote.bounds import (
-    BoundedS3Session,
+    BoundedS3Sender,
     Deadline,
     check_declared,
     chunks,
@@ -344,10 +344,8 @@ class S3Transport:
                             retries={"max_attempts": 1, "mode": "standard"},
                             s3={"addressing_style": "path"} if endpoint else None)
             client = boto3.session.Session().client("s3", endpoint_url=endpoint, config=config)
-            endpoint_obj = getattr(client, "_endpoint", None)
-            if endpoint_obj is not None and hasattr(endpoint_obj, "http_session"):
-                endpoint_obj.http_session = BoundedS3Session(
-                    endpoint_obj.http_session, self._options.request_deadline, self.url)
+            client.meta.events.register("before-send.s3", BoundedS3Sender(
+                self._options.request_deadline, t, self.url))
             self._client = client
         return self._client
 
@@ -423,7 +421,7 @@ class S3Transport:
         """The names of the objects directly under the prefix (``ListObjectsV2`` with the
         delimiter ``/``), at most ``limit``, and whether there were more.
 
-        At most ``limit // 1000 + 2`` pages are asked for (pages of sub-folders only
+        At most ``limit // PAGE_KEYS + 2`` pages are asked for (pages of sub-folders only
         count too), all within the request deadline (checked between pages).
 
         Raises:
@@ -434,10 +432,10 @@ class S3Transport:
         names: list[str] = []
         token: str | None = None
         deadline = Deadline(self._options.request_deadline, f"the listing of {self.url}")
-        for _ in range(limit // 1000 + 2):
+        for _ in range(limit // PAGE_KEYS + 2):
             deadline.check()
             kwargs: dict[str, Any] = {"Bucket": self.bucket, "Prefix": prefix,
-                                      "Delimiter": "/", "MaxKeys": 1000}
+                                      "Delimiter": "/", "MaxKeys": PAGE_KEYS}
             if token:
                 kwargs["ContinuationToken"] = token
             try:
@@ -446,12 +444,31 @@ class S3Transport:
                 raise
             except Exception as exc:  # noqa: BLE001 - botocore's errors become our findings
                 raise _s3_error(exc, self.url, f"the listing of {self.url}") from None
+            _check_page(page, self.url)
             names.extend(o["Key"][len(prefix):] for o in page.get("Contents", ())
                          if o["Key"] != prefix)
             token = page.get("NextContinuationToken")
             if len(names) > limit or not page.get("IsTruncated") or not token:
                 return names[:limit], len(names) > limit
         return names[:limit], True
+
+
+#: Keys (objects and sub-folders) asked for per ``ListObjectsV2`` page.
+PAGE_KEYS = 1000
+
+
+def _check_page(page: dict[str, Any], url: str) -> None:
+    """Refuse a listing page holding more keys than the :data:`PAGE_KEYS` asked for
+    (counted here, objects and sub-folders: a store ignoring ``MaxKeys`` would let one
+    page carry any number).
+
+    Raises:
+        RemoteError: ``remote.too-large``.
+    """
+    keys = len(page.get("Contents", ()) or ()) + len(page.get("CommonPrefixes", ()) or ())
+    if keys > PAGE_KEYS:
+        raise RemoteError(R.TOO_LARGE, f"the listing of {url}: the store answered a page of "
+                          f"{keys} keys, more than the {PAGE_KEYS} asked for; not listed")
 
 
 def _s3_code(exc: BaseException) -> str:

@@ -277,8 +277,10 @@ def test_many_attributes_are_capped(tmp_path):
         assert len(attrs) == MAX_ATTRIBUTES
         big = doc.tree.find("/neuro_info@big")
         assert big.value is None and "not read" in big.detail
-        info = doc.summary["neuro_info"]  # the tree bounds display; the facts stay whole
-        assert info["sfreq"] == 100.0 and len(info["big"]) == 300_000
+        info = doc.summary["neuro_info"]  # a value over the per-value limit is never read
+        assert info["sfreq"] == 100.0 and "big" not in info
+        too_large = [x for x in doc.findings if x.code == "data.value-too-large"]
+        assert [x.location for x in too_large] == ["/neuro_info@big"]
 
 
 def test_vision_info_as_a_huge_dataset_is_not_iterated(tmp_path):

@@ -279,7 +279,7 @@ def test_epochs_time_runs_from_the_stimulus_onset(qtbot, jobs):
     """The corpus epochs file: trial_window [-16, 48] at 500 Hz, onset at sample 16 of each
     epoch; the axis runs from -32 ms to 94 ms and the onset marker sits at 0."""
     from inspector.formats import open_document
-    from inspector.ui.plots.registry import onset_sample
+    from inspector.ui.plots.neural import onset_sample
 
     doc = open_document(FIXTURES / "vneurotk/v1/epochs_dense_f64_strids.h5")
     ref, trials = doc.arrays["neuro"], doc.trials
@@ -307,7 +307,7 @@ def test_epochs_time_runs_from_the_stimulus_onset(qtbot, jobs):
 
 def test_no_common_window_keeps_time_from_the_epoch_start():
     from inspector.formats.capabilities import TrialStructure
-    from inspector.ui.plots.registry import onset_sample
+    from inspector.ui.plots.neural import onset_sample
 
     ref = NumpyArrayRef("neuro", np.zeros((3, 64, 2)))
     varying = TrialStructure(data_mode="epochs", trial_window=np.array([[-16, 48], [-8, 56],

@@ -310,7 +310,9 @@ def test_exit_codes_and_integrity_only(tmp_path, capsys):
     from inspector.formats.aucx import read_experiment, write_aucx
 
     exp = read_experiment(GOOD)
-    exp.scans[1]["scan_id"] = exp.scans[0]["scan_id"]  # scan_ids stay distinct
+    scans = list(exp.scans)  # (a ScanRecords builds a fresh dict per access)
+    scans[1] = {**scans[1], "scan_id": scans[0]["scan_id"]}  # two scans, one scan_id
+    exp.scans = scans
     dup = write_aucx(exp, tmp_path / "dup.aucx", exported_at="2026-06-01T12:00:00Z")
     with open_document(dup) as doc:
         doc.verify()

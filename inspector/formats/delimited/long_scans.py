@@ -179,17 +179,23 @@ class LongScans:
         radius = np.frombuffer(self.radius, dtype=np.float64)
         lines = np.frombuffer(self.line, dtype=np.int64)
         order = np.lexsort((lines, radius, scan_of))
-        s, r = scan_of[order], radius[order]
-        same = (s[1:] == s[:-1]) & (r[1:] == r[:-1])
+        s = scan_of[order]
+        same = s[1:] == s[:-1]
+        del s
+        r = radius[order]
+        same &= r[1:] == r[:-1]
+        del r
         total = int(np.count_nonzero(same))
         if not total:
             return [], 0
-        head = np.ones(order.size, dtype=bool)
-        head[1:] = ~same
-        group_first = lines[order][np.maximum.accumulate(np.where(head, np.arange(order.size),
-                                                                   0))]
-        repeat = np.flatnonzero(~head)
-        pick = repeat[np.argsort(lines[order][repeat], kind="stable")[:listed]]
-        found = [(int(lines[order[i]]), self.order[int(s[i])], float(r[i]),
-                  int(group_first[i])) for i in pick]
+        repeat = np.flatnonzero(same) + 1  # sorted positions repeating the one before
+        heads = np.flatnonzero(~same) + 1  # sorted positions starting a (scan, radius) group
+        heads = np.concatenate((np.zeros(1, dtype=heads.dtype), heads))
+        del same
+        rows = order[repeat]
+        pick = np.argsort(lines[rows], kind="stable")[:listed]
+        first_rows = order[heads[np.searchsorted(heads, repeat[pick], side="right") - 1]]
+        found = [(int(lines[rows[k]]), self.order[int(scan_of[rows[k]])],
+                  float(radius[rows[k]]), int(lines[f])) for k, f in zip(pick, first_rows,
+                                                                          strict=True)]
         return found, total

@@ -42,7 +42,7 @@ from inspector.runtime.switches import ENV, MEASURES  # noqa: E402
 #: The figures kept per run (the probe's and the scenario's).
 FIGURES = ("max_gap_ms", "p99_gap_ms", "gaps_over_50ms", "max_gap_gui_cpu_ms",
            "gaps_over_50ms_gui_cpu", "wall_ms", "cpu_ms")
-DEFAULT_MEASURES = ("switch-interval", "thread-priority", "warm-pause", "gui-collector",
+DEFAULT_MEASURES = ("switch-interval", "thread-priority", "gui-collector",
                     "collection-holds", "freeze")
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import importlib
 import sys
 import threading
-import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from types import ModuleType
@@ -28,14 +27,10 @@ from PySide6.QtCore import QObject, Signal
 
 from inspector.formats.registry import IMPORT_LOCK
 from inspector.runtime.qt_classes import ClassBuilds
-from inspector.runtime.switches import enabled
 from inspector.runtime.threads import lower_thread_priority
 
 #: The plots package: pyqtgraph and every plot view.
 PLOTS = "inspector.ui.plots"
-#: Seconds the thread waits before each module only preloaded (nobody waits for it):
-#: the GUI thread gets the interpreter lock to itself between two imports.
-WARM_PAUSE_S = 0.05
 
 
 def loaded(name: str) -> ModuleType | None:
@@ -66,7 +61,6 @@ class _Loader(QObject):
                                            Callable[[str], None] | None]]] = {}
         self._lock = threading.Lock()
         self._queue: deque[str] = deque()
-        self._urgent: set[str] = set()  # queued names a callback waits for (under the lock)
         self._thread: threading.Thread | None = None
         self.when_drained: list[Callable[[], None]] = []
         self.classes = ClassBuilds()  # the thread's Qt classes are built on the GUI thread
@@ -88,7 +82,6 @@ class _Loader(QObject):
                 self._queue.remove(name)
             if first:
                 self._queue.appendleft(name)
-                self._urgent.add(name)  # someone waits for it: no pause before it
             else:
                 self._queue.append(name)
             if self._thread is None:
@@ -108,10 +101,6 @@ class _Loader(QObject):
                     self._thread = None
                     break
                 name = self._queue.popleft()
-                pause = name not in self._urgent  # a module only preloaded
-                self._urgent.discard(name)
-            if pause and enabled("warm-pause"):
-                time.sleep(WARM_PAUSE_S)
             try:
                 # (one importing thread at a time: see IMPORT_LOCK)
                 with IMPORT_LOCK, self.classes.diverted():

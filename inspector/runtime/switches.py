@@ -19,7 +19,6 @@ ENV = "INSPECTOR_RUNTIME_OFF"
 MEASURES: dict[str, str] = {
     "switch-interval": "interpreter_lock.shorten_switch_interval",
     "thread-priority": "threads.lower_thread_priority",
-    "warm-pause": "preload.WARM_PAUSE_S",
     "gui-collector": "garbage.install_gui_thread_collector",
     "collection-holds": "garbage.hold_full_collections",
     "freeze": "garbage.freeze_long_lived",

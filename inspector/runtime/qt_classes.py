@@ -183,10 +183,11 @@ class ClassBuilds:
             del _diverting[ident]
 
 
-#: The Qt modules pyqtgraph's Qt shim imports (``pyqtgraph/Qt/__init__.py``): it looks up
-#: every name of the first three (``_copy_attrs``) and imports the others where they exist
-#: (QtOpenGLWidgets imports QtOpenGL).  Importing a module creates its classes' types on
-#: the importing thread, or, where PySide6 creates them lazily, the first look-up does.
+#: The Qt modules pyqtgraph imports: its Qt shim (``pyqtgraph/Qt/__init__.py``) looks up
+#: every name of the first three (``_copy_attrs``) and imports QtSvg, QtOpenGLWidgets and
+#: QtTest where they exist; ``graphicsItems/PColorMeshItem.py`` imports QtOpenGL.  Importing
+#: a module creates its classes' types on the importing thread, or, where PySide6 creates
+#: them lazily, the first look-up of each does.
 QT_MODULES = ("PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets", "PySide6.QtSvg",
               "PySide6.QtOpenGL", "PySide6.QtOpenGLWidgets", "PySide6.QtTest")
 
@@ -197,11 +198,12 @@ def create_qt_types() -> int:
 
     A type created while another thread uses Qt can crash the process (module docstring):
     pyqtgraph's import on the preload thread imports QtSvg, QtOpenGL, QtOpenGLWidgets and
-    QtTest (about 30 ms of type creation), and, in a process where PySide6 creates types
-    lazily (it was imported before ``inspector``: ``inspector.QT_CLASSES_LAZY``), its look-up
-    of every QtCore/QtGui/QtWidgets name creates some 450 more (about 160 ms).  Once done,
-    a call only compares names (about 1 ms).  A module missing from the installation is
-    skipped, as pyqtgraph skips it.  Returns the number of types created by look-up.
+    QtTest (0.1 to 0.2 s on the loaded 2-core machine, most of it QtOpenGL's types), and,
+    in a process where PySide6 creates types lazily (it was imported before ``inspector``:
+    ``inspector.QT_CLASSES_LAZY``), its look-up of every QtCore/QtGui/QtWidgets name
+    creates about 590 more (0.9 s there).  Once done, a call only compares names (under
+    1 ms).  A module missing from the installation is skipped, as pyqtgraph skips it.
+    Returns the number of types created by look-up.
     """
     count = 0
     for module_name in QT_MODULES:

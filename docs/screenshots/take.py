@@ -33,6 +33,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import inspector  # noqa: F401 - before PySide6, as ``inspector`` starts (docs/runtime.md)
+
 ROOT = Path(__file__).resolve().parents[2]
 LONG_TSV = ROOT / "tests/fixtures/auc-delimited/long_tsv"
 
@@ -105,9 +107,11 @@ def main() -> None:
         files = image_files()[:1]
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp()  # cold chunk summaries
     from PySide6.QtCore import QEventLoop, QTimer
-    from PySide6.QtWidgets import QApplication, QTabWidget
+    from PySide6.QtWidgets import QTabWidget
 
-    app = QApplication([])
+    from inspector.runtime import start_gui  # (``inspector`` is imported: see the top)
+
+    app, _ = start_gui([sys.argv[0]])  # the application as ``inspector`` makes it
     from inspector.formats.decoding.workers import worker_pool
     from inspector.ui.main_window import MainWindow
     from inspector.ui.theme import apply_theme

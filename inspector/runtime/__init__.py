@@ -32,23 +32,20 @@ def start_gui(argv: Sequence[str] | None = None) -> tuple[QApplication, bool]:
     """The process's ``QApplication`` (made from ``argv`` if none exists) with every measure
     in force, and whether this call made it.
 
-    In order: the switch interval (:mod:`.interpreter_lock`); Qt's classes created on
-    this (the GUI) thread if PySide6 creates them lazily (:mod:`.qt_classes`); the
+    In order: the switch interval (:mod:`.interpreter_lock`); the types of every Qt class
+    pyqtgraph uses created on this (the GUI) thread (:mod:`.qt_classes`); the
     application; the GUI-thread collector (:mod:`.garbage`); and, when the process
     starts, full collections held until the window's warm-up.  Call on the main thread.
     """
     from PySide6.QtWidgets import QApplication
 
-    from inspector import QT_CLASSES_LAZY
     from inspector.runtime.garbage import hold_during_start_up, install_gui_thread_collector
     from inspector.runtime.interpreter_lock import shorten_switch_interval
+    from inspector.runtime.qt_classes import create_qt_types
     from inspector.runtime.switches import enabled
 
     shorten_switch_interval()
-    if QT_CLASSES_LAZY and QApplication.instance() is None:
-        from inspector.runtime.qt_classes import create_lazy_qt_classes
-
-        create_lazy_qt_classes()
+    create_qt_types()
     app = cast("QApplication | None", QApplication.instance())
     starting = app is None
     if app is None:

@@ -10,8 +10,10 @@ thread and calls back on the GUI thread once it is importable without work.
 Only module *code* runs on that thread: the modules define classes and
 constants; no widget (no ``QObject`` at all) is created there.  Widgets are
 built by the callback, on the GUI thread.  The modules' subclasses of Qt
-classes are built on the GUI thread too (:mod:`inspector.runtime.qt_classes`:
-building one on another thread could crash the GUI thread).
+classes are built on the GUI thread too, and the Qt modules pyqtgraph imports
+are imported (their types created) there before the thread starts
+(:mod:`inspector.runtime.qt_classes`: creating a type on another thread could
+crash the GUI thread).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from types import ModuleType
 from PySide6.QtCore import QObject, Signal
 
 from inspector.formats.registry import IMPORT_LOCK
-from inspector.runtime.qt_classes import ClassBuilds
+from inspector.runtime.qt_classes import ClassBuilds, create_qt_types
 from inspector.runtime.threads import lower_thread_priority
 
 #: The plots package: pyqtgraph and every plot view.
@@ -64,6 +66,7 @@ class _Loader(QObject):
         self._thread: threading.Thread | None = None
         self.when_drained: list[Callable[[], None]] = []
         self.classes = ClassBuilds()  # the thread's Qt classes are built on the GUI thread
+        create_qt_types()  # and so are the types its imports would create (once: start_gui)
         self.imported.connect(self._imported)
         self.failed.connect(self._failed)
         self.drained.connect(self._drained)

@@ -183,21 +183,37 @@ class ClassBuilds:
             del _diverting[ident]
 
 
-#: The Qt modules whose classes pyqtgraph and the views use.
-QT_MODULES = ("PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets")
+#: The Qt modules pyqtgraph imports: its Qt shim (``pyqtgraph/Qt/__init__.py``) looks up
+#: every name of the first three (``_copy_attrs``) and imports QtSvg, QtOpenGLWidgets and
+#: QtTest where they exist; ``graphicsItems/PColorMeshItem.py`` imports QtOpenGL.  Importing
+#: a module creates its classes' types on the importing thread, or, where PySide6 creates
+#: them lazily, the first look-up of each does.
+QT_MODULES = ("PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets", "PySide6.QtSvg",
+              "PySide6.QtOpenGL", "PySide6.QtOpenGLWidgets", "PySide6.QtTest")
 
 
-def create_lazy_qt_classes() -> int:
-    """Create every class of :data:`QT_MODULES` now, on the calling (GUI) thread.
+def create_qt_types() -> int:
+    """Import :data:`QT_MODULES` and create every class type they still lack, on the calling
+    (GUI) thread, so that importing pyqtgraph on another thread creates none.
 
-    For a process where PySide6 creates classes lazily (``inspector.QT_CLASSES_LAZY``),
-    so that no background import creates one while the GUI thread uses another
-    (about 160 ms, once).  Returns the number of names looked up.
+    A type created while another thread uses Qt can crash the process (module docstring):
+    pyqtgraph's import on the preload thread imports QtSvg, QtOpenGL, QtOpenGLWidgets and
+    QtTest (0.1 to 0.2 s on the loaded 2-core machine, most of it QtOpenGL's types), and,
+    in a process where PySide6 creates types lazily (it was imported before ``inspector``:
+    ``inspector.QT_CLASSES_LAZY``), its look-up of every QtCore/QtGui/QtWidgets name
+    creates about 590 more (0.9 s there).  Once done, a call only compares names (under
+    1 ms).  A module missing from the installation is skipped, as pyqtgraph skips it.
+    Returns the number of types created by look-up.
     """
     count = 0
     for module_name in QT_MODULES:
-        module = importlib.import_module(module_name)
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        made = vars(module)
         for attribute in dir(module):
-            getattr(module, attribute)
-            count += 1
+            if attribute not in made:
+                getattr(module, attribute)
+                count += 1
     return count

@@ -22,7 +22,7 @@ MEASURES: dict[str, str] = {
     "gui-collector": "garbage.install_gui_thread_collector",
     "collection-holds": "garbage.hold_full_collections",
     "freeze": "garbage.freeze_long_lived",
-    "eager-qt-classes": "qt_option / qt_classes.create_lazy_qt_classes",
+    "eager-qt-classes": "qt_option / qt_classes.create_qt_types",
 }
 
 

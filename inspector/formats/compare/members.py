@@ -24,6 +24,7 @@ record: they differ between two exports of one experiment.  Nothing here imports
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -163,17 +164,26 @@ def _one_side(name: str, ra: dict[str, str | None], rb: dict[str, str | None],
                       content=False, detail={"by": by}, note=_note(name))
 
 
+def _in_both(names: list[str], ra: dict[str, str | None], rb: dict[str, str | None],
+             ma: ArchiveMembers, mb: ArchiveMembers, by: str,
+             match: MemberMatch,
+             ) -> Iterator[tuple[str, StoredMember | None, StoredMember | None]]:
+    """``(name, stored in A, stored in B)`` of each member both archives hold; a member
+    one side lacks is added to ``match`` as a difference of that side."""
+    pa, pb = set(ma.names), set(mb.names)
+    for name in names:
+        one = _one_side(name, ra, rb, name in pa, name in pb, by)
+        if one is not None:
+            match.differences.append(one)
+        elif name in pa:
+            yield name, ma.stored(name), mb.stored(name)
+
+
 def _by_recorded(names: list[str], ra: dict[str, str | None], rb: dict[str, str | None],
                  ma: ArchiveMembers, mb: ArchiveMembers) -> MemberMatch:
     """``--digests-only``: recorded digests and ZIP metadata; no member byte read."""
     match, same, unread = MemberMatch(), set(), set()
-    pa, pb = set(ma.names), set(mb.names)
-    for name in names:
-        one = _one_side(name, ra, rb, name in pa, name in pb, RECORDED)
-        if one is not None or name not in pa:
-            match.differences += [one] if one is not None else []
-            continue
-        sa, sb = ma.stored(name), mb.stored(name)
+    for name, sa, sb in _in_both(names, ra, rb, ma, mb, RECORDED, match):
         zip_same = (sa is not None and sb is not None
                     and (sa.crc, sa.file_size) == (sb.crc, sb.file_size))
         x, y = ra.get(name), rb.get(name)
@@ -208,14 +218,8 @@ def _by_stored(names: list[str], ra: dict[str, str | None], rb: dict[str, str | 
     """By default: stored bytes compared first; members whose stored bytes differ are
     inflated and their SHA-256 compared."""
     match, same = MemberMatch(), set()
-    pa, pb = set(ma.names), set(mb.names)
     with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="diff-members") as pool:
-        for name in names:
-            one = _one_side(name, ra, rb, name in pa, name in pb, STORED)
-            if one is not None or name not in pa:
-                match.differences += [one] if one is not None else []
-                continue
-            sa, sb = ma.stored(name), mb.stored(name)
+        for name, sa, sb in _in_both(names, ra, rb, ma, mb, STORED, match):
             if sa is None or sb is None:
                 match.not_compared.append(NotCompared(
                     SECTION, name, f"the member of {'A' if sa is None else 'B'} failed a ZIP "

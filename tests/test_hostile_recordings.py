@@ -527,3 +527,20 @@ def test_trial_meta_range_index_longer_than_any_table_is_a_finding(tmp_path):
         message = next(f.message for f in doc.findings if f.code == "trial-meta.bad-range")
         assert "18446744073709551615" in message and "more rows" in message
         assert doc.header is not None and doc.arrays  # the rest is still shown
+
+
+def test_bytes_that_are_no_image_are_a_finding_without_an_object_address(tmp_path):
+    """Pillow's message names the stream it was given ("<_io.BytesIO object at 0x...>"):
+    the finding leaves it out, and says once that the image cannot be decoded."""
+    p = _copy(tmp_path, "epochs_dense_f64_strids.h5", "noimage.h5")
+    with h5py.File(p, "r+") as f:
+        del f["stimuli_db/0/image"]
+        f["stimuli_db/0/image"] = np.frombuffer(b"not an image at all", dtype="u1")
+        f["stimuli_db/0/image"].attrs["kind"] = "image_bytes"
+    doc = open_document(p)
+    doc.verify()
+    bad = [f for f in doc.findings if f.code == "stimuli.undecodable"]
+    assert [b.location for b in bad] == ["/stimuli_db/0/image"]
+    assert bad[0].message == ("stimulus image cannot be decoded: stimulus 'faces/f01': "
+                              "image_bytes at /stimuli_db/0/image: cannot identify image file")
+    doc.close()

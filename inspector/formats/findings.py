@@ -18,6 +18,7 @@ Nothing here imports Qt (docs/architecture.md, "Layers").
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
@@ -262,17 +263,24 @@ class Findings:
         return f"Findings({self.as_list()!r})"
 
 
+# A Python object's default repr ("<_io.BytesIO object at 0x7f...>"), which some libraries
+# put in their messages (Pillow: "cannot identify image file <_io.BytesIO object at ...>"):
+# it names nothing the user can find, and differs from run to run.
+_OBJECT_REPR = re.compile(r"<[\w.]+ object at 0x[0-9a-fA-F]+>")
+
+
 def cause(exc: BaseException) -> str:
     """Why a library call failed, in that library's words, for a finding's message.
 
     The text of ``exc`` without Python's exception class name (a user reads
     "Unable to synchronously open object (bad object header version number)",
-    not "OSError: ..."); a ``KeyError``'s key unquoted; a plain phrase when
+    not "OSError: ..."); a ``KeyError``'s key unquoted; an object's default
+    repr (``<_io.BytesIO object at 0x...>``) left out; a plain phrase when
     the library gave no text.  Reader bugs keep the class name
     (``internal.reader-failed``, docs/architecture.md "Contracts").
     """
     text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
-    text = " ".join(text.split())
+    text = " ".join(_OBJECT_REPR.sub("", text).split())
     return text or "no reason was given"
 
 

@@ -491,7 +491,7 @@ def _pillow_rgb(opener: Any, what: str) -> np.ndarray:
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
         raise OSError(f"{what}: refused to decode a possible decompression bomb: {exc}") from exc
     except Exception as exc:  # noqa: BLE001 - Pillow raises many types on hostile input
-        raise OSError(f"{what}: the image cannot be decoded: {cause(exc)}") from exc
+        raise OSError(f"{what}: {cause(exc)}") from exc
 
 
 def decode_image(source: H5Source, entry: StimulusEntry, folder: Path) -> np.ndarray:
@@ -519,8 +519,7 @@ def decode_image(source: H5Source, entry: StimulusEntry, folder: Path) -> np.nda
     if entry.kind == "image_bytes":
         data = np.asarray(source.read(entry.dataset, ()))
         return _pillow_rgb(lambda: io.BytesIO(data.tobytes()),
-                           f"stimulus {entry.stim_id!r}: image_bytes at {entry.location} "
-                           "cannot be decoded")
+                           f"stimulus {entry.stim_id!r}: image_bytes at {entry.location}")
     if np.dtype(ds.dtype).kind not in "biuf":
         raise ValueError(f"stimulus {entry.stim_id!r}: {entry.location} holds "
                          f"{np.dtype(ds.dtype)} values, not pixel numbers")

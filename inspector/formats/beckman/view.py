@@ -39,6 +39,10 @@ KIND_LABEL = "Beckman XL-A/XL-I run"
 TREE_TITLE = "Scan files"
 #: Other folder entries listed in the tree at most.
 MAX_OTHERS = 200
+#: Scan files given a node of their own (in the raw tree and among the provenance's
+#: source checksums) at most; the others are counted in one node (the ``scans`` table
+#: and ``verify --json`` still cover every file).
+MAX_FILE_NODES = 10_000
 
 
 class BeckmanError(ValueError):
@@ -110,11 +114,19 @@ def _file_node(root: Node, f: ScanFile) -> None:
             head.add(label, text, location=f"{name}:2")
 
 
+def _more_files(node: Node, count: int) -> None:
+    """One node counting the scan files past :data:`MAX_FILE_NODES` (none when all fit)."""
+    if count > MAX_FILE_NODES:
+        node.add("...", f"{count - MAX_FILE_NODES:,} more scan file(s) not shown",
+                 kind="note")
+
+
 def _tree(run: Run) -> Node:
     """The raw tree: every scan file, then the folder's other entries (not read)."""
     root = Node(run.name, kind="group", location="")
-    for f in run.files:
+    for f in run.files[:MAX_FILE_NODES]:
         _file_node(root, f)
+    _more_files(root, len(run.files))
     if run.others:
         others = root.add("other entries", kind="group", detail=f"{len(run.others)} (not read)")
         for name in run.others[:MAX_OTHERS]:
@@ -160,11 +172,12 @@ def _provenance_tree(prov: dict[str, Any]) -> Node:
                 "source_filename", "sha256"):
         root.add(key, prov.get(key))
     files = root.add("source_checksums", kind="group", detail=str(len(prov["source_checksums"])))
-    for entry in prov["source_checksums"]:
+    for entry in prov["source_checksums"][:MAX_FILE_NODES]:
         f = files.add(entry["role"], entry["filename"], kind="file", location=entry["filename"],
                       detail=f"{entry['byte_size']} bytes")
         for k in ("role", "filename", "algorithm", "value", "byte_size"):
             f.add(k, entry.get(k), location=entry["filename"])
+    _more_files(files, len(prov["source_checksums"]))
     for key in ("warnings", "assumptions", "transformations", "supplied_values",
                 "converted_values", "inferred_values", "user_confirmed_values", "unknown_values"):
         items = prov.get(key) or []

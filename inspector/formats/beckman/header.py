@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from dataclasses import dataclass
 
 #: A decimal number as the files write it (``5.8090``, ``1.1690E09``, ``3.88350E+0002``).
@@ -123,5 +124,6 @@ def parse_header(text: str) -> Header | HeaderProblem:
         if value < 0:
             return HeaderProblem("negative", f"line 2 {name} is negative ({value})")
     return Header(letter.upper(), int(cell), float(temperature), float(rpm), float(seconds),
-                  float(omega2t), float(position), int(count), tuple(fields[:N_FIELDS]),
+                  float(omega2t), float(position), int(count),
+                  tuple(sys.intern(f) for f in fields[:N_FIELDS]),  # one copy of a repeated field
                   len(fields) - N_FIELDS)

@@ -216,6 +216,17 @@ def _header(raw: bytes, scan: ScanFile, col: _Col) -> Header | None:
     return got if ok else None
 
 
+#: Line numbers 3, 4, ... shared (read-only) by the scans of a clean data block.
+_LINES = np.arange(3, 3 + 4096, dtype=np.int64)
+_LINES.flags.writeable = False
+
+
+def _line_numbers(rows: int) -> np.ndarray:
+    """int64 ``(rows,)``: 3, 4, ...: a view of one shared array for a scan of up to 4 096
+    points (a run of 100 000 files holds no copy each), else its own."""
+    return _LINES[:rows] if rows <= _LINES.size else np.arange(3, 3 + rows, dtype=np.int64)
+
+
 def _fast_data(body: bytes, scan: ScanFile) -> bool:
     """Parse a clean data block in one call; False when any line needs a closer look.
 
@@ -234,7 +245,7 @@ def _fast_data(body: bytes, scan: ScanFile) -> bool:
     if a.shape[0] != rows or a.shape[1] not in (2, 3) or not np.isfinite(a).all():
         return False
     scan.x, scan.value = a[:, 0].copy(), a[:, 1].copy()
-    scan.lines = np.arange(3, 3 + rows, dtype=np.int64)
+    scan.lines = _line_numbers(rows)
     if a.shape[1] == 3:
         scan.third, scan.third_points = a[:, 2].copy(), rows
     else:

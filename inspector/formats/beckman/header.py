@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 from dataclasses import dataclass
 
 #: A decimal number as the files write it (``5.8090``, ``1.1690E09``, ``3.88350E+0002``).
@@ -48,7 +47,8 @@ class Header:
         omega2t: omega^2t in rad^2/s.
         position: the wavelength in nm (for WA/WI scans: the radius in cm).
         count: the eighth field (its meaning is not documented; kept verbatim).
-        fields: the eight fields as written.
+        written: the eight fields as written, joined by one space (one string a file,
+            not eight: a run holds up to 100 000 files); read through :attr:`fields`.
         extra: how many fields follow the eighth (ignored).
     """
 
@@ -60,8 +60,13 @@ class Header:
     omega2t: float
     position: float
     count: int
-    fields: tuple[str, ...]
+    written: str
     extra: int = 0
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The eight fields as written (none holds a space or a tab)."""
+        return tuple(self.written.split(" "))
 
 
 @dataclass(frozen=True)
@@ -124,6 +129,5 @@ def parse_header(text: str) -> Header | HeaderProblem:
         if value < 0:
             return HeaderProblem("negative", f"line 2 {name} is negative ({value})")
     return Header(letter.upper(), int(cell), float(temperature), float(rpm), float(seconds),
-                  float(omega2t), float(position), int(count),
-                  tuple(sys.intern(f) for f in fields[:N_FIELDS]),  # one copy of a repeated field
+                  float(omega2t), float(position), int(count), " ".join(fields[:N_FIELDS]),
                   len(fields) - N_FIELDS)

@@ -50,7 +50,8 @@ class ScanFile:
 
     Attributes:
         name: what the file name states.
-        path: the file.
+        path: the file's path (or URL) as text (a string, not a path object: a run
+            holds up to 100 000 files).
         size: bytes (0 when unreadable).
         sha256: lowercase hex digest of its bytes (``""`` when unreadable).
         description: line 1 as text (undecodable bytes escaped ``\\xNN``).
@@ -65,7 +66,7 @@ class ScanFile:
     """
 
     name: ScanName
-    path: Path
+    path: str
     size: int = 0
     sha256: str = ""
     description: str = ""
@@ -138,7 +139,7 @@ def read_scan(path: Path, name: ScanName, findings: Findings) -> ScanFile:
     Never raises for bad input: an unreadable or oversized file, a missing or
     broken header line, malformed data lines are findings (rules in :mod:`.rules`).
     """
-    scan = ScanFile(name, path)
+    scan = ScanFile(name, str(path))
     col = _Col(findings, scan)
     content = _read_bytes(path, scan, col)
     if content is None:

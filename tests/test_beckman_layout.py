@@ -227,6 +227,25 @@ def test_tree_lists_every_file_with_its_digest_and_header_fields(tmp_path):
     assert [c.name for c in doc.tree.children[-1].children] == ["notes.txt"]
 
 
+def test_tree_gives_a_node_to_at_most_max_file_nodes_files(tmp_path, monkeypatch):
+    """Past the limit, the raw tree and the provenance's source checksums count the other
+    files in one node; the scans table and the summary still cover every file."""
+    from inspector.formats.beckman import view
+
+    monkeypatch.setattr(view, "MAX_FILE_NODES", 3)
+    run = tmp_path / "run"
+    for i in range(5):
+        write(run, f"{i + 1:05d}.RA1", ["five", header(seconds=120 * (i + 1)), *data(seed=i)])
+    doc = open_run(run)
+    assert [n.name for n in doc.tree.children] == ["00001.RA1", "00002.RA1", "00003.RA1", "..."]
+    assert doc.tree.children[-1].value == "2 more scan file(s) not shown"
+    checksums = next(n for n in doc.provenance.children if n.name == "source_checksums")
+    assert [n.value for n in checksums.children] == ["00001.RA1", "00002.RA1", "00003.RA1",
+                                                     "2 more scan file(s) not shown"]
+    assert len(doc.tables["scans"]) == 5
+    assert len(doc.summary["source_files"]) == 5
+
+
 def test_sniff_needs_the_name_and_a_parsing_header_line(tmp_path):
     ok = write(tmp_path / "a", "00001.RA1", ["d", header(), *data(3)])
     assert sniff(ok) == "beckman-xl" and sniff(ok.parent) == "beckman-xl"

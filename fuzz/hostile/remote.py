@@ -23,8 +23,8 @@ import struct
 import threading
 import time
 import zlib
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -51,10 +51,14 @@ class MisbehavingServer:
         endless_bytes: where a body "without end" stops (bytes).
         trickle_seconds: how long a trickle goes on before the server closes it.
         trickle_rate: bytes per second of a trickle.
+        handler: makes the request handler class of this server (the HTTP answers
+            above by default; :mod:`fuzz.hostile.s3` gives an S3-compatible one).
     """
 
     def __init__(self, content: bytes, endless_bytes: int = 256 << 20,
-                 trickle_seconds: float = 30.0, trickle_rate: float = 4.0) -> None:
+                 trickle_seconds: float = 30.0, trickle_rate: float = 4.0,
+                 handler: Callable[[MisbehavingServer], type[BaseHTTPRequestHandler]]
+                 | None = None) -> None:
         self.content = content
         self.endless_bytes = endless_bytes
         self.trickle_seconds = trickle_seconds
@@ -63,7 +67,7 @@ class MisbehavingServer:
         self._lock = threading.Lock()
         self.stop = threading.Event()
         self._gzip: bytes | None = None
-        self.httpd = _Quiet(("127.0.0.1", 0), _handler(self))
+        self.httpd = _Quiet(("127.0.0.1", 0), (handler or _handler)(self))
         self.httpd.daemon_threads = True
         self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
@@ -257,14 +261,11 @@ SMALL_DEADLINES = {"INSPECTOR_REMOTE_REQUEST_DEADLINE_S": "2",
 
 
 @contextmanager
-def _small_deadlines(scale: Scale) -> Iterator[None]:
-    """At the small scale, short remote deadlines in this process's environment (which the
-    runner passes to the commands); restored on exit."""
-    if scale != "small":
-        yield
-        return
-    saved = {k: os.environ.get(k) for k in SMALL_DEADLINES}
-    os.environ.update(SMALL_DEADLINES)
+def environment(values: dict[str, str]) -> Iterator[None]:
+    """``values`` in this process's environment (which the runner passes to the commands
+    it starts); restored on exit."""
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
     try:
         yield
     finally:
@@ -275,6 +276,12 @@ def _small_deadlines(scale: Scale) -> Iterator[None]:
                 os.environ[key] = value
 
 
+def small_deadlines(scale: Scale) -> AbstractContextManager[None]:
+    """At the small scale, short remote deadlines (:data:`SMALL_DEADLINES`) in this
+    process's environment; restored on exit."""
+    return environment(SMALL_DEADLINES if scale == "small" else {})
+
+
 def serving(name: str):  # noqa: ANN201 - a Builder
     """A builder: start a :class:`MisbehavingServer` and yield the URL of ``name``."""
 
@@ -282,7 +289,7 @@ def serving(name: str):  # noqa: ANN201 - a Builder
     def build(folder: Path, scale: Scale) -> Iterator[str]:
         endless = 256 << 20 if scale == "small" else 8 << 30
         trickle = 10.0 if scale == "small" else 400.0
-        with _small_deadlines(scale), MisbehavingServer(
+        with small_deadlines(scale), MisbehavingServer(
                 recording(), endless_bytes=endless, trickle_seconds=trickle) as srv:
             if name == "gzip.h5":
                 srv.gzip_bomb()  # built before the commands run, not while they wait

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
 
-from inspector.formats.auc.model import AucExperiment
+from inspector.formats.auc.model import AucExperiment, Handoff
 from inspector.formats.document import Document
 from inspector.formats.findings import Finding, Severity, cause
 from inspector.formats.registry import open_document
@@ -200,16 +200,17 @@ def _check_dest(dest: Path, overwrite: bool, source: ExportSource) -> None:
             pass
 
 
-def _write_archive(experiment: AucExperiment, dest: Path, when: datetime | None,
+def _write_archive(handoff: Handoff, dest: Path, when: datetime | None,
                    overwrite: bool) -> Path:
-    """Write ``experiment`` at ``dest`` with the AUCX writer.
+    """Write the experiment of ``handoff`` at ``dest`` with the AUCX writer (which drops
+    it before reading the archive back).
 
     The AUCX writer is the destination of every export, the one format this
     module is about; sources are never told apart here.
     """
     from inspector.formats.aucx.writer import write_aucx
 
-    return Path(write_aucx(experiment, dest, exported_at=when, overwrite=overwrite))
+    return Path(write_aucx(handoff, dest, exported_at=when, overwrite=overwrite))
 
 
 def export_to_aucx(
@@ -246,12 +247,12 @@ def export_to_aucx(
     _check_dest(dest_path, overwrite, source)
     if progress:
         progress(0, 3, "loading source")
-    experiment = load_source(source)
+    handoff = Handoff(load_source(source))  # the writer's alone: dropped before read-back
     if progress:
         progress(1, 3, "writing archive")
     existed = dest_path.exists()
     try:
-        written = _write_archive(experiment, dest_path, when, overwrite)
+        written = _write_archive(handoff, dest_path, when, overwrite)
     except FileExistsError as exc:
         raise ExportError(f"{dest_path}: already exists (use --overwrite to replace it)") from exc
     except Exception as exc:  # noqa: BLE001 - every write failure is an export error

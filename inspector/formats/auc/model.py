@@ -171,3 +171,25 @@ def summary_model(exp: AucExperiment) -> dict[str, Any]:
             "n_scans": exp.n_scans, "n_points": exp.n_points, "n_values": values,
             "observations": {"mode": exp.mode, "signal_unit": exp.signal_unit,
                              "radius_unit": exp.radius_unit}}
+
+
+class Handoff:
+    """An experiment handed to the AUCX writer for good (``write_aucx``): the writer
+    holds the only reference to it, and drops it (and what was made from it) once the
+    archive is written, before reading the archive back, so that the source and the
+    read-back are never in memory together.  ``take()`` gives the experiment once.
+    """
+
+    def __init__(self, experiment: AucExperiment) -> None:
+        self._experiment: AucExperiment | None = experiment
+
+    def take(self) -> AucExperiment:
+        """The experiment, once.
+
+        Raises:
+            RuntimeError: it was taken already.
+        """
+        exp, self._experiment = self._experiment, None
+        if exp is None:
+            raise RuntimeError("the experiment of this Handoff was taken already")
+        return exp

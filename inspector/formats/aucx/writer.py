@@ -17,6 +17,7 @@ details reproduced so a re-export of a reference archive is byte-identical:
 from __future__ import annotations
 
 import errno
+import gc
 import json
 import os
 from collections.abc import Iterator
@@ -27,7 +28,7 @@ from typing import IO, Any
 import numpy as np
 
 import inspector
-from inspector.formats.auc.model import AucExperiment
+from inspector.formats.auc.model import AucExperiment, Handoff
 from inspector.formats.aucx import layout as L
 from inspector.formats.aucx.atomicfile import AtomicFile, new_file_mode
 from inspector.formats.aucx.checksums import checksum_document
@@ -347,7 +348,7 @@ def _write_zip(fh: IO[bytes], json_members: dict[str, Any],
     zw.close()
 
 
-def write_aucx(experiment: AucExperiment, path: str | os.PathLike[str],
+def write_aucx(experiment: AucExperiment | Handoff, path: str | os.PathLike[str],
                exported_at: str | datetime | None = None, overwrite: bool = False,
                creator: tuple[str, str] = ("Inspector", inspector.__version__)) -> Path:
     """Write ``experiment`` to ``path`` as an AUCX 1.0 archive; return the path.
@@ -361,7 +362,8 @@ def write_aucx(experiment: AucExperiment, path: str | os.PathLike[str],
     Args:
         experiment: the experiment (arrays: radius float ``(points,)`` shared
             or ``(scans, points)`` per-scan, signal float ``(scans, points)``,
-            mask bool ``(scans, points)``; units as given, never converted).
+            mask bool ``(scans, points)``; units as given, never converted), or a
+            :class:`Handoff` of it, dropped before the read-back.
         path: destination ``.aucx`` file.
         exported_at: export timestamp (ISO-8601 text or datetime; naive is
             taken as UTC); None means now, UTC.  The same experiment and
@@ -388,10 +390,13 @@ def write_aucx(experiment: AucExperiment, path: str | os.PathLike[str],
     if not parent.is_dir():
         raise FileNotFoundError(f"destination folder does not exist: {parent}")
     when = L.parse_timestamp(exported_at) if exported_at is not None else datetime.now(UTC)
-    json_members, arrays = _members(experiment, when, creator)
+    # a Handoff's experiment is held by ``held`` alone, and let go as the zip is written
+    held = [_members(experiment.take() if isinstance(experiment, Handoff) else experiment,
+                     when, creator)]
     try:
         with AtomicFile(parent) as out:
-            _write_zip(out.file, json_members, arrays)
+            _write_zip(out.file, *held.pop())
+            gc.collect()  # what the source's document left in reference cycles
             out.finish(new_file_mode(dest))
             _verify_written(out.read_path, dest)
             out.place(dest, overwrite)

@@ -47,7 +47,8 @@ class Header:
         omega2t: omega^2t in rad^2/s.
         position: the wavelength in nm (for WA/WI scans: the radius in cm).
         count: the eighth field (its meaning is not documented; kept verbatim).
-        fields: the eight fields as written.
+        written: the eight fields as written, joined by one space (one string a file,
+            not eight: a run holds up to 100 000 files); read through :attr:`fields`.
         extra: how many fields follow the eighth (ignored).
     """
 
@@ -59,8 +60,13 @@ class Header:
     omega2t: float
     position: float
     count: int
-    fields: tuple[str, ...]
+    written: str
     extra: int = 0
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The eight fields as written (none holds a space or a tab)."""
+        return tuple(self.written.split(" "))
 
 
 @dataclass(frozen=True)
@@ -123,5 +129,5 @@ def parse_header(text: str) -> Header | HeaderProblem:
         if value < 0:
             return HeaderProblem("negative", f"line 2 {name} is negative ({value})")
     return Header(letter.upper(), int(cell), float(temperature), float(rpm), float(seconds),
-                  float(omega2t), float(position), int(count), tuple(fields[:N_FIELDS]),
+                  float(omega2t), float(position), int(count), " ".join(fields[:N_FIELDS]),
                   len(fields) - N_FIELDS)

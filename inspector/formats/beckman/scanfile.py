@@ -50,31 +50,51 @@ class ScanFile:
 
     Attributes:
         name: what the file name states.
-        path: the file.
+        path: the file's path (or URL) as text (a string, not a path object: a run
+            holds up to 100 000 files).
         size: bytes (0 when unreadable).
         sha256: lowercase hex digest of its bytes (``""`` when unreadable).
         description: line 1 as text (undecodable bytes escaped ``\\xNN``).
         header: line 2 parsed, or None when it is missing or broken.
-        x: float64 ``(points,)``: column 1 (radius in cm; wavelength in nm for WA/WI).
-        value: float64 ``(points,)``: column 2, in the type's signal unit.
-        third: float64 ``(points,)``: column 3, NaN where a line has none.
+        columns: float64 ``(3, points)``: the three data columns in one array (one
+            object a file, not three: a run holds up to 100 000 files), read through
+            :attr:`x`, :attr:`value` and :attr:`third`.
         third_points: how many lines have a third column.
-        lines: int64 ``(points,)``: the line number of each point.
+        numbers: int64 ``(points,)``: the line number of each point, or None for
+            3, 4, ... (a clean data block; read through :attr:`lines`).
         errors: how many error findings this file produced.
     """
 
     name: ScanName
-    path: Path
+    path: str
     size: int = 0
     sha256: str = ""
     description: str = ""
     header: Header | None = None
-    x: np.ndarray = field(default_factory=lambda: np.empty(0))
-    value: np.ndarray = field(default_factory=lambda: np.empty(0))
-    third: np.ndarray = field(default_factory=lambda: np.empty(0))
+    columns: np.ndarray = field(default_factory=lambda: np.empty((3, 0)))
     third_points: int = 0
-    lines: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    numbers: np.ndarray | None = None
     errors: int = 0
+
+    @property
+    def x(self) -> np.ndarray:
+        """float64 ``(points,)``: column 1 (radius in cm; wavelength in nm for WA/WI)."""
+        return self.columns[0]
+
+    @property
+    def value(self) -> np.ndarray:
+        """float64 ``(points,)``: column 2, in the type's signal unit."""
+        return self.columns[1]
+
+    @property
+    def third(self) -> np.ndarray:
+        """float64 ``(points,)``: column 3, NaN where a line has none."""
+        return self.columns[2]
+
+    @property
+    def lines(self) -> np.ndarray:
+        """int64 ``(points,)``: the line number of each point."""
+        return self.numbers if self.numbers is not None else _line_numbers(self.points)
 
     @property
     def ok(self) -> bool:
@@ -84,7 +104,7 @@ class ScanFile:
     @property
     def points(self) -> int:
         """Data points read."""
-        return int(self.x.size)
+        return int(self.columns.shape[1])
 
 
 class _Col:
@@ -119,7 +139,7 @@ def read_scan(path: Path, name: ScanName, findings: Findings) -> ScanFile:
     Never raises for bad input: an unreadable or oversized file, a missing or
     broken header line, malformed data lines are findings (rules in :mod:`.rules`).
     """
-    scan = ScanFile(name, path)
+    scan = ScanFile(name, str(path))
     col = _Col(findings, scan)
     content = _read_bytes(path, scan, col)
     if content is None:
@@ -216,6 +236,17 @@ def _header(raw: bytes, scan: ScanFile, col: _Col) -> Header | None:
     return got if ok else None
 
 
+#: Line numbers 3, 4, ... shared (read-only) by the scans of a clean data block.
+_LINES = np.arange(3, 3 + 4096, dtype=np.int64)
+_LINES.flags.writeable = False
+
+
+def _line_numbers(rows: int) -> np.ndarray:
+    """int64 ``(rows,)``: 3, 4, ...: a view of one shared array for a scan of up to 4 096
+    points (a run of 100 000 files holds no copy each), else its own."""
+    return _LINES[:rows] if rows <= _LINES.size else np.arange(3, 3 + rows, dtype=np.int64)
+
+
 def _fast_data(body: bytes, scan: ScanFile) -> bool:
     """Parse a clean data block in one call; False when any line needs a closer look.
 
@@ -233,12 +264,9 @@ def _fast_data(body: bytes, scan: ScanFile) -> bool:
     rows = body.count(b"\n") + 1  # loadtxt skips blank lines: a blank line gives fewer rows
     if a.shape[0] != rows or a.shape[1] not in (2, 3) or not np.isfinite(a).all():
         return False
-    scan.x, scan.value = a[:, 0].copy(), a[:, 1].copy()
-    scan.lines = np.arange(3, 3 + rows, dtype=np.int64)
-    if a.shape[1] == 3:
-        scan.third, scan.third_points = a[:, 2].copy(), rows
-    else:
-        scan.third = np.full(rows, np.nan)
+    columns = np.full((3, rows), np.nan)
+    columns[:a.shape[1]] = a.T
+    scan.columns, scan.third_points = columns, (rows if a.shape[1] == 3 else 0)
     return True
 
 
@@ -369,10 +397,9 @@ def _keep_rows(rows: _Rows, scan: ScanFile, col: _Col) -> None:
                    "are not two or three finite numbers (after the first "
                    f"{MAX_DETAILED_LINES} malformed lines, they are counted, not listed)",
                    rows.first_unlisted)
-    scan.x = np.frombuffer(rows.x, dtype=np.float64).copy()
-    scan.value = np.frombuffer(rows.value, dtype=np.float64).copy()
-    scan.third = np.frombuffer(rows.third, dtype=np.float64).copy()
-    scan.lines = np.frombuffer(rows.numbers, dtype=np.int64).copy()
+    scan.columns = np.vstack([np.frombuffer(column, dtype=np.float64)
+                              for column in (rows.x, rows.value, rows.third)])
+    scan.numbers = np.frombuffer(rows.numbers, dtype=np.int64).copy()
     n = len(rows.numbers)
     scan.third_points = n - rows.missing_third
     if scan.third_points and rows.missing_third:

@@ -12,15 +12,15 @@ but offers neither ``auc`` nor ``export``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
 from inspector.formats.analysis.arrays import NumpyArrayRef
 from inspector.formats.auc.model import AucExperiment, summary_list
-from inspector.formats.beckman.header import FIELD_NAMES
+from inspector.formats.beckman.header import FIELD_NAMES, Header
 from inspector.formats.beckman.model import build_experiment, experiment_id, mask_of, padded
 from inspector.formats.beckman.names import SCAN_TYPES
 from inspector.formats.beckman.run import Group, Run, number_text, read_run
@@ -39,6 +39,10 @@ KIND_LABEL = "Beckman XL-A/XL-I run"
 TREE_TITLE = "Scan files"
 #: Other folder entries listed in the tree at most.
 MAX_OTHERS = 200
+#: Scan files given a node of their own (in the raw tree and among the provenance's
+#: source checksums) at most; the others are counted in one node (the ``scans`` table
+#: and ``verify --json`` still cover every file).
+MAX_FILE_NODES = 10_000
 
 
 class BeckmanError(ValueError):
@@ -74,25 +78,30 @@ def groups_table(run: Run) -> pd.DataFrame:
 def scans_table(g: Group) -> pd.DataFrame:
     """One row per scan of ``g``: file, points, radius range (wavelength range for WA/WI),
     the header fields, the third column's point count and the description line (floats;
-    NaN where absent)."""
-    rows = []
+    NaN where absent).  Built a column at a time (no dict a scan)."""
     x = "radius" if g.radial else "wavelength"
-    for i, f in enumerate(g.files):
-        h = f.header
-        assert h is not None
-        rows.append({
-            "scan_id": f.name.name, "index": i, "points": f.points,
-            f"{x}_min": float(f.x.min()) if f.points else np.nan,
-            f"{x}_max": float(f.x.max()) if f.points else np.nan,
-            "elapsed_time_s": h.seconds, "rotor_speed_rpm": h.rpm, "temperature_c": h.temperature,
-            "wavelength_nm": h.position if g.radial else np.nan,
-            "radius_cm": np.nan if g.radial else h.position,
-            "omega2t": h.omega2t, "count": h.count, "cell": h.cell, "channel": f.name.channel,
-            "third_column_points": f.third_points, "description": f.description,
-        })
+    files = g.files
+    headers = [f.header for f in files]
+    assert all(h is not None for h in headers)
+    heads: list[Header] = headers  # type: ignore[assignment]
+    nan = np.nan
+    columns: dict[str, list[Any]] = {
+        "scan_id": [f.name.name for f in files], "index": list(range(len(files))),
+        "points": [f.points for f in files],
+        f"{x}_min": [float(f.x.min()) if f.points else nan for f in files],
+        f"{x}_max": [float(f.x.max()) if f.points else nan for f in files],
+        "elapsed_time_s": [h.seconds for h in heads], "rotor_speed_rpm": [h.rpm for h in heads],
+        "temperature_c": [h.temperature for h in heads],
+        "wavelength_nm": [h.position if g.radial else nan for h in heads],
+        "radius_cm": [nan if g.radial else h.position for h in heads],
+        "omega2t": [h.omega2t for h in heads], "count": [h.count for h in heads],
+        "cell": [h.cell for h in heads], "channel": [f.name.channel for f in files],
+        "third_column_points": [f.third_points for f in files],
+        "description": [f.description for f in files],
+    }
     import pandas as pd
 
-    return pd.DataFrame(rows)
+    return pd.DataFrame(columns)
 
 
 def _file_node(root: Node, f: ScanFile) -> None:
@@ -110,11 +119,19 @@ def _file_node(root: Node, f: ScanFile) -> None:
             head.add(label, text, location=f"{name}:2")
 
 
+def _more_files(node: Node, count: int) -> None:
+    """One node counting the scan files past :data:`MAX_FILE_NODES` (none when all fit)."""
+    if count > MAX_FILE_NODES:
+        node.add("...", f"{count - MAX_FILE_NODES:,} more scan file(s) not shown",
+                 kind="note")
+
+
 def _tree(run: Run) -> Node:
     """The raw tree: every scan file, then the folder's other entries (not read)."""
     root = Node(run.name, kind="group", location="")
-    for f in run.files:
+    for f in run.files[:MAX_FILE_NODES]:
         _file_node(root, f)
+    _more_files(root, len(run.files))
     if run.others:
         others = root.add("other entries", kind="group", detail=f"{len(run.others)} (not read)")
         for name in run.others[:MAX_OTHERS]:
@@ -160,11 +177,12 @@ def _provenance_tree(prov: dict[str, Any]) -> Node:
                 "source_filename", "sha256"):
         root.add(key, prov.get(key))
     files = root.add("source_checksums", kind="group", detail=str(len(prov["source_checksums"])))
-    for entry in prov["source_checksums"]:
+    for entry in prov["source_checksums"][:MAX_FILE_NODES]:
         f = files.add(entry["role"], entry["filename"], kind="file", location=entry["filename"],
                       detail=f"{entry['byte_size']} bytes")
         for k in ("role", "filename", "algorithm", "value", "byte_size"):
             f.add(k, entry.get(k), location=entry["filename"])
+    _more_files(files, len(prov["source_checksums"]))
     for key in ("warnings", "assumptions", "transformations", "supplied_values",
                 "converted_values", "inferred_values", "user_confirmed_values", "unknown_values"):
         items = prov.get(key) or []
@@ -197,13 +215,38 @@ def _arrays(g: Group, exp: AucExperiment | None) -> dict[str, NumpyArrayRef]:
     return out
 
 
+class _Records(Sequence[dict[str, Any]]):
+    """The ``source_files`` records of the scan files, made as they are asked for (a
+    summarised list asks for ten of 100 000)."""
+
+    def __init__(self, files: list[ScanFile]) -> None:
+        self.files = files
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+    @overload
+    def __getitem__(self, i: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, i: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(i, slice):
+            return [self._record(f) for f in self.files[i]]
+        return self._record(self.files[i])
+
+    @staticmethod
+    def _record(f: ScanFile) -> dict[str, Any]:
+        return {"role": "scan_file", "filename": f.name.name, "algorithm": "sha256",
+                "value": f.sha256, "byte_size": f.size}
+
+
 def _summary(run: Run, exp: AucExperiment | None) -> dict[str, Any]:
     """The ``verify --json`` facts: parser, files, groups, the offered group's experiment."""
     summary: dict[str, Any] = {
         "parser": "beckman-xl",
-        "source_files": summary_list([{"role": "scan_file", "filename": f.name.name,
-                                       "algorithm": "sha256", "value": f.sha256,
-                                       "byte_size": f.size} for f in run.files]),
+        "source_files": summary_list(_Records(run.files)),  # type: ignore[arg-type]
         "groups": summary_list([{"group": g.key, "type": g.type, "cell": g.cell,
                                  "channel": g.channel, "position": g.position,
                                  "scans": len(g.files)} for g in run.groups]),

@@ -171,31 +171,78 @@ class LongScans:
 
     def duplicates(self, listed: int) -> tuple[list[tuple[int, str, float, int]], int]:
         """``(line, scan id, radius, first line)`` of the first ``listed`` observations (in
-        line order) repeating an earlier radius of their scan, and how many there are
-        (found by one sort of every observation by scan, radius and line)."""
+        line order) repeating an earlier radius of their scan, and how many there are.
+
+        Found by one stable sort of every observation by scan and radius (and line, when
+        the rows are not in line order), walked :data:`_WALK` sorted positions at a time
+        into one flag a row; the first line of a repeated radius is found by a binary
+        search of the sorted order.  Beside the columns this holds the order (8 bytes an
+        observation) and the flags (1 byte), never a full-length copy of a column.
+        """
         if len(self.line) < 2:
             return [], 0
         scan_of = np.frombuffer(self.scan_of, dtype=np.int32)
         radius = np.frombuffer(self.radius, dtype=np.float64)
         lines = np.frombuffer(self.line, dtype=np.int64)
-        order = np.lexsort((lines, radius, scan_of))
-        s = scan_of[order]
-        same = s[1:] == s[:-1]
-        del s
-        r = radius[order]
-        same &= r[1:] == r[:-1]
-        del r
-        total = int(np.count_nonzero(same))
+        in_order = bool((lines[1:] > lines[:-1]).all())
+        keys = (radius, scan_of) if in_order else (lines, radius, scan_of)
+        order = np.lexsort(keys)  # stable: equal keys stay in row (= line) order
+        repeats = np.zeros(lines.size, dtype=np.bool_)
+        total = 0
+        for a in range(0, order.size - 1, _WALK):
+            here = order[a:a + _WALK + 1]
+            same = scan_of[here[1:]] == scan_of[here[:-1]]
+            same &= radius[here[1:]] == radius[here[:-1]]
+            total += int(np.count_nonzero(same))
+            repeats[here[1:][same]] = True
         if not total:
             return [], 0
-        repeat = np.flatnonzero(same) + 1  # sorted positions repeating the one before
-        heads = np.flatnonzero(~same) + 1  # sorted positions starting a (scan, radius) group
-        heads = np.concatenate((np.zeros(1, dtype=heads.dtype), heads))
-        del same
-        rows = order[repeat]
-        pick = np.argsort(lines[rows], kind="stable")[:listed]
-        first_rows = order[heads[np.searchsorted(heads, repeat[pick], side="right") - 1]]
-        found = [(int(lines[rows[k]]), self.order[int(scan_of[rows[k]])],
-                  float(radius[rows[k]]), int(lines[f])) for k, f in zip(pick, first_rows,
-                                                                          strict=True)]
+        rows = _first_rows(repeats, listed) if in_order else _by_line(repeats, lines, listed)
+        found = []
+        for row in rows.tolist():
+            k, r = int(scan_of[row]), float(radius[row])
+            head = _first_at(order, scan_of, radius, k, r)
+            found.append((int(lines[row]), self.order[k], r, int(lines[head])))
         return found, total
+
+
+#: Sorted positions compared at a time by :meth:`LongScans.duplicates`.
+_WALK = 1 << 20
+
+
+def _first_rows(flags: np.ndarray, listed: int) -> np.ndarray:
+    """``int64``: the first ``listed`` rows flagged, in row order (read a stretch at a
+    time, not one index per flag)."""
+    found: list[np.ndarray] = []
+    got = 0
+    for a in range(0, flags.size, _WALK):
+        if got >= listed:
+            break
+        hits = np.flatnonzero(flags[a:a + _WALK])[:listed - got] + a
+        found.append(hits)
+        got += hits.size
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+
+
+def _by_line(flags: np.ndarray, lines: np.ndarray, listed: int) -> np.ndarray:
+    """``int64``: the first ``listed`` rows flagged, in line order (rows not in line
+    order: every flagged row sorted by its line)."""
+    rows = np.flatnonzero(flags)
+    return rows[np.argsort(lines[rows], kind="stable")[:listed]]
+
+
+def _first_at(order: np.ndarray, scan_of: np.ndarray, radius: np.ndarray, k: int,
+              r: float) -> int:
+    """The row at the first sorted position of scan ``k`` at radius ``r`` (finite: a
+    repeated radius equals itself), by binary search of ``order`` (sorted by scan, then
+    radius with NaN last)."""
+    lo, hi = 0, order.size
+    while lo < hi:
+        mid = (lo + hi) // 2
+        row = int(order[mid])
+        s = int(scan_of[row])
+        if s < k or (s == k and float(radius[row]) < r):
+            lo = mid + 1
+        else:
+            hi = mid
+    return int(order[lo])

@@ -37,6 +37,8 @@ SWATCH = 12
 #: Characters of a scan ID a row shows, and its tooltip (a longer ID ends in "…";
 #: laying out a 100 000-character ID took 110 ms of every paint of the list).
 SHOWN_CHARS, TIP_CHARS = 200, 2000
+#: IDs measured at each end of the list for its width.
+WIDTH_SAMPLE = 1000
 
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -57,14 +59,14 @@ class ScanListModel(OneEntryPerCell, QAbstractListModel):
 
     def __init__(self, ids: Sequence[str], colors: Sequence[Any], parent: Any = None) -> None:
         super().__init__(parent)
-        self.ids = list(ids)
+        self.ids = ids
         self.shown = [True] * len(self.ids)
-        self._colors: list[Any] = list(colors)
+        self._colors: Sequence[Any] = colors
         self._icons: dict[int, QIcon] = {}
 
     def set_colors(self, colors: Sequence[Any]) -> None:
         """New swatch colours (a theme change)."""
-        self._colors, self._icons = list(colors), {}
+        self._colors, self._icons = colors, {}
         if self.ids:
             self.dataChanged.emit(self.index(0), self.index(len(self.ids) - 1),
                                   [Qt.ItemDataRole.DecorationRole])
@@ -197,8 +199,12 @@ class ScanList(QListView):
         self.scrollTo(self.model_.index(item.row))
 
     def width_hint(self) -> int:
-        """The width that shows the longest ID with its check box and swatch."""
+        """The width that shows the longest ID with its check box and swatch (of the first
+        and last :data:`WIDTH_SAMPLE` IDs: a million would take seconds)."""
         metrics = self.fontMetrics()
-        text = max((metrics.horizontalAdvance(s) for s in self.model_.ids), default=0)
+        ids = self.model_.ids
+        sample = ids if len(ids) <= 2 * WIDTH_SAMPLE else [*ids[:WIDTH_SAMPLE],
+                                                            *ids[-WIDTH_SAMPLE:]]
+        text = max((metrics.horizontalAdvance(s) for s in sample), default=0)
         bar = self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, self)
         return text + SWATCH + 2 * self.frameWidth() + 40 + bar  # (a scroll bar takes room)

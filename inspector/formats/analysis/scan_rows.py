@@ -66,9 +66,10 @@ class ScanRows(ArrayRef):
     Attributes:
         shape: ``(len(rows), points)``; dtype: the source's.
 
-    :meth:`read` (or indexing) with ``(row slice, column slice)`` reads the rows' spans of the source
-    (consecutive wanted rows together, at most :data:`SPAN_ELEMENTS` elements a read,
-    rows between them dropped) and returns ``(rows, columns)`` of the source's dtype.
+    :meth:`read` (or indexing) with ``(row slice, column slice)`` reads the rows' spans
+    of the source (consecutive wanted rows together, at most :data:`SPAN_ELEMENTS`
+    elements a read, rows between them dropped) and returns ``(rows, columns)`` of the
+    source's dtype.
 
     Raises:
         ValueError: ``source`` is not 2-D, or ``rows`` is not ascending within it.

@@ -43,6 +43,9 @@ WIDE_HIGHLIGHTS = 16
 #: Most scans drawn (every k-th of more), besides at most MAX_SELECTED_DRAWN selected ones.
 MAX_DRAWN_SCANS = 1000
 MAX_SELECTED_DRAWN = 200
+#: Most distinct symbol colours: with more drawn scans, neighbours in scan order share one
+#: (pyqtgraph renders a symbol image per brush: 1 000 brushes took 0.2 s).
+SYMBOL_COLOURS = 64
 
 #: The scans' colour map, read as the module is imported (off the GUI thread: runtime.preload).
 _VIRIDIS = colormap("viridis")
@@ -174,13 +177,21 @@ class AucDrawing(PlotView):
             return
         sel = self._selected()
         xs, ys, brushes = [], [], []
-        for i, (x, y) in zip(self._rows.tolist(), self._symbol_points, strict=True):
+        rows = self._rows.tolist()
+        group = max(1, -(-len(rows) // SYMBOL_COLOURS))  # neighbours share a brush
+        made: dict[tuple[int, bool], Any] = {}
+        for j, (x, y) in enumerate(self._symbol_points):
+            i = rows[j]
             if not self._shown[i]:
                 continue
             keep = np.isfinite(y)
             xs.append(x[keep])
             ys.append(y[keep])
-            brushes += [self._brush(i, sel)] * int(keep.sum())
+            like = i if i in sel else rows[j - j % group]
+            brush = made.get((like, i in sel))
+            if brush is None:
+                brush = made[(like, i in sel)] = self._brush(like, sel)
+            brushes += [brush] * int(keep.sum())
         x = np.concatenate(xs) if xs else np.empty(0)
         y = np.concatenate(ys) if ys else np.empty(0)
         self.symbols.setData(x=x, y=y, brush=brushes)

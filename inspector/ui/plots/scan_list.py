@@ -38,7 +38,7 @@ SWATCH = 12
 #: laying out a 100 000-character ID took 110 ms of every paint of the list).
 SHOWN_CHARS, TIP_CHARS = 200, 2000
 #: IDs measured at each end of the list for its width.
-WIDTH_SAMPLE = 1000
+WIDTH_SAMPLE = 100
 
 _Index = QModelIndex | QPersistentModelIndex
 

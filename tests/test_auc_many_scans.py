@@ -133,3 +133,33 @@ def test_the_view_of_many_scans_draws_every_kth_and_a_selected_one(qtbot, jobs, 
     assert view.highlights.order == [j]
     assert view.pen(23).width() == 3 and view.pen(24).width() == 1
     assert view.scan_ids[23] == "s23"
+
+
+def test_runs_of_counts_equal_the_runs_made_one_value_at_a_time():
+    """The Summary tree's runs of equal neighbours (one ``points_per_scan`` count per scan)
+    are found with numpy for a list of ints: the same rows as the loop over values."""
+    import random
+
+    from inspector.formats.auc import structure as st
+
+    def loop(items):
+        rows, start = [], 0
+        for i in range(1, len(items) + 1):
+            if i == len(items) or type(items[i]) is not type(items[start]) \
+                    or items[i] != items[start]:
+                rows.append((str(start) if i - start == 1 else f"{start}–{i - 1}", items[start]))
+                start = i
+        return rows
+
+    rng = random.Random(7)
+    fast = 0
+    for trial in range(400):
+        items = [rng.choice([1, 2, 2, 3]) for _ in range(rng.randint(0, 60))]
+        for every, odd in ((3, 2.0), (5, True), (7, 2**70)):
+            if trial % every == 0 and items:
+                items[rng.randrange(len(items))] = odd
+        got = st._runs(items)
+        assert got == loop(items)
+        assert [type(v) for _k, v in got] == [type(v) for _k, v in loop(items)]
+        fast += set(map(type, items)) == {int} and st._int_runs(items) is not None
+    assert fast > 100  # the numpy path was taken, and agreed

@@ -452,10 +452,14 @@ def examine_facts(facts: Facts, *, locate: Locate = model_location,
                         _summary(facts, findings, checksum_available))
 
 
-def _runs(items: list[Any] | tuple[Any, ...]) -> list[tuple[str, Any]]:
+def _runs(items: list[Any] | tuple[Any, ...],
+          types: set[type] | None = None) -> list[tuple[str, Any]]:
     """``(key, value)`` rows of a list of scalars, a run of equal neighbours as one row
-    keyed ``"first–last"`` (50 equal ``points_per_scan`` are one row, not 50)."""
-    fast = _int_runs(items) if len(items) > 1 and set(map(type, items)) == {int} else None
+    keyed ``"first–last"`` (50 equal ``points_per_scan`` are one row, not 50); ``types``:
+    the set of the items' types when known."""
+    if types is None:
+        types = set(map(type, items))
+    fast = _int_runs(items) if len(items) > 1 and types == {int} else None
     if fast is not None:  # one count per scan: numpy
         return fast
     rows: list[tuple[str, Any]] = []
@@ -490,10 +494,11 @@ def _dict_nodes(parent: Node, value: Any) -> None:
     stack: list[tuple[Node, Any]] = [(parent, value)]
     while stack:
         node, item = stack.pop()
+        types = set() if isinstance(item, Mapping) else set(map(type, item))
         scalars = not isinstance(item, Mapping) and not any(
-            issubclass(t, Mapping | list | tuple) for t in set(map(type, item)))
+            issubclass(t, Mapping | list | tuple) for t in types)
         pairs = (item.items() if isinstance(item, Mapping)
-                 else _runs(item) if scalars else enumerate(item))
+                 else _runs(item, types) if scalars else enumerate(item))
         for key, child in pairs:
             if isinstance(child, Mapping | list | tuple) and child:
                 stack.append((node.add(str(key), kind="group"), child))

@@ -2,7 +2,10 @@
 
 A ``QListWidget`` of 500 scans cost 30-110 ms of GUI-thread time to build
 (eight Python calls an item: the item, its flags, check state, swatch pixmap,
-icon...).  :class:`ScanList` is a ``QListView`` over :class:`ScanListModel`,
+icon...), and a ``QListView`` lays out every row when shown (1.7 s of GUI-thread
+time for a million, even with uniform sizes).  :class:`ScanList` is a one-column
+``QTableView`` (rows of one fixed height: nothing laid out per row) over
+:class:`ScanListModel`,
 which answers from the view's arrays (IDs, colours, the shown flags) when Qt
 asks for a row, and paints a swatch the first time a colour is shown.  It
 keeps the few ``QListWidget`` calls the views and tests use (``count``,
@@ -27,7 +30,7 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtGui import QColor, QIcon, QPixmap
-from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyle, QTableView, QWidget
 
 from inspector.models.multi_data import OneEntryPerCell
 from inspector.models.value_text import cut_text
@@ -144,7 +147,7 @@ class ScanItem:
                                            flag.Select if on else flag.Deselect)
 
 
-class ScanList(QListView):
+class ScanList(QTableView):
     """The legend list (see the module notes).
 
     Signals:
@@ -160,7 +163,15 @@ class ScanList(QListView):
         super().__init__(parent)
         self.model_ = ScanListModel(ids, colors, self)
         self.setModel(self.model_)
-        self.setUniformItemSizes(True)  # laid out in one step, not row by row
+        self.horizontalHeader().hide()
+        self.horizontalHeader().setStretchLastSection(True)
+        rows = self.verticalHeader()
+        rows.hide()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)  # one height: no per-row layout
+        rows.setDefaultSectionSize(max(self.fontMetrics().height(), SWATCH) + 4)
+        self.setShowGrid(False)
+        self.setWordWrap(False)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.model_.check_changed.connect(lambda row, _on: self.itemChanged.emit(self.item(row)))
         self.selectionModel().selectionChanged.connect(

@@ -135,6 +135,29 @@ def test_the_view_of_many_scans_draws_every_kth_and_a_selected_one(qtbot, jobs, 
     assert view.scan_ids[23] == "s23"
 
 
+def test_the_list_of_a_million_scans_is_one_model_row_each(qtbot):
+    """A million IDs: the list holds them as given (no copy, no item per row), its row
+    count is the scan count, and a row deep in it answers its ID and colour."""
+    import pyqtgraph as pg
+    from PySide6.QtCore import Qt
+
+    from inspector.ui.plots.auc_colors import ScanColors
+    from inspector.ui.plots.scan_list import ScanList
+
+    ids = [f"s{i:07d}" for i in range(1_000_000)]
+    colors = ScanColors(np.zeros(len(ids), dtype=np.int32), False, pg.colormap.get("viridis"))
+    view = ScanList(ids, colors)
+    qtbot.addWidget(view)
+    model = view.model_
+    assert model.ids is ids and model.rowCount() == 1_000_000
+    index = model.index(765_432)
+    assert model.data(index, Qt.ItemDataRole.DisplayRole) == "s0765432"
+    swatch = model.data(index, Qt.ItemDataRole.DecorationRole).pixmap(12, 12).toImage()
+    assert swatch.pixelColor(6, 6).rgb() == colors[765_432].rgb()
+    view.select_rows({765_432, 3})
+    assert view.selected_rows() == {3, 765_432}
+
+
 def test_runs_of_counts_equal_the_runs_made_one_value_at_a_time():
     """The Summary tree's runs of equal neighbours (one ``points_per_scan`` count per scan)
     are found with numpy for a list of ints: the same rows as the loop over values."""

@@ -48,7 +48,7 @@ class AucScanList(AucDrawing):
         side = QWidget()
         sl = QVBoxLayout(side)
         sl.setContentsMargins(0, 0, 0, 0)
-        sl.addWidget(QLabel(f"Scans ({len(self.scan_ids)})"))
+        sl.addWidget(QLabel(f"Scans ({len(self.scan_ids):,})"))
         sl.addWidget(self.scan_list, 1)
         split = QSplitter(Qt.Orientation.Horizontal)
         outer = self.layout()

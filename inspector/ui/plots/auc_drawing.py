@@ -259,8 +259,8 @@ class AucDrawing(PlotView):
         rows = self._rows
         self.lines.set_order(np.flatnonzero(self._shown[rows]).tolist())
         self.lines.setOpacity(DIM_ALPHA / 255 if sel else 1.0)
-        at = [self._at(i) for i in sorted(sel) if self._shown[i]]
-        self.highlights.set_order([j for j in at if j is not None])
+        chosen = np.isin(rows, np.fromiter(sel, np.int64, len(sel))) & self._shown[rows]
+        self.highlights.set_order(np.flatnonzero(chosen).tolist())
 
     def _selected(self) -> set[int]:
         return self.scan_list.selected_rows()

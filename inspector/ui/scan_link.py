@@ -21,11 +21,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from PySide6.QtCore import QEvent, QItemSelection, QItemSelectionModel, QObject
 from PySide6.QtWidgets import QAbstractItemView
 
 if TYPE_CHECKING:  # both import pandas or pyqtgraph: the tab imports them when it needs them
+    import numpy as np  # (imported where used: the window starts without numpy)
+
     from inspector.ui.plots.auc import AucView
     from inspector.ui.table_panel import TablePanel
 
@@ -104,6 +105,8 @@ class ScanLink(QObject):
     def _row_scans(self, view: AucView) -> np.ndarray:
         """int64: the scan index of every table row (position in the table), -1 when
         unknown (made once per view and table: a million rows take a second)."""
+        import numpy as np
+
         assert self.table is not None
         table = self.table.model.table
         cached = self._scans
@@ -131,6 +134,8 @@ class ScanLink(QObject):
         rows = {i.row() for i in self.table.view.selectionModel().selectedIndexes()}
         chosen: set[int] = set()
         if rows:  # (none selected: the table's scans are not looked up)
+            import numpy as np
+
             scans = self._row_scans(view)
             chosen = set(scans[model.source_rows(np.fromiter(rows, np.int64))].tolist()) - {-1}
         self._busy = True
@@ -142,6 +147,8 @@ class ScanLink(QObject):
     def _plot_changed(self, view: AucView) -> None:
         if self._busy or self.table is None or view is not self.view():
             return
+        import numpy as np
+
         chosen = set(view.selected_scans())
         scans = self._row_scans(view)
         model = self.table.model

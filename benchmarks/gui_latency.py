@@ -32,7 +32,12 @@ on it has them:
 * ``compare_recordings_1gb``: File > Compare With… on ``benchmarks/diff.py``'s
   largest pair (two 1 GiB recordings differing in one chunk): the Compare tab
   through to its report, then every difference selected in turn, each waited for
-  until its detail (the differing values' curves) is shown.
+  until its detail (the differing values' curves) is shown;
+* ``auc_many_scans``: open an AUC scan table of ``--auc-scans`` one-point scans (default
+  1 000 000; a CSV as ``fuzz.hostile`` writes it, or with ``--auc-format aucx`` an AUCX
+  archive) through to its plot, then the scripted zooms and pans of ``pan_zoom``, each
+  waited for until drawn, then select one scan, another far away, 20 neighbours, and
+  none, each waited for until drawn.  ``peak_rss_mb`` is the child's peak resident memory.
 
 The inputs are built once in a cache folder (``--cache``, default
 ``$INSPECTOR_BENCH_DIR`` or ``/tmp/inspector-bench-gui``): the recording as
@@ -94,7 +99,8 @@ from bytecode import compile_inspector
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ("open_recording_1gb", "start_with_recording_1gb", "open_archive_500mb",
-             "verify_archive_3000_members", "pan_zoom", "rsa_tab", "compare_recordings_1gb")
+             "verify_archive_3000_members", "pan_zoom", "rsa_tab", "compare_recordings_1gb",
+             "auc_many_scans")
 #: Samples per trial and channels of the ``rsa_tab`` recording.
 RSA_SAMPLES, RSA_CHANNELS = 20, 8
 #: Members added to the bundled sample archive for ``verify_archive_3000_members``.
@@ -160,6 +166,34 @@ def archive_path(cache: Path, mb: int) -> Path:
     del sig
     (cache / "signal.tmp.npy").unlink()
     return path
+
+
+def many_scans_path(cache: Path, scans: int, fmt: str) -> Path:
+    """An AUC source of ``scans`` one-point scans: a folder holding ``scans.csv`` (as
+    ``fuzz.hostile.tables`` writes it) or an AUCX archive (``fuzz.hostile.auc_scale``)."""
+    sys.path.insert(0, str(ROOT))
+    if fmt == "aucx":
+        from fuzz.hostile.auc_scale import write_archive
+
+        path = cache / f"scans_{scans}.aucx"
+        if not path.exists():
+            print(f"writing {path} ...", file=sys.stderr)
+            write_archive(path, scans)
+        return path
+    from fuzz.hostile.tables import _manifest
+
+    folder = cache / f"scans_{scans}"
+    if not (folder / "scans.csv").exists():
+        print(f"writing {folder} ...", file=sys.stderr)
+        folder.mkdir(parents=True, exist_ok=True)
+        _manifest(folder)
+        with (folder / "scans.csv.tmp").open("w", encoding="ascii") as fh:
+            fh.write("scan,radius_cm,signal,elapsed_seconds\n")
+            for start in range(0, scans, 10_000):
+                fh.write("".join(f"s{i:07d},6.0,0.{i % 997:03d},{i}\n"
+                                 for i in range(start, min(start + 10_000, scans))))
+        (folder / "scans.csv.tmp").rename(folder / "scans.csv")
+    return folder / "scans.csv"
 
 
 def many_members_path(cache: Path, members: int = MANY_MEMBERS) -> Path:
@@ -483,6 +517,45 @@ def _compare_script(app: Any, win: Any, a: Path, b: Path) -> dict[str, Any]:
     return out
 
 
+def _auc_script(app: Any, win: Any, path: Path) -> dict[str, Any]:
+    """Open the AUC source, then zoom and pan (``pan_zoom_ranges``), then select scans."""
+    t0 = time.perf_counter()
+    win.open_paths([str(path)])
+
+    def idle() -> bool:
+        return _settled(win) and getattr(_view(win), "is_idle", lambda: False)()
+
+    ok = _spin(app, idle, TIMEOUT_S, OPEN_POLL_MS)
+    out: dict[str, Any] = {"open_ms": round((time.perf_counter() - t0) * 1000, 1),
+                           "timed_out": not ok}
+    view = _view(win)
+    if not ok or not hasattr(view, "select_scans"):
+        out["view"] = type(view).__name__
+        return out
+    steps = time_steps(app, view, idle)
+    out["median_step_ms"] = round(statistics.median(steps), 1)
+    n = view.shape.scans
+    picks: list[set[int]] = [{0}, {n // 2}, set(range(n // 3, min(n, n // 3 + 20))), set()]
+    select_ms = []
+    for chosen in picks:
+        t1 = time.perf_counter()
+        view.select_scans(chosen)
+        _spin(app, idle, TIMEOUT_S)
+        view.plot_widget.viewport().repaint()
+        select_ms.append(round((time.perf_counter() - t1) * 1000, 1))
+    out["select_ms"] = select_ms
+    out["scans"] = n
+    out["status"] = view.status.text()
+    return out
+
+
+def _peak_rss_mb() -> float:
+    """This process's peak resident memory, MB."""
+    import resource
+
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
 def format_layer(path: Path, runtime: str) -> dict[str, Any]:
     """Open the recording and compute the exact whole-range envelope of the channels a
     neural plot shows first, without a window (this fresh process).
@@ -591,6 +664,8 @@ def child(scenario: str, path: Path, trace: bool, path_b: Path | None = None) ->
             out["median_step_ms"] = round(statistics.median(steps), 1)
         elif scenario == "rsa_tab":
             out.update(_rsa_script(app, win, path))
+        elif scenario == "auc_many_scans":
+            out.update(_auc_script(app, win, path))
         elif scenario == "compare_recordings_1gb":
             assert path_b is not None
             out.update(_compare_script(app, win, path, path_b))
@@ -617,6 +692,7 @@ def child(scenario: str, path: Path, trace: bool, path_b: Path | None = None) ->
         out["cpu_ms"] = round((_cpu_s() - c0) * 1000, 1)
         out["gui_thread_cpu_ms"] = round((time.thread_time() - g0) * 1000, 1)
         out["thread_nice"] = _thread_nice()
+        out["peak_rss_mb"] = _peak_rss_mb()
         if profile is not None:
             import pstats
 
@@ -678,6 +754,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, default=Path(os.environ.get(
         "INSPECTOR_BENCH_DIR", "/tmp/inspector-bench-gui")))
     ap.add_argument("--rsa-size", default="2000x50000")
+    ap.add_argument("--auc-scans", type=int, default=1_000_000)
+    ap.add_argument("--auc-format", choices=("csv", "aucx"), default="csv")
     ap.add_argument("--trace", action="store_true")
     ap.add_argument("--path-b", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--child", help=argparse.SUPPRESS)
@@ -708,6 +786,8 @@ def main(argv: list[str] | None = None) -> int:
             path = archive_path(args.cache, args.archive_mb)
         elif scenario == "verify_archive_3000_members":
             path = many_members_path(args.cache)
+        elif scenario == "auc_many_scans":
+            path = many_scans_path(args.cache, args.auc_scans, args.auc_format)
         else:
             path = recording_path(args.cache, args.recording_mb)
         out[scenario] = _run_child(scenario, path, warm if scenario == "pan_zoom" else None,

@@ -25,6 +25,8 @@ from PySide6.QtCore import QEvent, QItemSelection, QItemSelectionModel, QObject
 from PySide6.QtWidgets import QAbstractItemView
 
 if TYPE_CHECKING:  # both import pandas or pyqtgraph: the tab imports them when it needs them
+    import numpy as np  # (imported where used: the window starts without numpy)
+
     from inspector.ui.plots.auc import AucView
     from inspector.ui.table_panel import TablePanel
 
@@ -68,6 +70,7 @@ class ScanLink(QObject):
         self.plot = plot
         self._busy = False
         self._views: set[int] = set()
+        self._scans: tuple[object, object, np.ndarray] | None = None  # (view, table, scans)
         if table is not None:
             table.view.selectionModel().selectionChanged.connect(self._table_changed)
             table.destroyed.connect(self._table_gone)
@@ -99,16 +102,28 @@ class ScanLink(QObject):
         return view if is_scan_view(view) else None
 
     # -- mapping ----------------------------------------------------------
-    def _row_scans(self, view: AucView) -> list[int]:
-        """The scan index of every table row (position in the table), -1 when unknown."""
+    def _row_scans(self, view: AucView) -> np.ndarray:
+        """int64: the scan index of every table row (position in the table), -1 when
+        unknown (made once per view and table: a million rows take a second)."""
+        import numpy as np
+
         assert self.table is not None
         table = self.table.model.table
+        cached = self._scans
+        if cached is not None and cached[0] is view and cached[1] is table:
+            return cached[2]
         cols = [str(c) for c in table.labels]
-        if ID_COLUMN in cols:
+        ids = table.column(cols.index(ID_COLUMN)).tolist() if ID_COLUMN in cols else None
+        if ids is not None and ids == list(view.scan_ids):  # the table lists them in order
+            scans = np.arange(len(ids), dtype=np.int64)
+        elif ids is not None:
             where = {sid: i for i, sid in enumerate(view.scan_ids)}
-            ids = table.column(cols.index(ID_COLUMN)).tolist()
-            return [where.get(str(v), -1) for v in ids]
-        return [i if i < len(view.scan_ids) else -1 for i in range(len(table))]
+            scans = np.array([where.get(str(v), -1) for v in ids], dtype=np.int64)
+        else:
+            scans = np.arange(len(table), dtype=np.int64)
+            scans[scans >= len(view.scan_ids)] = -1
+        self._scans = (view, table, scans)
+        return scans
 
     # -- directions -------------------------------------------------------
     def _table_changed(self, *_args: Any) -> None:
@@ -117,8 +132,12 @@ class ScanLink(QObject):
             return
         model = self.table.model
         rows = {i.row() for i in self.table.view.selectionModel().selectedIndexes()}
-        scans = self._row_scans(view)
-        chosen = {scans[model.source_row(r)] for r in rows} - {-1}
+        chosen: set[int] = set()
+        if rows:  # (none selected: the table's scans are not looked up)
+            import numpy as np
+
+            scans = self._row_scans(view)
+            chosen = set(scans[model.source_rows(np.fromiter(rows, np.int64))].tolist()) - {-1}
         self._busy = True
         try:
             view.select_scans(chosen)
@@ -128,10 +147,13 @@ class ScanLink(QObject):
     def _plot_changed(self, view: AucView) -> None:
         if self._busy or self.table is None or view is not self.view():
             return
+        import numpy as np
+
         chosen = set(view.selected_scans())
         scans = self._row_scans(view)
         model = self.table.model
-        rows = [r for r in range(model.rowCount()) if scans[model.source_row(r)] in chosen]
+        picked = np.flatnonzero(np.isin(scans, np.fromiter(chosen, np.int64)))
+        rows = model.display_rows(picked).tolist()
         selection = QItemSelection()
         last = model.columnCount() - 1
         for r in rows:

@@ -452,9 +452,16 @@ def examine_facts(facts: Facts, *, locate: Locate = model_location,
                         _summary(facts, findings, checksum_available))
 
 
-def _runs(items: list[Any] | tuple[Any, ...]) -> list[tuple[str, Any]]:
+def _runs(items: list[Any] | tuple[Any, ...],
+          types: set[type] | None = None) -> list[tuple[str, Any]]:
     """``(key, value)`` rows of a list of scalars, a run of equal neighbours as one row
-    keyed ``"first–last"`` (50 equal ``points_per_scan`` are one row, not 50)."""
+    keyed ``"first–last"`` (50 equal ``points_per_scan`` are one row, not 50); ``types``:
+    the set of the items' types when known."""
+    if types is None:
+        types = set(map(type, items))
+    fast = _int_runs(items) if len(items) > 1 and types == {int} else None
+    if fast is not None:  # one count per scan: numpy
+        return fast
     rows: list[tuple[str, Any]] = []
     start = 0
     for i in range(1, len(items) + 1):
@@ -466,16 +473,32 @@ def _runs(items: list[Any] | tuple[Any, ...]) -> list[tuple[str, Any]]:
     return rows
 
 
+def _int_runs(items: list[Any] | tuple[Any, ...]) -> list[tuple[str, Any]] | None:
+    """:func:`_runs` of a list of ints with numpy (a million counts in tens of ms instead
+    of a second); None when one does not fit in int64."""
+    try:
+        a = np.array(items, dtype=np.int64)
+    except OverflowError:
+        return None
+    if a.size == 0:
+        return []
+    starts = np.flatnonzero(np.r_[True, a[1:] != a[:-1]])
+    ends = np.r_[starts[1:], a.size] - 1
+    return [(str(s) if s == e else f"{s}–{e}", items[s])
+            for s, e in zip(starts.tolist(), ends.tolist(), strict=True)]
+
+
 def _dict_nodes(parent: Node, value: Any) -> None:
     """Children of ``parent`` for a JSON-like ``value`` (iteratively); a list of scalars
     shows each run of equal values once (:func:`_runs`)."""
     stack: list[tuple[Node, Any]] = [(parent, value)]
     while stack:
         node, item = stack.pop()
+        types = set() if isinstance(item, Mapping) else set(map(type, item))
         scalars = not isinstance(item, Mapping) and not any(
-            isinstance(v, Mapping | list | tuple) for v in item)
+            issubclass(t, Mapping | list | tuple) for t in types)
         pairs = (item.items() if isinstance(item, Mapping)
-                 else _runs(item) if scalars else enumerate(item))
+                 else _runs(item, types) if scalars else enumerate(item))
         for key, child in pairs:
             if isinstance(child, Mapping | list | tuple) and child:
                 stack.append((node.add(str(key), kind="group"), child))

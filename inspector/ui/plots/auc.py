@@ -73,6 +73,7 @@ from inspector.formats.analysis.scan_envelope import (
     scan_extent,
     scan_shape,
 )
+from inspector.formats.analysis.scan_rows import ScanRows, envelope_rows
 from inspector.formats.capabilities import AucScans
 from inspector.formats.decoding import workers
 from inspector.jobs import Job, JobContext, JobRunner
@@ -177,7 +178,9 @@ class AucView(AucScanList):
         self.y_label = auc.signal_unit or "signal"
         self._labels(auc.radius_unit, auc.signal_unit)
         n = self.shape.scans
-        self.scan_ids = [str(s) for s in auc.scan_ids][:n]
+        self.scan_ids = list(auc.scan_ids[:n])  # (str already: a million str() are 60 ms)
+        if self.scan_ids and not isinstance(self.scan_ids[0], str):
+            self.scan_ids = [str(s) for s in self.scan_ids]
         self.scan_ids += [f"scan {i + 1}" for i in range(len(self.scan_ids), n)]
         self.colors = self._palette_colors(n)
         self._make_layers(n)
@@ -284,7 +287,7 @@ class AucView(AucScanList):
         them) and at least a quarter of a pixel.
         """
         env = self.envelopes
-        if env is None:
+        if env is None or not np.array_equal(self.wanted_rows(self._selected()), self._rows):
             return False
         tol = 1e-9 * (env.r1 - env.r0)
         if env.r0 > v0 + tol or env.r1 < v1 - tol:
@@ -352,9 +355,10 @@ class AucView(AucScanList):
             self.request()
 
     def _submit(self, want: tuple[float, float, int] | None) -> None:
-        radius, signal, mask = self._radius, self._signal, self._mask
-        px = self._pixels()
-        n = self.shape.scans
+        rows = self.wanted_rows(self._selected())
+        full = (self._radius, self._signal, self._mask)
+        radius, signal, mask = _rows_of(full, rows, self.shape.scans)
+        px, n = self._pixels(), rows.size
         pool = _executor()
         overview = self._overview if want is None else None
 
@@ -367,13 +371,14 @@ class AucView(AucScanList):
                 if overview is not None:  # built by verification: combined, nothing read
                     env = overview.at_pixels(px, COARSEST_COLUMN)
                     if env is None:
-                        return None, None, [], ([], QRectF())
-                    return overview.extent, env, *_drawn(env, n)
+                        return None, None, [], ([], QRectF()), rows
+                    env = envelope_rows(env, rows) if n < env.lo.shape[0] else env
+                    return overview.extent, env, *_drawn(env, n), rows
                 with metering(meter):  # progress: blocks read of blocks needed
                     if want is None:  # first request: the data's extent, then all of it
-                        ext = scan_extent(radius, signal, mask, cancelled=cancelled)
+                        ext = scan_extent(*full, cancelled=cancelled)
                         if ext is None:
-                            return ext, None, [], ([], QRectF())
+                            return ext, None, [], ([], QRectF()), rows
                         r0, r1, cols = *framed_range(ext), px
                     else:
                         ext = None
@@ -384,7 +389,7 @@ class AucView(AucScanList):
             except EnvelopeCancelled:
                 ctx.check()
                 raise
-            return ext, env, *_drawn(env, n)
+            return ext, env, *_drawn(env, n), rows
 
         guard = self._guard
 
@@ -426,7 +431,7 @@ class AucView(AucScanList):
 
     def _done(self, first: bool, ext: tuple[float, float] | None, env: ScanEnvelopes | None,
               curves: list[tuple[np.ndarray, np.ndarray]],
-              built: tuple[LinePaths, QRectF]) -> None:
+              built: tuple[LinePaths, QRectF], rows: np.ndarray) -> None:
         # Still "in flight" while drawing: range changes it causes only mark a
         # request pending, evaluated once against the final view below.
         self.read_progress.finish()
@@ -435,11 +440,11 @@ class AucView(AucScanList):
                 self._extent_known = True
                 self.extent = ext
             if env is None:
-                nothing = [(np.empty(0), np.empty(0))] * self.shape.scans
-                self._draw_lines(nothing, LinePaths(nothing), QRectF())
+                nothing = [(np.empty(0), np.empty(0))] * rows.size
+                self._draw_lines(nothing, LinePaths(nothing), QRectF(), rows)
                 self.status.setText(f"{self.shape.scans:,} scans, no measured points")
             else:
-                self._draw(env, curves, *built)
+                self._draw(env, curves, *built, rows)
                 if first:
                     self._frame(env)
         finally:
@@ -467,6 +472,18 @@ class AucView(AucScanList):
         if self._pending and message != "cancelled":
             self._pending = False
             self.request()
+
+
+def _rows_of(sources: tuple[Source, Source, Source | None], rows: np.ndarray,
+             scans: int) -> tuple[Source, Source, Source | None]:
+    """The radius, signal and mask of scans ``rows`` (the arrays themselves when every
+    scan is drawn; a shared radius axis is every scan's)."""
+    if rows.size == scans:
+        return sources
+    radius, signal, mask = sources
+    if len(radius.shape) == 2:
+        radius = ScanRows(radius, rows)
+    return radius, ScanRows(signal, rows), None if mask is None else ScanRows(mask, rows)
 
 
 def _drawn(env: ScanEnvelopes, n: int) -> tuple[list[tuple[np.ndarray, np.ndarray]],

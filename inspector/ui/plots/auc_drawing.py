@@ -5,6 +5,11 @@
 :class:`~inspector.ui.plots.raster_layer.RasterLayer` objects, draws symbols
 when few points are in view, gives auto-range the data's extent, and holds the
 scans' colours and pens.
+
+An experiment of more scans than :data:`MAX_DRAWN_SCANS` draws every ``k``-th
+scan and the selected ones (:func:`~inspector.formats.analysis.scan_rows.drawn_rows`;
+the status line says so): the lines, pens and pixels held are those of the
+drawn scans (``_rows``, ascending), whatever the number of scans.
 """
 
 from __future__ import annotations
@@ -17,10 +22,12 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QPainterPath, QPalette, QPen
 
 from inspector.formats.analysis.scan_envelope import ScanEnvelopes, ScanShape
+from inspector.formats.analysis.scan_rows import drawn_rows, stride
 from inspector.formats.capabilities import AucScans
 from inspector.jobs import JobRunner
 from inspector.ui.colormaps import colormap
-from inspector.ui.plots.auc_scans import cell_colors, pens, scan_cells
+from inspector.ui.plots.auc_colors import ScanColors, scan_cell_codes
+from inspector.ui.plots.auc_scans import pens
 from inspector.ui.plots.base import PlotView
 from inspector.ui.plots.raster_layer import LinePaths, RasterLayer
 from inspector.ui.plots.scan_list import ScanList
@@ -33,6 +40,12 @@ DIM_ALPHA = 50
 #: Highlighted scans are drawn 3 pixels wide when at most this many are
 #: selected, else 1 (wide pens cost about ten times as much to draw).
 WIDE_HIGHLIGHTS = 16
+#: Most scans drawn (every k-th of more), besides at most MAX_SELECTED_DRAWN selected ones.
+MAX_DRAWN_SCANS = 1000
+MAX_SELECTED_DRAWN = 200
+#: Most distinct symbol colours: with more drawn scans, neighbours in scan order share one
+#: (pyqtgraph renders a symbol image per brush: 1 000 brushes took 0.2 s).
+SYMBOL_COLOURS = 64
 
 #: The scans' colour map, read as the module is imported (off the GUI thread: runtime.preload).
 _VIRIDIS = colormap("viridis")
@@ -49,7 +62,7 @@ class AucDrawing(PlotView):
     jobs: JobRunner
     shape: ScanShape
     scan_ids: list[str]
-    colors: list[Any]
+    colors: ScanColors
     scan_list: ScanList
     symbols: pg.ScatterPlotItem
     envelopes: ScanEnvelopes | None
@@ -59,11 +72,12 @@ class AucDrawing(PlotView):
     _bounds: pg.PlotCurveItem
 
     def _make_layers(self, n: int) -> None:
-        """The two line layers, with ``n`` empty lines until the first result."""
+        """The two line layers, with empty lines until the first result."""
+        self._rows = self.wanted_rows(())
         empty = (np.empty(0), np.empty(0))
-        self._curves: list[tuple[np.ndarray, np.ndarray]] = [empty] * n
+        self._curves: list[tuple[np.ndarray, np.ndarray]] = [empty] * self._rows.size
         self._paths: LinePaths = LinePaths(self._curves)
-        self._plain = pens(self.colors, 1)
+        self._plain = pens(self.colors.take(self._rows), 1)
         self._wide_pens: list[QPen] | None = None  # built at the first highlight
         self.lines = RasterLayer(self.jobs)
         self.highlights = RasterLayer(self.jobs, pixels_from=self.lines)
@@ -71,18 +85,29 @@ class AucDrawing(PlotView):
         for layer in (self.lines, self.highlights):
             layer.set_lines(self._paths, self._plain, QRectF(), self._curves, self._curves)
 
-    def _palette_colors(self, n: int) -> list[Any]:
+    def _palette_colors(self, n: int) -> ScanColors:
+        """Each cell its own hue, its scans light to dark in order; one cell: viridis."""
         dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128
-        if n == 0:
-            return []
-        cells = scan_cells(self.auc, n)
-        if len(set(cells)) > 1:  # each cell its own hue, its scans light to dark in order
-            return cell_colors(cells, dark)
-        cmap = _VIRIDIS
-        # viridis runs from dark purple to yellow: on a dark background skip its darkest end
-        first = 0.3 if dark else 0.0
-        at = first + (0.9 - first) * np.arange(n) / max(n - 1, 1)
-        return list(cmap.map(at, mode="qcolor"))
+        return ScanColors(scan_cell_codes(self.auc, n), dark, _VIRIDIS)
+
+    def wanted_rows(self, selected: Any) -> np.ndarray:
+        """The scans to draw with ``selected`` selected (see the module notes)."""
+        return drawn_rows(self.shape.scans, selected, MAX_DRAWN_SCANS, MAX_SELECTED_DRAWN)
+
+    def _at(self, i: int) -> int | None:
+        """The position of scan ``i`` among the drawn lines, None when it is not drawn."""
+        j = int(np.searchsorted(self._rows, i))
+        return j if j < self._rows.size and self._rows[j] == i else None
+
+    def _sampled(self) -> str:
+        """What the status line says when not every scan is drawn ("" when every one is)."""
+        n = self.shape.scans
+        if n <= MAX_DRAWN_SCANS:
+            return ""
+        k = stride(n, MAX_DRAWN_SCANS)
+        nth = {1: "st", 2: "nd", 3: "rd"}.get(k % 10 if k % 100 not in (11, 12, 13) else 0,
+                                              "th")
+        return f"; showing every {k}{nth} scan of {n:,} (select scans to see them)"
 
     @property
     def ready(self) -> bool:
@@ -98,11 +123,11 @@ class AucDrawing(PlotView):
         vb.setXRange(env.r0, env.r1, padding=0)
 
     def _draw(self, env: ScanEnvelopes, curves: list[tuple[np.ndarray, np.ndarray]],
-              paths: LinePaths, extent: QRectF) -> None:
+              paths: LinePaths, extent: QRectF, rows: np.ndarray) -> None:
         self.envelopes = env
         exact = all(p is not None or c == 0 for p, c in zip(env.points, env.counts, strict=True))
         real = int(env.counts.sum())
-        self._draw_lines(curves, paths, extent)
+        self._draw_lines(curves, paths, extent, rows)
         symbols = exact and real <= MAX_SYMBOL_POINTS
         self._symbol_points = list(curves) if symbols else []
         self._draw_symbols()
@@ -110,11 +135,15 @@ class AucDrawing(PlotView):
         whole = self.extent is None or (env.r0 <= self.extent[0] and env.r1 >= self.extent[1])
         where = "" if whole else " in range"
         how = "" if exact else ", showing the range of values per screen pixel"
-        self.status.setText(f"{self.shape.scans:,} scans, {real:,} measured points{where}{how}")
+        self.status.setText(f"{self.shape.scans:,} scans, {real:,} measured points{where}{how}"
+                            f"{self._sampled()}")
 
     def _draw_lines(self, curves: list[tuple[np.ndarray, np.ndarray]],
-                    paths: LinePaths, extent: QRectF) -> None:
-        """Hand the scans' lines (built on the job's thread) to the two layers."""
+                    paths: LinePaths, extent: QRectF, rows: np.ndarray) -> None:
+        """Hand the lines of scans ``rows`` (built on the job's thread) to the two layers."""
+        if not np.array_equal(rows, self._rows):
+            self._rows = rows
+            self._plain, self._wide_pens = pens(self.colors.take(rows), 1), None
         self._curves, self._paths = curves, paths
         self.lines.set_lines(paths, self._plain, extent, curves, token=curves)
         self.highlights.set_lines(paths, self._highlight_pens(self._selected()), extent, curves,
@@ -128,7 +157,7 @@ class AucDrawing(PlotView):
             self._bounds.setData([], [])
             return
         (x0, x1), _ = self.plot_item.vb.viewRange()
-        yr = env.value_range(x0, x1, self._shown)
+        yr = env.value_range(x0, x1, self._shown[self._rows])
         if yr is None:
             self._bounds.setData([], [])
             return
@@ -148,13 +177,21 @@ class AucDrawing(PlotView):
             return
         sel = self._selected()
         xs, ys, brushes = [], [], []
-        for i, (x, y) in enumerate(self._symbol_points):
+        rows = self._rows.tolist()
+        group = max(1, -(-len(rows) // SYMBOL_COLOURS))  # neighbours share a brush
+        made: dict[tuple[int, bool], Any] = {}
+        for j, (x, y) in enumerate(self._symbol_points):
+            i = rows[j]
             if not self._shown[i]:
                 continue
             keep = np.isfinite(y)
             xs.append(x[keep])
             ys.append(y[keep])
-            brushes += [self._brush(i, sel)] * int(keep.sum())
+            like = i if i in sel else rows[j - j % group]
+            brush = made.get((like, i in sel))
+            if brush is None:
+                brush = made[(like, i in sel)] = self._brush(like, sel)
+            brushes += [brush] * int(keep.sum())
         x = np.concatenate(xs) if xs else np.empty(0)
         y = np.concatenate(ys) if ys else np.empty(0)
         self.symbols.setData(x=x, y=y, brush=brushes)
@@ -165,19 +202,23 @@ class AucDrawing(PlotView):
         Scans without a real point in the range draw nothing and are left out.
         """
         out = []
-        for i, (x, y) in enumerate(self._curves):
+        for i, (x, y) in zip(self._rows.tolist(), self._curves, strict=True):
             if self._shown[i] and len(x):
                 out.append((self.scan_ids[i], np.asarray(x, dtype=np.float64),
                             np.asarray(y, dtype=np.float64)))
         return out
 
     def curve(self, i: int) -> tuple[np.ndarray, np.ndarray]:
-        """float64 ``(x, y)`` of scan ``i`` as last computed, shown or not (empty when none)."""
-        return self._curves[i]
+        """float64 ``(x, y)`` of scan ``i`` as last computed, shown or not (empty when none,
+        or when the scan is not drawn: see the module notes)."""
+        j = self._at(i)
+        return self._curves[j] if j is not None else (np.empty(0), np.empty(0))
 
     def path(self, i: int) -> QPainterPath:
-        """The line of scan ``i`` as an export paints it (built when asked for)."""
-        return self._paths[i]
+        """The line of scan ``i`` as an export paints it (built when asked for; empty when
+        the scan is not drawn)."""
+        j = self._at(i)
+        return self._paths[j] if j is not None else QPainterPath()
 
     def is_shown(self, i: int) -> bool:
         """True when scan ``i`` is checked in the list (drawn when it has points)."""
@@ -191,7 +232,10 @@ class AucDrawing(PlotView):
             c = QColor(self.colors[i])
             c.setAlpha(DIM_ALPHA)
             return pg.mkPen(c, width=1)
-        return QPen(self._highlight_pens(sel)[i] if sel else self._plain[i])
+        j = self._at(i)
+        if j is None:
+            return pens([self.colors[i]], 3 if sel and len(sel) <= WIDE_HIGHLIGHTS else 1)[0]
+        return QPen(self._highlight_pens(sel)[j] if sel else self._plain[j])
 
     def _brush(self, i: int, sel: set[int]) -> Any:
         c = pg.mkColor(self.colors[i])
@@ -204,15 +248,19 @@ class AucDrawing(PlotView):
         if len(sel) > WIDE_HIGHLIGHTS or not sel:
             return self._plain
         if self._wide_pens is None:
-            self._wide_pens = pens(self.colors, 3)
+            self._wide_pens = [QPen(p) for p in self._plain]
+            for p in self._wide_pens:
+                p.setWidth(3)
         return self._wide_pens
 
     def _show_lines(self) -> None:
         """What each layer draws: the shown scans; the selected ones on top, the rest dimmed."""
         sel = self._selected()
-        self.lines.set_order(np.flatnonzero(self._shown).tolist())
+        rows = self._rows
+        self.lines.set_order(np.flatnonzero(self._shown[rows]).tolist())
         self.lines.setOpacity(DIM_ALPHA / 255 if sel else 1.0)
-        self.highlights.set_order([i for i in sorted(sel) if self._shown[i]])
+        chosen = np.isin(rows, np.fromiter(sel, np.int64, len(sel))) & self._shown[rows]
+        self.highlights.set_order(np.flatnonzero(chosen).tolist())
 
     def _selected(self) -> set[int]:
         return self.scan_list.selected_rows()

@@ -34,6 +34,10 @@ class AucScanList(AucDrawing):
     note: str
     _arrays: Mapping[str, ArrayRef]
 
+    def request(self, *args: Any) -> None:
+        """Ask for the lines of the current view (:meth:`AucView.request`)."""
+        raise NotImplementedError
+
     def _build_list(self) -> None:
         # a view over the scans' IDs and colours: built in constant time (scan_list.py)
         self.scan_list = ScanList(self.scan_ids, self.colors)
@@ -44,7 +48,7 @@ class AucScanList(AucDrawing):
         side = QWidget()
         sl = QVBoxLayout(side)
         sl.setContentsMargins(0, 0, 0, 0)
-        sl.addWidget(QLabel(f"Scans ({len(self.scan_ids)})"))
+        sl.addWidget(QLabel(f"Scans ({len(self.scan_ids):,})"))
         sl.addWidget(self.scan_list, 1)
         split = QSplitter(Qt.Orientation.Horizontal)
         outer = self.layout()
@@ -101,7 +105,7 @@ class AucScanList(AucDrawing):
         sx = vb.width() / max(x1 - x0, 1e-300)
         sy = vb.height() / max(y1 - y0, 1e-300)
         best, best_d = None, float(pixels)
-        for i, (cx, cy) in enumerate(self._curves):
+        for i, (cx, cy) in zip(self._rows.tolist(), self._curves, strict=True):
             if not self._shown[i] or len(cx) == 0:
                 continue
             d = distance((np.asarray(cx) - x) * sx, (np.asarray(cy) - y) * sy)
@@ -144,7 +148,7 @@ class AucScanList(AucDrawing):
             return
         self.colors = self._palette_colors(self.shape.scans)
         self.scan_list.model_.set_colors(self.colors)
-        self._plain, self._wide_pens = pens(self.colors, 1), None
+        self._plain, self._wide_pens = pens(self.colors.take(self._rows), 1), None
         self.lines.set_pens(self._plain)
         self.highlights.set_pens(self._highlight_pens(self._selected()))
         if self._symbol_points:
@@ -160,6 +164,8 @@ class AucScanList(AucDrawing):
 
     def _highlight(self) -> None:
         sel = self._selected()
+        if not np.array_equal(self.wanted_rows(sel), self._rows):
+            self.request()  # a selected scan not drawn yet: its line is read
         self.highlights.set_pens(self._highlight_pens(sel))
         self._show_lines()
         if self._symbol_points:

@@ -2,7 +2,10 @@
 
 A ``QListWidget`` of 500 scans cost 30-110 ms of GUI-thread time to build
 (eight Python calls an item: the item, its flags, check state, swatch pixmap,
-icon...).  :class:`ScanList` is a ``QListView`` over :class:`ScanListModel`,
+icon...), and a ``QListView`` lays out every row when shown (1.7 s of GUI-thread
+time for a million, even with uniform sizes).  :class:`ScanList` is a one-column
+``QTableView`` (rows of one fixed height: nothing laid out per row) over
+:class:`ScanListModel`,
 which answers from the view's arrays (IDs, colours, the shown flags) when Qt
 asks for a row, and paints a swatch the first time a colour is shown.  It
 keeps the few ``QListWidget`` calls the views and tests use (``count``,
@@ -27,7 +30,7 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtGui import QColor, QIcon, QPixmap
-from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyle, QTableView, QWidget
 
 from inspector.models.multi_data import OneEntryPerCell
 from inspector.models.value_text import cut_text
@@ -37,6 +40,8 @@ SWATCH = 12
 #: Characters of a scan ID a row shows, and its tooltip (a longer ID ends in "…";
 #: laying out a 100 000-character ID took 110 ms of every paint of the list).
 SHOWN_CHARS, TIP_CHARS = 200, 2000
+#: IDs measured at each end of the list for its width.
+WIDTH_SAMPLE = 100
 
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -57,14 +62,14 @@ class ScanListModel(OneEntryPerCell, QAbstractListModel):
 
     def __init__(self, ids: Sequence[str], colors: Sequence[Any], parent: Any = None) -> None:
         super().__init__(parent)
-        self.ids = list(ids)
+        self.ids = ids
         self.shown = [True] * len(self.ids)
-        self._colors: list[Any] = list(colors)
+        self._colors: Sequence[Any] = colors
         self._icons: dict[int, QIcon] = {}
 
     def set_colors(self, colors: Sequence[Any]) -> None:
         """New swatch colours (a theme change)."""
-        self._colors, self._icons = list(colors), {}
+        self._colors, self._icons = colors, {}
         if self.ids:
             self.dataChanged.emit(self.index(0), self.index(len(self.ids) - 1),
                                   [Qt.ItemDataRole.DecorationRole])
@@ -142,7 +147,7 @@ class ScanItem:
                                            flag.Select if on else flag.Deselect)
 
 
-class ScanList(QListView):
+class ScanList(QTableView):
     """The legend list (see the module notes).
 
     Signals:
@@ -158,7 +163,15 @@ class ScanList(QListView):
         super().__init__(parent)
         self.model_ = ScanListModel(ids, colors, self)
         self.setModel(self.model_)
-        self.setUniformItemSizes(True)  # laid out in one step, not row by row
+        self.horizontalHeader().hide()
+        self.horizontalHeader().setStretchLastSection(True)
+        rows = self.verticalHeader()
+        rows.hide()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)  # one height: no per-row layout
+        rows.setDefaultSectionSize(max(self.fontMetrics().height(), SWATCH) + 4)
+        self.setShowGrid(False)
+        self.setWordWrap(False)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.model_.check_changed.connect(lambda row, _on: self.itemChanged.emit(self.item(row)))
         self.selectionModel().selectionChanged.connect(
@@ -197,8 +210,12 @@ class ScanList(QListView):
         self.scrollTo(self.model_.index(item.row))
 
     def width_hint(self) -> int:
-        """The width that shows the longest ID with its check box and swatch."""
+        """The width that shows the longest ID with its check box and swatch (of the first
+        and last :data:`WIDTH_SAMPLE` IDs: a million would take seconds)."""
         metrics = self.fontMetrics()
-        text = max((metrics.horizontalAdvance(s) for s in self.model_.ids), default=0)
+        ids = self.model_.ids
+        sample = ids if len(ids) <= 2 * WIDTH_SAMPLE else [*ids[:WIDTH_SAMPLE],
+                                                            *ids[-WIDTH_SAMPLE:]]
+        text = max((metrics.horizontalAdvance(s) for s in sample), default=0)
         bar = self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, self)
         return text + SWATCH + 2 * self.frameWidth() + 40 + bar  # (a scroll bar takes room)

@@ -51,6 +51,7 @@ import h5py
 from inspector.formats.findings import Rule
 from inspector.formats.hdf5 import heap as hdf5_heap
 from inspector.formats.hdf5 import rules as R
+from inspector.formats.hdf5.filters import create_plist
 from inspector.formats.hdf5.object_header import object_identity
 from inspector.formats.hdf5.read_watch import watch
 from inspector.formats.hdf5.vds_guard import MAX_MAPPINGS, TooManyMappings, path_refusal
@@ -291,7 +292,7 @@ def _in_this_file(dcpl: Any) -> bool:
 
 def _create_plist(ds: h5py.Dataset) -> Any | None:
     try:
-        return ds.id.get_create_plist()
+        return create_plist(ds)
     except (OSError, RuntimeError, ValueError, AttributeError):
         return None
 

@@ -57,15 +57,25 @@ def missing_filters(ds: Any) -> list[str]:
         found = [dcpl.get_filter(i) for i in range(dcpl.get_nfilters())]
     except (OSError, RuntimeError, ValueError, AttributeError, TypeError):
         return []
-    out = []
-    for code, _flags, _values, stored in found:
-        try:
-            available = bool(h5py.h5z.filter_avail(int(code)))
-        except (OSError, RuntimeError, ValueError):
-            available = False
-        if not available:
-            out.append(_name(int(code), stored))
-    return out
+    return [_name(int(code), stored) for code, _flags, _values, stored in found
+            if not _available(int(code))]
+
+
+#: Filters found available (``H5Zfilter_avail``); one found missing is asked again, as
+#: its plugin may be installed since.
+_AVAILABLE: set[int] = set()
+
+
+def _available(code: int) -> bool:
+    if code in _AVAILABLE:
+        return True
+    try:
+        available = bool(h5py.h5z.filter_avail(code))
+    except (OSError, RuntimeError, ValueError):
+        return False
+    if available:
+        _AVAILABLE.add(code)
+    return available
 
 
 def missing_text(ds: Any) -> str | None:

@@ -170,6 +170,10 @@ class HeapGuard:
             problem = self._data_problem(data, element)
         if problem is not None:
             raise CorruptGlobalHeap(problem)
+        if element and len(data) == 16 and self.layout.sizeof_addr == 8:  # one value
+            size = int.from_bytes(data[:4], "little") * element  # (its length, first)
+            if size <= min(MAX_VALUE_BYTES, MAX_READ_BYTES):
+                return
         sizes = value_sizes(data, element, self.layout.sizeof_addr) if element else None
         if sizes is not None:
             size_check(sizes, "the attribute")

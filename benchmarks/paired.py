@@ -1,10 +1,11 @@
 """Paired benchmarks: two revisions' figures from the same run, alternately.
 
-Given two revisions A and B (a git revision, exported once under ``/tmp``, or the path
-of a checkout), runs each chosen benchmark script A, B, B, A, A, B ... (the order
-turns every round, so neither revision always runs first on a warmer cache), each
-run in a fresh interpreter with its revision's code (``PYTHONPATH`` and the working
-directory are the revision's top) and its revision's own script.  A script the older
+Given two revisions A and B (a git revision, exported under ``/tmp`` for this run and
+removed at its end, or the path of a checkout), runs each chosen benchmark script
+A, B, B, A, A, B ... (the order turns every round, so neither revision always runs
+first on a warmer cache), each run in a fresh interpreter with its revision's code
+(``PYTHONPATH`` and the working directory are the revision's top) and its revision's
+own script.  A script the older
 revision does not have is run from B's copy against A's code (said so in
 ``script_a``).  The scripts cache their inputs in ``/tmp``: both revisions read the
 same files.  One unmeasured run of B first builds those inputs (``--no-warm-up``

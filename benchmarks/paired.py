@@ -1,10 +1,11 @@
 """Paired benchmarks: two revisions' figures from the same run, alternately.
 
-Given two revisions A and B (a git revision, exported once under ``/tmp``, or the path
-of a checkout), runs each chosen benchmark script A, B, B, A, A, B ... (the order
-turns every round, so neither revision always runs first on a warmer cache), each
-run in a fresh interpreter with its revision's code (``PYTHONPATH`` and the working
-directory are the revision's top) and its revision's own script.  A script the older
+Given two revisions A and B (a git revision, exported under ``/tmp`` for this run and
+removed at its end, or the path of a checkout), runs each chosen benchmark script
+A, B, B, A, A, B ... (the order turns every round, so neither revision always runs
+first on a warmer cache), each run in a fresh interpreter with its revision's code
+(``PYTHONPATH`` and the working directory are the revision's top) and its revision's
+own script.  A script the older
 revision does not have is run from B's copy against A's code (said so in
 ``script_a``).  The scripts cache their inputs in ``/tmp``: both revisions read the
 same files.  One unmeasured run of B first builds those inputs (``--no-warm-up``
@@ -33,6 +34,7 @@ import argparse
 import json
 import os
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -61,9 +63,15 @@ def _log(*parts: object) -> None:
     print(*parts, file=sys.stderr, flush=True)
 
 
+#: The folders this run exported revisions to (removed when it ends).
+_EXPORTS: list[Path] = []
+
+
 def checkout(rev: str) -> tuple[Path, str]:
     """``(top, commit)`` of revision ``rev``: a directory as it is, else the commit
-    exported (``git archive``) once to ``/tmp/inspector-paired-<commit>``."""
+    exported (``git archive``: no work tree is touched) to a folder of this run's own,
+    ``/tmp/inspector-paired-<commit>-XXXX``, which :func:`main` removes at its end (a
+    folder shared between runs could be removed under another run)."""
     path = Path(rev)
     if path.is_dir():
         top = path.resolve()
@@ -75,15 +83,14 @@ def checkout(rev: str) -> tuple[Path, str]:
         return top, commit + ("+changes" if dirty.stdout.strip() else "")
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", rev + "^{commit}"],
                             text=True, capture_output=True, check=True).stdout.strip()
-    top = Path(tempfile.gettempdir()) / f"inspector-paired-{commit[:12]}"
-    if not (top / "inspector" / "__init__.py").exists():
-        _log(f"exporting {rev} ({commit[:12]}) to {top}")
-        top.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile() as tar:
-            subprocess.run(["git", "-C", str(ROOT), "archive", commit], stdout=tar, check=True)
-            tar.seek(0)
-            with tarfile.open(fileobj=tar) as archive:
-                archive.extractall(top, filter="data")
+    top = Path(tempfile.mkdtemp(prefix=f"inspector-paired-{commit[:12]}-"))
+    _EXPORTS.append(top)
+    _log(f"exporting {rev} ({commit[:12]}) to {top}")
+    with tempfile.TemporaryFile() as tar:
+        subprocess.run(["git", "-C", str(ROOT), "archive", commit], stdout=tar, check=True)
+        tar.seek(0)
+        with tarfile.open(fileobj=tar) as archive:
+            archive.extractall(top, filter="data")
     return top, commit
 
 
@@ -168,6 +175,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-warm-up", action="store_true",
                         help="no unmeasured first run of B (the inputs exist already)")
     args = parser.parse_args(argv)
+    try:
+        return _run(args)
+    finally:
+        for top in _EXPORTS:
+            shutil.rmtree(top, ignore_errors=True)
+
+
+def _run(args: argparse.Namespace) -> int:
     sides = {"a": checkout(args.a), "b": checkout(args.b)}
     benches = [shlex.split(b) for b in (args.bench or DEFAULT_BENCHMARKS)]
     out: dict[str, Any] = {
@@ -176,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     out.update(rounds=args.rounds, cpus=os.cpu_count(), load_before=os.getloadavg(),
                order="A,B then B,A, turning every round", benchmarks={})
     started = time.monotonic()
-    plans = []
+    plans: list[Any] = []
     for name, *options in benches:
         scripts = {side: top / "benchmarks" / f"{name}.py" for side, (top, _) in sides.items()}
         entry: dict[str, Any] = {"args": options, "script_a": "own", "errors": []}

@@ -86,7 +86,9 @@ def test_invalid_structure_at_400_by_3000_is_reported(invalid_400, capsys):
 @pytest.mark.slow
 def test_streamed_path_equals_the_in_memory_path(fixture, request, monkeypatch):
     path = request.getfixturevalue(fixture)
-    in_memory = _structure_of(path)
+    with monkeypatch.context() as m:
+        m.setattr(aucx_reader, "STRUCTURE_READ_LIMIT", 1 << 40)  # read whole at open
+        in_memory = _structure_of(path)
     assert in_memory[1] is not None and in_memory[3] is not None
     _streamed(monkeypatch, block=64 << 10)  # several blocks
     streamed = _structure_of(path)
@@ -214,3 +216,19 @@ def test_the_window_shows_a_structure_checked_while_verifying(invalid_400, monke
     assert "structure: 2 errors" in tab.checksums.banner.text()
     assert tab.summary is not None
     assert tab.views.indexOf(tab.summary) >= 0
+
+
+@pytest.mark.slow
+def test_opening_holds_no_large_radius_and_mask(invalid_400, monkeypatch):
+    """An experiment too large to load (its signal over ``EXPERIMENT_LOAD_LIMIT``) whose
+    radius and mask are over ``STRUCTURE_READ_LIMIT`` is examined by the verification,
+    not at open; read whole at open with the limit raised, the verdict is the same."""
+    with open_document(invalid_400) as doc:
+        assert doc.auc is not None and doc.auc.experiment is None
+        assert doc.structure is None and doc.structure_unchecked == aucx_reader.DEFERRED_NOTE
+        doc.verify()
+        deferred = doc.structure_ok, doc.summary.get("structure")
+    monkeypatch.setattr(aucx_reader, "STRUCTURE_READ_LIMIT", 1 << 40)
+    with open_document(invalid_400) as doc:
+        assert doc.structure is not None
+        assert (doc.structure_ok, doc.summary.get("structure")) == deferred

@@ -32,11 +32,16 @@ def start_gui(argv: Sequence[str] | None = None) -> tuple[QApplication, bool]:
     """The process's ``QApplication`` (made from ``argv`` if none exists) with every measure
     in force, and whether this call made it.
 
-    In order: the switch interval (:mod:`.interpreter_lock`); the types of every Qt class
-    pyqtgraph uses created on this (the GUI) thread (:mod:`.qt_classes`); the
-    application; the GUI-thread collector (:mod:`.garbage`); and, when the process
-    starts, full collections held until the window's warm-up.  Call on the main thread.
+    In order: the switch interval (:mod:`.interpreter_lock`); the application; the
+    GUI-thread collector (:mod:`.garbage`); when the process starts, full collections
+    held until the window's warm-up; and the types of every Qt class pyqtgraph uses
+    created on this (the GUI) thread (:mod:`.qt_classes`) at the event loop's first
+    turn, so that loading those Qt modules (0.1 to 0.2 s, mostly reading their
+    libraries) does not delay the window and overlaps the first document's opening
+    on its job.  The preload thread's loader creates them first (on this thread,
+    before the thread starts) should it be made earlier.  Call on the main thread.
     """
+    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
     from inspector.runtime.garbage import hold_during_start_up, install_gui_thread_collector
@@ -45,11 +50,11 @@ def start_gui(argv: Sequence[str] | None = None) -> tuple[QApplication, bool]:
     from inspector.runtime.switches import enabled
 
     shorten_switch_interval()
-    create_qt_types()
     app = cast("QApplication | None", QApplication.instance())
     starting = app is None
     if app is None:
         app = QApplication(list(argv) if argv is not None else [sys.argv[0]])
+    QTimer.singleShot(0, app, create_qt_types)  # on this thread, once the loop runs
     if enabled("gui-collector"):
         install_gui_thread_collector(app)
     if starting:

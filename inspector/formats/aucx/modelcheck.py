@@ -21,8 +21,9 @@ first:
 
 A problem is ``(rule, message, location)``; the location is the member and
 the JSON path (``experiment.json:scans[2].channel``), the message names the
-JSON path, the model, the rule broken and the value found.  pydantic is imported only when
-a member is checked (:mod:`.schema`).  Nothing here imports Qt.
+JSON path, the model, the rule broken and the value found.  pydantic is imported only
+when a value is not plainly valid (:mod:`.plain_models`; the models are
+:mod:`.schema`).  Nothing here imports Qt.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from typing import Any
 
 from inspector.formats.aucx import layout as L
 from inspector.formats.aucx import rules as R
+from inspector.formats.aucx.plain_models import plainly_valid
 from inspector.formats.findings import Rule
 
 #: ``(rule, message, location)``.
@@ -65,7 +67,11 @@ def json_path(base: str, loc: tuple[int | str, ...]) -> str:
 def model_problems(name: str, value: Any, member: str, path: str) -> list[Problem]:
     """Every way ``value`` breaks the :mod:`.schema` model ``name``
     (``"metadata"``, ``"instrument"``, ``"sample"``, ``"scan"``, ``"import"``,
-    ``"export"``), located under ``member:path``."""
+    ``"export"``), located under ``member:path``.  A value plainly valid
+    (:func:`.plain_models.plainly_valid`) has none, and pydantic is not imported
+    for it; any other is judged by the models."""
+    if plainly_valid(name, value):
+        return []
     from pydantic import ValidationError
 
     from inspector.formats.aucx.schema import MODELS

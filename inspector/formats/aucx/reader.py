@@ -102,6 +102,11 @@ _LIMITS = {L.MANIFEST: JSON_MEMBER_LIMIT, L.PROVENANCE: JSON_MEMBER_LIMIT,
 #: this many bytes are read whole at open, larger ones are folded in row
 #: blocks by the deferred verification (:mod:`.structure`).
 EXPERIMENT_LOAD_LIMIT = 8 << 20
+#: When the experiment is not loaded (its arrays are over
+#: :data:`EXPERIMENT_LOAD_LIMIT`), radius and mask of at most this many bytes (and
+#: of at most that limit) are read whole at open for the structure; larger ones are
+#: folded by the deferred verification, so that opening does not hold them.
+STRUCTURE_READ_LIMIT = 1 << 20
 #: Integrity errors that leave every part the structure is read from as the
 #: reference reads it (openauc loads archives whose digests are upper-case hex).
 _STRUCTURE_NEUTRAL = frozenset({R.CHECKSUMS_DIGEST_NOT_LOWERCASE.code})
@@ -561,19 +566,21 @@ def _unexaminable(op: _Opening, parts: ModelParts | None) -> str | None:
     return None
 
 
-def _structure(op: _Opening, parts: ModelParts | None) -> bool:
+def _structure(op: _Opening, parts: ModelParts | None, loaded: bool = False) -> bool:
     """The structural validation, readiness and summary (AUCX format document,
     "Inspection and validation"; a separate verdict from integrity), from the
-    parsed parts and the radius and mask.  Small arrays are read whole here;
-    for larger ones True is returned: the deferred verification folds them
-    in row blocks (:func:`.structure.facts_streamed`).  Where it cannot run,
+    parsed parts and the radius and mask.  Small arrays (those of an experiment
+    ``loaded`` at open, or radius and mask within :data:`STRUCTURE_READ_LIMIT`)
+    are read whole here; for larger ones True is returned: the deferred
+    verification folds them in row blocks (:func:`.structure.facts_streamed`).  Where it cannot run,
     a ``structure.not-checked`` finding says why."""
     doc = op.doc
     why = _unexaminable(op, parts)
     if why is not None or parts is None:
         _not_checked(doc, why or "nothing to check")
         return False
-    if sum(op.headers[k].nbytes for k in ("radius", "mask")) > EXPERIMENT_LOAD_LIMIT:
+    limit = EXPERIMENT_LOAD_LIMIT if loaded else min(STRUCTURE_READ_LIMIT, EXPERIMENT_LOAD_LIMIT)
+    if sum(op.headers[k].nbytes for k in ("radius", "mask")) > limit:
         doc.structure_unchecked = DEFERRED_NOTE
         return True
     shape = op.headers["signal"].shape
@@ -603,7 +610,7 @@ def _finish(op: _Opening, overview_columns: int = 0, table: bool = True) -> Open
         doc.table_locations["scans"] = L.EXPERIMENT
     parts = _model_parts(op)
     doc.auc = _auc(op, _load_small(op, parts))
-    deferred = _structure(op, parts)
+    deferred = _structure(op, parts, doc.auc is not None and doc.auc.experiment is not None)
     plan = overview_plan(overview_columns, doc.auc, doc.arrays, op.headers, op.scan)
     if plan is not None and doc.auc is not None:
         doc.auc = replace(doc.auc, overview_pending=True)

@@ -184,7 +184,7 @@ def _attribute(obj: Any, attrs: Any, raw: bytes, loc0: str, node: Node,
             report(R.DATA_VALUE_TOO_LARGE, too_large_message(loc, size), loc)
             node.add(name, None, kind="attribute", location=loc, detail=big)
             return
-        check_attribute(obj, raw)
+        check_attribute(obj, raw, aid)
         value = attrs[raw]
     except CorruptGlobalHeap as exc:
         report(R.TREE_GLOBAL_HEAP_CORRUPT, f"{loc}: {exc}; the value is not read", loc)
@@ -248,7 +248,7 @@ def attribute_values(obj: Any) -> dict[str, Any]:
         try:
             if aid.shape is not None and _too_large(aid) is not None:
                 continue  # sized from its type and shape: never read
-            check_attribute(obj, raw)
+            check_attribute(obj, raw, aid)
             out[raw.decode("utf-8", "backslashreplace")] = obj.attrs[raw]
         except (CorruptGlobalHeap, CorruptDatatype, ValueTooLarge, TypeError, ValueError):
             continue  # a datatype numpy (or HDF5) cannot hold: the tree reports it

@@ -26,6 +26,7 @@ import h5py
 import numpy as np
 
 from inspector.formats.hdf5 import external_guard
+from inspector.formats.hdf5.filters import create_plist
 from inspector.formats.nodes.cell_text import cell_text
 from inspector.formats.nodes.data import (
     MAX_COLUMNS,
@@ -320,7 +321,7 @@ def dataset_storage(ds: h5py.Dataset, link: LinkInfo) -> StorageInfo:
     """
     if ds.shape is None:
         return StorageInfo("", link=link, notes=("null dataspace: no storage",))
-    dcpl = ds.id.get_create_plist()
+    dcpl = create_plist(ds)
     layout = _LAYOUTS.get(dcpl.get_layout(), f"layout {dcpl.get_layout()}")
     chunks = tuple(int(c) for c in dcpl.get_chunk()) if layout == "chunked" else None
     fill, notes = _fill(ds, dcpl)

@@ -51,6 +51,7 @@ import h5py
 from inspector.formats.findings import Rule
 from inspector.formats.hdf5 import heap as hdf5_heap
 from inspector.formats.hdf5 import rules as R
+from inspector.formats.hdf5.filters import create_plist
 from inspector.formats.hdf5.object_header import object_identity
 from inspector.formats.hdf5.read_watch import watch
 from inspector.formats.hdf5.vds_guard import MAX_MAPPINGS, TooManyMappings, path_refusal
@@ -253,7 +254,12 @@ def examine(ds: h5py.Dataset) -> Verdict:
     """The :class:`Verdict` of ``ds`` from its creation properties (cached).
 
     A dataset whose properties cannot be read has nothing to judge here (HDF5's own
-    read reports it)."""
+    read reports it), nor one stored in this file alone (no external-storage file in
+    its creation properties, not virtual: :func:`_in_this_file`), which is answered
+    from those properties without looking at its file or the cache."""
+    dcpl = _create_plist(ds)
+    if dcpl is None or _in_this_file(dcpl):
+        return _NOTHING
     scope = scope_of(ds.file.filename)
     key = object_identity(ds) or (ds.file.filename, ds.name)
     generation = allowed_folders()
@@ -269,9 +275,24 @@ def examine(ds: h5py.Dataset) -> Verdict:
     return verdict
 
 
+#: The verdict of a dataset whose values are read from its own file only.
+_NOTHING = Verdict()
+
+
+def _in_this_file(dcpl: Any) -> bool:
+    """True when the creation properties ``dcpl`` name no external-storage file and no
+    virtual layout (``H5Pget_external_count``, ``H5Pget_layout``: both read from the
+    property list in memory), so reading the values opens no other file; False when
+    either cannot be read (the full examination then judges the dataset)."""
+    try:
+        return dcpl.get_external_count() == 0 and dcpl.get_layout() != h5py.h5d.VIRTUAL
+    except (OSError, RuntimeError, ValueError):
+        return False
+
+
 def _create_plist(ds: h5py.Dataset) -> Any | None:
     try:
-        return ds.id.get_create_plist()
+        return create_plist(ds)
     except (OSError, RuntimeError, ValueError, AttributeError):
         return None
 

@@ -34,24 +34,48 @@ def _name(code: int, stored: Any) -> str:
     return f"{name} (HDF5 filter {code})" if name else f"HDF5 filter {code}"
 
 
+def create_plist(ds: Any) -> Any:
+    """The creation property list of dataset ``ds`` (``H5Dget_create_plist``), fetched
+    once per h5py dataset object: h5py keeps it for its own properties (``chunks``,
+    ``compression``, ``is_virtual``: ``Dataset._dcpl``), and every check here shares
+    it.  Any object without that cache is asked directly.
+
+    Raises:
+        OSError, RuntimeError, ValueError, AttributeError: HDF5 cannot give it.
+    """
+    if isinstance(ds, h5py.Dataset):
+        return ds._dcpl
+    return ds.id.get_create_plist()
+
+
 def missing_filters(ds: Any) -> list[str]:
     """The filters of dataset ``ds`` that HDF5 cannot apply here, named
     (``["blosc (HDF5 filter 32001)"]``); [] when none is missing or the dataset's
     creation properties cannot be read (another finding says why)."""
     try:
-        dcpl = ds.id.get_create_plist()
+        dcpl = create_plist(ds)
         found = [dcpl.get_filter(i) for i in range(dcpl.get_nfilters())]
     except (OSError, RuntimeError, ValueError, AttributeError, TypeError):
         return []
-    out = []
-    for code, _flags, _values, stored in found:
-        try:
-            available = bool(h5py.h5z.filter_avail(int(code)))
-        except (OSError, RuntimeError, ValueError):
-            available = False
-        if not available:
-            out.append(_name(int(code), stored))
-    return out
+    return [_name(int(code), stored) for code, _flags, _values, stored in found
+            if not _available(int(code))]
+
+
+#: Filters found available (``H5Zfilter_avail``); one found missing is asked again, as
+#: its plugin may be installed since.
+_AVAILABLE: set[int] = set()
+
+
+def _available(code: int) -> bool:
+    if code in _AVAILABLE:
+        return True
+    try:
+        available = bool(h5py.h5z.filter_avail(code))
+    except (OSError, RuntimeError, ValueError):
+        return False
+    if available:
+        _AVAILABLE.add(code)
+    return available
 
 
 def missing_text(ds: Any) -> str | None:

@@ -170,6 +170,10 @@ class HeapGuard:
             problem = self._data_problem(data, element)
         if problem is not None:
             raise CorruptGlobalHeap(problem)
+        if element and len(data) == 16 and self.layout.sizeof_addr == 8:  # one value
+            size = int.from_bytes(data[:4], "little") * element  # (its length, first)
+            if size <= min(MAX_VALUE_BYTES, MAX_READ_BYTES):
+                return
         sizes = value_sizes(data, element, self.layout.sizeof_addr) if element else None
         if sizes is not None:
             size_check(sizes, "the attribute")
@@ -598,12 +602,13 @@ def group_problem(group: Any) -> str | None:
     return guard.group_problem(group) if guard is not None else None
 
 
-def check_attribute(obj: Any, raw_name: bytes | str) -> None:
+def check_attribute(obj: Any, raw_name: bytes | str, aid: Any = None) -> None:
     """Refuse to read a variable-length attribute whose global heap would make HDF5 loop.
 
     First its stored datatype is checked (:meth:`HeapGuard.check_datatype`); then,
     when it holds variable-length data or references, its global heap.  Files not
-    opened through :func:`register` are not checked.
+    opened through :func:`register` are not checked.  ``aid``: the attribute already
+    opened by the caller (``h5py.h5a.open``), whose datatype is then not asked again.
 
     Raises:
         CorruptDatatype: see :meth:`HeapGuard.check_datatype`.
@@ -614,7 +619,7 @@ def check_attribute(obj: Any, raw_name: bytes | str) -> None:
     if guard is not None:
         guard.check_datatype(obj, raw)
     try:
-        dtype = h5py.h5a.open(obj.id, raw).dtype
+        dtype = (aid if aid is not None else h5py.h5a.open(obj.id, raw)).dtype
         if not dtype.hasobject:
             return
         key = obj.id.fileno

@@ -12,6 +12,7 @@ import h5py
 import numpy as np
 
 from inspector.formats.decoding.inflate import inflate_prefix
+from inspector.formats.hdf5.filters import create_plist
 from inspector.formats.hdf5.object_header import (
     HeaderSource,
 )
@@ -186,7 +187,7 @@ def descriptor_sizes(guard: HeapReader, ds: Any, addr: int, element: int) -> np.
     count = int(np.prod(shape, dtype=np.int64))
     if guard.layout.sizeof_addr != 8 or count * 16 > MAX_SIZED_BYTES:
         return None
-    dcpl = ds.id.get_create_plist()
+    dcpl = create_plist(ds)
     layout = dcpl.get_layout()
     if layout == h5py.h5d.CHUNKED:
         return _chunked_sizes(ds, dcpl, shape, element)

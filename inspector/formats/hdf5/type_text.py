@@ -7,6 +7,8 @@ from typing import Any
 
 import h5py
 
+from inspector.formats.hdf5.filters import create_plist
+
 _FILTERS = {h5py.h5z.FILTER_DEFLATE: "gzip", h5py.h5z.FILTER_SHUFFLE: "shuffle"}
 
 
@@ -84,7 +86,7 @@ def dataset_detail(ds: h5py.Dataset) -> str:
     """``shape dtype, chunks ..., gzip(4)+shuffle`` for a dataset (no data read)."""
     parts = [f"{shape_text(ds.shape)} {dtype_text(ds)}"]
     try:
-        dcpl = ds.id.get_create_plist()
+        dcpl = create_plist(ds)
         parts.append(_layout_text(ds, dcpl))
         parts.append(_filters_text(dcpl))
         if dcpl.get_external_count():

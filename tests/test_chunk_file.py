@@ -14,7 +14,7 @@ import h5py
 import numpy as np
 import pytest
 
-from inspector.formats.hdf5.chunks import ChunkFile, read_raw_chunk
+from inspector.formats.hdf5.chunks import ChunkFile, allocated_chunks, read_raw_chunk
 from inspector.formats.registry import open_document
 from tests.conftest import FIXTURES
 
@@ -262,6 +262,7 @@ def test_the_chunk_index_answers_as_hdf5_does(tmp_path):
                     stored += 1
                     assert index.locate(key) == (info.byte_offset, info.size, info.filter_mask)
             assert stored == len(index) == ds.id.get_num_chunks() > 0
+            assert index.offsets() == allocated_chunks(ds)
         assert index.locate(index.key((4, 3, 5)))[2] == 1
         assert index.key((1, 0, 0)) is None and index.key((12, 0, 0)) is None
         assert ChunkIndex.build(f["a"].id, f["a"].shape, f["a"].chunks, limit=15) is None

@@ -50,6 +50,14 @@ class ChunkIndex:
     def __len__(self) -> int:
         return int(self._keys.size)
 
+    def offsets(self) -> set[tuple[int, ...]]:
+        """The first-element offsets of the stored chunks (as
+        :func:`~inspector.formats.hdf5.chunks.allocated_chunks` lists them)."""
+        coords = np.unravel_index(self._keys, self.grid) if self.grid else ()
+        starts = np.stack([c * k for c, k in zip(coords, self.chunks, strict=True)], axis=1) \
+            if self.grid else np.zeros((self._keys.size, 0), dtype=np.int64)
+        return {tuple(row) for row in starts.tolist()}
+
     def key(self, offset: tuple[int, ...]) -> int | None:
         """The chunk's position in the grid, or None for an offset that is not the first
         element of a chunk inside the grid (HDF5 is asked then)."""

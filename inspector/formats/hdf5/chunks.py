@@ -253,16 +253,22 @@ class ChunkFile:
                           f"{size} bytes")
         return mask, data
 
-    def _chunk_index(self) -> ChunkIndex | None:
-        """The list of every stored chunk, once :data:`LOOKUPS_BEFORE_INDEX` lookups
-        were made (built once; None when HDF5 cannot list them or there are too many)."""
-        self._lookups += 1
-        if not self._index_known and self._lookups > LOOKUPS_BEFORE_INDEX:
+    def chunk_index(self) -> ChunkIndex | None:
+        """The list of every stored chunk (built once, now if not yet; None when HDF5
+        cannot list them or there are too many)."""
+        if not self._index_known:
             with self._index_lock:
                 if not self._index_known:
                     self._index = ChunkIndex.build(self._dsid, self._shape, self._chunks)
                     self._index_known = True
         return self._index
+
+    def _chunk_index(self) -> ChunkIndex | None:
+        """:meth:`chunk_index` once :data:`LOOKUPS_BEFORE_INDEX` lookups were made."""
+        self._lookups += 1
+        if self._index_known or self._lookups > LOOKUPS_BEFORE_INDEX:
+            return self.chunk_index()
+        return None
 
     def _locate(self, offset: tuple[int, ...]) -> tuple[int, int, int]:
         """``(byte offset, stored size, filter mask)`` of the chunk at ``offset``."""

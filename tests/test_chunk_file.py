@@ -266,6 +266,7 @@ def test_the_chunk_index_answers_as_hdf5_does(tmp_path):
         assert index.locate(index.key((4, 3, 5)))[2] == 1
         assert index.key((1, 0, 0)) is None and index.key((12, 0, 0)) is None
         assert ChunkIndex.build(f["a"].id, f["a"].shape, f["a"].chunks, limit=15) is None
+        assert ChunkIndex.build(f["a"].id, (), ()) is None
 
 
 def test_many_chunks_are_located_from_one_listing(tmp_path):

@@ -5,7 +5,7 @@ by walking its chunk index from the start up to that chunk, so one lookup costs
 more the further the chunk lies: on a 16 378-chunk recording (v1 B-tree) a
 lookup near the end took about 0.4 ms of CPU and held h5py's lock, as much as
 inflating a third of a chunk.  A :class:`ChunkIndex` lists every stored chunk
-once (``H5Dchunk_iter``, HDF5 1.14 and h5py 3.8 or later: about 2 µs per
+once (``H5Dchunk_iter``, where h5py and HDF5 offer it: about 2 µs per
 chunk) and answers each lookup from memory (HDF5 File Format Specification
 3.0, "Data Storage - Chunked": a chunk is ``size`` contiguous bytes at
 ``byte_offset`` with its filter mask).
@@ -86,7 +86,8 @@ class ChunkIndex:
         """List the stored chunks of the dataset ``dsid`` (an h5py ``DatasetID``) in one
         ``chunk_iter`` pass; None when h5py or HDF5 cannot, or more than ``limit`` are
         stored (then HDF5 is asked chunk by chunk)."""
-        if not hasattr(dsid, "chunk_iter") or len(shape) != len(chunks) or min(chunks) < 1:
+        if not hasattr(dsid, "chunk_iter") or not chunks or len(shape) != len(chunks) \
+                or min(chunks) < 1:
             return None
         offsets: list[tuple[int, ...]] = []
         where: list[tuple[int, int, int]] = []

@@ -1,10 +1,11 @@
 """Where each stored chunk of a dataset lies, listed in one pass over HDF5's chunk index.
 
-HDF5 answers "where is the chunk at this offset" (``H5Dget_chunk_info_by_coord``)
-by walking its chunk index from the start up to that chunk, so one lookup costs
-more the further the chunk lies: on a 16 378-chunk recording (v1 B-tree) a
-lookup near the end took about 0.4 ms of CPU and held h5py's lock, as much as
-inflating a third of a chunk.  A :class:`ChunkIndex` lists every stored chunk
+HDF5 (2.0.0 here) answers "where is the chunk at this offset"
+(``H5Dget_chunk_info_by_coord``) by iterating over its chunk index, so one lookup
+costs more the further the chunk lies: on a 16 378-chunk recording (v1 B-tree) a
+lookup near the end takes 0.4-0.5 ms of CPU under h5py's lock, about half of what
+inflating that chunk takes (``benchmarks/summary_cpu.py``: ``locate_ms``,
+``inflate_ms``).  A :class:`ChunkIndex` lists every stored chunk
 once (``H5Dchunk_iter``, where h5py and HDF5 offer it: about 2 µs per
 chunk) and answers each lookup from memory (HDF5 File Format Specification
 3.0, "Data Storage - Chunked": a chunk is ``size`` contiguous bytes at

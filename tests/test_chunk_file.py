@@ -14,7 +14,7 @@ import h5py
 import numpy as np
 import pytest
 
-from inspector.formats.hdf5.chunks import ChunkFile, read_raw_chunk
+from inspector.formats.hdf5.chunks import ChunkFile, allocated_chunks, read_raw_chunk
 from inspector.formats.registry import open_document
 from tests.conftest import FIXTURES
 
@@ -213,3 +213,86 @@ def test_a_summary_queues_fewer_chunks_the_larger_they_are(tmp_path, monkeypatch
         got[name] = (s._in_flight(False), s._in_flight(True))
     src.close()
     assert got == {"small": (8, 2), "mid": (4, 2), "big": (2, 2)}
+
+
+class _CountingId:
+    """An h5py ``DatasetID`` that counts HDF5's chunk lookups by offset."""
+
+    def __init__(self, dsid):
+        self._dsid, self.by_coord = dsid, 0
+
+    def get_chunk_info_by_coord(self, offset):
+        self.by_coord += 1
+        return self._dsid.get_chunk_info_by_coord(offset)
+
+    def __getattr__(self, name):
+        return getattr(self._dsid, name)
+
+
+def test_the_chunk_index_answers_as_hdf5_does(tmp_path):
+    """Every stored chunk's place, size and filter mask listed in one pass equal HDF5's
+    answer by offset (the oracle), in 1, 2 and 3 dimensions, sparse, with a chunk whose
+    filter was skipped; an offset inside a chunk or past the grid is left to HDF5; a
+    dataset holding more chunks than the limit is not listed."""
+    from inspector.formats.hdf5.chunk_index import ChunkIndex
+
+    path = tmp_path / "idx.h5"
+    rng = np.random.default_rng(5)
+    with h5py.File(path, "w") as f:
+        f.create_dataset("a", data=rng.random(1000), chunks=(64,), compression="gzip")
+        b = f.create_dataset("b", shape=(90, 70), chunks=(16, 32), dtype="i2",
+                             compression="gzip", shuffle=True)
+        b[20:60, 40:70] = 7
+        c = f.create_dataset("c", data=rng.integers(0, 9, (9, 10, 11)), chunks=(4, 3, 5),
+                             compression="gzip")
+        c.id.write_direct_chunk((4, 3, 5), b"\x00" * (4 * 3 * 5 * 8), filter_mask=1)
+    with h5py.File(path, "r") as f:
+        for name in ("a", "b", "c"):
+            ds = f[name]
+            index = ChunkIndex.build(ds.id, ds.shape, ds.chunks)
+            assert index is not None
+            stored = 0
+            for off in _offsets(ds):
+                info = ds.id.get_chunk_info_by_coord(off)
+                key = index.key(off)
+                assert key is not None
+                if info.byte_offset is None:
+                    assert index.locate(key) is None
+                else:
+                    stored += 1
+                    assert index.locate(key) == (info.byte_offset, info.size, info.filter_mask)
+            assert stored == len(index) == ds.id.get_num_chunks() > 0
+            assert index.offsets() == allocated_chunks(ds)
+        assert index.locate(index.key((4, 3, 5)))[2] == 1
+        assert index.key((1, 0, 0)) is None and index.key((12, 0, 0)) is None
+        assert ChunkIndex.build(f["a"].id, f["a"].shape, f["a"].chunks, limit=15) is None
+        assert ChunkIndex.build(f["a"].id, (), ()) is None
+
+
+def test_many_chunks_are_located_from_one_listing(tmp_path):
+    """After a few lookups HDF5 is not asked where each chunk lies any more (its lookup
+    walks the index from the start); the bytes stay HDF5's, an unallocated chunk is
+    still an error, and so is a read once the file is closed."""
+    import inspector.formats.hdf5.chunks as chunks_module
+
+    path = tmp_path / "many.h5"
+    with h5py.File(path, "w") as f:
+        ds = f.create_dataset("x", shape=(4000, 4), chunks=(50, 4), dtype="f4",
+                              compression="gzip", shuffle=True)
+        ds[100:] = np.random.default_rng(2).random((3900, 4))
+    f = h5py.File(path, "r")
+    reader = ChunkFile.open(f["x"])
+    assert reader is not None
+    counting = reader._dsid = _CountingId(reader._dsid)
+    offsets = _offsets(f["x"])
+    for off in offsets[2:]:
+        assert reader.read(off) == read_raw_chunk(f["x"], off)
+    asked = chunks_module.LOOKUPS_BEFORE_INDEX - 1  # (opening asked for the first chunk)
+    assert len(offsets) == 80 and counting.by_coord == asked
+    with pytest.raises(OSError, match="not stored"):
+        reader.read((50, 0))
+    assert counting.by_coord == asked
+    f.close()
+    with pytest.raises(OSError, match="closed"):
+        reader.read((200, 0))
+    reader.close()

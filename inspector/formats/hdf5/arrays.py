@@ -214,6 +214,14 @@ class H5DatasetRef(ArrayRef):
                     self._chunk_file_known = True
         return self._chunk_file
 
+    def _allocated_chunks(self) -> set[tuple[int, ...]] | None:
+        """The offsets of the stored chunks, from the chunk reader's listing of them
+        (which it then uses to locate each chunk: one pass over HDF5's index), else
+        :func:`allocated_chunks`."""
+        reader = self._chunk_reader()
+        index = reader.chunk_index() if reader is not None else None
+        return index.offsets() if index is not None else allocated_chunks(self._ds)
+
     def chunk_summary(self) -> ChunkSummary | None:
         """The (single, lazily built) per-chunk min/max summary of this dataset,
         or None when the dataset is too small or its layout does not suit one."""
@@ -223,7 +231,7 @@ class H5DatasetRef(ArrayRef):
         with self._summary_lock:
             if self._summary is None:
                 self._source.check()
-                self._summary = ChunkSummary(self, layout, allocated_chunks(self._ds))
+                self._summary = ChunkSummary(self, layout, self._allocated_chunks())
             return self._summary
 
     def accelerated_envelope(self, index: tuple[int | None, ...], start: int, stop: int,

@@ -22,6 +22,7 @@ Nothing here imports Qt.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,7 @@ import h5py
 import numpy as np
 
 from inspector.formats.decoding.inflate import undo_filters
+from inspector.formats.hdf5.chunk_index import ChunkIndex
 
 _FILTER_NAMES = {h5py.h5z.FILTER_DEFLATE: "gzip", h5py.h5z.FILTER_SHUFFLE: "shuffle",
                  h5py.h5z.FILTER_FLETCHER32: "fletcher32"}
@@ -155,6 +157,9 @@ PREFETCH_MAX = 1024
 #: rather than from a disk (a tenth of a millisecond or more per read).
 WARM_BYTES_PER_S = 2e9
 WARM_READ_S = 30e-6
+#: Chunks located by HDF5 one at a time before a :class:`ChunkIndex` of them all is
+#: built (a few chunks of a window are not worth listing every chunk).
+LOOKUPS_BEFORE_INDEX = 8
 
 
 class ChunkFile:
@@ -168,7 +173,10 @@ class ChunkFile:
     driver has open (same device and inode; a separate open file, so it
     holds none of HDF5's file locks), which releases the GIL, so reads run
     in parallel with each other and with decoding (HDF5 File Format Specification, "Data Storage -
-    Chunked": a chunk is ``size`` contiguous bytes at ``byte_offset``).
+    Chunked": a chunk is ``size`` contiguous bytes at ``byte_offset``).  After
+    :data:`LOOKUPS_BEFORE_INDEX` lookups, every stored chunk is listed at once
+    (:class:`~inspector.formats.hdf5.chunk_index.ChunkIndex`): HDF5's lookup by
+    offset walks its index from the start each time.
 
     :meth:`open` returns None (callers use :func:`read_raw_chunk`) for other
     drivers (in-memory, remote, file objects), systems without ``os.pread``
@@ -183,6 +191,12 @@ class ChunkFile:
         self._dsid = dataset.id
         self._name = dataset.name
         self._fd = fd
+        self._shape = tuple(int(n) for n in dataset.shape)
+        self._chunks = tuple(int(c) for c in dataset.chunks or ())
+        self._lookups = 0
+        self._index: ChunkIndex | None = None
+        self._index_known = False
+        self._index_lock = threading.Lock()
         #: Where chunks :meth:`prefetch` looked up lie, until :meth:`read` takes them.
         self._where: dict[tuple[int, ...], tuple[int, int, int]] = {}
         #: The last chunk read without a hint came from memory (see :meth:`prefetch`).
@@ -239,8 +253,34 @@ class ChunkFile:
                           f"{size} bytes")
         return mask, data
 
+    def chunk_index(self) -> ChunkIndex | None:
+        """The list of every stored chunk (built once, now if not yet; None when HDF5
+        cannot list them or there are too many)."""
+        if not self._index_known:
+            with self._index_lock:
+                if not self._index_known:
+                    self._index = ChunkIndex.build(self._dsid, self._shape, self._chunks)
+                    self._index_known = True
+        return self._index
+
+    def _chunk_index(self) -> ChunkIndex | None:
+        """:meth:`chunk_index` once :data:`LOOKUPS_BEFORE_INDEX` lookups were made."""
+        self._lookups += 1
+        if self._index_known or self._lookups > LOOKUPS_BEFORE_INDEX:
+            return self.chunk_index()
+        return None
+
     def _locate(self, offset: tuple[int, ...]) -> tuple[int, int, int]:
         """``(byte offset, stored size, filter mask)`` of the chunk at ``offset``."""
+        index = self._chunk_index()
+        key = index.key(offset) if index is not None else None
+        if index is not None and key is not None:
+            if not self._dsid.valid:  # (as HDF5's own lookup fails once the file is closed)
+                raise OSError(f"cannot locate chunk {offset} of {self._name}: the file is closed")
+            where = index.locate(key)
+            if where is None:
+                raise OSError(f"chunk {offset} of {self._name} is not stored")
+            return where
         try:
             info = self._dsid.get_chunk_info_by_coord(offset)
         except (KeyError, ValueError, RuntimeError, OSError, TypeError) as exc:

@@ -14,6 +14,7 @@ import numpy as np
 import pyqtgraph as pg
 
 from inspector.formats.analysis.arrays import Envelope
+from inspector.ui.plots.envelope_curve import EnvelopeCurve
 from inspector.ui.plots.neural_reads import zigzag
 from inspector.ui.plots.neural_state import DrawnLine, NeuralState
 
@@ -116,7 +117,7 @@ class NeuralLines(NeuralState):
         if self.n == 1:  # one sample: a symbol, not a line
             line.item = pg.PlotDataItem(pen=pen, symbol="o", symbolBrush=pg.mkBrush(line.color))
         else:  # a plain curve: much lighter to build and to update than a PlotDataItem
-            line.item = pg.PlotCurveItem(pen=pen, connect="finite", skipFiniteCheck=False)
+            line.item = EnvelopeCurve(pen=pen, connect="finite", skipFiniteCheck=False)
         self.plot_item.addItem(line.item)
 
     def _apply(self, key: str, envs: list[Envelope]) -> None:
@@ -179,6 +180,8 @@ class NeuralLines(NeuralState):
         if ln.x is None:
             ln.item.setData([], [])
             return
+        if isinstance(ln.item, EnvelopeCurve):
+            ln.item.band = not ln.raw  # a zig-zag envelope: painted by pixel column
         y: Any = ln.y
         if stacked and y is not None:
             if self._fit or ln.mid is None:

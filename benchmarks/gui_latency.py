@@ -62,7 +62,10 @@ threads) over the same spans, ``gui_thread_cpu_ms`` the GUI thread's own,
 name (numbers dropped: ``inspector-worker`` sums the decoding threads; ``Dummy``
 are Qt's job threads; ``ended threads`` those that exited within the span), read
 from ``/proc/self/task`` (Linux),
-``progress_updates`` the distinct fractions the plot's progress bar showed.
+``progress_updates`` the distinct fractions the plot's progress bar showed;
+``curve_paints``, ``curve_paint_cpu_ms`` and ``curve_paint_max_ms`` the number of plot
+curve paints (pyqtgraph ``PlotCurveItem`` and subclasses: the neural lines) and the
+GUI thread's CPU they took, in all and at most in one.
 ``INSPECTOR_BENCH_PROFILE=1`` prints a profile of the GUI thread to stderr.
 
 Prints one JSON object: per scenario ``max_gap_ms``, ``p99_gap_ms``,
@@ -611,11 +614,53 @@ def _cpu_s() -> float:
     return t.user + t.system
 
 
+class CurvePaints:
+    """GUI-thread CPU of every paint of a plot curve (pyqtgraph's ``PlotCurveItem`` and
+    its subclasses, the neural lines among them), counted once per paint."""
+
+    def __init__(self) -> None:
+        import pyqtgraph as pg
+
+        self.cpu_ms: list[float] = []
+        self._depth = 0
+        classes = {pg.PlotCurveItem}
+        try:
+            from inspector.ui.plots.envelope_curve import EnvelopeCurve
+
+            classes.add(EnvelopeCurve)
+        except ImportError:  # a tree without it
+            pass
+        for cls in classes:
+            if "paint" in vars(cls):
+                cls.paint = self._wrap(vars(cls)["paint"])
+
+    def _wrap(self, paint: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(item: Any, *args: Any) -> Any:
+            self._depth += 1
+            c0 = time.thread_time()
+            try:
+                return paint(item, *args)
+            finally:
+                self._depth -= 1
+                if not self._depth:
+                    self.cpu_ms.append((time.thread_time() - c0) * 1000)
+        return timed
+
+    def reset(self) -> None:
+        self.cpu_ms = []
+
+    def result(self) -> dict[str, Any]:
+        c = self.cpu_ms
+        return {"curve_paints": len(c), "curve_paint_cpu_ms": round(sum(c), 1),
+                "curve_paint_max_ms": round(max(c), 1) if c else None}
+
+
 def child(scenario: str, path: Path, trace: bool, path_b: Path | None = None) -> dict[str, Any]:
     """Run one scenario in this (fresh) process; returns its measurements."""
     from inspector.app import make_application
     from inspector.formats.decoding.workers import worker_pool
 
+    curves = CurvePaints()
     with worker_pool():
         app = make_application()
         from inspector.ui.main_window import MainWindow
@@ -635,6 +680,7 @@ def child(scenario: str, path: Path, trace: bool, path_b: Path | None = None) ->
             _spin(app, lambda: _settled(win) and _exact(win), TIMEOUT_S)
             _spin(app, lambda: False, 0.3)
         probe.reset()
+        curves.reset()
         profile = _gui_profile()
         t0, c0, g0 = time.perf_counter(), _cpu_s(), time.thread_time()
         threads0 = _thread_cpu()
@@ -674,6 +720,7 @@ def child(scenario: str, path: Path, trace: bool, path_b: Path | None = None) ->
         out["gui_thread_cpu_ms"] = round((time.thread_time() - g0) * 1000, 1)
         out["thread_nice"] = _thread_nice()
         out["thread_cpu_ms"] = _thread_cpu_ms(threads0, out["cpu_ms"])
+        out.update(curves.result())
         if profile is not None:
             import pstats
 

@@ -7,9 +7,12 @@ zig-zag (the path the item painted before).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pyqtgraph as pg
 import pytest
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QColor, QImage
 
 from inspector.formats.analysis.arrays import NumpyArrayRef
@@ -162,3 +165,41 @@ def test_neural_lines_paint_binned_envelopes_by_column(qtbot, jobs):
     view.plot_widget.viewport().repaint()
     for ln in view.lines:
         assert not ln.item.band and ln.item.painted_columns is None
+
+
+class _PaintCounter(QObject):
+    def __init__(self) -> None:
+        super().__init__()
+        self.paints = 0
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.Paint:
+            self.paints += 1
+        return False
+
+
+def test_a_new_envelope_is_painted_once_with_its_new_range(qtbot, jobs):
+    """A preview that changes the amplitude range is applied before the paint: the plot
+    paints once (pyqtgraph's auto range inside the paint asked for a second one)."""
+    rng = np.random.default_rng(11)
+    ref = NumpyArrayRef("neuro", rng.standard_normal((200_000, 2)).astype(np.float32))
+    view = NeuralView(ref, jobs)
+    qtbot.addWidget(view)
+    view.resize(700, 400)
+    view.show()
+    qtbot.waitUntil(lambda: view.is_idle() and bool(view.lines)
+                    and all(ln.x is not None for ln in view.lines), timeout=10_000)
+    vb = view.plot_item.vb
+    vb.enableAutoRange(axis="y")  # as while the first envelopes come in
+    qtbot.wait(50)
+    counter = _PaintCounter()
+    view.plot_widget.viewport().installEventFilter(counter)
+    for k, scale in enumerate((3.0, 0.5, 8.0)):
+        line = view.lines[k % len(view.lines)]
+        env = line.envs[0]
+        y_range = vb.viewRange()[1]
+        view._apply(line.key, [replace(env, lo=env.lo * scale, hi=env.hi * scale)])
+        qtbot.wait(60)  # every event-loop turn the change leads to
+        assert vb.viewRange()[1] != y_range  # the range did change
+        assert counter.paints == k + 1
+    view.plot_widget.viewport().removeEventFilter(counter)

@@ -139,6 +139,19 @@ class NeuralLines(NeuralState):
         line.exact = all(e.exact for e in envs)
         line.raw = all(e.raw for e in envs)
         self._restack(line if had_data else None)  # a first curve also needs its y tick
+        self.settle_range()
+
+    def settle_range(self) -> None:
+        """Apply the amplitude range and view transform that new lines call for now.
+
+        pyqtgraph applies them in the next paint (``ViewBox.prepareForPaint``); the new
+        range then changes the axes and the view's transform during that paint, which asks
+        for a second paint of the whole plot: each line was painted twice per new envelope.
+        """
+        vb = self.plot_item.vb
+        if getattr(vb, "_autoRangeNeedsUpdate", False):
+            vb.updateAutoRange()
+            vb.updateMatrix()
 
     # -- drawing -------------------------------------------------------------------
     def _restack(self, changed: DrawnLine | None = None) -> None:

@@ -532,7 +532,8 @@ def format_layer(path: Path, runtime: str) -> dict[str, Any]:
         job.join()
         ms, cpu_ms = (time.perf_counter() - t0) * 1000, (_cpu_s() - c0) * 1000
         nice = _thread_nice()
-        threads = _thread_cpu_ms(threads0, cpu_ms, {"format-layer-job": job_cpu[0] * 1000})
+        threads = _thread_cpu_ms(threads0, cpu_ms, {"format-layer-job": job_cpu[0] * 1000},
+                                 skip={job.native_id or 0})
     from inspector.formats.decoding.inflate import DECODER
 
     return {"ms": round(ms, 1), "cpu_ms": round(cpu_ms, 1), "thread_cpu_ms": threads,
@@ -570,12 +571,16 @@ def _thread_cpu() -> dict[int, tuple[str, float]]:
 
 
 def _thread_cpu_ms(before: dict[int, tuple[str, float]], total_ms: float,
-                   ended: dict[str, float] | None = None) -> dict[str, float]:
+                   ended: dict[str, float] | None = None,
+                   skip: set[int] | None = None) -> dict[str, float]:
     """CPU ms per thread name (numbers dropped) since ``before``, with ``ended`` (CPU ms of
-    threads that exited, by name); ``ended threads`` is the rest of ``total_ms`` (the
-    process's CPU over the span): other threads that exited meanwhile."""
+    threads that exited, by name; ``skip``: their native ids, which the kernel may still
+    list); ``ended threads`` is the rest of ``total_ms`` (the process's CPU over the span):
+    other threads that exited meanwhile."""
     out: dict[str, float] = dict(ended or {})
     for tid, (name, cpu) in _thread_cpu().items():
+        if tid in (skip or set()):
+            continue
         used = (cpu - before.get(tid, (name, 0.0))[1]) * 1000
         key = _thread_label(name)
         out[key] = out.get(key, 0.0) + used

@@ -62,7 +62,15 @@ tables built too); ``window_vs_format_layer_plain`` compares with the defaults.
 ``cpu_ms`` and ``format_layer*_cpu_ms`` are the CPU time of the whole process (all
 threads) over the same spans, ``gui_thread_cpu_ms`` the GUI thread's own,
 ``thread_nice`` the nice values of the process's threads by name,
-``progress_updates`` the distinct fractions the plot's progress bar showed.
+``thread_cpu_ms`` (and ``exact_curve_thread_cpu_ms``, up to the exact curve;
+``format_layer_app_thread_cpu_ms`` for the format layer) the CPU of each thread by
+name (numbers dropped: ``inspector-worker`` sums the decoding threads; ``Dummy``
+are Qt's job threads; ``ended threads`` those that exited within the span), read
+from ``/proc/self/task`` (Linux),
+``progress_updates`` the distinct fractions the plot's progress bar showed;
+``curve_paints``, ``curve_paint_cpu_ms`` and ``curve_paint_max_ms`` the number of plot
+curve paints (pyqtgraph ``PlotCurveItem`` and subclasses: the neural lines) and the
+GUI thread's CPU they took, in all and at most in one.
 ``INSPECTOR_BENCH_PROFILE=1`` prints a profile of the GUI thread to stderr.
 
 Prints one JSON object: per scenario ``max_gap_ms``, ``p99_gap_ms``,
@@ -574,6 +582,8 @@ def format_layer(path: Path, runtime: str) -> dict[str, Any]:
         sys.setswitchinterval(GUI_SWITCH_INTERVAL_S)
     from inspector.ui.plots.neural import DEFAULT_CHANNELS
 
+    job_cpu: list[float] = []
+
     def work() -> None:
         if runtime == "app":
             from inspector.runtime.threads import lower_thread_priority
@@ -586,19 +596,69 @@ def format_layer(path: Path, runtime: str) -> dict[str, Any]:
             env = ref.envelope((None, ch), 0, n, 2000)
             assert env.exact
         doc.close()
+        job_cpu.append(time.thread_time())
 
     with worker_pool():
-        t0, c0 = time.perf_counter(), _cpu_s()
+        t0, c0, threads0 = time.perf_counter(), _cpu_s(), _thread_cpu()
         job = threading.Thread(target=work, name="format-layer-job")
         job.start()
         job.join()
         ms, cpu_ms = (time.perf_counter() - t0) * 1000, (_cpu_s() - c0) * 1000
         nice = _thread_nice()
+        threads = _thread_cpu_ms(threads0, cpu_ms, {"format-layer-job": job_cpu[0] * 1000},
+                                 skip={job.native_id or 0})
     from inspector.formats.decoding.inflate import DECODER
 
-    return {"ms": round(ms, 1), "cpu_ms": round(cpu_ms, 1),
+    return {"ms": round(ms, 1), "cpu_ms": round(cpu_ms, 1), "thread_cpu_ms": threads,
             "switch_interval_s": sys.getswitchinterval(), "thread_nice": nice,
             "decoder": DECODER}
+
+
+def _thread_label(name: str) -> str:
+    """A thread's name without its number (``inspector-worker_1`` -> ``inspector-worker``)."""
+    return name.split("_")[0].rstrip("-0123456789 ") or name
+
+
+def _thread_cpu() -> dict[int, tuple[str, float]]:
+    """CPU seconds of every live thread of this process by native id, with its name
+    (Python's, else the kernel's ``comm``), from ``/proc/self/task`` (Linux; else {})."""
+    names = {t.native_id: t.name for t in threading.enumerate() if t.native_id}
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    out: dict[int, tuple[str, float]] = {}
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return out
+    for tid in tasks:
+        try:
+            with open(f"/proc/self/task/{tid}/stat") as f:
+                stat = f.read()
+            with open(f"/proc/self/task/{tid}/comm") as f:
+                comm = f.read().strip()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        cpu = (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+        out[int(tid)] = (names.get(int(tid), comm), cpu)
+    return out
+
+
+def _thread_cpu_ms(before: dict[int, tuple[str, float]], total_ms: float,
+                   ended: dict[str, float] | None = None,
+                   skip: set[int] | None = None) -> dict[str, float]:
+    """CPU ms per thread name (numbers dropped) since ``before``, with ``ended`` (CPU ms of
+    threads that exited, by name; ``skip``: their native ids, which the kernel may still
+    list); ``ended threads`` is the rest of ``total_ms`` (the process's CPU over the span):
+    other threads that exited meanwhile."""
+    out: dict[str, float] = dict(ended or {})
+    for tid, (name, cpu) in _thread_cpu().items():
+        if tid in (skip or set()):
+            continue
+        used = (cpu - before.get(tid, (name, 0.0))[1]) * 1000
+        key = _thread_label(name)
+        out[key] = out.get(key, 0.0) + used
+    out["ended threads"] = total_ms - sum(out.values())
+    return {k: round(v) for k, v in sorted(out.items(), key=lambda kv: -kv[1])}
 
 
 def _thread_nice() -> dict[str, list[int]]:
@@ -609,7 +669,7 @@ def _thread_nice() -> dict[str, list[int]]:
             nice = os.getpriority(os.PRIO_PROCESS, t.native_id or 0)
         except (AttributeError, OSError):
             continue
-        out.setdefault(t.name.split("_")[0].rstrip("-0123456789"), []).append(nice)
+        out.setdefault(_thread_label(t.name), []).append(nice)
     return {k: sorted(set(v)) for k, v in out.items()}
 
 
@@ -632,11 +692,53 @@ def _cpu_s() -> float:
     return t.user + t.system
 
 
+class CurvePaints:
+    """GUI-thread CPU of every paint of a plot curve (pyqtgraph's ``PlotCurveItem`` and
+    its subclasses, the neural lines among them), counted once per paint."""
+
+    def __init__(self) -> None:
+        import pyqtgraph as pg
+
+        self.cpu_ms: list[float] = []
+        self._depth = 0
+        classes = {pg.PlotCurveItem}
+        try:
+            from inspector.ui.plots.envelope_curve import EnvelopeCurve
+
+            classes.add(EnvelopeCurve)
+        except ImportError:  # a tree without it
+            pass
+        for cls in classes:
+            if "paint" in vars(cls):
+                cls.paint = self._wrap(vars(cls)["paint"])
+
+    def _wrap(self, paint: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(item: Any, *args: Any) -> Any:
+            self._depth += 1
+            c0 = time.thread_time()
+            try:
+                return paint(item, *args)
+            finally:
+                self._depth -= 1
+                if not self._depth:
+                    self.cpu_ms.append((time.thread_time() - c0) * 1000)
+        return timed
+
+    def reset(self) -> None:
+        self.cpu_ms = []
+
+    def result(self) -> dict[str, Any]:
+        c = self.cpu_ms
+        return {"curve_paints": len(c), "curve_paint_cpu_ms": round(sum(c), 1),
+                "curve_paint_max_ms": round(max(c), 1) if c else None}
+
+
 def child(scenario: str, path: Path, trace: bool, path_b: Path | None = None) -> dict[str, Any]:
     """Run one scenario in this (fresh) process; returns its measurements."""
     from inspector.app import make_application
     from inspector.formats.decoding.workers import worker_pool
 
+    curves = CurvePaints()
     with worker_pool():
         app = make_application()
         from inspector.ui.main_window import MainWindow
@@ -656,8 +758,10 @@ def child(scenario: str, path: Path, trace: bool, path_b: Path | None = None) ->
             _spin(app, lambda: _settled(win) and _exact(win), TIMEOUT_S)
             _spin(app, lambda: False, 0.3)
         probe.reset()
+        curves.reset()
         profile = _gui_profile()
         t0, c0, g0 = time.perf_counter(), _cpu_s(), time.thread_time()
+        threads0 = _thread_cpu()
         if scenario == "pan_zoom":
             steps = _pan_zoom_script(app, win)
             out["steps_ms"] = [round(s, 1) for s in steps]
@@ -678,6 +782,9 @@ def child(scenario: str, path: Path, trace: bool, path_b: Path | None = None) ->
             def done() -> bool:
                 if "exact" not in seen and _plotted_exact(win):
                     seen["exact"] = time.perf_counter()
+                    cpu = (_cpu_s() - c0) * 1000
+                    out["exact_curve_cpu_ms"] = round(cpu)
+                    out["exact_curve_thread_cpu_ms"] = _thread_cpu_ms(threads0, cpu)
                 bar = getattr(getattr(_view(win), "read_progress", None), "bar", None)
                 if bar is not None and bar.isVisible():
                     shown.add((bar.value(), bar.maximum()))
@@ -693,6 +800,8 @@ def child(scenario: str, path: Path, trace: bool, path_b: Path | None = None) ->
         out["gui_thread_cpu_ms"] = round((time.thread_time() - g0) * 1000, 1)
         out["thread_nice"] = _thread_nice()
         out["peak_rss_mb"] = _peak_rss_mb()
+        out["thread_cpu_ms"] = _thread_cpu_ms(threads0, out["cpu_ms"])
+        out.update(curves.result())
         if profile is not None:
             import pstats
 
@@ -737,6 +846,7 @@ def _compare_format_layer(result: dict[str, Any], path: Path) -> None:
         result[f"format_layer{tag}_ms"] = run.get("ms")
         result[f"format_layer{tag}_cpu_ms"] = run.get("cpu_ms")
     result["format_layer_app_thread_nice"] = runs["app"].get("thread_nice")
+    result["format_layer_app_thread_cpu_ms"] = runs["app"].get("thread_cpu_ms")
     window = result.get("exact_curve_ms") or result["wall_ms"]
     if runs["app"].get("ms"):
         result["window_vs_format_layer"] = round(window / runs["app"]["ms"], 2)

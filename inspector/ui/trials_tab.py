@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QLabel
+from shiboken6 import isValid
 
 from inspector.runtime import preload
 from inspector.ui.turns import run_in_turns
@@ -24,6 +25,11 @@ if TYPE_CHECKING:
 Tab = Any
 #: The package of the trial views (pyqtgraph), imported off the GUI thread.
 TRIALS = "inspector.ui.trials"
+#: The modules the trial selection, its links and the Representations tab's offer need:
+#: imported off the GUI thread when the window has not warmed up yet (about 35 ms of
+#: imports, mostly dataclasses, once opened as ``inspector FILE``).
+SELECTION_MODULES = ("inspector.models.selection", "inspector.ui.trial_link",
+                     "inspector.ui.representations")
 
 
 class TrialsTab(QObject):
@@ -33,6 +39,7 @@ class TrialsTab(QObject):
     Attributes:
         slot: the placeholder in the Trials tab's place until the views are built.
         waiting: the views wait for a deferred check to bring the trial IDs.
+        importing: the selection waits for :data:`SELECTION_MODULES` to be imported.
         wanted: the Trials tab was shown: its views are to be built.
         error: why the trial views are not available ("" when they are).
     """
@@ -42,12 +49,13 @@ class TrialsTab(QObject):
         self.tab = tab
         self.slot: QLabel | None = None
         self.waiting = False
+        self.importing = False
         self.wanted = False
         self.error = ""
 
     def is_idle(self) -> bool:
         """The trial views show their final state (or there are none)."""
-        if self.waiting:
+        if self.waiting or self.importing:
             return False
         if self.slot is not None:  # built once shown (or it cannot be)
             return bool(self.error) or not (self.wanted or self.current())
@@ -63,13 +71,37 @@ class TrialsTab(QObject):
         it); only then are the views built and their averages run.
         While a deferred check is to bring the trials' stimulus IDs
         (``stim_ids_pending``), they wait for its result (``wait``)."""
-        tab = self.tab
-        doc = tab.doc
+        if self.importing:
+            return  # (the import's callback adds them)
+        doc = self.tab.doc
         if doc.trials is None:
             return
         self.waiting = wait and doc.trials.stim_ids_pending and bool(doc.checks)
         if self.waiting:
             return
+        missing = next((m for m in SELECTION_MODULES if preload.loaded(m) is None), None)
+        if missing is not None:  # a window not warmed up yet: import them off the GUI thread
+            self.importing = True
+            preload.when_imported(missing, lambda _module: self._resume(),
+                                  lambda _message: self._resume(failed=True))
+            return
+        self._add_selection()
+
+    def _resume(self, failed: bool = False) -> None:
+        """A module of :data:`SELECTION_MODULES` is imported: add the selection (or import
+        the next one).  A failed import is repeated on the GUI thread, where it raises."""
+        if not isValid(self):
+            return
+        self.importing = False
+        if failed:
+            self._add_selection()
+        else:
+            self.add(wait=False)
+
+    def _add_selection(self) -> None:
+        """The trial selection, its links, and the Trials and Representations tabs."""
+        tab = self.tab
+        doc = tab.doc
         from inspector.models.selection import TrialSelection
         from inspector.ui.trial_link import TrialLinks
 

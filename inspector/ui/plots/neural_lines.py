@@ -14,6 +14,7 @@ import numpy as np
 import pyqtgraph as pg
 
 from inspector.formats.analysis.arrays import Envelope
+from inspector.ui.plots.envelope_curve import EnvelopeCurve
 from inspector.ui.plots.neural_reads import zigzag
 from inspector.ui.plots.neural_state import DrawnLine, NeuralState
 
@@ -116,7 +117,7 @@ class NeuralLines(NeuralState):
         if self.n == 1:  # one sample: a symbol, not a line
             line.item = pg.PlotDataItem(pen=pen, symbol="o", symbolBrush=pg.mkBrush(line.color))
         else:  # a plain curve: much lighter to build and to update than a PlotDataItem
-            line.item = pg.PlotCurveItem(pen=pen, connect="finite", skipFiniteCheck=False)
+            line.item = EnvelopeCurve(pen=pen, connect="finite", skipFiniteCheck=False)
         self.plot_item.addItem(line.item)
 
     def _apply(self, key: str, envs: list[Envelope]) -> None:
@@ -138,6 +139,19 @@ class NeuralLines(NeuralState):
         line.exact = all(e.exact for e in envs)
         line.raw = all(e.raw for e in envs)
         self._restack(line if had_data else None)  # a first curve also needs its y tick
+        self.settle_range()
+
+    def settle_range(self) -> None:
+        """Apply the amplitude range and view transform that new lines call for now.
+
+        pyqtgraph applies them in the next paint (``ViewBox.prepareForPaint``); the new
+        range then changes the axes and the view's transform during that paint, which asks
+        for a second paint of the whole plot: each line was painted twice per new envelope.
+        """
+        vb = self.plot_item.vb
+        if getattr(vb, "_autoRangeNeedsUpdate", False):
+            vb.updateAutoRange()
+            vb.updateMatrix()
 
     # -- drawing -------------------------------------------------------------------
     def _restack(self, changed: DrawnLine | None = None) -> None:
@@ -179,6 +193,8 @@ class NeuralLines(NeuralState):
         if ln.x is None:
             ln.item.setData([], [])
             return
+        if isinstance(ln.item, EnvelopeCurve):
+            ln.item.band = not ln.raw  # a zig-zag envelope: painted by pixel column
         y: Any = ln.y
         if stacked and y is not None:
             if self._fit or ln.mid is None:

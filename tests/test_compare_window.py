@@ -50,7 +50,7 @@ def test_compare_with_opens_a_tab_of_what_differs(qtbot, tmp_path, monkeypatch) 
     assert tab.detail.currentWidget() is tab.detail.curves_page
     with h5py.File(a) as fa, h5py.File(b) as fb:
         oracle = fa["neuro"][:, 2].astype(np.float64) - fb["neuro"][:, 2].astype(np.float64)
-    curve = tab.detail.difference.listDataItems()[0]
+    curve = tab.detail.curves_page.difference.listDataItems()[0]
     x, y = curve.getOriginalDataset()  # (what is drawn is downsampled to the pixels)
     assert np.array_equal(y, oracle[x.astype(int)])
     assert np.count_nonzero(y) == 10

@@ -67,8 +67,9 @@ class CompareTab(QWidget):
         return f"{Path(str(self.path_a)).name} ↔ {Path(str(self.path_b)).name}"
 
     def is_settled(self) -> bool:
-        """True when no job of this tab is running."""
-        return self.is_ready and self._pending == 0
+        """True when no job of this tab is running and its detail is shown (no page of
+        it is being made)."""
+        return self.is_ready and self._pending == 0 and not self.detail.is_building()
 
     def _done(self, comparison: Comparison) -> None:
         self.comparison = comparison

@@ -41,7 +41,7 @@ def _flush(qapp) -> None:
 
 def _opened(qtbot, tmp_path):
     a, b, _old, _row = _edited(tmp_path)
-    win = open_window(qtbot, a)
+    win = open_window(qtbot)  # (no document: its plots are made over turns too)
     tab = action.open_compare(win, a, b)
     qtbot.waitUntil(lambda: tab.is_ready, timeout=60_000)
     return win, tab
@@ -134,7 +134,7 @@ def test_closing_the_tab_while_a_page_is_made_leaves_nothing_behind(qtbot, qapp,
     _flush(qapp)
     before = {id(o) for o in _live_items()}
     tab.detail.show_curves(curves)
-    for _ in range(3):  # a few turns of the build
+    for _ in range(2):  # a turn or two of the build
         qapp.processEvents()
     assert tab.detail.is_building()
     made = [o for o in _live_items() if id(o) not in before]

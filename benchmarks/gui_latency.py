@@ -32,7 +32,9 @@ on it has them:
 * ``compare_recordings_1gb``: File > Compare With… on ``benchmarks/diff.py``'s
   largest pair (two 1 GiB recordings differing in one chunk): the Compare tab
   through to its report, then every difference selected in turn, each waited for
-  until its detail (the differing values' curves) is shown.
+  until its detail (the differing values' curves) is shown;
+* ``compare_pair``: the same script on any two documents (``--pair A,B``: recordings,
+  archives, an AUC source and an archive, HDF5 files with images).
 
 The inputs are built once in a cache folder (``--cache``, default
 ``$INSPECTOR_BENCH_DIR`` or ``/tmp/inspector-bench-gui``): the recording as
@@ -70,7 +72,7 @@ used within a gap (the work it did between two ticks).  ``--trace`` prints the G
 thread's stack during every stall over 50 ms to stderr.
 
 Usage: ``python benchmarks/gui_latency.py [--scenarios a,b] [--recording-mb N]
-[--archive-mb N] [--rsa-size NxF] [--trace]``
+[--archive-mb N] [--rsa-size NxF] [--pair A,B] [--trace]``
 """
 
 from __future__ import annotations
@@ -591,7 +593,7 @@ def child(scenario: str, path: Path, trace: bool, path_b: Path | None = None) ->
             out["median_step_ms"] = round(statistics.median(steps), 1)
         elif scenario == "rsa_tab":
             out.update(_rsa_script(app, win, path))
-        elif scenario == "compare_recordings_1gb":
+        elif scenario in ("compare_recordings_1gb", "compare_pair"):
             assert path_b is not None
             out.update(_compare_script(app, win, path, path_b))
         else:
@@ -679,6 +681,7 @@ def main(argv: list[str] | None = None) -> int:
         "INSPECTOR_BENCH_DIR", "/tmp/inspector-bench-gui")))
     ap.add_argument("--rsa-size", default="2000x50000")
     ap.add_argument("--trace", action="store_true")
+    ap.add_argument("--pair", help="A,B: the two documents of compare_pair")
     ap.add_argument("--path-b", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--path", type=Path, help=argparse.SUPPRESS)
@@ -704,6 +707,10 @@ def main(argv: list[str] | None = None) -> int:
             path = rsa_recording_path(args.cache, args.rsa_size)
         elif scenario == "compare_recordings_1gb":
             path, path_b = diff_pair(args.cache)
+        elif scenario == "compare_pair":
+            if not args.pair or args.pair.count(",") != 1:
+                ap.error("compare_pair needs --pair A,B")
+            path, path_b = (Path(p).resolve() for p in args.pair.split(","))
         elif scenario == "open_archive_500mb":
             path = archive_path(args.cache, args.archive_mb)
         elif scenario == "verify_archive_3000_members":

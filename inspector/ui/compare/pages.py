@@ -107,6 +107,12 @@ class CurvesPage(QWidget):
             for ax in ("left", "bottom"):
                 plot.getAxis(ax).setPen(pg.mkPen(text))
                 plot.getAxis(ax).setTextPen(pg.mkPen(text))
+        legend = self.overlay.legend  # (pyqtgraph's grey labels: faint on a light base)
+        box = pal.color(QPalette.ColorRole.Base)
+        box.setAlpha(200)
+        legend.setBrush(pg.mkBrush(box))
+        legend.setPen(pg.mkPen(pal.color(QPalette.ColorRole.Mid)))
+        legend.setLabelTextColor(text)
 
 
 def curves_page_in_steps() -> Generator[None, None, CurvesPage]:

@@ -470,14 +470,9 @@ def _compare_script(app: Any, win: Any, a: Path, b: Path) -> dict[str, Any]:
     ok = _spin(app, tab.is_settled, TIMEOUT_S)
     out: dict[str, Any] = {"report_ms": round((time.perf_counter() - t0) * 1000, 1),
                            "timed_out": not ok}
-    items = []
-    stack = [tab.tree.topLevelItem(i) for i in range(tab.tree.topLevelItemCount())]
-    while stack:
-        it = stack.pop(0)
-        items.append(it)
-        stack.extend(it.child(i) for i in range(it.childCount()))
+    items = tab.tree.rows()  # each section, then its rows
     for it in items:
-        tab.tree.setCurrentItem(it)
+        tab.tree.setCurrentIndex(it)
         _spin(app, tab.is_settled, TIMEOUT_S)
         _spin(app, lambda: False, 0.02)
     out["differences_selected"] = len(items)

@@ -21,7 +21,18 @@ from inspector.ui.compare.session import (
     run_comparison,
     table_rows,
 )
-from inspector.ui.compare.tree import DiffTree
+from inspector.ui.compare.tree import DiffTree, Group, groups_of
+
+
+def _compare(path_a: Path | str, path_b: Path | str, options: DiffOptions,
+             cancelled: Any) -> tuple[Comparison, list[Group]]:
+    """The comparison and the rows of its tree (on a job)."""
+    comparison = run_comparison(path_a, path_b, options, cancelled)
+    try:
+        return comparison, groups_of(comparison.report)
+    except BaseException:
+        comparison.close()
+        raise
 
 
 class CompareTab(QWidget):
@@ -56,9 +67,9 @@ class CompareTab(QWidget):
         split.setStretchFactor(1, 2)
         split.setSizes([600, 400])  # (scaled to the splitter's width)
         box.addWidget(split, 1)
-        self.tree.itemSelectionChanged.connect(self._selected)
+        self.tree.selection_changed.connect(self._selected)
         opts = options or DiffOptions()
-        jobs.submit(lambda ctx: run_comparison(path_a, path_b, opts, lambda: ctx.cancelled),
+        jobs.submit(lambda ctx: _compare(path_a, path_b, opts, lambda: ctx.cancelled),
                     on_done=self._done, on_error=self._failed, key=self._key)
 
     @property
@@ -71,12 +82,12 @@ class CompareTab(QWidget):
         it is being made)."""
         return self.is_ready and self._pending == 0 and not self.detail.is_building()
 
-    def _done(self, comparison: Comparison) -> None:
-        self.comparison = comparison
-        report = comparison.report
+    def _done(self, result: tuple[Comparison, list[Group]]) -> None:
+        self.comparison, groups = result
+        report = self.comparison.report
         self.title.setText(f"A: {report.a.path} ({report.a.kind})\n"
                            f"B: {report.b.path} ({report.b.kind})\n{verdict(report)}")
-        self.tree.show_report(report)
+        self.tree.show_report(report, groups)
         self.is_ready = True
         self.ready.emit()
 

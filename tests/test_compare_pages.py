@@ -143,3 +143,33 @@ def test_closing_the_tab_while_a_page_is_made_leaves_nothing_behind(qtbot, qapp,
     for _ in range(5):
         _flush(qapp)
     assert [o for o in made if Shiboken.isValid(o)] == []
+
+
+def _npy(archive, member: str) -> np.ndarray:
+    import io
+    import zipfile
+
+    with zipfile.ZipFile(archive) as z:
+        return np.load(io.BytesIO(z.read(member)), allow_pickle=False)
+
+
+def test_a_scan_whose_signal_differs_is_shown_as_curves(qtbot) -> None:
+    from pathlib import Path
+
+    aucx = Path(__file__).parent / "fixtures" / "aucx"
+    a, b = aucx / "src_readiness_rich.aucx", aucx / "bad_signal_byte_flip.aucx"
+    win = open_window(qtbot)
+    tab = action.open_compare(win, a, b)
+    qtbot.waitUntil(lambda: tab.is_ready, timeout=60_000)
+    assert tab.tree.select_path("scans", "scan_001.signal")
+    qtbot.waitUntil(tab.is_settled, timeout=60_000)
+    page = tab.detail.curves_page
+    assert page is not None and tab.detail.currentWidget() is page
+    va = _npy(a, "arrays/signal.npy")[0].astype(np.float64)  # scan_001: the first row
+    vb = _npy(b, "arrays/signal.npy")[0].astype(np.float64)
+    assert not np.array_equal(va, vb)
+    x, y = page.difference.listDataItems()[0].getOriginalDataset()
+    assert np.array_equal(x, np.arange(va.size)) and np.array_equal(y, va - vb)
+    drawn = [item.getOriginalDataset()[1] for item in page.overlay.listDataItems()]
+    assert np.array_equal(drawn[0], va) and np.array_equal(drawn[1], vb)
+    assert page.title.text().startswith("scan_001.signal[points]: ")

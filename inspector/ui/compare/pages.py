@@ -95,9 +95,9 @@ class CurvesPage(QWidget):
         self.overlay.plot(xa, ya, pen=pg.mkPen(COLOR_A, width=1), name="A")  # A under B
         self.overlay.plot(xb, yb, pen=pg.mkPen(COLOR_B, width=1), name="B")
         self.difference.plot(c.x, c.diff, pen=pg.mkPen(COLOR_DIFF, width=1))
-        where = ", ".join("samples" if i is None else str(i) for i in c.index)
+        where = ", ".join(c.unit if i is None else str(i) for i in c.index)
         self.title.setText(f"{c.name}[{where}]: A and B around the first difference "
-                           f"(samples {int(c.x[0])}–{int(c.x[-1])})")
+                           f"({c.unit} {int(c.x[0])}–{int(c.x[-1])})")
 
     def _style(self) -> None:
         pal = self.palette()

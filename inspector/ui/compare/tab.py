@@ -19,6 +19,7 @@ from inspector.ui.compare.session import (
     array_curves,
     image_pair,
     run_comparison,
+    scan_curves,
     table_rows,
 )
 from inspector.ui.compare.tree import DiffTree, Group, groups_of
@@ -107,6 +108,8 @@ class CompareTab(QWidget):
             self._run(lambda ctx: image_pair(c, d.section, d.path) or (
                 array_curves(c, d.path, first) if first and d.section == "arrays" else None),
                 self._show, d)
+        elif d.kind == "values" and d.section == "scans":
+            self._run(lambda ctx: scan_curves(c, d.path), self.detail.show_curves, d)
         elif d.kind == "values" and d.section == "trials" and first and d.path in c.a.arrays:
             self._run(lambda ctx: array_curves(c, d.path, first), self.detail.show_curves, d)
         elif "row_a" in d.detail:

@@ -38,6 +38,8 @@ def test_a_large_report_lists_a_bounded_number_of_rows(qtbot) -> None:
     last = model.index(MAX_ROWS, 0, objects)
     assert last.data() == "… and 1,234 more (inspector diff --json lists them all)"
     assert last.data(DIFF_ROLE) is None and tree.isFirstColumnSpanned(MAX_ROWS, objects)
+    assert not tree.isFirstColumnSpanned(MAX_ROWS - 1, objects)  # A and B in columns
+    assert tree.isFirstColumnSpanned(1, model.index(0, 0))  # a finding spans them
     d = report.differences[7]
     row = model.index(7, 0, objects)
     assert row.data(DIFF_ROLE) is d and row.data(Qt.ItemDataRole.ToolTipRole) == line(d)

@@ -226,7 +226,8 @@ class DiffTree(QTreeView):
         for g, group in enumerate(groups):
             self.setFirstColumnSpanned(g, root, True)  # a section's counts whole across
             top = self.diff_model.index(g, 0)
-            for row in range(0 if group.differences else len(group.entries), group.rows()):
+            # a text's row, and the row saying how many were left out, span the columns
+            for row in range(len(group.entries) if group.differences else 0, group.rows()):
                 self.setFirstColumnSpanned(row, top, True)
             if group.rows() <= budget:
                 budget -= group.rows()

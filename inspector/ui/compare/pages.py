@@ -161,7 +161,7 @@ class ImagesPage(QWidget):
 
     def draw(self, im: Images) -> None:
         """A and B side by side on one colour scale, and A − B on a scale centred on 0."""
-        self.plots.setBackground(self.palette().color(QPalette.ColorRole.Base))
+        self._style()
         lo, hi = im.levels
         limit = im.limit if im.limit > 0 else 1.0
         colour = im.a.ndim == 3
@@ -180,6 +180,19 @@ class ImagesPage(QWidget):
                  if im.step != (1, 1) else "")
         self.title.setText(f"{im.name}: A and B (range {lo:.4g} … {hi:.4g}), "
                            f"A − B (largest |A − B| {im.limit:.4g}){every}")
+
+
+    def _style(self) -> None:
+        pal = self.palette()
+        self.plots.setBackground(pal.color(QPalette.ColorRole.Base))
+        text = pal.color(QPalette.ColorRole.Text)
+        for plot in self.views.values():
+            plot.setTitle(plot.titleLabel.text, color=text)
+            for ax in ("left", "bottom"):
+                plot.getAxis(ax).setPen(pg.mkPen(text))
+                plot.getAxis(ax).setTextPen(pg.mkPen(text))
+        for bar in (self.scale_bar, self.diff_bar):  # (its scale on the right)
+            bar.getAxis("right").setTextPen(pg.mkPen(text))
 
 
 def images_page_in_steps() -> Generator[None, None, ImagesPage]:

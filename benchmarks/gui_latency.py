@@ -38,6 +38,8 @@ on it has them:
   archive) through to its plot, then the scripted zooms and pans of ``pan_zoom``, each
   waited for until drawn, then select one scan, another far away, 20 neighbours, and
   none, each waited for until drawn.  ``peak_rss_mb`` is the child's peak resident memory.
+* ``compare_pair``: the same script on any two documents (``--pair A,B``: recordings,
+  archives, an AUC source and an archive, HDF5 files with images).
 
 The inputs are built once in a cache folder (``--cache``, default
 ``$INSPECTOR_BENCH_DIR`` or ``/tmp/inspector-bench-gui``): the recording as
@@ -83,7 +85,7 @@ used within a gap (the work it did between two ticks).  ``--trace`` prints the G
 thread's stack during every stall over 50 ms to stderr.
 
 Usage: ``python benchmarks/gui_latency.py [--scenarios a,b] [--recording-mb N]
-[--archive-mb N] [--rsa-size NxF] [--trace]``
+[--archive-mb N] [--rsa-size NxF] [--pair A,B] [--trace]``
 """
 
 from __future__ import annotations
@@ -510,14 +512,9 @@ def _compare_script(app: Any, win: Any, a: Path, b: Path) -> dict[str, Any]:
     ok = _spin(app, tab.is_settled, TIMEOUT_S)
     out: dict[str, Any] = {"report_ms": round((time.perf_counter() - t0) * 1000, 1),
                            "timed_out": not ok}
-    items = []
-    stack = [tab.tree.topLevelItem(i) for i in range(tab.tree.topLevelItemCount())]
-    while stack:
-        it = stack.pop(0)
-        items.append(it)
-        stack.extend(it.child(i) for i in range(it.childCount()))
+    items = tab.tree.rows()  # each section, then its rows
     for it in items:
-        tab.tree.setCurrentItem(it)
+        tab.tree.setCurrentIndex(it)
         _spin(app, tab.is_settled, TIMEOUT_S)
         _spin(app, lambda: False, 0.02)
     out["differences_selected"] = len(items)
@@ -770,7 +767,7 @@ def child(scenario: str, path: Path, trace: bool, path_b: Path | None = None) ->
             out.update(_rsa_script(app, win, path))
         elif scenario == "auc_many_scans":
             out.update(_auc_script(app, win, path))
-        elif scenario == "compare_recordings_1gb":
+        elif scenario in ("compare_recordings_1gb", "compare_pair"):
             assert path_b is not None
             out.update(_compare_script(app, win, path, path_b))
         else:
@@ -867,6 +864,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--auc-scans", type=int, default=1_000_000)
     ap.add_argument("--auc-format", choices=("csv", "aucx"), default="csv")
     ap.add_argument("--trace", action="store_true")
+    ap.add_argument("--pair", help="A,B: the two documents of compare_pair")
     ap.add_argument("--path-b", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--path", type=Path, help=argparse.SUPPRESS)
@@ -892,6 +890,10 @@ def main(argv: list[str] | None = None) -> int:
             path = rsa_recording_path(args.cache, args.rsa_size)
         elif scenario == "compare_recordings_1gb":
             path, path_b = diff_pair(args.cache)
+        elif scenario == "compare_pair":
+            if not args.pair or args.pair.count(",") != 1:
+                ap.error("compare_pair needs --pair A,B")
+            path, path_b = (Path(p).resolve() for p in args.pair.split(","))
         elif scenario == "open_archive_500mb":
             path = archive_path(args.cache, args.archive_mb)
         elif scenario == "verify_archive_3000_members":

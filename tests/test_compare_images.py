@@ -37,15 +37,15 @@ def _compare(qtbot, a: Path, b: Path) -> CompareTab:
 
 def _shown(tab: CompareTab) -> dict[str, np.ndarray]:
     assert tab.detail.currentWidget() is tab.detail.images_page
-    return {k: np.asarray(item.image) for k, item in tab.detail.image_items.items()}
+    return {k: np.asarray(item.image) for k, item in tab.detail.images_page.items.items()}
 
 
 def _check_scales(tab: CompareTab, a: np.ndarray, b: np.ndarray, diff: np.ndarray) -> None:
     lo, hi = float(min(a.min(), b.min())), float(max(a.max(), b.max()))
-    items, limit = tab.detail.image_items, float(np.abs(diff).max())
+    items, limit = tab.detail.images_page.items, float(np.abs(diff).max())
     assert tuple(items["a"].getLevels()) == tuple(items["b"].getLevels()) == (lo, hi)
     assert tuple(items["diff"].getLevels()) == (-limit, limit)  # centred on 0
-    assert tab.detail.diff_bar.levels() == (-limit, limit)
+    assert tab.detail.images_page.diff_bar.levels() == (-limit, limit)
 
 
 def test_a_differing_2d_array_is_shown_as_images(qtbot, tmp_path: Path) -> None:
@@ -59,7 +59,7 @@ def test_a_differing_2d_array_is_shown_as_images(qtbot, tmp_path: Path) -> None:
     assert np.array_equal(shown["a"], va) and np.array_equal(shown["b"], vb)
     assert np.array_equal(shown["diff"], va - vb)
     _check_scales(tab, va, vb, va - vb)
-    assert tab.detail.scale_bar.levels() == (float(min(va.min(), vb.min())),
+    assert tab.detail.images_page.scale_bar.levels() == (float(min(va.min(), vb.min())),
                                              float(max(va.max(), vb.max())))
 
 
@@ -77,7 +77,7 @@ def test_a_large_array_is_read_strided(qtbot, tmp_path: Path) -> None:
     assert np.array_equal(shown["a"], va) and np.array_equal(shown["b"], vb)
     assert np.array_equal(shown["diff"], va - vb)
     _check_scales(tab, va, vb, va - vb)
-    assert "one sample every 5 rows and 4 columns" in tab.detail.images_title.text()
+    assert "one sample every 5 rows and 4 columns" in tab.detail.images_page.title.text()
 
 
 def test_a_differing_stimulus_image(qtbot, tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import open_window
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics
 
 from inspector.ui.compare.action import open_compare
@@ -28,9 +29,10 @@ def test_a_and_b_side_by_side_at_900x640(qtbot):
         assert tree.columnWidth(c) >= header.sectionSizeHint(c)  # "A", "B" in view
         assert header.sectionViewportPosition(c) + tree.columnWidth(c) <= \
             tree.viewport().width() + 1
-    for i in range(tree.topLevelItemCount()):
-        top = tree.topLevelItem(i)
-        metrics = QFontMetrics(top.font(0))  # (bold)
-        assert top.isFirstColumnSpanned()
-        room = tree.visualItemRect(top).width()
-        assert metrics.horizontalAdvance(top.text(0)) < room, top.text(0)
+    model = tree.model()
+    for i in range(model.rowCount()):
+        top = model.index(i, 0)
+        metrics = QFontMetrics(top.data(Qt.ItemDataRole.FontRole))  # (bold)
+        assert tree.isFirstColumnSpanned(i, top.parent())
+        room = tree.visualRect(top).width()
+        assert metrics.horizontalAdvance(top.data()) < room, top.data()

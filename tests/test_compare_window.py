@@ -40,7 +40,8 @@ def test_compare_with_opens_a_tab_of_what_differs(qtbot, tmp_path, monkeypatch) 
     assert isinstance(tab, CompareTab)
     qtbot.waitUntil(lambda: tab.is_ready, timeout=60_000)
     assert tab.comparison is not None and not tab.comparison.report.equal
-    tops = [tab.tree.topLevelItem(i).text(0) for i in range(tab.tree.topLevelItemCount())]
+    model = tab.tree.model()
+    tops = [model.index(i, 0).data() for i in range(model.rowCount())]
     assert tops == ["trials (1 content, 0 representation)",
                     "arrays (1 content, 0 representation)"]
     assert win.document_tabs() == [win.tabs.widget(0)]  # the Compare tab is no document tab
@@ -50,7 +51,7 @@ def test_compare_with_opens_a_tab_of_what_differs(qtbot, tmp_path, monkeypatch) 
     assert tab.detail.currentWidget() is tab.detail.curves_page
     with h5py.File(a) as fa, h5py.File(b) as fb:
         oracle = fa["neuro"][:, 2].astype(np.float64) - fb["neuro"][:, 2].astype(np.float64)
-    curve = tab.detail.difference.listDataItems()[0]
+    curve = tab.detail.curves_page.difference.listDataItems()[0]
     x, y = curve.getOriginalDataset()  # (what is drawn is downsampled to the pixels)
     assert np.array_equal(y, oracle[x.astype(int)])
     assert np.count_nonzero(y) == 10
@@ -144,9 +145,9 @@ def test_two_archives_are_compared_unverified_and_the_tab_says_so(qtbot) -> None
     qtbot.waitUntil(lambda: tab.is_ready, timeout=60_000)
     assert tab.comparison is not None and tab.comparison.report.equal
     assert not tab.comparison.a.verified and not tab.comparison.b.verified
-    tops = {tab.tree.topLevelItem(i).text(0): tab.tree.topLevelItem(i)
-            for i in range(tab.tree.topLevelItemCount())}
+    model = tab.tree.model()
+    tops = {model.index(i, 0).data(): model.index(i, 0) for i in range(model.rowCount())}
     checked = tops["Not checked (2)"]
-    assert ([checked.child(i).text(0) for i in range(checked.childCount())]
+    assert ([model.index(i, 0, checked).data() for i in range(model.rowCount(checked))]
             == [NOT_VERIFIED, NOT_CONTENT])
     assert "members (0 content, 3 representation)" in tops

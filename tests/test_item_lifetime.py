@@ -24,12 +24,15 @@ PART_STEPS = 3
 
 
 def _parts_made(steps) -> list[QGraphicsItem]:
-    """The graphics items a suspended ``plot_widget_in_steps`` holds (its frame's locals)."""
+    """The graphics items a suspended ``plot_widget_in_steps`` holds (its frame's locals,
+    and those of the ``plot_item_in_steps`` it is suspended in)."""
     names = ("view_box", "axes", "item")
     out: list[QGraphicsItem] = []
-    for name, value in steps.gi_frame.f_locals.items():
-        if name in names:
-            out.extend(value.values() if isinstance(value, dict) else [value])
+    while steps is not None:
+        for name, value in steps.gi_frame.f_locals.items():
+            if name in names:
+                out.extend(value.values() if isinstance(value, dict) else [value])
+        steps = steps.gi_yieldfrom
     return out
 
 

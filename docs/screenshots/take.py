@@ -19,7 +19,9 @@ MODE:
 * ``drop-compare``: FILE opened and a second file (FILE itself) dragged onto the window,
   over its Compare zone;
 * ``compare-image``: no FILE: two HDF5 files holding a 600 x 800 image that differs in
-  one patch, compared in a Compare tab, the image difference selected.
+  one patch, compared in a Compare tab, the image difference selected;
+* ``compare=SECTION:PATH``: FILE and a second FILE compared in a Compare tab (the first
+  opened), the difference at PATH of SECTION selected (``compare=arrays:neuro``).
 
 THEME is ``light`` or ``dark``.  Prints the saved path (and, for ``reading``, the box's text).
 """
@@ -84,6 +86,19 @@ def show_compare(win, until) -> None:  # type: ignore[no-untyped-def]
     until(tab.is_settled)
 
 
+def show_difference(win, until, second: str, where: str) -> None:  # type: ignore[no-untyped-def]
+    """Open the Compare tab of the current document and ``second``; select the difference
+    ``where`` (``SECTION:PATH``)."""
+    from inspector.ui.compare.action import open_compare
+
+    tab = open_compare(win, win.current_tab().path, second)
+    until(lambda: tab.is_ready)
+    section, path = where.split(":", 1)
+    if not tab.tree.select_path(section, path):
+        raise SystemExit(f"no difference at {where}")
+    until(tab.is_settled)
+
+
 def drag_over_compare(win, path: str) -> None:  # type: ignore[no-untyped-def]
     """A drag of ``path`` entering the window and moving over its Compare zone."""
     from PySide6.QtCore import QMimeData, QPoint, Qt, QUrl
@@ -103,6 +118,7 @@ def drag_over_compare(win, path: str) -> None:  # type: ignore[no-untyped-def]
 def main() -> None:
     mode, size, theme, out = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
     files = sys.argv[5:] or ([str(lab_folder())] if mode == "scan-finding" else [])
+    second = files.pop() if mode.startswith("compare=") else ""
     if mode == "compare-image":
         files = image_files()[:1]
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp()  # cold chunk summaries
@@ -161,6 +177,8 @@ def main() -> None:
                 win._finding_activated(finding, tab)
             elif mode == "compare-image":
                 show_compare(win, until)
+            elif mode.startswith("compare="):
+                show_difference(win, until, second, mode.removeprefix("compare="))
             elif mode == "drop-compare":
                 drag_over_compare(win, files[0])
             until(lambda: win.is_idle())

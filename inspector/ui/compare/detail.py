@@ -1,15 +1,19 @@
 """What a selected difference of a Compare tab shows: an array's line in both
 documents overlaid with their difference, a 2-D array or stimulus image in both side
 by side (one shared colour scale) above their difference (a diverging scale centred
-on 0), a table row in both with the changed cells marked, or the two values."""
+on 0), a table row in both with the changed cells marked, or the two values.
+
+The plot pages (:mod:`inspector.ui.compare.pages`) are made when a difference first
+needs one, over event-loop turns; the difference is shown once its page is made.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 
-import numpy as np
-import pyqtgraph as pg
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
@@ -21,55 +25,29 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.formats.compare.model import Difference
-from inspector.ui.colormaps import colormap
+from inspector.ui.compare.pages import (
+    COLOR_DIFF,
+    CurvesPage,
+    ImagesPage,
+    curves_page_in_steps,
+    images_page_in_steps,
+)
 from inspector.ui.compare.session import Curves, Images, Rows
+from inspector.ui.turns import run_in_turns
 
-#: Colours of A, B and their difference (readable on light and dark backgrounds).
-COLOR_A = QColor(31, 119, 180)
-COLOR_B = QColor(255, 127, 14)
-COLOR_DIFF = QColor(214, 39, 40)
-#: Width of the y axes, in pixels.
-AXIS_WIDTH = 64
-#: Colour maps of A and B (shared) and of their difference (diverging, white at 0).
-IMAGE_MAP = "viridis"
-DIFF_MAP = "CET-D1"
-
-
-def _xy(env: object) -> tuple[np.ndarray, np.ndarray]:
-    """A drawable line of an envelope: raw samples, or the min/max zig-zag."""
-    x, lo, hi = env.x, env.lo, env.hi  # type: ignore[attr-defined]
-    if env.raw:  # type: ignore[attr-defined]
-        return x, lo
-    return np.repeat(env.centers(), 2), np.column_stack([lo, hi]).reshape(-1)  # type: ignore[attr-defined]
+#: How each plot page is made over event-loop turns, by its name.
+PAGE_STEPS = {"curves": curves_page_in_steps, "images": images_page_in_steps}
 
 
 class DetailPane(QStackedWidget):
-    """Pages: text, curves, rows."""
+    """Pages: text, rows, and once first needed, curves (``curves_page``) and images
+    (``images_page``)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.text = QPlainTextEdit(readOnly=True)
         self.text.setPlaceholderText("Select a difference to see it here.")
         self.addWidget(self.text)
-        self.curves_page = QWidget()
-        box = QVBoxLayout(self.curves_page)
-        box.setContentsMargins(0, 0, 0, 0)
-        self.curves_title = QLabel()
-        box.addWidget(self.curves_title)
-        self.plots = pg.GraphicsLayoutWidget()
-        box.addWidget(self.plots, 1)
-        self.overlay = self.plots.addPlot(row=0, col=0)
-        self.difference = self.plots.addPlot(row=1, col=0)
-        self.difference.setXLink(self.overlay)
-        for plot in (self.overlay, self.difference):
-            # at most about two points per pixel column, each column's extremes kept
-            # ("peak"): 4 096 samples drawn in full, A's with a 3-pixel pen, took 80-100 ms
-            # of the GUI thread for one paint
-            plot.setDownsampling(auto=True, mode="peak")
-            plot.setClipToView(True)
-        self.overlay.addLegend(offset=(-10, 10))
-        self.difference.setLabel("left", "A − B")
-        self.addWidget(self.curves_page)
         self.rows_page = QWidget()
         rbox = QVBoxLayout(self.rows_page)
         rbox.setContentsMargins(0, 0, 0, 0)
@@ -78,42 +56,30 @@ class DetailPane(QStackedWidget):
         self.rows = QTableWidget()
         rbox.addWidget(self.rows, 1)
         self.addWidget(self.rows_page)
-        self._build_images_page()
+        self._pages: dict[str, QWidget] = {}  # the plot pages made, by name
+        self._building: set[str] = set()
+        #: the page and show of the latest difference waiting for its page, or None
+        self._waiting: tuple[str, Callable[[Any], None]] | None = None
 
-    def _build_images_page(self) -> None:
-        self.images_page = QWidget()
-        box = QVBoxLayout(self.images_page)
-        box.setContentsMargins(0, 0, 0, 0)
-        self.images_title = QLabel()
-        self.images_title.setWordWrap(True)
-        box.addWidget(self.images_title)
-        self.image_plots = pg.GraphicsLayoutWidget()
-        box.addWidget(self.image_plots, 1)
-        self.image_items: dict[str, pg.ImageItem] = {}
-        self.image_views: dict[str, pg.PlotItem] = {}
-        for key, title, row, col in (("a", "A", 0, 0), ("b", "B", 0, 1),
-                                     ("diff", "A − B", 1, 0)):
-            plot = self.image_plots.addPlot(row=row, col=col, title=title)
-            plot.vb.invertY(True)
-            item = pg.ImageItem(axisOrder="row-major")
-            plot.addItem(item)
-            self.image_items[key], self.image_views[key] = item, plot
-        self.image_views["b"].setXLink(self.image_views["a"])
-        self.image_views["b"].setYLink(self.image_views["a"])
-        self.image_views["diff"].setXLink(self.image_views["a"])
-        self.image_views["diff"].setYLink(self.image_views["a"])
-        self.scale_bar = pg.ColorBarItem(values=(0, 1), colorMap=colormap(IMAGE_MAP),
-                                         interactive=False, width=14)
-        self.scale_bar.setImageItem([self.image_items["a"], self.image_items["b"]])
-        self.image_plots.addItem(self.scale_bar, row=0, col=2)
-        self.diff_bar = pg.ColorBarItem(values=(-1, 1), colorMap=colormap(DIFF_MAP),
-                                        interactive=False, width=14)
-        self.diff_bar.setImageItem(self.image_items["diff"])
-        self.image_plots.addItem(self.diff_bar, row=1, col=2)
-        self.addWidget(self.images_page)
+    @property
+    def curves_page(self) -> CurvesPage | None:
+        """The page of an array's curves, once made."""
+        page = self._pages.get("curves")
+        return page if isinstance(page, CurvesPage) else None
+
+    @property
+    def images_page(self) -> ImagesPage | None:
+        """The page of images, once made."""
+        page = self._pages.get("images")
+        return page if isinstance(page, ImagesPage) else None
+
+    def is_building(self) -> bool:
+        """True while a difference waits for its page to be made."""
+        return self._waiting is not None
 
     def show_text(self, d: Difference | None, extra: str = "") -> None:
         """The difference's values and facts as text."""
+        self._waiting = None
         if d is None:
             self.text.setPlainText(extra)
         else:
@@ -124,34 +90,36 @@ class DetailPane(QStackedWidget):
 
     def show_curves(self, c: Curves) -> None:
         """Both documents' line and their difference around the first difference."""
-        self._style_plots()
-        self.overlay.clear()
-        self.difference.clear()
-        xa, ya = _xy(c.a)
-        xb, yb = _xy(c.b)
-        # one-pixel pens: a wider or translucent pen costs the GUI thread ten times as much
-        # to stroke (over 100 ms per paint of a 1 GB pair's curves)
-        self.overlay.plot(xa, ya, pen=pg.mkPen(COLOR_A, width=1), name="A")  # A under B
-        self.overlay.plot(xb, yb, pen=pg.mkPen(COLOR_B, width=1), name="B")
-        self.difference.plot(c.x, c.diff, pen=pg.mkPen(COLOR_DIFF, width=1))
-        where = ", ".join("samples" if i is None else str(i) for i in c.index)
-        self.curves_title.setText(f"{c.name}[{where}]: A and B around the first difference "
-                                  f"(samples {int(c.x[0])}–{int(c.x[-1])})")
-        self.setCurrentWidget(self.curves_page)
+        self._on_page("curves", lambda page: page.draw(c))
 
-    def _style_plots(self) -> None:
-        pal = self.palette()
-        self.plots.setBackground(pal.color(QPalette.ColorRole.Base))
-        text = pal.color(QPalette.ColorRole.Text)
-        for plot in (self.overlay, self.difference):
-            plot.showGrid(x=True, y=True, alpha=0.2)
-            plot.getAxis("left").setWidth(AXIS_WIDTH)  # both plots' x axes aligned
-            for ax in ("left", "bottom"):
-                plot.getAxis(ax).setPen(pg.mkPen(text))
-                plot.getAxis(ax).setTextPen(pg.mkPen(text))
+    def show_images(self, im: Images) -> None:
+        """A and B side by side on one colour scale, and A − B on a scale centred on 0."""
+        self._on_page("images", lambda page: page.draw(im))
+
+    def _on_page(self, name: str, show: Callable[[Any], None]) -> None:
+        """``show(page)`` on page ``name`` and make it current: now if it is made, else
+        once made (unless another difference was shown meanwhile)."""
+        page = self._pages.get(name)
+        if page is not None:
+            self._waiting = None
+            show(page)
+            self.setCurrentWidget(page)
+            return
+        self._waiting = (name, show)
+        if name not in self._building:
+            self._building.add(name)
+            run_in_turns(self, PAGE_STEPS[name](), on_result=lambda p: self._made(name, p))
+
+    def _made(self, name: str, page: QWidget) -> None:
+        self._building.discard(name)
+        self._pages[name] = page
+        self.addWidget(page)
+        if self._waiting is not None and self._waiting[0] == name:
+            self._on_page(*self._waiting)
 
     def show_rows(self, r: Rows) -> None:
         """The table row in A and in B, changed cells marked."""
+        self._waiting = None
         self.rows.clear()
         self.rows.setRowCount(2)
         self.rows.setColumnCount(len(r.labels))
@@ -170,26 +138,3 @@ class DetailPane(QStackedWidget):
         self.rows_title.setText(f"{r.table}: the row in A and in B "
                                 f"({len(r.changed)} cell(s) differ)")
         self.setCurrentWidget(self.rows_page)
-
-    def show_images(self, im: Images) -> None:
-        """A and B side by side on one colour scale, and A − B on a scale centred on 0."""
-        self.image_plots.setBackground(self.palette().color(QPalette.ColorRole.Base))
-        lo, hi = im.levels
-        limit = im.limit if im.limit > 0 else 1.0
-        colour = im.a.ndim == 3
-        for key, values in (("a", im.a), ("b", im.b)):
-            self.image_items[key].setImage(values, levels=(lo, hi), autoLevels=False)
-        self.image_items["diff"].setImage(im.diff, levels=(-limit, limit), autoLevels=False)
-        self.scale_bar.setLevels((lo, hi))
-        self.scale_bar.setVisible(not colour)  # a colour image has no colour map
-        self.diff_bar.setLevels((-limit, limit))
-        rows, cols = im.diff.shape
-        for key, item in self.image_items.items():  # data coordinates: element indices
-            item.setRect(0, 0, cols * im.step[1], rows * im.step[0])
-            self.image_views[key].vb.setAspectLocked(im.picture)  # square pixels
-            self.image_views[key].vb.autoRange(padding=0)
-        every = (f"; one sample every {im.step[0]} rows and {im.step[1]} columns"
-                 if im.step != (1, 1) else "")
-        self.images_title.setText(f"{im.name}: A and B (range {lo:.4g} … {hi:.4g}), "
-                                  f"A − B (largest |A − B| {im.limit:.4g}){every}")
-        self.setCurrentWidget(self.images_page)

@@ -64,6 +64,7 @@ class Curves:
         name: the array's name; ``index``: the fixed indices (None on the sample axis).
         a, b: the envelopes (raw samples when the window is small) of A and B.
         x, diff: sample positions and ``a - b`` (float64) over the window.
+        unit: what ``x`` counts ("samples"; a scan's "points").
     """
 
     name: str
@@ -72,6 +73,7 @@ class Curves:
     b: Envelope
     x: np.ndarray
     diff: np.ndarray
+    unit: str = "samples"
 
 
 def array_curves(comparison: Comparison, name: str, first: list[int]) -> Curves | None:
@@ -92,6 +94,29 @@ def array_curves(comparison: Comparison, name: str, first: list[int]) -> Curves 
     va = np.asarray(ra.read(sel), dtype=np.float64)
     vb = np.asarray(rb.read(sel), dtype=np.float64)
     return Curves(name, index, ea, eb, np.arange(start, stop, dtype=np.float64), va - vb)
+
+
+def scan_curves(comparison: Comparison, path: str) -> Curves | None:
+    """A scan's radius or signal (``path``: ``SCAN_ID.radius`` or ``SCAN_ID.signal``) in
+    both AUC documents, by point, and A − B (call on a job thread); None when either has
+    no such scan or the two lines differ in length."""
+    sid, _, what = path.rpartition(".")
+    if what not in ("radius", "signal"):
+        return None
+    lines = []
+    for doc in (comparison.a, comparison.b):
+        exp = doc.auc.experiment if doc.auc is not None else None
+        ids = [str(s) for s in exp.scan_ids] if exp is not None else []
+        if sid not in ids:
+            return None
+        get = exp.scan_radius if what == "radius" else exp.scan_signal  # type: ignore[union-attr]
+        lines.append(np.asarray(get(ids.index(sid)), dtype=np.float64))
+    va, vb = lines
+    if va.shape != vb.shape or va.ndim != 1:
+        return None
+    x = np.arange(va.shape[0], dtype=np.float64)
+    ea, eb = (Envelope(0, va.shape[0], x, v, v, raw=True) for v in (va, vb))
+    return Curves(path, (None,), ea, eb, x, va - vb, unit="points")
 
 
 @dataclass

@@ -19,9 +19,21 @@ from inspector.ui.compare.session import (
     array_curves,
     image_pair,
     run_comparison,
+    scan_curves,
     table_rows,
 )
-from inspector.ui.compare.tree import DiffTree
+from inspector.ui.compare.tree import DiffTree, Group, groups_of
+
+
+def _compare(path_a: Path | str, path_b: Path | str, options: DiffOptions,
+             cancelled: Any) -> tuple[Comparison, list[Group]]:
+    """The comparison and the rows of its tree (on a job)."""
+    comparison = run_comparison(path_a, path_b, options, cancelled)
+    try:
+        return comparison, groups_of(comparison.report)
+    except BaseException:
+        comparison.close()
+        raise
 
 
 class CompareTab(QWidget):
@@ -56,9 +68,9 @@ class CompareTab(QWidget):
         split.setStretchFactor(1, 2)
         split.setSizes([600, 400])  # (scaled to the splitter's width)
         box.addWidget(split, 1)
-        self.tree.itemSelectionChanged.connect(self._selected)
+        self.tree.selection_changed.connect(self._selected)
         opts = options or DiffOptions()
-        jobs.submit(lambda ctx: run_comparison(path_a, path_b, opts, lambda: ctx.cancelled),
+        jobs.submit(lambda ctx: _compare(path_a, path_b, opts, lambda: ctx.cancelled),
                     on_done=self._done, on_error=self._failed, key=self._key)
 
     @property
@@ -67,15 +79,16 @@ class CompareTab(QWidget):
         return f"{Path(str(self.path_a)).name} ↔ {Path(str(self.path_b)).name}"
 
     def is_settled(self) -> bool:
-        """True when no job of this tab is running."""
-        return self.is_ready and self._pending == 0
+        """True when no job of this tab is running and its detail is shown (no page of
+        it is being made)."""
+        return self.is_ready and self._pending == 0 and not self.detail.is_building()
 
-    def _done(self, comparison: Comparison) -> None:
-        self.comparison = comparison
-        report = comparison.report
+    def _done(self, result: tuple[Comparison, list[Group]]) -> None:
+        self.comparison, groups = result
+        report = self.comparison.report
         self.title.setText(f"A: {report.a.path} ({report.a.kind})\n"
                            f"B: {report.b.path} ({report.b.kind})\n{verdict(report)}")
-        self.tree.show_report(report)
+        self.tree.show_report(report, groups)
         self.is_ready = True
         self.ready.emit()
 
@@ -95,6 +108,8 @@ class CompareTab(QWidget):
             self._run(lambda ctx: image_pair(c, d.section, d.path) or (
                 array_curves(c, d.path, first) if first and d.section == "arrays" else None),
                 self._show, d)
+        elif d.kind == "values" and d.section == "scans":
+            self._run(lambda ctx: scan_curves(c, d.path), self.detail.show_curves, d)
         elif d.kind == "values" and d.section == "trials" and first and d.path in c.a.arrays:
             self._run(lambda ctx: array_curves(c, d.path, first), self.detail.show_curves, d)
         elif "row_a" in d.detail:

@@ -71,21 +71,18 @@ AXIS_SIDES = ("left", "bottom", "right", "top")
 SHOWN_AXES = ("left", "bottom")
 
 
-def plot_widget_in_steps() -> Generator[pg.PlotWidget | None, None, None]:
-    """Make a bare ``pg.PlotWidget`` over four calls of ``next`` (GUI thread): each gives
-    None but the last, which gives the widget.
+def plot_item_in_steps() -> Generator[None, None, pg.PlotItem]:
+    """Make a bare ``pg.PlotItem`` over three calls of ``next`` (GUI thread): two give
+    None, the third ends the steps with the item (``item = yield from
+    plot_item_in_steps()``), which the caller then owns (it adds it to a scene).
 
-    Made whole, a ``PlotWidget`` is one step of 12-25 ms of the GUI thread; its parts
-    are 4-8 ms each, one event-loop turn apiece: the view box (with its context
-    menu), the two axes shown, the plot item (with its own menu, and the two
-    hidden axes) on them, and the
-    graphics view around it.  The result is the widget ``pg.PlotWidget()`` makes, with
-    :class:`~inspector.ui.plots.grid_axis.GridAxis` axes (a cheaper grid):
-    pyqtgraph's ``PlotItem`` takes a view box and axes made ahead (``viewBox=``,
-    ``axisItems=``) and ``PlotWidget`` a plot item (``plotItem=``).
-
-    Closed before the last step (its window closed), it deletes the parts made so far
-    on the spot (:func:`discard_parts`): they are in no scene and no widget owns them.
+    Its parts are 4-8 ms each, one event-loop turn apiece: the view box (with its
+    context menu), the two axes shown
+    (:class:`~inspector.ui.plots.grid_axis.GridAxis`: a cheaper grid), then the plot
+    item (with its own menu, and the two hidden axes) on them: pyqtgraph's
+    ``PlotItem`` takes a view box and axes made ahead (``viewBox=``, ``axisItems=``).
+    Closed before its end, it deletes the parts made so far on the spot
+    (:func:`discard_parts`): they are in no scene and no widget owns them.
     """
     parts: list[pg.GraphicsWidget] = []
     try:
@@ -96,7 +93,30 @@ def plot_widget_in_steps() -> Generator[pg.PlotWidget | None, None, None]:
         parts.extend(axes.values())
         yield None
         item = pg.PlotItem(viewBox=view_box, axisItems=axes)
-        parts[:] = [item]  # (its children now: it deletes them)
+        parts.clear()  # (its children now: the caller owns it, and them through it)
+        return item
+    finally:
+        discard_parts(parts)
+
+
+def plot_widget_in_steps() -> Generator[pg.PlotWidget | None, None, None]:
+    """Make a bare ``pg.PlotWidget`` over four calls of ``next`` (GUI thread): each gives
+    None but the last, which gives the widget.
+
+    Made whole, a ``PlotWidget`` is one step of 12-25 ms of the GUI thread; its parts
+    are 4-8 ms each, one event-loop turn apiece: the plot item's
+    (:func:`plot_item_in_steps`), then the graphics view around it.  The result is the
+    widget ``pg.PlotWidget()`` makes, with
+    :class:`~inspector.ui.plots.grid_axis.GridAxis` axes (a cheaper grid):
+    ``PlotWidget`` takes a plot item made ahead (``plotItem=``).
+
+    Closed before the last step (its window closed), it deletes the parts made so far
+    on the spot (:func:`discard_parts`): they are in no scene and no widget owns them.
+    """
+    parts: list[pg.GraphicsWidget] = []
+    try:
+        item = yield from plot_item_in_steps()
+        parts.append(item)  # (it deletes its children)
         yield None
         widget = pg.PlotWidget(plotItem=item)
         parts.clear()  # (the widget's scene owns the item)

@@ -189,6 +189,7 @@ def _offers_by_name(tree: ast.AST) -> Iterator[tuple[int, str]]:
             yield node.lineno, "... in arrays/tables"
 
 
+@pytest.mark.slow
 def test_ui_models_and_analysis_never_look_arrays_or_tables_up_by_name() -> None:
     bad = []
     for module, path in MODULES.items():

@@ -157,6 +157,7 @@ def test_more_scan_records_than_the_limit_are_refused(tmp_path, monkeypatch):
             "records, the most Inspector reads") in found
 
 
+@pytest.mark.slow
 def test_verify_json_summarises_the_scan_ids_of_a_large_archive(tmp_path):
     dest = tmp_path / "many.aucx"
     write_aucx(_experiment(10_001), dest, exported_at=STAMP)

@@ -401,6 +401,7 @@ def test_an_archive_whose_member_fails_its_checksum() -> None:
     assert not report.equal
 
 
+@pytest.mark.slow
 def test_attributes_beyond_the_first_page_are_compared(tmp_path: Path, base: np.ndarray) -> None:
     from inspector.formats.hdf5.attributes import MAX_ATTRIBUTES
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import h5py
 import numpy as np
+import pytest
 from conftest import open_window
 
 from inspector.ui.compare import action
@@ -63,6 +64,7 @@ def test_a_differing_2d_array_is_shown_as_images(qtbot, tmp_path: Path) -> None:
                                              float(max(va.max(), vb.max())))
 
 
+@pytest.mark.slow
 def test_a_large_array_is_read_strided(qtbot, tmp_path: Path) -> None:
     a, b = _image_pair(tmp_path, (2100, 1600))
     tab = _compare(qtbot, a, b)
@@ -80,6 +82,7 @@ def test_a_large_array_is_read_strided(qtbot, tmp_path: Path) -> None:
     assert "one sample every 5 rows and 4 columns" in tab.detail.images_page.title.text()
 
 
+@pytest.mark.slow
 def test_a_differing_stimulus_image(qtbot, tmp_path: Path) -> None:
     a, b = tmp_path / "a.h5", tmp_path / "b.h5"
     shutil.copyfile(V1, a)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import h5py
 import numpy as np
+import pytest
 from conftest import open_window
 
 from inspector.ui.compare import action
@@ -31,6 +32,7 @@ def _edited(tmp_path: Path) -> tuple[Path, Path, float, int]:
     return a, b, old, 1
 
 
+@pytest.mark.slow
 def test_compare_with_opens_a_tab_of_what_differs(qtbot, tmp_path, monkeypatch) -> None:
     a, b, old_rt, row = _edited(tmp_path)
     win = open_window(qtbot, a)
@@ -92,6 +94,7 @@ def _drag(win, kind, pos, path: Path) -> None:
     assert ev.isAccepted()
 
 
+@pytest.mark.slow
 def test_dropping_a_file_on_the_compare_zone_opens_a_compare_tab(qtbot, tmp_path) -> None:
     from inspector.ui.drop_zone import COMPARE, OPEN
 
@@ -125,6 +128,7 @@ def test_dropping_a_file_on_the_compare_zone_opens_a_compare_tab(qtbot, tmp_path
     assert [t.path.name for t in win.document_tabs()] == [a.name, b.name]
 
 
+@pytest.mark.slow
 def test_no_compare_zone_without_a_document(qtbot, tmp_path) -> None:
     a, b, _old, _row = _edited(tmp_path)
     win = open_window(qtbot, show=True)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
+
 from tests.conftest import FIXTURES, open_window
 
 LONG_TSV = FIXTURES / "auc-delimited/long_tsv"
@@ -31,6 +33,7 @@ def _column(table, name):
     return [str(label) for label in table.model.labels].index(name)
 
 
+@pytest.mark.slow
 def test_a_finding_about_one_delimited_scan_selects_that_scan(qtbot, tmp_path):
     win = open_window(qtbot, _one_scan_without_temperature(tmp_path), size=(1280, 800),
                       show=True, idle=True, timeout=60_000)

@@ -40,6 +40,7 @@ def win(qtbot):
 
 
 @pytest.mark.parametrize("key", ["0", "1"])
+@pytest.mark.slow
 def test_a_vision_record_is_a_heat_map_of_stimulus_by_feature(qtbot, win, key):
     tab, view = _show(qtbot, win, f"vision_store/{key}")
     assert isinstance(view, FeatureView) and not isinstance(view, NeuralView)
@@ -54,6 +55,7 @@ def test_a_vision_record_is_a_heat_map_of_stimulus_by_feature(qtbot, win, key):
     assert not hasattr(view, "markers")  # the recording's trial markers are not this array's
 
 
+@pytest.mark.slow
 def test_the_chosen_stimulus_has_its_curve_and_image(qtbot, win):
     _tab, view = _show(qtbot, win, "vision_store/1")
     stored = _stored("1").reshape(len(IDS), -1)
@@ -77,6 +79,7 @@ def test_hovering_a_row_shows_that_stimulus(qtbot, win):
     assert view.shown_id == 11 and view.row_line.isVisible() and view.row_line.value() == 2
 
 
+@pytest.mark.slow
 def test_the_choice_travels_with_the_stimuli_tab(qtbot, win):
     tab, view = _show(qtbot, win, "vision_store/1")
     panel = tab.stimuli
@@ -89,6 +92,7 @@ def test_the_choice_travels_with_the_stimuli_tab(qtbot, win):
     assert chosen == [rows[7]]
 
 
+@pytest.mark.slow
 def test_nothing_is_cut_at_1024x640(qtbot, win):
     """Geometry from Qt's metrics: every stimulus ID fits its list row, the image fits
     beside the heat map, and the heat map and curves both have room."""
@@ -104,6 +108,7 @@ def test_nothing_is_cut_at_1024x640(qtbot, win):
     assert view.plot_widget.width() >= 2 * view.picture.width() / 3
 
 
+@pytest.mark.slow
 def test_the_recording_array_keeps_its_time_axis_and_markers(qtbot, win):
     """The array the trials cut is still drawn against time, with the trial markers."""
     tab, view = _show(qtbot, win, "neuro")
@@ -111,6 +116,7 @@ def test_the_recording_array_keeps_its_time_axis_and_markers(qtbot, win):
     assert tab.doc.neural_array() is view.ref
 
 
+@pytest.mark.slow
 def test_at_900x640_the_heat_map_keeps_the_width_and_its_labels_fit(qtbot):
     """A narrow view puts the stimulus list and image beside the curves; each feature
     axis's label is the widest of its forms that fits the axis (Qt's metrics)."""

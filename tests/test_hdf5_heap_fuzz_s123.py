@@ -146,6 +146,7 @@ def test_datatype_rules():
     assert object_header.datatype_problem(b"") is None
 
 
+@pytest.mark.slow
 def test_no_attribute_datatype_of_the_fixtures_is_refused(tmp_path):
     """Every stored attribute datatype of the corpus and of a file of every kind of
     type h5py writes parses to its end and passes."""

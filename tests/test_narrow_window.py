@@ -61,6 +61,7 @@ def test_plot_controls_and_plot_fit_their_pane(qtbot, size):
 
 
 @pytest.mark.parametrize("size", [(900, 640), (1024, 640)])
+@pytest.mark.slow
 def test_every_tab_title_is_whole_and_the_time_label_fits_its_axis(qtbot, size):
     """No scroll arrows on the views' tab bar (every title whole), and the condition
     plot's time label no wider than its axis (it was cut at 900 px)."""

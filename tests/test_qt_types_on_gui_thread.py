@@ -69,6 +69,7 @@ def test_preloading_pyqtgraph_creates_no_qt_type_off_the_gui_thread(start, monke
     assert out.strip().splitlines()[-1] == "lazy 0 imports none"
 
 
+@pytest.mark.slow
 def test_the_oracle_sees_pyqtgraphs_qt_imports_on_the_preload_thread(monkeypatch):
     """The check above, with the Qt modules left to the preload thread, sees them there."""
     monkeypatch.delenv("PYSIDE6_OPTION_LAZY", raising=False)

@@ -123,6 +123,7 @@ def brute_p_value(neural: np.ndarray, features: np.ndarray, permutations: int, s
 
 
 @pytest.mark.parametrize("budget", [1 << 30, 600])
+@pytest.mark.slow
 def test_feature_rdm_of_a_3d_array_equals_rsatoolbox_and_scipy(budget, monkeypatch):
     """A (stimuli, 3, 4) array flattened in C order; a budget of 600 bytes forces panels."""
     monkeypatch.setattr(features_mod, "TILE_ROWS", 8)
@@ -290,6 +291,7 @@ def test_a_record_matching_no_trial_is_a_finding(tmp_path):
     assert result.layers[0].feature_rdm.n == 6
 
 
+@pytest.mark.slow
 def test_tied_features_rank_alike(tmp_path):
     """Repeated feature rows: the known matrix repeats the 3-stimulus one exactly (zeros
     and equal values tied), ranked as rsatoolbox ranks it, rounding notwithstanding."""

@@ -65,3 +65,31 @@ def test_export_reads_back_without_its_source(tmp_path, monkeypatch):
     dest = export_mod.export_to_aucx(SOURCE, tmp_path / "out.aucx", exported_at=STAMP)
     assert alive == [False]
     assert read_experiment(dest).scan_ids == load_delimited(SOURCE).scan_ids
+
+
+def test_no_collection_off_the_collecting_thread_when_automatic_collection_is_off(tmp_path):
+    """The window turns automatic collection off and collects on its GUI thread alone
+    (docs/runtime.md, gui-collector): an export on a job thread must not collect, since a
+    collection there destroys the Qt wrappers it finds on that thread."""
+    import threading
+
+    exp = load_delimited(SOURCE)
+    seen: list[tuple[int, str]] = []
+
+    def watch(phase: str, info: dict) -> None:
+        if phase == "start":
+            seen.append((info["generation"], threading.current_thread().name))
+
+    gc.callbacks.append(watch)
+    gc.disable()
+    try:
+        job = threading.Thread(target=write_aucx, name="export-job",
+                               args=(Handoff(exp), tmp_path / "job.aucx"),
+                               kwargs={"exported_at": STAMP})
+        job.start()
+        job.join()
+    finally:
+        gc.enable()
+        gc.callbacks.remove(watch)
+    assert (tmp_path / "job.aucx").is_file()
+    assert [s for s in seen if s[1] == "export-job"] == []

@@ -348,6 +348,18 @@ def _write_zip(fh: IO[bytes], json_members: dict[str, Any],
     zw.close()
 
 
+def _collect_cycles() -> None:
+    """Free what the source's document left in reference cycles before the read-back.
+
+    Only where the process collects automatically: the window turns automatic
+    collection off and collects on its GUI thread alone (docs/runtime.md,
+    ``gui-collector``), since a collection on a job thread destroys the Qt
+    wrappers it finds there (a crash at export seen in a test run).
+    """
+    if gc.isenabled():
+        gc.collect()
+
+
 def write_aucx(experiment: AucExperiment | Handoff, path: str | os.PathLike[str],
                exported_at: str | datetime | None = None, overwrite: bool = False,
                creator: tuple[str, str] = ("Inspector", inspector.__version__)) -> Path:
@@ -396,7 +408,7 @@ def write_aucx(experiment: AucExperiment | Handoff, path: str | os.PathLike[str]
     try:
         with AtomicFile(parent) as out:
             _write_zip(out.file, *held.pop())
-            gc.collect()  # what the source's document left in reference cycles
+            _collect_cycles()
             out.finish(new_file_mode(dest))
             _verify_written(out.read_path, dest)
             out.place(dest, overwrite)

@@ -80,6 +80,7 @@ def test_no_collection_off_the_collecting_thread_when_automatic_collection_is_of
         if phase == "start":
             seen.append((info["generation"], threading.current_thread().name))
 
+    automatic = gc.isenabled()  # the suite's own setting (off, as in the window) is restored
     gc.callbacks.append(watch)
     gc.disable()
     try:
@@ -89,7 +90,8 @@ def test_no_collection_off_the_collecting_thread_when_automatic_collection_is_of
         job.start()
         job.join()
     finally:
-        gc.enable()
+        if automatic:
+            gc.enable()
         gc.callbacks.remove(watch)
     assert (tmp_path / "job.aucx").is_file()
     assert [s for s in seen if s[1] == "export-job"] == []

@@ -134,12 +134,29 @@ def _asked(header: str, size: int) -> tuple[int, int]:
     return start, (int(last) + 1 if last else size)
 
 
-def _handler(srv: MisbehavingServer) -> type[BaseHTTPRequestHandler]:  # noqa: C901
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+class CountingHandler(BaseHTTPRequestHandler):
+    """The base of this server's request handlers: HTTP/1.1, no request log, and
+    :meth:`_write`, which counts every byte sent on the :attr:`owner` server."""
 
-        def log_message(self, *args: object) -> None:
-            pass
+    protocol_version = "HTTP/1.1"
+    owner: MisbehavingServer
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def _write(self, data: bytes) -> bool:
+        """Send ``data``; False once the client has gone."""
+        try:
+            self.wfile.write(data)
+        except OSError:
+            return False
+        self.owner.count(len(data))
+        return True
+
+
+def _handler(srv: MisbehavingServer) -> type[BaseHTTPRequestHandler]:  # noqa: C901
+    class Handler(CountingHandler):
+        owner = srv
 
         def _head(self, status: int, headers: dict[str, str]) -> None:
             self.send_response(status)
@@ -148,14 +165,6 @@ def _handler(srv: MisbehavingServer) -> type[BaseHTTPRequestHandler]:  # noqa: C
             for key, value in headers.items():
                 self.send_header(key, value)
             self.end_headers()
-
-        def _write(self, data: bytes) -> bool:
-            try:
-                self.wfile.write(data)
-            except OSError:
-                return False
-            srv.count(len(data))
-            return True
 
         def do_GET(self) -> None:  # noqa: N802 - http.server's name
             name = self.path.lstrip("/").split("?", 1)[0]

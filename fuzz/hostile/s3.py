@@ -31,7 +31,7 @@ from urllib.parse import parse_qs, urlsplit
 from xml.sax.saxutils import escape
 
 from fuzz.hostile.case import Builder, HostileCase, Scale
-from fuzz.hostile.remote import MisbehavingServer, _asked, environment, recording
+from fuzz.hostile.remote import CountingHandler, MisbehavingServer, _asked, environment, recording
 
 BUCKET = "lab"
 #: Pages of a listing without end the server answers at most (then the last says no more).
@@ -58,11 +58,8 @@ def s3_handler(srv: MisbehavingServer) -> type[BaseHTTPRequestHandler]:
     """The request handler of the S3 store (see the module doc); ``srv.crowded`` is the
     number of keys of the ``crowded/`` page."""
 
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args: object) -> None:
-            pass
+    class Handler(CountingHandler):
+        owner = srv
 
         def _send(self, status: int, body: bytes, kind: str = "application/xml") -> None:
             self.send_response(status)
@@ -70,14 +67,6 @@ def s3_handler(srv: MisbehavingServer) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self._write(body)
-
-        def _write(self, data: bytes) -> bool:
-            try:
-                self.wfile.write(data)
-            except OSError:
-                return False
-            srv.count(len(data))
-            return True
 
         def do_HEAD(self) -> None:  # noqa: N802 - http.server's name
             self.send_response(404)

@@ -144,8 +144,10 @@ def test_the_columns_paint_what_pyqtgraph_strokes(qtbot, amplitude):
     assert int((ours & ~theirs).sum()) <= len(cols)
 
 
-def test_neural_lines_paint_binned_envelopes_by_column(qtbot, jobs):
-    rng = np.random.default_rng(10)
+def _shown_view(qtbot, jobs, seed: int) -> NeuralView:
+    """A neural view of 200 000 samples x 2 channels of noise, shown at 700 x 400 with
+    its first envelopes drawn."""
+    rng = np.random.default_rng(seed)
     ref = NumpyArrayRef("neuro", rng.standard_normal((200_000, 2)).astype(np.float32))
     view = NeuralView(ref, jobs)
     qtbot.addWidget(view)
@@ -153,6 +155,11 @@ def test_neural_lines_paint_binned_envelopes_by_column(qtbot, jobs):
     view.show()
     qtbot.waitUntil(lambda: view.is_idle() and bool(view.lines)
                     and all(ln.x is not None for ln in view.lines), timeout=10_000)
+    return view
+
+
+def test_neural_lines_paint_binned_envelopes_by_column(qtbot, jobs):
+    view = _shown_view(qtbot, jobs, seed=10)
     for ln in view.lines:
         assert isinstance(ln.item, EnvelopeCurve) and ln.item.band and not ln.raw
     view.plot_widget.viewport().repaint()
@@ -181,14 +188,7 @@ class _PaintCounter(QObject):
 def test_a_new_envelope_is_painted_once_with_its_new_range(qtbot, jobs):
     """A preview that changes the amplitude range is applied before the paint: the plot
     paints once (pyqtgraph's auto range inside the paint asked for a second one)."""
-    rng = np.random.default_rng(11)
-    ref = NumpyArrayRef("neuro", rng.standard_normal((200_000, 2)).astype(np.float32))
-    view = NeuralView(ref, jobs)
-    qtbot.addWidget(view)
-    view.resize(700, 400)
-    view.show()
-    qtbot.waitUntil(lambda: view.is_idle() and bool(view.lines)
-                    and all(ln.x is not None for ln in view.lines), timeout=10_000)
+    view = _shown_view(qtbot, jobs, seed=11)
     vb = view.plot_item.vb
     vb.enableAutoRange(axis="y")  # as while the first envelopes come in
     qtbot.wait(50)

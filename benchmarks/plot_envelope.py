@@ -47,6 +47,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from decoder_info import decoder
 
 N_SAMPLES = 4 * 1024 * 1024
 N_CHANNELS = 64
@@ -252,7 +253,7 @@ def measure(args, cache_home, bin_edges, envelope_with_preview, minmax_bins,
                                 / statistics.median(res["exact"]), 2),
         "exact_full_runs_ms": [round(v, 1) for v in res["exact"]],
         "naive_full_runs_ms": [round(v, 1) for v in res["naive"]],
-        "decoder": _decoder(),
+        "decoder": decoder(),
         "cpus": len(os.sched_getaffinity(0)),
         "load_1min_before": round(load_before, 2),
         "load_1min_after": round(os.getloadavg()[0], 2),
@@ -261,15 +262,6 @@ def measure(args, cache_home, bin_edges, envelope_with_preview, minmax_bins,
     shutil.rmtree(cache_home, ignore_errors=True)
     del keep
     return 0
-
-
-def _decoder() -> str:
-    """The inflater the measured code uses."""
-    try:
-        from inspector.formats.decoding.inflate import DECODER
-    except ImportError:  # a tree from before the one decoder
-        return "unknown (no inspector.formats.decoding.inflate)"
-    return DECODER
 
 
 def pan_zoom(ref) -> list[float]:

@@ -53,6 +53,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 import pandas as pd
+from decoder_info import decoder
 
 SIZES = {"10MB": 10 * 2**20, "100MB": 100 * 2**20, "1GB": 2**30}
 N_CH = 64
@@ -249,13 +250,6 @@ def measure(paths: dict[str, Path], runs: int) -> dict[str, float]:
     return out
 
 
-def _decoder() -> str:
-    """The inflater the measured code uses (:data:`inspector.formats.decoding.inflate.DECODER`)."""
-    from inspector.formats.decoding.inflate import DECODER
-
-    return DECODER
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size", default="1GB", choices=list(SIZES))
@@ -275,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     load = os.getloadavg()[0]
     result = measure(paths, args.runs)
     result.update({"size": args.size, "cpus": len(os.sched_getaffinity(0)),
-                   "load_1min_before": round(load, 2), "decoder": _decoder(),
+                   "load_1min_before": round(load, 2), "decoder": decoder(),
                    "load_1min_after": round(os.getloadavg()[0], 2)})
     for mode in ("epochs", "continuous"):
         if result.get(f"{mode}_ms"):

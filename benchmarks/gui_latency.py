@@ -190,6 +190,7 @@ def many_scans_path(cache: Path, scans: int, fmt: str) -> Path:
             print(f"writing {path} ...", file=sys.stderr)
             write_archive(path, scans)
         return path
+    from fuzz.hostile.auc_scale import write_scans_csv
     from fuzz.hostile.tables import _manifest
 
     folder = cache / f"scans_{scans}"
@@ -197,12 +198,7 @@ def many_scans_path(cache: Path, scans: int, fmt: str) -> Path:
         print(f"writing {folder} ...", file=sys.stderr)
         folder.mkdir(parents=True, exist_ok=True)
         _manifest(folder)
-        with (folder / "scans.csv.tmp").open("w", encoding="ascii") as fh:
-            fh.write("scan,radius_cm,signal,elapsed_seconds\n")
-            for start in range(0, scans, 10_000):
-                fh.write("".join(f"s{i:07d},6.0,0.{i % 997:03d},{i}\n"
-                                 for i in range(start, min(start + 10_000, scans))))
-        (folder / "scans.csv.tmp").rename(folder / "scans.csv")
+        write_scans_csv(folder / "scans.csv.tmp", scans).rename(folder / "scans.csv")
     return folder / "scans.csv"
 
 

@@ -70,15 +70,21 @@ def _window_archive(folder: Path, scale: Scale) -> Path:
     return write_archive(folder / "scans.aucx", 1_000_000 if scale == "full" else 2_000)
 
 
-def _csv_scans(folder: Path, scale: Scale) -> Path:
-    """A long CSV of 1 000 000 one-point scans (5 000 at small scale)."""
-    scans = 1_000_000 if scale == "full" else 5_000
-    _manifest(folder)
-    with (folder / "scans.csv").open("w", encoding="ascii") as fh:
+def write_scans_csv(path: Path, scans: int) -> Path:
+    """Write ``path``: a long CSV table of ``scans`` one-point scans (``s0000000``, ...),
+    10 000 rows at a time."""
+    with path.open("w", encoding="ascii") as fh:
         fh.write("scan,radius_cm,signal,elapsed_seconds\n")
         for start in range(0, scans, 10_000):
             fh.write("".join(f"s{i:07d},6.0,0.{i % 997:03d},{i}\n"
                              for i in range(start, min(start + 10_000, scans))))
+    return path
+
+
+def _csv_scans(folder: Path, scale: Scale) -> Path:
+    """A long CSV of 1 000 000 one-point scans (5 000 at small scale)."""
+    _manifest(folder)
+    write_scans_csv(folder / "scans.csv", 1_000_000 if scale == "full" else 5_000)
     return folder
 
 

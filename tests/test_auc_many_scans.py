@@ -111,6 +111,8 @@ def test_the_view_of_many_scans_draws_every_kth_and_a_selected_one(qtbot, jobs, 
     np.testing.assert_array_equal(view._rows, np.arange(0, scans, 5))
     assert view.scan_list.model_.rowCount() == scans  # the list: a row per scan
     assert "showing every 5th scan of 47" in view.status.text()
+    # the points counted are those of the 10 scans drawn, and the status says so
+    assert view.status.text().startswith("47 scans, 4,000 measured points of the scans drawn")
     env = view.envelopes
     assert env.lo.shape[0] == 10  # only the drawn scans' envelopes are held
     lo, hi, _ = brute(radius, signal[::5], mask[::5], env.r0, env.r1, env.columns)

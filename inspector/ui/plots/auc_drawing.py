@@ -134,6 +134,8 @@ class AucDrawing(PlotView):
         self._update_bounds()
         whole = self.extent is None or (env.r0 <= self.extent[0] and env.r1 >= self.extent[1])
         where = "" if whole else " in range"
+        if self.shape.scans > MAX_DRAWN_SCANS:  # the envelopes hold the drawn scans alone
+            where = " of the scans drawn" + where
         how = "" if exact else ", showing the range of values per screen pixel"
         self.status.setText(f"{self.shape.scans:,} scans, {real:,} measured points{where}{how}"
                             f"{self._sampled()}")
